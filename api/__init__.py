@@ -1,0 +1,1 @@
+"""The HTTP edge: Flask app factory, blueprints, schemas, and the `cronaca` command line."""

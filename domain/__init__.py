@@ -1,0 +1,1 @@
+"""Cronaca's domain: pure rules, no I/O below `kernel` and the game packages."""

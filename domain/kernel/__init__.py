@@ -1,0 +1,21 @@
+"""The game-agnostic kernel: events, commands, chance, violations, editions, the Game contract."""
+
+from domain.kernel.chance import Chance, ObservedChance, Outcome, SeededChance, commitment
+from domain.kernel.commands import Command, CommandBook, command
+from domain.kernel.contract import GAME_OVER, Game, Pending, fold, pending
+from domain.kernel.editions import Edition, EditionError, load_edition_file, parse_edition
+from domain.kernel.events import Event, event, event_from_json, round_trips
+from domain.kernel.frozen import FrozenDict, freeze, thaw
+from domain.kernel.log import Entry, Report, replay
+from domain.kernel.violations import ImpossibleOutcome, MalformedCommand, RuleViolation
+
+__all__ = [
+    "Chance", "ObservedChance", "Outcome", "SeededChance", "commitment",
+    "Command", "CommandBook", "command",
+    "GAME_OVER", "Game", "Pending", "fold", "pending",
+    "Edition", "EditionError", "load_edition_file", "parse_edition",
+    "Event", "event", "event_from_json", "round_trips",
+    "FrozenDict", "freeze", "thaw",
+    "Entry", "Report", "replay",
+    "ImpossibleOutcome", "MalformedCommand", "RuleViolation",
+]

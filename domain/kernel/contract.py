@@ -1,0 +1,85 @@
+"""The Game contract every title implements: a decider plus a few queries.
+
+    setup(edition, options, chance) -> [Event]   deal, shuffle, place: all as events
+    decide(state, command, chance) -> [Event]    or raise RuleViolation; never mutates state
+    evolve(state, event) -> state                total, deterministic, pure
+    pending(state) -> Pending                    whose decision it is, and of what kind
+    legal(state) -> [Command]                    the legal commands for that decision
+    view(state, seat | None) -> JSON             what one seat may see (None: all-seeing review)
+    scores(state) -> JSON                        running and final scores with breakdown
+
+`begin(edition)` is the state before the first event: the fold starts there, so `evolve`
+never has to find an edition file on its own. Large choices are split into a chain of
+small pending decisions (buy one cube, then another, then done), so `legal` can always
+enumerate.
+
+`scores()` returns {"finished": bool, "ranking": [seat, ...] best first (ties in the
+order the rules break them), "seats": [{"seat": i, "total": n, "breakdown": {...}}]}.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from domain.kernel.chance import Chance
+from domain.kernel.commands import Command
+from domain.kernel.editions import Edition
+from domain.kernel.events import Event
+from domain.kernel.frozen import FrozenDict, freeze, thaw
+
+GAME_OVER = "game-over"
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """Who must decide next and what kind of decision it is; seat None once the game is over."""
+
+    seat: int | None
+    kind: str
+    detail: FrozenDict = field(default_factory=FrozenDict)
+
+    @property
+    def over(self) -> bool:
+        return self.kind == GAME_OVER
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seat": self.seat, "kind": self.kind, "detail": thaw(self.detail)}
+
+
+def pending(seat: int | None, kind: str, **detail: Any) -> Pending:
+    return Pending(seat, kind, freeze(detail))
+
+
+class Game(Protocol):
+    title: str
+    seats: tuple[int, int]  # fewest and most seats the title supports
+
+    def default_edition(self) -> Edition: ...
+
+    def load_edition(self, raw: bytes, source: str = "<edition>") -> Edition: ...
+
+    def begin(self, edition: Edition) -> Any: ...
+
+    def setup(self, edition: Edition, options: Mapping[str, Any], chance: Chance) -> list[Event]: ...
+
+    def parse_command(self, payload: Mapping[str, Any]) -> Command: ...
+
+    def decide(self, state: Any, command: Command, chance: Chance) -> list[Event]: ...
+
+    def evolve(self, state: Any, event: Event) -> Any: ...
+
+    def pending(self, state: Any) -> Pending: ...
+
+    def legal(self, state: Any) -> Sequence[Command]: ...
+
+    def view(self, state: Any, seat: int | None) -> dict[str, Any]: ...
+
+    def scores(self, state: Any) -> dict[str, Any]: ...
+
+
+def fold(game: Game, state: Any, events: Sequence[Event]) -> Any:
+    for e in events:
+        state = game.evolve(state, e)
+    return state

@@ -1,0 +1,99 @@
+"""Domain events: immutable values with a stable type name and a JSON payload.
+
+Events are stored forever, so the type name is part of the public format and a payload
+must come back from JSON exactly as it went in. Each title declares its events as frozen
+dataclasses with `@event("title/name")`; fields hold only JSON values (str, int, bool,
+None, tuples and FrozenDicts of those), which `__post_init__` enforces by freezing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable, Iterable
+from typing import Any, ClassVar, TypeVar
+
+from domain.kernel.frozen import freeze, thaw
+
+_REGISTRY: dict[str, type[Event]] = {}
+
+E = TypeVar("E", bound="type[Event]")
+
+
+class UnknownEventType(ValueError):
+    """A stored or imported event names a type no title declares."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Event:
+    """Base of every domain event. Subclasses are frozen dataclasses made with @event."""
+
+    type: ClassVar[str] = ""
+
+    def __post_init__(self) -> None:
+        _freeze_fields(self)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "data": {f.name: thaw(getattr(self, f.name)) for f in _fields(type(self))}}
+
+
+def _freeze_fields(self: Event) -> None:
+    for f in _fields(type(self)):
+        value = getattr(self, f.name)
+        if isinstance(value, (list, dict, tuple)) or hasattr(value, "keys"):
+            object.__setattr__(self, f.name, freeze(value))
+
+
+_FIELDS: dict[type, tuple[dataclasses.Field[Any], ...]] = {}
+
+
+def _fields(cls: type) -> tuple[dataclasses.Field[Any], ...]:
+    found = _FIELDS.get(cls)
+    if found is None:
+        found = _FIELDS[cls] = dataclasses.fields(cls)
+    return found
+
+
+def event(type_name: str) -> Callable[[E], E]:
+    """Register an event class under its stored type name (e.g. "citta-stato/cubes-drawn")."""
+
+    def register(cls: E) -> E:
+        if type_name in _REGISTRY and _REGISTRY[type_name].__qualname__ != cls.__qualname__:
+            raise ValueError(f"event type {type_name!r} is declared twice")
+        cls = dataclasses.dataclass(frozen=True, slots=True)(cls)  # type: ignore[assignment]
+        cls.type = type_name
+        _REGISTRY[type_name] = cls
+        return cls
+
+    return register
+
+
+def event_from_json(obj: dict[str, Any]) -> Event:
+    """Rebuild an event from its stored form; the inverse of Event.to_json."""
+    try:
+        cls = _REGISTRY[obj["type"]]
+    except KeyError as exc:
+        raise UnknownEventType(f"unknown event type {obj.get('type')!r}") from exc
+    data = obj.get("data", {})
+    names = {f.name for f in _fields(cls)}
+    extra = set(data) - names
+    if extra:
+        raise ValueError(f"event {obj['type']!r} has unknown fields {sorted(extra)}")
+    return cls(**data)
+
+
+def event_types() -> dict[str, type[Event]]:
+    return dict(_REGISTRY)
+
+
+def dumps(events: Iterable[Event]) -> str:
+    return json.dumps([e.to_json() for e in events], separators=(",", ":"), sort_keys=True)
+
+
+def loads(text: str) -> list[Event]:
+    return [event_from_json(obj) for obj in json.loads(text)]
+
+
+def round_trips(e: Event) -> bool:
+    """True when the event survives JSON text exactly (the test invariant for every event)."""
+    return event_from_json(json.loads(json.dumps(e.to_json()))) == e

@@ -1,0 +1,1 @@
+"""The web replay viewer, served by the API."""
