@@ -1,0 +1,1 @@
+"""Speed and memory measurements. Run with `.venv/bin/python -m benchmarks.<name>`; see docs/benchmarks.md."""

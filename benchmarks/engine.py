@@ -1,0 +1,88 @@
+"""Fold and validation throughput of one title's rules engine.
+
+    .venv/bin/python -m benchmarks.engine citta-stato --players 4 --games 20 [--profile]
+
+Plays `--games` random legal games (seeded, so every run measures the same games), then
+times, on this one core:
+* fold: `evolve` over every recorded event, from the empty state;
+* validate: `replay` — re-deciding every recorded command with ObservedChance and
+  comparing the events, as an imported log is checked.
+Both are reported in events per second (best of `--repeat` runs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any
+
+from domain import catalog
+from domain.kernel import fold, replay
+from domain.kernel.selfplay import play_random
+
+
+def measure(title: str, options: dict[str, Any], games: int, seed: str, repeat: int) -> dict[str, float]:
+    game = catalog.game(title)
+    edition = game.default_edition()
+    played = [play_random(game, edition, options, f"{seed}-{k}") for k in range(games)]
+    logs = [p.entries for p in played]
+    streams = [[e for entry in p.entries for e in entry.events] for p in played]
+    events = sum(len(s) for s in streams)
+
+    def best(run: Any) -> float:
+        times = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            run()
+            times.append(time.perf_counter() - start)
+        return min(times)
+
+    fold_s = best(lambda: [fold(game, game.begin(edition), s) for s in streams])
+
+    def validate_all() -> None:
+        for log in logs:
+            report, _ = replay(game, edition, log)
+            assert report.ok, report
+
+    validate_s = best(validate_all)
+    commands = sum(len(log) for log in logs)
+    return {
+        "games": games,
+        "events": events,
+        "commands": commands,
+        "events_per_game": events / games,
+        "fold_events_per_s": events / fold_s,
+        "validate_events_per_s": events / validate_s,
+        "validate_commands_per_s": commands / validate_s,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("title", choices=sorted(catalog.TITLES))
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--seed", default="bench")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--profile", action="store_true", help="print a pyinstrument profile of validation")
+    args = parser.parse_args()
+    options = {"players": args.players}
+    if args.profile:
+        from pyinstrument import Profiler
+
+        with Profiler() as profiler:
+            result = measure(args.title, options, args.games, args.seed, 1)
+        print(profiler.output_text(unicode=False, color=False, show_all=False))
+    else:
+        result = measure(args.title, options, args.games, args.seed, args.repeat)
+    print(
+        f"{args.title} players={args.players} games={result['games']} events={result['events']} "
+        f"({result['events_per_game']:.0f}/game) commands={result['commands']}\n"
+        f"  fold:     {result['fold_events_per_s']:>10,.0f} events/s\n"
+        f"  validate: {result['validate_events_per_s']:>10,.0f} events/s "
+        f"({result['validate_commands_per_s']:,.0f} commands/s)"
+    )
+
+
+if __name__ == "__main__":
+    main()
