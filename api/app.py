@@ -1,0 +1,42 @@
+"""The Flask application factory."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask
+
+from api import problems
+from api.service import Service
+from api.settings import Settings
+
+
+def create_app(settings: Settings | None = None, service: Service | None = None, **config: Any) -> Flask:
+    settings = settings or Settings.from_env()
+    app = Flask(__name__)
+    app.config.update(
+        API_TITLE="Cronaca",
+        API_VERSION="1",
+        OPENAPI_VERSION="3.0.3",
+        OPENAPI_URL_PREFIX="/api",
+        OPENAPI_JSON_PATH="openapi.json",
+        OPENAPI_SWAGGER_UI_PATH="docs",
+        OPENAPI_SWAGGER_UI_URL="https://cdn.jsdelivr.net/npm/swagger-ui-dist@5/",
+        MAX_CONTENT_LENGTH=settings.max_upload,
+        JSON_SORT_KEYS=False,
+    )
+    app.config.update(config)
+    app.extensions["cronaca"] = service or Service.build(settings)
+
+    api = problems.ProblemApi(app, spec_kwargs={
+        "info": {"description": "Event-sourced game records: play live, replay step by step, import and check logs."},
+    })
+    api.spec.components.security_scheme("seat", {"type": "http", "scheme": "bearer",
+                                                 "description": "a seat token from POST /api/records"})
+    from api import imports, records, viewer
+
+    api.register_blueprint(records.blp)
+    api.register_blueprint(imports.blp)
+    app.register_blueprint(viewer.viewer)
+    problems.register(app)
+    return app

@@ -1,0 +1,112 @@
+"""/api/records: start, list, read, play, step through, export."""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from api import schemas
+from api.service import bearer, json_response, service
+
+blp = Blueprint("records", __name__, url_prefix="/api/records", description="Game records: play, replay, export")
+
+SEAT_TOKEN = {"description": "a seat token, as `Authorization: Bearer <token>`; shows that seat's view"}
+
+
+@blp.route("")
+class RecordCollection(MethodView):
+    @blp.arguments(schemas.ListQuery, location="query")
+    @blp.response(200, schemas.RecordList)
+    def get(self, query: dict[str, Any]) -> Any:
+        """List records, newest first (filter by title, player name, status)."""
+        found = service().records.find(query.get("title"), query.get("player"), query.get("status"))
+        page, per_page = query["page"], query["per_page"]
+        return {"items": found[(page - 1) * per_page : page * per_page], "total": len(found), "page": page,
+                "per_page": per_page}
+
+    @blp.arguments(schemas.StartRecord)
+    @blp.response(201, schemas.Started)
+    def post(self, body: dict[str, Any]) -> Any:
+        """Start a record. Each seat's token is in this answer only: hand each player theirs."""
+        records = service().records
+        record_id, tokens = records.start(body["title"], body["seats"], body["options"], body["mode"],
+                                          body["edition_file"], body["setup_outcomes"])
+        summary = records.summary(record_id)
+        seats = [{"seat": i, "name": n, "token": t} for i, (n, t) in enumerate(zip(body["seats"], tokens, strict=True))]
+        return {"id": str(record_id), "commitment": summary["chance"]["commitment"], "seats": seats,
+                "record": summary}, 201, {"Location": f"/api/records/{record_id}"}
+
+
+@blp.route("/<uuid:record_id>")
+@blp.response(200, schemas.Started)
+def get_record(record_id: UUID) -> Any:
+    """A record's header, status, version and (once finished) scores and revealed seed."""
+    return json_response(service().records.summary(record_id))
+
+
+@blp.route("/<uuid:record_id>/commands", methods=["POST"])
+@blp.arguments(schemas.PlayCommand)
+@blp.response(200, schemas.PlayResult)
+@blp.alt_response(409, description="the record moved on since `version`")
+@blp.alt_response(422, description="a rule violation: rule id, message, facts")
+@blp.doc(security=[{"seat": []}])
+def play(body: dict[str, Any], record_id: UUID) -> Any:
+    """A seat's choice. Its events come back as step numbers and types (payloads stay hidden until
+    the game is over); the seat's own view after the command comes with them."""
+    records = service().records
+    token = bearer()
+    played = records.play(record_id, body["command"], token, body["version"], body["outcomes"])
+    last = played.first_step + len(played.events)
+    step = records.step(record_id, last, token)
+    events = [
+        {"step": played.first_step + k + 1, **e.to_json()} if played.finished
+        else {"step": played.first_step + k + 1, "type": e.type, "redacted": True}
+        for k, e in enumerate(played.events)
+    ]
+    return json_response({"version": played.version, "steps": [played.first_step + 1, last], "events": events,
+                          "finished": played.finished, "view": step["view"], "pending": step["pending"]})
+
+
+@blp.route("/<uuid:record_id>/events")
+@blp.arguments(schemas.EventsQuery, location="query")
+@blp.response(200, schemas.EventPage)
+def events(query: dict[str, Any], record_id: UUID) -> Any:
+    """Game events [from, to). While a game is in progress their payloads are withheld from everyone
+    (draws and hidden discs are in them); use /steps/{n} for what you may see."""
+    return json_response(service().records.event_range(record_id, query["from_"], query["to"]))
+
+
+@blp.route("/<uuid:record_id>/steps/<int:n>")
+@blp.response(200, schemas.Step)
+@blp.doc(security=[{"seat": []}, {}])
+def step(record_id: UUID, n: int) -> Any:
+    """The state after the first n game events: all-seeing once finished; otherwise the token's seat
+    view, or what every player sees without a token."""
+    return json_response(service().records.step(record_id, n, bearer()))
+
+
+@blp.route("/<uuid:record_id>/turns")
+@blp.response(200, schemas.Turn(many=True))
+def turns(record_id: UUID) -> Any:
+    """Setup and turns with their step ranges [from, to]."""
+    return json_response(service().records.turns(record_id))
+
+
+@blp.route("/<uuid:record_id>/legal")
+@blp.response(200, schemas.Legal)
+@blp.doc(security=[{"seat": []}, {}])
+def legal(record_id: UUID) -> Any:
+    """The pending decision; the legal commands only for the token of the seat that must decide."""
+    return json_response(service().records.legal(record_id, bearer()))
+
+
+@blp.route("/<uuid:record_id>/export")
+@blp.response(200, description="a record file (docs/formats/record-json.md)")
+def export(record_id: UUID) -> Any:
+    """The record file of a finished record."""
+    response = json_response(service().records.export(record_id))
+    response.headers["Content-Disposition"] = f'attachment; filename="record-{record_id}.json"'
+    return response

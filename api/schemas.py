@@ -1,0 +1,118 @@
+"""Marshmallow schemas of the HTTP API: what goes in is checked here, before the domain sees it."""
+
+from __future__ import annotations
+
+import marshmallow
+from marshmallow import fields, validate
+
+
+class Strict(marshmallow.Schema):
+    class Meta:
+        unknown = marshmallow.RAISE
+
+
+class StartRecord(Strict):
+    title = fields.String(required=True, metadata={"description": "a title id, e.g. citta-stato"})
+    seats = fields.List(fields.String(validate=validate.Length(min=1, max=60)), required=True,
+                        validate=validate.Length(min=1, max=8), metadata={"description": "player names, seat 0 first"})
+    options = fields.Dict(load_default=dict, metadata={"description": "game options; players is set from seats"})
+    mode = fields.String(load_default="live", validate=validate.OneOf(["live", "transcribed"]))
+    edition_file = fields.String(load_default=None, allow_none=True,
+                                 metadata={"description": "an edition YAML file, if not the title's default"})
+    setup_outcomes = fields.List(fields.Dict(), load_default=None, allow_none=True,
+                                 metadata={"description": "transcribed mode: the chance outcomes the setup met"})
+
+
+class SeatToken(marshmallow.Schema):
+    seat = fields.Integer()
+    name = fields.String()
+    token = fields.String()
+
+
+class Started(marshmallow.Schema):
+    id = fields.String()
+    commitment = fields.String(allow_none=True)
+    seats = fields.List(fields.Nested(SeatToken), metadata={"description": "each token is shown once: keep it"})
+    record = fields.Dict()
+
+
+class ListQuery(Strict):
+    title = fields.String()
+    player = fields.String()
+    status = fields.String(validate=validate.OneOf(["in-progress", "finished"]))
+    page = fields.Integer(load_default=1, validate=validate.Range(min=1))
+    per_page = fields.Integer(load_default=20, validate=validate.Range(min=1, max=200))
+
+
+class RecordList(marshmallow.Schema):
+    items = fields.List(fields.Dict())
+    total = fields.Integer()
+    page = fields.Integer()
+    per_page = fields.Integer()
+
+
+class PlayCommand(Strict):
+    command = fields.Dict(required=True, metadata={"description": 'the seat\'s choice, e.g. {"type": "toy/roll", "seat": 0}'})
+    version = fields.Integer(load_default=None, allow_none=True,
+                             metadata={"description": "the record version the choice was made against (409 if stale)"})
+    outcomes = fields.List(fields.Dict(), load_default=None, allow_none=True,
+                           metadata={"description": "transcribed mode: the chance outcomes this command met"})
+
+
+class PlayResult(marshmallow.Schema):
+    version = fields.Integer()
+    steps = fields.List(fields.Integer(), metadata={"description": "[first, last] step numbers of the new events"})
+    events = fields.List(fields.Dict())
+    finished = fields.Boolean()
+    view = fields.Dict()
+    pending = fields.Dict()
+
+
+class EventsQuery(Strict):
+    from_ = fields.Integer(data_key="from", load_default=0, validate=validate.Range(min=0))
+    to = fields.Integer(load_default=None, allow_none=True, validate=validate.Range(min=0))
+
+
+class EventPage(marshmallow.Schema):
+    from_ = fields.Integer(data_key="from")
+    to = fields.Integer()
+    steps = fields.Integer()
+    redacted = fields.Boolean()
+    events = fields.List(fields.Dict())
+
+
+class Step(marshmallow.Schema):
+    step = fields.Integer()
+    steps = fields.Integer()
+    view_of = fields.String(metadata={"description": "all (finished records), seat:N (a seat's token) or public"})
+    view = fields.Dict()
+    pending = fields.Dict()
+    event = fields.String()
+    scores = fields.Dict()
+
+
+class Turn(marshmallow.Schema):
+    turn = fields.Integer()
+    round = fields.Integer()
+    seat = fields.Integer(allow_none=True)
+    player = fields.String(allow_none=True)
+    from_ = fields.Integer(data_key="from")
+    to = fields.Integer()
+    commands = fields.Integer()
+
+
+class Legal(marshmallow.Schema):
+    step = fields.Integer()
+    version = fields.Integer()
+    pending = fields.Dict()
+    commands = fields.List(fields.Dict(), allow_none=True)
+    note = fields.String()
+
+
+class ImportStatus(marshmallow.Schema):
+    id = fields.String()
+    status = fields.String()
+    attempts = fields.Integer()
+    record_id = fields.String(allow_none=True)
+    report = fields.Dict(allow_none=True)
+    seats = fields.List(fields.Nested(SeatToken))

@@ -1,0 +1,124 @@
+"""`cronaca serve | worker | relay | demo`: the service's processes (added to api/cli.py)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from typing import Any
+
+from api.settings import Settings
+
+
+def demo_records(records: Any, games: int = 2) -> int:
+    """Finished records of every installed real title, played by `play_random` and imported
+    through the same checks as any uploaded file. Returns how many were created."""
+    from domain import catalog
+    from domain.kernel.selfplay import play_random
+    from domain.records import recordfile
+
+    created = 0
+    for title in catalog.available():
+        if title not in ("citta-stato", "la-citta", "serenissima"):
+            continue
+        game = catalog.game(title)
+        edition = game.default_edition()
+        low, high = game.seats
+        for k in range(games):
+            players = min(high, max(low, 3 + k))
+            names = ["Ada", "Bruno", "Chiara", "Dario", "Elena", "Fabio"][:players]
+            played = play_random(game, edition, {"players": players}, f"demo-{title}-{k}")
+            document = {
+                "format": recordfile.FORMAT, "version": recordfile.VERSION, "title": title,
+                "edition": edition.ref, "seats": [{"name": n} for n in names], "options": {"players": players},
+                "mode": "transcribed", "chance": {}, "entries": [e.to_json() for e in played.entries],
+            }
+            import_id, _ = records.submit(document)
+            report = records.validate_import(import_id)
+            if report.get("ok"):
+                created += 1
+            else:
+                print(f"demo record for {title} was rejected: {report}", file=sys.stderr)
+    return created
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from api.app import create_app
+    from workers import relay
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    settings = Settings.from_env()
+    app = create_app(settings)
+    service = app.extensions["cronaca"]
+    if args.demo:
+        service.records.directory.catch_up()
+        if not service.records.directory.records:
+            made = demo_records(service.records)
+            print(f"loaded {made} demo records" if made else "no real title is installed yet: no demo records")
+    relay.start_thread(service.records, service.dispatcher, settings.requeue_after, settings.relay_interval)
+    where = settings.store.get("SQLITE_DBNAME") or settings.store.get("POSTGRES_DBNAME")
+    jobs = f"Redis {settings.redis_url}" if settings.redis_url else "in-process"
+    print(f"Cronaca is running at http://{args.host}:{args.port}/  (store: {where}; jobs: {jobs}; API: /api/docs)",
+          flush=True)
+    app.run(host=args.host, port=args.port, threaded=True, use_reloader=False)
+    return 0
+
+
+def _worker(args: argparse.Namespace) -> int:
+    settings = Settings.from_env()
+    if not settings.redis_url:
+        print("cronaca worker needs REDIS_URL (without it, `cronaca serve` runs jobs in-process)", file=sys.stderr)
+        return 2
+    import redis
+    from rq import Queue, SimpleWorker
+
+    connection = redis.Redis.from_url(settings.redis_url)
+    worker = SimpleWorker([Queue(settings.queue, connection=connection)], connection=connection)
+    worker.work(burst=args.burst, with_scheduler=False)
+    return 0
+
+
+def _relay(args: argparse.Namespace) -> int:
+    from domain.records import Records
+    from workers import relay
+    from workers.dispatch import RQDispatcher
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    settings = Settings.from_env()
+    if not settings.redis_url:
+        print("cronaca relay needs REDIS_URL (without it, `cronaca serve` relays in-process)", file=sys.stderr)
+        return 2
+    records = Records(settings.store)
+    dispatcher = RQDispatcher(settings.redis_url, settings.queue)
+    if args.once:
+        print(f"queued {relay.relay_once(records, dispatcher, settings.requeue_after, grace=0)}")
+        return 0
+    relay.run(records, dispatcher, settings.requeue_after, settings.relay_interval)
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from domain.records import Records
+
+    print(f"created {demo_records(Records(Settings.from_env().store), args.games)} demo records")
+    return 0
+
+
+def add_commands(sub: Any) -> None:
+    sp = sub.add_parser("serve", help="run the HTTP service and viewer (SQLite and in-process jobs by default)")
+    sp.add_argument("--host", default="127.0.0.1")
+    sp.add_argument("--port", type=int, default=8000)
+    sp.add_argument("--demo", action="store_true", help="load demo records (self-play) into an empty store")
+    sp.set_defaults(run=_serve)
+
+    wp = sub.add_parser("worker", help="run an RQ worker for import jobs (needs REDIS_URL)")
+    wp.add_argument("--burst", action="store_true", help="stop when the queue is empty")
+    wp.set_defaults(run=_worker)
+
+    rp = sub.add_parser("relay", help="queue imports that are saved but not queued (needs REDIS_URL)")
+    rp.add_argument("--once", action="store_true", help="one pass, then exit")
+    rp.set_defaults(run=_relay)
+
+    dp = sub.add_parser("demo", help="add self-played demo records of every installed title")
+    dp.add_argument("--games", type=int, default=2)
+    dp.set_defaults(run=_demo)

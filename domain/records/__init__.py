@@ -1,0 +1,13 @@
+"""The event-sourced records application: game records and imports (see application.py)."""
+
+from domain.records.application import (
+    Conflict,
+    Forbidden,
+    Invalid,
+    NotFound,
+    Records,
+    RecordsError,
+    Unauthorized,
+)
+
+__all__ = ["Conflict", "Forbidden", "Invalid", "NotFound", "Records", "RecordsError", "Unauthorized"]

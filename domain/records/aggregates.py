@@ -1,0 +1,110 @@
+"""The two aggregates of the records application: a game record and an import.
+
+A record's stream holds one `Played` per accepted command, carrying the kernel's log
+`Entry` (command, the chance outcomes it met, the game events it caused) as plain JSON.
+The aggregate itself keeps only what commands need (who holds which seat, the seed, how
+many game events so far); game state is always a fold, done by `timeline.Timeline`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.domain import Aggregate, event
+
+LIVE = "live"
+TRANSCRIBED = "transcribed"
+MODES = (LIVE, TRANSCRIBED)
+
+
+class Record(Aggregate):
+    """One game, from setup to the last command."""
+
+    @event("Started")
+    def __init__(
+        self,
+        id: UUID,  # noqa: A002  (the library takes the aggregate id under this name)
+        title: str,
+        edition: dict[str, str],
+        edition_file: str | None,
+        seats: list[str],
+        token_hashes: list[str],
+        options: dict[str, Any],
+        mode: str,
+        commitment: str | None,
+        seed: str | None,
+        setup: dict[str, Any],
+        origin: dict[str, Any] | None,
+    ) -> None:
+        self.title = title
+        self.edition = edition
+        self.edition_file = edition_file
+        self.seats = seats
+        self.token_hashes = token_hashes
+        self.options = options
+        self.mode = mode
+        self.commitment = commitment
+        self.seed = seed
+        self.origin = origin
+        self.entries = 1
+        self.steps = len(setup["events"])
+        self.finished = False
+        self.revealed_seed: str | None = None
+        self.scores: dict[str, Any] | None = None
+
+    @event("Played")
+    def play(self, seat: int | None, entry: dict[str, Any]) -> None:
+        self.entries += 1
+        self.steps += len(entry["events"])
+
+    @event("Finished")
+    def finish(self, seed: str | None, scores: dict[str, Any]) -> None:
+        self.finished = True
+        self.revealed_seed = seed
+        self.scores = scores
+
+
+SUBMITTED = "submitted"
+QUEUED = "queued"
+VALIDATING = "validating"
+ACCEPTED = "accepted"
+REJECTED = "rejected"
+
+
+class Import(Aggregate):
+    """A submitted record file: submitted -> queued -> validating -> accepted | rejected.
+
+    It is saved before any job is queued (the outbox), so a submission survives Redis or
+    the worker being down; `Queued` marks that the relay handed it to the queue.
+    """
+
+    @event("Submitted")
+    def __init__(self, document: str, token_hashes: list[str]) -> None:
+        self.document = document
+        self.token_hashes = token_hashes
+        self.status = SUBMITTED
+        self.attempts = 0
+        self.record_id: str | None = None
+        self.report: dict[str, Any] | None = None
+
+    @event("Queued")
+    def queue(self, job_id: str) -> None:
+        self.attempts += 1
+        if self.status == SUBMITTED:
+            self.status = QUEUED
+
+    @event("Validating")
+    def validating(self) -> None:
+        self.status = VALIDATING
+
+    @event("Accepted")
+    def accept(self, record_id: str, report: dict[str, Any]) -> None:
+        self.status = ACCEPTED
+        self.record_id = record_id
+        self.report = report
+
+    @event("Rejected")
+    def reject(self, report: dict[str, Any]) -> None:
+        self.status = REJECTED
+        self.report = report

@@ -1,0 +1,493 @@
+"""The records application: start a record, apply a seat's command, read any step, import files.
+
+One stream per record (aggregate `Record`) and one per import (aggregate `Import`), in
+an `eventsourcing.Application`: SQLite by default, PostgreSQL through the library's own
+environment variables (docs/deployment.md).
+
+Live chance: a live record draws a secret seed at the start and publishes its SHA-256.
+Log entry k (0 = setup) is decided with `SeededChance(seed + "/" + k)`, so after the seed
+is revealed (in the `Finished` event and the export) anyone can re-derive every outcome.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import secrets
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+from uuid import NAMESPACE_URL, UUID, uuid4, uuid5
+
+from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.persistence import IntegrityError
+
+from domain import catalog
+from domain.kernel import (
+    Edition,
+    EditionError,
+    Entry,
+    Event,
+    MalformedCommand,
+    ObservedChance,
+    Outcome,
+    RuleViolation,
+    commitment,
+)
+from domain.records import recordfile
+from domain.records.aggregates import LIVE, MODES, TRANSCRIBED, VALIDATING, Import, Record
+from domain.records.directory import Directory
+from domain.records.timeline import Meta, Timeline, Timelines
+from domain.records.views import visible
+
+
+class RecordsError(Exception):
+    """Base of what the service refuses, each with a status the HTTP edge maps directly."""
+
+    status = 400
+
+    def __init__(self, message: str, **facts: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.facts = facts
+
+
+class NotFound(RecordsError):
+    status = 404
+
+
+class Conflict(RecordsError):
+    status = 409
+
+
+class Forbidden(RecordsError):
+    status = 403
+
+
+class Unauthorized(RecordsError):
+    status = 401
+
+
+class Invalid(RecordsError):
+    status = 422
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def new_tokens(n: int) -> list[str]:
+    return [secrets.token_urlsafe(24) for _ in range(n)]
+
+
+@dataclass
+class Played:
+    """What one accepted command did."""
+
+    version: int
+    first_step: int
+    events: list[Event]
+    finished: bool
+
+
+class Records(Application[UUID]):
+    """Game records and imports."""
+
+    snapshotting_intervals = {Record: 100}  # noqa: RUF012  (the library reads a class attribute)
+    env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": "var/cronaca.sqlite3"}  # noqa: RUF012
+
+    def __init__(self, env: Mapping[str, str] | None = None) -> None:
+        super().__init__(env)
+        self._editions: dict[str, Edition] = {}
+        self._editions_lock = threading.Lock()
+        self.timelines = Timelines(self.recorder, self.mapper, catalog.game, self._edition_of)
+        self.directory = Directory(self.recorder, self.mapper)
+
+    # ---- editions -------------------------------------------------------------------
+
+    def edition(self, title: str, ref: Mapping[str, str] | None = None, file: str | None = None) -> Edition:
+        """The edition a record names: the title's default, or a file the record carries."""
+        game = catalog.game(title)
+        with self._editions_lock:
+            if ref is not None and ref.get("content_hash") in self._editions:
+                return self._editions[ref["content_hash"]]
+        edition = game.load_edition(file.encode(), "<record edition>") if file is not None else game.default_edition()
+        if ref is not None and (edition.content_hash != ref.get("content_hash") or edition.id != ref.get("id")):
+            raise EditionError(
+                f"this record was played with edition {ref.get('id')} ({ref.get('content_hash')}); "
+                f"the service has {edition.id} ({edition.content_hash}); include the edition file"
+            )
+        with self._editions_lock:
+            self._editions[edition.content_hash] = edition
+        return edition
+
+    def _edition_of(self, meta: Meta) -> Edition:
+        return self.edition(meta.title, meta.edition, meta.edition_file)
+
+    # ---- writing --------------------------------------------------------------------
+
+    def start(
+        self,
+        title: str,
+        seats: list[str],
+        options: Mapping[str, Any] | None = None,
+        mode: str = LIVE,
+        edition_file: str | None = None,
+        setup_outcomes: list[Mapping[str, Any]] | None = None,
+        seed: str | None = None,
+    ) -> tuple[UUID, list[str]]:
+        """Create a record and run the setup; returns its id and one secret token per seat."""
+        if title not in catalog.available():
+            raise Invalid(f"unknown title {title!r}", available=catalog.available())
+        if mode not in MODES:
+            raise Invalid(f"mode must be one of {list(MODES)}", given=mode)
+        game = catalog.game(title)
+        low, high = game.seats
+        if not low <= len(seats) <= high:
+            raise Invalid(f"{title} is played by {low} to {high} seats, not {len(seats)}", seats=len(seats))
+        options = {"players": len(seats), **dict(options or {})}
+        try:
+            edition = self.edition(title, None, edition_file)
+        except EditionError as exc:
+            raise Invalid(str(exc)) from exc
+        if mode == LIVE:
+            seed = seed or secrets.token_hex(16)
+            chance: Any = recordfile.live_chance(seed, 0)
+        else:
+            seed = None
+            chance = ObservedChance(setup_outcomes or [])
+        try:
+            produced = game.setup(edition, options, chance)
+        except RuleViolation as exc:
+            raise Invalid(exc.message, rule=exc.rule, **exc.to_json()["facts"]) from exc
+        except (KeyError, ValueError, TypeError) as exc:
+            raise Invalid(f"the game cannot be set up with these options: {exc}", options=options) from exc
+        self._no_unused(chance)
+        setup = Entry(None, tuple(chance.log), tuple(produced), options=options).to_json()
+        tokens = new_tokens(len(seats))
+        record = Record(
+            id=uuid4(),
+            title=title,
+            edition=edition.ref,
+            edition_file=edition_file,
+            seats=list(seats),
+            token_hashes=[token_hash(t) for t in tokens],
+            options=options,
+            mode=mode,
+            commitment=commitment(seed) if seed else None,
+            seed=seed,
+            setup=setup,
+            origin=None,
+        )
+        self.save(record)
+        return record.id, tokens
+
+    @staticmethod
+    def _no_unused(chance: Any) -> None:
+        if isinstance(chance, ObservedChance) and chance.unused:
+            raise Invalid(
+                f"{len(chance.unused)} outcome(s) given that the rules never asked for",
+                rule="chance/unused-outcome",
+                unused=[o.to_json() for o in chance.unused],
+            )
+
+    def seat_of(self, meta: Meta, token: str | None) -> int | None:
+        """The seat a token opens, None for no token; a wrong token is refused, never ignored."""
+        if token is None:
+            return None
+        digest = token_hash(token)
+        for seat, known in enumerate(meta.token_hashes):
+            if secrets.compare_digest(known, digest):
+                return seat
+        raise Forbidden("this token opens no seat of this record")
+
+    def play(
+        self,
+        record_id: UUID,
+        payload: Mapping[str, Any],
+        token: str | None,
+        expected_version: int | None = None,
+        outcomes: list[Mapping[str, Any]] | None = None,
+    ) -> Played:
+        """Decide a seat's command and append all its events, or none."""
+        try:
+            record: Record = self.repository.get(record_id)
+        except AggregateNotFoundError as exc:
+            raise NotFound(f"no record {record_id}") from exc
+        if expected_version is not None and expected_version != record.version:
+            raise Conflict(
+                f"the record is at version {record.version}, the command was decided against {expected_version}; "
+                "reload the record and decide again",
+                version=record.version, expected_version=expected_version,
+            )
+        if record.finished:
+            raise Conflict("the game is over; a finished record takes no more commands")
+        timeline = self.timeline(record_id)
+        assert timeline.meta is not None
+        if timeline.meta.version != record.version:
+            raise Conflict("the record changed while the command was being read; decide again", version=record.version)
+        if token is None:
+            raise Unauthorized("a command needs the token of the seat that makes it (Authorization: Bearer <token>)")
+        seat = self.seat_of(timeline.meta, token)
+        game = timeline.game
+        try:
+            cmd = game.parse_command(payload)
+        except MalformedCommand as exc:
+            raise Invalid(exc.message, rule="command/malformed", errors=exc.errors) from exc
+        if cmd.seat != seat:
+            raise Forbidden(f"this token is for seat {seat}, the command is for seat {cmd.seat}", token_seat=seat, command_seat=cmd.seat)
+        if record.mode == LIVE:
+            assert record.seed is not None
+            chance: Any = recordfile.live_chance(record.seed, record.entries)
+        else:
+            if outcomes is None:
+                raise Invalid("a transcribed record needs the chance outcomes each command met (\"outcomes\": [...])")
+            try:
+                chance = ObservedChance([Outcome.from_json(dict(o)) for o in outcomes])
+            except (KeyError, TypeError) as exc:
+                raise Invalid(f"an outcome needs kind, source and values: {exc}") from exc
+        state = timeline.head
+        produced = game.decide(state, cmd, chance)  # RuleViolation goes to the caller untouched
+        self._no_unused(chance)
+        entry = Entry(cmd.to_json(), tuple(chance.log), tuple(produced)).to_json()
+        first_step = record.steps
+        record.play(seat=seat, entry=entry)
+        after = state
+        for e in produced:
+            after = game.evolve(after, e)
+        finished = game.pending(after).over
+        if finished:
+            record.finish(seed=record.seed, scores=game.scores(after))
+        try:
+            self.save(record)
+        except IntegrityError as exc:
+            raise Conflict("another command was appended first; reload the record and decide again") from exc
+        return Played(record.version, first_step, list(produced), finished)
+
+    # ---- reading --------------------------------------------------------------------
+
+    def timeline(self, record_id: UUID) -> Timeline:
+        found = self.timelines.get(record_id)
+        if found is None:
+            raise NotFound(f"no record {record_id}")
+        return found
+
+    def step(self, record_id: UUID, n: int, token: str | None) -> dict[str, Any]:
+        """The state after the first n game events, as the caller may see it."""
+        timeline = self.timeline(record_id)
+        meta = timeline.meta
+        assert meta is not None
+        seat = self.seat_of(meta, token)
+        if not 0 <= n <= len(timeline.events):
+            raise NotFound(f"step {n} does not exist; this record has steps 0 to {len(timeline.events)}",
+                           steps=len(timeline.events))
+        state = timeline.state_at(n)
+        game = timeline.game
+        which, view = visible(game, state, len(meta.seats), meta.finished, seat)
+        pending = game.pending(state)
+        shown_pending: dict[str, Any] = {"seat": pending.seat, "kind": pending.kind}
+        if meta.finished or (seat is not None and seat == pending.seat):
+            shown_pending = pending.to_json()
+        out: dict[str, Any] = {"step": n, "steps": len(timeline.events), "view_of": which, "view": view, "pending": shown_pending}
+        if n > 0:
+            out["event"] = timeline.events[n - 1].type
+        if meta.finished:
+            out["scores"] = game.scores(state)
+        return out
+
+    def event_range(self, record_id: UUID, start: int, stop: int | None) -> dict[str, Any]:
+        """Game events [start, stop); their payloads only once the game is over (they carry secrets)."""
+        timeline = self.timeline(record_id)
+        meta = timeline.meta
+        assert meta is not None
+        total = len(timeline.events)
+        stop = total if stop is None else min(stop, total)
+        start = max(0, start)
+        items = []
+        for i in range(start, max(start, stop)):
+            e = timeline.events[i]
+            items.append({"step": i + 1, **e.to_json()} if meta.finished else {"step": i + 1, "type": e.type, "redacted": True})
+        return {"from": start, "to": max(start, stop), "steps": total, "redacted": not meta.finished, "events": items}
+
+    def turns(self, record_id: UUID) -> list[dict[str, Any]]:
+        """Step ranges of the setup and of each turn (consecutive commands by one seat).
+
+        A new round starts when a turn's seat is not after the previous turn's seat.
+        """
+        meta = self.timeline(record_id).meta
+        assert meta is not None
+        out: list[dict[str, Any]] = [{"turn": 0, "round": 0, "seat": None, "player": None, "from": 0,
+                                      "to": meta.entry_sizes[0], "commands": 0}]
+        step = meta.entry_sizes[0]
+        round_no = 0
+        previous: int | None = None
+        for seat, size in zip(meta.entry_seats[1:], meta.entry_sizes[1:], strict=True):
+            if out[-1]["seat"] == seat and out[-1]["turn"] > 0:
+                out[-1]["to"] += size
+                out[-1]["commands"] += 1
+            else:
+                if previous is None or (seat is not None and seat <= previous):
+                    round_no += 1
+                previous = seat
+                player = meta.seats[seat] if seat is not None else None
+                out.append({"turn": len(out), "round": round_no, "seat": seat, "player": player,
+                            "from": step, "to": step + size, "commands": 1})
+            step += size
+        return out
+
+    def legal(self, record_id: UUID, token: str | None) -> dict[str, Any]:
+        """The pending decision; its legal commands only for the seat that must decide."""
+        timeline = self.timeline(record_id)
+        meta = timeline.meta
+        assert meta is not None
+        seat = self.seat_of(meta, token)
+        state = timeline.head
+        pending = timeline.game.pending(state)
+        out: dict[str, Any] = {"step": len(timeline.events), "version": meta.version,
+                               "pending": {"seat": pending.seat, "kind": pending.kind}}
+        if pending.over:
+            out["commands"] = []
+        elif seat is not None and seat == pending.seat:
+            out["pending"] = pending.to_json()
+            out["commands"] = [c.to_json() for c in timeline.game.legal(state)]
+        else:
+            out["commands"] = None
+            out["note"] = "the legal commands are shown only to the seat that must decide (send its token)"
+        return out
+
+    def summary(self, record_id: UUID) -> dict[str, Any]:
+        meta = self.timeline(record_id).meta
+        assert meta is not None
+        out: dict[str, Any] = {
+            "id": str(record_id),
+            "title": meta.title,
+            "edition": meta.edition,
+            "seats": [{"seat": i, "name": n} for i, n in enumerate(meta.seats)],
+            "options": meta.options,
+            "mode": meta.mode,
+            "status": "finished" if meta.finished else "in-progress",
+            "finished": meta.finished,
+            "version": meta.version,
+            "steps": meta.steps,
+            "created": meta.created,
+            "chance": {"commitment": meta.commitment, "seed": meta.revealed_seed,
+                       "derivation": "entry k (0 = setup): SeededChance(seed + '/' + k)" if meta.mode == LIVE else None},
+        }
+        if meta.origin:
+            out["origin"] = meta.origin
+        if meta.finished:
+            out["scores"] = meta.scores
+        return out
+
+    def find(self, title: str | None = None, player: str | None = None, status: str | None = None) -> list[dict[str, Any]]:
+        return [
+            {"id": str(s.id), "title": s.title, "players": s.players, "mode": s.mode, "status": s.status,
+             "finished": s.finished, "created": s.created}
+            for s in self.directory.find(title, player, status)
+        ]
+
+    def export(self, record_id: UUID) -> dict[str, Any]:
+        timeline = self.timeline(record_id)
+        meta = timeline.meta
+        assert meta is not None
+        if not meta.finished:
+            raise Forbidden("a record is exported once the game is over: its log holds every secret")
+        return recordfile.export(meta, list(timeline.entries))
+
+    # ---- imports --------------------------------------------------------------------
+
+    def submit(self, document: Any) -> tuple[UUID, list[str]]:
+        """Save an import (the outbox) after shape checks; the rules judge it in a job."""
+        try:
+            header, _ = recordfile.parse(document)
+        except recordfile.BadRecordFile as exc:
+            raise Invalid(exc.message, rule=exc.rule, **exc.facts) from exc
+        tokens = new_tokens(len(header.seats))
+        found = Import(document=json.dumps(document, separators=(",", ":")), token_hashes=[token_hash(t) for t in tokens])
+        self.save(found)
+        return found.id, tokens
+
+    def get_import(self, import_id: UUID) -> Import:
+        try:
+            return self.repository.get(import_id)  # type: ignore[no-any-return]
+        except AggregateNotFoundError as exc:
+            raise NotFound(f"no import {import_id}") from exc
+
+    def _change_import(self, import_id: UUID, change: Callable[[Import], None]) -> Import:
+        """Apply a change to an import, retrying when another process appended first
+        (the API marking it queued while a worker already took it, say)."""
+        for _ in range(20):
+            found = self.get_import(import_id)
+            change(found)
+            try:
+                self.save(found)
+            except IntegrityError:
+                continue
+            return found
+        raise Conflict(f"import {import_id} is changing too fast to update")
+
+    def mark_queued(self, import_id: UUID, job_id: str) -> None:
+        self._change_import(import_id, lambda found: found.queue(job_id=job_id))
+
+    def mark_validating(self, import_id: UUID) -> None:
+        self._change_import(import_id, lambda found: None if found.report is not None else found.validating())
+
+    def validate_import(self, import_id: UUID) -> dict[str, Any]:
+        """The job: judge a submitted file and, when it is valid, create its record. Idempotent."""
+        found = self.get_import(import_id)
+        if found.report is not None:
+            return found.report
+        if found.status != VALIDATING:
+            self.mark_validating(import_id)
+        header, raw = recordfile.parse(json.loads(found.document))
+        verdict = recordfile.check(header, raw, lambda t, ref, f: self.edition(t, ref, f))
+        if verdict.ok:
+            assert verdict.entries is not None
+            record_id = uuid5(NAMESPACE_URL, f"cronaca:import:{import_id}")
+            self._create_imported(record_id, header, verdict.entries, found.token_hashes, import_id)
+            report = {**verdict.report, "record_id": str(record_id)}
+        else:
+            report = verdict.report
+
+        def conclude(found: Import) -> None:
+            if found.report is not None:  # another attempt concluded first
+                return
+            if verdict.ok:
+                found.accept(record_id=report["record_id"], report=report)
+            else:
+                found.reject(report=report)
+
+        return self._change_import(import_id, conclude).report or report
+
+    def _create_imported(self, record_id: UUID, header: recordfile.Header, entries: list[Entry],
+                         token_hashes: list[str], import_id: UUID) -> None:
+        game = catalog.game(header.title)
+        edition = self.edition(header.title, header.edition, header.edition_file)
+        record = Record(
+            id=record_id,
+            title=header.title,
+            edition=edition.ref,
+            edition_file=header.edition_file,
+            seats=header.seats,
+            token_hashes=token_hashes,
+            options=header.options,
+            mode=header.mode if header.mode == LIVE and header.seed else TRANSCRIBED,
+            commitment=header.commitment,
+            seed=header.seed,
+            setup=entries[0].to_json(),
+            origin={"import": str(import_id)},
+        )
+        state = game.begin(edition)
+        for e in entries[0].events:
+            state = game.evolve(state, e)
+        for entry in entries[1:]:
+            cmd = game.parse_command(entry.command or {})
+            record.play(seat=cmd.seat, entry=entry.to_json())
+            for e in entry.events:
+                state = game.evolve(state, e)
+        if game.pending(state).over:
+            record.finish(seed=header.seed, scores=game.scores(state))
+        with contextlib.suppress(IntegrityError):  # an earlier attempt of this import created it
+            self.save(record)

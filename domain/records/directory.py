@@ -1,0 +1,122 @@
+"""Lists of records and imports: a projection that follows the application's notification log.
+
+Each process keeps its own copy and catches up (one indexed query for the few topics it
+cares about) before answering, so any number of API processes and the relay agree with
+the event store without a second database.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.utils import get_topic
+
+from domain.records.aggregates import ACCEPTED, QUEUED, REJECTED, SUBMITTED, VALIDATING, Import, Record
+from domain.records.timeline import _timestamp, decode_rows
+
+TOPICS = [
+    get_topic(Record.Started),
+    get_topic(Record.Finished),
+    get_topic(Import.Submitted),
+    get_topic(Import.Queued),
+    get_topic(Import.Validating),
+    get_topic(Import.Accepted),
+    get_topic(Import.Rejected),
+]
+
+
+@dataclass
+class RecordSummary:
+    id: UUID
+    title: str
+    players: list[str]
+    mode: str
+    created: str
+    position: int
+    finished: bool = False
+    ranking: list[int] = field(default_factory=list)
+
+    @property
+    def status(self) -> str:
+        return "finished" if self.finished else "in-progress"
+
+
+@dataclass
+class ImportSummary:
+    id: UUID
+    status: str
+    submitted: str
+    touched: float
+    attempts: int = 0
+
+
+class Directory:
+    def __init__(self, recorder: Any, mapper: Any) -> None:
+        self.recorder = recorder
+        self.mapper = mapper
+        self.position = 0
+        self.records: dict[UUID, RecordSummary] = {}
+        self.imports: dict[UUID, ImportSummary] = {}
+        self._lock = threading.Lock()
+
+    def catch_up(self) -> None:
+        with self._lock:
+            while True:
+                rows = self.recorder.select_notifications(
+                    self.position, limit=500, topics=TOPICS, inclusive_of_start=False
+                )
+                if not rows:
+                    return
+                for row, (_, topic, payload) in zip(rows, decode_rows(self.mapper, rows), strict=True):
+                    self._absorb(row.originator_id, row.id, topic, payload)
+                    self.position = row.id
+
+    def _absorb(self, oid: Any, position: int, topic: str, payload: dict[str, Any]) -> None:
+        oid = oid if isinstance(oid, UUID) else UUID(str(oid))
+        stamp = _timestamp(payload)
+        kind = topic.rsplit(".", 1)[-1]
+        if topic.endswith("Record.Started"):
+            self.records[oid] = RecordSummary(oid, payload["title"], payload["seats"], payload["mode"], stamp, position)
+        elif topic.endswith("Record.Finished") and oid in self.records:
+            self.records[oid].finished = True
+            self.records[oid].ranking = list(payload["scores"].get("ranking", []))
+        elif topic.endswith("Import.Submitted"):
+            self.imports[oid] = ImportSummary(oid, SUBMITTED, stamp, _seconds(stamp))
+        elif oid in self.imports:
+            found = self.imports[oid]
+            found.touched = _seconds(stamp)
+            if kind == "Queued":
+                found.attempts += 1
+                if found.status == SUBMITTED:
+                    found.status = QUEUED
+            else:
+                found.status = {"Validating": VALIDATING, "Accepted": ACCEPTED, "Rejected": REJECTED}[kind]
+
+    def find(
+        self, title: str | None = None, player: str | None = None, status: str | None = None
+    ) -> list[RecordSummary]:
+        """Newest first."""
+        self.catch_up()
+        found = []
+        for summary in self.records.values():
+            if title and summary.title != title:
+                continue
+            if player and not any(player.casefold() == p.casefold() for p in summary.players):
+                continue
+            if status and summary.status != status:
+                continue
+            found.append(summary)
+        found.sort(key=lambda s: s.position, reverse=True)
+        return found
+
+
+def _seconds(stamp: str) -> float:
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(stamp).timestamp()
+    except ValueError:
+        return 0.0

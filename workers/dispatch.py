@@ -1,0 +1,75 @@
+"""Handing an import to whoever validates it: an RQ queue on Redis, or a thread in this process.
+
+Both run the same job (`workers.jobs.validate_import`). Every hand-over is recorded on the
+import (`Queued`) only after the queue accepted it, so the relay can find what is still
+waiting.
+"""
+
+from __future__ import annotations
+
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Protocol
+from uuid import UUID
+
+from domain.records import Records
+
+log = logging.getLogger("cronaca.dispatch")
+
+JOB = "workers.jobs.validate_import"
+
+
+class Dispatcher(Protocol):
+    def enqueue(self, import_id: UUID, attempt: int) -> str: ...
+
+
+class RQDispatcher:
+    """Jobs on an RQ queue; a short socket timeout, so a dead Redis fails fast instead of hanging."""
+
+    def __init__(self, redis_url: str, queue: str, job_timeout: int = 600) -> None:
+        import redis
+        from rq import Queue
+
+        self.connection = redis.Redis.from_url(redis_url, socket_connect_timeout=1, socket_timeout=2)
+        self.queue = Queue(queue, connection=self.connection)
+        self.job_timeout = job_timeout
+
+    def enqueue(self, import_id: UUID, attempt: int) -> str:
+        job_id = f"import-{import_id}-{attempt}"
+        self.queue.enqueue(JOB, str(import_id), job_id=job_id, job_timeout=self.job_timeout, result_ttl=3600,
+                           failure_ttl=86400)
+        return job_id
+
+
+class InProcessDispatcher:
+    """No Redis: the same job code on a small thread pool of this process."""
+
+    def __init__(self, records: Records, threads: int = 2) -> None:
+        self.records = records
+        self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="cronaca-job")
+
+    def enqueue(self, import_id: UUID, attempt: int) -> str:
+        from workers.jobs import run_validation
+
+        self.pool.submit(_logged, run_validation, self.records, import_id)
+        return f"inprocess-{import_id}-{attempt}"
+
+
+def _logged(fn: Any, *args: Any) -> None:
+    try:
+        fn(*args)
+    except Exception:  # a job must never take the pool down; the relay retries it later
+        log.exception("in-process job failed")
+
+
+def hand_over(records: Records, dispatcher: Dispatcher, import_id: UUID, attempt: int) -> bool:
+    """Queue one import and record that it was queued; False (and nothing recorded) if the queue is down."""
+    try:
+        job_id = dispatcher.enqueue(import_id, attempt)
+    except Exception as exc:  # redis.ConnectionError, TimeoutError...: the relay will try again
+        log.warning("could not queue import %s: %s", import_id, exc)
+        return False
+    records.mark_queued(import_id, job_id)
+    return True
+
+
