@@ -16,9 +16,10 @@ def demo_records(records: Any, games: int = 2) -> int:
     from domain import catalog
     from domain.kernel.selfplay import play_random
     from domain.records import recordfile
+    from domain.records.application import titles
 
     created = 0
-    for title in catalog.available():
+    for title in titles():
         if title not in ("citta-stato", "la-citta", "serenissima"):
             continue
         game = catalog.game(title)

@@ -74,6 +74,18 @@ class Invalid(RecordsError):
     status = 422
 
 
+def titles() -> list[str]:
+    """Titles whose engine is installed and complete (a package without `GAME` is still being written)."""
+    found = []
+    for title in catalog.available():
+        try:
+            catalog.game(title)
+        except Exception:  # noqa: BLE001  (one title's broken package never takes the service down)
+            continue
+        found.append(title)
+    return found
+
+
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
@@ -139,8 +151,8 @@ class Records(Application[UUID]):
         seed: str | None = None,
     ) -> tuple[UUID, list[str]]:
         """Create a record and run the setup; returns its id and one secret token per seat."""
-        if title not in catalog.available():
-            raise Invalid(f"unknown title {title!r}", available=catalog.available())
+        if title not in titles():
+            raise Invalid(f"unknown title {title!r}", available=titles())
         if mode not in MODES:
             raise Invalid(f"mode must be one of {list(MODES)}", given=mode)
         game = catalog.game(title)

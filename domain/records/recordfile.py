@@ -134,8 +134,8 @@ def check(header: Header, raw_entries: list[dict[str, Any]], edition_for: Callab
     """Re-decide the whole log with observed chance; the first thing wrong is the verdict."""
     try:
         game = catalog.game(header.title)
-    except (KeyError, ModuleNotFoundError):
-        return _rejected("file/title", f"this service has no rules engine for {header.title!r}", available=catalog.available())
+    except (KeyError, ImportError, AttributeError):
+        return _rejected("file/title", f"this service has no rules engine for {header.title!r}")
     low, high = game.seats
     if not low <= len(header.seats) <= high:
         return _rejected("file/seats", f"{header.title} seats {low} to {high}, the file names {len(header.seats)}")

@@ -1,0 +1,99 @@
+"""Fixtures for the record service: the toy title, stores (SQLite file, real PostgreSQL), apps."""
+
+from __future__ import annotations
+
+import os
+import socket
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from api.app import create_app
+from api.settings import Settings
+from domain import catalog
+from domain.records import Records
+
+TOY = "toy=tests.kernel.toy_game"
+ROOT = Path(__file__).resolve().parents[2]
+
+# A long toy game: same rules, a far target, so records run to hundreds of steps.
+LONG_TOY = """\
+id: toy-long
+title: toy
+data:
+  target: {target}
+  bag: [1, 2, 3]
+provenance:
+  target: "assumed: a long game for tests"
+"""
+
+
+@pytest.fixture(autouse=True)
+def toy_title(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(catalog.TITLES, "toy", "tests.kernel.toy_game")
+
+
+def postgres_env(schema: str) -> dict[str, str]:
+    return {
+        "PERSISTENCE_MODULE": "eventsourcing.postgres",
+        "POSTGRES_DBNAME": "test",
+        "POSTGRES_HOST": "127.0.0.1",
+        "POSTGRES_PORT": "5432",
+        "POSTGRES_USER": "postgres",
+        "POSTGRES_PASSWORD": "",
+        "POSTGRES_SCHEMA": schema,
+    }
+
+
+@pytest.fixture
+def postgres_schema() -> Iterator[str]:
+    """A schema of its own in database `test`, dropped afterwards (tests run in parallel)."""
+    import psycopg
+
+    schema = f"cronaca_test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect("host=127.0.0.1 port=5432 user=postgres dbname=test", autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    try:
+        yield schema
+    finally:
+        with psycopg.connect("host=127.0.0.1 port=5432 user=postgres dbname=test", autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def store_env(request: pytest.FixtureRequest, tmp_path: Path) -> dict[str, str]:
+    """The event store's settings: a fresh SQLite file, or a fresh schema on the real PostgreSQL."""
+    if request.param == "sqlite":
+        return {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(tmp_path / "records.sqlite3")}
+    schema = request.getfixturevalue("postgres_schema")
+    return postgres_env(schema)
+
+
+@pytest.fixture
+def records(store_env: dict[str, str]) -> Iterator[Records]:
+    app = Records(Settings.from_env(store_env).store)
+    yield app
+    app.close()
+
+
+@pytest.fixture
+def client(store_env: dict[str, str]) -> Iterator[Any]:
+    app = create_app(Settings.from_env(store_env))
+    app.config["TESTING"] = True
+    yield app.test_client()
+    app.extensions["cronaca"].records.close()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def subprocess_env(extra: dict[str, str]) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("POSTGRES_", "SQLITE_", "PERSISTENCE_", "REDIS_", "CRONACA_"))}
+    env.update({"PYTHONPATH": str(ROOT), "CRONACA_EXTRA_TITLES": TOY}, **extra)
+    return env

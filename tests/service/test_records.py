@@ -1,0 +1,255 @@
+"""The records application on SQLite and on the real PostgreSQL."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from uuid import UUID
+
+import pytest
+
+from domain.kernel import ObservedChance, RuleViolation, SeededChance, fold
+from domain.kernel.chance import commitment
+from domain.records import Conflict, Forbidden, Invalid, Records
+from domain.records.recordfile import live_chance
+from domain.records.timeline import EVERY
+from domain.records.views import HIDDEN, common
+from tests.service.conftest import LONG_TOY
+from tests.service.helpers import play_out
+
+
+def stored_versions(records: Records, record_id: UUID) -> list[int]:
+    return [row.originator_version for row in records.recorder.select_events(record_id)]
+
+
+def test_live_record_reveals_a_seed_that_rederives_every_outcome(records: Records) -> None:
+    record_id, tokens = records.start("toy", ["ann", "bob"])
+    opening = records.summary(record_id)["chance"]
+    assert opening["seed"] is None and len(opening["commitment"]) == 64
+    played = play_out(records, record_id, tokens)
+    summary = records.summary(record_id)
+    assert summary["finished"] and summary["version"] == played + 1 + 1  # setup, commands, finished
+    seed = summary["chance"]["seed"]
+    assert hashlib.sha256(seed.encode()).hexdigest() == opening["commitment"] == commitment(seed)
+    timeline = records.timeline(record_id)
+    game = timeline.game
+    state = game.begin(records.edition("toy"))
+    for k, entry in enumerate(timeline.entries):
+        chance = live_chance(seed, k)
+        if k == 0:
+            produced = game.setup(records.edition("toy"), entry["setup"], chance)
+        else:
+            produced = game.decide(state, game.parse_command(entry["command"]), chance)
+        assert [o.to_json() for o in chance.log] == entry["outcomes"]
+        assert [e.to_json() for e in produced] == entry["events"]
+        state = fold(game, state, produced)
+    assert game.scores(state) == summary["scores"]
+
+
+def test_state_at_every_step_equals_a_fold_from_zero(records: Records) -> None:
+    record_id, tokens = records.start("toy", ["ann", "bob", "cy"], edition_file=LONG_TOY.format(target=100))
+    play_out(records, record_id, tokens, seed="long")
+    timeline = records.timeline(record_id)
+    game = timeline.game
+    edition = records.edition("toy", timeline.meta.edition, timeline.meta.edition_file)
+    assert len(timeline.events) > 4 * EVERY
+    state = game.begin(edition)
+    for n in range(len(timeline.events) + 1):
+        assert timeline.state_at(n) == state, n
+        if n < len(timeline.events):
+            state = game.evolve(state, timeline.events[n])
+    # a fresh application (another process) reads the same from storage
+    again = Records(records.env)
+    assert [e.to_json() for e in again.timeline(record_id).events] == [e.to_json() for e in timeline.events]
+    assert again.timeline(record_id).state_at(len(timeline.events) // 2) == timeline.state_at(len(timeline.events) // 2)
+    again.close()
+
+
+def test_snapshots_keep_commands_working_on_long_records(records: Records) -> None:
+    record_id, tokens = records.start("toy", ["ann", "bob"], edition_file=LONG_TOY.format(target=200))
+    played = play_out(records, record_id, tokens, seed="snap")
+    assert played > 100
+    assert records.snapshots is not None
+    assert list(records.snapshots.get(record_id)), "a snapshot was taken after 100 versions"
+    record = records.repository.get(record_id)
+    assert record.version == records.summary(record_id)["version"] and record.finished
+
+
+def test_a_violation_appends_nothing_and_names_its_rule(records: Records) -> None:
+    record_id, tokens = records.start("toy", ["ann", "bob"])
+    before = stored_versions(records, record_id)
+    with pytest.raises(RuleViolation) as caught:
+        records.play(record_id, {"type": "toy/roll", "seat": 1}, tokens[1])
+    assert caught.value.rule == "toy/turn" and caught.value.facts["turn"] == 0
+    assert stored_versions(records, record_id) == before
+    with pytest.raises(Forbidden):
+        records.play(record_id, {"type": "toy/roll", "seat": 0}, tokens[1])
+    with pytest.raises(Invalid) as malformed:
+        records.play(record_id, {"type": "toy/roll", "seat": "zero"}, tokens[0])
+    assert malformed.value.facts["rule"] == "command/malformed"
+    assert stored_versions(records, record_id) == before
+
+
+def test_a_command_decided_against_an_old_version_conflicts(records: Records) -> None:
+    record_id, tokens = records.start("toy", ["ann", "bob"])
+    records.play(record_id, {"type": "toy/roll", "seat": 0}, tokens[0], expected_version=1)
+    with pytest.raises(Conflict) as caught:
+        records.play(record_id, {"type": "toy/roll", "seat": 1}, tokens[1], expected_version=1)
+    assert caught.value.facts == {"version": 2, "expected_version": 1}
+    assert stored_versions(records, record_id) == [1, 2]
+
+
+def test_concurrent_commands_one_wins_and_the_stream_has_no_gap(records: Records) -> None:
+    record_id, tokens = records.start("toy", ["ann", "bob"])
+    other = Records(records.env)  # a second process's view of the same store
+    results: list[str] = []
+    barrier = threading.Barrier(2)
+
+    def attempt(app: Records) -> None:
+        barrier.wait()
+        try:
+            app.play(record_id, {"type": "toy/roll", "seat": 0}, tokens[0], expected_version=1)
+            results.append("ok")
+        except Conflict:
+            results.append("conflict")
+
+    threads = [threading.Thread(target=attempt, args=(app,)) for app in (records, other)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    other.close()
+    assert sorted(results) == ["conflict", "ok"]
+    assert stored_versions(records, record_id) == [1, 2]
+    assert records.summary(record_id)["steps"] == 2
+
+
+def test_transcribed_outcomes_are_checked_for_possibility(records: Records) -> None:
+    record_id, tokens = records.start("toy", ["ann", "bob"], mode="transcribed")
+    assert records.summary(record_id)["chance"]["commitment"] is None
+    with pytest.raises(Invalid):
+        records.play(record_id, {"type": "toy/roll", "seat": 0}, tokens[0])  # no outcomes given
+    with pytest.raises(RuleViolation) as caught:
+        records.play(record_id, {"type": "toy/roll", "seat": 0}, tokens[0],
+                     outcomes=[{"kind": "roll", "source": "die", "values": [7]}])
+    assert caught.value.rule == "chance/roll/impossible-face"
+    with pytest.raises(RuleViolation) as drawn:
+        records.play(record_id, {"type": "toy/draw", "seat": 0}, tokens[0],
+                     outcomes=[{"kind": "draw", "source": "bag:0", "values": [4]}])
+    assert drawn.value.rule == "chance/draw/not-there"
+    with pytest.raises(Invalid) as unused:
+        records.play(record_id, {"type": "toy/roll", "seat": 0}, tokens[0],
+                     outcomes=[{"kind": "roll", "source": "die", "values": [3]}, {"kind": "roll", "source": "die", "values": [3]}])
+    assert unused.value.facts["rule"] == "chance/unused-outcome"
+    played = records.play(record_id, {"type": "toy/draw", "seat": 0}, tokens[0],
+                          outcomes=[{"kind": "draw", "source": "bag:0", "values": [2]}])
+    assert [e.to_json() for e in played.events] == [{"type": "toy/drawn", "data": {"seat": 0, "cube": 2}}]
+    assert stored_versions(records, record_id) == [1, 2]
+
+
+def test_views_hide_what_any_seat_does_not_see(records: Records) -> None:
+    record_id, tokens = records.start("toy", ["ann", "bob"])
+    records.play(record_id, {"type": "toy/draw", "seat": 0}, tokens[0])
+    bag0 = list(records.timeline(record_id).head.bags[0])
+    public = records.step(record_id, 2, None)
+    mine = records.step(record_id, 2, tokens[0])
+    theirs = records.step(record_id, 2, tokens[1])
+    assert public["view_of"] == "public" and public["view"]["bags"] == [HIDDEN, HIDDEN]
+    assert mine["view"]["bags"] == [sorted(bag0), 3] and theirs["view"]["bags"] == [2, [1, 2, 3]]
+    assert "scores" not in public
+    events = records.event_range(record_id, 0, None)
+    assert events["redacted"] and all("data" not in e for e in events["events"])
+    with pytest.raises(Forbidden):
+        records.export(record_id)
+    with pytest.raises(Forbidden):
+        records.step(record_id, 2, "not-a-token")
+
+
+def test_common_view_keeps_only_agreement() -> None:
+    assert common([{"a": 1, "b": [1, 2]}, {"a": 1, "b": [1, 3]}]) == {"a": 1, "b": [1, HIDDEN]}
+    assert common([{"a": 1, "mine": 2}, {"a": 1}]) == {"a": 1}
+    assert common([[1, 2], [1]]) == HIDDEN
+
+
+def test_turns_cover_every_step_once(records: Records) -> None:
+    record_id, tokens = records.start("toy", ["ann", "bob"], edition_file=LONG_TOY.format(target=30))
+    play_out(records, record_id, tokens, seed="turns")
+    turns = records.turns(record_id)
+    assert turns[0]["turn"] == 0 and turns[0]["from"] == 0
+    for before, after in zip(turns, turns[1:], strict=False):
+        assert before["to"] == after["from"] and after["seat"] != before["seat"]
+        assert after["round"] in (before["round"], before["round"] + 1)
+    assert turns[-1]["to"] == records.summary(record_id)["steps"]
+    assert [t["player"] for t in turns[1:3]] == ["ann", "bob"]
+
+
+def test_list_filters_by_title_player_and_status(records: Records) -> None:
+    done, tokens = records.start("toy", ["ann", "bob"])
+    play_out(records, done, tokens)
+    going, _ = records.start("toy", ["cy", "Ann"])
+    assert [r["id"] for r in records.find()] == [str(going), str(done)]
+    assert [r["id"] for r in records.find(player="ann")] == [str(going), str(done)]
+    assert [r["id"] for r in records.find(player="bob")] == [str(done)]
+    assert [r["id"] for r in records.find(status="finished")] == [str(done)]
+    assert [r["id"] for r in records.find(status="in-progress", title="toy")] == [str(going)]
+    assert records.find(title="citta-stato") == []
+
+
+def test_export_then_import_gives_the_same_record_event_for_event(records: Records) -> None:
+    record_id, tokens = records.start("toy", ["ann", "bob", "cy"])
+    play_out(records, record_id, tokens, seed="roundtrip")
+    document = records.export(record_id)
+    import_id, new_tokens = records.submit(document)
+    report = records.validate_import(import_id)
+    assert report["ok"], report
+    copy = UUID(report["record_id"])
+    assert [e.to_json() for e in records.timeline(copy).events] == [e.to_json() for e in records.timeline(record_id).events]
+    again = records.export(copy)
+    assert again == document
+    assert records.validate_import(import_id) == report  # a second run of the job changes nothing
+    assert len(new_tokens) == 3 and records.seat_of(records.timeline(copy).meta, new_tokens[2]) == 2
+
+
+def test_a_tampered_file_is_rejected_with_the_entry_and_rule(records: Records) -> None:
+    record_id, tokens = records.start("toy", ["ann", "bob"], mode="transcribed")
+    die = SeededChance("dice")
+    for _ in range(200):
+        timeline = records.timeline(record_id)
+        if timeline.game.pending(timeline.head).over:
+            break
+        seat = timeline.game.pending(timeline.head).seat
+        records.play(record_id, {"type": "toy/roll", "seat": seat}, tokens[seat],
+                     outcomes=[{"kind": "roll", "source": "die", "values": [die.roll('die', 1)[0]]}])
+    document = records.export(record_id)
+    document["entries"][3]["outcomes"][0]["values"] = [9]
+    import_id, _ = records.submit(document)
+    report = records.validate_import(import_id)
+    assert not report["ok"] and report["entry_index"] == 3 and report["rule"] == "chance/roll/impossible-face"
+    assert records.get_import(import_id).status == "rejected"
+
+    live_id, live_tokens = records.start("toy", ["ann", "bob"])
+    play_out(records, live_id, live_tokens)
+    forged = records.export(live_id)
+    forged["chance"]["seed"] = "guess"
+    rejected = records.validate_import(records.submit(forged)[0])
+    assert rejected["rule"] == "chance/commitment"
+    bent = records.export(live_id)
+    first = bent["entries"][1]
+    if first["command"]["type"] == "toy/roll":
+        first["outcomes"][0]["values"] = [1 + first["outcomes"][0]["values"][0] % 6]
+        first["events"][0]["data"]["face"] = first["outcomes"][0]["values"][0]
+        bent_report = records.validate_import(records.submit(bent)[0])
+        assert not bent_report["ok"] and bent_report["rule"] in ("chance/not-from-seed", "log/event-mismatch")
+
+
+def test_observed_chance_replays_what_live_play_recorded(records: Records) -> None:
+    record_id, tokens = records.start("toy", ["ann", "bob"])
+    play_out(records, record_id, tokens)
+    timeline = records.timeline(record_id)
+    game = timeline.game
+    state = game.begin(records.edition("toy"))
+    state = fold(game, state, game.setup(records.edition("toy"), timeline.entries[0]["setup"],
+                                         ObservedChance(timeline.entries[0]["outcomes"])))
+    for entry in timeline.entries[1:]:
+        state = fold(game, state, game.decide(state, game.parse_command(entry["command"]), ObservedChance(entry["outcomes"])))
+    assert state == timeline.head
