@@ -1,0 +1,217 @@
+"""The Città-Stato edition: schema for the data file and the tables the rules read from it.
+
+Every printed number comes from the edition file; `tables(edition)` turns it once into the
+tuples the hot path needs (cached by content hash, so an old record replays with its own numbers).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import marshmallow
+from marshmallow import fields, validate
+
+from domain.kernel import Edition, parse_edition
+
+TITLE = "citta-stato"
+COLOURS = ("Y", "W", "G", "O", "B", "P")
+CI = {c: i for i, c in enumerate(COLOURS)}
+BANNERS = ("Y", "G", "O", "P")  # also the four upgrade tracks
+BI = {c: i for i, c in enumerate(BANNERS)}
+
+_colour = fields.String(validate=validate.OneOf(COLOURS))
+_effects = fields.List(fields.List(fields.Raw()), required=True)
+
+
+class _Strict(marshmallow.Schema):
+    class Meta:
+        unknown = marshmallow.RAISE
+
+
+class TrackSchema(_Strict):
+    values = fields.List(fields.Integer(), required=True, validate=validate.Length(min=2))
+    rewards = fields.Dict(fields.Integer(), _effects, required=True)
+
+
+class CitySchema(_Strict):
+    name = fields.String(required=True)
+    expansion = fields.Boolean(required=True)
+    cubes = fields.List(_colour, required=True, validate=validate.Length(equal=8))
+    seal = fields.String(validate=validate.OneOf(("red", "blue")))
+    ability = _effects
+
+
+class SchemeSchema(_Strict):
+    name = fields.String(required=True)
+    expansion = fields.Boolean(required=True)
+    seal = fields.String(required=True, validate=validate.OneOf(("red", "blue")))
+    shift = fields.Integer(required=True)
+    effects = _effects
+
+
+class CardSchema(_Strict):
+    name = fields.String(required=True)
+    expansion = fields.Boolean(required=True)
+    effects = _effects
+
+
+class RepublicTrackSchema(_Strict):
+    spaces = fields.Integer(required=True)
+    start = fields.Integer(required=True)
+    crowns = fields.List(fields.Integer(), required=True)
+    forms = fields.Dict(fields.String(), fields.List(fields.Integer(), validate=validate.Length(equal=2)), required=True)
+
+
+class EditionSchema(_Strict):
+    colours = fields.List(_colour, required=True)
+    banner_colours = fields.List(_colour, required=True)
+    jokers = fields.Dict(_colour, _colour, required=True)
+    rounds = fields.Integer(required=True)
+    players = fields.Dict(fields.String(), fields.Integer(), required=True)
+    cubes = fields.Dict(fields.String(), fields.Dict(_colour, fields.Integer()), required=True)
+    bag_start = fields.Dict(_colour, fields.Integer(), required=True)
+    city_cubes_to_supply = fields.Integer(required=True)
+    upgrade_start = fields.Dict(fields.Integer(), fields.Integer(), required=True)
+    market = fields.Dict(fields.String(), fields.List(fields.Integer()), required=True)
+    warfare_spaces = fields.Integer(required=True)
+    tracks = fields.Dict(_colour, fields.Nested(TrackSchema), required=True)
+    republic_track = fields.Nested(RepublicTrackSchema, required=True)
+    war_discs = fields.Dict(fields.String(), fields.Raw(), required=True)
+    cities = fields.Dict(fields.String(), fields.Nested(CitySchema), required=True)
+    city_action_banner = fields.Integer(required=True)
+    republic_cards = fields.Dict(fields.String(), fields.Dict(fields.String(), fields.Raw()), required=True)
+    republic_swap_pool = fields.List(fields.String(), required=True)
+    republic_deal_by_players = fields.Dict(fields.Integer(), fields.Dict(fields.String(), fields.Integer()), required=True)
+    crowned_card_bonus = fields.Integer(required=True)
+    republic_trades = fields.Dict(fields.String(), fields.Dict(fields.String(), fields.Raw()), required=True)
+    schemes = fields.Dict(fields.String(), fields.Nested(SchemeSchema), required=True)
+    scheme_slots = fields.Integer(required=True)
+    scheme_shift_from_level = fields.Integer(required=True)
+    cards = fields.Dict(fields.String(), fields.Nested(CardSchema), required=True)
+    burn_limit = fields.Integer(required=True)
+    burn_bonus = fields.Dict(_colour, fields.Dict(fields.Integer(), _effects), required=True)
+    round_draw_bonus_fewest_vp = fields.Integer(required=True)
+    vp_track_crown_every = fields.Integer(required=True)
+    second_scoring_order = fields.List(_colour, required=True)
+
+
+def load(raw: bytes, source: str = "<edition>") -> Edition:
+    return parse_edition(raw, TITLE, EditionSchema(), source)
+
+
+def default() -> Edition:
+    return load(resources.files(__package__).joinpath("edition-reference-1.yaml").read_bytes(), "edition-reference-1.yaml")
+
+
+Effect = tuple[Any, ...]
+
+
+def _effects_of(raw: Any) -> tuple[Effect, ...]:
+    return tuple(tuple(step) for step in raw)
+
+
+@dataclass(frozen=True, slots=True)
+class Tables:
+    """The edition flattened into tuples indexed by colour, for the rules' hot path."""
+
+    rounds: int
+    cubes_base: tuple[int, ...]
+    cubes_expansion: tuple[int, ...]
+    bag_start: tuple[int, ...]
+    city_to_supply: int
+    upgrade_start: dict[int, int]
+    row_costs: tuple[int, ...]
+    warfare_spaces: int
+    track_values: tuple[tuple[int, ...], ...]  # by BI
+    track_rewards: tuple[dict[int, tuple[Effect, ...]], ...]
+    rep_spaces: int
+    rep_start: int
+    rep_crowns: tuple[int, ...]
+    forms: dict[str, tuple[int, int]]
+    disc_values: tuple[int, ...]
+    discs_removed: dict[int, tuple[int, ...]]
+    cities: dict[str, Any]
+    city_ability: dict[str, tuple[Effect, ...]]
+    city_banner: int
+    republic_form: dict[str, str]
+    republic_crowns: dict[str, int]
+    swap_pool: tuple[str, ...]
+    deal: dict[int, dict[str, int]]
+    crowned_bonus: int
+    trades: dict[str, tuple[tuple[int, ...], int]]  # name -> (banners needed by BI, crowns)
+    schemes: dict[str, Any]
+    scheme_effects: dict[str, tuple[Effect, ...]]
+    scheme_shift: dict[str, int]
+    scheme_slots: int
+    shift_from: int
+    card_effects: dict[str, tuple[Effect, ...]]
+    card_expansion: dict[str, bool]
+    burn_limit: int
+    burn_bonus: tuple[dict[int, tuple[Effect, ...]], ...]  # by CI
+    fewest_bonus: int
+    crown_every: int
+    second_order: tuple[str, ...]
+    jokers: dict[str, str]
+
+
+def _by_colour(d: Any, keys: tuple[str, ...] = COLOURS) -> tuple[int, ...]:
+    return tuple(int(d.get(c, 0)) for c in keys)
+
+
+def _build(edition: Edition) -> Tables:
+    d = edition.data
+    trades = {
+        name: (_by_colour(t["banners"], BANNERS), int(t["crowns"])) for name, t in d["republic_trades"].items()
+    }
+    return Tables(
+        rounds=d["rounds"],
+        cubes_base=_by_colour(d["cubes"]["base"]),
+        cubes_expansion=_by_colour(d["cubes"]["expansion"]),
+        bag_start=_by_colour(d["bag_start"]),
+        city_to_supply=d["city_cubes_to_supply"],
+        upgrade_start={int(k): v for k, v in d["upgrade_start"].items()},
+        row_costs=tuple(d["market"]["row_costs"]),
+        warfare_spaces=d["warfare_spaces"],
+        track_values=tuple(tuple(d["tracks"][c]["values"]) for c in BANNERS),
+        track_rewards=tuple({int(k): _effects_of(v) for k, v in d["tracks"][c]["rewards"].items()} for c in BANNERS),
+        rep_spaces=d["republic_track"]["spaces"],
+        rep_start=d["republic_track"]["start"],
+        rep_crowns=tuple(d["republic_track"]["crowns"]),
+        forms={k: (v[0], v[1]) for k, v in d["republic_track"]["forms"].items()},
+        disc_values=tuple(d["war_discs"]["values"]),
+        discs_removed={int(k): tuple(v) for k, v in d["war_discs"]["removed_by_players"].items()},
+        cities=dict(d["cities"]),
+        city_ability={k: _effects_of(v["ability"]) for k, v in d["cities"].items()},
+        city_banner=d["city_action_banner"],
+        republic_form={k: v["form"] for k, v in d["republic_cards"].items()},
+        republic_crowns={k: int(v["crowns"]) for k, v in d["republic_cards"].items()},
+        swap_pool=tuple(d["republic_swap_pool"]),
+        deal={int(k): dict(v) for k, v in d["republic_deal_by_players"].items()},
+        crowned_bonus=d["crowned_card_bonus"],
+        trades=trades,
+        schemes=dict(d["schemes"]),
+        scheme_effects={k: _effects_of(v["effects"]) for k, v in d["schemes"].items()},
+        scheme_shift={k: v["shift"] for k, v in d["schemes"].items()},
+        scheme_slots=d["scheme_slots"],
+        shift_from=d["scheme_shift_from_level"],
+        card_effects={k: _effects_of(v["effects"]) for k, v in d["cards"].items()},
+        card_expansion={k: v["expansion"] for k, v in d["cards"].items()},
+        burn_limit=d["burn_limit"],
+        burn_bonus=tuple({int(k): _effects_of(v) for k, v in d["burn_bonus"][c].items()} for c in COLOURS),
+        fewest_bonus=d["round_draw_bonus_fewest_vp"],
+        crown_every=d["vp_track_crown_every"],
+        second_order=tuple(d["second_scoring_order"]),
+        jokers=dict(d["jokers"]),
+    )
+
+
+_CACHE: dict[str, Tables] = {}
+
+
+def tables(edition: Edition) -> Tables:
+    found = _CACHE.get(edition.content_hash)
+    if found is None:
+        found = _CACHE[edition.content_hash] = _build(edition)
+    return found

@@ -1,0 +1,689 @@
+"""evolve: one small function per event type. Pure and total; the queue of steps is derived here."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from domain.kernel import Event
+
+from . import events as ev
+from .edition import BANNERS, BI, CI, COLOURS
+from .state import Seat, State, Task, order_from
+
+
+# --- small pure helpers ------------------------------------------------------------------
+def add(counts: tuple[int, ...], i: int, k: int = 1) -> tuple[int, ...]:
+    return counts[:i] + (counts[i] + k,) + counts[i + 1 :]
+
+
+def add_cubes(counts: tuple[int, ...], cubes: tuple[str, ...], sign: int = 1) -> tuple[int, ...]:
+    out = list(counts)
+    for c in cubes:
+        out[CI[c]] += sign
+    return tuple(out)
+
+
+def put(items: tuple[Any, ...], i: int, value: Any) -> tuple[Any, ...]:
+    return items[:i] + (value,) + items[i + 1 :]
+
+
+def without(items: tuple[Any, ...], value: Any) -> tuple[Any, ...]:
+    i = items.index(value)
+    return items[:i] + items[i + 1 :]
+
+
+def with_sorted(items: tuple[Any, ...], value: Any) -> tuple[Any, ...]:
+    return tuple(sorted(items + (value,)))
+
+
+def set_seat(state: State, i: int, seat: Seat) -> tuple[Seat, ...]:
+    return put(state.seats, i, seat)
+
+
+def clamp(state: State, space: int) -> int:
+    return max(1, min(state.t.rep_spaces, space))
+
+
+def place_in_market(market: tuple[tuple[bool, ...], ...], colour: str) -> tuple[tuple[tuple[bool, ...], ...], bool]:
+    """First free space of the cube's own column, from the top; False when the column is full."""
+    i = CI[colour]
+    col = market[i]
+    for r, filled in enumerate(col):
+        if not filled:
+            return put(market, i, put(col, r, True)), True
+    return market, False
+
+
+def take_from_market(state: State, colour: str, cost: int) -> tuple[tuple[bool, ...], ...]:
+    i = CI[colour]
+    r = state.t.row_costs.index(cost)
+    return put(state.market, i, put(state.market[i], r, False))
+
+
+def effect_tasks(state: State, seat: int, effects: tuple[tuple[Any, ...], ...], card: str = "") -> tuple[Task, ...]:
+    """Turn an edition effect list into queued steps for `seat` (all-player effects fan out here)."""
+    out: list[Task] = []
+    for eff in effects:
+        k = eff[0]
+        if k == "port":
+            if state.seats[seat].city == eff[1]:
+                out.append(("banner_any", seat, "", 0))
+        elif k == "all_vp_per_cube":
+            out.extend(("vp", s, "per_cube", eff[1], eff[2]) for s in order_from(state, seat))
+        elif k == "diplomacy":
+            out.extend(("vp", s, "diplomacy", eff[1]) for s in order_from(state, seat))
+        elif k == "banner_distinct":
+            out.append(("banner_any", seat, "", eff[1] - 1))
+        elif k == "banner_any":
+            out.append(("banner_any", seat, "", 0))
+        elif k == "vp":
+            out.append(("vp", seat, "fixed", eff[1]))
+        elif k.startswith("vp_"):
+            out.append(("vp", seat, k[3:], *eff[1:]))
+        elif k == "burn_self":
+            out.append(("burn_self", seat, card))
+        elif k == "market_swap":
+            out.append(("market_swap", seat, eff[1], 0))
+        else:
+            out.append((k, seat, *eff[1:]))
+    return tuple(out)
+
+
+def end_of_round_tasks(state: State) -> tuple[Task, ...]:
+    at_war = {s for s, _ in state.warfare}
+    shifts = tuple(("war_shift", s) for s in order_from(state, state.first) if s not in at_war)
+    renew = tuple(("renew", -1, c) for c in COLOURS)
+    return shifts + (("war_reveal", -1), ("war_outcome", -1), ("war_end", -1)) + renew + (("reset", -1),)
+
+
+def _push(tasks: tuple[Task, ...], *new: Task) -> tuple[Task, ...]:
+    return new + tasks
+
+
+# --- setup -------------------------------------------------------------------------------
+def _game_started(s: State, e: ev.GameStarted, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    t = s.t
+    n = e.players
+    reserve = tuple(b + (x if e.expansion else 0) for b, x in zip(t.cubes_base, t.cubes_expansion, strict=True))
+    discs = tuple(v for v in t.disc_values if v not in t.discs_removed.get(n, ()))
+    seat = Seat(form=t.rep_start, discs=discs)
+    decks: list[tuple[str, ...]] = []
+    for c in COLOURS:
+        decks.append(tuple(sorted(k for k in t.card_effects if k[0] == c and (e.expansion or not t.card_expansion[k]))))
+    schemes = tuple(sorted(k for k, v in t.schemes.items() if e.expansion or not v["expansion"]))
+    return replace(
+        s,
+        players=n,
+        expansion=e.expansion,
+        upgrade=t.upgrade_start[n],
+        reserve=reserve,
+        seats=(seat,) * n,
+        decks=tuple(decks),
+        scheme_pool=schemes,
+        pool=tuple(sorted(t.swap_pool)),
+        market=((False,) * len(t.row_costs),) * 6,
+        tasks=tasks,
+    )
+
+
+def _cities_dealt(s: State, e: ev.CitiesDealt, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    return replace(s, seats=tuple(replace(seat, city=c) for seat, c in zip(s.seats, e.cities, strict=True)))
+
+
+def _personal_scheme(s: State, e: ev.PersonalSchemeDealt, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    seat = replace(s.seats[e.seat], scheme=e.scheme)
+    return replace(s, seats=set_seat(s, e.seat, seat), scheme_pool=without(s.scheme_pool, e.scheme))
+
+
+def _schemes_placed(s: State, e: ev.SchemesPlaced, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    pool = s.scheme_pool
+    for k in e.slots:
+        pool = without(pool, k)
+    return replace(s, schemes=e.slots, schemes_up=(True,) * len(e.slots), scheme_pool=pool)
+
+
+def _republic_dealt(s: State, e: ev.RepublicCardsDealt, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    return replace(s, seats=tuple(replace(seat, republic=c) for seat, c in zip(s.seats, e.cards, strict=True)))
+
+
+def _cards_revealed(s: State, e: ev.CardsRevealed, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    i = CI[e.colour]
+    deck = s.decks[i]
+    for card in (e.present, e.future):
+        if card:
+            deck = without(deck, card)
+    return replace(s, present=put(s.present, i, e.present), future=put(s.future, i, e.future), decks=put(s.decks, i, deck))
+
+
+def _first_player(s: State, e: ev.FirstPlayerChosen, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    return replace(s, first=e.seat, current=e.seat)
+
+
+def _city_cubes(s: State, e: ev.CityCubesPlaced, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    t = s.t
+    seat = s.seats[e.seat]
+    cubes = tuple(t.cities[seat.city]["cubes"])
+    to_supply, to_market = cubes[: t.city_to_supply], cubes[t.city_to_supply :]
+    reserve = tuple(r - b for r, b in zip(s.reserve, t.bag_start, strict=True))
+    reserve = add_cubes(reserve, cubes, -1)
+    bag = t.bag_start
+    market = s.market
+    for c in to_market:
+        market, placed = place_in_market(market, c)
+        if not placed:
+            bag = add(bag, CI[c])
+    seat = replace(seat, bag=bag, supply=add_cubes(seat.supply, to_supply))
+    return replace(s, seats=set_seat(s, e.seat, seat), reserve=reserve, market=market)
+
+
+def _setup_completed(s: State, e: ev.SetupCompleted, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    keep = tuple(s.reserve[i] if c in ("W", "B") else 0 for i, c in enumerate(COLOURS))
+    box = tuple(b + r - k for b, r, k in zip(s.box, s.reserve, keep, strict=True))
+    return replace(s, reserve=keep, box=box, phase="turns", current=s.first)
+
+
+# --- turns -------------------------------------------------------------------------------
+def _action_taken(s: State, e: ev.ActionTaken, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    t = s.t
+    i = e.seat
+    seat = s.seats[i]
+    n = seat.actions + 1
+    supply = add_cubes(seat.supply, e.paid, -1)
+    bag = seat.bag
+    market = s.market
+    if n == 1:
+        market, placed = place_in_market(market, e.paid[0])
+        if not placed:
+            bag = add_cubes(bag, e.paid)
+    else:
+        bag = add_cubes(bag, e.paid)
+    seat = replace(seat, supply=supply, bag=bag, actions=n)
+    ci = CI[e.colour]
+    changes: dict[str, Any] = {"market": market}
+    new: tuple[Task, ...]
+    if e.action == "city":
+        new = _city_action_tasks(s, seat, i, e.colour)
+    elif e.action == "use":
+        changes["present"] = put(s.present, ci, "")
+        seat = replace(seat, cards=seat.cards + (e.card,))
+        new = effect_tasks(s, i, t.card_effects[e.card], e.card)
+    elif e.action == "burn":
+        changes["present"] = put(s.present, ci, "")
+        count = seat.burned[ci] + 1
+        seat = replace(seat, burned=add(seat.burned, ci), burned_cards=seat.burned_cards + (e.card,))
+        new = effect_tasks(s, i, t.burn_bonus[ci][count])
+    else:  # upgrade
+        ti = BI[e.colour]
+        space = seat.tracks[ti] + 1
+        seat = replace(seat, tracks=put(seat.tracks, ti, space))
+        changes["upgrade"] = s.upgrade - 1
+        new = effect_tasks(s, i, t.track_rewards[ti].get(space, ()))
+    return replace(s, seats=set_seat(s, i, seat), tasks=new + (("end_turn", i),) + tasks, **changes)
+
+
+def _city_action_tasks(s: State, seat: Seat, i: int, colour: str) -> tuple[Task, ...]:
+    t = s.t
+    if colour == "Y":
+        return (("fleet", i, t.track_values[0][seat.tracks[0] - 1]),)
+    if colour == "W":
+        return effect_tasks(s, i, t.city_ability[seat.city]) + (("banner_any", i, "", t.city_banner - 1),)
+    if colour == "G":
+        return (("draw", i, t.track_values[1][seat.tracks[1] - 1]),)
+    if colour == "O":
+        return (("vp", i, "fixed", t.track_values[2][seat.tracks[2] - 1]), ("war_disc", i))
+    if colour == "B":
+        return (("trade", i),)
+    return (("scheme", i),)
+
+
+def _passed(s: State, e: ev.Passed, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    seat = replace(s.seats[e.seat], passed=True)
+    seats = set_seat(s, e.seat, seat)
+    next_first = s.next_first
+    if next_first < 0 and e.seat != s.first:
+        next_first = e.seat
+    s = replace(s, seats=seats, next_first=next_first)
+    if all(x.passed for x in seats):
+        return replace(s, tasks=end_of_round_tasks(s) + tasks)
+    return replace(s, tasks=(("end_turn", e.seat),) + tasks)
+
+
+def _future_revealed(s: State, e: ev.FutureRevealed, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    i = CI[e.colour]
+    return replace(s, future=put(s.future, i, e.card), decks=put(s.decks, i, without(s.decks[i], e.card)), tasks=tasks)
+
+
+def _turn_ended(s: State, e: ev.TurnEnded, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    return replace(s, current=e.next, tasks=tasks)
+
+
+def _after_stop(s: State, popped: Task | None, tasks: tuple[Task, ...]) -> tuple[Task, ...]:
+    if popped is not None and popped[0] == "market_swap" and popped[3] > 0:
+        return _push(tasks, ("market_place", popped[1], popped[3]))
+    return tasks
+
+
+def _skipped(s: State, e: ev.StepSkipped, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    return replace(s, tasks=_after_stop(s, popped, tasks))
+
+
+def _declined(s: State, e: ev.Declined, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    return replace(s, tasks=_after_stop(s, popped, tasks))
+
+
+def used_schemes(s: State) -> int:
+    return sum(1 for up in s.schemes_up if not up)
+
+
+def _accepted(s: State, e: ev.Accepted, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    assert popped is not None and popped[0] == "amalfi_draw"
+    return replace(s, tasks=_push(tasks, ("draw", e.seat, popped[2] * used_schemes(s))))
+
+
+def _cube_bought(s: State, e: ev.CubeBought, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    assert popped is not None
+    seat = s.seats[e.seat]
+    seat = replace(seat, supply=add(seat.supply, CI[e.colour]))
+    left = popped[2] - e.cost
+    if left > 0:
+        tasks = _push(tasks, ("fleet", e.seat, left))
+    return replace(s, seats=set_seat(s, e.seat, seat), market=take_from_market(s, e.colour, e.cost), tasks=tasks)
+
+
+def _banner_gained(s: State, e: ev.BannerGained, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    seat = s.seats[e.seat]
+    seat = replace(seat, banners=add(seat.banners, BI[e.colour]))
+    if popped is not None and popped[0] == "banner_any" and popped[3] > 0:
+        tasks = _push(tasks, ("banner_any", e.seat, popped[2] + e.colour, popped[3] - 1))
+    return replace(s, seats=set_seat(s, e.seat, seat), tasks=tasks)
+
+
+def _banner_returned(s: State, e: ev.BannerReturned, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    assert popped is not None
+    seat = s.seats[e.seat]
+    seat = replace(seat, banners=add(seat.banners, BI[e.colour], -1))
+    if popped[0] == "gaeta":
+        tasks = _push(tasks, ("banner_any", e.seat, "", 0))
+    else:  # goodwill: the Future card of the banner's colour
+        tasks = _push(tasks, ("take_card", e.seat, "future", e.colour, 0))
+    return replace(s, seats=set_seat(s, e.seat, seat), tasks=tasks)
+
+
+def _cube_gained(s: State, e: ev.CubeGained, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    if not e.got:
+        return replace(s, tasks=tasks)
+    i = CI[e.colour]
+    seat = s.seats[e.seat]
+    seat = replace(seat, supply=add(seat.supply, i))
+    return replace(s, seats=set_seat(s, e.seat, seat), reserve=add(s.reserve, i, -1), tasks=tasks)
+
+
+def _crowns_gained(s: State, e: ev.CrownsGained, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    seat = s.seats[e.seat]
+    return replace(s, seats=set_seat(s, e.seat, replace(seat, crowns=seat.crowns + e.crowns)), tasks=tasks)
+
+
+def _cubes_drawn(s: State, e: ev.CubesDrawn, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    seat = s.seats[e.seat]
+    seat = replace(seat, bag=add_cubes(seat.bag, e.cubes, -1), supply=add_cubes(seat.supply, e.cubes))
+    if 0 <= e.keep < len(e.cubes):
+        held = add_cubes((0,) * 6, e.cubes)
+        tasks = _push(tasks, ("return", e.seat, len(e.cubes) - e.keep, held))
+    return replace(s, seats=set_seat(s, e.seat, seat), tasks=tasks)
+
+
+def _cube_returned(s: State, e: ev.CubeReturned, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    assert popped is not None
+    i = CI[e.colour]
+    seat = s.seats[e.seat]
+    seat = replace(seat, bag=add(seat.bag, i), supply=add(seat.supply, i, -1))
+    if popped[2] > 1:
+        tasks = _push(tasks, ("return", e.seat, popped[2] - 1, add(popped[3], i, -1)))
+    return replace(s, seats=set_seat(s, e.seat, seat), tasks=tasks)
+
+
+def _vp_scored(s: State, e: ev.VpScored, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    seat = s.seats[e.seat]
+    seat = replace(seat, vp=seat.vp + e.vp) if e.score == "first" else replace(seat, second=seat.second + e.vp)
+    return replace(s, seats=set_seat(s, e.seat, seat), tasks=tasks)
+
+
+def _form_shifted(s: State, e: ev.FormShifted, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    step = {"left": -e.spaces, "right": e.spaces, "none": 0}[e.direction]
+    seats = s.seats
+    if step:
+        for i in e.seats:
+            seats = put(seats, i, replace(seats[i], form=clamp(s, seats[i].form + step)))
+    return replace(s, seats=seats, tasks=tasks)
+
+
+def _disc_placed(s: State, e: ev.WarDiscPlaced, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    seat = s.seats[e.seat]
+    seat = replace(seat, discs=without(seat.discs, e.value))
+    return replace(s, seats=set_seat(s, e.seat, seat), warfare=s.warfare + ((e.seat, e.value),), tasks=tasks)
+
+
+def _scheme_chosen(s: State, e: ev.SchemeChosen, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    t = s.t
+    new = effect_tasks(s, e.seat, t.scheme_effects[e.scheme])
+    if e.slot == 0:
+        seat = replace(s.seats[e.seat], scheme_used=True)
+        return replace(s, seats=set_seat(s, e.seat, seat), tasks=new + tasks)
+    if e.slot >= t.shift_from:
+        new = new + (("shift_all", e.seat, t.scheme_shift[e.scheme]),)
+    return replace(s, schemes_up=put(s.schemes_up, e.slot - 1, False), tasks=new + tasks)
+
+
+def _banners_traded(s: State, e: ev.BannersTraded, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    need, crowns = s.t.trades[e.trade]
+    seat = s.seats[e.seat]
+    seat = replace(seat, banners=tuple(b - k for b, k in zip(seat.banners, need, strict=True)), crowns=seat.crowns + crowns)
+    return replace(s, seats=set_seat(s, e.seat, seat), tasks=tasks)
+
+
+def _retire(seat: Seat, value: int) -> Seat:
+    return replace(seat, discs=without(seat.discs, value), retired=with_sorted(seat.retired, value))
+
+
+def _alliance(s: State, e: ev.AllianceDiscRemoved, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    seats = s.seats
+    for i in (e.seat, *e.others):
+        seats = put(seats, i, _retire(seats[i], e.value))
+    return replace(s, seats=seats, tasks=_push(tasks, ("draw", e.seat, e.value)))
+
+
+def _card_taken(s: State, e: ev.CardTaken, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    t = s.t
+    ci = CI[e.card[0]]
+    seat = s.seats[e.seat]
+    changes: dict[str, Any] = {}
+    if e.source == "present":
+        changes["present"] = put(s.present, ci, "")
+    elif e.source == "future":
+        changes["future"] = put(s.future, ci, "")
+    if e.mode == "use":
+        if e.source != "supply":
+            seat = replace(seat, cards=seat.cards + (e.card,))
+        new = effect_tasks(s, e.seat, t.card_effects[e.card], e.card)
+    else:
+        cards = without(seat.cards, e.card) if e.source == "supply" else seat.cards
+        count = seat.burned[ci] + 1
+        seat = replace(seat, cards=cards, burned=add(seat.burned, ci), burned_cards=seat.burned_cards + (e.card,))
+        new = effect_tasks(s, e.seat, t.burn_bonus[ci][count])
+    return replace(s, seats=set_seat(s, e.seat, seat), tasks=new + tasks, **changes)
+
+
+def _burned_under(s: State, e: ev.CardBurnedUnder, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    pi = CI[e.position]
+    seat = s.seats[e.seat]
+    count = seat.burned[pi] + 1
+    seat = replace(seat, cards=without(seat.cards, e.card), burned=add(seat.burned, pi), burned_cards=seat.burned_cards + (e.card,))
+    new = effect_tasks(s, e.seat, s.t.burn_bonus[pi][count])
+    return replace(s, seats=set_seat(s, e.seat, seat), tasks=new + tasks)
+
+
+def _market_taken(s: State, e: ev.MarketCubeTaken, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    assert popped is not None
+    seat = s.seats[e.seat]
+    seat = replace(seat, supply=add(seat.supply, CI[e.colour]))
+    taken = popped[3] + 1
+    if taken < popped[2]:
+        tasks = _push(tasks, ("market_swap", e.seat, popped[2], taken))
+    else:
+        tasks = _push(tasks, ("market_place", e.seat, taken))
+    return replace(s, seats=set_seat(s, e.seat, seat), market=take_from_market(s, e.colour, e.cost), tasks=tasks)
+
+
+def _market_placed(s: State, e: ev.MarketCubePlaced, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    assert popped is not None
+    i = CI[e.colour]
+    seat = s.seats[e.seat]
+    market, placed = place_in_market(s.market, e.colour)
+    seat = replace(seat, supply=add(seat.supply, i, -1), bag=seat.bag if placed else add(seat.bag, i))
+    if popped[2] > 1:
+        tasks = _push(tasks, ("market_place", e.seat, popped[2] - 1))
+    return replace(s, seats=set_seat(s, e.seat, seat), market=market, tasks=tasks)
+
+
+def _banners_discarded(s: State, e: ev.BannersDiscarded, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    assert popped is not None
+    seat = s.seats[e.seat]
+    seat = replace(seat, banners=add(seat.banners, BI[e.colour], -e.count))
+    return replace(s, seats=set_seat(s, e.seat, seat), tasks=_push(tasks, ("vp", e.seat, "fixed", e.count * popped[3])))
+
+
+def _colour_chosen(s: State, e: ev.ColourChosen, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    assert popped is not None
+    kind = popped[0]
+    if kind == "draw_colour_choice":
+        new: tuple[Task, ...] = (("draw_colours", e.seat, e.colour),)
+    elif kind == "plot":
+        new = tuple(("vp", i, "per_cube", e.colour, popped[2]) for i in order_from(s, e.seat))
+    else:  # noli: the position is chosen, now the card
+        new = (("noli_card", e.seat, e.colour),)
+    return replace(s, tasks=new + tasks)
+
+
+def _republic_drawn(s: State, e: ev.RepublicDrawn, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    return replace(s, pool=without(s.pool, e.card), tasks=_push(tasks, ("keep_republic", e.seat, e.card)))
+
+
+def _republic_kept(s: State, e: ev.RepublicKept, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    seat = replace(s.seats[e.seat], republic=e.kept)
+    return replace(s, seats=set_seat(s, e.seat, seat), pool=with_sorted(s.pool, e.returned), tasks=tasks)
+
+
+def _cubes_removed(s: State, e: ev.CubesRemoved, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    assert popped is not None
+    i = CI[e.colour]
+    seat = s.seats[e.seat]
+    seat = replace(seat, supply=add(seat.supply, i, -e.count))
+    tasks = _push(tasks, ("vp", e.seat, "fixed", e.count * popped[3]))
+    return replace(s, seats=set_seat(s, e.seat, seat), box=add(s.box, i, e.count), tasks=tasks)
+
+
+def _disc_recovered(s: State, e: ev.WarDiscRecovered, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    seat = s.seats[e.seat]
+    seat = replace(seat, retired=without(seat.retired, e.value), discs=with_sorted(seat.discs, e.value))
+    return replace(s, seats=set_seat(s, e.seat, seat), tasks=_push(tasks, ("vp", e.seat, "fixed", e.value)))
+
+
+def _disc_retired(s: State, e: ev.WarDiscRetired, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    seat = _retire(s.seats[e.seat], e.value)
+    return replace(s, seats=set_seat(s, e.seat, seat), tasks=_push(tasks, ("vp", e.seat, "fixed", e.value)))
+
+
+def _decree(s: State, e: ev.DecreeUpgrade, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    ti = BI[e.colour]
+    seat = s.seats[e.seat]
+    space = seat.tracks[ti] + 1
+    seat = replace(seat, banners=add(seat.banners, ti, -1), tracks=put(seat.tracks, ti, space))
+    new = effect_tasks(s, e.seat, s.t.track_rewards[ti].get(space, ()))
+    return replace(s, seats=set_seat(s, e.seat, seat), tasks=new + tasks)
+
+
+def _crowns_removed(s: State, e: ev.CrownsRemoved, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    assert popped is not None
+    seat = s.seats[e.seat]
+    seat = replace(seat, crowns=seat.crowns - e.count)
+    return replace(s, seats=set_seat(s, e.seat, seat), tasks=_push(tasks, ("vp", e.seat, "fixed", e.count * popped[2])))
+
+
+def _crown_stolen(s: State, e: ev.CrownStolen, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    seats = put(s.seats, e.victim, replace(s.seats[e.victim], crowns=s.seats[e.victim].crowns - 1))
+    seats = put(seats, e.seat, replace(seats[e.seat], crowns=seats[e.seat].crowns + 1))
+    return replace(s, seats=seats, tasks=tasks)
+
+
+# --- end of round ------------------------------------------------------------------------
+def _war_revealed(s: State, e: ev.WarRevealed, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    pay = tuple(("war_pay", seat, value) for seat, value in e.discs if value > 0)
+    return replace(s, revealed=True, tasks=pay + tasks)
+
+
+def _war_paid(s: State, e: ev.WarPaid, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    assert popped is not None
+    i = CI[e.colour]
+    seat = s.seats[e.seat]
+    seat = replace(seat, supply=add(seat.supply, i, -1), bag=add(seat.bag, i))
+    if popped[2] > 1:
+        tasks = _push(tasks, ("war_pay", e.seat, popped[2] - 1))
+    return replace(s, seats=set_seat(s, e.seat, seat), tasks=tasks)
+
+
+def _war_forfeited(s: State, e: ev.WarForfeited, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    seat = s.seats[e.seat]
+    value = next(v for i, v in s.warfare if i == e.seat)
+    seat = replace(
+        seat,
+        supply=add_cubes(seat.supply, e.paid, -1),
+        bag=add_cubes(seat.bag, e.paid),
+        retired=with_sorted(seat.retired, value),
+    )
+    warfare = tuple(d for d in s.warfare if d[0] != e.seat)
+    return replace(s, seats=set_seat(s, e.seat, seat), warfare=warfare, tasks=tasks)
+
+
+def _war_won(s: State, e: ev.WarWon, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    new = (("take_card", e.seat, "present+future", "", 0),) + tuple(("take_card", i, "present", "", 1) for i in e.losers)
+    return replace(s, tasks=new + tasks)
+
+
+def _war_ended(s: State, e: ev.WarEnded, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    seats = s.seats
+    for i, value in s.warfare:
+        seats = put(seats, i, replace(seats[i], retired=with_sorted(seats[i].retired, value)))
+    return replace(s, seats=seats, warfare=(), revealed=False, tasks=tasks)
+
+
+def _cards_renewed(s: State, e: ev.CardsRenewed, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    i = CI[e.colour]
+    discards = s.discards[i] + ((s.present[i],) if s.present[i] else ())
+    present, future = s.future[i], ""
+    deck = s.decks[i]
+    for k, card in enumerate(e.drawn):
+        if k == e.rebuilt_after:
+            deck, discards = tuple(sorted(deck + discards)), ()
+        deck = without(deck, card)
+        if present:
+            future = card
+        else:
+            present = card
+    if e.rebuilt_after == len(e.drawn):
+        deck, discards = tuple(sorted(deck + discards)), ()
+    return replace(
+        s,
+        present=put(s.present, i, present),
+        future=put(s.future, i, future),
+        decks=put(s.decks, i, deck),
+        discards=put(s.discards, i, tuple(sorted(discards))),
+        tasks=tasks,
+    )
+
+
+def _round_reset(s: State, e: ev.RoundReset, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    seats = tuple(replace(x, actions=0, passed=False, scheme_used=False) for x in s.seats)
+    s = replace(
+        s,
+        round=e.round,
+        first=e.first,
+        current=e.first,
+        next_first=-1,
+        upgrade=s.t.upgrade_start[s.players],
+        schemes_up=(True,) * len(s.schemes),
+        seats=seats,
+    )
+    new = tuple(("round_draw", i) for i in order_from(s, e.first))
+    if e.round > s.t.rounds:
+        new = new + (("final", -1),)
+    return replace(s, tasks=new + tasks)
+
+
+def _second_started(s: State, e: ev.SecondScoringStarted, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    new = tuple(("second", i, c) for c in s.t.second_order for i in order_from(s, s.first))
+    return replace(s, tasks=new + (("form_crowns", -1), ("game_end", -1)) + tasks)
+
+
+def _form_crowns(s: State, e: ev.FormCrownsTaken, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    seats = tuple(replace(x, crowns=x.crowns + k) for x, k in zip(s.seats, e.crowns, strict=True))
+    return replace(s, seats=seats, tasks=tasks)
+
+
+def _game_ended(s: State, e: ev.GameEnded, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    return replace(s, phase="over", finals=e.finals, tasks=tasks)
+
+
+def _only_pop(s: State, e: Event, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    return replace(s, tasks=tasks)
+
+
+Handler = Callable[[State, Any, Task | None, tuple[Task, ...]], State]
+
+HANDLERS: dict[type[Event], Handler] = {
+    ev.GameStarted: _game_started,
+    ev.CitiesDealt: _cities_dealt,
+    ev.PersonalSchemeDealt: _personal_scheme,
+    ev.SchemesPlaced: _schemes_placed,
+    ev.RepublicCardsDealt: _republic_dealt,
+    ev.CardsRevealed: _cards_revealed,
+    ev.FirstPlayerChosen: _first_player,
+    ev.CityCubesPlaced: _city_cubes,
+    ev.SetupCompleted: _setup_completed,
+    ev.ActionTaken: _action_taken,
+    ev.Passed: _passed,
+    ev.FutureRevealed: _future_revealed,
+    ev.TurnEnded: _turn_ended,
+    ev.StepSkipped: _skipped,
+    ev.Declined: _declined,
+    ev.Accepted: _accepted,
+    ev.CubeBought: _cube_bought,
+    ev.BannerGained: _banner_gained,
+    ev.BannerReturned: _banner_returned,
+    ev.CubeGained: _cube_gained,
+    ev.CrownsGained: _crowns_gained,
+    ev.CubesDrawn: _cubes_drawn,
+    ev.CubeReturned: _cube_returned,
+    ev.VpScored: _vp_scored,
+    ev.FormShifted: _form_shifted,
+    ev.WarDiscPlaced: _disc_placed,
+    ev.SchemeChosen: _scheme_chosen,
+    ev.BannersTraded: _banners_traded,
+    ev.AllianceDiscRemoved: _alliance,
+    ev.CardTaken: _card_taken,
+    ev.CardBurnedUnder: _burned_under,
+    ev.MarketCubeTaken: _market_taken,
+    ev.MarketCubePlaced: _market_placed,
+    ev.BannersDiscarded: _banners_discarded,
+    ev.ColourChosen: _colour_chosen,
+    ev.RepublicDrawn: _republic_drawn,
+    ev.RepublicKept: _republic_kept,
+    ev.CubesRemoved: _cubes_removed,
+    ev.WarDiscRecovered: _disc_recovered,
+    ev.WarDiscRetired: _disc_retired,
+    ev.DecreeUpgrade: _decree,
+    ev.CrownsRemoved: _crowns_removed,
+    ev.CrownStolen: _crown_stolen,
+    ev.WarRevealed: _war_revealed,
+    ev.WarPaid: _war_paid,
+    ev.WarForfeited: _war_forfeited,
+    ev.WarWon: _war_won,
+    ev.WarEnded: _war_ended,
+    ev.CardsRenewed: _cards_renewed,
+    ev.RoundReset: _round_reset,
+    ev.SecondScoringStarted: _second_started,
+    ev.FormCrownsTaken: _form_crowns,
+    ev.GameEnded: _game_ended,
+}
+
+_ = BANNERS  # colour vocabulary re-exported for readers of this module
+
+
+def evolve(state: State, e: Event) -> State:
+    cls = type(e)
+    tasks = state.tasks
+    popped: Task | None = None
+    if cls.pops:  # type: ignore[attr-defined]
+        popped, tasks = tasks[0], tasks[1:]
+    return HANDLERS[cls](state, e, popped, tasks)

@@ -1,0 +1,219 @@
+"""The Città-Stato Game: setup steps, the contract's queries, and what each seat may see."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import marshmallow
+from marshmallow import fields, validate
+
+from domain.kernel import Chance, Command, Edition, Event, Pending, RuleViolation, pending
+
+from . import edition as ed
+from . import events as ev
+from .commands import BOOK
+from .edition import BANNERS, COLOURS, tables
+from .fold import evolve
+from .rules import decide, options, settle
+from .scoring import final_scores, ranking
+from .state import State, order_from
+
+
+class OptionsSchema(marshmallow.Schema):
+    class Meta:
+        unknown = marshmallow.RAISE
+
+    players = fields.Integer(required=True, strict=True, validate=validate.Range(min=2, max=5))
+    expansion = fields.Boolean(load_default=None)
+
+    @marshmallow.post_load
+    def _expansion(self, data: dict[str, Any], **_: Any) -> dict[str, Any]:
+        """Five seats need the expansion's board, cubes and cities, so 5 players implies it."""
+        if data.get("expansion") is None:
+            data["expansion"] = data["players"] == 5
+        if data["players"] == 5 and not data["expansion"]:
+            raise marshmallow.ValidationError("5 players need the expansion", "expansion")
+        return data
+
+
+# --- setup steps (each a small function; the solo mode will swap some of them) -----------
+def _deal_cities(s: State, chance: Chance) -> list[Event]:
+    cities = sorted(k for k, v in s.t.cities.items() if s.expansion or not v["expansion"])
+    return [ev.CitiesDealt(tuple(chance.draw("deck:cities", cities, s.players)))]
+
+
+def _deal_personal_schemes(s: State, chance: Chance) -> list[Event]:
+    out: list[Event] = []
+    for i, seat in enumerate(s.seats):
+        seal = s.t.cities[seat.city].get("seal")
+        if seal:
+            sealed = [k for k in s.scheme_pool if s.t.schemes[k]["seal"] == seal]
+            (scheme,) = chance.draw(f"schemes:{seal}", sealed, 1)
+            out.append(ev.PersonalSchemeDealt(i, scheme))
+            s = evolve(s, out[-1])
+    return out
+
+
+def _place_schemes(s: State, chance: Chance) -> list[Event]:
+    return [ev.SchemesPlaced(tuple(chance.draw("schemes", s.scheme_pool, s.t.scheme_slots)))]
+
+
+def _deal_republic_cards(s: State, chance: Chance) -> list[Event]:
+    deck: list[str] = []
+    for form, count in s.t.deal[s.players].items():
+        plain = sorted(k for k, f in s.t.republic_form.items() if f == form and not s.t.republic_crowns[k])
+        deck += plain[:count]
+    return [ev.RepublicCardsDealt(tuple(chance.draw("deck:republic", sorted(deck), s.players)))]
+
+
+def _reveal_cards(s: State, chance: Chance) -> list[Event]:
+    out: list[Event] = []
+    for i, c in enumerate(COLOURS):
+        drawn = chance.draw(f"deck:{c}", s.decks[i], 2) + ("", "")
+        out.append(ev.CardsRevealed(c, drawn[0], drawn[1]))
+    return out
+
+
+def _choose_first_player(s: State, chance: Chance) -> list[Event]:
+    (first,) = chance.draw("first-player", list(range(s.players)), 1)
+    return [ev.FirstPlayerChosen(first)]
+
+
+def _place_city_cubes(s: State, chance: Chance) -> list[Event]:
+    return [ev.CityCubesPlaced(i) for i in order_from(s, s.first)] + [ev.SetupCompleted()]
+
+
+SETUP_STEPS = (
+    _deal_cities,
+    _deal_personal_schemes,
+    _place_schemes,
+    _deal_republic_cards,
+    _reveal_cards,
+    _choose_first_player,
+    _place_city_cubes,
+)
+
+
+class CittaStato:
+    title = ed.TITLE
+    seats = (2, 5)
+
+    def default_edition(self) -> Edition:
+        return ed.default()
+
+    def load_edition(self, raw: bytes, source: str = "<edition>") -> Edition:
+        return ed.load(raw, source)
+
+    def begin(self, edition: Edition) -> State:
+        return State(edition=edition, t=tables(edition))
+
+    def setup(self, edition: Edition, options: Mapping[str, Any], chance: Chance) -> list[Event]:
+        try:
+            opts = OptionsSchema().load(dict(options))
+        except marshmallow.ValidationError as exc:
+            raise RuleViolation("citta-stato/setup/options", f"bad setup options: {exc.messages}", errors=exc.messages) from exc
+        state = self.begin(edition)
+        events: list[Event] = [ev.GameStarted(edition.ref, opts["players"], opts["expansion"])]
+        state = evolve(state, events[0])
+        for step in SETUP_STEPS:
+            more = step(state, chance)
+            for e in more:
+                state = evolve(state, e)
+            events += more
+        return events + settle(state, [], chance)[1]
+
+    def parse_command(self, payload: Mapping[str, Any]) -> Command:
+        return BOOK.parse(payload)
+
+    def decide(self, state: State, command: Command, chance: Chance) -> list[Event]:
+        return decide(state, command, chance)
+
+    def evolve(self, state: State, event: Event) -> State:
+        return evolve(state, event)
+
+    def pending(self, state: State) -> Pending:
+        if state.phase == "over":
+            return pending(None, "game-over")
+        if state.phase != "turns":
+            return pending(None, "setup")
+        if state.tasks:
+            task = state.tasks[0]
+            return pending(task[1], task[0].replace("_", "-"), params=list(task[2:]))
+        return pending(state.current, "turn", round=state.round, action=state.seats[state.current].actions + 1)
+
+    def legal(self, state: State) -> list[Command]:
+        return options(state)
+
+    def view(self, state: State, seat: int | None) -> dict[str, Any]:
+        return view(state, seat)
+
+    def scores(self, state: State) -> dict[str, Any]:
+        over = state.phase == "over"
+        rows = final_scores(state) if state.seats else []
+        totals = list(state.finals) if over else [s.vp for s in state.seats]
+        seats = []
+        for i, s in enumerate(state.seats):
+            breakdown = dict(rows[i])
+            breakdown.update(crowns=s.crowns, banners=dict(zip(BANNERS, s.banners, strict=True)), form=s.form, supply_cubes=sum(s.supply))
+            seats.append({"seat": i, "total": totals[i], "breakdown": breakdown})
+        return {"finished": over, "ranking": ranking(state, totals) if state.seats else [], "seats": seats}
+
+
+def view(state: State, seat: int | None) -> dict[str, Any]:
+    """What `seat` may see (None: everything). Hidden: others' bags (only sizes), war discs, Republic cards, the swap pool."""
+    sees_all = seat is None
+    out_seats = []
+    for i, s in enumerate(state.seats):
+        mine = sees_all or i == seat
+        out_seats.append(
+            {
+                "seat": i,
+                "city": s.city,
+                "bag": dict(zip(COLOURS, s.bag, strict=True)) if mine else sum(s.bag),
+                "supply": dict(zip(COLOURS, s.supply, strict=True)),
+                "tracks": dict(zip(BANNERS, s.tracks, strict=True)),
+                "form": s.form,
+                "vp": s.vp,
+                "second": s.second,
+                "banners": dict(zip(BANNERS, s.banners, strict=True)),
+                "crowns": s.crowns,
+                "war_discs": list(s.discs) if mine else len(s.discs),
+                "retired_discs": list(s.retired),
+                "republic": s.republic if mine else None,
+                "personal_scheme": s.scheme,
+                "cards": list(s.cards),
+                "burned": dict(zip(COLOURS, s.burned, strict=True)),
+                "actions": s.actions,
+                "passed": s.passed,
+            }
+        )
+    warfare = [
+        {"seat": i, "value": v if sees_all or state.revealed or i == seat else None} for i, v in state.warfare
+    ]
+    task = state.tasks[0] if state.tasks else None
+    params: list[Any] = list(task[2:]) if task else []
+    if task and task[0] == "keep_republic" and not (sees_all or task[1] == seat):
+        params = [None]
+    return {
+        "round": state.round,
+        "phase": state.phase,
+        "first_player": state.first,
+        "current": state.current,
+        "upgrade": state.upgrade,
+        "schemes": [{"slot": k + 1, "scheme": x, "face_up": up} for k, (x, up) in enumerate(zip(state.schemes, state.schemes_up, strict=True))],
+        "market": {c: [bool(x) for x in col] for c, col in zip(COLOURS, state.market, strict=True)},
+        "present": dict(zip(COLOURS, state.present, strict=True)),
+        "future": dict(zip(COLOURS, state.future, strict=True)),
+        "deck_sizes": {c: len(d) for c, d in zip(COLOURS, state.decks, strict=True)},
+        "discards": {c: list(d) for c, d in zip(COLOURS, state.discards, strict=True)},
+        "warfare": warfare,
+        "republic_pool": list(state.pool) if sees_all else len(state.pool),
+        "reserve": dict(zip(COLOURS, state.reserve, strict=True)),
+        "box": dict(zip(COLOURS, state.box, strict=True)),
+        "seats": out_seats,
+        "pending": {"seat": task[1], "kind": task[0], "params": params} if task else ({"seat": state.current, "kind": "turn"} if state.phase == "turns" else None),
+    }
+
+
+GAME = CittaStato()

@@ -1,0 +1,54 @@
+"""Final scoring: First score, Second score, the Republic card check and the crown payment."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .state import State
+
+
+def crowns_between(state: State, a: int, b: int) -> int:
+    """Crown marks on the VP track between two scores, both ends included (marks at 4, 8, 12...)."""
+    every = state.t.crown_every
+    lo, hi = min(a, b), max(a, b)
+    if hi <= 0:
+        return 0
+    return hi // every - (max(lo, 1) - 1) // every
+
+
+def in_form(state: State, seat: int) -> bool:
+    s = state.seats[seat]
+    lo, hi = state.t.forms[state.t.republic_form[s.republic]]
+    return lo <= s.form <= hi
+
+
+def final_scores(state: State) -> list[dict[str, Any]]:
+    out = []
+    for i, s in enumerate(state.seats):
+        first, second = s.vp, s.second
+        low, high = min(first, second), max(first, second)
+        form_ok = in_form(state, i)
+        required = crowns_between(state, first, second)
+        bonus = state.t.crowned_bonus if state.t.republic_crowns[s.republic] else 0
+        paid = form_ok and s.crowns + bonus >= required
+        out.append(
+            {
+                "first": first,
+                "second": second,
+                "in_form": form_ok,
+                "crowns_required": required,
+                "crowns_held": s.crowns,
+                "republic_bonus_crowns": bonus,
+                "paid": paid,
+                "final": high if paid else low,
+            }
+        )
+    return out
+
+
+def ranking(state: State, finals: list[int]) -> list[int]:
+    """Best first: the final score, then First + Second, then cubes in supply."""
+    return sorted(
+        range(state.players),
+        key=lambda i: (-finals[i], -(state.seats[i].vp + state.seats[i].second), -sum(state.seats[i].supply), i),
+    )
