@@ -1,0 +1,170 @@
+"""Serenissima as a Game: the contract's queries over the rules and the fold."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from domain.kernel import Chance, Command, Edition, Event, Pending, RuleViolation, pending
+from domain.serenissima import commands as cm
+from domain.serenissima import rules
+from domain.serenissima.edition import default_edition, load_edition
+from domain.serenissima.state import NEUTRAL, State, begin, evolve
+
+
+class Serenissima:
+    title = "serenissima"
+    seats = (2, 4)
+
+    def default_edition(self) -> Edition:
+        return default_edition()
+
+    def load_edition(self, raw: bytes, source: str = "<edition>") -> Edition:
+        return load_edition(raw, source)
+
+    def begin(self, edition: Edition) -> State:
+        return begin(edition)
+
+    def setup(self, edition: Edition, options: Mapping[str, Any], chance: Chance) -> list[Event]:
+        return rules.setup(begin(edition), options, chance)
+
+    def parse_command(self, payload: Mapping[str, Any]) -> Command:
+        return cm.BOOK.parse(payload)
+
+    def decide(self, state: State, command: Command, chance: Chance) -> list[Event]:
+        return rules.decide(state, command, chance)
+
+    def evolve(self, state: State, event: Event) -> State:
+        return evolve(state, event)
+
+    def pending(self, state: State) -> Pending:
+        seat, kind = rules.who(state)
+        act = state.act
+        if act is not None and kind not in ("game-over", "special-investment"):
+            return pending(seat, kind, galley=act.galley, active_seat=act.seat)
+        return pending(seat, kind)
+
+    def legal(self, state: State) -> list[Command]:
+        seat, kind = rules.who(state)
+        if seat is None:
+            return []
+        out = []
+        for c in _candidates(state, seat, kind):
+            try:
+                rules.VALIDATORS[type(c)](state, c)
+            except RuleViolation:
+                continue
+            out.append(c)
+        return out
+
+    def view(self, state: State, seat: int | None) -> dict[str, Any]:
+        t = state.t
+        visible = not state.hidden_money
+        return {
+            "players": state.players,
+            "first_player": state.first,
+            "phase": state.phase,
+            "turn": state.turn,
+            "wheel": state.wheel,
+            "track": state.track,
+            "scorings": state.scorings,
+            "money": "hidden" if state.hidden_money else "visible",
+            "ducats": [m if visible or seat is None or seat == i else None for i, m in enumerate(state.money)],
+            "announced_ducats": list(state.announced),
+            "sailor_supply": list(state.supply),
+            "goods_supply": dict(zip(t.goods, state.goods, strict=True)),
+            "galleys": {
+                str(n): {"owner": g.owner, "zone": g.zone, "sailors": g.sailors, "goods": list(g.goods)}
+                for n, g in enumerate(state.galleys)
+                if g is not None
+            },
+            "ports": {
+                pid: {
+                    "owner": None if p.owner == NEUTRAL else p.owner,
+                    "sailors": p.sailors,
+                    "warehouse": list(p.warehouse),
+                    "fort": p.fort,
+                    "basilica": p.basilica,
+                    "closed": p.closed,
+                    "wine_side": rules.wine_side(state, i),
+                }
+                for i, (pid, p) in enumerate(zip(t.ports, state.ports, strict=True))
+            },
+            "doge": {"discard": list(state.discard), "deck_size": len(rules.doge_deck(state)) if state.players else 0},
+            "pending": self.pending(state).to_json(),
+        }
+
+    def scores(self, state: State) -> dict[str, Any]:
+        over = state.phase == "over"
+        ranking = list(state.ranking) if over else list(rules.ranking(state)) if state.players else []
+        return {
+            "finished": over,
+            "ranking": ranking,
+            "seats": [
+                {
+                    "seat": seat,
+                    "total": state.money[seat],
+                    "breakdown": {
+                        "ducats": state.money[seat],
+                        "port_cards": rules.ports_of(state, seat),
+                        "galleys": rules.galleys_of(state, seat),
+                    },
+                }
+                for seat in range(state.players)
+            ],
+        }
+
+
+def _candidates(s: State, seat: int, kind: str) -> Sequence[Command]:
+    t = s.t
+    free = [n for n in range(1, len(s.galleys)) if s.galleys[n] is None]
+    if kind == "choose-start":
+        return [cm.ChooseStart(seat, t.ports[i], n) for i in range(len(t.ports)) if t.port_starting[i] for n in free]
+    if kind == "choose-galley":
+        return [cm.ChooseGalley(seat, n) for n in free]
+    if kind in ("investment", "special-investment"):
+        owned = [t.ports[i] for i, p in enumerate(s.ports) if p.owner == seat]
+        mine = [n for n, g in enumerate(s.galleys) if g is not None and g.owner == seat]
+        out: list[Command] = [cm.RecruitPort(seat, p) for p in owned]
+        out += [cm.RecruitGalley(seat, n) for n in mine]
+        out += [cm.BuyGalley(seat, n, p) for n in free for p in owned]
+        if kind == "investment":
+            out += [cm.BuildFort(seat, p) for p in owned] + [cm.BuildBasilica(seat, p) for p in owned]
+        return [*out, cm.EndInvestment(seat)]
+    act = s.act
+    assert act is not None
+    if kind == "plan":
+        return [cm.ChoosePlan(seat, "action"), cm.ChoosePlan(seat, "investment")]
+    if kind == "blockade":
+        return [cm.Blockade(seat, True), cm.Blockade(seat, False)]
+    if kind == "battle":
+        return [cm.ContinueBattle(seat, True), cm.ContinueBattle(seat, False)]
+    if kind == "capture":
+        cap = s.galleys[act.capturer]
+        assert cap is not None
+        return [cm.Capture(seat, g) for g in sorted(set(act.loot))] + [cm.TossGood(seat, g) for g in sorted(set(cap.goods))] + [cm.EndCapture(seat)]
+    a = act.galley
+    g = s.galleys[a]
+    assert g is not None
+    if kind == "loading":
+        others = [n for n, x in enumerate(s.galleys) if x is not None and n != a and x.owner == seat and x.zone == g.zone]
+        out = [cm.MoveSailor(seat, 0, a), cm.MoveSailor(seat, a, 0)]
+        for n in others:
+            out += [cm.MoveSailor(seat, n, a), cm.MoveSailor(seat, a, n)]
+            o = s.galleys[n]
+            assert o is not None
+            out += [cm.ShiftGood(seat, good, a, n) for good in sorted(set(g.goods))]
+            out += [cm.ShiftGood(seat, good, n, a) for good in sorted(set(o.goods))]
+        out += [cm.BuyGood(seat)] + [cm.TossGood(seat, good) for good in sorted(set(g.goods))]
+        return [*out, cm.EndLoading(seat)]
+    if kind == "movement":
+        return [cm.Sail(seat, z) for z in t.neighbours[g.zone]] + [cm.EndMovement(seat)]
+    if kind == "sale-or-battle":
+        foes = [n for n, x in enumerate(s.galleys) if x is not None and x.owner != seat and x.zone == g.zone]
+        out = [cm.Sell(seat, good) for good in sorted(set(g.goods))]
+        out += [cm.AttackGalley(seat, n) for n in foes]
+        return [*out, cm.AttackPort(seat), cm.ClaimPort(seat), cm.EndActivation(seat)]
+    if kind == "unload":
+        low, high = rules._unload_range(s)
+        return [cm.Unload(seat, k) for k in range(low, high + 1)]
+    return []
