@@ -18,16 +18,16 @@ const Cronaca = (() => {
     return node;
   }
 
+  const isHidden = (v) => v && typeof v === "object" && !Array.isArray(v) && v.hidden === true && Object.keys(v).length === 1;
+
   // A JSON value as nested definition lists and tables: readable, never one long line.
   function render(value) {
     if (value === null || value === undefined) return el("span", "—");
     if (typeof value !== "object") return el("span", String(value));
-    if (!Array.isArray(value) && value.hidden === true && Object.keys(value).length === 1) {
-      return el("span", "hidden", "hidden-value");
-    }
+    if (isHidden(value)) return el("span", "hidden", "hidden-value");
     if (Array.isArray(value)) {
       if (value.every((v) => v === null || typeof v !== "object")) return el("span", value.length ? value.join(", ") : "(none)");
-      const rows = value.every((v) => v && typeof v === "object" && !Array.isArray(v));
+      const rows = value.every((v) => v && typeof v === "object" && !Array.isArray(v) && !isHidden(v));
       if (rows) {
         const keys = [...new Set(value.flatMap((v) => Object.keys(v)))];
         const table = el("table");

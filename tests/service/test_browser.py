@@ -1,0 +1,84 @@
+"""The viewer shell in real Chromium (Debian's /usr/bin/chromium through Playwright)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect, sync_playwright
+from werkzeug.serving import make_server
+
+from api.app import create_app
+from api.settings import Settings
+from tests.service.helpers import auth, play_out_http
+from tests.service.test_api import start
+
+pytestmark = pytest.mark.browser
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[str, Any]]:
+    app = create_app(Settings.from_env({"SQLITE_DBNAME": str(tmp_path / "records.sqlite3")}))
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}", app.test_client()
+    server.shutdown()
+    app.extensions["cronaca"].records.close()
+
+
+@pytest.fixture
+def page() -> Iterator[Any]:
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        yield browser.new_page()
+        browser.close()
+
+
+def test_the_slider_page_loads_and_steps(served: tuple[str, Any], page: Any) -> None:
+    base, client = served
+    record_id, tokens = start(client, ["ann", "bob"])
+    play_out_http(client, record_id, tokens)
+    steps = client.get(f"/api/records/{record_id}").get_json()["steps"]
+    going, going_tokens = start(client, ["cy", "dee"])
+    client.post(f"/api/records/{going}/commands", json={"command": {"type": "toy/draw", "seat": 0}},
+                headers=auth(going_tokens[0]))
+
+    page.goto(base + "/")
+    expect(page.locator("#records tbody tr")).to_have_count(2)
+    page.locator(f'a[href="/records/{record_id}"]').click()
+    expect(page.locator("#title")).to_contain_text("ann, bob")
+    start_step = int(client.get(f"/api/records/{record_id}/turns").get_json()[0]["to"])
+    expect(page.locator("body")).to_have_attribute("data-step", str(start_step))
+    expect(page.locator("#state dl.view dt").first).to_have_text("points")
+
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("body")).to_have_attribute("data-step", str(start_step + 1))
+    expected = client.get(f"/api/records/{record_id}/steps/{start_step + 1}").get_json()
+    points = ", ".join(str(p) for p in expected["view"]["points"])
+    expect(page.locator("#state dl.view dd").first).to_have_text(points)
+    page.keyboard.press("ArrowLeft")
+    expect(page.locator("body")).to_have_attribute("data-step", str(start_step))
+
+    page.locator("#slider").fill(str(steps))
+    expect(page.locator("body")).to_have_attribute("data-step", str(steps))
+    expect(page.locator("#status")).to_contain_text("game-over")
+    expect(page.locator("#state")).to_contain_text("scores")
+
+    # an unfinished record: the public view hides the bags; a seat token shows its own
+    page.goto(f"{base}/records/{going}")
+    expect(page.locator("body")).to_have_attribute("data-step", "1")
+    page.locator("#slider").fill("2")
+    expect(page.locator("body")).to_have_attribute("data-step", "2")
+    expect(page.locator("#status")).to_contain_text("view: public")
+    expect(page.locator("#state .hidden-value")).to_have_count(2)
+    page.goto(f"{base}/records/{going}#token={going_tokens[0]}")
+    page.reload()
+    page.locator("#slider").fill("2")
+    expect(page.locator("#status")).to_contain_text("view: seat:0")
+    expect(page.locator("#state .hidden-value")).to_have_count(0)

@@ -1,0 +1,156 @@
+"""Imports through a real Redis and real `cronaca worker` / `cronaca relay` processes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+from rq import Queue
+
+from api.app import create_app
+from api.settings import Settings
+from tests.service.conftest import ROOT, free_port, subprocess_env
+from tests.service.helpers import play_out_http
+from tests.service.test_api import start, wait_for_verdict
+from workers.relay import relay_once
+
+pytestmark = pytest.mark.redis
+CRONACA = [str(Path(sys.executable).parent / "cronaca")]
+
+
+class Stack:
+    """One test's service: its own SQLite file, its own queue name, the processes it started."""
+
+    def __init__(self, tmp: Path, redis_url: str) -> None:
+        self.env = {"SQLITE_DBNAME": str(tmp / "records.sqlite3"), "REDIS_URL": redis_url,
+                    "CRONACA_QUEUE": f"cronaca-test-{uuid.uuid4().hex[:10]}", "CRONACA_REQUEUE_AFTER": "0.5",
+                    "CRONACA_RELAY_INTERVAL": "0.2"}
+        self.app = create_app(Settings.from_env(self.env))
+        self.client = self.app.test_client()
+        self.service = self.app.extensions["cronaca"]
+        self.processes: list[subprocess.Popen[bytes]] = []
+        self.tmp = tmp
+
+    def spawn(self, command: str, **extra: str) -> subprocess.Popen[bytes]:
+        log = open(self.tmp / f"{command}-{len(self.processes)}.log", "wb")  # noqa: SIM115
+        process = subprocess.Popen([*CRONACA, command], cwd=ROOT, env=subprocess_env({**self.env, **extra}),
+                                   stdout=log, stderr=subprocess.STDOUT)
+        self.processes.append(process)
+        return process
+
+    def finished_export(self) -> bytes:
+        record_id, tokens = start(self.client)
+        play_out_http(self.client, record_id, tokens)
+        return self.client.get(f"/api/records/{record_id}/export").data
+
+    def close(self) -> None:
+        for process in self.processes:
+            if process.poll() is None:
+                process.terminate()
+                try:
+                    process.wait(5)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+        try:
+            connection = redis.Redis.from_url(self.env["REDIS_URL"], socket_connect_timeout=1)
+            Queue(self.env["CRONACA_QUEUE"], connection=connection).delete(delete_jobs=True)
+        except redis.RedisError:
+            pass
+        self.service.records.close()
+
+
+@pytest.fixture
+def stack(tmp_path: Path) -> Iterator[Stack]:
+    found = Stack(tmp_path, "redis://127.0.0.1:6379/0")
+    yield found
+    found.close()
+
+
+def submit(stack: Stack, document: bytes) -> str:
+    answer = stack.client.post("/api/imports", data=document, content_type="application/json")
+    assert answer.status_code == 202, answer.get_json()
+    return str(answer.get_json()["id"])
+
+
+def same_events(stack: Stack, document: bytes, record_id: str) -> None:
+    import json
+
+    original = json.loads(document)
+    copy = stack.client.get(f"/api/records/{record_id}/export").get_json()
+    assert copy["entries"] == original["entries"] and copy == original
+
+
+def test_an_import_is_validated_by_a_real_worker(stack: Stack) -> None:
+    document = stack.finished_export()
+    import_id = submit(stack, document)
+    assert stack.client.get(f"/api/imports/{import_id}").get_json()["status"] == "queued"
+    stack.spawn("worker")
+    verdict = wait_for_verdict(stack.client, import_id, timeout=30)
+    assert verdict["status"] == "accepted" and verdict["report"]["ok"]
+    same_events(stack, document, verdict["record_id"])
+
+
+def test_a_worker_killed_mid_job_loses_nothing(stack: Stack) -> None:
+    document = stack.finished_export()
+    slow = stack.spawn("worker", CRONACA_JOB_PAUSE="30")
+    import_id = submit(stack, document)
+    deadline = time.time() + 30
+    while stack.client.get(f"/api/imports/{import_id}").get_json()["status"] != "validating":
+        assert time.time() < deadline, "the worker never took the job"
+        time.sleep(0.05)
+    os.kill(slow.pid, signal.SIGKILL)
+    slow.wait(5)
+    time.sleep(0.6)
+    assert stack.client.get(f"/api/imports/{import_id}").get_json()["status"] == "validating"
+    stack.spawn("worker")
+    assert relay_once(stack.service.records, stack.service.dispatcher, requeue_after=0.5) == 1
+    verdict = wait_for_verdict(stack.client, import_id, timeout=30)
+    assert verdict["status"] == "accepted" and verdict["attempts"] == 2
+    same_events(stack, document, verdict["record_id"])
+
+
+def test_imports_submitted_while_redis_is_down_are_processed_when_it_returns(tmp_path: Path) -> None:
+    port = free_port()
+
+    def own_redis() -> subprocess.Popen[bytes]:
+        server = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                                   "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _ in range(100):
+            try:
+                redis.Redis(port=port, socket_connect_timeout=0.2).ping()
+                return server
+            except redis.RedisError:
+                time.sleep(0.05)
+        raise AssertionError("own redis-server did not start")
+
+    server = own_redis()
+    stack = Stack(tmp_path, f"redis://127.0.0.1:{port}/0")
+    try:
+        documents = [stack.finished_export() for _ in range(3)]
+        server.terminate()
+        server.wait(5)
+        ids = [submit(stack, d) for d in documents]  # Redis is gone: saved, not queued
+        assert {stack.client.get(f"/api/imports/{i}").get_json()["status"] for i in ids} == {"submitted"}
+        stack.spawn("relay")
+        time.sleep(1.0)
+        assert {stack.client.get(f"/api/imports/{i}").get_json()["status"] for i in ids} == {"submitted"}
+        server = own_redis()
+        stack.spawn("worker")
+        for import_id, document in zip(ids, documents, strict=True):
+            verdict = wait_for_verdict(stack.client, import_id, timeout=40)
+            assert verdict["status"] == "accepted", verdict
+            same_events(stack, document, verdict["record_id"])
+    finally:
+        stack.close()
+        server.terminate()
+        server.wait(5)
+
+
