@@ -77,7 +77,7 @@ class Invalid(RecordsError):
 def titles() -> list[str]:
     """Titles whose engine is installed and complete (a package without `GAME` is still being written)."""
     found = []
-    for title in catalog.available():
+    for title in catalog.TITLES:
         try:
             catalog.game(title)
         except Exception:  # noqa: BLE001  (one title's broken package never takes the service down)
@@ -297,8 +297,14 @@ class Records(Application[UUID]):
                            steps=len(timeline.events))
         state = timeline.state_at(n)
         game = timeline.game
-        which, view = visible(game, state, len(meta.seats), meta.finished, seat)
-        pending = game.pending(state)
+        try:
+            which, view = visible(game, state, len(meta.seats), meta.finished, seat)
+            pending = game.pending(state)
+        except Exception as exc:
+            if n >= meta.entry_sizes[0]:
+                raise  # a game that cannot show a state after its setup is a bug to see, not hide
+            raise Invalid(f"step {n} lies inside the setup, which {meta.title} cannot show; "
+                          f"the game is shown from step {meta.entry_sizes[0]}", setup_steps=meta.entry_sizes[0]) from exc
         shown_pending: dict[str, Any] = {"seat": pending.seat, "kind": pending.kind}
         if meta.finished or (seat is not None and seat == pending.seat):
             shown_pending = pending.to_json()
