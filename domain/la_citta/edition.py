@@ -1,0 +1,287 @@
+"""The edition file and the tables derived from it once per edition (board, distances, buildings).
+
+Path distances are asked for on every build, founding and relocation, so the lane graph is
+turned once into bit masks ("which hexes lie within 1 or 3 steps of this one") per
+player-count zone and cached by the edition's content hash.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import marshmallow
+from marshmallow import fields, validate
+
+from domain.kernel import Edition, parse_edition, thaw
+
+TITLE = "la-citta"
+SERVICES = ("culture", "education", "health")
+
+
+class _Strict(marshmallow.Schema):
+    class Meta:
+        unknown = marshmallow.RAISE
+
+
+class BoardSchema(_Strict):
+    lane_every = fields.Integer(required=True, validate=validate.Range(min=2))
+    slots = fields.Dict(fields.String(), fields.List(fields.Integer(), validate=validate.Length(equal=3)), required=True)
+    edges = fields.Dict(fields.String(), fields.List(fields.Integer(), validate=validate.Length(equal=3)), required=True)
+    slot_zones = fields.Dict(fields.String(), fields.Integer(), required=True)
+    edge_terrain = fields.Dict(fields.String(), fields.String(), required=True)
+    zone_for_players = fields.Dict(fields.Raw(), fields.Integer(), required=True)
+
+
+class TerrainSchema(_Strict):
+    kind = fields.String(required=True, validate=validate.OneOf(["farmland", "mountain", "lake", "wasteland"]))
+    wheat = fields.Integer(required=True)
+
+
+class BuildingSchema(_Strict):
+    size = fields.String(required=True, validate=validate.OneOf(["small", "medium", "large"]))
+    pool = fields.String(required=True)
+    arches = fields.Dict(fields.String(validate=validate.OneOf(SERVICES)), fields.Integer(), required=True)
+    produces = fields.String(validate=validate.OneOf(["food", "gold"]))
+    one_per_city = fields.Boolean()
+    citizen_from_supply = fields.Boolean()
+    needs_lake = fields.Boolean()
+    lifts = fields.String(validate=validate.OneOf(["market", "water"]))
+
+
+class OptionSchema(_Strict):
+    cost = fields.Integer(required=True, validate=validate.Range(min=0))
+    building = fields.String()
+    size = fields.String()
+    figures = fields.Integer()
+    citizens = fields.Integer()
+    look = fields.Integer()
+
+
+class PoliticsSchema(_Strict):
+    count = fields.Integer(required=True, validate=validate.Range(min=0))
+    effect = fields.String(
+        required=True,
+        validate=validate.OneOf(["build", "master_builder", "bread_and_games", "golden_times", "rich_harvest", "polling"]),
+    )
+    options = fields.List(fields.Nested(OptionSchema), required=True, validate=validate.Length(min=1))
+    not_in_last_year = fields.Boolean()
+
+
+class LaCittaEditionSchema(_Strict):
+    board = fields.Nested(BoardSchema, required=True)
+    terrain = fields.Dict(fields.String(), fields.Nested(TerrainSchema), required=True)
+    tiles = fields.Dict(fields.String(), fields.Integer(), required=True)
+    beginner = fields.Dict(required=True)
+    start = fields.Dict(fields.String(), fields.Integer(), required=True)
+    year = fields.Dict(fields.String(), fields.Integer(), required=True)
+    actions = fields.Dict(fields.String(), fields.Raw(), required=True)
+    voice = fields.Dict(required=True)
+    neighbour_gap = fields.List(fields.Integer(), required=True, validate=validate.Length(equal=2))
+    caps = fields.Dict(fields.String(), fields.Integer(), required=True)
+    pools = fields.Dict(fields.String(), fields.Integer(), required=True)
+    buildings = fields.Dict(fields.String(), fields.Nested(BuildingSchema), required=True)
+    politics = fields.Dict(fields.String(), fields.Nested(PoliticsSchema), required=True)
+    scoring = fields.Dict(fields.String(), fields.Integer(), required=True)
+
+
+def load_edition(raw: bytes, source: str = "<edition>") -> Edition:
+    return parse_edition(raw, TITLE, LaCittaEditionSchema(), source)
+
+
+def default_edition() -> Edition:
+    raw = resources.files("domain.la_citta").joinpath("reference.yaml").read_bytes()
+    return load_edition(raw, "domain/la_citta/reference.yaml")
+
+
+Cube = tuple[int, int, int]
+_DIRS: tuple[Cube, ...] = ((1, -1, 0), (1, 0, -1), (0, 1, -1), (-1, 1, 0), (-1, 0, 1), (0, -1, 1))
+
+
+@dataclass(frozen=True, slots=True)
+class Tables:
+    """Everything fixed by the edition, computed once: the board graph and the rule tables.
+
+    Hexes are numbered 1..N (the L-numbers); masks are ints with bit h set for hex h.
+    """
+
+    data: Mapping[str, Any]  # the edition's data as plain dicts (faster to read than frozen ones)
+    hexes: tuple[int, ...]
+    cube: Mapping[int, Cube]
+    id_of: Mapping[Cube, int]
+    adj: Mapping[int, tuple[int, ...]]
+    adj_mask: tuple[int, ...]
+    touches: Mapping[int, tuple[str, ...]]
+    zone: Mapping[int, int]
+    junctions: tuple[int, ...]
+    allowed: Mapping[int, int]  # zone level -> mask of playable hexes
+    near: Mapping[int, tuple[int, ...]]  # zone level -> per hex, mask of hexes within the founding distance
+    neighbour: Mapping[int, tuple[int, ...]]  # zone level -> per hex, mask of hexes within neighbour distance
+    buildings: Mapping[str, Any]
+    pools: tuple[str, ...]
+    pool_of: Mapping[str, int]
+    pool_size: tuple[int, ...]
+    politics: Mapping[str, Any]
+    politics_deck: tuple[str, ...]
+    sizes: Mapping[str, tuple[str, ...]]  # size class -> building kinds
+
+
+def _corners(t: Cube, k: int) -> list[Cube]:
+    a, b, c = t
+    if a + b + c == -1:
+        return [(k * a + k, k * b, k * c), (k * a, k * b + k, k * c), (k * a, k * b, k * c + k)]
+    return [(k * a + k, k * b + k, k * c), (k * a + k, k * b, k * c + k), (k * a, k * b + k, k * c + k)]
+
+
+def _bfs_masks(start: int, adj: Mapping[int, tuple[int, ...]], allowed: int, depth: int) -> int:
+    """Mask of allowed hexes within `depth` lane steps of start (start included)."""
+    seen = {start: 0}
+    queue = deque([start])
+    mask = 1 << start
+    while queue:
+        h = queue.popleft()
+        d = seen[h]
+        if d == depth:
+            continue
+        for n in adj[h]:
+            if n not in seen and allowed >> n & 1:
+                seen[n] = d + 1
+                mask |= 1 << n
+                queue.append(n)
+    return mask
+
+
+def build_tables(data: Mapping[str, Any]) -> Tables:
+    """Generate the lane board from the slot and edge triangles (reference 1.3) and the rule tables."""
+    board = data["board"]
+    k = int(board["lane_every"])
+    slots = {name: tuple(c) for name, c in board["slots"].items()}
+    edges = {name: tuple(c) for name, c in board["edges"].items()}
+    area_name = {c: n for n, c in slots.items()} | {c: n for n, c in edges.items()}
+
+    def is_lane(h: Cube) -> bool:
+        return any(c % k == 0 for c in h)
+
+    segments: set[tuple[Cube, Cube]] = set()
+    for t in slots.values():
+        p = _corners(t, k)
+        for i, j in ((0, 1), (1, 2), (0, 2)):
+            a, b = sorted((p[i], p[j]))
+            segments.add((a, b))
+    seg_hexes: dict[tuple[Cube, Cube], list[Cube]] = {}
+    for s in segments:
+        j1, j2 = s
+        d = [(j2[i] - j1[i]) // k for i in range(3)]
+        seg_hexes[s] = [(j1[0] + m * d[0], j1[1] + m * d[1], j1[2] + m * d[2]) for m in range(1, k)]
+    lane = {j for s in segments for j in s} | {h for hs in seg_hexes.values() for h in hs}
+    order = sorted(lane, key=lambda h: (h[2], h[0]))
+    id_of = {h: i + 1 for i, h in enumerate(order)}
+    cube = {i: h for h, i in id_of.items()}
+
+    def nbrs(h: Cube) -> list[Cube]:
+        return [(h[0] + d[0], h[1] + d[1], h[2] + d[2]) for d in _DIRS]
+
+    adj = {id_of[h]: tuple(sorted(id_of[n] for n in nbrs(h) if n in id_of)) for h in order}
+    touches: dict[int, tuple[str, ...]] = {}
+    for h in order:
+        names = {area_name[tuple(c // k for c in n)] for n in nbrs(h) if not is_lane(n)}
+        touches[id_of[h]] = tuple(sorted(names))
+    slot_zone = {n: int(z) for n, z in board["slot_zones"].items()}
+    zone: dict[int, int] = {}
+    junction_zone: dict[Cube, int] = {}
+    for s, hs in seg_hexes.items():
+        z = min(slot_zone[a] for h in hs for a in touches[id_of[h]] if a in slot_zone)
+        for h in hs:
+            zone[id_of[h]] = z
+        for j in s:
+            junction_zone[j] = min(junction_zone.get(j, 99), z)
+    for j, z in junction_zone.items():
+        zone[id_of[j]] = z
+    hexes = tuple(range(1, len(order) + 1))
+    adj_mask = [0] * (len(order) + 1)
+    for h in hexes:
+        for n in adj[h]:
+            adj_mask[h] |= 1 << n
+    levels = sorted(set(board["zone_for_players"].values()))
+    allowed = {lv: sum(1 << h for h in hexes if zone[h] <= lv) for lv in levels}
+    found_gap = int(data["actions"]["found_city_gap"])
+    max_gap = int(data["neighbour_gap"][1])
+    near = {lv: tuple([0] + [_bfs_masks(h, adj, allowed[lv], found_gap) for h in hexes]) for lv in levels}
+    neighbour = {lv: tuple([0] + [_bfs_masks(h, adj, allowed[lv], max_gap + 1) for h in hexes]) for lv in levels}
+    pools = tuple(sorted(data["pools"]))
+    buildings = data["buildings"]
+    sizes: dict[str, tuple[str, ...]] = {}
+    for kind, b in buildings.items():
+        sizes[b["size"]] = (*sizes.get(b["size"], ()), kind)
+    deck = tuple(sorted(name for name, card in data["politics"].items() for _ in range(int(card["count"]))))
+    return Tables(
+        data=thaw(data),
+        hexes=hexes,
+        cube=cube,
+        id_of=id_of,
+        adj=adj,
+        adj_mask=tuple(adj_mask),
+        touches=touches,
+        zone=zone,
+        junctions=tuple(sorted(id_of[j] for j in junction_zone)),
+        allowed=allowed,
+        near=near,
+        neighbour=neighbour,
+        buildings=buildings,
+        pools=pools,
+        pool_of={kind: pools.index(b["pool"]) for kind, b in buildings.items()},
+        pool_size=tuple(int(data["pools"][p]) for p in pools),
+        politics=data["politics"],
+        politics_deck=deck,
+        sizes=sizes,
+    )
+
+
+_CACHE: dict[str, Tables] = {}
+
+
+def tables(edition: Edition) -> Tables:
+    """The tables of an edition, computed once per content hash."""
+    found = _CACHE.get(edition.content_hash)
+    if found is None:
+        found = _CACHE[edition.content_hash] = build_tables(edition.data)
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class Terrain:
+    """What each lane hex gets from the land around it, fixed once the tiles are down."""
+
+    tiles: Mapping[str, str]
+    food: tuple[int, ...]
+    gold: tuple[int, ...]
+    lake: tuple[bool, ...]
+
+
+_TERRAIN: dict[tuple[str, tuple[tuple[str, str], ...]], Terrain] = {}
+
+
+def terrain(edition: Edition, t: Tables, tiles: Mapping[str, str]) -> Terrain:
+    key = (edition.content_hash, tuple(sorted(tiles.items())))
+    found = _TERRAIN.get(key)
+    if found is not None:
+        return found
+    kinds = edition.data["terrain"]
+    area = {**edition.data["board"]["edge_terrain"], **tiles}
+    food = [0] * (len(t.hexes) + 1)
+    gold = [0] * (len(t.hexes) + 1)
+    lake = [False] * (len(t.hexes) + 1)
+    for h in t.hexes:
+        for a in t.touches[h]:
+            info = kinds[area[a]]
+            if info["kind"] == "farmland":
+                food[h] += int(info["wheat"])
+            elif info["kind"] == "mountain":
+                gold[h] += 1
+            elif info["kind"] == "lake":
+                lake[h] = True
+    found = _TERRAIN[key] = Terrain(tiles=dict(tiles), food=tuple(food), gold=tuple(gold), lake=tuple(lake))
+    return found

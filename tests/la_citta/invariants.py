@@ -1,0 +1,51 @@
+"""Invariants checked after every event of random play."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.la_citta.rules import bits, connected
+from domain.la_citta.state import State, food_of
+
+
+def check(s: State, e: Any = None) -> None:
+    if s.players == 0:
+        return
+    d = s.edition.data
+    on_board = sum(c.citizens for c in s.cities.values())
+    assert s.supply + on_board == int(d["start"]["citizen_supply"]), ("citizens", e)
+    used = [0] * len(s.t.pools)
+    for c in s.cities.values():
+        for _, kind in c.buildings:
+            used[s.t.pool_of[kind]] += 1
+    for p, size in enumerate(s.t.pool_size):
+        assert s.stock[p] >= 0 and s.stock[p] + used[p] == size, ("twin stack", s.t.pools[p], e)
+    for seat in range(s.players):
+        owned = sum(1 for c in s.cities.values() if c.owner == seat)
+        assert s.castles_left[seat] + owned == int(d["start"]["castles_per_player"]), ("castles", seat, e)
+        if s.land is not None:
+            assert s.food[seat] == food_of(s, seat), ("food tokens", seat, s.food[seat], food_of(s, seat), e)
+        assert s.gold[seat] >= 0, ("gold", seat)
+        assert 0 <= s.figures[seat] <= int(d["year"]["coloured_figures"]), ("figures", seat)
+    occupied = 0
+    for k, c in s.cities.items():
+        assert c.castle == k
+        assert c.citizens >= 0
+        hexes = {c.castle} | {h for h, _ in c.buildings}
+        assert len(hexes) == 1 + len(c.buildings)
+        assert c.mask == sum(1 << h for h in hexes)
+        assert all(s.at[h] == k for h in hexes), ("at", k)
+        assert c.mask & occupied == 0
+        occupied |= c.mask
+        assert connected(s, c.mask, c.castle), ("city connected", k, e)
+        assert c.mask & s.t.allowed[s.zone] == c.mask, ("zone", k)
+        if s.phase in ("castles", "politics", "tally", "over"):
+            assert c.citizens >= 1 + len(c.buildings), ("every building occupied", k, s.phase, e)
+        assert sum(1 for _, kind in c.buildings if kind == "market_place") <= 1
+    assert occupied == s.occupied
+    assert sum(1 for h in s.at if h) == bin(occupied).count("1")
+    for k, c in s.cities.items():
+        near = 0
+        for h in bits(c.mask):
+            near |= s.t.adj_mask[h]
+        assert not near & (occupied & ~c.mask), ("cities separated by an empty lane hex", k, e)
