@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 from domain.kernel import Event
 
 from . import events as ev
 from .edition import BANNERS, BI, CI, COLOURS
-from .state import Seat, State, Task, order_from
+from .state import Seat, State, Task, new_seat, new_state, order_from
 
 
 # --- small pure helpers ------------------------------------------------------------------
@@ -113,7 +112,7 @@ def _game_started(s: State, e: ev.GameStarted, popped: Task | None, tasks: tuple
     for c in COLOURS:
         decks.append(tuple(sorted(k for k in t.card_effects if k[0] == c and (e.expansion or not t.card_expansion[k]))))
     schemes = tuple(sorted(k for k, v in t.schemes.items() if e.expansion or not v["expansion"]))
-    return replace(
+    return new_state(
         s,
         players=n,
         expansion=e.expansion,
@@ -129,23 +128,23 @@ def _game_started(s: State, e: ev.GameStarted, popped: Task | None, tasks: tuple
 
 
 def _cities_dealt(s: State, e: ev.CitiesDealt, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    return replace(s, seats=tuple(replace(seat, city=c) for seat, c in zip(s.seats, e.cities, strict=True)))
+    return new_state(s, seats=tuple(new_seat(seat, city=c) for seat, c in zip(s.seats, e.cities, strict=True)))
 
 
 def _personal_scheme(s: State, e: ev.PersonalSchemeDealt, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    seat = replace(s.seats[e.seat], scheme=e.scheme)
-    return replace(s, seats=set_seat(s, e.seat, seat), scheme_pool=without(s.scheme_pool, e.scheme))
+    seat = new_seat(s.seats[e.seat], scheme=e.scheme)
+    return new_state(s, seats=set_seat(s, e.seat, seat), scheme_pool=without(s.scheme_pool, e.scheme))
 
 
 def _schemes_placed(s: State, e: ev.SchemesPlaced, popped: Task | None, tasks: tuple[Task, ...]) -> State:
     pool = s.scheme_pool
     for k in e.slots:
         pool = without(pool, k)
-    return replace(s, schemes=e.slots, schemes_up=(True,) * len(e.slots), scheme_pool=pool)
+    return new_state(s, schemes=e.slots, schemes_up=(True,) * len(e.slots), scheme_pool=pool)
 
 
 def _republic_dealt(s: State, e: ev.RepublicCardsDealt, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    return replace(s, seats=tuple(replace(seat, republic=c) for seat, c in zip(s.seats, e.cards, strict=True)))
+    return new_state(s, seats=tuple(new_seat(seat, republic=c) for seat, c in zip(s.seats, e.cards, strict=True)))
 
 
 def _cards_revealed(s: State, e: ev.CardsRevealed, popped: Task | None, tasks: tuple[Task, ...]) -> State:
@@ -154,11 +153,11 @@ def _cards_revealed(s: State, e: ev.CardsRevealed, popped: Task | None, tasks: t
     for card in (e.present, e.future):
         if card:
             deck = without(deck, card)
-    return replace(s, present=put(s.present, i, e.present), future=put(s.future, i, e.future), decks=put(s.decks, i, deck))
+    return new_state(s, present=put(s.present, i, e.present), future=put(s.future, i, e.future), decks=put(s.decks, i, deck))
 
 
 def _first_player(s: State, e: ev.FirstPlayerChosen, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    return replace(s, first=e.seat, current=e.seat)
+    return new_state(s, first=e.seat, current=e.seat)
 
 
 def _city_cubes(s: State, e: ev.CityCubesPlaced, popped: Task | None, tasks: tuple[Task, ...]) -> State:
@@ -174,14 +173,14 @@ def _city_cubes(s: State, e: ev.CityCubesPlaced, popped: Task | None, tasks: tup
         market, placed = place_in_market(market, c)
         if not placed:
             bag = add(bag, CI[c])
-    seat = replace(seat, bag=bag, supply=add_cubes(seat.supply, to_supply))
-    return replace(s, seats=set_seat(s, e.seat, seat), reserve=reserve, market=market)
+    seat = new_seat(seat, bag=bag, supply=add_cubes(seat.supply, to_supply))
+    return new_state(s, seats=set_seat(s, e.seat, seat), reserve=reserve, market=market)
 
 
 def _setup_completed(s: State, e: ev.SetupCompleted, popped: Task | None, tasks: tuple[Task, ...]) -> State:
     keep = tuple(s.reserve[i] if c in ("W", "B") else 0 for i, c in enumerate(COLOURS))
     box = tuple(b + r - k for b, r, k in zip(s.box, s.reserve, keep, strict=True))
-    return replace(s, reserve=keep, box=box, phase="turns", current=s.first)
+    return new_state(s, reserve=keep, box=box, phase="turns", current=s.first)
 
 
 # --- turns -------------------------------------------------------------------------------
@@ -199,7 +198,7 @@ def _action_taken(s: State, e: ev.ActionTaken, popped: Task | None, tasks: tuple
             bag = add_cubes(bag, e.paid)
     else:
         bag = add_cubes(bag, e.paid)
-    seat = replace(seat, supply=supply, bag=bag, actions=n)
+    seat = new_seat(seat, supply=supply, bag=bag, actions=n)
     ci = CI[e.colour]
     changes: dict[str, Any] = {"market": market}
     new: tuple[Task, ...]
@@ -207,20 +206,20 @@ def _action_taken(s: State, e: ev.ActionTaken, popped: Task | None, tasks: tuple
         new = _city_action_tasks(s, seat, i, e.colour)
     elif e.action == "use":
         changes["present"] = put(s.present, ci, "")
-        seat = replace(seat, cards=seat.cards + (e.card,))
+        seat = new_seat(seat, cards=seat.cards + (e.card,))
         new = effect_tasks(s, i, t.card_effects[e.card], e.card)
     elif e.action == "burn":
         changes["present"] = put(s.present, ci, "")
         count = seat.burned[ci] + 1
-        seat = replace(seat, burned=add(seat.burned, ci), burned_cards=seat.burned_cards + (e.card,))
+        seat = new_seat(seat, burned=add(seat.burned, ci), burned_cards=seat.burned_cards + (e.card,))
         new = effect_tasks(s, i, t.burn_bonus[ci][count])
     else:  # upgrade
         ti = BI[e.colour]
         space = seat.tracks[ti] + 1
-        seat = replace(seat, tracks=put(seat.tracks, ti, space))
+        seat = new_seat(seat, tracks=put(seat.tracks, ti, space))
         changes["upgrade"] = s.upgrade - 1
         new = effect_tasks(s, i, t.track_rewards[ti].get(space, ()))
-    return replace(s, seats=set_seat(s, i, seat), tasks=new + (("end_turn", i),) + tasks, **changes)
+    return new_state(s, seats=set_seat(s, i, seat), tasks=new + (("end_turn", i),) + tasks, **changes)
 
 
 def _city_action_tasks(s: State, seat: Seat, i: int, colour: str) -> tuple[Task, ...]:
@@ -239,24 +238,24 @@ def _city_action_tasks(s: State, seat: Seat, i: int, colour: str) -> tuple[Task,
 
 
 def _passed(s: State, e: ev.Passed, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    seat = replace(s.seats[e.seat], passed=True)
+    seat = new_seat(s.seats[e.seat], passed=True)
     seats = set_seat(s, e.seat, seat)
     next_first = s.next_first
     if next_first < 0 and e.seat != s.first:
         next_first = e.seat
-    s = replace(s, seats=seats, next_first=next_first)
+    s = new_state(s, seats=seats, next_first=next_first)
     if all(x.passed for x in seats):
-        return replace(s, tasks=end_of_round_tasks(s) + tasks)
-    return replace(s, tasks=(("end_turn", e.seat),) + tasks)
+        return new_state(s, tasks=end_of_round_tasks(s) + tasks)
+    return new_state(s, tasks=(("end_turn", e.seat),) + tasks)
 
 
 def _future_revealed(s: State, e: ev.FutureRevealed, popped: Task | None, tasks: tuple[Task, ...]) -> State:
     i = CI[e.colour]
-    return replace(s, future=put(s.future, i, e.card), decks=put(s.decks, i, without(s.decks[i], e.card)), tasks=tasks)
+    return new_state(s, future=put(s.future, i, e.card), decks=put(s.decks, i, without(s.decks[i], e.card)), tasks=tasks)
 
 
 def _turn_ended(s: State, e: ev.TurnEnded, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    return replace(s, current=e.next, tasks=tasks)
+    return new_state(s, current=e.next, tasks=tasks)
 
 
 def _after_stop(s: State, popped: Task | None, tasks: tuple[Task, ...]) -> tuple[Task, ...]:
@@ -266,11 +265,11 @@ def _after_stop(s: State, popped: Task | None, tasks: tuple[Task, ...]) -> tuple
 
 
 def _skipped(s: State, e: ev.StepSkipped, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    return replace(s, tasks=_after_stop(s, popped, tasks))
+    return new_state(s, tasks=_after_stop(s, popped, tasks))
 
 
 def _declined(s: State, e: ev.Declined, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    return replace(s, tasks=_after_stop(s, popped, tasks))
+    return new_state(s, tasks=_after_stop(s, popped, tasks))
 
 
 def used_schemes(s: State) -> int:
@@ -279,75 +278,75 @@ def used_schemes(s: State) -> int:
 
 def _accepted(s: State, e: ev.Accepted, popped: Task | None, tasks: tuple[Task, ...]) -> State:
     assert popped is not None and popped[0] == "amalfi_draw"
-    return replace(s, tasks=_push(tasks, ("draw", e.seat, popped[2] * used_schemes(s))))
+    return new_state(s, tasks=_push(tasks, ("draw", e.seat, popped[2] * used_schemes(s))))
 
 
 def _cube_bought(s: State, e: ev.CubeBought, popped: Task | None, tasks: tuple[Task, ...]) -> State:
     assert popped is not None
     seat = s.seats[e.seat]
-    seat = replace(seat, supply=add(seat.supply, CI[e.colour]))
+    seat = new_seat(seat, supply=add(seat.supply, CI[e.colour]))
     left = popped[2] - e.cost
     if left > 0:
         tasks = _push(tasks, ("fleet", e.seat, left))
-    return replace(s, seats=set_seat(s, e.seat, seat), market=take_from_market(s, e.colour, e.cost), tasks=tasks)
+    return new_state(s, seats=set_seat(s, e.seat, seat), market=take_from_market(s, e.colour, e.cost), tasks=tasks)
 
 
 def _banner_gained(s: State, e: ev.BannerGained, popped: Task | None, tasks: tuple[Task, ...]) -> State:
     seat = s.seats[e.seat]
-    seat = replace(seat, banners=add(seat.banners, BI[e.colour]))
+    seat = new_seat(seat, banners=add(seat.banners, BI[e.colour]))
     if popped is not None and popped[0] == "banner_any" and popped[3] > 0:
         tasks = _push(tasks, ("banner_any", e.seat, popped[2] + e.colour, popped[3] - 1))
-    return replace(s, seats=set_seat(s, e.seat, seat), tasks=tasks)
+    return new_state(s, seats=set_seat(s, e.seat, seat), tasks=tasks)
 
 
 def _banner_returned(s: State, e: ev.BannerReturned, popped: Task | None, tasks: tuple[Task, ...]) -> State:
     assert popped is not None
     seat = s.seats[e.seat]
-    seat = replace(seat, banners=add(seat.banners, BI[e.colour], -1))
+    seat = new_seat(seat, banners=add(seat.banners, BI[e.colour], -1))
     if popped[0] == "gaeta":
         tasks = _push(tasks, ("banner_any", e.seat, "", 0))
     else:  # goodwill: the Future card of the banner's colour
         tasks = _push(tasks, ("take_card", e.seat, "future", e.colour, 0))
-    return replace(s, seats=set_seat(s, e.seat, seat), tasks=tasks)
+    return new_state(s, seats=set_seat(s, e.seat, seat), tasks=tasks)
 
 
 def _cube_gained(s: State, e: ev.CubeGained, popped: Task | None, tasks: tuple[Task, ...]) -> State:
     if not e.got:
-        return replace(s, tasks=tasks)
+        return new_state(s, tasks=tasks)
     i = CI[e.colour]
     seat = s.seats[e.seat]
-    seat = replace(seat, supply=add(seat.supply, i))
-    return replace(s, seats=set_seat(s, e.seat, seat), reserve=add(s.reserve, i, -1), tasks=tasks)
+    seat = new_seat(seat, supply=add(seat.supply, i))
+    return new_state(s, seats=set_seat(s, e.seat, seat), reserve=add(s.reserve, i, -1), tasks=tasks)
 
 
 def _crowns_gained(s: State, e: ev.CrownsGained, popped: Task | None, tasks: tuple[Task, ...]) -> State:
     seat = s.seats[e.seat]
-    return replace(s, seats=set_seat(s, e.seat, replace(seat, crowns=seat.crowns + e.crowns)), tasks=tasks)
+    return new_state(s, seats=set_seat(s, e.seat, new_seat(seat, crowns=seat.crowns + e.crowns)), tasks=tasks)
 
 
 def _cubes_drawn(s: State, e: ev.CubesDrawn, popped: Task | None, tasks: tuple[Task, ...]) -> State:
     seat = s.seats[e.seat]
-    seat = replace(seat, bag=add_cubes(seat.bag, e.cubes, -1), supply=add_cubes(seat.supply, e.cubes))
+    seat = new_seat(seat, bag=add_cubes(seat.bag, e.cubes, -1), supply=add_cubes(seat.supply, e.cubes))
     if 0 <= e.keep < len(e.cubes):
         held = add_cubes((0,) * 6, e.cubes)
         tasks = _push(tasks, ("return", e.seat, len(e.cubes) - e.keep, held))
-    return replace(s, seats=set_seat(s, e.seat, seat), tasks=tasks)
+    return new_state(s, seats=set_seat(s, e.seat, seat), tasks=tasks)
 
 
 def _cube_returned(s: State, e: ev.CubeReturned, popped: Task | None, tasks: tuple[Task, ...]) -> State:
     assert popped is not None
     i = CI[e.colour]
     seat = s.seats[e.seat]
-    seat = replace(seat, bag=add(seat.bag, i), supply=add(seat.supply, i, -1))
+    seat = new_seat(seat, bag=add(seat.bag, i), supply=add(seat.supply, i, -1))
     if popped[2] > 1:
         tasks = _push(tasks, ("return", e.seat, popped[2] - 1, add(popped[3], i, -1)))
-    return replace(s, seats=set_seat(s, e.seat, seat), tasks=tasks)
+    return new_state(s, seats=set_seat(s, e.seat, seat), tasks=tasks)
 
 
 def _vp_scored(s: State, e: ev.VpScored, popped: Task | None, tasks: tuple[Task, ...]) -> State:
     seat = s.seats[e.seat]
-    seat = replace(seat, vp=seat.vp + e.vp) if e.score == "first" else replace(seat, second=seat.second + e.vp)
-    return replace(s, seats=set_seat(s, e.seat, seat), tasks=tasks)
+    seat = new_seat(seat, vp=seat.vp + e.vp) if e.score == "first" else new_seat(seat, second=seat.second + e.vp)
+    return new_state(s, seats=set_seat(s, e.seat, seat), tasks=tasks)
 
 
 def _form_shifted(s: State, e: ev.FormShifted, popped: Task | None, tasks: tuple[Task, ...]) -> State:
@@ -355,43 +354,43 @@ def _form_shifted(s: State, e: ev.FormShifted, popped: Task | None, tasks: tuple
     seats = s.seats
     if step:
         for i in e.seats:
-            seats = put(seats, i, replace(seats[i], form=clamp(s, seats[i].form + step)))
-    return replace(s, seats=seats, tasks=tasks)
+            seats = put(seats, i, new_seat(seats[i], form=clamp(s, seats[i].form + step)))
+    return new_state(s, seats=seats, tasks=tasks)
 
 
 def _disc_placed(s: State, e: ev.WarDiscPlaced, popped: Task | None, tasks: tuple[Task, ...]) -> State:
     seat = s.seats[e.seat]
-    seat = replace(seat, discs=without(seat.discs, e.value))
-    return replace(s, seats=set_seat(s, e.seat, seat), warfare=s.warfare + ((e.seat, e.value),), tasks=tasks)
+    seat = new_seat(seat, discs=without(seat.discs, e.value))
+    return new_state(s, seats=set_seat(s, e.seat, seat), warfare=s.warfare + ((e.seat, e.value),), tasks=tasks)
 
 
 def _scheme_chosen(s: State, e: ev.SchemeChosen, popped: Task | None, tasks: tuple[Task, ...]) -> State:
     t = s.t
     new = effect_tasks(s, e.seat, t.scheme_effects[e.scheme])
     if e.slot == 0:
-        seat = replace(s.seats[e.seat], scheme_used=True)
-        return replace(s, seats=set_seat(s, e.seat, seat), tasks=new + tasks)
+        seat = new_seat(s.seats[e.seat], scheme_used=True)
+        return new_state(s, seats=set_seat(s, e.seat, seat), tasks=new + tasks)
     if e.slot >= t.shift_from:
         new = new + (("shift_all", e.seat, t.scheme_shift[e.scheme]),)
-    return replace(s, schemes_up=put(s.schemes_up, e.slot - 1, False), tasks=new + tasks)
+    return new_state(s, schemes_up=put(s.schemes_up, e.slot - 1, False), tasks=new + tasks)
 
 
 def _banners_traded(s: State, e: ev.BannersTraded, popped: Task | None, tasks: tuple[Task, ...]) -> State:
     need, crowns = s.t.trades[e.trade]
     seat = s.seats[e.seat]
-    seat = replace(seat, banners=tuple(b - k for b, k in zip(seat.banners, need, strict=True)), crowns=seat.crowns + crowns)
-    return replace(s, seats=set_seat(s, e.seat, seat), tasks=tasks)
+    seat = new_seat(seat, banners=tuple(b - k for b, k in zip(seat.banners, need, strict=True)), crowns=seat.crowns + crowns)
+    return new_state(s, seats=set_seat(s, e.seat, seat), tasks=tasks)
 
 
 def _retire(seat: Seat, value: int) -> Seat:
-    return replace(seat, discs=without(seat.discs, value), retired=with_sorted(seat.retired, value))
+    return new_seat(seat, discs=without(seat.discs, value), retired=with_sorted(seat.retired, value))
 
 
 def _alliance(s: State, e: ev.AllianceDiscRemoved, popped: Task | None, tasks: tuple[Task, ...]) -> State:
     seats = s.seats
     for i in (e.seat, *e.others):
         seats = put(seats, i, _retire(seats[i], e.value))
-    return replace(s, seats=seats, tasks=_push(tasks, ("draw", e.seat, e.value)))
+    return new_state(s, seats=seats, tasks=_push(tasks, ("draw", e.seat, e.value)))
 
 
 def _card_taken(s: State, e: ev.CardTaken, popped: Task | None, tasks: tuple[Task, ...]) -> State:
@@ -405,35 +404,35 @@ def _card_taken(s: State, e: ev.CardTaken, popped: Task | None, tasks: tuple[Tas
         changes["future"] = put(s.future, ci, "")
     if e.mode == "use":
         if e.source != "supply":
-            seat = replace(seat, cards=seat.cards + (e.card,))
+            seat = new_seat(seat, cards=seat.cards + (e.card,))
         new = effect_tasks(s, e.seat, t.card_effects[e.card], e.card)
     else:
         cards = without(seat.cards, e.card) if e.source == "supply" else seat.cards
         count = seat.burned[ci] + 1
-        seat = replace(seat, cards=cards, burned=add(seat.burned, ci), burned_cards=seat.burned_cards + (e.card,))
+        seat = new_seat(seat, cards=cards, burned=add(seat.burned, ci), burned_cards=seat.burned_cards + (e.card,))
         new = effect_tasks(s, e.seat, t.burn_bonus[ci][count])
-    return replace(s, seats=set_seat(s, e.seat, seat), tasks=new + tasks, **changes)
+    return new_state(s, seats=set_seat(s, e.seat, seat), tasks=new + tasks, **changes)
 
 
 def _burned_under(s: State, e: ev.CardBurnedUnder, popped: Task | None, tasks: tuple[Task, ...]) -> State:
     pi = CI[e.position]
     seat = s.seats[e.seat]
     count = seat.burned[pi] + 1
-    seat = replace(seat, cards=without(seat.cards, e.card), burned=add(seat.burned, pi), burned_cards=seat.burned_cards + (e.card,))
+    seat = new_seat(seat, cards=without(seat.cards, e.card), burned=add(seat.burned, pi), burned_cards=seat.burned_cards + (e.card,))
     new = effect_tasks(s, e.seat, s.t.burn_bonus[pi][count])
-    return replace(s, seats=set_seat(s, e.seat, seat), tasks=new + tasks)
+    return new_state(s, seats=set_seat(s, e.seat, seat), tasks=new + tasks)
 
 
 def _market_taken(s: State, e: ev.MarketCubeTaken, popped: Task | None, tasks: tuple[Task, ...]) -> State:
     assert popped is not None
     seat = s.seats[e.seat]
-    seat = replace(seat, supply=add(seat.supply, CI[e.colour]))
+    seat = new_seat(seat, supply=add(seat.supply, CI[e.colour]))
     taken = popped[3] + 1
     if taken < popped[2]:
         tasks = _push(tasks, ("market_swap", e.seat, popped[2], taken))
     else:
         tasks = _push(tasks, ("market_place", e.seat, taken))
-    return replace(s, seats=set_seat(s, e.seat, seat), market=take_from_market(s, e.colour, e.cost), tasks=tasks)
+    return new_state(s, seats=set_seat(s, e.seat, seat), market=take_from_market(s, e.colour, e.cost), tasks=tasks)
 
 
 def _market_placed(s: State, e: ev.MarketCubePlaced, popped: Task | None, tasks: tuple[Task, ...]) -> State:
@@ -441,17 +440,17 @@ def _market_placed(s: State, e: ev.MarketCubePlaced, popped: Task | None, tasks:
     i = CI[e.colour]
     seat = s.seats[e.seat]
     market, placed = place_in_market(s.market, e.colour)
-    seat = replace(seat, supply=add(seat.supply, i, -1), bag=seat.bag if placed else add(seat.bag, i))
+    seat = new_seat(seat, supply=add(seat.supply, i, -1), bag=seat.bag if placed else add(seat.bag, i))
     if popped[2] > 1:
         tasks = _push(tasks, ("market_place", e.seat, popped[2] - 1))
-    return replace(s, seats=set_seat(s, e.seat, seat), market=market, tasks=tasks)
+    return new_state(s, seats=set_seat(s, e.seat, seat), market=market, tasks=tasks)
 
 
 def _banners_discarded(s: State, e: ev.BannersDiscarded, popped: Task | None, tasks: tuple[Task, ...]) -> State:
     assert popped is not None
     seat = s.seats[e.seat]
-    seat = replace(seat, banners=add(seat.banners, BI[e.colour], -e.count))
-    return replace(s, seats=set_seat(s, e.seat, seat), tasks=_push(tasks, ("vp", e.seat, "fixed", e.count * popped[3])))
+    seat = new_seat(seat, banners=add(seat.banners, BI[e.colour], -e.count))
+    return new_state(s, seats=set_seat(s, e.seat, seat), tasks=_push(tasks, ("vp", e.seat, "fixed", e.count * popped[3])))
 
 
 def _colour_chosen(s: State, e: ev.ColourChosen, popped: Task | None, tasks: tuple[Task, ...]) -> State:
@@ -463,99 +462,99 @@ def _colour_chosen(s: State, e: ev.ColourChosen, popped: Task | None, tasks: tup
         new = tuple(("vp", i, "per_cube", e.colour, popped[2]) for i in order_from(s, e.seat))
     else:  # noli: the position is chosen, now the card
         new = (("noli_card", e.seat, e.colour),)
-    return replace(s, tasks=new + tasks)
+    return new_state(s, tasks=new + tasks)
 
 
 def _republic_drawn(s: State, e: ev.RepublicDrawn, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    return replace(s, pool=without(s.pool, e.card), tasks=_push(tasks, ("keep_republic", e.seat, e.card)))
+    return new_state(s, pool=without(s.pool, e.card), tasks=_push(tasks, ("keep_republic", e.seat, e.card)))
 
 
 def _republic_kept(s: State, e: ev.RepublicKept, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    seat = replace(s.seats[e.seat], republic=e.kept)
-    return replace(s, seats=set_seat(s, e.seat, seat), pool=with_sorted(s.pool, e.returned), tasks=tasks)
+    seat = new_seat(s.seats[e.seat], republic=e.kept)
+    return new_state(s, seats=set_seat(s, e.seat, seat), pool=with_sorted(s.pool, e.returned), tasks=tasks)
 
 
 def _cubes_removed(s: State, e: ev.CubesRemoved, popped: Task | None, tasks: tuple[Task, ...]) -> State:
     assert popped is not None
     i = CI[e.colour]
     seat = s.seats[e.seat]
-    seat = replace(seat, supply=add(seat.supply, i, -e.count))
+    seat = new_seat(seat, supply=add(seat.supply, i, -e.count))
     tasks = _push(tasks, ("vp", e.seat, "fixed", e.count * popped[3]))
-    return replace(s, seats=set_seat(s, e.seat, seat), box=add(s.box, i, e.count), tasks=tasks)
+    return new_state(s, seats=set_seat(s, e.seat, seat), box=add(s.box, i, e.count), tasks=tasks)
 
 
 def _disc_recovered(s: State, e: ev.WarDiscRecovered, popped: Task | None, tasks: tuple[Task, ...]) -> State:
     seat = s.seats[e.seat]
-    seat = replace(seat, retired=without(seat.retired, e.value), discs=with_sorted(seat.discs, e.value))
-    return replace(s, seats=set_seat(s, e.seat, seat), tasks=_push(tasks, ("vp", e.seat, "fixed", e.value)))
+    seat = new_seat(seat, retired=without(seat.retired, e.value), discs=with_sorted(seat.discs, e.value))
+    return new_state(s, seats=set_seat(s, e.seat, seat), tasks=_push(tasks, ("vp", e.seat, "fixed", e.value)))
 
 
 def _disc_retired(s: State, e: ev.WarDiscRetired, popped: Task | None, tasks: tuple[Task, ...]) -> State:
     seat = _retire(s.seats[e.seat], e.value)
-    return replace(s, seats=set_seat(s, e.seat, seat), tasks=_push(tasks, ("vp", e.seat, "fixed", e.value)))
+    return new_state(s, seats=set_seat(s, e.seat, seat), tasks=_push(tasks, ("vp", e.seat, "fixed", e.value)))
 
 
 def _decree(s: State, e: ev.DecreeUpgrade, popped: Task | None, tasks: tuple[Task, ...]) -> State:
     ti = BI[e.colour]
     seat = s.seats[e.seat]
     space = seat.tracks[ti] + 1
-    seat = replace(seat, banners=add(seat.banners, ti, -1), tracks=put(seat.tracks, ti, space))
+    seat = new_seat(seat, banners=add(seat.banners, ti, -1), tracks=put(seat.tracks, ti, space))
     new = effect_tasks(s, e.seat, s.t.track_rewards[ti].get(space, ()))
-    return replace(s, seats=set_seat(s, e.seat, seat), tasks=new + tasks)
+    return new_state(s, seats=set_seat(s, e.seat, seat), tasks=new + tasks)
 
 
 def _crowns_removed(s: State, e: ev.CrownsRemoved, popped: Task | None, tasks: tuple[Task, ...]) -> State:
     assert popped is not None
     seat = s.seats[e.seat]
-    seat = replace(seat, crowns=seat.crowns - e.count)
-    return replace(s, seats=set_seat(s, e.seat, seat), tasks=_push(tasks, ("vp", e.seat, "fixed", e.count * popped[2])))
+    seat = new_seat(seat, crowns=seat.crowns - e.count)
+    return new_state(s, seats=set_seat(s, e.seat, seat), tasks=_push(tasks, ("vp", e.seat, "fixed", e.count * popped[2])))
 
 
 def _crown_stolen(s: State, e: ev.CrownStolen, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    seats = put(s.seats, e.victim, replace(s.seats[e.victim], crowns=s.seats[e.victim].crowns - 1))
-    seats = put(seats, e.seat, replace(seats[e.seat], crowns=seats[e.seat].crowns + 1))
-    return replace(s, seats=seats, tasks=tasks)
+    seats = put(s.seats, e.victim, new_seat(s.seats[e.victim], crowns=s.seats[e.victim].crowns - 1))
+    seats = put(seats, e.seat, new_seat(seats[e.seat], crowns=seats[e.seat].crowns + 1))
+    return new_state(s, seats=seats, tasks=tasks)
 
 
 # --- end of round ------------------------------------------------------------------------
 def _war_revealed(s: State, e: ev.WarRevealed, popped: Task | None, tasks: tuple[Task, ...]) -> State:
     pay = tuple(("war_pay", seat, value) for seat, value in e.discs if value > 0)
-    return replace(s, revealed=True, tasks=pay + tasks)
+    return new_state(s, revealed=True, tasks=pay + tasks)
 
 
 def _war_paid(s: State, e: ev.WarPaid, popped: Task | None, tasks: tuple[Task, ...]) -> State:
     assert popped is not None
     i = CI[e.colour]
     seat = s.seats[e.seat]
-    seat = replace(seat, supply=add(seat.supply, i, -1), bag=add(seat.bag, i))
+    seat = new_seat(seat, supply=add(seat.supply, i, -1), bag=add(seat.bag, i))
     if popped[2] > 1:
         tasks = _push(tasks, ("war_pay", e.seat, popped[2] - 1))
-    return replace(s, seats=set_seat(s, e.seat, seat), tasks=tasks)
+    return new_state(s, seats=set_seat(s, e.seat, seat), tasks=tasks)
 
 
 def _war_forfeited(s: State, e: ev.WarForfeited, popped: Task | None, tasks: tuple[Task, ...]) -> State:
     seat = s.seats[e.seat]
     value = next(v for i, v in s.warfare if i == e.seat)
-    seat = replace(
+    seat = new_seat(
         seat,
         supply=add_cubes(seat.supply, e.paid, -1),
         bag=add_cubes(seat.bag, e.paid),
         retired=with_sorted(seat.retired, value),
     )
     warfare = tuple(d for d in s.warfare if d[0] != e.seat)
-    return replace(s, seats=set_seat(s, e.seat, seat), warfare=warfare, tasks=tasks)
+    return new_state(s, seats=set_seat(s, e.seat, seat), warfare=warfare, tasks=tasks)
 
 
 def _war_won(s: State, e: ev.WarWon, popped: Task | None, tasks: tuple[Task, ...]) -> State:
     new = (("take_card", e.seat, "present+future", "", 0),) + tuple(("take_card", i, "present", "", 1) for i in e.losers)
-    return replace(s, tasks=new + tasks)
+    return new_state(s, tasks=new + tasks)
 
 
 def _war_ended(s: State, e: ev.WarEnded, popped: Task | None, tasks: tuple[Task, ...]) -> State:
     seats = s.seats
     for i, value in s.warfare:
-        seats = put(seats, i, replace(seats[i], retired=with_sorted(seats[i].retired, value)))
-    return replace(s, seats=seats, warfare=(), revealed=False, tasks=tasks)
+        seats = put(seats, i, new_seat(seats[i], retired=with_sorted(seats[i].retired, value)))
+    return new_state(s, seats=seats, warfare=(), revealed=False, tasks=tasks)
 
 
 def _cards_renewed(s: State, e: ev.CardsRenewed, popped: Task | None, tasks: tuple[Task, ...]) -> State:
@@ -573,7 +572,7 @@ def _cards_renewed(s: State, e: ev.CardsRenewed, popped: Task | None, tasks: tup
             present = card
     if e.rebuilt_after == len(e.drawn):
         deck, discards = tuple(sorted(deck + discards)), ()
-    return replace(
+    return new_state(
         s,
         present=put(s.present, i, present),
         future=put(s.future, i, future),
@@ -584,8 +583,8 @@ def _cards_renewed(s: State, e: ev.CardsRenewed, popped: Task | None, tasks: tup
 
 
 def _round_reset(s: State, e: ev.RoundReset, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    seats = tuple(replace(x, actions=0, passed=False, scheme_used=False) for x in s.seats)
-    s = replace(
+    seats = tuple(new_seat(x, actions=0, passed=False, scheme_used=False) for x in s.seats)
+    s = new_state(
         s,
         round=e.round,
         first=e.first,
@@ -598,25 +597,25 @@ def _round_reset(s: State, e: ev.RoundReset, popped: Task | None, tasks: tuple[T
     new = tuple(("round_draw", i) for i in order_from(s, e.first))
     if e.round > s.t.rounds:
         new = new + (("final", -1),)
-    return replace(s, tasks=new + tasks)
+    return new_state(s, tasks=new + tasks)
 
 
 def _second_started(s: State, e: ev.SecondScoringStarted, popped: Task | None, tasks: tuple[Task, ...]) -> State:
     new = tuple(("second", i, c) for c in s.t.second_order for i in order_from(s, s.first))
-    return replace(s, tasks=new + (("form_crowns", -1), ("game_end", -1)) + tasks)
+    return new_state(s, tasks=new + (("form_crowns", -1), ("game_end", -1)) + tasks)
 
 
 def _form_crowns(s: State, e: ev.FormCrownsTaken, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    seats = tuple(replace(x, crowns=x.crowns + k) for x, k in zip(s.seats, e.crowns, strict=True))
-    return replace(s, seats=seats, tasks=tasks)
+    seats = tuple(new_seat(x, crowns=x.crowns + k) for x, k in zip(s.seats, e.crowns, strict=True))
+    return new_state(s, seats=seats, tasks=tasks)
 
 
 def _game_ended(s: State, e: ev.GameEnded, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    return replace(s, phase="over", finals=e.finals, tasks=tasks)
+    return new_state(s, phase="over", finals=e.finals, tasks=tasks)
 
 
 def _only_pop(s: State, e: Event, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    return replace(s, tasks=tasks)
+    return new_state(s, tasks=tasks)
 
 
 Handler = Callable[[State, Any, Task | None, tuple[Task, ...]], State]
@@ -680,7 +679,22 @@ HANDLERS: dict[type[Event], Handler] = {
 _ = BANNERS  # colour vocabulary re-exported for readers of this module
 
 
+_MEMO: dict[int, tuple[Event, State, State]] = {}
+
+
+def remember(before: State | None, e: Event | None, after: State | None) -> State:
+    """Keep the states decide just folded, so the caller folding the same events reuses them (None clears)."""
+    if e is None:
+        _MEMO.clear()
+        return after  # type: ignore[return-value]
+    _MEMO[id(e)] = (e, before, after)  # type: ignore[assignment]
+    return after  # type: ignore[return-value]
+
+
 def evolve(state: State, e: Event) -> State:
+    hit = _MEMO.get(id(e))
+    if hit is not None and hit[0] is e and hit[1] is state:
+        return hit[2]
     cls = type(e)
     tasks = state.tasks
     popped: Task | None = None

@@ -95,6 +95,9 @@ SETUP_STEPS = (
 )
 
 
+_PARSED: dict[tuple[Any, ...], Command] = {}
+
+
 class CittaStato:
     title = ed.TITLE
     seats = (2, 5)
@@ -124,7 +127,18 @@ class CittaStato:
         return events + settle(state, [], chance)[1]
 
     def parse_command(self, payload: Mapping[str, Any]) -> Command:
-        return BOOK.parse(payload)
+        """Schema-checked; identical payloads (same keys, value types and values) are parsed once."""
+        try:
+            key = tuple(sorted((k, type(v), v) for k, v in payload.items()))
+            hit = _PARSED.get(key)
+        except (TypeError, AttributeError):
+            return BOOK.parse(payload)
+        if hit is None:
+            hit = BOOK.parse(payload)
+            if len(_PARSED) > 100_000:
+                _PARSED.clear()
+            _PARSED[key] = hit
+        return hit
 
     def decide(self, state: State, command: Command, chance: Chance) -> list[Event]:
         return decide(state, command, chance)

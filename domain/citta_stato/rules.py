@@ -9,6 +9,7 @@ a follow-up command only if `options` lists it, so `legal` and `decide` cannot d
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import fields
 from typing import Any
 
 from domain.kernel import Chance, Command, Event, RuleViolation
@@ -16,10 +17,22 @@ from domain.kernel import Chance, Command, Event, RuleViolation
 from . import commands as cmd
 from . import events as ev
 from .edition import BANNERS, BI, CI, COLOURS
-from .fold import evolve, used_schemes
+from .fold import evolve, remember, used_schemes
 from .state import State, Task, order_from
 
 R = "citta-stato/"
+Option = tuple  # (command class, seat, *fields): a legal command, built only when `legal` is asked
+
+
+def key_of(c: Command) -> Option:
+    return (type(c), *(getattr(c, name) for name in _FIELDS[type(c)]))
+
+
+_FIELDS = {
+    cls: tuple(f.name for f in fields(cls))
+    for cls in vars(cmd).values()
+    if isinstance(cls, type) and issubclass(cls, Command) and cls is not Command
+}
 
 
 def bag_list(counts: tuple[int, ...]) -> list[str]:
@@ -111,12 +124,12 @@ def check_turn(state: State, c: Command) -> tuple[str, str, tuple[str, ...], str
     raise RuleViolation(R + "turn/not-an-action", f"{c.kind} is not a turn action", command=c.kind)
 
 
-def turn_options(state: State) -> list[Command]:
+def turn_options(state: State) -> list[Option]:
     seat = state.current
     s = state.seats[seat]
     n = s.actions + 1
     t = state.t
-    out: list[Command] = []
+    out: list[Option] = []
 
     def pays(colour: str) -> list[int]:
         joker = t.jokers.get(colour, "")
@@ -136,14 +149,14 @@ def turn_options(state: State) -> list[Command]:
         ci = CI[colour]
         for j in js:
             if city_ok:
-                out.append(cmd.CityAction(seat, colour, j))
+                out.append((cmd.CityAction, seat, colour, j))
             if state.present[ci]:
-                out.append(cmd.UseCard(seat, colour, j))
+                out.append((cmd.UseCard, seat, colour, j))
                 if s.burned[ci] < t.burn_limit:
-                    out.append(cmd.BurnCard(seat, colour, j))
+                    out.append((cmd.BurnCard, seat, colour, j))
             if colour in BI and state.upgrade > 0 and s.tracks[BI[colour]] < len(t.track_values[BI[colour]]):
-                out.append(cmd.Upgrade(seat, colour, j))
-    out.append(cmd.Pass(seat))
+                out.append((cmd.Upgrade, seat, colour, j))
+    out.append((cmd.Pass, seat))
     return out
 
 
@@ -174,46 +187,46 @@ def vp_amount(state: State, task: Task) -> int:
     raise ValueError(f"unknown VP formula {f!r}")
 
 
-def _card_choices(state: State, seat: int, cards: list[tuple[str, str]]) -> list[Command]:
+def _card_choices(state: State, seat: int, cards: list[tuple[str, str]]) -> list[Option]:
     burned = state.seats[seat].burned
-    out: list[Command] = []
+    out: list[Option] = []
     for card, source in cards:
-        out.append(cmd.TakeCard(seat, card, source, "use"))
+        out.append((cmd.TakeCard, seat, card, source, "use"))
         if burned[CI[card[0]]] < state.t.burn_limit:
-            out.append(cmd.TakeCard(seat, card, source, "burn"))
+            out.append((cmd.TakeCard, seat, card, source, "burn"))
     return out
 
 
-def _opt_fleet(state: State, task: Task) -> list[Command]:
+def _opt_fleet(state: State, task: Task) -> list[Option]:
     seat, coins = task[1], task[2]
-    out: list[Command] = [
-        cmd.MarketCube(seat, c, cost)
+    out: list[Option] = [
+        (cmd.MarketCube, seat, c, cost)
         for ci, c in enumerate(COLOURS)
         for r, cost in enumerate(state.t.row_costs)
         if state.market[ci][r] and cost <= coins
     ]
-    return out + [cmd.Decline(seat)] if out else out
+    return out + [(cmd.Decline, seat)] if out else out
 
 
-def _opt_market_swap(state: State, task: Task) -> list[Command]:
+def _opt_market_swap(state: State, task: Task) -> list[Option]:
     seat = task[1]
-    out: list[Command] = [
-        cmd.MarketCube(seat, c, cost) for ci, c in enumerate(COLOURS) for r, cost in enumerate(state.t.row_costs) if state.market[ci][r]
+    out: list[Option] = [
+        (cmd.MarketCube, seat, c, cost) for ci, c in enumerate(COLOURS) for r, cost in enumerate(state.t.row_costs) if state.market[ci][r]
     ]
     if out and task[2] > 1:
-        out.append(cmd.Decline(seat))
+        out.append((cmd.Decline, seat))
     return out
 
 
-def _colours(seat: int, colours: Any) -> list[Command]:
-    return [cmd.PickColour(seat, c) for c in colours]
+def _colours(seat: int, colours: Any) -> list[Option]:
+    return [(cmd.PickColour, seat, c) for c in colours]
 
 
-def _numbers(seat: int, values: Any) -> list[Command]:
-    return [cmd.PickNumber(seat, v) for v in values]
+def _numbers(seat: int, values: Any) -> list[Option]:
+    return [(cmd.PickNumber, seat, v) for v in values]
 
 
-def _opt_take_card(state: State, task: Task) -> list[Command]:
+def _opt_take_card(state: State, task: Task) -> list[Option]:
     seat, sources, colour, optional = task[1], task[2], task[3], task[4]
     cards: list[tuple[str, str]] = []
     for ci, c in enumerate(COLOURS):
@@ -225,51 +238,51 @@ def _opt_take_card(state: State, task: Task) -> list[Command]:
             cards.append((state.future[ci], "future"))
     out = _card_choices(state, seat, cards)
     if out and optional:
-        out.append(cmd.Decline(seat))
+        out.append((cmd.Decline, seat))
     return out
 
 
-def _opt_second(state: State, task: Task) -> list[Command]:
+def _opt_second(state: State, task: Task) -> list[Option]:
     seat, colour = task[1], task[2]
     cards = sorted({card for card in state.seats[seat].cards if card[0] == colour})
     out = _card_choices(state, seat, [(card, "supply") for card in cards])
-    return out + [cmd.Decline(seat)] if out else out
+    return out + [(cmd.Decline, seat)] if out else out
 
 
-def _opt_move_own(state: State, task: Task) -> list[Command]:
+def _opt_move_own(state: State, task: Task) -> list[Option]:
     seat, lo, hi, dirs = task[1], task[2], task[3], task[4]
     form = state.seats[seat].form
-    out: list[Command] = []
+    out: list[Option] = []
     for d in ("left", "right") if dirs == "both" else (dirs,):
         for k in range(lo, hi + 1):
             if 1 <= form + (k if d == "right" else -k) <= state.t.rep_spaces:
-                out.append(cmd.Shift(seat, d, k))
+                out.append((cmd.Shift, seat, d, k))
     return out
 
 
-def _opt_war_shift(state: State, task: Task) -> list[Command]:
+def _opt_war_shift(state: State, task: Task) -> list[Option]:
     seat = task[1]
     form = state.seats[seat].form
-    out: list[Command] = [cmd.Shift(seat, "none", 0)]
+    out: list[Option] = [(cmd.Shift, seat, "none", 0)]
     if form > 1:
-        out.append(cmd.Shift(seat, "left", 1))
+        out.append((cmd.Shift, seat, "left", 1))
     if form < state.t.rep_spaces:
-        out.append(cmd.Shift(seat, "right", 1))
+        out.append((cmd.Shift, seat, "right", 1))
     return out
 
 
-def _opt_vp(state: State, task: Task) -> list[Command]:
-    return [cmd.Accept(task[1]), cmd.Decline(task[1])] if vp_amount(state, task) > 0 else []
+def _opt_vp(state: State, task: Task) -> list[Option]:
+    return [(cmd.Accept, task[1]), (cmd.Decline, task[1])] if vp_amount(state, task) > 0 else []
 
 
-def _opt_noli(state: State, task: Task) -> list[Command]:
+def _opt_noli(state: State, task: Task) -> list[Option]:
     s = state.seats[task[1]]
     if not s.cards:
         return []
     return _colours(task[1], [c for c in COLOURS if s.burned[CI[c]] < state.t.burn_limit])
 
 
-def _opt_burn_position(state: State, task: Task) -> list[Command]:
+def _opt_burn_position(state: State, task: Task) -> list[Option]:
     s = state.seats[task[1]]
     if task[2] not in s.cards:
         return []
@@ -280,48 +293,48 @@ def _banners_held(state: State, seat: int) -> list[str]:
     return [c for c in BANNERS if state.seats[seat].banners[BI[c]] > 0]
 
 
-def _opt_decree(state: State, task: Task) -> list[Command]:
+def _opt_decree(state: State, task: Task) -> list[Option]:
     s = state.seats[task[1]]
     return _colours(task[1], [c for c in _banners_held(state, task[1]) if s.tracks[BI[c]] < len(state.t.track_values[BI[c]])])
 
 
-def _opt_goodwill(state: State, task: Task) -> list[Command]:
+def _opt_goodwill(state: State, task: Task) -> list[Option]:
     return _colours(task[1], [c for c in _banners_held(state, task[1]) if state.future[CI[c]]])
 
 
-def _opt_betrayal(state: State, task: Task) -> list[Command]:
-    out: list[Command] = _numbers(task[1], [i for i, s in enumerate(state.seats) if i != task[1] and s.crowns > 0])
-    return out + [cmd.Decline(task[1])] if out else out
+def _opt_betrayal(state: State, task: Task) -> list[Option]:
+    out: list[Option] = _numbers(task[1], [i for i, s in enumerate(state.seats) if i != task[1] and s.crowns > 0])
+    return out + [(cmd.Decline, task[1])] if out else out
 
 
-def _opt_amalfi(state: State, task: Task) -> list[Command]:
+def _opt_amalfi(state: State, task: Task) -> list[Option]:
     if task[2] * used_schemes(state) <= 0 or not any(state.seats[task[1]].bag):
         return []
-    return [cmd.Accept(task[1]), cmd.Decline(task[1])]
+    return [(cmd.Accept, task[1]), (cmd.Decline, task[1])]
 
 
-def _opt_personal(state: State, task: Task) -> list[Command]:
+def _opt_personal(state: State, task: Task) -> list[Option]:
     s = state.seats[task[1]]
     if not s.scheme or s.scheme_used:
         return []
-    return [cmd.UseScheme(task[1], 0), cmd.Decline(task[1])]
+    return [(cmd.UseScheme, task[1], 0), (cmd.Decline, task[1])]
 
 
-def _opt_war_pay(state: State, task: Task) -> list[Command]:
+def _opt_war_pay(state: State, task: Task) -> list[Option]:
     s = state.seats[task[1]]
     return _colours(task[1], [c for c in COLOURS if s.supply[CI[c]] > 0])
 
 
-OPTIONS: dict[str, Callable[[State, Task], list[Command]]] = {
+OPTIONS: dict[str, Callable[[State, Task], list[Option]]] = {
     "fleet": _opt_fleet,
     "banner_any": lambda s, t: _colours(t[1], [c for c in BANNERS if c not in t[2]]),
-    "trade": lambda s, t: [cmd.TradeBanners(t[1], name) for name in trades_open(s, t[1])],
-    "scheme": lambda s, t: [cmd.UseScheme(t[1], slot) for slot in schemes_open(s, t[1])],
+    "trade": lambda s, t: [(cmd.TradeBanners, t[1], name) for name in trades_open(s, t[1])],
+    "scheme": lambda s, t: [(cmd.UseScheme, t[1], slot) for slot in schemes_open(s, t[1])],
     "personal_scheme": _opt_personal,
-    "shift_all": lambda s, t: [cmd.Shift(t[1], "left", t[2]), cmd.Shift(t[1], "right", t[2])],
+    "shift_all": lambda s, t: [(cmd.Shift, t[1], "left", t[2]), (cmd.Shift, t[1], "right", t[2])],
     "move_own": _opt_move_own,
     "war_shift": _opt_war_shift,
-    "war_disc": lambda s, t: [cmd.WarDisc(t[1], v) for v in sorted(set(s.seats[t[1]].discs))],
+    "war_disc": lambda s, t: [(cmd.WarDisc, t[1], v) for v in sorted(set(s.seats[t[1]].discs))],
     "amalfi_draw": _opt_amalfi,
     "ancona": lambda s, t: _numbers(t[1], sorted(set(s.seats[t[1]].discs))),
     "return": lambda s, t: _colours(t[1], [c for c in COLOURS if t[3][CI[c]] > 0]),
@@ -330,13 +343,13 @@ OPTIONS: dict[str, Callable[[State, Task], list[Command]]] = {
     "second": _opt_second,
     "gaeta": lambda s, t: _colours(t[1], _banners_held(s, t[1])),
     "noli": _opt_noli,
-    "noli_card": lambda s, t: [cmd.TakeCard(t[1], card, "supply", "burn") for card in sorted(set(s.seats[t[1]].cards))],
+    "noli_card": lambda s, t: [(cmd.TakeCard, t[1], card, "supply", "burn") for card in sorted(set(s.seats[t[1]].cards))],
     "burn_self": _opt_burn_position,
     "market_swap": _opt_market_swap,
     "market_place": lambda s, t: _colours(t[1], [c for c in COLOURS if s.seats[t[1]].supply[CI[c]] > 0]),
     "discard_banners": lambda s, t: _numbers(t[1], range(s.seats[t[1]].banners[BI[t[2]]] + 1)) if s.seats[t[1]].banners[BI[t[2]]] else [],
     "draw_colour_choice": lambda s, t: _colours(t[1], COLOURS),
-    "keep_republic": lambda s, t: [cmd.KeepRepublic(t[1], "old"), cmd.KeepRepublic(t[1], "new")],
+    "keep_republic": lambda s, t: [(cmd.KeepRepublic, t[1], "old"), (cmd.KeepRepublic, t[1], "new")],
     "remove_cubes": lambda s, t: _numbers(t[1], range(supply_of(s, t[1], t[2]) + 1)) if supply_of(s, t[1], t[2]) else [],
     "recover_disc": lambda s, t: _numbers(t[1], sorted(set(s.seats[t[1]].retired))),
     "retire_disc": lambda s, t: _numbers(t[1], sorted(set(s.seats[t[1]].discs))),
@@ -587,8 +600,9 @@ AUTO_IF = {"vp": _auto_vp, "war_pay": _auto_war_pay}
 
 def settle(state: State, events: list[Event], chance: Chance) -> tuple[State, list[Event]]:
     """Fold `events`, then settle automatic steps until a seat must choose (or the game ends)."""
+    remember(None, None, None)
     for e in events:
-        state = evolve(state, e)
+        state = remember(state, e, evolve(state, e))
     while state.tasks:
         task = state.tasks[0]
         kind = task[0]
@@ -602,13 +616,17 @@ def settle(state: State, events: list[Event], chance: Chance) -> tuple[State, li
         else:
             break
         for e in more:
-            state = evolve(state, e)
+            state = remember(state, e, evolve(state, e))
         events.extend(more)
     return state, events
 
 
 def options(state: State) -> list[Command]:
     """Every legal command for the pending decision (the head step, or the current seat's turn)."""
+    return [o[0](*o[1:]) for o in option_keys(state)]
+
+
+def option_keys(state: State) -> list[Option]:
     if state.phase != "turns":
         return []
     if state.tasks:
@@ -626,11 +644,11 @@ def decide(state: State, c: Command, chance: Chance) -> list[Event]:
         if c.seat != task[1]:
             raise RuleViolation(R + "turn/out-of-turn", f"seat {task[1]} must decide ({task[0]}), not seat {c.seat}", seat=c.seat, waiting_for=task[1], step=task[0])
         offered = OPTIONS[task[0]](state, task)
-        if c not in offered:
+        if key_of(c) not in offered:
             raise RuleViolation(
                 R + f"{task[0].replace('_', '-')}/not-offered",
                 f"{c.kind} is not one of the choices for {task[0]}",
-                offered=[o.to_json() for o in offered],
+                offered=[o[0](*o[1:]).to_json() for o in offered],
                 given=c.to_json(),
             )
         events = resolve(state, task, c, chance)

@@ -3,13 +3,14 @@
 Counts of cubes are 6-tuples in colour order (Y W G O B P); banners and the four upgrade
 tracks are 4-tuples (Y G O P). A bag is only a count per colour: its order is not state.
 A deck is the sorted multiset of its unseen cards; the Present and Future cards are visible.
-`tasks` is the queue of steps still to settle (the head is the pending decision, or an
+Both are NamedTuples rather than dataclasses because the fold copies them on every event
+and tuple copying is twice as fast. `tasks` is the queue of steps still to settle (the head is the pending decision, or an
 automatic step decide settles at once); each is a plain tuple (kind, seat, *params).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from domain.kernel import Edition
 
@@ -19,8 +20,7 @@ Task = tuple  # (kind, seat, *params)
 ZERO6 = (0, 0, 0, 0, 0, 0)
 
 
-@dataclass(frozen=True, slots=True)
-class Seat:
+class Seat(NamedTuple):
     city: str = ""
     bag: tuple[int, ...] = ZERO6
     supply: tuple[int, ...] = ZERO6
@@ -42,8 +42,7 @@ class Seat:
     passed: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class State:
+class State(NamedTuple):
     edition: Edition
     t: Tables
     players: int = 0
@@ -75,3 +74,8 @@ class State:
 def order_from(state: State, start: int) -> tuple[int, ...]:
     n = state.players
     return tuple((start + k) % n for k in range(n))
+
+
+# Immutable tuples: `_replace` copies references only, so unchanged parts are shared between states.
+new_state = State._replace
+new_seat = Seat._replace
