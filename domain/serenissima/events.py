@@ -6,46 +6,89 @@ In sailor transfers `0` stands for the port of the zone.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
+from typing import Any
 
 from domain.kernel import Event, event
+from domain.kernel.frozen import freeze, thaw
+
+_PLAIN, _SCALARS, _NESTED = 0, 1, 2
+_LAYOUT: dict[type, tuple[tuple[str, int], ...]] = {}
+
+
+def _layout(cls: type) -> tuple[tuple[str, int], ...]:
+    found = _LAYOUT.get(cls)
+    if found is None:
+        kinds = []
+        for f in dataclasses.fields(cls):
+            note = str(f.type)
+            kinds.append((f.name, _SCALARS if note.startswith("tuple[") else _NESTED if note.startswith("Mapping") else _PLAIN))
+        found = _LAYOUT[cls] = tuple(kinds)
+    return found
+
+
+class SerenissimaEvent(Event):
+    """Same JSON as the kernel's Event, built faster from the declared field types.
+
+    Validating a log turns every event to JSON twice; our fields are scalars, tuples of
+    scalars or one mapping, so there is no need to walk each value to find out.
+    """
+
+    __slots__ = ()
+
+    def __post_init__(self) -> None:
+        for name, kind in _layout(type(self)):
+            if kind == _SCALARS:
+                value = getattr(self, name)
+                if type(value) is not tuple:
+                    object.__setattr__(self, name, freeze(value))
+            elif kind == _NESTED:
+                object.__setattr__(self, name, freeze(getattr(self, name)))
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {}
+        for name, kind in _layout(type(self)):
+            value = getattr(self, name)
+            data[name] = value if kind == _PLAIN else list(value) if kind == _SCALARS else thaw(value)
+        return {"type": self.type, "data": data}
 
 # --- setup -----------------------------------------------------------------------------
 
 
 @event("serenissima/game-started")
-class GameStarted(Event):
+class GameStarted(SerenissimaEvent):
     edition: Mapping[str, str]
     players: int
     hidden_money: bool
 
 
 @event("serenissima/first-player-chosen")
-class FirstPlayerChosen(Event):
+class FirstPlayerChosen(SerenissimaEvent):
     seat: int
 
 
 @event("serenissima/ports-closed")
-class PortsClosed(Event):
+class PortsClosed(SerenissimaEvent):
     ports: tuple[str, ...]
 
 
 @event("serenissima/doge-deck-shuffled")
-class DogeDeckShuffled(Event):
+class DogeDeckShuffled(SerenissimaEvent):
     """The face-down deck is a multiset: shuffling only gathers every card back into it."""
 
     cards: tuple[str, ...]
 
 
 @event("serenissima/start-chosen")
-class StartChosen(Event):
+class StartChosen(SerenissimaEvent):
     seat: int
     port: str
     galley: int
 
 
 @event("serenissima/galley-chosen")
-class GalleyChosen(Event):
+class GalleyChosen(SerenissimaEvent):
     seat: int
     galley: int
 
@@ -54,23 +97,23 @@ class GalleyChosen(Event):
 
 
 @event("serenissima/turn-started")
-class TurnStarted(Event):
+class TurnStarted(SerenissimaEvent):
     turn: int
 
 
 @event("serenissima/galley-activated")
-class GalleyActivated(Event):
+class GalleyActivated(SerenissimaEvent):
     galley: int
 
 
 @event("serenissima/plan-chosen")
-class PlanChosen(Event):
+class PlanChosen(SerenissimaEvent):
     galley: int
     plan: str  # "action" or "investment"
 
 
 @event("serenissima/activation-ended")
-class ActivationEnded(Event):
+class ActivationEnded(SerenissimaEvent):
     galley: int
 
 
@@ -78,13 +121,13 @@ class ActivationEnded(Event):
 
 
 @event("serenissima/sailor-moved")
-class SailorMoved(Event):
+class SailorMoved(SerenissimaEvent):
     source: int
     target: int
 
 
 @event("serenissima/good-bought")
-class GoodBought(Event):
+class GoodBought(SerenissimaEvent):
     galley: int
     good: str
     price: int
@@ -92,20 +135,20 @@ class GoodBought(Event):
 
 
 @event("serenissima/good-shifted")
-class GoodShifted(Event):
+class GoodShifted(SerenissimaEvent):
     good: str
     source: int
     target: int
 
 
 @event("serenissima/good-tossed")
-class GoodTossed(Event):
+class GoodTossed(SerenissimaEvent):
     galley: int
     good: str
 
 
 @event("serenissima/galley-sunk")
-class GalleySunk(Event):
+class GalleySunk(SerenissimaEvent):
     """`salvage_by` names the surviving galley that may claim the goods (0: they go back to the supply)."""
 
     galley: int
@@ -113,7 +156,7 @@ class GalleySunk(Event):
 
 
 @event("serenissima/loading-ended")
-class LoadingEnded(Event):
+class LoadingEnded(SerenissimaEvent):
     galley: int
 
 
@@ -121,7 +164,7 @@ class LoadingEnded(Event):
 
 
 @event("serenissima/sailed")
-class Sailed(Event):
+class Sailed(SerenissimaEvent):
     """`blockaders` are the seats that may declare a blockade, in the order they decide."""
 
     galley: int
@@ -130,17 +173,17 @@ class Sailed(Event):
 
 
 @event("serenissima/movement-ended")
-class MovementEnded(Event):
+class MovementEnded(SerenissimaEvent):
     galley: int
 
 
 @event("serenissima/blockade-declared")
-class BlockadeDeclared(Event):
+class BlockadeDeclared(SerenissimaEvent):
     seat: int
 
 
 @event("serenissima/blockade-waived")
-class BlockadeWaived(Event):
+class BlockadeWaived(SerenissimaEvent):
     seat: int
 
 
@@ -148,13 +191,13 @@ class BlockadeWaived(Event):
 
 
 @event("serenissima/sale-announced")
-class SaleAnnounced(Event):
+class SaleAnnounced(SerenissimaEvent):
     good: str
     blockaders: tuple[int, ...]
 
 
 @event("serenissima/good-sold")
-class GoodSold(Event):
+class GoodSold(SerenissimaEvent):
     galley: int
     port: str
     good: str
@@ -166,13 +209,13 @@ class GoodSold(Event):
 
 
 @event("serenissima/claim-announced")
-class ClaimAnnounced(Event):
+class ClaimAnnounced(SerenissimaEvent):
     port: str
     blockaders: tuple[int, ...]
 
 
 @event("serenissima/battle-started")
-class BattleStarted(Event):
+class BattleStarted(SerenissimaEvent):
     """`galley` is the target galley, or 0 when the target is `port`. `value` is the attacker's first combat value."""
 
     galley: int
@@ -181,14 +224,14 @@ class BattleStarted(Event):
 
 
 @event("serenissima/fort-fired")
-class FortFired(Event):
+class FortFired(SerenissimaEvent):
     port: str
     rolls: tuple[int, ...]
     kills: int
 
 
 @event("serenissima/battle-round")
-class BattleRound(Event):
+class BattleRound(SerenissimaEvent):
     attacker_rolls: tuple[int, ...]
     defender_rolls: tuple[int, ...]
     attacker_losses: int
@@ -197,30 +240,30 @@ class BattleRound(Event):
 
 
 @event("serenissima/battle-stopped")
-class BattleStopped(Event):
+class BattleStopped(SerenissimaEvent):
     galley: int
 
 
 @event("serenissima/good-captured")
-class GoodCaptured(Event):
+class GoodCaptured(SerenissimaEvent):
     galley: int
     good: str
 
 
 @event("serenissima/capture-ended")
-class CaptureEnded(Event):
+class CaptureEnded(SerenissimaEvent):
     returned: tuple[str, ...]
 
 
 @event("serenissima/port-taken")
-class PortTaken(Event):
+class PortTaken(SerenissimaEvent):
     port: str
     seat: int
     sailors: int
 
 
 @event("serenissima/port-left-neutral")
-class PortLeftNeutral(Event):
+class PortLeftNeutral(SerenissimaEvent):
     port: str
 
 
@@ -228,7 +271,7 @@ class PortLeftNeutral(Event):
 
 
 @event("serenissima/sailor-recruited")
-class SailorRecruited(Event):
+class SailorRecruited(SerenissimaEvent):
     seat: int
     port: str  # "" when recruited onto a galley
     galley: int  # 0 when recruited onto a port
@@ -236,7 +279,7 @@ class SailorRecruited(Event):
 
 
 @event("serenissima/galley-bought")
-class GalleyBought(Event):
+class GalleyBought(SerenissimaEvent):
     """A bought galley comes with its first sailor (also paid), so it never floats empty."""
 
     seat: int
@@ -246,21 +289,21 @@ class GalleyBought(Event):
 
 
 @event("serenissima/fort-built")
-class FortBuilt(Event):
+class FortBuilt(SerenissimaEvent):
     seat: int
     port: str
     price: int
 
 
 @event("serenissima/basilica-built")
-class BasilicaBuilt(Event):
+class BasilicaBuilt(SerenissimaEvent):
     seat: int
     port: str
     price: int
 
 
 @event("serenissima/investment-ended")
-class InvestmentEnded(Event):
+class InvestmentEnded(SerenissimaEvent):
     seat: int
 
 
@@ -268,19 +311,19 @@ class InvestmentEnded(Event):
 
 
 @event("serenissima/doge-card-drawn")
-class DogeCardDrawn(Event):
+class DogeCardDrawn(SerenissimaEvent):
     card: str
     track_from: int
     track_to: int
 
 
 @event("serenissima/wine-paid")
-class WinePaid(Event):
+class WinePaid(SerenissimaEvent):
     amounts: tuple[int, ...]
 
 
 @event("serenissima/scored")
-class Scored(Event):
+class Scored(SerenissimaEvent):
     """Scoring is announced even with hidden money, so the amounts are public."""
 
     number: int
@@ -290,15 +333,15 @@ class Scored(Event):
 
 
 @event("serenissima/doge-deck-reshuffled")
-class DogeDeckReshuffled(Event):
+class DogeDeckReshuffled(SerenissimaEvent):
     cards: tuple[str, ...]
 
 
 @event("serenissima/special-investment-opened")
-class SpecialInvestmentOpened(Event):
+class SpecialInvestmentOpened(SerenissimaEvent):
     seats: tuple[int, ...]
 
 
 @event("serenissima/game-ended")
-class GameEnded(Event):
+class GameEnded(SerenissimaEvent):
     ranking: tuple[int, ...]

@@ -9,7 +9,7 @@ state ever holds an empty galley.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields
 from typing import Any
 
 from domain.kernel import Edition, Event
@@ -95,6 +95,34 @@ class State:
     @property
     def galleys_in_play(self) -> int:
         return len(self.galleys) - 1
+
+
+_UNCHANGED: Any = object()
+
+
+def _replacer(cls: type) -> Callable[..., Any]:
+    """A fast `dataclasses.replace` for one frozen slotted class.
+
+    The fold replaces a record for nearly every event; the generic `replace` re-runs the
+    frozen `__init__` field by field and costs several times more. This writes the slots
+    of the new record directly and still leaves every record immutable to its users.
+    """
+    names = [f.name for f in fields(cls)]
+    scope: dict[str, Any] = {"_new": object.__new__, "_cls": cls, "_same": _UNCHANGED}
+    lines = [f"def _replace(_old, *, {', '.join(f'{n}=_same' for n in names)}):", "    _obj = _new(_cls)"]
+    for k, n in enumerate(names):
+        scope[f"_set{k}"] = cls.__dict__[n].__set__
+        lines.append(f"    _set{k}(_obj, _old.{n} if {n} is _same else {n})")
+    lines.append("    return _obj")
+    exec("\n".join(lines), scope)  # noqa: S102 - generated from the class's own field names
+    return scope["_replace"]  # type: ignore[no-any-return]
+
+
+_REPLACERS = {cls: _replacer(cls) for cls in (State, Activation, Port)}
+
+
+def replace(obj: Any, **changes: Any) -> Any:
+    return _REPLACERS[type(obj)](obj, **changes)
 
 
 def begin(edition: Edition) -> State:
