@@ -42,7 +42,7 @@ class Ledger:
         assert sum(s.money) + self.bank == s.t.start_ducats * s.players
 
 
-def check(s: State) -> None:
+def check(s: State, keep_port: bool = True) -> None:
     t = s.t
     if not s.players:
         return
@@ -53,7 +53,7 @@ def check(s: State) -> None:
         assert s.boxed[seat] + s.supply[seat] + on_ports + afloat == t.colour_sailors, ("sailors", seat)
         assert s.supply[seat] >= 0
         assert s.money[seat] >= 0
-        if s.phase != "setup":
+        if keep_port and s.phase != "setup":
             assert any(p.owner == seat for p in s.ports), ("a player always keeps a port", seat)
     # goods cubes
     counted = Counter({g: s.goods[i] for i, g in enumerate(t.goods)})
