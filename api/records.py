@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 from uuid import UUID
 
+from flask import current_app
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
@@ -85,7 +86,7 @@ def events(query: dict[str, Any], record_id: UUID) -> Any:
 def step(record_id: UUID, n: int) -> Any:
     """The state after the first n game events: all-seeing once finished; otherwise the token's seat
     view, or what every player sees without a token."""
-    return json_response(service().records.step(record_id, n, bearer()))
+    return current_app.response_class(service().records.step_json(record_id, n, bearer()), mimetype="application/json")
 
 
 @blp.route("/<uuid:record_id>/turns")

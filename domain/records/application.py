@@ -16,6 +16,7 @@ import hashlib
 import json
 import secrets
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -74,6 +75,9 @@ class Invalid(RecordsError):
     status = 422
 
 
+STEP_CACHE = 20_000  # answers of finished records' steps kept per process (a few KB each)
+
+
 def titles() -> list[str]:
     """Titles whose engine is installed and complete (a package without `GAME` is still being written)."""
     found = []
@@ -116,6 +120,8 @@ class Records(Application[UUID]):
         self._editions_lock = threading.Lock()
         self.timelines = Timelines(self.recorder, self.mapper, catalog.game, self._edition_of)
         self.directory = Directory(self.recorder, self.mapper)
+        self._step_cache: OrderedDict[tuple[UUID, int], bytes] = OrderedDict()
+        self._step_lock = threading.Lock()
 
     # ---- editions -------------------------------------------------------------------
 
@@ -314,6 +320,25 @@ class Records(Application[UUID]):
         if meta.finished:
             out["scores"] = game.scores(state)
         return out
+
+    def step_json(self, record_id: UUID, n: int, token: str | None) -> bytes:
+        """`step` as JSON bytes. A finished record's steps never change and show every seat the same
+        all-seeing view, so their answers are kept in a bounded cache."""
+        timeline = self.timeline(record_id)
+        assert timeline.meta is not None
+        if not timeline.meta.finished:
+            return json.dumps(self.step(record_id, n, token), separators=(",", ":")).encode()
+        self.seat_of(timeline.meta, token)  # a forged token is refused even where it would change nothing
+        key = (record_id, n)
+        with self._step_lock:
+            found = self._step_cache.get(key)
+        if found is None:
+            found = json.dumps(self.step(record_id, n, token), separators=(",", ":")).encode()
+            with self._step_lock:
+                self._step_cache[key] = found
+                while len(self._step_cache) > STEP_CACHE:
+                    self._step_cache.popitem(last=False)
+        return found
 
     def event_range(self, record_id: UUID, start: int, stop: int | None) -> dict[str, Any]:
         """Game events [start, stop); their payloads only once the game is over (they carry secrets)."""
