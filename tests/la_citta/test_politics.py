@@ -8,7 +8,7 @@ from domain.kernel import RuleViolation, SeededChance
 from domain.la_citta import GAME, rules
 from domain.la_citta import commands as cm
 from domain.la_citta import events as ev
-from domain.la_citta.state import cap, points
+from domain.la_citta.state import points
 from tests.la_citta.helpers import ScriptedChance, advance, fold, play, position, to_tally
 
 ALL = ["palace", "hospital", "public_bath", "cathedral", "university", "master_builder", "bread_and_games"]
