@@ -1,0 +1,134 @@
+"""Bad input: a RuleViolation naming the rule and nothing changed; malformed commands never reach the rules."""
+
+from __future__ import annotations
+
+import pytest
+
+from domain.citta_stato import commands as cmd
+from domain.citta_stato.edition import CI
+from domain.citta_stato.fold import put
+from domain.kernel import MalformedCommand, RuleViolation, SeededChance
+
+from .helpers import GAME, act, board, c6, play, turn_state
+
+
+def refused(state, command, rule: str) -> RuleViolation:
+    before = GAME.view(state, None)
+    legal = GAME.legal(state)
+    with pytest.raises(RuleViolation) as err:
+        GAME.decide(state, command, SeededChance("bad"))
+    assert err.value.rule == rule, err.value
+    assert GAME.view(state, None) == before and GAME.legal(state) == legal
+    assert command not in legal
+    return err.value
+
+
+def test_wrong_seat() -> None:
+    s = turn_state()
+    err = refused(s, cmd.Pass(2), "citta-stato/turn/out-of-turn")
+    assert err.facts["turn"] == 0
+
+
+def test_unknown_seat() -> None:
+    refused(turn_state(), cmd.Pass(7), "citta-stato/seat/unknown")
+
+
+def test_out_of_turn_during_a_follow_up() -> None:
+    s = turn_state(tracks=(3, 1, 1, 1))
+    s, _ = play(s, cmd.CityAction(0, "Y"))
+    refused(s, cmd.MarketCube(1, "Y", 1), "citta-stato/turn/out-of-turn")
+    refused(s, cmd.Pass(0), "citta-stato/fleet/not-offered")
+
+
+def test_paid_with_cubes_the_player_lacks() -> None:
+    s = turn_state(supply=c6(Y=1), actions=1)
+    err = refused(s, cmd.UseCard(0, "Y"), "citta-stato/use-card/cubes")
+    assert err.facts["held"]["Y"] == 1 and list(err.facts["offered"]) == ["Y", "Y"]
+
+
+def test_wrong_colour_joker_for_white() -> None:
+    refused(turn_state(), cmd.CityAction(0, "W", 1), "citta-stato/city-action/colour")
+
+
+def test_joker_the_player_lacks() -> None:
+    refused(turn_state(supply=c6(Y=3)), cmd.Upgrade(0, "Y", 1), "citta-stato/upgrade/cubes")
+
+
+def test_card_not_on_display() -> None:
+    s = turn_state()
+    s = board(s, present=put(s.present, CI["G"], ""))
+    refused(s, cmd.UseCard(0, "G"), "citta-stato/use-card/not-on-display")
+    refused(s, cmd.BurnCard(0, "G"), "citta-stato/burn-card/not-on-display")
+
+
+def test_fourth_burn_of_a_colour() -> None:
+    err = refused(turn_state(burned=c6(O=3)), cmd.BurnCard(0, "O"), "citta-stato/burn-card/limit")
+    assert err.facts["burned"] == 3
+
+
+def test_upgrade_at_counter_zero() -> None:
+    refused(board(turn_state(), upgrade=0), cmd.Upgrade(0, "G"), "citta-stato/upgrade/counter-zero")
+
+
+def test_upgrade_past_the_end() -> None:
+    refused(turn_state(tracks=(5, 1, 1, 1)), cmd.Upgrade(0, "Y"), "citta-stato/upgrade/track-end")
+
+
+def test_second_war_disc() -> None:
+    s = board(turn_state(), warfare=((0, 2),))
+    refused(s, cmd.CityAction(0, "O"), "citta-stato/war/second-disc")
+
+
+def test_war_without_discs() -> None:
+    refused(turn_state(discs=()), cmd.CityAction(0, "O"), "citta-stato/war/no-disc")
+
+
+def test_republic_without_a_trade_and_politics_without_a_scheme() -> None:
+    refused(turn_state(banners=(1, 1, 1, 0)), cmd.CityAction(0, "B"), "citta-stato/republic/no-trade")
+    s = board(turn_state(), schemes_up=(False, True, True, True))
+    refused(s, cmd.CityAction(0, "P"), "citta-stato/politics/no-scheme")
+
+
+def test_choice_not_offered() -> None:
+    s = turn_state()
+    s, _ = play(s, cmd.CityAction(0, "O"))
+    refused(s, cmd.WarDisc(0, 0), "citta-stato/war-disc/not-offered")  # the 0 disc was retired
+    refused(s, cmd.Accept(0), "citta-stato/war-disc/not-offered")
+
+
+def test_after_the_game_is_over() -> None:
+    s = board(turn_state(), phase="over")
+    refused(s, cmd.Pass(0), "citta-stato/game/over")
+
+
+def test_a_refused_command_leaves_a_game_playable() -> None:
+    s = turn_state()
+    with pytest.raises(RuleViolation):
+        GAME.decide(s, cmd.BurnCard(0, "O", 5), SeededChance("x"))
+    s, events = act(s, cmd.Pass(0))
+    assert s.seats[0].passed
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {"type": "citta-stato/use-card", "seat": 0, "colour": "Y", "tip": 1},  # unknown field
+        {"type": "citta-stato/use-card", "seat": 0},  # missing field
+        {"type": "citta-stato/use-card", "seat": "0", "colour": "Y"},  # mistyped
+        {"type": "citta-stato/use-card", "seat": True, "colour": "Y"},  # a bool is not a seat
+        {"type": "citta-stato/use-card", "seat": 0, "colour": "R"},  # no such colour
+        {"type": "citta-stato/upgrade", "seat": 0, "colour": "W"},  # white has no track
+        {"type": "citta-stato/shift", "seat": 0, "direction": "up"},
+        {"type": "citta-stato/teleport", "seat": 0},
+        ["citta-stato/pass", 0],
+    ],
+)
+def test_malformed_commands_are_rejected_by_schema(payload) -> None:
+    with pytest.raises(MalformedCommand):
+        GAME.parse_command(payload)
+
+
+def test_parse_cache_does_not_confuse_types() -> None:
+    assert GAME.parse_command({"type": "citta-stato/pass", "seat": 1}) == cmd.Pass(1)
+    with pytest.raises(MalformedCommand):
+        GAME.parse_command({"type": "citta-stato/pass", "seat": True})
