@@ -95,17 +95,26 @@ class Serenissima:
         }
 
     def scores(self, state: State) -> dict[str, Any]:
+        """Ducats decide the game. With hidden money, running scores show only what was announced."""
         over = state.phase == "over"
-        ranking = list(state.ranking) if over else list(rules.ranking(state)) if state.players else []
+        secret = state.hidden_money and not over
+        ducats = state.announced if secret else state.money
+        if over:
+            ranking = list(state.ranking)
+        elif secret:
+            ranking = sorted(range(state.players), key=lambda seat: (-ducats[seat], -rules.ports_of(state, seat), seat))
+        else:
+            ranking = list(rules.ranking(state)) if state.players else []
         return {
             "finished": over,
             "ranking": ranking,
             "seats": [
                 {
                     "seat": seat,
-                    "total": state.money[seat],
+                    "total": ducats[seat],
                     "breakdown": {
-                        "ducats": state.money[seat],
+                        "ducats": "hidden" if secret else ducats[seat],
+                        "announced": state.announced[seat],
                         "port_cards": rules.ports_of(state, seat),
                         "galleys": rules.galleys_of(state, seat),
                     },

@@ -687,3 +687,5 @@ def test_hidden_money_shows_others_only_what_was_announced() -> None:
     assert GAME.view(s, RED)["ducats"][RED] == s.money[RED]
     visible = table()
     assert GAME.view(visible, BLUE)["ducats"] == [5, 5, 5, 5]
+    running = GAME.scores(s)
+    assert [x["total"] for x in running["seats"]] == list(s.announced) and running["seats"][BLUE]["breakdown"]["ducats"] == "hidden"

@@ -23,6 +23,9 @@ def test_random_games_keep_every_invariant(players: int) -> None:
     for k in range(GAMES_PER_COUNT):
         options = {"players": players, "money": "hidden" if k % 2 else "visible"}
         played = play_random(GAME, EDITION, options, f"inv-{players}-{k}", check=Ledger())
+        events = [e for entry in played.entries for e in entry.events]
+        stored = json.loads(json.dumps([e.to_json() for e in events]))
+        assert fold(GAME, GAME.begin(EDITION), [event_from_json(obj) for obj in stored]) == played.state
         scores = played.scores
         assert scores["finished"]
         assert played.state.scorings == EDITION.data["scoring"]["scorings_to_end"]
