@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import sys
 from typing import Any
@@ -43,11 +44,34 @@ def demo_records(records: Any, games: int = 2) -> int:
     return created
 
 
+def demo_live(records: Any, commands: int = 40) -> tuple[str, list[str]] | None:
+    """One live record left in progress, so per-seat views can be tried: returns (id, seat tokens)."""
+    from domain.kernel import SeededChance
+    from domain.records.application import titles
+
+    real = [t for t in titles() if t in ("citta-stato", "la-citta", "serenissima")]
+    if not real:
+        return None
+    record_id, tokens = records.start(real[0], ["Ada", "Bruno", "Chiara"])
+    players = SeededChance("demo-live")
+    for _ in range(commands):
+        timeline = records.timeline(record_id)
+        game = timeline.game
+        if game.pending(timeline.head).over:
+            break
+        choices = game.legal(timeline.head)
+        cmd = choices[players.below(len(choices))]
+        records.play(record_id, cmd.to_json(), tokens[cmd.seat])
+    return str(record_id), tokens
+
+
 def _serve(args: argparse.Namespace) -> int:
+    from werkzeug.serving import make_server
+
     from api.app import create_app
     from workers import relay
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     settings = Settings.from_env()
     app = create_app(settings)
     service = app.extensions["cronaca"]
@@ -56,12 +80,20 @@ def _serve(args: argparse.Namespace) -> int:
         if not service.records.directory.records:
             made = demo_records(service.records)
             print(f"loaded {made} demo records" if made else "no real title is installed yet: no demo records")
+            live = demo_live(service.records)
+            if live is not None:
+                record_id, tokens = live
+                print(f"a live game in progress: http://{args.host}:{args.port}/records/{record_id}")
+                for seat, token in enumerate(tokens):
+                    print(f"  seat {seat}'s view: http://{args.host}:{args.port}/records/{record_id}#token={token}")
     relay.start_thread(service.records, service.dispatcher, settings.requeue_after, settings.relay_interval)
     where = settings.store.get("SQLITE_DBNAME") or settings.store.get("POSTGRES_DBNAME")
     jobs = f"Redis {settings.redis_url}" if settings.redis_url else "in-process"
     print(f"Cronaca is running at http://{args.host}:{args.port}/  (store: {where}; jobs: {jobs}; API: /api/docs)",
           flush=True)
-    app.run(host=args.host, port=args.port, threaded=True, use_reloader=False)
+    server = make_server(args.host, args.port, app, threaded=True)
+    with contextlib.suppress(KeyboardInterrupt):
+        server.serve_forever()
     return 0
 
 

@@ -5,7 +5,8 @@
 Builds one long record (several self-played games of the title, the longest kept) in a
 fresh SQLite file, then measures on this one core:
 * step: `Records.step(id, n)` for uniformly random n — checkpoint + fold of fewer than
-  16 events + the view — p50/p99/max in microseconds, for the finished record (all-seeing
+  16 events + the view — p50/p99/max in microseconds of wall-clock time, and p50/p99 of
+  this thread's CPU time (which other processes on a busy machine cannot inflate), for the finished record (all-seeing
   view) and for the same log imported up to half-way (in progress: public view, the
   intersection of every seat's view);
 * fold from storage, in game events per second: our projector (recorder rows -> JSON ->
@@ -63,12 +64,14 @@ def time_steps(records: Records, record_id: UUID, samples: int) -> dict[str, Any
     pick = random.Random(7)
     records.step(record_id, steps, None)  # load the timeline once, as a running service has
     taken = []
+    cpu = []
     for _ in range(samples):
         n = pick.randint(setup, steps)
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.thread_time()
         records.step(record_id, n, None)
+        cpu.append(time.thread_time() - start_cpu)
         taken.append(time.perf_counter() - start)
-    return {"steps": steps, **percentiles(taken)}
+    return {"steps": steps, **percentiles(taken), "cpu": percentiles(cpu)}
 
 
 def time_folds(records: Records, record_id: UUID, repeat: int) -> dict[str, float]:
@@ -124,7 +127,8 @@ def main() -> None:
         records.close()
     print(f"{args.title} players={args.players}: record of {done['steps']} steps")
     for label, got in (("finished (all-seeing view)", done), ("in progress (public view)", half)):
-        print(f"  step {label:28s} p50 {got['p50']:7.0f} µs  p99 {got['p99']:7.0f} µs  max {got['max']:7.0f} µs"
+        print(f"  step {label:28s} wall p50 {got['p50']:6.0f} µs  p99 {got['p99']:6.0f} µs  max {got['max']:6.0f} µs"
+              f" | cpu p50 {got['cpu']['p50']:6.0f} µs  p99 {got['cpu']['p99']:6.0f} µs"
               f"  ({got['steps']} steps, {args.samples} samples)")
     print(f"  fold from storage: ours {folds['ours']:,.0f} events/s; library default {folds['library']:,.0f} events/s"
           f" -> {folds['ratio']:.1f}x  (repository.get alone, no game fold: {folds['repository_get_only']:,.0f} events/s)")
