@@ -78,6 +78,16 @@ class Invalid(RecordsError):
 STEP_CACHE = 20_000  # answers of finished records' steps kept per process (a few KB each)
 
 
+def _entry_bounds(sizes: list[int], n: int) -> tuple[int, int]:
+    """The steps at the start and end of the log entry whose events contain step n."""
+    start = 0
+    for size in sizes:
+        if n <= start + size:
+            return start, start + size
+        start += size
+    return start, start
+
+
 def titles() -> list[str]:
     """Titles whose engine is installed and complete (a package without `GAME` is still being written)."""
     found = []
@@ -306,19 +316,21 @@ class Records(Application[UUID]):
         try:
             which, view = visible(game, state, len(meta.seats), meta.finished, seat)
             pending = game.pending(state)
+            scores = game.scores(state) if meta.finished else None
         except Exception as exc:
-            if n >= meta.entry_sizes[0]:
-                raise  # a game that cannot show a state after its setup is a bug to see, not hide
-            raise Invalid(f"step {n} lies inside the setup, which {meta.title} cannot show; "
-                          f"the game is shown from step {meta.entry_sizes[0]}", setup_steps=meta.entry_sizes[0]) from exc
+            before, after = _entry_bounds(meta.entry_sizes, n)
+            if n == after:
+                raise  # a title that cannot show the state after a whole command is a bug to see, not hide
+            raise Invalid(f"step {n} falls between the events of one command, a moment {meta.title} cannot show; "
+                          f"steps {before} and {after} are either side of it", before=before, after=after) from exc
         shown_pending: dict[str, Any] = {"seat": pending.seat, "kind": pending.kind}
         if meta.finished or (seat is not None and seat == pending.seat):
             shown_pending = pending.to_json()
         out: dict[str, Any] = {"step": n, "steps": len(timeline.events), "view_of": which, "view": view, "pending": shown_pending}
         if n > 0:
             out["event"] = timeline.events[n - 1].type
-        if meta.finished:
-            out["scores"] = game.scores(state)
+        if scores is not None:
+            out["scores"] = scores
         return out
 
     def step_json(self, record_id: UUID, n: int, token: str | None) -> bytes:

@@ -205,3 +205,28 @@ def test_import_uploaded_as_a_file_and_rejected_with_a_report(client: Any) -> No
     report = verdict["report"]
     assert report["ok"] is False and report["entry_index"] == 1 and report["rule"] == "toy/turn"
     assert report["facts"] == {"seat": 1, "turn": 0} and report["event_index"] == 1
+
+
+def test_a_step_the_title_cannot_show(client: Any, monkeypatch: Any) -> None:
+    """Mid-setup or mid-command states some titles cannot show: 422 naming the steps either side.
+    A title failing after a whole command is a bug: 500, still as problem+json."""
+    from tests.kernel import toy_game
+
+    record_id, tokens = start(client)
+    client.post(f"/api/records/{record_id}/commands", json={"command": {"type": "toy/draw", "seat": 0}},
+                headers=auth(tokens[0]))
+    client.application.config["PROPAGATE_EXCEPTIONS"] = False
+    shown = toy_game.Toy.view
+
+    def fragile(self: Any, state: Any, seat: int | None) -> dict[str, Any]:
+        if state.seats == 0 or sum(state.points) > 0:
+            raise KeyError("not set up")
+        return shown(self, state, seat)
+
+    monkeypatch.setattr(toy_game.Toy, "view", fragile)
+    before_setup = client.get(f"/api/records/{record_id}/steps/0")
+    assert before_setup.status_code == 422 and before_setup.content_type == PROBLEM
+    assert before_setup.get_json()["facts"] == {"before": 0, "after": 1}
+    assert client.get(f"/api/records/{record_id}/steps/1").status_code == 200
+    broken = client.get(f"/api/records/{record_id}/steps/2")
+    assert broken.status_code == 500 and broken.content_type == PROBLEM
