@@ -80,11 +80,14 @@ class LaCitta:
         return rules.legal(state)
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
-        """Everything on the table; face-down voice cards only for who saw them, blind draws for no seat."""
+        """Everything on the table. A face-down voice card shows only in the view of a seat that polled
+        it (not even in the review view: nobody else has seen it); a blind draw shows in no view until
+        it reaches the face-up discard pile at the end of the year."""
         s = state
-        down = [card if card and (seat is None or seat in s.voice_seen[i]) else None for i, card in enumerate(s.voice_down)]
         if s.voice:
-            down = list(s.voice_down)
+            down: list[str | None] = list(s.voice_down)
+        else:
+            down = [card if card and seat in s.voice_seen[i] else None for i, card in enumerate(s.voice_down)]
         return {
             "year": s.year,
             "phase": s.phase,
@@ -109,7 +112,7 @@ class LaCitta:
                     "actions": s.actions[i],
                     "castles_left": s.castles_left[i],
                     "figures_used": s.figures[i],
-                    "played": [card if not blind or seat is None else "face-down" for card, blind in s.played[i]],
+                    "played": ["face-down" if blind else card for card, blind in s.played[i]],
                     "penalty": s.penalty[i],
                 }
                 for i in range(s.players)
