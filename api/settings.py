@@ -14,7 +14,7 @@ class Settings:
     redis_url: str | None = None
     queue: str = "cronaca-imports"
     max_upload: int = 4 * 1024 * 1024
-    requeue_after: float = 120.0
+    requeue_after: float = 30.0
     relay_interval: float = 1.0
     store: dict[str, str] = field(default_factory=dict)
 
@@ -26,7 +26,7 @@ class Settings:
             redis_url=env.get("REDIS_URL") or None,
             queue=env.get("CRONACA_QUEUE", "cronaca-imports"),
             max_upload=int(env.get("CRONACA_MAX_UPLOAD_BYTES", 4 * 1024 * 1024)),
-            requeue_after=float(env.get("CRONACA_REQUEUE_AFTER", 120)),
+            requeue_after=float(env.get("CRONACA_REQUEUE_AFTER", 30)),
             relay_interval=float(env.get("CRONACA_RELAY_INTERVAL", 1)),
             store=store_env(env),
         )

@@ -8,7 +8,7 @@ waiting.
 from __future__ import annotations
 
 import logging
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Protocol
 from uuid import UUID
 
@@ -21,6 +21,10 @@ JOB = "workers.jobs.validate_import"
 
 class Dispatcher(Protocol):
     def enqueue(self, import_id: UUID, attempt: int) -> str: ...
+
+    def lost(self, job_id: str) -> bool:
+        """True when the queue no longer holds this job and will never run it (Redis restarted
+        empty, the job failed, this process restarted...)."""
 
 
 class RQDispatcher:
@@ -40,6 +44,16 @@ class RQDispatcher:
                            failure_ttl=86400)
         return job_id
 
+    def lost(self, job_id: str) -> bool:
+        from rq.exceptions import NoSuchJobError
+        from rq.job import Job, JobStatus
+
+        try:
+            status = Job.fetch(job_id, connection=self.connection).get_status(refresh=False)
+        except NoSuchJobError:
+            return True
+        return status in (JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED, JobStatus.FINISHED)
+
 
 class InProcessDispatcher:
     """No Redis: the same job code on a small thread pool of this process."""
@@ -47,12 +61,18 @@ class InProcessDispatcher:
     def __init__(self, records: Records, threads: int = 2) -> None:
         self.records = records
         self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="cronaca-job")
+        self.futures: dict[str, Future[None]] = {}
 
     def enqueue(self, import_id: UUID, attempt: int) -> str:
         from workers.jobs import run_validation
 
-        self.pool.submit(_logged, run_validation, self.records, import_id)
-        return f"inprocess-{import_id}-{attempt}"
+        job_id = f"inprocess-{import_id}-{attempt}"
+        self.futures[job_id] = self.pool.submit(_logged, run_validation, self.records, import_id)
+        return job_id
+
+    def lost(self, job_id: str) -> bool:
+        future = self.futures.get(job_id)
+        return future is None or future.done()
 
 
 def _logged(fn: Any, *args: Any) -> None:

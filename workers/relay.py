@@ -1,9 +1,10 @@
 """The outbox relay: queue every import that is saved but not queued, and re-queue stuck ones.
 
 An import is saved before anything is queued. The API tries to queue it at once; when
-Redis (or the worker) is down that fails, and the relay keeps trying until it succeeds. An
-import queued or validating for longer than `requeue_after` seconds without a verdict
-(its worker died mid-job) is queued again; the job is idempotent.
+Redis is down that fails, and the relay keeps trying until it succeeds. An import is
+queued again, too, when the queue has lost its job (Redis restarted without its data, the
+job failed), or when it has been validating for `requeue_after` seconds without a verdict
+(its worker died mid-job). The job is idempotent, so queuing twice is harmless.
 """
 
 from __future__ import annotations
@@ -25,8 +26,15 @@ def relay_once(records: Records, dispatcher: Dispatcher, requeue_after: float, g
     now = time.time()
     handed = 0
     for summary in list(records.directory.imports.values()):
-        waiting = summary.status == SUBMITTED and now - summary.touched >= grace
-        stuck = summary.status in (QUEUED, VALIDATING) and now - summary.touched >= requeue_after
+        age = now - summary.touched
+        waiting = summary.status == SUBMITTED and age >= grace
+        stuck = summary.status == VALIDATING and age >= requeue_after
+        if not (waiting or stuck) and summary.status in (QUEUED, VALIDATING) and age >= grace:
+            try:
+                stuck = summary.job_id is None or dispatcher.lost(summary.job_id)
+            except Exception as exc:  # the queue is down: nothing to learn this pass
+                log.warning("cannot ask the queue about %s: %s", summary.job_id, exc)
+                break
         if (waiting or stuck) and hand_over(records, dispatcher, summary.id, summary.attempts + 1):
             handed += 1
         elif waiting or stuck:

@@ -51,6 +51,7 @@ class ImportSummary:
     submitted: str
     touched: float
     attempts: int = 0
+    job_id: str | None = None
 
 
 class Directory:
@@ -90,6 +91,7 @@ class Directory:
             found.touched = _seconds(stamp)
             if kind == "Queued":
                 found.attempts += 1
+                found.job_id = payload.get("job_id")
                 if found.status == SUBMITTED:
                     found.status = QUEUED
             else:

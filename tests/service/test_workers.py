@@ -118,6 +118,7 @@ def test_a_worker_killed_mid_job_loses_nothing(stack: Stack) -> None:
 
 
 def test_imports_submitted_while_redis_is_down_are_processed_when_it_returns(tmp_path: Path) -> None:
+    """Our own redis-server on another port (never the shared one): stopped, then started empty."""
     port = free_port()
 
     def own_redis() -> subprocess.Popen[bytes]:
@@ -134,23 +135,24 @@ def test_imports_submitted_while_redis_is_down_are_processed_when_it_returns(tmp
     server = own_redis()
     stack = Stack(tmp_path, f"redis://127.0.0.1:{port}/0")
     try:
-        documents = [stack.finished_export() for _ in range(3)]
+        documents = [stack.finished_export() for _ in range(4)]
+        before = submit(stack, documents[0])  # queued, but no worker yet: its job dies with Redis
+        assert stack.client.get(f"/api/imports/{before}").get_json()["status"] == "queued"
         server.terminate()
         server.wait(5)
-        ids = [submit(stack, d) for d in documents]  # Redis is gone: saved, not queued
-        assert {stack.client.get(f"/api/imports/{i}").get_json()["status"] for i in ids} == {"submitted"}
+        during = [submit(stack, d) for d in documents[1:]]  # Redis is gone: saved, not queued
+        assert {stack.client.get(f"/api/imports/{i}").get_json()["status"] for i in during} == {"submitted"}
         stack.spawn("relay")
         time.sleep(1.0)
-        assert {stack.client.get(f"/api/imports/{i}").get_json()["status"] for i in ids} == {"submitted"}
-        server = own_redis()
+        assert {stack.client.get(f"/api/imports/{i}").get_json()["status"] for i in during} == {"submitted"}
+        server = own_redis()  # back, and empty
         stack.spawn("worker")
-        for import_id, document in zip(ids, documents, strict=True):
+        for import_id, document in zip([before, *during], documents, strict=True):
             verdict = wait_for_verdict(stack.client, import_id, timeout=40)
             assert verdict["status"] == "accepted", verdict
             same_events(stack, document, verdict["record_id"])
+        assert stack.client.get(f"/api/imports/{before}").get_json()["attempts"] == 2
     finally:
         stack.close()
         server.terminate()
         server.wait(5)
-
-
