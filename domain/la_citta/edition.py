@@ -156,6 +156,7 @@ def _bfs_masks(start: int, adj: Mapping[int, tuple[int, ...]], allowed: int, dep
 
 def build_tables(data: Mapping[str, Any]) -> Tables:
     """Generate the lane board from the slot and edge triangles (reference 1.3) and the rule tables."""
+    data = thaw(data)
     board = data["board"]
     k = int(board["lane_every"])
     slots = {name: tuple(c) for name, c in board["slots"].items()}
@@ -218,7 +219,7 @@ def build_tables(data: Mapping[str, Any]) -> Tables:
         sizes[b["size"]] = (*sizes.get(b["size"], ()), kind)
     deck = tuple(sorted(name for name, card in data["politics"].items() for _ in range(int(card["count"]))))
     return Tables(
-        data=thaw(data),
+        data=data,
         hexes=hexes,
         cube=cube,
         id_of=id_of,

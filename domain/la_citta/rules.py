@@ -189,11 +189,12 @@ def attract_candidates(s: State, seat: int) -> list[int]:
 
 
 def to_demolish(s: State) -> City | None:
-    for seat in order(s):
-        for _, c in sorted(s.cities.items()):
-            if c.owner == seat and c.citizens < 1 + len(c.buildings):
-                return c
-    return None
+    """The first city, in turn order, with more buildings than citizens to occupy them."""
+    short = [c for c in s.cities.values() if c.citizens < 1 + len(c.buildings)]
+    if not short:
+        return None
+    rank = {seat: i for i, seat in enumerate(order(s))}
+    return min(short, key=lambda c: (rank[c.owner], c.castle))
 
 
 def connected(s: State, mask: int, start: int) -> bool:

@@ -89,8 +89,9 @@ def _seating(start: int, players: int) -> tuple[int, ...]:
 
 
 def cap(s: State, city: City) -> int | None:
-    kinds = city.kinds()
-    lifts = {s.t.buildings[k].get("lifts") for k in kinds}
+    """The population limit: 5 without a market, 8 without a fountain or public bath too, else none."""
+    b = s.t.buildings
+    lifts = {b[k].get("lifts") for _, k in city.buildings}
     caps = s.t.data["caps"]
     if "market" not in lifts:
         return int(caps["without_market"])
