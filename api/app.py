@@ -20,8 +20,6 @@ def create_app(settings: Settings | None = None, service: Service | None = None,
         OPENAPI_VERSION="3.0.3",
         OPENAPI_URL_PREFIX="/api",
         OPENAPI_JSON_PATH="openapi.json",
-        OPENAPI_SWAGGER_UI_PATH="docs",
-        OPENAPI_SWAGGER_UI_URL="https://cdn.jsdelivr.net/npm/swagger-ui-dist@5/",
         MAX_CONTENT_LENGTH=settings.max_upload,
         JSON_SORT_KEYS=False,
     )

@@ -31,6 +31,12 @@ def record(record_id: UUID) -> Any:
     return _asset("record.html")
 
 
+@viewer.route("/api/docs")
+def api_docs() -> Any:
+    """The interactive page for /api/openapi.json (self-contained: no CDN)."""
+    return _asset("apidocs.html")
+
+
 @viewer.route("/viewer/<name>")
 def asset(name: str) -> Any:
     return _asset(name)

@@ -82,3 +82,18 @@ def test_the_slider_page_loads_and_steps(served: tuple[str, Any], page: Any) -> 
     page.locator("#slider").fill("2")
     expect(page.locator("#status")).to_contain_text("view: seat:0")
     expect(page.locator("#state .hidden-value")).to_have_count(0)
+
+
+def test_the_interactive_api_page_sends_requests(served: tuple[str, Any], page: Any) -> None:
+    base, client = served
+    page.goto(base + "/api/docs")
+    expect(page.locator("details.op").first).to_be_visible()
+    start_op = page.locator("details.op", has=page.locator("summary", has_text="/api/records")).filter(
+        has=page.locator(".method.post")).first
+    start_op.locator("summary").click()
+    start_op.locator("textarea").fill('{"title": "toy", "seats": ["ann", "bob"]}')
+    start_op.get_by_role("button", name="Send").click()
+    expect(start_op.locator("pre.answer")).to_contain_text("201")
+    answer = start_op.locator("pre.answer").inner_text()
+    record_id = answer.split('"id": "')[1].split('"')[0]
+    assert client.get(f"/api/records/{record_id}").get_json()["seats"][1]["name"] == "bob"
