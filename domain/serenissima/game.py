@@ -31,11 +31,9 @@ class Serenissima:
     def parse_command(self, payload: Mapping[str, Any]) -> Command:
         return cm.BOOK.parse(payload)
 
-    def decide(self, state: State, command: Command, chance: Chance) -> list[Event]:
-        return rules.decide(state, command, chance)
-
-    def evolve(self, state: State, event: Event) -> State:
-        return evolve(state, event)
+    # The two hot paths of validation, bound directly (no extra call per event).
+    decide = staticmethod(rules.decide)
+    evolve = staticmethod(evolve)
 
     def pending(self, state: State) -> Pending:
         seat, kind = rules.who(state)
