@@ -8,14 +8,24 @@ from typing import Any
 
 from domain.kernel import Event, FrozenDict, event, freeze, thaw
 
-_SCALARS = (str, int, bool, type(None))
 _NAMES: dict[type, tuple[str, ...]] = {}
+_CONTAINERS: dict[type, tuple[str, ...]] = {}
 
 
 def _names(cls: type) -> tuple[str, ...]:
     found = _NAMES.get(cls)
     if found is None:
         found = _NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    return found
+
+
+def _containers(cls: type) -> tuple[str, ...]:
+    """The fields declared as tuples or mappings: the only ones that can need freezing."""
+    found = _CONTAINERS.get(cls)
+    if found is None:
+        found = _CONTAINERS[cls] = tuple(
+            f.name for f in dataclasses.fields(cls) if str(f.type).startswith(("tuple", "Mapping"))
+        )
     return found
 
 
@@ -27,10 +37,8 @@ class LaCittaEvent(Event):
     """
 
     def __post_init__(self) -> None:
-        for name in _names(type(self)):
-            value = getattr(self, name)
-            if type(value) not in _SCALARS:
-                object.__setattr__(self, name, freeze(value))
+        for name in _containers(type(self)):
+            object.__setattr__(self, name, freeze(getattr(self, name)))
 
     def to_json(self) -> dict[str, Any]:
         data = {}
