@@ -42,7 +42,7 @@ class RecordCollection(MethodView):
 
 
 @blp.route("/<uuid:record_id>")
-@blp.response(200, schemas.Started)
+@blp.response(200, schemas.RecordSummary)
 def get_record(record_id: UUID) -> Any:
     """A record's header, status, version and (once finished) scores and revealed seed."""
     return json_response(service().records.summary(record_id))

@@ -29,11 +29,28 @@ class SeatToken(marshmallow.Schema):
     token = fields.String()
 
 
+class RecordSummary(marshmallow.Schema):
+    id = fields.String()
+    title = fields.String()
+    edition = fields.Dict(metadata={"description": "id and content_hash pinned by the first event"})
+    seats = fields.List(fields.Dict(), metadata={"description": "seat numbers and player names (never tokens)"})
+    options = fields.Dict()
+    mode = fields.String(metadata={"description": "live or transcribed"})
+    status = fields.String(metadata={"description": "in-progress or finished"})
+    finished = fields.Boolean()
+    version = fields.Integer(metadata={"description": "send it with a command; a stale one gets 409"})
+    steps = fields.Integer(metadata={"description": "game events so far; steps run from 0 to this"})
+    created = fields.String()
+    chance = fields.Dict(metadata={"description": "commitment from the start; seed once finished; derivation"})
+    origin = fields.Dict()
+    scores = fields.Dict(metadata={"description": "once finished"})
+
+
 class Started(marshmallow.Schema):
     id = fields.String()
     commitment = fields.String(allow_none=True)
     seats = fields.List(fields.Nested(SeatToken), metadata={"description": "each token is shown once: keep it"})
-    record = fields.Dict()
+    record = fields.Nested(RecordSummary)
 
 
 class ListQuery(Strict):
