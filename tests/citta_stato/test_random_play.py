@@ -11,6 +11,7 @@ chance validates it.
 from __future__ import annotations
 
 import json
+
 import pytest
 
 from domain.citta_stato import commands as cmd
@@ -34,7 +35,7 @@ def check(state: State, e: Event) -> None:
         assert min(counts) >= 0, e
     for x in state.seats:
         assert min(x.bag) >= 0 and min(x.supply) >= 0 and min(x.banners) >= 0 and x.crowns >= 0, (e, x)
-        assert 0 <= x.actions and max(x.burned) <= state.t.burn_limit, e
+        assert x.actions >= 0 and max(x.burned) <= state.t.burn_limit, e
         assert 1 <= x.form <= state.t.rep_spaces, e
         assert all(1 <= t <= len(v) for t, v in zip(x.tracks, state.t.track_values, strict=True)), e
     on_track = [i for i, _ in state.warfare]
