@@ -147,14 +147,6 @@ class GoodTossed(SerenissimaEvent):
     good: str
 
 
-@event("serenissima/galley-sunk")
-class GalleySunk(SerenissimaEvent):
-    """`salvage_by` names the surviving galley that may claim the goods (0: they go back to the supply)."""
-
-    galley: int
-    salvage_by: int
-
-
 @event("serenissima/loading-ended")
 class LoadingEnded(SerenissimaEvent):
     galley: int
