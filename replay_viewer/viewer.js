@@ -107,6 +107,8 @@ const Cronaca = (() => {
       wanted = n;
       slider.value = String(n);
       document.getElementById("step").textContent = String(n);
+      const turn = turns.find((t) => t.from < n && n <= t.to) || turns[0];
+      if (turn) jump.value = String(turn.to);
       try {
         const step = await api(`/api/records/${id}/steps/${n}`);
         if (wanted !== n) return; // a newer step was asked for meanwhile
