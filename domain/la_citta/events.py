@@ -180,6 +180,7 @@ class CitizensArrived(LaCittaEvent):
 class HarvestBlessed(LaCittaEvent):
     seat: int
     hex: int
+    figures: int
 
 
 @event("la-citta/voice-polled")

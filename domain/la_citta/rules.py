@@ -49,7 +49,7 @@ def _last_year(s: State) -> int:
 # ---------------------------------------------------------------- placement checks
 
 
-def _check_site(s: State, h: int, what: str) -> None:
+def _check_site(s: State, h: int) -> None:
     """Where anything may go: a lane hex, in the player count's zones, empty."""
     if h not in s.t.zone:
         raise violation("place/off-board", f"hex {h} is not a lane hex of the board", hex=h)
@@ -66,7 +66,7 @@ def castle_site_ok(s: State, h: int) -> bool:
 
 
 def _check_castle_site(s: State, h: int) -> None:
-    _check_site(s, h, "castle")
+    _check_site(s, h)
     if s.t.near[s.zone][h] & s.occupied:
         close = sorted({s.at[x] for x in bits(s.t.near[s.zone][h] & s.occupied)})
         gap = int(_data(s)["actions"]["found_city_gap"])
@@ -94,7 +94,7 @@ def _check_build(s: State, seat: int, building: str, city: int, h: int) -> City:
     c = _own_city(s, seat, city, "build/not-your-city")
     if not s.stock[s.t.pool_of[building]]:
         raise violation("build/no-tokens", f"no {building} tokens are left, on either face of the twin stack", building=building)
-    _check_site(s, h, "building")
+    _check_site(s, h)
     if not _adj_of(s, c.mask) >> h & 1:
         raise violation("build/not-adjacent", f"L{h} is not next to a building of the city at L{city}", hex=h, city=city)
     if s.t.adj_mask[h] & s.occupied & ~c.mask:
@@ -450,8 +450,9 @@ def _rich_harvest(s: State, c: cm.RichHarvest, chance: Chance) -> list[Event]:
         raise violation("rich-harvest/last-year", "rich harvest may not be used in the last year", year=s.year)
     option = info["options"][0]
     _pay(s, c.seat, int(option["cost"]))
-    if _figures_left(s, c.seat) < 1:
-        raise violation("figures/none-left", "no coloured figure left this year", left=0, wanted=1)
+    wanted = int(option.get("figures", 1))
+    if _figures_left(s, c.seat) < wanted:
+        raise violation("figures/none-left", "no coloured figure left this year", left=_figures_left(s, c.seat), wanted=wanted)
     city = s.cities.get(s.at[c.hex]) if 0 < c.hex < len(s.at) else None
     if not city or city.owner != c.seat or dict(city.buildings).get(c.hex) != "farm_house":
         raise violation("rich-harvest/not-a-farm-house", f"L{c.hex} is not one of your farm houses", hex=c.hex)
@@ -459,7 +460,7 @@ def _rich_harvest(s: State, c: cm.RichHarvest, chance: Chance) -> list[Event]:
         raise violation("rich-harvest/twice", f"the farm house at L{c.hex} already has a rich harvest this year", hex=c.hex)
     return [
         ev.PoliticsCardTaken(c.seat, card, int(option["cost"])),
-        ev.HarvestBlessed(c.seat, c.hex),
+        ev.HarvestBlessed(c.seat, c.hex, wanted),
         *_deal(s, chance, 1),
         ev.TurnEnded(c.seat),
     ]
@@ -653,7 +654,7 @@ def _political_legal(s: State, seat: int) -> list[Command]:
         elif effect == "golden_times":
             out.extend(cm.GoldenTimes(seat, c.castle, o["citizens"]) for o in options for c in own)
         elif effect == "rich_harvest":
-            if options and left >= 1 and not (info.get("not_in_last_year") and s.year >= _last_year(s)):
+            if options and left >= options[0].get("figures", 1) and not (info.get("not_in_last_year") and s.year >= _last_year(s)):
                 blessed = {h for _, h in s.harvest}
                 out.extend(cm.RichHarvest(seat, h) for c in own for h, k in c.buildings if k == "farm_house" and h not in blessed)
         elif effect == "polling":

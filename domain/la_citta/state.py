@@ -294,7 +294,7 @@ def _arrived(s: State, e: ev.CitizensArrived) -> State:
 
 
 def _harvest(s: State, e: ev.HarvestBlessed) -> State:
-    return s._replace(harvest=(*s.harvest, (e.seat, e.hex)), figures=_add(s.figures, e.seat, 1))
+    return s._replace(harvest=(*s.harvest, (e.seat, e.hex)), figures=_add(s.figures, e.seat, e.figures))
 
 
 def _voice_counts(deck: tuple[int, ...], cards: tuple[str, ...]) -> tuple[int, ...]:
