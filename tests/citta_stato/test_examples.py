@@ -218,3 +218,23 @@ def test_final_scoring_example() -> None:
     s, events = settle(s, [], SeededChance("x"))
     assert s.phase == "over" and s.finals == (2, 10, 14)
     assert GAME.scores(s)["ranking"] == [red, yellow, blue]
+
+
+def test_ties_break_by_first_plus_second_then_cubes_in_supply() -> None:
+    s = new_game(3, "ties")
+    s = seat(s, 0, vp=10, second=4, republic="R4", form=2, crowns=5, supply=c6(Y=1))
+    s = seat(s, 1, vp=10, second=6, republic="R4", form=2, crowns=5, supply=c6(Y=1))
+    s = seat(s, 2, vp=10, second=6, republic="R4", form=2, crowns=5, supply=c6(Y=3))
+    finals = [r["final"] for r in final_scores(s)]
+    assert finals == [10, 10, 10]
+    assert ranking(s, finals) == [2, 1, 0]
+
+
+def test_faq_the_yellow_cube_just_spent_can_be_bought_back() -> None:
+    s = turn_state(tracks=(3, 1, 1, 1), supply=c6(Y=1))
+    s = board(s, market=market())
+    s, _ = play(s, cmd.CityAction(0, "Y"))
+    assert s.market[CI["Y"]] == (True, False, False)
+    assert cmd.MarketCube(0, "Y", 3) in GAME.legal(s)
+    s, _ = play(s, cmd.MarketCube(0, "Y", 3))
+    assert supply(s, 0, "Y") == 1 and s.market[CI["Y"]] == (False, False, False)
