@@ -253,3 +253,19 @@ def test_observed_chance_replays_what_live_play_recorded(records: Records) -> No
     for entry in timeline.entries[1:]:
         state = fold(game, state, game.decide(state, game.parse_command(entry["command"]), ObservedChance(entry["outcomes"])))
     assert state == timeline.head
+
+
+def test_a_file_without_events_gets_them_from_the_rules(records: Records) -> None:
+    record_id, tokens = records.start("toy", ["ann", "bob"], mode="transcribed")
+    die = SeededChance("bare")
+    while not records.summary(record_id)["finished"]:
+        seat = records.timeline(record_id).game.pending(records.timeline(record_id).head).seat
+        records.play(record_id, {"type": "toy/roll", "seat": seat}, tokens[seat],
+                     outcomes=[{"kind": "roll", "source": "die", "values": [die.roll("die", 1)[0]]}])
+    document = records.export(record_id)
+    for entry in document["entries"]:
+        entry["events"] = []
+    report = records.validate_import(records.submit(document)[0])
+    assert report["ok"], report
+    copy = UUID(report["record_id"])
+    assert records.export(copy)["entries"] == records.export(record_id)["entries"]
