@@ -12,6 +12,7 @@ is revealed (in the `Finished` event and the export) anyone can re-derive every 
 from __future__ import annotations
 
 import contextlib
+import copy
 import hashlib
 import json
 import secrets
@@ -449,7 +450,7 @@ class Records(Application[UUID]):
         assert meta is not None
         if not meta.finished:
             raise Forbidden("a record is exported once the game is over: its log holds every secret")
-        return recordfile.export(meta, list(timeline.entries))
+        return copy.deepcopy(recordfile.export(meta, timeline.entries))  # callers may change it: never our cache
 
     # ---- imports --------------------------------------------------------------------
 
