@@ -435,7 +435,7 @@ class Records(Application[UUID]):
             out["origin"] = meta.origin
         if meta.finished:
             out["scores"] = meta.scores
-        return out
+        return copy.deepcopy(out)  # the cached metadata stays ours
 
     def find(self, title: str | None = None, player: str | None = None, status: str | None = None) -> list[dict[str, Any]]:
         return [
