@@ -598,6 +598,9 @@ CONDITIONAL: dict[str, Callable[[State, Task], bool]] = {
 AUTO_IF = {"vp": _auto_vp, "war_pay": _auto_war_pay}
 
 
+_OFFERED: list[tuple[State, list[Option]] | None] = [None]
+
+
 def settle(state: State, events: list[Event], chance: Chance) -> tuple[State, list[Event]]:
     """Fold `events`, then settle automatic steps until a seat must choose (or the game ends)."""
     remember(None, None, None)
@@ -611,10 +614,12 @@ def settle(state: State, events: list[Event], chance: Chance) -> tuple[State, li
             more = auto(state, task, chance)
         elif kind in CONDITIONAL and CONDITIONAL[kind](state, task):
             more = AUTO_IF[kind](state, task, chance)
-        elif not OPTIONS[kind](state, task):
-            more = [ev.StepSkipped(task[1], kind)]
         else:
-            break
+            offered = OPTIONS[kind](state, task)
+            if offered:
+                _OFFERED[0] = (state, offered)  # the next decide usually checks against this very state
+                break
+            more = [ev.StepSkipped(task[1], kind)]
         for e in more:
             state = remember(state, e, evolve(state, e))
         events.extend(more)
@@ -643,7 +648,8 @@ def decide(state: State, c: Command, chance: Chance) -> list[Event]:
         task = state.tasks[0]
         if c.seat != task[1]:
             raise RuleViolation(R + "turn/out-of-turn", f"seat {task[1]} must decide ({task[0]}), not seat {c.seat}", seat=c.seat, waiting_for=task[1], step=task[0])
-        offered = OPTIONS[task[0]](state, task)
+        cached = _OFFERED[0]
+        offered = cached[1] if cached is not None and cached[0] is state else OPTIONS[task[0]](state, task)
         if key_of(c) not in offered:
             raise RuleViolation(
                 R + f"{task[0].replace('_', '-')}/not-offered",
