@@ -172,6 +172,6 @@ def _candidates(s: State, seat: int, kind: str) -> Sequence[Command]:
         out += [cm.AttackGalley(seat, n) for n in foes]
         return [*out, cm.AttackPort(seat), cm.ClaimPort(seat), cm.EndActivation(seat)]
     if kind == "unload":
-        low, high = rules._unload_range(s)
+        low, high = rules.unload_range(s)
         return [cm.Unload(seat, k) for k in range(low, high + 1)]
     return []

@@ -364,14 +364,14 @@ def _v_capture(s: State, c: cm.Capture) -> None:
         raise _no("capture/no-room", "goods are claimed only into free space", goods=list(cap.goods), sailors=cap.sailors)
 
 
-def _unload_range(s: State) -> tuple[int, int]:
+def unload_range(s: State) -> tuple[int, int]:
     act, g = active(s)
     port = zone_port(s, g.zone)
     return act.unload_min, min(g.sailors, s.t.port_size[port])
 
 
 def _v_unload(s: State, c: cm.Unload) -> None:
-    low, high = _unload_range(s)
+    low, high = unload_range(s)
     if not low <= c.sailors <= high:
         raise _no("conquest/unload-count", f"unload between {low} and {high} sailors", sailors=c.sailors, low=low, high=high)
 

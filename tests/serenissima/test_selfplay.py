@@ -72,9 +72,10 @@ def test_a_tampered_roll_is_refused() -> None:
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
-def test_legal_is_exact_on_random_states(players: int) -> None:
+@pytest.mark.parametrize("seed", ["a", "b", "c"])
+def test_legal_is_exact_on_random_states(players: int, seed: str) -> None:
     """Every listed command is accepted, and sampled unlisted ones are refused, with state unchanged."""
-    played = play_random(GAME, EDITION, {"players": players}, f"exact-{players}")
+    played = play_random(GAME, EDITION, {"players": players}, f"exact-{players}-{seed}")
     state = GAME.begin(EDITION)
     entries = played.entries
     state = fold(GAME, state, entries[0].events)
