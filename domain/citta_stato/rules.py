@@ -628,7 +628,18 @@ def settle(state: State, events: list[Event], chance: Chance) -> tuple[State, li
 
 def options(state: State) -> list[Command]:
     """Every legal command for the pending decision (the head step, or the current seat's turn)."""
-    return [o[0](*o[1:]) for o in option_keys(state)]
+    made = _MADE
+    out = []
+    for o in option_keys(state):
+        c = made.get(o)
+        if c is None:
+            c = made[o] = o[0](*o[1:])
+        out.append(c)
+    return out
+
+
+# Commands are immutable and the same few hundred recur all game: build each once.
+_MADE: dict[Option, Command] = {}
 
 
 def option_keys(state: State) -> list[Option]:

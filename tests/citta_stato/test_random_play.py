@@ -59,6 +59,9 @@ def test_random_games_keep_the_invariants(players: int) -> None:
         assert scores["finished"] and sorted(scores["ranking"]) == list(range(players))
         assert [s["total"] for s in scores["seats"]] == list(state.finals)
         winners.add(scores["ranking"][0])
+        for who in (None, *range(players)):
+            json.dumps(GAME.view(state, who))
+        json.dumps(GAME.pending(state).to_json())
     assert len(winners) > 1  # random play is not rigged toward one seat
 
 
