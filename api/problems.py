@@ -9,6 +9,7 @@ from flask import Response
 from flask_smorest import Api
 from werkzeug.exceptions import HTTPException
 
+from api.schemas import Problem
 from domain.kernel import RuleViolation
 from domain.records import RecordsError
 
@@ -31,6 +32,8 @@ DETAILS = {
 
 class ProblemApi(Api):
     """flask-smorest's Api, answering every HTTP error as problem+json."""
+
+    ERROR_SCHEMA = Problem
 
     def handle_http_exception(self, error: HTTPException) -> Response:  # type: ignore[override]
         code = error.code or 500

@@ -10,6 +10,7 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from api import schemas
+from api.problems import CONTENT_TYPE as PROBLEM
 from api.service import bearer, json_response, service
 
 blp = Blueprint("records", __name__, url_prefix="/api/records", description="Game records: play, replay, export")
@@ -51,8 +52,11 @@ def get_record(record_id: UUID) -> Any:
 @blp.route("/<uuid:record_id>/commands", methods=["POST"])
 @blp.arguments(schemas.PlayCommand)
 @blp.response(200, schemas.PlayResult)
-@blp.alt_response(409, description="the record moved on since `version`")
-@blp.alt_response(422, description="a rule violation: rule id, message, facts")
+@blp.alt_response(409, schema=schemas.Problem, content_type=PROBLEM, description="the record moved on since `version`")
+@blp.alt_response(422, schema=schemas.Problem, content_type=PROBLEM,
+                  description="a rule violation (rule id, message, facts), a malformed command or impossible outcomes")
+@blp.alt_response(401, schema=schemas.Problem, content_type=PROBLEM, description="no seat token")
+@blp.alt_response(403, schema=schemas.Problem, content_type=PROBLEM, description="the token is not this command's seat's")
 @blp.doc(security=[{"seat": []}])
 def play(body: dict[str, Any], record_id: UUID) -> Any:
     """A seat's choice. Its events come back as step numbers and types (payloads stay hidden until

@@ -133,3 +133,15 @@ class ImportStatus(marshmallow.Schema):
     record_id = fields.String(allow_none=True)
     report = fields.Dict(allow_none=True)
     seats = fields.List(fields.Nested(SeatToken))
+
+
+class Problem(marshmallow.Schema):
+    """RFC 9457 problem details (served as application/problem+json)."""
+
+    type = fields.String(metadata={"example": "about:blank"})
+    status = fields.Integer()
+    title = fields.String()
+    detail = fields.String(metadata={"description": "what went wrong and what to do about it"})
+    rule = fields.String(metadata={"description": "rule violations: the stable rule id, e.g. citta-stato/use-card/colour"})
+    facts = fields.Dict(metadata={"description": "what was offered and what was held"})
+    errors = fields.Dict(metadata={"description": "field-by-field messages for malformed input"})
