@@ -24,6 +24,7 @@ def violation(rule: str, message: str, **facts: Any) -> RuleViolation:
 
 
 def bits(mask: int) -> Iterator[int]:
+    """The hexes set in a mask, lowest first."""
     while mask:
         low = mask & -mask
         yield low.bit_length() - 1

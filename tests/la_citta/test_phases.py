@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 
 import pytest
@@ -150,4 +151,6 @@ def test_view_hides_what_nobody_may_see():
     card = events[0].card
     for seat in (None, 0, 1):
         assert GAME.view(s, seat)["seats"][0]["played"] == ["face-down"]
+        assert json.loads(json.dumps(GAME.view(s, seat))) == GAME.view(s, seat)
     assert card
+    json.dumps(GAME.scores(s))
