@@ -154,3 +154,12 @@ def test_view_hides_what_nobody_may_see():
         assert json.loads(json.dumps(GAME.view(s, seat))) == GAME.view(s, seat)
     assert card
     json.dumps(GAME.scores(s))
+
+
+def test_cronaca_selfplay_command(capsys):
+    from api.cli import main
+
+    assert main(["selfplay", "la-citta", "--players", "3", "--games", "2", "--seed", "cli"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 2 and all(line.startswith(f"game {i + 1} seed=cli-{i} winner=seat ") for i, line in enumerate(lines))
+    assert main(["selfplay", "la-citta", "--players", "5", "--games", "1", "--option", "setup=experienced"]) == 0
