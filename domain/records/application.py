@@ -370,14 +370,20 @@ class Records(Application[UUID]):
     def turns(self, record_id: UUID) -> list[dict[str, Any]]:
         """Step ranges of the setup and of each turn (consecutive commands by one seat).
 
-        A new round starts when a turn's seat is not after the previous turn's seat.
+        The round is the title's own where its all-seeing view has an integer `round` (only
+        that number is read); otherwise a new round starts when a turn's seat is not after
+        the previous turn's seat.
         """
-        meta = self.timeline(record_id).meta
+        timeline = self.timeline(record_id)
+        meta = timeline.meta
         assert meta is not None
+        known = timeline.memo.get("turns")
+        if known is not None and known[0] == meta.version:
+            return copy.deepcopy(known[1])  # type: ignore[no-any-return]
         out: list[dict[str, Any]] = [{"turn": 0, "round": 0, "seat": None, "player": None, "from": 0,
                                       "to": meta.entry_sizes[0], "commands": 0}]
         step = meta.entry_sizes[0]
-        round_no = 0
+        counted = 0
         previous: int | None = None
         for seat, size in zip(meta.entry_seats[1:], meta.entry_sizes[1:], strict=True):
             if out[-1]["seat"] == seat and out[-1]["turn"] > 0:
@@ -385,13 +391,23 @@ class Records(Application[UUID]):
                 out[-1]["commands"] += 1
             else:
                 if previous is None or (seat is not None and seat <= previous):
-                    round_no += 1
+                    counted += 1
                 previous = seat
                 player = meta.seats[seat] if seat is not None else None
-                out.append({"turn": len(out), "round": round_no, "seat": seat, "player": player,
-                            "from": step, "to": step + size, "commands": 1})
+                own = self._round_at(timeline, step)
+                out.append({"turn": len(out), "round": counted if own is None else own, "seat": seat,
+                            "player": player, "from": step, "to": step + size, "commands": 1})
             step += size
+        timeline.memo["turns"] = (meta.version, copy.deepcopy(out))
         return out
+
+    @staticmethod
+    def _round_at(timeline: Timeline, step: int) -> int | None:
+        try:
+            found = timeline.game.view(timeline.state_at(step), None).get("round")
+        except Exception:  # noqa: BLE001  (a view that cannot say leaves the counted round)
+            return None
+        return found if isinstance(found, int) and not isinstance(found, bool) else None
 
     def legal(self, record_id: UUID, token: str | None) -> dict[str, Any]:
         """The pending decision; its legal commands only for the seat that must decide."""

@@ -107,6 +107,7 @@ class Timeline:
         self.checkpoints: list[Any] = []
         self.head: Any = None
         self.lock = threading.Lock()
+        self.memo: dict[str, tuple[int, Any]] = {}  # derived answers, valid while the version is the same
 
     def absorb(self, version: int, topic: str, payload: dict[str, Any]) -> None:
         """Apply one stored record event: the only place the stored layout is read."""
