@@ -1,4 +1,9 @@
-"""evolve: one small function per event type. Pure and total; the queue of steps is derived here."""
+"""evolve: one small function per event type (HANDLERS). Pure and total.
+
+The queue of steps (`State.tasks`) is derived here: an event that settles a step (`pops`)
+removes the head first, and an event that starts effects (an action, a card taken, a scheme
+chosen) queues them in front, so the order of effects is exactly the order on the card.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,7 @@ from typing import Any
 from domain.kernel import Event
 
 from . import events as ev
-from .edition import BANNERS, BI, CI, COLOURS
+from .edition import BI, CI, COLOURS
 from .state import Seat, State, Task, new_seat, new_state, order_from
 
 
@@ -614,10 +619,6 @@ def _game_ended(s: State, e: ev.GameEnded, popped: Task | None, tasks: tuple[Tas
     return new_state(s, phase="over", finals=e.finals, tasks=tasks)
 
 
-def _only_pop(s: State, e: Event, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    return new_state(s, tasks=tasks)
-
-
 Handler = Callable[[State, Any, Task | None, tuple[Task, ...]], State]
 
 HANDLERS: dict[type[Event], Handler] = {
@@ -675,9 +676,6 @@ HANDLERS: dict[type[Event], Handler] = {
     ev.FormCrownsTaken: _form_crowns,
     ev.GameEnded: _game_ended,
 }
-
-_ = BANNERS  # colour vocabulary re-exported for readers of this module
-
 
 _MEMO: dict[int, tuple[Event, State, State]] = {}
 

@@ -153,7 +153,8 @@ class CittaStato:
             return pending(None, "setup")
         if state.tasks:
             task = state.tasks[0]
-            return pending(task[1], task[0].replace("_", "-"), params=list(task[2:]))
+            params = [] if task[0] == "keep_republic" else list(task[2:])  # the drawn card is secret; see view()
+            return pending(task[1], task[0].replace("_", "-"), params=params)
         return pending(state.current, "turn", round=state.round, action=state.seats[state.current].actions + 1)
 
     def legal(self, state: State) -> list[Command]:

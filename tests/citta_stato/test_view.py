@@ -37,6 +37,7 @@ def test_drawn_republic_card_is_hidden_from_others() -> None:
     assert GAME.pending(s).kind == "keep-republic"
     assert GAME.view(s, 1)["pending"]["params"] == [None]
     assert GAME.view(s, 0)["pending"]["params"][0] in ("R1", "R2", "R3")
+    assert list(GAME.pending(s).detail["params"]) == []  # pending() is for everyone: no secret in it
 
 
 def test_war_values_are_public_once_revealed() -> None:
