@@ -90,6 +90,7 @@ class EditionSchema(_Strict):
     scheme_slots = fields.Integer(required=True)
     scheme_shift_from_level = fields.Integer(required=True)
     cards = fields.Dict(fields.String(), fields.Nested(CardSchema), required=True)
+    first_action_required = fields.Boolean(required=True)
     burn_limit = fields.Integer(required=True)
     burn_bonus = fields.Dict(_colour, fields.Dict(fields.Integer(), _effects), required=True)
     round_draw_bonus_fewest_vp = fields.Integer(required=True)
@@ -148,6 +149,7 @@ class Tables:
     shift_from: int
     card_effects: dict[str, tuple[Effect, ...]]
     card_expansion: dict[str, bool]
+    first_action_required: bool
     burn_limit: int
     burn_bonus: tuple[dict[int, tuple[Effect, ...]], ...]  # by CI
     fewest_bonus: int
@@ -198,6 +200,7 @@ def _build(edition: Edition) -> Tables:
         shift_from=d["scheme_shift_from_level"],
         card_effects={k: _effects_of(v["effects"]) for k, v in d["cards"].items()},
         card_expansion={k: v["expansion"] for k, v in d["cards"].items()},
+        first_action_required=d["first_action_required"],
         burn_limit=d["burn_limit"],
         burn_bonus=tuple({int(k): _effects_of(v) for k, v in d["burn_bonus"][c].items()} for c in COLOURS),
         fewest_bonus=d["round_draw_bonus_fewest_vp"],

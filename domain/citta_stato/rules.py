@@ -156,7 +156,8 @@ def turn_options(state: State) -> list[Option]:
                     out.append((cmd.BurnCard, seat, colour, j))
             if colour in BI and state.upgrade > 0 and s.tracks[BI[colour]] < len(t.track_values[BI[colour]]):
                 out.append((cmd.Upgrade, seat, colour, j))
-    out.append((cmd.Pass, seat))
+    if not (out and s.actions == 0 and t.first_action_required):
+        out.append((cmd.Pass, seat))
     return out
 
 
@@ -673,6 +674,8 @@ def decide(state: State, c: Command, chance: Chance) -> list[Event]:
         if c.seat != state.current:
             raise RuleViolation(R + "turn/out-of-turn", f"it is seat {state.current}'s turn, not seat {c.seat}'s", seat=c.seat, turn=state.current)
         if isinstance(c, cmd.Pass):
+            if (cmd.Pass, c.seat) not in turn_options(state):
+                raise RuleViolation(R + "pass/first-action-required", "every seat takes at least one action a round (one cube to the Market) before passing", seat=c.seat)
             events = [ev.Passed(c.seat)]
         else:
             action, colour, paid, card = check_turn(state, c)

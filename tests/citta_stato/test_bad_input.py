@@ -105,8 +105,16 @@ def test_a_refused_command_leaves_a_game_playable() -> None:
     s = turn_state()
     with pytest.raises(RuleViolation):
         GAME.decide(s, cmd.BurnCard(0, "O", 5), SeededChance("x"))
-    s, events = act(s, cmd.Pass(0))
-    assert s.seats[0].passed
+    s, events = act(s, cmd.UseCard(0, "O"))
+    assert s.seats[0].actions == 1 and s.current == 1
+
+
+def test_no_pass_before_the_first_action_of_a_round() -> None:
+    s = turn_state()
+    refused(s, cmd.Pass(0), "citta-stato/pass/first-action-required")
+    assert cmd.Pass(0) in GAME.legal(board(s, seats=s.seats[:0] + (s.seats[0]._replace(actions=1),) + s.seats[1:]))
+    broke = turn_state(supply=(0,) * 6)  # nothing can be paid: passing is the only move
+    assert GAME.legal(broke) == [cmd.Pass(0)]
 
 
 @pytest.mark.parametrize(

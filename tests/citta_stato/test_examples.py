@@ -178,7 +178,7 @@ def test_war_resolution_example() -> None:
         present=("", "", "G1", "O1", "B1", ""),
     )
     for i in range(4):
-        s = seat(s, i, passed=i != red, supply=c6(Y=5), bag=(0,) * 6)
+        s = seat(s, i, passed=i != red, actions=1, supply=c6(Y=5), bag=(0,) * 6)
     s, _ = play(s, cmd.Pass(red))
     assert GAME.pending(s).kind == "war-shift" and GAME.pending(s).seat == red  # only Red is not at war
     s, _ = play(s, cmd.Shift(red, "none", 0))

@@ -11,6 +11,9 @@ from .helpers import GAME, act, board, c6, kinds, new_game, play, seat, settle_c
 
 
 def pass_all(s, order):
+    """Everyone passes (each is marked as having acted once: no pass before a first action)."""
+    for i in order:
+        s = seat(s, i, actions=max(1, s.seats[i].actions))
     for i in order:
         s, _ = play(s, cmd.Pass(i))
     return s
@@ -109,6 +112,7 @@ def test_war_forfeit_when_the_cubes_are_short() -> None:
     s = board(s, first=0, current=2, warfare=((0, 5), (1, 1)))
     s = seat(s, 0, supply=c6(Y=2), passed=True)
     s = seat(s, 1, supply=c6(G=3), passed=True)
+    s = seat(s, 2, actions=1)
     s, events = play(s, cmd.Pass(2))
     s, _ = play(s, cmd.Shift(2, "none", 0))
     assert "WarForfeited" in kinds(s and events) or GAME.pending(s).seat == 1
@@ -136,6 +140,7 @@ def test_war_shift_is_optional_for_those_without_a_disc() -> None:
     s = board(s, first=0, current=2, warfare=((1, 2),))
     s = seat(s, 0, passed=True)
     s = seat(s, 1, passed=True)
+    s = seat(s, 2, actions=1)
     s, _ = play(s, cmd.Pass(2))
     assert GAME.pending(s).seat == 0 and GAME.pending(s).kind == "war-shift"
     assert {o.direction for o in GAME.legal(s)} == {"none", "left", "right"}
