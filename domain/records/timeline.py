@@ -145,13 +145,15 @@ class Timeline:
         self.meta.entry_seats.append(seat)
         self.meta.entry_sizes.append(len(entry["events"]))
         evolve = self.game.evolve
+        events = self.events
+        checkpoints = self.checkpoints
         state = self.head
         for obj in entry["events"]:
             e = stored_event(obj)
             state = evolve(state, e)
-            self.events.append(e)
-            if len(self.events) % EVERY == 0:
-                self.checkpoints.append(state)
+            events.append(e)
+            if not len(events) % EVERY:
+                checkpoints.append(state)
         self.head = state
 
     def state_at(self, step: int) -> Any:
@@ -190,17 +192,19 @@ class Timelines:
         if timeline is not None and timeline.meta is not None and timeline.meta.finished:
             return timeline  # a finished record never changes again
         if timeline is None:
-            rows = self.recorder.select_events(record_id, limit=1)
-            if not rows:
-                return None
-            (_, topic, payload), = decode_rows(self.mapper, rows)
-            if not topic.endswith(STARTED):
-                return None
-            timeline = Timeline(self.game_for(payload["title"]), self.edition_for)
-        with timeline.lock:
-            gt = timeline.meta.version if timeline.meta is not None else None
-            for version, topic, payload in decode_rows(self.mapper, self.recorder.select_events(record_id, gt=gt)):
-                timeline.absorb(version, topic, payload)
+            decoded = list(decode_rows(self.mapper, self.recorder.select_events(record_id)))
+            if not decoded or not decoded[0][1].endswith(STARTED):
+                return None  # no such stream, or an import's
+            timeline = Timeline(self.game_for(decoded[0][2]["title"]), self.edition_for)
+            with timeline.lock:
+                if timeline.meta is None:
+                    for version, topic, payload in decoded:
+                        timeline.absorb(version, topic, payload)
+        else:
+            with timeline.lock:
+                gt = timeline.meta.version if timeline.meta is not None else None
+                for version, topic, payload in decode_rows(self.mapper, self.recorder.select_events(record_id, gt=gt)):
+                    timeline.absorb(version, topic, payload)
         with self._lock:
             self._cache[record_id] = timeline
             self._cache.move_to_end(record_id)
