@@ -28,14 +28,25 @@ class Command:
     seat: int
 
     def __post_init__(self) -> None:
-        for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
+        for name in _names(type(self)):
+            value = getattr(self, name)
             if isinstance(value, (list, dict)):
-                object.__setattr__(self, f.name, freeze(value))
+                object.__setattr__(self, name, freeze(value))
 
     def to_json(self) -> dict[str, Any]:
-        body = {f.name: thaw(getattr(self, f.name)) for f in dataclasses.fields(self)}
+        body = {name: thaw(getattr(self, name)) for name in _names(type(self))}
         return {"type": self.kind, **body}
+
+
+_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _names(cls: type) -> tuple[str, ...]:
+    """Field names per command class, looked up once: commands are parsed on the validation hot path."""
+    found = _NAMES.get(cls)
+    if found is None:
+        found = _NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    return found
 
 
 def command(kind: str) -> Callable[[C], C]:
