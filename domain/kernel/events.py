@@ -31,26 +31,33 @@ class Event:
     type: ClassVar[str] = ""
 
     def __post_init__(self) -> None:
-        _freeze_fields(self)
+        for name in _layout(type(self))[1]:
+            object.__setattr__(self, name, freeze(getattr(self, name)))
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, "data": {f.name: thaw(getattr(self, f.name)) for f in _fields(type(self))}}
+        names, containers = _layout(type(self))
+        data = {name: getattr(self, name) for name in names}
+        for name in containers:
+            data[name] = thaw(data[name])
+        return {"type": self.type, "data": data}
 
 
-def _freeze_fields(self: Event) -> None:
-    for f in _fields(type(self)):
-        value = getattr(self, f.name)
-        if isinstance(value, (list, dict, tuple)) or hasattr(value, "keys"):
-            object.__setattr__(self, f.name, freeze(value))
+_SCALAR_TYPES = frozenset({"int", "str", "bool", "float", "None", "int | None", "str | None", "bool | None"})
+_LAYOUT: dict[type, tuple[tuple[str, ...], tuple[str, ...]]] = {}
 
 
-_FIELDS: dict[type, tuple[dataclasses.Field[Any], ...]] = {}
+def _layout(cls: type) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(all field names, fields that may hold containers), worked out once per class.
 
-
-def _fields(cls: type) -> tuple[dataclasses.Field[Any], ...]:
-    found = _FIELDS.get(cls)
+    Replaying a log builds and serialises every event, so only fields not declared as
+    plain scalars are frozen and thawed.
+    """
+    found = _LAYOUT.get(cls)
     if found is None:
-        found = _FIELDS[cls] = dataclasses.fields(cls)
+        fields = dataclasses.fields(cls)
+        names = tuple(f.name for f in fields)
+        containers = tuple(f.name for f in fields if str(getattr(f.type, "__name__", f.type)) not in _SCALAR_TYPES)
+        found = _LAYOUT[cls] = (names, containers)
     return found
 
 
@@ -75,8 +82,7 @@ def event_from_json(obj: dict[str, Any]) -> Event:
     except KeyError as exc:
         raise UnknownEventType(f"unknown event type {obj.get('type')!r}") from exc
     data = obj.get("data", {})
-    names = {f.name for f in _fields(cls)}
-    extra = set(data) - names
+    extra = set(data) - set(_layout(cls)[0])
     if extra:
         raise ValueError(f"event {obj['type']!r} has unknown fields {sorted(extra)}")
     return cls(**data)

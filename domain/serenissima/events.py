@@ -6,89 +6,46 @@ In sailor transfers `0` stands for the port of the zone.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
-from typing import Any
 
 from domain.kernel import Event, event
-from domain.kernel.frozen import freeze, thaw
-
-_PLAIN, _SCALARS, _NESTED = 0, 1, 2
-_LAYOUT: dict[type, tuple[tuple[str, int], ...]] = {}
-
-
-def _layout(cls: type) -> tuple[tuple[str, int], ...]:
-    found = _LAYOUT.get(cls)
-    if found is None:
-        kinds = []
-        for f in dataclasses.fields(cls):
-            note = str(f.type)
-            kinds.append((f.name, _SCALARS if note.startswith("tuple[") else _NESTED if note.startswith("Mapping") else _PLAIN))
-        found = _LAYOUT[cls] = tuple(kinds)
-    return found
-
-
-class SerenissimaEvent(Event):
-    """Same JSON as the kernel's Event, built faster from the declared field types.
-
-    Validating a log turns every event to JSON twice; our fields are scalars, tuples of
-    scalars or one mapping, so there is no need to walk each value to find out.
-    """
-
-    __slots__ = ()
-
-    def __post_init__(self) -> None:
-        for name, kind in _layout(type(self)):
-            if kind == _SCALARS:
-                value = getattr(self, name)
-                if type(value) is not tuple:
-                    object.__setattr__(self, name, freeze(value))
-            elif kind == _NESTED:
-                object.__setattr__(self, name, freeze(getattr(self, name)))
-
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {}
-        for name, kind in _layout(type(self)):
-            value = getattr(self, name)
-            data[name] = value if kind == _PLAIN else list(value) if kind == _SCALARS else thaw(value)
-        return {"type": self.type, "data": data}
 
 # --- setup -----------------------------------------------------------------------------
 
 
 @event("serenissima/game-started")
-class GameStarted(SerenissimaEvent):
+class GameStarted(Event):
     edition: Mapping[str, str]
     players: int
     hidden_money: bool
 
 
 @event("serenissima/first-player-chosen")
-class FirstPlayerChosen(SerenissimaEvent):
+class FirstPlayerChosen(Event):
     seat: int
 
 
 @event("serenissima/ports-closed")
-class PortsClosed(SerenissimaEvent):
+class PortsClosed(Event):
     ports: tuple[str, ...]
 
 
 @event("serenissima/doge-deck-shuffled")
-class DogeDeckShuffled(SerenissimaEvent):
+class DogeDeckShuffled(Event):
     """The face-down deck is a multiset: shuffling only gathers every card back into it."""
 
     cards: tuple[str, ...]
 
 
 @event("serenissima/start-chosen")
-class StartChosen(SerenissimaEvent):
+class StartChosen(Event):
     seat: int
     port: str
     galley: int
 
 
 @event("serenissima/galley-chosen")
-class GalleyChosen(SerenissimaEvent):
+class GalleyChosen(Event):
     seat: int
     galley: int
 
@@ -97,23 +54,23 @@ class GalleyChosen(SerenissimaEvent):
 
 
 @event("serenissima/turn-started")
-class TurnStarted(SerenissimaEvent):
+class TurnStarted(Event):
     turn: int
 
 
 @event("serenissima/galley-activated")
-class GalleyActivated(SerenissimaEvent):
+class GalleyActivated(Event):
     galley: int
 
 
 @event("serenissima/plan-chosen")
-class PlanChosen(SerenissimaEvent):
+class PlanChosen(Event):
     galley: int
     plan: str  # "action" or "investment"
 
 
 @event("serenissima/activation-ended")
-class ActivationEnded(SerenissimaEvent):
+class ActivationEnded(Event):
     galley: int
 
 
@@ -121,13 +78,13 @@ class ActivationEnded(SerenissimaEvent):
 
 
 @event("serenissima/sailor-moved")
-class SailorMoved(SerenissimaEvent):
+class SailorMoved(Event):
     source: int
     target: int
 
 
 @event("serenissima/good-bought")
-class GoodBought(SerenissimaEvent):
+class GoodBought(Event):
     galley: int
     good: str
     price: int
@@ -135,20 +92,20 @@ class GoodBought(SerenissimaEvent):
 
 
 @event("serenissima/good-shifted")
-class GoodShifted(SerenissimaEvent):
+class GoodShifted(Event):
     good: str
     source: int
     target: int
 
 
 @event("serenissima/good-tossed")
-class GoodTossed(SerenissimaEvent):
+class GoodTossed(Event):
     galley: int
     good: str
 
 
 @event("serenissima/loading-ended")
-class LoadingEnded(SerenissimaEvent):
+class LoadingEnded(Event):
     galley: int
 
 
@@ -156,7 +113,7 @@ class LoadingEnded(SerenissimaEvent):
 
 
 @event("serenissima/sailed")
-class Sailed(SerenissimaEvent):
+class Sailed(Event):
     """`blockaders` are the seats that may declare a blockade, in the order they decide."""
 
     galley: int
@@ -165,17 +122,17 @@ class Sailed(SerenissimaEvent):
 
 
 @event("serenissima/movement-ended")
-class MovementEnded(SerenissimaEvent):
+class MovementEnded(Event):
     galley: int
 
 
 @event("serenissima/blockade-declared")
-class BlockadeDeclared(SerenissimaEvent):
+class BlockadeDeclared(Event):
     seat: int
 
 
 @event("serenissima/blockade-waived")
-class BlockadeWaived(SerenissimaEvent):
+class BlockadeWaived(Event):
     seat: int
 
 
@@ -183,13 +140,13 @@ class BlockadeWaived(SerenissimaEvent):
 
 
 @event("serenissima/sale-announced")
-class SaleAnnounced(SerenissimaEvent):
+class SaleAnnounced(Event):
     good: str
     blockaders: tuple[int, ...]
 
 
 @event("serenissima/good-sold")
-class GoodSold(SerenissimaEvent):
+class GoodSold(Event):
     galley: int
     port: str
     good: str
@@ -201,13 +158,13 @@ class GoodSold(SerenissimaEvent):
 
 
 @event("serenissima/claim-announced")
-class ClaimAnnounced(SerenissimaEvent):
+class ClaimAnnounced(Event):
     port: str
     blockaders: tuple[int, ...]
 
 
 @event("serenissima/battle-started")
-class BattleStarted(SerenissimaEvent):
+class BattleStarted(Event):
     """`galley` is the target galley, or 0 when the target is `port`. `value` is the attacker's first combat value."""
 
     galley: int
@@ -216,14 +173,14 @@ class BattleStarted(SerenissimaEvent):
 
 
 @event("serenissima/fort-fired")
-class FortFired(SerenissimaEvent):
+class FortFired(Event):
     port: str
     rolls: tuple[int, ...]
     kills: int
 
 
 @event("serenissima/battle-round")
-class BattleRound(SerenissimaEvent):
+class BattleRound(Event):
     attacker_rolls: tuple[int, ...]
     defender_rolls: tuple[int, ...]
     attacker_losses: int
@@ -232,30 +189,30 @@ class BattleRound(SerenissimaEvent):
 
 
 @event("serenissima/battle-stopped")
-class BattleStopped(SerenissimaEvent):
+class BattleStopped(Event):
     galley: int
 
 
 @event("serenissima/good-captured")
-class GoodCaptured(SerenissimaEvent):
+class GoodCaptured(Event):
     galley: int
     good: str
 
 
 @event("serenissima/capture-ended")
-class CaptureEnded(SerenissimaEvent):
+class CaptureEnded(Event):
     returned: tuple[str, ...]
 
 
 @event("serenissima/port-taken")
-class PortTaken(SerenissimaEvent):
+class PortTaken(Event):
     port: str
     seat: int
     sailors: int
 
 
 @event("serenissima/port-left-neutral")
-class PortLeftNeutral(SerenissimaEvent):
+class PortLeftNeutral(Event):
     port: str
 
 
@@ -263,7 +220,7 @@ class PortLeftNeutral(SerenissimaEvent):
 
 
 @event("serenissima/sailor-recruited")
-class SailorRecruited(SerenissimaEvent):
+class SailorRecruited(Event):
     seat: int
     port: str  # "" when recruited onto a galley
     galley: int  # 0 when recruited onto a port
@@ -271,7 +228,7 @@ class SailorRecruited(SerenissimaEvent):
 
 
 @event("serenissima/galley-bought")
-class GalleyBought(SerenissimaEvent):
+class GalleyBought(Event):
     """A bought galley comes with its first sailor (also paid), so it never floats empty."""
 
     seat: int
@@ -281,21 +238,21 @@ class GalleyBought(SerenissimaEvent):
 
 
 @event("serenissima/fort-built")
-class FortBuilt(SerenissimaEvent):
+class FortBuilt(Event):
     seat: int
     port: str
     price: int
 
 
 @event("serenissima/basilica-built")
-class BasilicaBuilt(SerenissimaEvent):
+class BasilicaBuilt(Event):
     seat: int
     port: str
     price: int
 
 
 @event("serenissima/investment-ended")
-class InvestmentEnded(SerenissimaEvent):
+class InvestmentEnded(Event):
     seat: int
 
 
@@ -303,19 +260,19 @@ class InvestmentEnded(SerenissimaEvent):
 
 
 @event("serenissima/doge-card-drawn")
-class DogeCardDrawn(SerenissimaEvent):
+class DogeCardDrawn(Event):
     card: str
     track_from: int
     track_to: int
 
 
 @event("serenissima/wine-paid")
-class WinePaid(SerenissimaEvent):
+class WinePaid(Event):
     amounts: tuple[int, ...]
 
 
 @event("serenissima/scored")
-class Scored(SerenissimaEvent):
+class Scored(Event):
     """Scoring is announced even with hidden money, so the amounts are public."""
 
     number: int
@@ -325,15 +282,15 @@ class Scored(SerenissimaEvent):
 
 
 @event("serenissima/doge-deck-reshuffled")
-class DogeDeckReshuffled(SerenissimaEvent):
+class DogeDeckReshuffled(Event):
     cards: tuple[str, ...]
 
 
 @event("serenissima/special-investment-opened")
-class SpecialInvestmentOpened(SerenissimaEvent):
+class SpecialInvestmentOpened(Event):
     seats: tuple[int, ...]
 
 
 @event("serenissima/game-ended")
-class GameEnded(SerenissimaEvent):
+class GameEnded(Event):
     ranking: tuple[int, ...]
