@@ -71,6 +71,7 @@ def test_legal_is_exact_on_random_states(players):
             if i and i % 5 == 0:
                 legal = list(GAME.legal(state))
                 listed = set(legal)
+                before = (dict(state.cities), {k: c for k, c in state.links.items()}, GAME.view(state, None))
                 for c in legal:
                     GAME.decide(state, c, SeededChance(f"ok-{i}"))
                 for c in _mutations(state, legal):
@@ -80,6 +81,7 @@ def test_legal_is_exact_on_random_states(players):
                         assert c not in listed, c
                     else:
                         assert c in listed, f"accepted but not listed: {c}"
+                assert (dict(state.cities), dict(state.links), GAME.view(state, None)) == before, "decide never mutates"
             state = fold(state, entry.events)
 
 
