@@ -2,8 +2,9 @@
 
 Checked after every event: cubes conserved (88, or 110 with the expansion) across bags,
 supplies, Market, box and reserve; no negative count; at most one war disc per player on the
-track; the event round-trips through JSON. After every game: re-folding the stored stream (read
-back from JSON) gives the identical state. Plus: `legal` is exact (every listed command is
+track; the event round-trips through JSON; a second fold of the stored stream (each event read
+back from JSON) is identical to the game's state. After every game the whole stream is also
+re-folded from its JSON text. Plus: `legal` is exact (every listed command is
 accepted and every other well-formed command refused), and re-deciding a log with observed
 chance validates it.
 """
@@ -17,7 +18,7 @@ import pytest
 from domain.citta_stato import commands as cmd
 from domain.citta_stato.edition import BANNERS, COLOURS
 from domain.citta_stato.state import State
-from domain.kernel import Event, RuleViolation, SeededChance, replay, round_trips
+from domain.kernel import Event, RuleViolation, SeededChance, event_from_json, replay, round_trips
 from domain.kernel.events import dumps, loads
 from domain.kernel.selfplay import play_random
 
@@ -43,11 +44,24 @@ def check(state: State, e: Event) -> None:
     assert state.upgrade >= 0, e
 
 
+class Refold:
+    """Folds each event again, as read back from its JSON, beside the game: both states must stay identical."""
+
+    def __init__(self) -> None:
+        self.state = GAME.begin(EDITION)
+
+    def __call__(self, state: State, e: Event) -> None:
+        check(state, e)
+        stored = event_from_json(json.loads(json.dumps(e.to_json())))
+        self.state = GAME.evolve(self.state, stored)
+        assert self.state == state, e
+
+
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_random_games_keep_the_invariants(players: int) -> None:
     winners = set()
     for k in range(GAMES):
-        played = play_random(GAME, EDITION, {"players": players}, f"random-{players}-{k}", check)
+        played = play_random(GAME, EDITION, {"players": players}, f"random-{players}-{k}", Refold())
         state = played.state
         assert GAME.pending(state).over and state.round == state.t.rounds + 1
         stream = loads(dumps([e for entry in played.entries for e in entry.events]))
