@@ -125,6 +125,7 @@ def check_turn(state: State, c: Command) -> tuple[str, str, tuple[str, ...], str
 
 
 def turn_options(state: State) -> list[Option]:
+    """Each affordable action, once per way of paying (how many W/B cubes stand in), then Pass."""
     seat = state.current
     s = state.seats[seat]
     n = s.actions + 1
@@ -326,6 +327,7 @@ def _opt_war_pay(state: State, task: Task) -> list[Option]:
     return _colours(task[1], [c for c in COLOURS if s.supply[CI[c]] > 0])
 
 
+# One entry per choice step: the exact legal commands as option keys; an empty list means the step is skipped.
 OPTIONS: dict[str, Callable[[State, Task], list[Option]]] = {
     "fleet": _opt_fleet,
     "banner_any": lambda s, t: _colours(t[1], [c for c in BANNERS if c not in t[2]]),
