@@ -151,3 +151,26 @@ def test_same_seed_same_game() -> None:
     assert [en.to_json() for en in a.entries] == [en.to_json() for en in b.entries]
     c = play_random(GAME, EDITION, {"players": 4}, "other")
     assert [en.to_json() for en in a.entries] != [en.to_json() for en in c.entries]
+
+
+def test_view_never_leaks_secrets_during_play() -> None:
+    seen_hidden_disc = 0
+    for players in (3, 5):
+        played = play_random(GAME, EDITION, {"players": players}, f"leak-{players}")
+        state = GAME.begin(EDITION)
+        for entry in played.entries:
+            for e in entry.events:
+                state = GAME.evolve(state, e)
+            if state.phase != "turns":
+                continue
+            for me in range(players):
+                v = GAME.view(state, me)
+                for i, x in enumerate(v["seats"]):
+                    if i != me:
+                        assert x["republic"] is None and isinstance(x["bag"], int) and isinstance(x["war_discs"], int)
+                for d in v["warfare"]:
+                    if d["seat"] != me and not state.revealed:
+                        assert d["value"] is None
+                        seen_hidden_disc += 1
+                assert isinstance(v["republic_pool"], int)
+    assert seen_hidden_disc > 0
