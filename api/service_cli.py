@@ -87,11 +87,11 @@ def _serve(args: argparse.Namespace) -> int:
                 for seat, token in enumerate(tokens):
                     print(f"  seat {seat}'s view: http://{args.host}:{args.port}/records/{record_id}#token={token}")
     relay.start_thread(service.records, service.dispatcher, settings.requeue_after, settings.relay_interval)
+    server = make_server(args.host, args.port, app, threaded=True)  # listening before the URL is printed
     where = settings.store.get("SQLITE_DBNAME") or settings.store.get("POSTGRES_DBNAME")
     jobs = f"Redis {settings.redis_url}" if settings.redis_url else "in-process"
     print(f"Cronaca is running at http://{args.host}:{args.port}/  (store: {where}; jobs: {jobs}; API: /api/docs)",
           flush=True)
-    server = make_server(args.host, args.port, app, threaded=True)
     with contextlib.suppress(KeyboardInterrupt):
         server.serve_forever()
     return 0
