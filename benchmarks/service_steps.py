@@ -29,10 +29,9 @@ from uuid import UUID
 from eventsourcing.application import project_aggregate
 
 from domain import catalog
-from domain.kernel import event_from_json
 from domain.kernel.selfplay import play_random
 from domain.records import Records, recordfile
-from domain.records.timeline import Timelines
+from domain.records.timeline import Timelines, stored_event
 
 
 def long_record(records: Records, title: str, players: int, games: int, cut: float | None = None) -> UUID:
@@ -91,7 +90,7 @@ def time_folds(records: Records, record_id: UUID, repeat: int) -> dict[str, floa
         for e in stored:
             entry = getattr(e, "setup", None) or getattr(e, "entry", None)
             for obj in (entry or {}).get("events", ()):
-                state = evolve(state, event_from_json(obj))
+                state = evolve(state, stored_event(obj))
         return state
 
     def repository_only() -> Any:
