@@ -8,7 +8,7 @@ from flask import Flask
 
 from api import problems
 from api.service import Service
-from api.settings import Settings
+from domain.records.settings import Settings
 
 
 def create_app(settings: Settings | None = None, service: Service | None = None, **config: Any) -> Flask:

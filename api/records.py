@@ -15,9 +15,6 @@ from api.service import bearer, json_response, service
 
 blp = Blueprint("records", __name__, url_prefix="/api/records", description="Game records: play, replay, export")
 
-SEAT_TOKEN = {"description": "a seat token, as `Authorization: Bearer <token>`; shows that seat's view"}
-
-
 @blp.route("")
 class RecordCollection(MethodView):
     @blp.arguments(schemas.ListQuery, location="query")

@@ -7,8 +7,8 @@ from typing import Any
 
 from flask import current_app, request
 
-from api.settings import Settings
 from domain.records import Records, Unauthorized
+from domain.records.settings import Settings
 from workers.dispatch import Dispatcher, InProcessDispatcher, RQDispatcher
 
 

@@ -8,7 +8,7 @@ import logging
 import sys
 from typing import Any
 
-from api.settings import Settings
+from domain.records.settings import Settings
 
 
 def demo_records(records: Any, games: int = 2) -> int:

@@ -16,7 +16,7 @@ def records() -> Records:
     """One application per worker process, configured like the API (same environment variables)."""
     global _records
     if _records is None:
-        from api.settings import Settings
+        from domain.records.settings import Settings
 
         _records = Records(Settings.from_env().store)
     return _records

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from api.app import create_app
-from api.settings import Settings
 from domain import catalog
 from domain.records import Records
+from domain.records.settings import Settings
 
 TOY = "toy=tests.kernel.toy_game"
 ROOT = Path(__file__).resolve().parents[2]

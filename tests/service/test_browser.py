@@ -12,7 +12,7 @@ from playwright.sync_api import expect, sync_playwright
 from werkzeug.serving import make_server
 
 from api.app import create_app
-from api.settings import Settings
+from domain.records.settings import Settings
 from tests.service.helpers import auth, play_out_http
 from tests.service.test_api import start
 

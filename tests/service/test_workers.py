@@ -16,7 +16,7 @@ import redis
 from rq import Queue
 
 from api.app import create_app
-from api.settings import Settings
+from domain.records.settings import Settings
 from tests.service.conftest import ROOT, free_port, subprocess_env
 from tests.service.helpers import play_out_http
 from tests.service.test_api import start, wait_for_verdict

@@ -1,4 +1,8 @@
-"""Configuration from environment variables (docs/deployment.md lists them all)."""
+"""The service's configuration from environment variables (docs/deployment.md lists them all).
+
+Shared by every process (API, worker, relay), so it lives beside the records application
+rather than in `api` (nothing imports `api`).
+"""
 
 from __future__ import annotations
 
