@@ -8,6 +8,10 @@
     view(state, seat | None) -> JSON             what one seat may see (None: all-seeing review)
     scores(state) -> JSON                        running and final scores with breakdown
 
+`play(state, command, chance) -> ([Event], state)` is optional: a title whose `decide`
+already folds its own events (to settle the automatic steps that follow a choice) offers it
+so that callers get the new state without folding the same events twice.
+
 `begin(edition)` is the state before the first event: the fold starts there, so `evolve`
 never has to find an edition file on its own. Large choices are split into a chain of
 small pending decisions (buy one cube, then another, then done), so `legal` can always
@@ -83,3 +87,12 @@ def fold(game: Game, state: Any, events: Sequence[Event]) -> Any:
     for e in events:
         state = game.evolve(state, e)
     return state
+
+
+def play(game: Game, state: Any, command: Command, chance: Chance) -> tuple[list[Event], Any]:
+    """Decide a command and fold its events: the title's own `play` when it has one."""
+    own = getattr(game, "play", None)
+    if own is not None:
+        return own(state, command, chance)  # type: ignore[no-any-return]
+    events = game.decide(state, command, chance)
+    return events, fold(game, state, events)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from domain.kernel.chance import ObservedChance, Outcome
-from domain.kernel.contract import Game, fold
+from domain.kernel.contract import Game, fold, play
 from domain.kernel.editions import Edition
 from domain.kernel.events import Event, event_from_json
 from domain.kernel.violations import MalformedCommand, RuleViolation
@@ -98,10 +98,11 @@ def replay(game: Game, edition: Edition, entries: Sequence[Entry], check_events:
                 if entry.options is None:
                     raise RuleViolation("log/setup-first", "a log must start with its setup entry")
                 produced = game.setup(edition, entry.options, chance)
+                after = fold(game, state, produced)
             else:
                 if entry.command is None:
                     raise RuleViolation("log/command-missing", f"entry {index} has no command")
-                produced = game.decide(state, game.parse_command(entry.command), chance)
+                produced, after = play(game, state, game.parse_command(entry.command), chance)
             if chance.unused:
                 raise RuleViolation(
                     "chance/unused-outcome",
@@ -119,6 +120,6 @@ def replay(game: Game, edition: Edition, entries: Sequence[Entry], check_events:
             offset = int(exc.facts.get("event_in_entry", 0)) if isinstance(exc, LogMismatch) else 0
             report = Report(False, index, events_seen, index, events_seen + offset, exc.rule, exc.message, exc.to_json()["facts"])
             return report, state
-        state = fold(game, state, produced)
+        state = after
         events_seen += len(produced)
     return Report(True, len(entries), events_seen), state

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.kernel.chance import SeededChance
-from domain.kernel.contract import Game
+from domain.kernel.contract import Game, play
 from domain.kernel.editions import Edition
 from domain.kernel.events import Event
 from domain.kernel.log import Entry
@@ -57,12 +57,14 @@ def play_random(
             raise AssertionError(f"no legal command while pending {game.pending(state)}")
         cmd = choices[players.below(len(choices))]
         chance.log.clear()
-        produced = game.decide(state, cmd, chance)
-        entries.append(Entry(cmd.to_json(), tuple(chance.log), tuple(produced)))
-        for e in produced:
-            state = game.evolve(state, e)
-            if check:
+        if check:
+            produced = game.decide(state, cmd, chance)
+            for e in produced:
+                state = game.evolve(state, e)
                 check(state, e)
+        else:
+            produced, state = play(game, state, cmd, chance)
+        entries.append(Entry(cmd.to_json(), tuple(chance.log), tuple(produced)))
     else:
         raise AssertionError(f"game did not end within {max_commands} commands")
     return PlayedGame(seed, entries, state, game.scores(state))

@@ -2,54 +2,13 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
-from typing import Any
 
-from domain.kernel import Event, FrozenDict, event, freeze, thaw
-
-_NAMES: dict[type, tuple[str, ...]] = {}
-_CONTAINERS: dict[type, tuple[str, ...]] = {}
-
-
-def _names(cls: type) -> tuple[str, ...]:
-    found = _NAMES.get(cls)
-    if found is None:
-        found = _NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
-    return found
-
-
-def _containers(cls: type) -> tuple[str, ...]:
-    """The fields declared as tuples or mappings: the only ones that can need freezing."""
-    found = _CONTAINERS.get(cls)
-    if found is None:
-        found = _CONTAINERS[cls] = tuple(
-            f.name for f in dataclasses.fields(cls) if str(f.type).startswith(("tuple", "Mapping"))
-        )
-    return found
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class LaCittaEvent(Event):
-    """Same freezing and JSON as the kernel's Event, with exact type tests instead of ABC checks.
-
-    Replaying a log serialises every event twice, so this is on the validation hot path.
-    """
-
-    def __post_init__(self) -> None:
-        for name in _containers(type(self)):
-            object.__setattr__(self, name, freeze(getattr(self, name)))
-
-    def to_json(self) -> dict[str, Any]:
-        data = {}
-        for name in _names(type(self)):
-            value = getattr(self, name)
-            data[name] = thaw(value) if type(value) is tuple or type(value) is FrozenDict else value
-        return {"type": self.type, "data": data}
+from domain.kernel import Event, event
 
 
 @event("la-citta/game-started")
-class GameStarted(LaCittaEvent):
+class GameStarted(Event):
     edition: Mapping[str, str]
     players: int
     setup: str  # "beginner" or "experienced"
@@ -57,12 +16,12 @@ class GameStarted(LaCittaEvent):
 
 
 @event("la-citta/tiles-placed")
-class TilesPlaced(LaCittaEvent):
+class TilesPlaced(Event):
     tiles: Mapping[str, str]  # slot -> terrain code
 
 
 @event("la-citta/castle-placed")
-class CastlePlaced(LaCittaEvent):
+class CastlePlaced(Event):
     seat: int
     hex: int
     citizens: int
@@ -70,72 +29,72 @@ class CastlePlaced(LaCittaEvent):
 
 
 @event("la-citta/start-player-set")
-class StartPlayerSet(LaCittaEvent):
+class StartPlayerSet(Event):
     seat: int
 
 
 @event("la-citta/gold-gained")
-class GoldGained(LaCittaEvent):
+class GoldGained(Event):
     seat: int
     amount: int
     reason: str
 
 
 @event("la-citta/politics-dealt")
-class PoliticsDealt(LaCittaEvent):
+class PoliticsDealt(Event):
     """Cards drawn from the face-down politics deck onto the face-up display."""
 
     cards: tuple[str, ...]
 
 
 @event("la-citta/politics-deck-rebuilt")
-class PoliticsDeckRebuilt(LaCittaEvent):
+class PoliticsDeckRebuilt(Event):
     """The discard pile shuffled into a new face-down deck (an unseen multiset: no order)."""
 
     cards: tuple[str, ...]
 
 
 @event("la-citta/year-began")
-class YearBegan(LaCittaEvent):
+class YearBegan(Event):
     year: int
     start: int
 
 
 @event("la-citta/voice-laid-out")
-class VoiceLaidOut(LaCittaEvent):
+class VoiceLaidOut(Event):
     face_up: str
 
 
 @event("la-citta/quarries-paid")
-class QuarriesPaid(LaCittaEvent):
+class QuarriesPaid(Event):
     gold: tuple[int, ...]  # per seat
 
 
 @event("la-citta/population-grew")
-class PopulationGrew(LaCittaEvent):
+class PopulationGrew(Event):
     cities: tuple[int, ...]  # castles that gained one citizen
 
 
 @event("la-citta/phase-began")
-class PhaseBegan(LaCittaEvent):
+class PhaseBegan(Event):
     phase: str
 
 
 @event("la-citta/turn-forfeited")
-class TurnForfeited(LaCittaEvent):
+class TurnForfeited(Event):
     """The hunger penalty: an action card turned down with no effect."""
 
     seat: int
 
 
 @event("la-citta/action-card-used")
-class ActionCardUsed(LaCittaEvent):
+class ActionCardUsed(Event):
     seat: int
     option: str
 
 
 @event("la-citta/city-founded")
-class CityFounded(LaCittaEvent):
+class CityFounded(Event):
     seat: int
     hex: int
     source: int  # castle the spare citizen came from
@@ -144,7 +103,7 @@ class CityFounded(LaCittaEvent):
 
 
 @event("la-citta/building-built")
-class BuildingBuilt(LaCittaEvent):
+class BuildingBuilt(Event):
     seat: int
     city: int
     hex: int
@@ -154,14 +113,14 @@ class BuildingBuilt(LaCittaEvent):
 
 
 @event("la-citta/politics-card-taken")
-class PoliticsCardTaken(LaCittaEvent):
+class PoliticsCardTaken(Event):
     seat: int
     card: str
     cost: int
 
 
 @event("la-citta/figures-placed")
-class FiguresPlaced(LaCittaEvent):
+class FiguresPlaced(Event):
     seat: int
     hex: int
     service: str
@@ -169,7 +128,7 @@ class FiguresPlaced(LaCittaEvent):
 
 
 @event("la-citta/citizens-arrived")
-class CitizensArrived(LaCittaEvent):
+class CitizensArrived(Event):
     seat: int
     city: int
     kept: int
@@ -177,14 +136,14 @@ class CitizensArrived(LaCittaEvent):
 
 
 @event("la-citta/harvest-blessed")
-class HarvestBlessed(LaCittaEvent):
+class HarvestBlessed(Event):
     seat: int
     hex: int
     figures: int
 
 
 @event("la-citta/voice-polled")
-class VoicePolled(LaCittaEvent):
+class VoicePolled(Event):
     """What the polling seat saw; only that seat's view shows the cards."""
 
     seat: int
@@ -193,24 +152,24 @@ class VoicePolled(LaCittaEvent):
 
 
 @event("la-citta/blind-drawn")
-class BlindDrawn(LaCittaEvent):
+class BlindDrawn(Event):
     seat: int
     card: str  # "" when the deck and discard pile were both empty
 
 
 @event("la-citta/turn-ended")
-class TurnEnded(LaCittaEvent):
+class TurnEnded(Event):
     seat: int
 
 
 @event("la-citta/voice-revealed")
-class VoiceRevealed(LaCittaEvent):
+class VoiceRevealed(Event):
     cards: tuple[str, ...]  # the face-down cards, by slot
     services: tuple[str, ...]  # one (majority) or two (2-2 tie)
 
 
 @event("la-citta/city-attracted")
-class CityAttracted(LaCittaEvent):
+class CityAttracted(Event):
     seat: int
     city: int
     service: str
@@ -220,12 +179,12 @@ class CityAttracted(LaCittaEvent):
 
 
 @event("la-citta/migration-turn-ended")
-class MigrationTurnEnded(LaCittaEvent):
+class MigrationTurnEnded(Event):
     seat: int
 
 
 @event("la-citta/building-demolished")
-class BuildingDemolished(LaCittaEvent):
+class BuildingDemolished(Event):
     seat: int
     city: int
     hex: int
@@ -234,19 +193,19 @@ class BuildingDemolished(LaCittaEvent):
 
 
 @event("la-citta/feeding-counted")
-class FeedingCounted(LaCittaEvent):
+class FeedingCounted(Event):
     food: tuple[int, ...]
     citizens: tuple[int, ...]
     shortfall: tuple[int, ...]
 
 
 @event("la-citta/citizen-starved")
-class CitizenStarved(LaCittaEvent):
+class CitizenStarved(Event):
     seat: int
     city: int
     citizens: int
 
 
 @event("la-citta/year-ended")
-class YearEnded(LaCittaEvent):
+class YearEnded(Event):
     year: int

@@ -70,6 +70,9 @@ class LaCitta:
     def decide(self, state: State, command: Command, chance: Chance) -> list[Event]:
         return rules.decide(state, command, chance)
 
+    def play(self, state: State, command: Command, chance: Chance) -> tuple[list[Event], State]:
+        return rules.play(state, command, chance)
+
     def evolve(self, state: State, event: Event) -> State:
         return evolve(state, event)
 

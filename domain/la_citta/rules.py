@@ -16,7 +16,7 @@ from domain.kernel import GAME_OVER, Chance, Command, Event, Pending, RuleViolat
 from domain.la_citta import commands as cm
 from domain.la_citta import events as ev
 from domain.la_citta.edition import SERVICES
-from domain.la_citta.state import City, State, cap, evolve, order, points, remember
+from domain.la_citta.state import City, State, cap, evolve, order, points
 
 
 def violation(rule: str, message: str, **facts: Any) -> RuleViolation:
@@ -332,17 +332,14 @@ def _year_start(s: State, chance: Chance) -> list[Event]:
     return out
 
 
-def advance(s: State, chance: Chance, chain: list[Any] | None = None) -> tuple[list[Event], State]:
+def advance(s: State, chance: Chance) -> tuple[list[Event], State]:
     out: list[Event] = []
     while True:
         more = _auto(s, chance)
         if not more:
             return out, s
         for e in more:
-            after = evolve(s, e)
-            if chain is not None:
-                chain.append((s, e, after))
-            s = after
+            s = evolve(s, e)
         out.extend(more)
 
 
@@ -579,6 +576,11 @@ def who(s: State) -> tuple[int | None, str]:
 
 
 def decide(s: State, c: Command, chance: Chance) -> list[Event]:
+    return play(s, c, chance)[0]
+
+
+def play(s: State, c: Command, chance: Chance) -> tuple[list[Event], State]:
+    """Decide a command and settle what follows; the state comes back too, so nobody folds twice."""
     seat, pending_kind = who(s)
     if seat is None:
         raise violation("game-over", "the game is over")
@@ -588,15 +590,11 @@ def decide(s: State, c: Command, chance: Chance) -> list[Event]:
     if kind != pending_kind:
         raise violation("not-now", f"a {c.kind} command does not answer a {pending_kind} decision", command=c.kind, pending=pending_kind)
     out = handler(s, c, chance)
-    chain: list[Any] = []
     after = s
     for e in out:
-        nxt = evolve(after, e)
-        chain.append((after, e, nxt))
-        after = nxt
-    more, _ = advance(after, chance, chain)
-    remember(chain)
-    return out + more
+        after = evolve(after, e)
+    more, after = advance(after, chance)
+    return out + more, after
 
 
 # ---------------------------------------------------------------- legal

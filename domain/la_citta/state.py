@@ -470,22 +470,5 @@ FOLD: dict[type[Event], Callable[[State, Any], State]] = {
 }
 
 
-_MEMO: dict[int, tuple[State, Event, State]] = {}
-
-
-def remember(chain: list[tuple[State, Event, State]]) -> None:
-    """Keep the states `decide` just folded, so folding the same events onto the same state is free.
-
-    Keyed by the identity of the event and checked against the identity of the state, and
-    only the last decision is kept: a pure cache, it never changes a result.
-    """
-    _MEMO.clear()
-    for before, e, after in chain:
-        _MEMO[id(e)] = (before, e, after)
-
-
 def evolve(s: State, e: Event) -> State:
-    hit = _MEMO.get(id(e))
-    if hit is not None and hit[0] is s and hit[1] is e:
-        return hit[2]
     return FOLD[type(e)](s, e)
