@@ -64,6 +64,31 @@ class RepublicTrackSchema(_Strict):
     forms = fields.Dict(fields.String(), fields.List(fields.Integer(), validate=validate.Length(equal=2)), required=True)
 
 
+class SoloScenarioSchema(_Strict):
+    name = fields.String(required=True)
+    difficulty = fields.String(required=True)
+    schemes_by_slot = fields.List(fields.String(), required=True)
+    republic_pool = fields.List(fields.String(), required=True)
+    city = fields.String(required=True)
+    republic = fields.String(required=True)
+    market_add = fields.Dict(_colour, fields.Integer(), required=True)
+    ghost_draws_per_round = fields.Integer(required=True, validate=validate.Range(min=0, max=6))
+    ghost_actions = fields.Dict(_colour, _effects, required=True)
+    games = fields.Dict(
+        fields.Integer(),
+        fields.Dict(fields.String(validate=validate.OneOf(("required", "objectives"))), fields.Raw()),
+        required=True,
+    )
+
+
+class SoloSchema(_Strict):
+    ghost_bag = fields.Dict(_colour, fields.Integer(), required=True)
+    ghost_war_discs = fields.List(fields.Integer(), required=True)
+    upgrade_by_game = fields.Dict(fields.Integer(), fields.Integer(), required=True)
+    removed_market_cubes = fields.Dict(_colour, fields.String(validate=validate.OneOf(("box", "reserve"))), required=True)
+    scenarios = fields.Dict(fields.Integer(), fields.Nested(SoloScenarioSchema), required=True)
+
+
 class EditionSchema(_Strict):
     colours = fields.List(_colour, required=True)
     banner_colours = fields.List(_colour, required=True)
@@ -96,6 +121,7 @@ class EditionSchema(_Strict):
     round_draw_bonus_fewest_vp = fields.Integer(required=True)
     vp_track_crown_every = fields.Integer(required=True)
     second_scoring_order = fields.List(_colour, required=True)
+    solo = fields.Nested(SoloSchema)  # optional: an edition without it has no solo mode
 
 
 def load(raw: bytes, source: str = "<edition>") -> Edition:
@@ -111,6 +137,60 @@ Effect = tuple[Any, ...]
 
 def _effects_of(raw: Any) -> tuple[Effect, ...]:
     return tuple(tuple(step) for step in raw)
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    """One solo scenario: its fixed setup, the Ghost's actions by colour, and per game the required score and objectives."""
+
+    number: int
+    name: str
+    schemes: tuple[str, ...]
+    pool: tuple[str, ...]
+    city: str
+    republic: str
+    market_add: tuple[str, ...]  # cubes in colour order
+    draws: int
+    actions: dict[str, tuple[Effect, ...]]
+    required: dict[int, int]
+    objectives: dict[int, tuple[tuple[str, Any], ...]]  # (kind, target) in the order printed
+
+
+@dataclass(frozen=True, slots=True)
+class Solo:
+    ghost_bag: tuple[int, ...]
+    ghost_discs: tuple[int, ...]
+    upgrade: dict[int, int]
+    removed_to: dict[str, str]
+    scenarios: dict[int, Scenario]
+
+
+def _solo(d: Any) -> Solo | None:
+    if not d:
+        return None
+    scenarios = {}
+    for k, sc in d["scenarios"].items():
+        n = int(k)
+        scenarios[n] = Scenario(
+            number=n,
+            name=sc["name"],
+            schemes=tuple(sc["schemes_by_slot"]),
+            pool=tuple(sorted(sc["republic_pool"])),
+            city=sc["city"],
+            republic=sc["republic"],
+            market_add=tuple(c for c in COLOURS for _ in range(int(sc["market_add"].get(c, 0)))),
+            draws=sc["ghost_draws_per_round"],
+            actions={c: _effects_of(v) for c, v in sc["ghost_actions"].items()},
+            required={int(g): int(v["required"]) for g, v in sc["games"].items()},
+            objectives={int(g): tuple(next(iter(o.items())) for o in v.get("objectives", ())) for g, v in sc["games"].items()},
+        )
+    return Solo(
+        ghost_bag=_by_colour(d["ghost_bag"]),
+        ghost_discs=tuple(sorted(d["ghost_war_discs"])),
+        upgrade={int(k): v for k, v in d["upgrade_by_game"].items()},
+        removed_to=dict(d["removed_market_cubes"]),
+        scenarios=scenarios,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +236,7 @@ class Tables:
     crown_every: int
     second_order: tuple[str, ...]
     jokers: dict[str, str]
+    solo: Solo | None = None
 
 
 def _by_colour(d: Any, keys: tuple[str, ...] = COLOURS) -> tuple[int, ...]:
@@ -207,6 +288,7 @@ def _build(edition: Edition) -> Tables:
         crown_every=d["vp_track_crown_every"],
         second_order=tuple(d["second_scoring_order"]),
         jokers=dict(d["jokers"]),
+        solo=_solo(d.get("solo")),
     )
 
 

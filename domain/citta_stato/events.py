@@ -359,3 +359,50 @@ class FormCrownsTaken(Step):
 @event("citta-stato/game-ended")
 class GameEnded(Step):
     finals: tuple[int, ...]
+
+
+# --- solo: the Ghost ---------------------------------------------------------------------
+@event("citta-stato/solo-started")
+class SoloStarted(Fact):
+    """The scenario's fixed setup replaces the random deals; carried crowns are the human's from the start."""
+
+    scenario: int
+    game: int
+    carried_crowns: int
+
+
+@event("citta-stato/ghost-set-up")
+class GhostSetUp(Fact):
+    bag: tuple[str, ...]
+    market: tuple[str, ...]  # cubes the Ghost adds to the Market, each to its column's top free space
+
+
+@event("citta-stato/ghost-drew")
+class GhostDrew(Step):
+    """One Ghost action: the cube drawn from its bag, and the Present card of that colour it discards ("" if none)."""
+
+    cube: str
+    discarded: str
+
+
+@event("citta-stato/market-row-cleared")
+class MarketRowCleared(Step):
+    cost: int
+    cubes: tuple[str, ...]
+
+
+@event("citta-stato/schemes-removed")
+class SchemesRemoved(Step):
+    slots: tuple[int, ...]
+
+
+@event("citta-stato/track-moved-back")
+class TrackMovedBack(Step):
+    seat: int
+    colour: str
+
+
+@event("citta-stato/cube-bagged")
+class CubeBagged(Step):
+    seat: int
+    colour: str

@@ -14,7 +14,7 @@ from domain.kernel import Event
 
 from . import events as ev
 from .edition import BI, CI, COLOURS
-from .state import Seat, State, Task, new_seat, new_state, order_from
+from .state import GHOST, ZERO6, Seat, SoloGame, State, Task, new_seat, new_state, order_from
 
 
 # --- small pure helpers ------------------------------------------------------------------
@@ -224,7 +224,8 @@ def _action_taken(s: State, e: ev.ActionTaken, popped: Task | None, tasks: tuple
         seat = new_seat(seat, tracks=put(seat.tracks, ti, space))
         changes["upgrade"] = s.upgrade - 1
         new = effect_tasks(s, i, t.track_rewards[ti].get(space, ()))
-    return new_state(s, seats=set_seat(s, i, seat), tasks=new + (("end_turn", i),) + tasks, **changes)
+    end: tuple[Task, ...] = (("ghost_turn", GHOST), ("end_turn", i)) if s.solo else (("end_turn", i),)
+    return new_state(s, seats=set_seat(s, i, seat), tasks=new + end + tasks, **changes)
 
 
 def _city_action_tasks(s: State, seat: Seat, i: int, colour: str) -> tuple[Task, ...]:
@@ -250,7 +251,7 @@ def _passed(s: State, e: ev.Passed, popped: Task | None, tasks: tuple[Task, ...]
         next_first = e.seat
     s = new_state(s, seats=seats, next_first=next_first)
     if all(x.passed for x in seats):
-        return new_state(s, tasks=end_of_round_tasks(s) + tasks)
+        return new_state(s, tasks=ghost_rest(s) + end_of_round_tasks(s) + tasks)
     return new_state(s, tasks=(("end_turn", e.seat),) + tasks)
 
 
@@ -278,7 +279,8 @@ def _declined(s: State, e: ev.Declined, popped: Task | None, tasks: tuple[Task, 
 
 
 def used_schemes(s: State) -> int:
-    return sum(1 for up in s.schemes_up if not up)
+    """Board schemes used this round; those the Ghost turned down were removed, not used."""
+    return sum(1 for up in s.schemes_up if not up) - len(s.removed)
 
 
 def _accepted(s: State, e: ev.Accepted, popped: Task | None, tasks: tuple[Task, ...]) -> State:
@@ -589,14 +591,20 @@ def _cards_renewed(s: State, e: ev.CardsRenewed, popped: Task | None, tasks: tup
 
 def _round_reset(s: State, e: ev.RoundReset, popped: Task | None, tasks: tuple[Task, ...]) -> State:
     seats = tuple(new_seat(x, actions=0, passed=False, scheme_used=False) for x in s.seats)
+    upgrade = s.t.upgrade_start[s.players]
+    if s.solo:  # the Ghost's drawn cubes go back to its bag; it never takes a turn of its own
+        g = s.seats[GHOST]
+        seats = put(seats, GHOST, new_seat(seats[GHOST], bag=add_cubes(g.bag, tuple(bag_cubes(g.supply))), supply=ZERO6, passed=True))
+        upgrade = s.t.solo.upgrade[s.solo.game]  # type: ignore[union-attr]
     s = new_state(
         s,
         round=e.round,
         first=e.first,
         current=e.first,
         next_first=-1,
-        upgrade=s.t.upgrade_start[s.players],
+        upgrade=upgrade,
         schemes_up=(True,) * len(s.schemes),
+        removed=(),
         seats=seats,
     )
     new = tuple(("round_draw", i) for i in order_from(s, e.first))
@@ -617,6 +625,112 @@ def _form_crowns(s: State, e: ev.FormCrownsTaken, popped: Task | None, tasks: tu
 
 def _game_ended(s: State, e: ev.GameEnded, popped: Task | None, tasks: tuple[Task, ...]) -> State:
     return new_state(s, phase="over", finals=e.finals, tasks=tasks)
+
+
+# --- solo: the Ghost ---------------------------------------------------------------------
+def bag_cubes(counts: tuple[int, ...]) -> list[str]:
+    return [c for c, k in zip(COLOURS, counts, strict=True) for _ in range(k)]
+
+
+def ghost_rest(s: State) -> tuple[Task, ...]:
+    """When the human passes, the Ghost finishes the round's actions it has left."""
+    if not s.solo:
+        return ()
+    left = s.t.solo.scenarios[s.solo.scenario].draws - s.seats[GHOST].actions  # type: ignore[union-attr]
+    return (("ghost_turn", GHOST),) * max(0, left)
+
+
+def ghost_tasks(effects: tuple[tuple[Any, ...], ...]) -> tuple[Task, ...]:
+    """A Ghost action's steps: the human's choices are the human's (seat 0), the rest run at once (Ghost seat)."""
+    out: list[Task] = []
+    for eff in effects:
+        if eff[0] == "human_track_back":
+            out.append(("track_back", 0, eff[1]))
+        elif eff[0] == "human_cube_to_bag":
+            out.append(("cube_to_bag", 0, eff[1]))
+        else:
+            out.append((eff[0], GHOST, *eff[1:]))
+    return tuple(out)
+
+
+def _solo_started(s: State, e: ev.SoloStarted, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    solo = s.t.solo
+    assert solo is not None
+    sc = solo.scenarios[e.scenario]
+    human = new_seat(s.seats[0], crowns=s.seats[0].crowns + e.carried_crowns)
+    ghost = new_seat(s.seats[GHOST], discs=solo.ghost_discs, vp=sc.required[e.game], passed=True)
+    return new_state(
+        s,
+        solo=SoloGame(e.scenario, e.game, e.carried_crowns),
+        upgrade=solo.upgrade[e.game],
+        pool=sc.pool,
+        seats=(human, ghost),
+        tasks=tasks,
+    )
+
+
+def _ghost_set_up(s: State, e: ev.GhostSetUp, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    reserve = add_cubes(add_cubes(s.reserve, e.bag, -1), e.market, -1)
+    box = s.box
+    market = s.market
+    for c in e.market:
+        market, placed = place_in_market(market, c)
+        if not placed:
+            box = add(box, CI[c])
+    ghost = new_seat(s.seats[GHOST], bag=add_cubes(s.seats[GHOST].bag, e.bag))
+    return new_state(s, seats=set_seat(s, GHOST, ghost), reserve=reserve, box=box, market=market, tasks=tasks)
+
+
+def _ghost_drew(s: State, e: ev.GhostDrew, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    i = CI[e.cube]
+    g = s.seats[GHOST]
+    g = new_seat(g, bag=add(g.bag, i, -1), supply=add(g.supply, i), actions=g.actions + 1)
+    changes: dict[str, Any] = {}
+    if e.discarded:
+        changes = {"present": put(s.present, i, ""), "discards": put(s.discards, i, with_sorted(s.discards[i], e.discarded))}
+    new = ghost_tasks(s.t.solo.scenarios[s.solo.scenario].actions.get(e.cube, ()))  # type: ignore[union-attr]
+    return new_state(s, seats=set_seat(s, GHOST, g), tasks=new + tasks, **changes)
+
+
+def _market_row_cleared(s: State, e: ev.MarketRowCleared, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    r = s.t.row_costs.index(e.cost)
+    market, box, reserve = s.market, s.box, s.reserve
+    to = s.t.solo.removed_to  # type: ignore[union-attr]
+    for c in e.cubes:
+        i = CI[c]
+        market = put(market, i, put(market[i], r, False))
+        if to.get(c, "box") == "reserve":
+            reserve = add(reserve, i)
+        else:
+            box = add(box, i)
+    return new_state(s, market=market, box=box, reserve=reserve, tasks=tasks)
+
+
+def _schemes_removed(s: State, e: ev.SchemesRemoved, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    up = s.schemes_up
+    for slot in e.slots:
+        up = put(up, slot - 1, False)
+    return new_state(s, schemes_up=up, removed=s.removed + e.slots, tasks=tasks)
+
+
+def _track_moved_back(s: State, e: ev.TrackMovedBack, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    assert popped is not None
+    ti = BI[e.colour]
+    seat = s.seats[e.seat]
+    seat = new_seat(seat, tracks=put(seat.tracks, ti, seat.tracks[ti] - 1))
+    if popped[2] > 1:
+        tasks = _push(tasks, ("track_back", e.seat, popped[2] - 1))
+    return new_state(s, seats=set_seat(s, e.seat, seat), tasks=tasks)
+
+
+def _cube_bagged(s: State, e: ev.CubeBagged, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    assert popped is not None
+    i = CI[e.colour]
+    seat = s.seats[e.seat]
+    seat = new_seat(seat, supply=add(seat.supply, i, -1), bag=add(seat.bag, i))
+    if popped[2] > 1:
+        tasks = _push(tasks, ("cube_to_bag", e.seat, popped[2] - 1))
+    return new_state(s, seats=set_seat(s, e.seat, seat), tasks=tasks)
 
 
 Handler = Callable[[State, Any, Task | None, tuple[Task, ...]], State]
@@ -675,6 +789,13 @@ HANDLERS: dict[type[Event], Handler] = {
     ev.SecondScoringStarted: _second_started,
     ev.FormCrownsTaken: _form_crowns,
     ev.GameEnded: _game_ended,
+    ev.SoloStarted: _solo_started,
+    ev.GhostSetUp: _ghost_set_up,
+    ev.GhostDrew: _ghost_drew,
+    ev.MarketRowCleared: _market_row_cleared,
+    ev.SchemesRemoved: _schemes_removed,
+    ev.TrackMovedBack: _track_moved_back,
+    ev.CubeBagged: _cube_bagged,
 }
 
 _MEMO: dict[int, tuple[Event, State, State]] = {}

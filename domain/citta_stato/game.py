@@ -12,12 +12,22 @@ from domain.kernel import Chance, Command, Edition, Event, Pending, RuleViolatio
 
 from . import edition as ed
 from . import events as ev
+from . import solo
 from .commands import BOOK
 from .edition import BANNERS, COLOURS, tables
 from .fold import evolve
-from .rules import decide, options, settle
+from .rules import bag_list, decide, options, settle
 from .scoring import final_scores, ranking
-from .state import State, order_from
+from .state import GHOST, State, order_from
+
+
+class SoloOptionsSchema(marshmallow.Schema):
+    class Meta:
+        unknown = marshmallow.RAISE
+
+    scenario = fields.Integer(required=True, strict=True)
+    game = fields.Integer(required=True, strict=True)
+    carried_crowns = fields.Integer(load_default=0, strict=True, validate=validate.Range(min=0))
 
 
 class OptionsSchema(marshmallow.Schema):
@@ -26,6 +36,7 @@ class OptionsSchema(marshmallow.Schema):
 
     players = fields.Integer(required=True, strict=True, validate=validate.Range(min=2, max=5))
     expansion = fields.Boolean(load_default=None)
+    solo = fields.Nested(SoloOptionsSchema, load_default=None)
 
     @marshmallow.post_load
     def _expansion(self, data: dict[str, Any], **_: Any) -> dict[str, Any]:
@@ -34,6 +45,11 @@ class OptionsSchema(marshmallow.Schema):
             data["expansion"] = data["players"] == 5
         if data["players"] == 5 and not data["expansion"]:
             raise marshmallow.ValidationError("5 players need the expansion", "expansion")
+        if data["solo"] is not None:  # the solo scenarios are 2-seat base games: the human and the Ghost
+            if data["players"] != 2:
+                raise marshmallow.ValidationError("a solo game has 2 seats: the human (0) and the Ghost (1)", "players")
+            if data["expansion"]:
+                raise marshmallow.ValidationError("the solo scenarios use the base game only", "expansion")
         return data
 
 
@@ -95,6 +111,53 @@ SETUP_STEPS = (
 )
 
 
+# --- solo setup: the scenario's fixed choices replace the random deals -------------------
+def _scenario_city(s: State, chance: Chance) -> list[Event]:
+    return [ev.CitiesDealt((solo.scenario(s).city, ""))]
+
+
+def _scenario_schemes(s: State, chance: Chance) -> list[Event]:
+    return [ev.SchemesPlaced(solo.scenario(s).schemes)]
+
+
+def _scenario_republic(s: State, chance: Chance) -> list[Event]:
+    return [ev.RepublicCardsDealt((solo.scenario(s).republic, ""))]
+
+
+def _human_first(s: State, chance: Chance) -> list[Event]:
+    return [ev.FirstPlayerChosen(0)]
+
+
+def _place_solo_cubes(s: State, chance: Chance) -> list[Event]:
+    ghost_bag = tuple(bag_list(s.t.solo.ghost_bag))  # type: ignore[union-attr]
+    return [ev.CityCubesPlaced(0), ev.GhostSetUp(ghost_bag, solo.scenario(s).market_add), ev.SetupCompleted()]
+
+
+SOLO_SETUP_STEPS = (
+    _scenario_city,
+    _scenario_schemes,
+    _scenario_republic,
+    _reveal_cards,
+    _human_first,
+    _place_solo_cubes,
+)
+
+
+def _solo_violation(edition: Edition, opts: Mapping[str, Any]) -> RuleViolation | None:
+    """An unknown scenario or game number, named by its field, before anything is dealt."""
+    known = tables(edition).solo
+    scenarios = known.scenarios if known else {}
+    n, g = opts["scenario"], opts["game"]
+    if n not in scenarios:
+        msg = f"unknown solo scenario {n}; this edition has {sorted(scenarios) or 'none'}"
+        return RuleViolation("citta-stato/solo/scenario", msg, field="solo.scenario", given=n, known=sorted(scenarios))
+    games = sorted(scenarios[n].required)
+    if g not in games:
+        msg = f"unknown game {g} of solo scenario {n}; its campaign has games {games}"
+        return RuleViolation("citta-stato/solo/game", msg, field="solo.game", given=g, known=games)
+    return None
+
+
 _PARSED: dict[tuple[Any, ...], Command] = {}
 
 
@@ -118,8 +181,17 @@ class CittaStato:
             raise RuleViolation("citta-stato/setup/options", f"bad setup options: {exc.messages}", errors=exc.messages) from exc
         state = self.begin(edition)
         events: list[Event] = [ev.GameStarted(edition.ref, opts["players"], opts["expansion"])]
-        state = evolve(state, events[0])
-        for step in SETUP_STEPS:
+        steps = SETUP_STEPS
+        if opts["solo"] is not None:
+            bad = _solo_violation(edition, opts["solo"])
+            if bad is not None:
+                raise bad
+            o = opts["solo"]
+            events.append(ev.SoloStarted(o["scenario"], o["game"], o["carried_crowns"]))
+            steps = SOLO_SETUP_STEPS
+        for e in events:
+            state = evolve(state, e)
+        for step in steps:
             more = step(state, chance)
             for e in more:
                 state = evolve(state, e)
@@ -172,6 +244,10 @@ class CittaStato:
             breakdown = dict(rows[i])
             breakdown.update(crowns=s.crowns, banners=dict(zip(BANNERS, s.banners, strict=True)), form=s.form, supply_cubes=sum(s.supply))
             seats.append({"seat": i, "total": totals[i], "breakdown": breakdown})
+        if state.solo is not None:  # the human wins by the scenario's terms, not by out-scoring the Ghost
+            report = solo.report(state)
+            order = [0, GHOST] if report["won"] or not over else [GHOST, 0]
+            return {"finished": over, "ranking": order, "seats": seats, "solo": report}
         return {"finished": over, "ranking": ranking(state, totals) if state.seats else [], "seats": seats}
 
 
@@ -210,7 +286,7 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
     params: list[Any] = list(task[2:]) if task else []
     if task and task[0] == "keep_republic" and not (sees_all or task[1] == seat):
         params = [None]
-    return {
+    out = {
         "round": state.round,
         "phase": state.phase,
         "first_player": state.first,
@@ -229,6 +305,9 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
         "seats": out_seats,
         "pending": {"seat": task[1], "kind": task[0], "params": params} if task else ({"seat": state.current, "kind": "turn"} if state.phase == "turns" else None),
     }
+    if state.solo is not None:
+        out["solo"] = solo.report(state)
+    return out
 
 
 GAME = CittaStato()

@@ -18,7 +18,7 @@ from . import commands as cmd
 from . import events as ev
 from .edition import BANNERS, BI, CI, COLOURS
 from .fold import evolve, remember, used_schemes
-from .state import State, Task, order_from
+from .state import GHOST, State, Task, order_from
 
 R = "citta-stato/"
 Option = tuple  # (command class, seat, *fields): a legal command, built only when `legal` is asked
@@ -363,6 +363,9 @@ OPTIONS: dict[str, Callable[[State, Task], list[Option]]] = {
     "betrayal": _opt_betrayal,
     "vp": _opt_vp,
     "war_pay": _opt_war_pay,
+    # solo: what a Ghost action asks of the human
+    "track_back": lambda s, t: _colours(t[1], [c for c in BANNERS if s.seats[t[1]].tracks[BI[c]] > 1]),
+    "cube_to_bag": lambda s, t: _colours(t[1], [c for c in COLOURS if s.seats[t[1]].supply[CI[c]] > 0]),
 }
 
 
@@ -430,6 +433,8 @@ _PICK_COLOUR: dict[str, Callable[[int, str, Task], Event]] = {
     "market_place": lambda s, c, t: ev.MarketCubePlaced(s, c),
     "decree": lambda s, c, t: ev.DecreeUpgrade(s, c),
     "war_pay": lambda s, c, t: ev.WarPaid(s, c),
+    "track_back": lambda s, c, t: ev.TrackMovedBack(s, c),
+    "cube_to_bag": lambda s, c, t: ev.CubeBagged(s, c),
 }
 
 
@@ -556,7 +561,9 @@ def _auto_renew(state: State, task: Task, chance: Chance) -> list[Event]:
 
 
 def _auto_reset(state: State, task: Task, chance: Chance) -> list[Event]:
-    if state.players == 2:
+    if state.solo:
+        first = 0  # the human always plays first
+    elif state.players == 2:
         first = 1 - state.first
     else:
         first = state.next_first if state.next_first >= 0 else (state.first + 1) % state.players
@@ -601,6 +608,58 @@ CONDITIONAL: dict[str, Callable[[State, Task], bool]] = {
 AUTO_IF = {"vp": _auto_vp, "war_pay": _auto_war_pay}
 
 
+# --- solo: the Ghost's steps -------------------------------------------------------------
+def _ghost_turn(state: State, task: Task, chance: Chance) -> list[Event]:
+    g = state.seats[GHOST]
+    bag = bag_list(g.bag)
+    if not bag or g.actions >= state.t.solo.scenarios[state.solo.scenario].draws:  # type: ignore[union-attr]
+        return [ev.StepSkipped(GHOST, "ghost_turn")]
+    (cube,) = bag if len(bag) == 1 else chance.draw("bag:ghost", bag, 1)
+    return [ev.GhostDrew(cube, state.present[CI[cube]])]
+
+
+def _ghost_clear_row(state: State, task: Task, chance: Chance) -> list[Event]:
+    r = state.t.row_costs.index(task[2])
+    cubes = tuple(c for ci, c in enumerate(COLOURS) if state.market[ci][r])
+    return [ev.MarketRowCleared(task[2], cubes)] if cubes else [ev.StepSkipped(GHOST, "market_clear_row")]
+
+
+def _ghost_disc(state: State, task: Task, chance: Chance) -> list[Event]:
+    """Random: drawn unseen from the Ghost's discs; highest / lowest: as the scenario says."""
+    discs = state.seats[GHOST].discs
+    if war_blocked(state, GHOST):
+        return [ev.StepSkipped(GHOST, "ghost_disc")]
+    mode = task[2]
+    if mode == "highest":
+        value = max(discs)
+    elif mode == "lowest":
+        value = min(discs)
+    else:
+        (value,) = discs if len(set(discs)) == 1 else chance.draw("ghost-discs", sorted(discs), 1)
+    return [ev.WarDiscPlaced(GHOST, value)]
+
+
+def _ghost_remove_schemes(state: State, task: Task, chance: Chance) -> list[Event]:
+    slots = tuple(k for k in task[2:] if 1 <= k <= len(state.schemes) and state.schemes_up[k - 1])
+    return [ev.SchemesRemoved(slots)] if slots else [ev.StepSkipped(GHOST, "remove_schemes")]
+
+
+# Steps the Ghost runs itself. Any other step queued for the Ghost's seat (a VP gain, a war shift or
+# payment, a card for winning a war, a round draw) is skipped: the Ghost owns nothing but its bag and discs.
+GHOST_AUTO: dict[str, Callable[[State, Task, Chance], list[Event]]] = {
+    "ghost_turn": _ghost_turn,
+    "market_clear_row": _ghost_clear_row,
+    "human_form": lambda s, t, ch: [ev.FormShifted((0,), t[2], t[3])],
+    "ghost_disc": _ghost_disc,
+    "remove_schemes": _ghost_remove_schemes,
+}
+
+
+def _ghost_step(state: State, task: Task, chance: Chance) -> list[Event]:
+    auto = GHOST_AUTO.get(task[0])
+    return auto(state, task, chance) if auto is not None else [ev.StepSkipped(GHOST, task[0])]
+
+
 _OFFERED: list[tuple[State, list[Option]] | None] = [None]
 
 
@@ -613,7 +672,9 @@ def settle(state: State, events: list[Event], chance: Chance) -> tuple[State, li
         task = state.tasks[0]
         kind = task[0]
         auto = AUTO.get(kind)
-        if auto is not None:
+        if task[1] == GHOST and state.solo is not None:
+            more = _ghost_step(state, task, chance)
+        elif auto is not None:
             more = auto(state, task, chance)
         elif kind in CONDITIONAL and CONDITIONAL[kind](state, task):
             more = AUTO_IF[kind](state, task, chance)
@@ -658,6 +719,8 @@ def decide(state: State, c: Command, chance: Chance) -> list[Event]:
         raise RuleViolation(R + "game/over" if state.phase == "over" else R + "game/not-started", f"the game is {state.phase}", phase=state.phase)
     if not 0 <= c.seat < state.players:
         raise RuleViolation(R + "seat/unknown", f"there is no seat {c.seat}", seat=c.seat, players=state.players)
+    if c.seat == GHOST and state.solo is not None:
+        raise RuleViolation(R + "solo/ghost-seat", "seat 1 is the Ghost: its draws and actions follow the human's turns, nobody submits them", seat=c.seat, command=c.kind)
     if state.tasks:
         task = state.tasks[0]
         if c.seat != task[1]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .state import State
+from .state import GHOST, State
 
 
 def crowns_between(state: State, a: int, b: int) -> int:
@@ -26,6 +26,9 @@ def final_scores(state: State) -> list[dict[str, Any]]:
     out = []
     for i, s in enumerate(state.seats):
         first, second = s.vp, s.second
+        if i == GHOST and state.solo is not None:  # the Ghost's marker stays on the required score
+            out.append({"first": first, "second": 0, "in_form": False, "crowns_required": 0, "crowns_held": 0, "republic_bonus_crowns": 0, "paid": False, "final": first})
+            continue
         low, high = min(first, second), max(first, second)
         form_ok = in_form(state, i)
         required = crowns_between(state, first, second)

@@ -42,6 +42,17 @@ class Seat(NamedTuple):
     passed: bool = False
 
 
+GHOST = 1  # the solo Ghost's seat; seat 0 is the human
+
+
+class SoloGame(NamedTuple):
+    """Which solo game this is: the scenario, the game of its campaign, the crowns carried in."""
+
+    scenario: int
+    game: int
+    carried: int
+
+
 class State(NamedTuple):
     edition: Edition
     t: Tables
@@ -69,6 +80,8 @@ class State(NamedTuple):
     seats: tuple[Seat, ...] = ()
     tasks: tuple[Task, ...] = ()
     finals: tuple[int, ...] = ()
+    solo: SoloGame | None = None
+    removed: tuple[int, ...] = ()  # scheme slots the Ghost turned face down this round (not "used")
 
 
 def order_from(state: State, start: int) -> tuple[int, ...]:
