@@ -15,7 +15,7 @@ def _selfplay(args: argparse.Namespace) -> int:
     edition = game.default_edition()
     options: dict[str, object] = {"players": args.players}
     if args.solo is not None:
-        options = {"players": 2, "solo": {"scenario": args.solo, "game": args.solo_game}}
+        options = {"players": 2, "solo": {"scenario": args.solo, "game": args.solo_game, "carried_crowns": args.carried_crowns}}
     if args.option:
         for item in args.option:
             key, _, value = item.partition("=")
@@ -42,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--seed", default="cronaca")
     sp.add_argument("--solo", type=int, default=None, help="Città-Stato solo scenario (1-4)")
     sp.add_argument("--solo-game", type=int, default=1, help="game of the solo campaign (1-3)")
+    sp.add_argument("--carried-crowns", type=int, default=0, help="crowns carried into this solo game from the previous one")
     sp.add_argument("--option", action="append", help="extra game option KEY=VALUE")
     sp.set_defaults(run=_selfplay)
 

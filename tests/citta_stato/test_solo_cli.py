@@ -1,0 +1,40 @@
+"""`cronaca selfplay citta-stato --solo S`: solo games from the command line, same seed same games."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from api import cli
+
+
+@pytest.mark.parametrize("scenario", [1, 2, 3, 4])
+def test_solo_selfplay_lines_are_reproducible(scenario: int, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["selfplay", "citta-stato", "--solo", str(scenario), "--games", "3", "--seed", "solo-cli"]
+    assert cli.main(args) == 0
+    first = capsys.readouterr().out
+    assert cli.main(args) == 0
+    assert capsys.readouterr().out == first
+    lines = first.strip().splitlines()
+    assert len(lines) == 3
+    required = {1: 18, 2: 21, 3: 24, 4: 27}[scenario]
+    for line in lines:
+        m = re.match(r"game \d+ seed=solo-cli-\d winner=seat ([01]) scores=\[(.*)\] events=(\d+)", line)
+        assert m, line
+        totals = dict(item.split(":") for item in m.group(2).split())
+        assert set(totals) == {"0", "1"} and int(totals["1"]) == required  # the Ghost's marker stays on the required score
+        assert int(m.group(3)) > 100
+
+
+def test_solo_game_number_and_carried_crowns(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["selfplay", "citta-stato", "--solo", "1", "--solo-game", "3", "--carried-crowns", "2", "--seed", "c"]) == 0
+    assert "1:20" in capsys.readouterr().out  # game 3 of scenario 1 requires 20
+
+
+def test_unknown_solo_scenario_is_an_error() -> None:
+    from domain.kernel import RuleViolation
+
+    with pytest.raises(RuleViolation) as err:
+        cli.main(["selfplay", "citta-stato", "--solo", "9"])
+    assert err.value.rule == "citta-stato/solo/scenario"
