@@ -117,7 +117,7 @@ def report(state: State) -> dict[str, Any]:
         "score": score,
         "score_met": score >= required,
         "objectives": objectives,
-        "ghost_actions": {"done": state.seats[GHOST].actions, "per_round": sc.draws},
+        "ghost_actions": {"this_round": state.seats[GHOST].actions, "per_round": sc.draws},
         "finished": over,
         "won": won,
         "crowns_carried_out": crowns_between(state, score, required) if won else 0,
