@@ -64,6 +64,22 @@ class RepublicTrackSchema(_Strict):
     forms = fields.Dict(fields.String(), fields.List(fields.Integer(), validate=validate.Length(equal=2)), required=True)
 
 
+# The vocabulary of the solo data: what a Ghost cube can do, and what a game's objectives can ask.
+GHOST_EFFECTS = ("market_clear_row", "human_form", "human_track_back", "human_cube_to_bag", "ghost_disc", "remove_schemes")
+OBJECTIVE_KINDS = (
+    "own_cubes",
+    "track_at_least",
+    "track_exactly",
+    "own_crowns_at_least",
+    "republic_card_form",
+    "own_banners",
+    "own_banners_total_at_least",
+    "own_used_card_each_colour",
+    "no_war_discs_left",
+    "burned_each_colour_at_least",
+)
+
+
 class SoloScenarioSchema(_Strict):
     name = fields.String(required=True)
     difficulty = fields.String(required=True)
@@ -79,6 +95,21 @@ class SoloScenarioSchema(_Strict):
         fields.Dict(fields.String(validate=validate.OneOf(("required", "objectives"))), fields.Raw()),
         required=True,
     )
+
+    @marshmallow.validates("ghost_actions")
+    def _known_effects(self, value: dict[str, Any], **_: Any) -> None:
+        unknown = sorted({str(eff[0]) for effects in value.values() for eff in effects} - set(GHOST_EFFECTS))
+        if unknown:
+            raise marshmallow.ValidationError(f"unknown Ghost effects {unknown}; known: {list(GHOST_EFFECTS)}")
+
+    @marshmallow.validates("games")
+    def _known_objectives(self, value: dict[int, Any], **_: Any) -> None:
+        for game in value.values():
+            for objective in game.get("objectives", ()):
+                if not isinstance(objective, dict) or len(objective) != 1 or next(iter(objective)) not in OBJECTIVE_KINDS:
+                    raise marshmallow.ValidationError(f"objective {objective!r} is not one of {list(OBJECTIVE_KINDS)}")
+            if not isinstance(game.get("required"), int):
+                raise marshmallow.ValidationError("each game needs an integer required score")
 
 
 class SoloSchema(_Strict):

@@ -358,3 +358,21 @@ def test_a_lost_campaign_game_ends_the_campaign() -> None:
             assert next_game(played.state)["campaign"] == "lost"
             return
     raise AssertionError("random play won 50 games of scenario 2")
+
+
+def test_the_solo_vocabulary_is_checked_when_an_edition_loads() -> None:
+    from domain.citta_stato.edition import OBJECTIVE_KINDS
+    from domain.citta_stato.solo import OBJECTIVES
+    from domain.kernel import EditionError
+
+    assert set(OBJECTIVES) == set(OBJECTIVE_KINDS)
+    raw = resources.files("domain.citta_stato").joinpath("edition-reference-1.yaml").read_bytes()
+    for old, new in (
+        (b"W: [[human_form, left, 2]]", b"W: [[human_flee, left, 2]]"),
+        (b"1: {required: 27, objectives: [{own_banners_total_at_least: 7}]}", b"1: {required: 27, objectives: [{own_ships: 7}]}"),
+        (b"1: {required: 18,", b"1: {required: many,"),
+    ):
+        assert raw.count(old) == 1
+        with pytest.raises(EditionError) as err:
+            GAME.load_edition(raw.replace(old, new), "mine.yaml")
+        assert "mine.yaml" in str(err.value) and "solo" in str(err.value)
