@@ -53,7 +53,7 @@ class OptionsSchema(marshmallow.Schema):
         return data
 
 
-# --- setup steps (each a small function; the solo mode will swap some of them) -----------
+# --- setup steps (each a small function; SOLO_SETUP_STEPS swaps the random deals) ---------
 def _deal_cities(s: State, chance: Chance) -> list[Event]:
     cities = sorted(k for k, v in s.t.cities.items() if s.expansion or not v["expansion"])
     return [ev.CitiesDealt(tuple(chance.draw("deck:cities", cities, s.players)))]
