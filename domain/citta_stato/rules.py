@@ -571,7 +571,8 @@ def _auto_reset(state: State, task: Task, chance: Chance) -> list[Event]:
 
 
 def _auto_form_crowns(state: State, task: Task, chance: Chance) -> list[Event]:
-    return [ev.FormCrownsTaken(tuple(state.t.rep_crowns[s.form - 1] for s in state.seats))]
+    crowns = tuple(0 if i == GHOST and state.solo else state.t.rep_crowns[s.form - 1] for i, s in enumerate(state.seats))
+    return [ev.FormCrownsTaken(crowns)]
 
 
 def _auto_game_end(state: State, task: Task, chance: Chance) -> list[Event]:

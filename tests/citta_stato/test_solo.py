@@ -175,6 +175,16 @@ def test_when_the_human_passes_the_ghost_finishes_its_actions() -> None:
     assert s.seats[GHOST].bag == c6(Y=1, W=1, G=1, O=1, B=1, P=1) and s.seats[GHOST].actions == 0  # all six cubes back
 
 
+def test_the_ghost_marker_counts_for_the_fewest_vp_bonus_draw() -> None:
+    """The human below the Ghost's marker (the required score) is the fewest VP: green value + 2 cubes."""
+    for vp, bonus in ((5, 2), (30, 0)):
+        s = ready(1, actions=1, vp=vp, bag=c6(Y=5, G=5, O=5, P=5), tracks=(3, 3, 3, 3))
+        s = seat(s, GHOST, bag=c6(), supply=c6(Y=1, W=1, G=1, O=1, B=1, P=1), actions=2)
+        s, events = act(s, cmd.Pass(0), seed=f"fewest-{vp}")
+        drawn = [e for e in events if isinstance(e, ev.CubesDrawn) and e.seat == 0]
+        assert len(drawn) == 1 and len(drawn[0].cubes) == s.t.track_values[BI["G"]][2] + bonus
+
+
 def test_a_ghost_war_costs_it_nothing_and_a_defeated_human_may_take_a_present_card() -> None:
     s = ready(3, actions=1, supply=c6(Y=5))
     s = board(s, warfare=((GHOST, 4), (0, 2)))

@@ -39,6 +39,10 @@ class SoloRefold(Refold):
         ghost = state.seats[GHOST]
         assert sum(ghost.bag) + sum(ghost.supply) == sum(state.t.solo.ghost_bag), e
         assert ghost.actions <= scenario(state).draws, e
+        # the Ghost's marker never leaves the required score, and it gains nothing a player would
+        assert ghost.vp == scenario(state).required[state.solo.game] and ghost.second == 0, e
+        assert ghost.crowns == 0 and ghost.banners == (0, 0, 0, 0) and not ghost.cards and sum(ghost.burned) == 0, e
+        assert ghost.tracks == (1, 1, 1, 1), e
         assert state.first == 0 and state.current == 0, e
 
 
