@@ -798,22 +798,7 @@ HANDLERS: dict[type[Event], Handler] = {
     ev.CubeBagged: _cube_bagged,
 }
 
-_MEMO: dict[int, tuple[Event, State, State]] = {}
-
-
-def remember(before: State | None, e: Event | None, after: State | None) -> State:
-    """Keep the states decide just folded, so the caller folding the same events reuses them (None clears)."""
-    if e is None:
-        _MEMO.clear()
-        return after  # type: ignore[return-value]
-    _MEMO[id(e)] = (e, before, after)  # type: ignore[assignment]
-    return after  # type: ignore[return-value]
-
-
 def evolve(state: State, e: Event) -> State:
-    hit = _MEMO.get(id(e))
-    if hit is not None and hit[0] is e and hit[1] is state:
-        return hit[2]
     cls = type(e)
     tasks = state.tasks
     popped: Task | None = None

@@ -16,7 +16,7 @@ from . import solo
 from .commands import BOOK
 from .edition import BANNERS, COLOURS, tables
 from .fold import evolve
-from .rules import bag_list, decide, options, settle
+from .rules import bag_list, decide, options, play, settle
 from .scoring import final_scores, ranking
 from .state import GHOST, State, order_from
 
@@ -214,6 +214,9 @@ class CittaStato:
 
     def decide(self, state: State, command: Command, chance: Chance) -> list[Event]:
         return decide(state, command, chance)
+
+    def play(self, state: State, command: Command, chance: Chance) -> tuple[list[Event], State]:
+        return play(state, command, chance)
 
     def evolve(self, state: State, event: Event) -> State:
         return evolve(state, event)

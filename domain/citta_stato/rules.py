@@ -17,7 +17,7 @@ from domain.kernel import Chance, Command, Event, RuleViolation
 from . import commands as cmd
 from . import events as ev
 from .edition import BANNERS, BI, CI, COLOURS
-from .fold import evolve, remember, used_schemes
+from .fold import evolve, used_schemes
 from .state import GHOST, State, Task, order_from
 
 R = "citta-stato/"
@@ -666,9 +666,8 @@ _OFFERED: list[tuple[State, list[Option]] | None] = [None]
 
 def settle(state: State, events: list[Event], chance: Chance) -> tuple[State, list[Event]]:
     """Fold `events`, then settle automatic steps until a seat must choose (or the game ends)."""
-    remember(None, None, None)
     for e in events:
-        state = remember(state, e, evolve(state, e))
+        state = evolve(state, e)
     while state.tasks:
         task = state.tasks[0]
         kind = task[0]
@@ -686,7 +685,7 @@ def settle(state: State, events: list[Event], chance: Chance) -> tuple[State, li
                 break
             more = [ev.StepSkipped(task[1], kind)]
         for e in more:
-            state = remember(state, e, evolve(state, e))
+            state = evolve(state, e)
         events.extend(more)
     return state, events
 
@@ -716,6 +715,11 @@ def option_keys(state: State) -> list[Option]:
 
 
 def decide(state: State, c: Command, chance: Chance) -> list[Event]:
+    return play(state, c, chance)[0]
+
+
+def play(state: State, c: Command, chance: Chance) -> tuple[list[Event], State]:
+    """Decide a command and settle what follows; the settled state comes back too, so nobody folds twice."""
     if state.phase != "turns":
         raise RuleViolation(R + "game/over" if state.phase == "over" else R + "game/not-started", f"the game is {state.phase}", phase=state.phase)
     if not 0 <= c.seat < state.players:
@@ -746,4 +750,5 @@ def decide(state: State, c: Command, chance: Chance) -> list[Event]:
         else:
             action, colour, paid, card = check_turn(state, c)
             events = [ev.ActionTaken(c.seat, action, colour, paid, card)]
-    return settle(state, events, chance)[1]
+    after, events = settle(state, events, chance)
+    return events, after
