@@ -7,6 +7,7 @@ from typing import Any
 from flask import Flask
 
 from api import problems
+from api.fastpath import StepFastPath
 from api.service import Service
 from domain.records.settings import Settings
 
@@ -37,4 +38,5 @@ def create_app(settings: Settings | None = None, service: Service | None = None,
     api.register_blueprint(imports.blp)
     app.register_blueprint(viewer.viewer)
     problems.register(app)
+    app.wsgi_app = StepFastPath(app.wsgi_app, app.extensions["cronaca"].records)  # type: ignore[method-assign]
     return app

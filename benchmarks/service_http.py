@@ -48,7 +48,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--connections", type=int, default=8)
     parser.add_argument("--worker-class", default="gthread", help="gunicorn worker class (gthread keeps connections alive)")
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--seconds", type=int, default=10)
     args = parser.parse_args()
     if shutil.which("wrk") is None:
