@@ -231,3 +231,20 @@ def test_a_step_the_title_cannot_show(client: Any, monkeypatch: Any) -> None:
     assert client.get(f"/api/records/{record_id}/steps/1").status_code == 200
     broken = client.get(f"/api/records/{record_id}/steps/2")
     assert broken.status_code == 500 and broken.content_type == PROBLEM
+
+
+def test_the_short_way_for_steps_answers_as_flask_does(client: Any) -> None:
+    """GET /steps/{n} is answered by a WSGI short way; a query string sends it through Flask."""
+    record_id, tokens = start(client)
+    play_out_http(client, record_id, tokens)
+    steps = client.get(f"/api/records/{record_id}").get_json()["steps"]
+    for n in range(steps + 1):
+        short = client.get(f"/api/records/{record_id}/steps/{n}")
+        flask = client.get(f"/api/records/{record_id}/steps/{n}?via=flask")
+        assert short.status_code == flask.status_code == 200
+        assert short.get_json() == flask.get_json() and short.content_type == flask.content_type
+    basic = client.get(f"/api/records/{record_id}/steps/1", headers={"Authorization": "Basic YTpi"})
+    assert basic.status_code == 401 and basic.content_type == PROBLEM
+    forged = client.get(f"/api/records/{record_id}/steps/1", headers=auth("forged"))
+    assert forged.status_code == 403 and forged.content_type == PROBLEM
+    assert client.get(f"/api/records/{record_id}/steps/{steps + 1}").status_code == 404
