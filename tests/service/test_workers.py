@@ -37,6 +37,7 @@ class Stack:
         self.client = self.app.test_client()
         self.service = self.app.extensions["cronaca"]
         self.processes: list[subprocess.Popen[bytes]] = []
+        self.imports: list[str] = []
         self.tmp = tmp
 
     def spawn(self, command: str, **extra: str) -> subprocess.Popen[bytes]:
@@ -59,9 +60,14 @@ class Stack:
                     process.wait(5)
                 except subprocess.TimeoutExpired:
                     process.kill()
-        try:
+        try:  # leave the shared Redis as we found it: the queue, its registries, our jobs
             connection = redis.Redis.from_url(self.env["REDIS_URL"], socket_connect_timeout=1)
             Queue(self.env["CRONACA_QUEUE"], connection=connection).delete(delete_jobs=True)
+            patterns = [f"*{self.env['CRONACA_QUEUE']}*", *(f"rq:*:import-{i}-*" for i in self.imports)]
+            for pattern in patterns:
+                keys = list(connection.scan_iter(pattern))
+                if keys:
+                    connection.delete(*keys)
         except redis.RedisError:
             pass
         self.service.records.close()
@@ -77,7 +83,8 @@ def stack(tmp_path: Path) -> Iterator[Stack]:
 def submit(stack: Stack, document: bytes) -> str:
     answer = stack.client.post("/api/imports", data=document, content_type="application/json")
     assert answer.status_code == 202, answer.get_json()
-    return str(answer.get_json()["id"])
+    stack.imports.append(str(answer.get_json()["id"]))
+    return stack.imports[-1]
 
 
 def same_events(stack: Stack, document: bytes, record_id: str) -> None:
