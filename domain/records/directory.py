@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 from uuid import UUID
 
 from eventsourcing.utils import get_topic
 
 from domain.records.aggregates import ACCEPTED, QUEUED, REJECTED, SUBMITTED, VALIDATING, Import, Record
-from domain.records.timeline import _timestamp, decode_rows
+from domain.records.timeline import decode_rows, timestamp_of
 
 TOPICS = [
     get_topic(Record.Started),
@@ -77,7 +78,7 @@ class Directory:
 
     def _absorb(self, oid: Any, position: int, topic: str, payload: dict[str, Any]) -> None:
         oid = oid if isinstance(oid, UUID) else UUID(str(oid))
-        stamp = _timestamp(payload)
+        stamp = timestamp_of(payload)
         kind = topic.rsplit(".", 1)[-1]
         if topic.endswith("Record.Started"):
             self.records[oid] = RecordSummary(oid, payload["title"], payload["seats"], payload["mode"], stamp, position)
@@ -116,8 +117,6 @@ class Directory:
 
 
 def _seconds(stamp: str) -> float:
-    from datetime import datetime
-
     try:
         return datetime.fromisoformat(stamp).timestamp()
     except ValueError:

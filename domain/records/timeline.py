@@ -88,7 +88,7 @@ def stored_event(obj: dict[str, Any]) -> Event:
     return cls(**obj["data"])
 
 
-def _timestamp(payload: dict[str, Any]) -> str:
+def timestamp_of(payload: dict[str, Any]) -> str:
     stamp = payload.get("timestamp")
     if isinstance(stamp, dict):
         return str(stamp.get("_data_", ""))
@@ -123,7 +123,7 @@ class Timeline:
                 commitment=payload["commitment"],
                 seed=payload["seed"],
                 origin=payload.get("origin"),
-                created=_timestamp(payload),
+                created=timestamp_of(payload),
             )
             edition = self.edition_for(self.meta)
             self.head = self.game.begin(edition)
