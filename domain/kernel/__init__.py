@@ -2,7 +2,7 @@
 
 from domain.kernel.chance import Chance, ObservedChance, Outcome, SeededChance, commitment
 from domain.kernel.commands import Command, CommandBook, command
-from domain.kernel.contract import GAME_OVER, Game, Pending, fold, pending, play
+from domain.kernel.contract import AUTOMATIC, GAME_OVER, Game, Pending, fold, pending, play
 from domain.kernel.editions import Edition, EditionError, load_edition_file, parse_edition
 from domain.kernel.events import Event, event, event_from_json, round_trips
 from domain.kernel.frozen import FrozenDict, freeze, thaw
@@ -12,7 +12,7 @@ from domain.kernel.violations import ImpossibleOutcome, MalformedCommand, RuleVi
 __all__ = [
     "Chance", "ObservedChance", "Outcome", "SeededChance", "commitment",
     "Command", "CommandBook", "command",
-    "GAME_OVER", "Game", "Pending", "fold", "pending", "play",
+    "AUTOMATIC", "GAME_OVER", "Game", "Pending", "fold", "pending", "play",
     "Edition", "EditionError", "load_edition_file", "parse_edition",
     "Event", "event", "event_from_json", "round_trips",
     "FrozenDict", "freeze", "thaw",

@@ -17,6 +17,10 @@ never has to find an edition file on its own. Large choices are split into a cha
 small pending decisions (buy one cube, then another, then done), so `legal` can always
 enumerate.
 
+`view`, `pending` and `scores` are total: they answer for every state a fold can reach,
+including before setup and between the events of one command (`pending` is then
+`pending(None, AUTOMATIC)`), because a replay may stop at any step.
+
 `scores()` returns {"finished": bool, "ranking": [seat, ...] best first (ties in the
 order the rules break them), "seats": [{"seat": i, "total": n, "breakdown": {...}}]}.
 """
@@ -34,6 +38,9 @@ from domain.kernel.events import Event
 from domain.kernel.frozen import FrozenDict, freeze, thaw
 
 GAME_OVER = "game-over"
+# Between the events of one command (mid-setup, or while the rules settle steps nobody
+# chooses) no seat is asked anything; a replay can still stop there and show the state.
+AUTOMATIC = "automatic"
 
 
 @dataclass(frozen=True, slots=True)
