@@ -209,6 +209,8 @@ class Tables:
     special_galleys: int
     players_min: int
     players_max: int
+    port_name: tuple[str, ...]  # printed names, for the review view
+    zone_name: dict[str, str]
 
     def skull_count(self, faces: tuple[int, ...]) -> int:
         return sum(1 for f in faces if f in self.skulls)
@@ -285,4 +287,6 @@ def _build(edition: Edition) -> Tables:
         special_galleys=d["special_investment_galleys"],
         players_min=d["players"]["min"],
         players_max=d["players"]["max"],
+        port_name=tuple(x["name"] for x in p),
+        zone_name={z: v["name"] for z, v in d["sea_zones"].items()},
     )

@@ -38,7 +38,7 @@ class Serenissima:
     def pending(self, state: State) -> Pending:
         seat, kind = rules.who(state)
         act = state.act
-        if act is not None and kind not in ("game-over", "special-investment"):
+        if seat is not None and act is not None and kind != "special-investment":
             return pending(seat, kind, galley=act.galley, active_seat=act.seat)
         return pending(seat, kind)
 
@@ -56,41 +56,8 @@ class Serenissima:
         return out
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
-        t = state.t
-        visible = not state.hidden_money
-        return {
-            "players": state.players,
-            "first_player": state.first,
-            "phase": state.phase,
-            "turn": state.turn,
-            "wheel": state.wheel,
-            "track": state.track,
-            "scorings": state.scorings,
-            "money": "hidden" if state.hidden_money else "visible",
-            "ducats": [m if visible or seat is None or seat == i else None for i, m in enumerate(state.money)],
-            "announced_ducats": list(state.announced),
-            "sailor_supply": list(state.supply),
-            "goods_supply": dict(zip(t.goods, state.goods, strict=True)),
-            "galleys": {
-                str(n): {"owner": g.owner, "zone": g.zone, "sailors": g.sailors, "goods": list(g.goods)}
-                for n, g in enumerate(state.galleys)
-                if g is not None
-            },
-            "ports": {
-                pid: {
-                    "owner": None if p.owner == NEUTRAL else p.owner,
-                    "sailors": p.sailors,
-                    "warehouse": list(p.warehouse),
-                    "fort": p.fort,
-                    "basilica": p.basilica,
-                    "closed": p.closed,
-                    "wine_side": rules.wine_side(state, i),
-                }
-                for i, (pid, p) in enumerate(zip(t.ports, state.ports, strict=True))
-            },
-            "doge": {"discard": list(state.discard), "deck_size": len(rules.doge_deck(state)) if state.players else 0},
-            "pending": self.pending(state).to_json(),
-        }
+        """The table as a reviewer reads it; with hidden money a seat sees only its own ducats."""
+        return _table(state, seat, self.pending(state).to_json())
 
     def scores(self, state: State) -> dict[str, Any]:
         """Ducats decide the game. With hidden money, running scores show only what was announced."""
@@ -120,6 +87,96 @@ class Serenissima:
                 for seat in range(state.players)
             ],
         }
+
+
+_PHASES = {"setup": "setup", "turn": "turn", "special": "special investment", "over": "game over"}
+
+# What the active galley is doing, by activation stage (the two settling stages included).
+_STEPS = {**rules.STAGE_KIND, "opening": "battle opening", "ending": "ending"}
+
+
+def _table(s: State, seat: int | None, waiting: dict[str, Any]) -> dict[str, Any]:
+    t = s.t
+    n = s.players
+    visible = not s.hidden_money
+    return {
+        "round": s.turn,  # the Doge turn; 0 until the first turn starts
+        "phase": _PHASES[s.phase] if n else "before setup",
+        "players": n,
+        "first_player": s.first if n else None,
+        "turn": s.turn,
+        "black_token": f"galley {s.wheel}" if s.wheel else "Doge space",
+        "doge": {
+            "track": s.track,
+            "scoring_spaces": list(t.per_players[n]["scoring_spaces"]) if n else [],
+            "scorings": s.scorings,
+            "face_up": list(s.discard),
+            "face_down": len(rules.doge_deck(s)) if n else 0,
+        },
+        "money": "hidden" if s.hidden_money else "visible",
+        "ducats": [m if visible or seat is None or seat == i else None for i, m in enumerate(s.money)],
+        "announced_ducats": list(s.announced),
+        "sailor_supply": list(s.supply),
+        "goods_supply": dict(zip(t.goods, s.goods, strict=True)) if n else {},
+        "active_galley": _activation(s),
+        "galleys": {
+            str(number): {"owner": g.owner, "zone": t.zone_name[g.zone], "sailors": g.sailors, "goods": list(g.goods)}
+            for number, g in enumerate(s.galleys)
+            if g is not None
+        },
+        "ports": {
+            pid: {
+                "name": t.port_name[i],
+                "zone": t.zone_name[t.port_zone[i]],
+                "produces": t.port_good[i],
+                "owner": None if p.owner == NEUTRAL else p.owner,
+                "sailors": p.sailors,
+                "warehouse": list(p.warehouse),
+                "spaces": t.port_size[i],
+                "fort": p.fort,
+                "basilica": p.basilica,
+                "closed": p.closed,
+                "wine_side": rules.wine_side(s, i),
+            }
+            for i, (pid, p) in enumerate(zip(t.ports, s.ports, strict=True))
+        }
+        if n
+        else {},
+        "pending": waiting,
+    }
+
+
+def _activation(s: State) -> dict[str, Any] | None:
+    """The galley under the black token and what it is doing; only the facts of its current step."""
+    act = s.act
+    if act is None:
+        return None
+    t = s.t
+    out: dict[str, Any] = {
+        "galley": act.galley,
+        "owner": act.seat,
+        "step": _STEPS[act.stage],
+        "sunk": s.galleys[act.galley] is None,
+        "started_in": t.zone_name[act.start_zone],
+        "zones_moved": act.moves_made,
+    }
+    if act.stage == "movement":
+        out["moves_left"] = act.moves_left
+    if act.value >= 0:
+        out["first_combat_value"] = act.value
+    if act.foe_galley:
+        out["fighting"] = f"galley {act.foe_galley}"
+    elif act.foe_port != NEUTRAL and act.stage in ("opening", "battle", "unload"):
+        out["fighting"] = t.port_name[act.foe_port]
+    if act.stage == "blockade":
+        out["blockade_of"] = {"move": "movement", "sale": f"sale of {act.pending_good}", "claim": "port claim"}.get(act.intent, act.intent)
+        out["still_to_decide"] = list(act.asked)
+    if act.blocker != NEUTRAL:
+        out["blockaded_by"] = act.blocker
+    if act.stage == "capture":
+        out["wreck_goods"] = list(act.loot)
+        out["capturing_galley"] = act.capturer
+    return out
 
 
 def _candidates(s: State, seat: int, kind: str) -> Sequence[Command]:

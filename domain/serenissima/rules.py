@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from domain.kernel import Chance, Command, Event, RuleViolation
+from domain.kernel import AUTOMATIC, GAME_OVER, Chance, Command, Event, RuleViolation
 from domain.serenissima import commands as cm
 from domain.serenissima import events as ev
 from domain.serenissima.state import NEUTRAL, Activation, Galley, State, evolve
@@ -87,6 +87,8 @@ def port_has(s: State, i: int, good: str) -> bool:
 
 # --- whose decision ------------------------------------------------------------------------
 
+_SETTLING = frozenset({"opening", "ending"})
+
 STAGE_KIND = {
     "plan": "plan",
     "loading": "loading",
@@ -101,25 +103,32 @@ STAGE_KIND = {
 
 
 def who(s: State) -> tuple[int | None, str]:
-    """(seat, kind) of the pending decision: cheap, used by every command."""
+    """(seat, kind) of the pending decision: cheap, used by every command.
+
+    Between the events of one command nobody is asked: no one queued, no galley active,
+    a battle opened but not yet rolled, an activation ending, or the active galley sunk
+    (only its wreck's capture is still a decision).
+    """
     if s.phase == "over":
-        return None, "game-over"
+        return None, GAME_OVER
     if s.phase == "setup":
         if not s.queue:
-            return None, "setup"
+            return None, AUTOMATIC
         seat = s.queue[0]
         return seat, "choose-galley" if ports_of(s, seat) else "choose-start"
     if s.phase == "special":
-        return s.queue[0], "special-investment"
+        return (s.queue[0], "special-investment") if s.queue else (None, AUTOMATIC)
     act = s.act
-    if act is None:
-        return None, "setup"
-    if act.stage == "blockade":
-        return act.asked[0], "blockade"
+    if act is None or act.stage in _SETTLING:
+        return None, AUTOMATIC
     if act.stage == "capture":
         g = s.galleys[act.capturer]
         assert g is not None
         return g.owner, "capture"
+    if s.galleys[act.galley] is None:
+        return None, AUTOMATIC
+    if act.stage == "blockade":
+        return act.asked[0], "blockade"
     return act.seat, STAGE_KIND[act.stage]
 
 
@@ -141,7 +150,7 @@ KIND_COMMANDS: dict[str, tuple[type[Command], ...]] = {
 
 def _check_turn(s: State, c: Command) -> str:
     seat, kind = who(s)
-    if kind == "game-over":
+    if kind == GAME_OVER:
         raise RuleViolation("serenissima/game-over", "the game is over")
     if isinstance(c, cm.Blockade) and (kind != "blockade" or seat != c.seat):
         act = s.act

@@ -47,7 +47,8 @@ class Activation:
 
     galley: int
     seat: int
-    stage: str  # plan, loading, movement, blockade, trade, battle, capture, unload, investment
+    stage: str  # plan, loading, movement, blockade, trade, battle, capture, unload, investment;
+    # opening and ending only between the events of one command
     start_zone: str
     moves_left: int = 0
     moves_made: int = 0
@@ -190,12 +191,7 @@ def _game_started(s: State, e: ev.GameStarted) -> State:
 
 
 def _first_player(s: State, e: ev.FirstPlayerChosen) -> State:
-    n = s.players
-    clockwise = tuple((e.seat + k) % n for k in range(n))
-    order: tuple[int, ...] = ()
-    for r in range(s.t.per_players[n]["starting_galleys"]):
-        order += clockwise if r % 2 == 0 else tuple(reversed(clockwise))
-    return replace(s, first=e.seat, queue=order)
+    return replace(s, first=e.seat)
 
 
 def _ports_closed(s: State, e: ev.PortsClosed) -> State:
@@ -208,6 +204,20 @@ def _ports_closed(s: State, e: ev.PortsClosed) -> State:
 
 def _deck_shuffled(s: State, e: ev.DogeDeckShuffled | ev.DogeDeckReshuffled) -> State:
     return replace(s, discard=())
+
+
+def _setup_done(s: State, e: ev.DogeDeckShuffled) -> State:
+    """The shuffle is the last setup event: only now is anyone asked to choose a start.
+
+    Filling the choosing order here (not at the first-player draw) keeps the states in
+    between recognisably automatic.
+    """
+    n = s.players
+    clockwise = tuple((s.first + k) % n for k in range(n))
+    order: tuple[int, ...] = ()
+    for r in range(s.t.per_players[n]["starting_galleys"]):
+        order += clockwise if r % 2 == 0 else tuple(reversed(clockwise))
+    return replace(s, discard=(), queue=order)
 
 
 def _start_chosen(s: State, e: ev.StartChosen) -> State:
@@ -380,7 +390,8 @@ def _claim_announced(s: State, e: ev.ClaimAnnounced) -> State:
 def _battle_started(s: State, e: ev.BattleStarted) -> State:
     assert s.act is not None
     foe_port = s.t.port_index[e.port] if e.port else NEUTRAL
-    return replace(s, act=replace(s.act, stage="battle", mode="battle", value=e.value, foe_galley=e.galley, foe_port=foe_port))
+    # "opening" until the first round (or the fort) is folded: the same command rolls it.
+    return replace(s, act=replace(s.act, stage="opening", mode="battle", value=e.value, foe_galley=e.galley, foe_port=foe_port))
 
 
 def _fort_fired(s: State, e: ev.FortFired) -> State:
@@ -427,8 +438,14 @@ def _battle_round(s: State, e: ev.BattleRound) -> State:
     return replace(s, supply=supply, act=replace(act, stage=stage, unload_min=0))
 
 
+def _ending(s: State) -> State:
+    """The activation's last step was taken; the end follows in the same command."""
+    assert s.act is not None
+    return replace(s, act=replace(s.act, stage="ending"))
+
+
 def _battle_stopped(s: State, e: ev.BattleStopped) -> State:
-    return s
+    return _ending(s)
 
 
 def _good_captured(s: State, e: ev.GoodCaptured) -> State:
@@ -453,11 +470,11 @@ def _port_taken(s: State, e: ev.PortTaken) -> State:
     assert act is not None
     i = s.t.port_index[e.port]
     s = replace(s, ports=_set(s.ports, i, replace(s.ports[i], owner=e.seat, sailors=e.sailors)))
-    return crew(s, act.galley, -e.sailors)
+    return _ending(crew(s, act.galley, -e.sailors))
 
 
 def _port_left_neutral(s: State, e: ev.PortLeftNeutral) -> State:
-    return s
+    return _ending(s)
 
 
 def _pay_bank(s: State, seat: int, price: int) -> State:
@@ -497,7 +514,7 @@ def _basilica_built(s: State, e: ev.BasilicaBuilt) -> State:
 def _investment_ended(s: State, e: ev.InvestmentEnded) -> State:
     if s.phase == "special":
         return replace(s, queue=s.queue[1:])
-    return s
+    return _ending(s)
 
 
 def _doge_drawn(s: State, e: ev.DogeCardDrawn) -> State:
@@ -530,7 +547,7 @@ FOLD: dict[type[Event], Callable[[State, Any], State]] = {
     ev.GameStarted: _game_started,
     ev.FirstPlayerChosen: _first_player,
     ev.PortsClosed: _ports_closed,
-    ev.DogeDeckShuffled: _deck_shuffled,
+    ev.DogeDeckShuffled: _setup_done,
     ev.StartChosen: _start_chosen,
     ev.GalleyChosen: _galley_chosen,
     ev.TurnStarted: _turn_started,
