@@ -88,8 +88,8 @@ def time_folds(records: Records, record_id: UUID, repeat: int) -> dict[str, floa
         state = game.begin(records._edition_of(records.timeline(record_id).meta))  # type: ignore[arg-type]
         evolve = game.evolve
         for e in stored:
-            entry = getattr(e, "setup", None) or getattr(e, "entry", None)
-            for obj in (entry or {}).get("events", ()):
+            obj = getattr(e, "event", None)  # Record.Happened: one game event
+            if obj is not None:
                 state = evolve(state, stored_event(obj))
         return state
 

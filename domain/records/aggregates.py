@@ -1,9 +1,13 @@
 """The two aggregates of the records application: a game record and an import.
 
-A record's stream holds one `Played` per accepted command, carrying the kernel's log
-`Entry` (command, the chance outcomes it met, the game events it caused) as plain JSON.
+A record's stream is `Started`, then one `Happened` per game event, then `Finished`, so
+game event n (1-based, the state after it is step n) is stream version n + 1. The events
+of one log entry (the setup, or one command) are saved together or not at all; the first
+of them also carries the entry's own data (the command or setup options, the chance
+outcomes it met, the seat), which is what an export needs to give back the kernel's log.
 The aggregate itself keeps only what commands need (who holds which seat, the seed, how
-many game events so far); game state is always a fold, done by `timeline.Timeline`.
+many entries and game events so far); game state is always a fold, done by
+`timeline.Timeline`.
 """
 
 from __future__ import annotations
@@ -34,7 +38,6 @@ class Record(Aggregate):
         mode: str,
         commitment: str | None,
         seed: str | None,
-        setup: dict[str, Any],
         origin: dict[str, Any] | None,
     ) -> None:
         self.title = title
@@ -47,16 +50,28 @@ class Record(Aggregate):
         self.commitment = commitment
         self.seed = seed
         self.origin = origin
-        self.entries = 1
-        self.steps = len(setup["events"])
+        self.entries = 0
+        self.steps = 0
         self.finished = False
         self.revealed_seed: str | None = None
         self.scores: dict[str, Any] | None = None
 
-    @event("Played")
-    def play(self, seat: int | None, entry: dict[str, Any]) -> None:
-        self.entries += 1
-        self.steps += len(entry["events"])
+    @event("Happened")
+    def happen(self, event: dict[str, Any], entry: dict[str, Any] | None, seat: int | None) -> None:
+        """One game event; `entry` (the log entry without its events) only on an entry's first."""
+        if entry is not None:
+            self.entries += 1
+        self.steps += 1
+
+    def record(self, entry: dict[str, Any], seat: int | None) -> None:
+        """Trigger one `Happened` per event of a log entry (`Entry.to_json()`); saved in one go by the caller."""
+        events = entry["events"]
+        if not events:
+            raise ValueError("a log entry without game events has nothing to be stored on")
+        head = {k: v for k, v in entry.items() if k != "events"}
+        self.happen(event=events[0], entry=head, seat=seat)
+        for obj in events[1:]:
+            self.happen(event=obj, entry=None, seat=seat)
 
     @event("Finished")
     def finish(self, seed: str | None, scores: dict[str, Any]) -> None:

@@ -207,9 +207,9 @@ class Records(Application[UUID]):
             mode=mode,
             commitment=commitment(seed) if seed else None,
             seed=seed,
-            setup=setup,
             origin=None,
         )
+        record.record(setup, seat=None)
         self.save(record)
         return record.id, tokens
 
@@ -280,9 +280,12 @@ class Records(Application[UUID]):
         state = timeline.head
         produced = game.decide(state, cmd, chance)  # RuleViolation goes to the caller untouched
         self._no_unused(chance)
+        if not produced:
+            raise Invalid("the rules accept this command but it changes nothing, so there is nothing to record",
+                          rule="command/no-events")
         entry = Entry(cmd.to_json(), tuple(chance.log), tuple(produced)).to_json()
         first_step = record.steps
-        record.play(seat=seat, entry=entry)
+        record.record(entry, seat=seat)
         after = state
         for e in produced:
             after = game.evolve(after, e)
@@ -517,6 +520,13 @@ class Records(Application[UUID]):
         verdict = recordfile.check(header, raw, lambda t, ref, f: self.edition(t, ref, f))
         if verdict.ok:
             assert verdict.entries is not None
+            empty = next((k for k, entry in enumerate(verdict.entries) if not entry.events), None)
+            if empty is not None:  # a record stores its log on its game events: an entry without any has no place
+                verdict = recordfile.Verdict({"ok": False, "entry_index": empty, "event_index": None, "rule": "log/no-events",
+                                              "message": f"entry {empty} causes no game event; this service cannot store it",
+                                              "facts": {}})
+        if verdict.ok:
+            assert verdict.entries is not None
             record_id = uuid5(NAMESPACE_URL, f"cronaca:import:{import_id}")
             self._create_imported(record_id, header, verdict.entries, found.token_hashes, import_id)
             report = {**verdict.report, "record_id": str(record_id)}
@@ -548,15 +558,12 @@ class Records(Application[UUID]):
             mode=header.mode if header.mode == LIVE and header.seed else TRANSCRIBED,
             commitment=header.commitment,
             seed=header.seed,
-            setup=entries[0].to_json(),
             origin={"import": str(import_id)},
         )
         state = game.begin(edition)
-        for e in entries[0].events:
-            state = game.evolve(state, e)
-        for entry in entries[1:]:
-            cmd = game.parse_command(entry.command or {})
-            record.play(seat=cmd.seat, entry=entry.to_json())
+        for index, entry in enumerate(entries):
+            seat = None if index == 0 else game.parse_command(entry.command or {}).seat
+            record.record(entry.to_json(), seat=seat)
             for e in entry.events:
                 state = game.evolve(state, e)
         if game.pending(state).over:

@@ -72,7 +72,8 @@ class Directory:
                 )
                 if not rows:
                     return
-                for row, (_, topic, payload) in zip(rows, decode_rows(self.mapper, rows), strict=True):
+                triples = [(row.originator_version, row.topic, row.state) for row in rows]
+                for row, (_, topic, payload) in zip(rows, decode_rows(self.mapper, triples), strict=True):
                     self._absorb(row.originator_id, row.id, topic, payload)
                     self.position = row.id
 

@@ -35,7 +35,7 @@ def test_a_live_game_end_to_end(client: Any) -> None:
     record_id, tokens = start(client)
     played = play_out_http(client, record_id, tokens)
     summary = client.get(f"/api/records/{record_id}").get_json()
-    assert summary["finished"] and summary["version"] == played + 2 and summary["scores"]["finished"]
+    assert summary["finished"] and summary["steps"] == played + 1 and summary["version"] == summary["steps"] + 2 and summary["scores"]["finished"]
     steps = summary["steps"]
     seen = [client.get(f"/api/records/{record_id}/steps/{n}").get_json() for n in range(steps + 1)]
     assert [s["step"] for s in seen] == list(range(steps + 1))
@@ -123,7 +123,7 @@ def test_errors_are_problem_json_a_person_can_act_on(client: Any) -> None:
     assert wrong_seat.status_code == 403
     stale = client.post(f"/api/records/{record_id}/commands", json={"command": {"type": "toy/roll", "seat": 0}, "version": 7},
                         headers=auth(tokens[0]))
-    assert stale.status_code == 409 and stale.get_json()["facts"]["version"] == 1
+    assert stale.status_code == 409 and stale.get_json()["facts"]["version"] == 2  # Started, the setup's event
     no_title = client.post("/api/records", json={"title": "chess", "seats": ["a", "b"]})
     assert no_title.status_code == 422 and "chess" in no_title.get_json()["detail"]
     not_a_file = client.post("/api/imports", json={"hello": 1})
@@ -140,7 +140,7 @@ def test_concurrent_commands_over_http_one_conflicts(client: Any) -> None:
         barrier.wait()
         with client.application.test_client() as own:
             answers.append(own.post(f"/api/records/{record_id}/commands",
-                                    json={"command": {"type": "toy/roll", "seat": 0}, "version": 1},
+                                    json={"command": {"type": "toy/roll", "seat": 0}, "version": 2},
                                     headers=auth(tokens[0])).status_code)
 
     threads = [threading.Thread(target=send) for _ in range(4)]
@@ -153,7 +153,7 @@ def test_concurrent_commands_over_http_one_conflicts(client: Any) -> None:
 
     with client.application.app_context():
         rows = service().records.recorder.select_events(UUID(record_id))
-    assert [r.originator_version for r in rows] == [1, 2]
+    assert [r.originator_version for r in rows] == [1, 2, 3]
 
 
 def test_listing_pages_and_filters(client: Any) -> None:

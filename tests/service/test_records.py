@@ -8,11 +8,13 @@ from uuid import UUID
 
 import pytest
 
+from domain import catalog
 from domain.kernel import ObservedChance, RuleViolation, SeededChance, fold
 from domain.kernel.chance import commitment
 from domain.records import Conflict, Forbidden, Invalid, Records
+from domain.records.application import titles
 from domain.records.recordfile import live_chance
-from domain.records.timeline import EVERY
+from domain.records.timeline import EVERY, decode_rows, select_stream
 from domain.records.views import HIDDEN, common
 from tests.service.conftest import LONG_TOY
 from tests.service.helpers import play_out
@@ -28,7 +30,8 @@ def test_live_record_reveals_a_seed_that_rederives_every_outcome(records: Record
     assert opening["seed"] is None and len(opening["commitment"]) == 64
     played = play_out(records, record_id, tokens)
     summary = records.summary(record_id)
-    assert summary["finished"] and summary["version"] == played + 1 + 1  # setup, commands, finished
+    assert summary["finished"] and summary["steps"] == 1 + played  # the toy's setup and each command: one game event
+    assert summary["version"] == 1 + summary["steps"] + 1  # Started, one stored event per game event, Finished
     seed = summary["chance"]["seed"]
     assert hashlib.sha256(seed.encode()).hexdigest() == opening["commitment"] == commitment(seed)
     timeline = records.timeline(record_id)
@@ -92,11 +95,12 @@ def test_a_violation_appends_nothing_and_names_its_rule(records: Records) -> Non
 
 def test_a_command_decided_against_an_old_version_conflicts(records: Records) -> None:
     record_id, tokens = records.start("toy", ["ann", "bob"])
-    records.play(record_id, {"type": "toy/roll", "seat": 0}, tokens[0], expected_version=1)
+    assert stored_versions(records, record_id) == [1, 2]  # Started, the setup's one game event
+    records.play(record_id, {"type": "toy/roll", "seat": 0}, tokens[0], expected_version=2)
     with pytest.raises(Conflict) as caught:
-        records.play(record_id, {"type": "toy/roll", "seat": 1}, tokens[1], expected_version=1)
-    assert caught.value.facts == {"version": 2, "expected_version": 1}
-    assert stored_versions(records, record_id) == [1, 2]
+        records.play(record_id, {"type": "toy/roll", "seat": 1}, tokens[1], expected_version=2)
+    assert caught.value.facts == {"version": 3, "expected_version": 2}
+    assert stored_versions(records, record_id) == [1, 2, 3]
 
 
 def test_concurrent_commands_one_wins_and_the_stream_has_no_gap(records: Records) -> None:
@@ -108,7 +112,7 @@ def test_concurrent_commands_one_wins_and_the_stream_has_no_gap(records: Records
     def attempt(app: Records) -> None:
         barrier.wait()
         try:
-            app.play(record_id, {"type": "toy/roll", "seat": 0}, tokens[0], expected_version=1)
+            app.play(record_id, {"type": "toy/roll", "seat": 0}, tokens[0], expected_version=2)
             results.append("ok")
         except Conflict:
             results.append("conflict")
@@ -120,7 +124,7 @@ def test_concurrent_commands_one_wins_and_the_stream_has_no_gap(records: Records
         t.join()
     other.close()
     assert sorted(results) == ["conflict", "ok"]
-    assert stored_versions(records, record_id) == [1, 2]
+    assert stored_versions(records, record_id) == [1, 2, 3]
     assert records.summary(record_id)["steps"] == 2
 
 
@@ -144,7 +148,7 @@ def test_transcribed_outcomes_are_checked_for_possibility(records: Records) -> N
     played = records.play(record_id, {"type": "toy/draw", "seat": 0}, tokens[0],
                           outcomes=[{"kind": "draw", "source": "bag:0", "values": [2]}])
     assert [e.to_json() for e in played.events] == [{"type": "toy/drawn", "data": {"seat": 0, "cube": 2}}]
-    assert stored_versions(records, record_id) == [1, 2]
+    assert stored_versions(records, record_id) == [1, 2, 3]
 
 
 def test_views_hide_what_any_seat_does_not_see(records: Records) -> None:
@@ -269,3 +273,72 @@ def test_a_file_without_events_gets_them_from_the_rules(records: Records) -> Non
     assert report["ok"], report
     copy = UUID(report["record_id"])
     assert records.export(copy)["entries"] == records.export(record_id)["entries"]
+
+
+def stored_rows(records: Records, record_id: UUID) -> list[tuple[int, str, dict]]:
+    return [(version, topic.rsplit(".", 1)[-1], payload)
+            for version, topic, payload in decode_rows(records.mapper, [
+                (row.originator_version, row.topic, row.state) for row in records.recorder.select_events(record_id)])]
+
+
+def test_one_stored_event_per_game_event_and_a_command_saved_whole(records: Records) -> None:
+    """A real title, whose commands cause several game events: two processes decide the same one
+    against the same version; one saves all its events, the other nothing."""
+    title = "citta-stato"
+    if title not in titles():
+        pytest.fail(f"{title} is not installed: this test needs a title whose commands cause several events")
+    low, _ = catalog.game(title).seats
+    record_id, tokens = records.start(title, [f"p{k}" for k in range(low)])
+    players = SeededChance("rows")
+    for _ in range(500):
+        timeline = records.timeline(record_id)
+        game, meta = timeline.game, timeline.meta
+        assert meta is not None and not game.pending(timeline.head).over
+        choices = game.legal(timeline.head)
+        cmd = choices[players.below(len(choices))]
+        chance = live_chance(meta.seed, len(timeline.entries))  # what the service will draw for it
+        produced = game.decide(timeline.head, cmd, chance)
+        if len(produced) > 1:
+            break
+        records.play(record_id, cmd.to_json(), tokens[cmd.seat])
+    else:
+        pytest.fail("no command with several game events in 500")
+    version, steps = meta.version, len(timeline.events)
+    other = Records(records.env)
+    results: list[str] = []
+    barrier = threading.Barrier(2)
+
+    def attempt(app: Records) -> None:
+        barrier.wait()
+        try:
+            app.play(record_id, cmd.to_json(), tokens[cmd.seat], expected_version=version)
+            results.append("ok")
+        except Conflict:
+            results.append("conflict")
+
+    threads = [threading.Thread(target=attempt, args=(app,)) for app in (records, other)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    other.close()
+    assert sorted(results) == ["conflict", "ok"]
+    rows = stored_rows(records, record_id)
+    assert [v for v, _, _ in rows] == list(range(1, version + len(produced) + 1))  # no gap, no duplicate
+    assert rows[0][1] == "Started" and all(kind == "Happened" for _, kind, _ in rows[1:])
+    timeline = records.timeline(record_id)
+    assert len(timeline.events) == steps + len(produced) == len(rows) - 1
+    # step n is stream version n + 1, and carries exactly game event n
+    assert [row[2]["event"] for row in rows[1:]] == [e.to_json() for e in timeline.events]
+    last = rows[-len(produced):]
+    assert last[0][2]["entry"] == {"command": cmd.to_json(), "outcomes": [o.to_json() for o in chance.log]}
+    assert last[0][2]["seat"] == cmd.seat and all(row[2]["entry"] is None for row in last[1:])
+    assert [row[2]["event"] for row in last] == [e.to_json() for e in produced]
+    heads = [row[2]["entry"] for row in rows[1:] if row[2]["entry"] is not None]
+    assert "setup" in heads[0] and len(heads) == len(timeline.entries)
+    assert sum(len(entry["events"]) for entry in timeline.entries) == len(timeline.events)
+
+    # our own read of the stream gives what the library's recorder gives, from any version on
+    for gt in (None, 0, version, len(rows) - 1):
+        assert [(v, t, bytes(b)) for v, t, b in select_stream(records.recorder, record_id, gt=gt)] == [
+            (row.originator_version, row.topic, bytes(row.state)) for row in records.recorder.select_events(record_id, gt=gt)]
