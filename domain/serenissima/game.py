@@ -98,7 +98,8 @@ _STEPS = {**rules.STAGE_KIND, "opening": "battle opening", "ending": "ending"}
 def _table(s: State, seat: int | None, waiting: dict[str, Any]) -> dict[str, Any]:
     t = s.t
     n = s.players
-    visible = not s.hidden_money
+    visible = not s.hidden_money or s.phase == "over"  # hidden money is counted out at the end
+    ducats = [m if visible or seat is None or seat == i else None for i, m in enumerate(s.money)]
     return {
         "round": s.turn,  # the Doge turn; 0 until the first turn starts
         "phase": _PHASES[s.phase] if n else "before setup",
@@ -108,15 +109,26 @@ def _table(s: State, seat: int | None, waiting: dict[str, Any]) -> dict[str, Any
         "black_token": f"galley {s.wheel}" if s.wheel else "Doge space",
         "doge": {
             "track": s.track,
+            "last_space": t.track_last,
             "scoring_spaces": list(t.per_players[n]["scoring_spaces"]) if n else [],
             "scorings": s.scorings,
             "face_up": list(s.discard),
             "face_down": len(rules.doge_deck(s)) if n else 0,
         },
         "money": "hidden" if s.hidden_money else "visible",
-        "ducats": [m if visible or seat is None or seat == i else None for i, m in enumerate(s.money)],
+        "ducats": ducats,
         "announced_ducats": list(s.announced),
-        "sailor_supply": list(s.supply),
+        "seats": [
+            {
+                "seat": i,
+                "ducats": ducats[i],
+                "announced_ducats": s.announced[i],
+                "sailors_to_recruit": s.supply[i],
+                "ports": [t.port_name[k] for k, p in enumerate(s.ports) if p.owner == i],
+                "galleys": [number for number, g in enumerate(s.galleys) if g is not None and g.owner == i],
+            }
+            for i in range(n)
+        ],
         "goods_supply": dict(zip(t.goods, s.goods, strict=True)) if n else {},
         "active_galley": _activation(s),
         "galleys": {

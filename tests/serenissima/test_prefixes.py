@@ -26,12 +26,18 @@ def _check_views(state: Any, players: int) -> None:
     for seat in range(players):
         own = GAME.view(state, seat)
         json.dumps(own)
-        if state.hidden_money:
+        if state.hidden_money and state.phase != "over":
             # a seat sees exactly the all-seeing view, less the other seats' ducats
-            hidden = [m if i == seat else None for i, m in enumerate(every["ducats"])]
-            assert own == {**every, "ducats": hidden}
+            assert own == _hide_others(every, seat)
+            assert all(row["ducats"] is None for row in own["seats"] if row["seat"] != seat)
         else:
             assert own == every
+
+
+def _hide_others(view: dict[str, Any], seat: int) -> dict[str, Any]:
+    ducats = [m if i == seat else None for i, m in enumerate(view["ducats"])]
+    rows = [{**row, "ducats": ducats[row["seat"]]} for row in view["seats"]]
+    return {**view, "ducats": ducats, "seats": rows}
 
 
 def _check_at(state: Any, players: int, end_of_entry: bool, last: bool) -> None:
