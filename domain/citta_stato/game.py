@@ -8,7 +8,7 @@ from typing import Any
 import marshmallow
 from marshmallow import fields, validate
 
-from domain.kernel import Chance, Command, Edition, Event, Pending, RuleViolation, pending
+from domain.kernel import AUTOMATIC, GAME_OVER, Chance, Command, Edition, Event, Pending, RuleViolation, pending
 
 from . import edition as ed
 from . import events as ev
@@ -16,9 +16,10 @@ from . import solo
 from .commands import BOOK
 from .edition import BANNERS, COLOURS, tables
 from .fold import evolve
-from .rules import bag_list, decide, options, play, settle
+from .rules import bag_list, decide, options, play, settle, unsettled
 from .scoring import final_scores, ranking
 from .state import GHOST, State, order_from
+from .view import view
 
 
 class SoloOptionsSchema(marshmallow.Schema):
@@ -223,9 +224,9 @@ class CittaStato:
 
     def pending(self, state: State) -> Pending:
         if state.phase == "over":
-            return pending(None, "game-over")
-        if state.phase != "turns":
-            return pending(None, "setup")
+            return pending(None, GAME_OVER)
+        if unsettled(state):
+            return pending(None, AUTOMATIC)
         if state.tasks:
             task = state.tasks[0]
             params = [] if task[0] == "keep_republic" else list(task[2:])  # the drawn card is secret; see view()
@@ -252,65 +253,6 @@ class CittaStato:
             order = [0, GHOST] if report["won"] or not over else [GHOST, 0]
             return {"finished": over, "ranking": order, "seats": seats, "solo": report}
         return {"finished": over, "ranking": ranking(state, totals) if state.seats else [], "seats": seats}
-
-
-def view(state: State, seat: int | None) -> dict[str, Any]:
-    """What `seat` may see (None: everything). Hidden: others' bags (only sizes), war discs, Republic cards, the swap pool."""
-    sees_all = seat is None
-    out_seats = []
-    for i, s in enumerate(state.seats):
-        mine = sees_all or i == seat
-        out_seats.append(
-            {
-                "seat": i,
-                "city": s.city,
-                "bag": dict(zip(COLOURS, s.bag, strict=True)) if mine else sum(s.bag),
-                "supply": dict(zip(COLOURS, s.supply, strict=True)),
-                "tracks": dict(zip(BANNERS, s.tracks, strict=True)),
-                "form": s.form,
-                "vp": s.vp,
-                "second": s.second,
-                "banners": dict(zip(BANNERS, s.banners, strict=True)),
-                "crowns": s.crowns,
-                "war_discs": list(s.discs) if mine else len(s.discs),
-                "retired_discs": list(s.retired),
-                "republic": s.republic if mine else None,
-                "personal_scheme": s.scheme,
-                "cards": list(s.cards),
-                "burned": dict(zip(COLOURS, s.burned, strict=True)),
-                "actions": s.actions,
-                "passed": s.passed,
-            }
-        )
-    warfare = [
-        {"seat": i, "value": v if sees_all or state.revealed or i == seat else None} for i, v in state.warfare
-    ]
-    task = state.tasks[0] if state.tasks else None
-    params: list[Any] = list(task[2:]) if task else []
-    if task and task[0] == "keep_republic" and not (sees_all or task[1] == seat):
-        params = [None]
-    out = {
-        "round": state.round,
-        "phase": state.phase,
-        "first_player": state.first,
-        "current": state.current,
-        "upgrade": state.upgrade,
-        "schemes": [{"slot": k + 1, "scheme": x, "face_up": up} for k, (x, up) in enumerate(zip(state.schemes, state.schemes_up, strict=True))],
-        "market": {c: [bool(x) for x in col] for c, col in zip(COLOURS, state.market, strict=True)},
-        "present": dict(zip(COLOURS, state.present, strict=True)),
-        "future": dict(zip(COLOURS, state.future, strict=True)),
-        "deck_sizes": {c: len(d) for c, d in zip(COLOURS, state.decks, strict=True)},
-        "discards": {c: list(d) for c, d in zip(COLOURS, state.discards, strict=True)},
-        "warfare": warfare,
-        "republic_pool": list(state.pool) if sees_all else len(state.pool),
-        "reserve": dict(zip(COLOURS, state.reserve, strict=True)),
-        "box": dict(zip(COLOURS, state.box, strict=True)),
-        "seats": out_seats,
-        "pending": {"seat": task[1], "kind": task[0], "params": params} if task else ({"seat": state.current, "kind": "turn"} if state.phase == "turns" else None),
-    }
-    if state.solo is not None:
-        out["solo"] = solo.report(state)
-    return out
 
 
 GAME = CittaStato()

@@ -690,6 +690,28 @@ def settle(state: State, events: list[Event], chance: Chance) -> tuple[State, li
     return state, events
 
 
+def unsettled(state: State) -> bool:
+    """True between the events of one command: the state `settle` (or a Future reveal) would not stop at.
+
+    Mirrors the loop in `settle`, so a replay stopped mid-command is told that nobody is choosing.
+    """
+    if state.phase != "turns":
+        return state.phase != "over"
+    for future, deck in zip(state.future, state.decks, strict=True):
+        if not future and deck:  # a Future card was just taken: its replacement is revealed next
+            return True
+    if not state.tasks:
+        return False
+    task = state.tasks[0]
+    kind = task[0]
+    if (task[1] == GHOST and state.solo is not None) or kind in AUTO:
+        return True
+    if kind in CONDITIONAL and CONDITIONAL[kind](state, task):
+        return True
+    cached = _OFFERED[0]
+    return not (cached is not None and cached[0] is state) and not OPTIONS[kind](state, task)
+
+
 def options(state: State) -> list[Command]:
     """Every legal command for the pending decision (the head step, or the current seat's turn)."""
     made = _MADE

@@ -18,7 +18,10 @@ def crowns_between(state: State, a: int, b: int) -> int:
 
 def in_form(state: State, seat: int) -> bool:
     s = state.seats[seat]
-    lo, hi = state.t.forms[state.t.republic_form[s.republic]]
+    form = state.t.republic_form.get(s.republic)
+    if form is None:  # no Republic card dealt yet (a replay stopped in setup)
+        return False
+    lo, hi = state.t.forms[form]
     return lo <= s.form <= hi
 
 
@@ -32,7 +35,7 @@ def final_scores(state: State) -> list[dict[str, Any]]:
         low, high = min(first, second), max(first, second)
         form_ok = in_form(state, i)
         required = crowns_between(state, first, second)
-        bonus = state.t.crowned_bonus if state.t.republic_crowns[s.republic] else 0
+        bonus = state.t.crowned_bonus if state.t.republic_crowns.get(s.republic) else 0
         paid = form_ok and s.crowns + bonus >= required
         out.append(
             {
