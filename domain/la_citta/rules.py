@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from itertools import combinations
 from typing import Any
 
-from domain.kernel import GAME_OVER, Chance, Command, Event, Pending, RuleViolation, pending
+from domain.kernel import AUTOMATIC, GAME_OVER, Chance, Command, Event, Pending, RuleViolation, pending
 from domain.la_citta import commands as cm
 from domain.la_citta import events as ev
 from domain.la_citta.edition import SERVICES
@@ -229,10 +229,37 @@ def _food_counts(s: State) -> tuple[tuple[int, ...], tuple[int, ...]]:
 # ---------------------------------------------------------------- pending
 
 
+# Phases that always run on to their next event: nobody is ever asked anything in them.
+RUNNING = frozenset({"setup", "year-start", "tally", "count-food"})
+
+
+class _NoChance:
+    """`_auto` only draws in RUNNING phases, so asking whether a state is settled never needs chance."""
+
+    log: list[Any] = []
+
+    def draw(self, source: str, contents: Any, n: int) -> Any:
+        raise AssertionError("settled() asked chance")
+
+    shuffle = roll = draw
+
+
+def settled(s: State) -> bool:
+    """Do the rules wait for a seat here? No before setup is dealt, inside a political turn, or while
+    `_auto` still has events to add: a replay can stop at such steps, and they must not name a seat."""
+    if s.phase in RUNNING or s.acting:
+        return False
+    if s.phase == "castles" and not s.display:  # the display is the last thing setup deals
+        return False
+    return not _auto(s, _NoChance())  # type: ignore[arg-type]
+
+
 def pending_of(s: State) -> Pending:
     ph = s.phase
     if ph == "over":
         return pending(None, GAME_OVER)
+    if not settled(s):
+        return pending(None, AUTOMATIC)
     if ph == "castles":
         return pending(s.placing[0], "place-castle", castle=len(s.placing))
     if ph == "politics":
@@ -560,19 +587,19 @@ HANDLERS: dict[type[Command], tuple[str, Callable[[State, Any, Chance], list[Eve
 def who(s: State) -> tuple[int | None, str]:
     """The seat that decides now and the kind of decision (pending_of without the details)."""
     ph = s.phase
-    if ph == "politics":
+    if ph == "politics" and not s.acting:
         return order(s)[s.turn], "political-turn"
-    if ph == "migration":
+    if ph == "migration" and s.mig < s.players:
         return order(s)[s.mig], "attract"
-    if ph == "feeding":
+    if ph == "feeding" and any(s.hungry):
         return next(x for x in order(s) if s.hungry[x]), "send-away"
     if ph.startswith("demolish-"):
         c = to_demolish(s)
-        assert c is not None
-        return c.owner, "demolish"
-    if ph == "castles":
+        if c is not None:
+            return c.owner, "demolish"
+    if ph == "castles" and s.placing and s.display:
         return s.placing[0], "place-castle"
-    return None, GAME_OVER
+    return None, GAME_OVER if ph == "over" else AUTOMATIC
 
 
 def decide(s: State, c: Command, chance: Chance) -> list[Event]:
@@ -581,9 +608,11 @@ def decide(s: State, c: Command, chance: Chance) -> list[Event]:
 
 def play(s: State, c: Command, chance: Chance) -> tuple[list[Event], State]:
     """Decide a command and settle what follows; the state comes back too, so nobody folds twice."""
-    seat, pending_kind = who(s)
+    seat, pending_kind = who(s) if settled(s) else (None, AUTOMATIC)
     if seat is None:
-        raise violation("game-over", "the game is over")
+        if pending_kind == GAME_OVER:
+            raise violation("game-over", "the game is over")
+        raise violation("automatic", "the rules are still settling steps nobody chooses; no seat decides now", phase=s.phase)
     kind, handler = HANDLERS[type(c)]
     if c.seat != seat:
         raise violation("turn", f"seat {seat} decides now ({pending_kind}), not seat {c.seat}", seat=c.seat, pending=seat)

@@ -60,6 +60,7 @@ class State(NamedTuple):
     starved_last_year: tuple[bool, ...] = ()
     round: int = 0
     turn: int = 0
+    acting: bool = False  # a political turn is under way: its first event folded, its TurnEnded not yet
     voice_deck: tuple[int, ...] = ()  # unseen cards per service
     voice_up: str = ""
     voice_down: tuple[str, ...] = ()  # "" until someone sees the card
@@ -209,7 +210,9 @@ def _dealt(s: State, e: ev.PoliticsDealt) -> State:
 
 
 def _rebuilt(s: State, e: ev.PoliticsDeckRebuilt) -> State:
-    return s._replace(deck=tuple(sorted(s.deck + e.cards)), discard=_remove(s.discard, e.cards))
+    """In the political phase a rebuild only ever happens inside a turn (a refill or a blind draw)."""
+    acting = s.acting or s.phase == "politics"
+    return s._replace(deck=tuple(sorted(s.deck + e.cards)), discard=_remove(s.discard, e.cards), acting=acting)
 
 
 def _year(s: State, e: ev.YearBegan) -> State:
@@ -240,18 +243,18 @@ def _grew(s: State, e: ev.PopulationGrew) -> State:
 
 def _phase(s: State, e: ev.PhaseBegan) -> State:
     if e.phase == "politics":
-        return s._replace(phase="politics", round=1, turn=0)
+        return s._replace(phase="politics", round=1, turn=0, acting=False)
     if e.phase == "migration":
         return s._replace(phase="migration", mig=0, attracted=())
     return s._replace(phase=e.phase)
 
 
 def _forfeit(s: State, e: ev.TurnForfeited) -> State:
-    return s._replace(penalty=_set(s.penalty, e.seat, False), actions=_add(s.actions, e.seat, -1))
+    return s._replace(penalty=_set(s.penalty, e.seat, False), actions=_add(s.actions, e.seat, -1), acting=True)
 
 
 def _action(s: State, e: ev.ActionCardUsed) -> State:
-    return s._replace(actions=_add(s.actions, e.seat, -1))
+    return s._replace(actions=_add(s.actions, e.seat, -1), acting=True)
 
 
 def _founded(s: State, e: ev.CityFounded) -> State:
@@ -281,6 +284,7 @@ def _taken(s: State, e: ev.PoliticsCardTaken) -> State:
         display=_remove(s.display, (e.card,)),
         played=_set(s.played, e.seat, (*s.played[e.seat], (e.card, False))),
         gold=_add(s.gold, e.seat, -e.cost),
+        acting=True,
     )
 
 
@@ -319,17 +323,19 @@ def _polled(s: State, e: ev.VoicePolled) -> State:
 
 def _blind(s: State, e: ev.BlindDrawn) -> State:
     if not e.card:
-        return s._replace(played=_set(s.played, e.seat, (*s.played[e.seat], ("", True))))
-    return s._replace(deck=_remove(s.deck, (e.card,)), played=_set(s.played, e.seat, (*s.played[e.seat], (e.card, True))))
+        return s._replace(played=_set(s.played, e.seat, (*s.played[e.seat], ("", True))), acting=True)
+    return s._replace(
+        deck=_remove(s.deck, (e.card,)), played=_set(s.played, e.seat, (*s.played[e.seat], (e.card, True))), acting=True
+    )
 
 
 def _turn_ended(s: State, e: ev.TurnEnded) -> State:
     turn = s.turn + 1
     if turn < s.players:
-        return s._replace(turn=turn)
+        return s._replace(turn=turn, acting=False)
     if s.round < int(s.t.data["year"]["political_rounds"]):
-        return s._replace(turn=0, round=s.round + 1)
-    return s._replace(turn=0, round=0, phase="tally")
+        return s._replace(turn=0, round=s.round + 1, acting=False)
+    return s._replace(turn=0, round=0, phase="tally", acting=False)
 
 
 def neighbours(s: State, c: City) -> tuple[int, ...]:
