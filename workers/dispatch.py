@@ -30,17 +30,18 @@ class Dispatcher(Protocol):
 class RQDispatcher:
     """Jobs on an RQ queue; a short socket timeout, so a dead Redis fails fast instead of hanging."""
 
-    def __init__(self, redis_url: str, queue: str, job_timeout: int = 600) -> None:
+    def __init__(self, redis_url: str, queue: str, job_timeout: int = 600, job: str = JOB) -> None:
         import redis
         from rq import Queue
 
         self.connection = redis.Redis.from_url(redis_url, socket_connect_timeout=1, socket_timeout=2)
         self.queue = Queue(queue, connection=self.connection)
         self.job_timeout = job_timeout
+        self.job = job  # the dotted name a worker imports and runs; tests may put a wrapper of theirs here
 
     def enqueue(self, import_id: UUID, attempt: int) -> str:
         job_id = f"import-{import_id}-{attempt}"
-        self.queue.enqueue(JOB, str(import_id), job_id=job_id, job_timeout=self.job_timeout, result_ttl=3600,
+        self.queue.enqueue(self.job, str(import_id), job_id=job_id, job_timeout=self.job_timeout, result_ttl=3600,
                            failure_ttl=86400)
         return job_id
 

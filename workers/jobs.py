@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import time
 from typing import Any
 from uuid import UUID
 
@@ -23,10 +21,6 @@ def records() -> Records:
 
 
 def run_validation(app: Records, import_id: UUID) -> dict[str, Any]:
-    pause = float(os.environ.get("CRONACA_JOB_PAUSE", "0") or 0)
-    if pause:  # fault injection for tests: keeps a job "validating" long enough to kill its worker
-        app.mark_validating(import_id)
-        time.sleep(pause)
     return app.validate_import(import_id)
 
 

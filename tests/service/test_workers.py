@@ -20,6 +20,7 @@ from domain.records.settings import Settings
 from tests.service.conftest import ROOT, free_port, subprocess_env
 from tests.service.helpers import play_out_http
 from tests.service.test_api import start, wait_for_verdict
+from workers.dispatch import JOB
 from workers.relay import relay_once
 
 pytestmark = pytest.mark.redis
@@ -107,7 +108,10 @@ def test_an_import_is_validated_by_a_real_worker(stack: Stack) -> None:
 
 def test_a_worker_killed_mid_job_loses_nothing(stack: Stack) -> None:
     document = stack.finished_export()
-    slow = stack.spawn("worker", CRONACA_JOB_PAUSE="30")
+    dispatcher = stack.service.dispatcher
+    assert dispatcher.job == JOB
+    dispatcher.job = "tests.service.slow_jobs.validate_import_slowly"  # the first attempt lingers
+    slow = stack.spawn("worker")
     import_id = submit(stack, document)
     deadline = time.time() + 30
     while stack.client.get(f"/api/imports/{import_id}").get_json()["status"] != "validating":
@@ -117,6 +121,7 @@ def test_a_worker_killed_mid_job_loses_nothing(stack: Stack) -> None:
     slow.wait(5)
     time.sleep(0.6)
     assert stack.client.get(f"/api/imports/{import_id}").get_json()["status"] == "validating"
+    dispatcher.job = JOB  # the relay hands the retry to the real job
     stack.spawn("worker")
     assert relay_once(stack.service.records, stack.service.dispatcher, requeue_after=0.5) == 1
     verdict = wait_for_verdict(stack.client, import_id, timeout=30)
