@@ -342,3 +342,24 @@ def test_one_stored_event_per_game_event_and_a_command_saved_whole(records: Reco
     for gt in (None, 0, version, len(rows) - 1):
         assert [(v, t, bytes(b)) for v, t, b in select_stream(records.recorder, record_id, gt=gt)] == [
             (row.originator_version, row.topic, bytes(row.state)) for row in records.recorder.select_events(record_id, gt=gt)]
+
+
+def test_a_command_that_causes_no_game_event_is_refused_and_stores_nothing(
+        records: Records, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A record stores a command on its first game event: a command without any has nowhere to go."""
+    record_id, tokens = records.start("toy", ["ann", "bob"])
+    records.play(record_id, {"type": "toy/roll", "seat": 0}, tokens[0])
+    before = stored_versions(records, record_id)
+    game = catalog.game("toy")
+    real = game.decide
+    monkeypatch.setattr(game, "decide", lambda state, cmd, chance: [] if cmd.to_json()["type"] == "toy/roll" else real(state, cmd, chance))
+    with pytest.raises(Invalid) as caught:
+        records.play(record_id, {"type": "toy/roll", "seat": 1}, tokens[1])
+    assert caught.value.facts["rule"] == "command/no-events"
+    assert stored_versions(records, record_id) == before
+    document = {"format": "cronaca-record", "version": 1, "title": "toy", "edition": records.summary(record_id)["edition"],
+                "seats": [{"name": "ann"}, {"name": "bob"}], "options": {"players": 2}, "mode": "transcribed",
+                "chance": {}, "entries": [{"setup": {"players": 2}, "outcomes": [], "events": []},
+                                          {"command": {"type": "toy/roll", "seat": 0}, "outcomes": [], "events": []}]}
+    report = records.validate_import(records.submit(document)[0])
+    assert not report["ok"] and report["rule"] == "log/no-events" and report["entry_index"] == 1
