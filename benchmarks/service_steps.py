@@ -9,10 +9,11 @@ fresh SQLite file, then measures on this one core:
   this thread's CPU time (which other processes on a busy machine cannot inflate), for the finished record (all-seeing
   view) and for the same log imported up to half-way (in progress: public view, the
   intersection of every seat's view);
-* fold from storage, in game events per second: our projector (recorder rows -> JSON ->
-  `evolve`, `domain.records.timeline`) against the library's default reconstruction
+* fold from storage, in game events per second: our projector (the stream's rows, one
+  per game event, selected by `timeline.select_stream` -> one JSON parse -> `evolve`,
+  `domain.records.timeline`) against the library's default reconstruction
   (`event_store.get` through the mapper, then `project_aggregate`, exactly what
-  `repository.get` does) followed by the same game fold.
+  `repository.get` does) followed by the same game fold, on the same stored record.
 """
 
 from __future__ import annotations
