@@ -194,6 +194,8 @@ class Records(Application[UUID]):
         except (KeyError, ValueError, TypeError) as exc:
             raise Invalid(f"the game cannot be set up with these options: {exc}", options=options) from exc
         self._no_unused(chance)
+        if not produced:
+            raise Invalid("the setup causes no game event, so there is nothing to record", rule="setup/no-events")
         setup = Entry(None, tuple(chance.log), tuple(produced), options=options).to_json()
         tokens = new_tokens(len(seats))
         record = Record(
@@ -518,13 +520,6 @@ class Records(Application[UUID]):
             self.mark_validating(import_id)
         header, raw = recordfile.parse(json.loads(found.document))
         verdict = recordfile.check(header, raw, lambda t, ref, f: self.edition(t, ref, f))
-        if verdict.ok:
-            assert verdict.entries is not None
-            empty = next((k for k, entry in enumerate(verdict.entries) if not entry.events), None)
-            if empty is not None:  # a record stores its log on its game events: an entry without any has no place
-                verdict = recordfile.Verdict({"ok": False, "entry_index": empty, "event_index": None, "rule": "log/no-events",
-                                              "message": f"entry {empty} causes no game event; this service cannot store it",
-                                              "facts": {}})
         if verdict.ok:
             assert verdict.entries is not None
             record_id = uuid5(NAMESPACE_URL, f"cronaca:import:{import_id}")

@@ -131,6 +131,15 @@ def _rejected(rule: str, message: str, entry: int | None = None, event: int | No
 
 def check(header: Header, raw_entries: list[dict[str, Any]], edition_for: Callable[[str, dict[str, str], str | None], Edition]) -> Verdict:
     """Re-decide the whole log with observed chance; the first thing wrong is the verdict."""
+    verdict = _judge(header, raw_entries, edition_for)
+    if verdict.ok and verdict.entries is not None:
+        empty = next((k for k, entry in enumerate(verdict.entries) if not entry.events), None)
+        if empty is not None:  # a record keeps an entry's command on its first game event: none, no place
+            return _rejected("log/no-events", f"entry {empty} causes no game event; a record cannot store it", entry=empty)
+    return verdict
+
+
+def _judge(header: Header, raw_entries: list[dict[str, Any]], edition_for: Callable[[str, dict[str, str], str | None], Edition]) -> Verdict:
     try:
         game = catalog.game(header.title)
     except (KeyError, ImportError, AttributeError):
