@@ -159,9 +159,6 @@ def _solo_violation(edition: Edition, opts: Mapping[str, Any]) -> RuleViolation 
     return None
 
 
-_PARSED: dict[tuple[Any, ...], Command] = {}
-
-
 class CittaStato:
     title = ed.TITLE
     seats = (2, 5)
@@ -200,18 +197,7 @@ class CittaStato:
         return events + settle(state, [], chance)[1]
 
     def parse_command(self, payload: Mapping[str, Any]) -> Command:
-        """Schema-checked; identical payloads (same keys, value types and values) are parsed once."""
-        try:
-            key = tuple(sorted((k, type(v), v) for k, v in payload.items()))
-            hit = _PARSED.get(key)
-        except (TypeError, AttributeError):
-            return BOOK.parse(payload)
-        if hit is None:
-            hit = BOOK.parse(payload)
-            if len(_PARSED) > 100_000:
-                _PARSED.clear()
-            _PARSED[key] = hit
-        return hit
+        return BOOK.parse(payload)
 
     def decide(self, state: State, command: Command, chance: Chance) -> list[Event]:
         return decide(state, command, chance)

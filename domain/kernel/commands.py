@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, TypeVar
 
 import marshmallow
+from marshmallow import fields
 
 from domain.kernel.frozen import freeze, thaw
 from domain.kernel.violations import MalformedCommand
@@ -60,22 +61,98 @@ def command(kind: str) -> Callable[[C], C]:
     return register
 
 
+# A field the fast path can check by itself: (name, exact JSON type, allowed values or None,
+# lowest and highest allowed integer or None, the value when absent or REQUIRED).
+Simple = tuple[str, type, frozenset[Any] | None, int | None, int | None, Any]
+REQUIRED = object()
+
+_PLAIN_TYPES: dict[type, type] = {fields.Integer: int, fields.String: str, fields.Boolean: bool}
+
+
+def _simple_fields(schema: marshmallow.Schema) -> tuple[Simple, ...] | None:
+    """The schema's fields when every one is an int, str or bool, required or with a plain default.
+
+    For such a schema, a payload with only those keys, holding values of exactly those
+    JSON types (bool is not int) inside their OneOf choices and integer Ranges, loads to
+    itself plus the defaults, so it needs no trip through marshmallow. Anything with
+    hooks, renames, callable defaults or other validators keeps the full schema.
+    """
+    if any(schema._hooks.values()):  # noqa: SLF001 - marshmallow keeps declared hooks here
+        return None
+    found: list[Simple] = []
+    for name, f in schema.fields.items():
+        kind = _PLAIN_TYPES.get(type(f))
+        if kind is None or f.data_key not in (None, name) or f.attribute not in (None, name):
+            return None
+        if f.required:
+            default = REQUIRED
+        elif type(f.load_default) is kind and not f.allow_none:
+            default = f.load_default
+        else:
+            return None
+        choices: frozenset[Any] | None = None
+        low: int | None = None
+        high: int | None = None
+        for v in f.validators:
+            if isinstance(v, marshmallow.validate.OneOf) and choices is None:
+                choices = frozenset(v.choices)
+            elif isinstance(v, marshmallow.validate.Range) and kind is int and low is None and high is None:
+                if v.min is not None:
+                    low = int(v.min) + (0 if v.min_inclusive else 1)
+                if v.max is not None:
+                    high = int(v.max) - (0 if v.max_inclusive else 1)
+            else:
+                return None
+        found.append((name, kind, choices, low, high, default))
+    return tuple(found)
+
+
 class CommandBook:
     """The commands one title understands: kind -> (class, schema)."""
 
     def __init__(self) -> None:
         self._entries: dict[str, tuple[type[Command], marshmallow.Schema]] = {}
+        self._simple: dict[str, tuple[type[Command], tuple[Simple, ...]]] = {}
 
     def add(self, cls: type[Command], schema: marshmallow.Schema) -> None:
         if schema.unknown != marshmallow.RAISE:
             raise ValueError(f"schema for {cls.kind} must reject unknown fields")
         self._entries[cls.kind] = (cls, schema)
+        simple = _simple_fields(schema)
+        if simple is not None:
+            self._simple[cls.kind] = (cls, simple)
 
     @property
     def kinds(self) -> list[str]:
         return sorted(self._entries)
 
     def parse(self, payload: Mapping[str, Any]) -> Command:
+        if type(payload) is dict:
+            fast = self._simple.get(payload.get("type"))  # type: ignore[arg-type]
+            if fast is not None:
+                cls, simple = fast
+                values = {}
+                given = 1  # "type"
+                for name, kind, choices, low, high, default in simple:
+                    if name not in payload and default is not REQUIRED:
+                        values[name] = default
+                        continue
+                    value = payload.get(name)
+                    if (
+                        type(value) is not kind
+                        or (choices is not None and value not in choices)
+                        or (low is not None and value < low)
+                        or (high is not None and value > high)
+                    ):
+                        break
+                    values[name] = value
+                    given += 1
+                else:
+                    if given == len(payload):
+                        return cls(**values)
+        return self._parse_with_schema(payload)
+
+    def _parse_with_schema(self, payload: Mapping[str, Any]) -> Command:
         if not isinstance(payload, Mapping):
             raise MalformedCommand("a command must be a JSON object", {"_schema": ["not an object"]})
         kind = payload.get("type")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import marshmallow
 from marshmallow import fields, validate
 
@@ -109,42 +107,3 @@ BOOK.add(BlindDraw, _schema())
 BOOK.add(Attract, _schema(city=_int(), service=fields.String(required=True, validate=SERVICE)))
 BOOK.add(Demolish, _schema(hex=_int()))
 BOOK.add(SendAway, _schema(city=_int(), citizens=_int()))
-
-
-_SHAPES: dict[str, tuple[type[Command], tuple[tuple[str, type], ...]]] = {
-    cls.kind: (cls, tuple((name, int if name != "card" and name != "building" and name != "service" else str) for name in names))
-    for cls, names in (
-        (PlaceCastle, ("seat", "hex")),
-        (TakeGold, ("seat",)),
-        (FoundCity, ("seat", "hex", "source")),
-        (Build, ("seat", "card", "building", "city", "hex")),
-        (BreadAndGames, ("seat", "hex", "service", "figures")),
-        (GoldenTimes, ("seat", "city", "citizens")),
-        (RichHarvest, ("seat", "hex")),
-        (BlindDraw, ("seat",)),
-        (Attract, ("seat", "city", "service")),
-        (Demolish, ("seat", "hex")),
-        (SendAway, ("seat", "city", "citizens")),
-    )
-}
-_SERVICES = frozenset(["culture", "education", "health"])
-
-
-def parse(payload: Any) -> Command:
-    """Parse a command: a quick exact-type check for well-formed payloads, the schemas for everything else.
-
-    The quick path accepts only what the schema would accept (exact keys, int not bool, known
-    service); anything else goes through `BOOK.parse`, which explains what is wrong.
-    """
-    if type(payload) is dict:
-        shape = _SHAPES.get(payload.get("type"))  # type: ignore[arg-type]
-        if shape is not None and len(payload) == len(shape[1]) + 1:
-            cls, spec = shape
-            try:
-                if all(type(payload[name]) is kind for name, kind in spec):
-                    service = payload.get("service")
-                    if service is None or service in _SERVICES:
-                        return cls(**{name: payload[name] for name, _ in spec})
-            except KeyError:
-                pass
-    return BOOK.parse(payload)

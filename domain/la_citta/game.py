@@ -9,7 +9,7 @@ from domain.kernel import Chance, Command, Edition, Event, Pending, RuleViolatio
 from domain.la_citta import edition as ed
 from domain.la_citta import events as ev
 from domain.la_citta import rules
-from domain.la_citta.commands import parse
+from domain.la_citta.commands import BOOK
 from domain.la_citta.edition import SERVICES
 from domain.la_citta.state import City, State, begin, cap, evolve, has_all_services, points
 
@@ -66,7 +66,7 @@ class LaCitta:
         return out + dealt + more
 
     def parse_command(self, payload: Mapping[str, Any]) -> Command:
-        return parse(payload)
+        return BOOK.parse(payload)
 
     def decide(self, state: State, command: Command, chance: Chance) -> list[Event]:
         return rules.decide(state, command, chance)
