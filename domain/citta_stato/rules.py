@@ -661,9 +661,6 @@ def _ghost_step(state: State, task: Task, chance: Chance) -> list[Event]:
     return auto(state, task, chance) if auto is not None else [ev.StepSkipped(GHOST, task[0])]
 
 
-_OFFERED: list[tuple[State, list[Option]] | None] = [None]
-
-
 def settle(state: State, events: list[Event], chance: Chance) -> tuple[State, list[Event]]:
     """Fold `events`, then settle automatic steps until a seat must choose (or the game ends)."""
     for e in events:
@@ -679,9 +676,7 @@ def settle(state: State, events: list[Event], chance: Chance) -> tuple[State, li
         elif kind in CONDITIONAL and CONDITIONAL[kind](state, task):
             more = AUTO_IF[kind](state, task, chance)
         else:
-            offered = OPTIONS[kind](state, task)
-            if offered:
-                _OFFERED[0] = (state, offered)  # the next decide usually checks against this very state
+            if OPTIONS[kind](state, task):
                 break
             more = [ev.StepSkipped(task[1], kind)]
         for e in more:
@@ -708,8 +703,7 @@ def unsettled(state: State) -> bool:
         return True
     if kind in CONDITIONAL and CONDITIONAL[kind](state, task):
         return True
-    cached = _OFFERED[0]
-    return not (cached is not None and cached[0] is state) and not OPTIONS[kind](state, task)
+    return not OPTIONS[kind](state, task)
 
 
 def options(state: State) -> list[Command]:
@@ -752,8 +746,7 @@ def play(state: State, c: Command, chance: Chance) -> tuple[list[Event], State]:
         task = state.tasks[0]
         if c.seat != task[1]:
             raise RuleViolation(R + "turn/out-of-turn", f"seat {task[1]} must decide ({task[0]}), not seat {c.seat}", seat=c.seat, waiting_for=task[1], step=task[0])
-        cached = _OFFERED[0]
-        offered = cached[1] if cached is not None and cached[0] is state else OPTIONS[task[0]](state, task)
+        offered = OPTIONS[task[0]](state, task)
         if key_of(c) not in offered:
             raise RuleViolation(
                 R + f"{task[0].replace('_', '-')}/not-offered",
