@@ -7,6 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from domain import catalog
+from domain.kernel import MalformedCommand, RuleViolation
 from domain.kernel.selfplay import play_random
 
 
@@ -56,8 +57,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    return int(args.run(args) or 0)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.run(args) or 0)
+    except RuleViolation as exc:
+        parser.exit(2, f"cronaca: {exc.rule}: {exc.message}\n")
+    except MalformedCommand as exc:
+        parser.exit(2, f"cronaca: {exc.message}\n")
 
 
 if __name__ == "__main__":

@@ -8,7 +8,18 @@ from typing import Any
 import marshmallow
 from marshmallow import fields, validate
 
-from domain.kernel import AUTOMATIC, GAME_OVER, Chance, Command, Edition, Event, Pending, RuleViolation, pending
+from domain.kernel import (
+    AUTOMATIC,
+    GAME_OVER,
+    Chance,
+    Command,
+    Edition,
+    Event,
+    Pending,
+    RuleViolation,
+    load_options,
+    pending,
+)
 
 from . import edition as ed
 from . import events as ev
@@ -173,10 +184,7 @@ class CittaStato:
         return State(edition=edition, t=tables(edition))
 
     def setup(self, edition: Edition, options: Mapping[str, Any], chance: Chance) -> list[Event]:
-        try:
-            opts = OptionsSchema().load(dict(options))
-        except marshmallow.ValidationError as exc:
-            raise RuleViolation("citta-stato/setup/options", f"bad setup options: {exc.messages}", errors=exc.messages) from exc
+        opts = load_options(ed.TITLE, OptionsSchema(), options)
         state = self.begin(edition)
         events: list[Event] = [ev.GameStarted(edition.ref, opts["players"], opts["expansion"])]
         steps = SETUP_STEPS

@@ -16,7 +16,7 @@ import marshmallow
 from marshmallow import fields
 
 from domain.kernel.frozen import freeze, thaw
-from domain.kernel.violations import MalformedCommand
+from domain.kernel.violations import MalformedCommand, RuleViolation
 
 C = TypeVar("C", bound="type[Command]")
 
@@ -167,3 +167,18 @@ class CommandBook:
         except marshmallow.ValidationError as exc:
             raise MalformedCommand(f"malformed {kind} command: {exc.messages}", exc.messages_dict) from exc
         return cls(**loaded)
+
+
+def load_options(title: str, schema: marshmallow.Schema, options: Mapping[str, Any]) -> dict[str, Any]:
+    """Setup options through the title's schema, before anything is dealt.
+
+    A misspelt key or a value of the wrong kind is refused by name (rule
+    `<title>/setup/options`, with marshmallow's messages as the facts) instead of being
+    quietly ignored, so a game never starts under options nobody asked for.
+    """
+    if schema.unknown != marshmallow.RAISE:
+        raise ValueError(f"the options schema of {title} must reject unknown keys")
+    try:
+        return schema.load(dict(options))  # type: ignore[no-any-return]
+    except marshmallow.ValidationError as exc:
+        raise RuleViolation(f"{title}/setup/options", f"bad setup options: {exc.messages}", errors=exc.messages) from exc

@@ -5,13 +5,25 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from domain.kernel import Chance, Command, Edition, Event, Pending, RuleViolation
+import marshmallow
+from marshmallow import fields
+
+from domain.kernel import Chance, Command, Edition, Event, Pending, RuleViolation, load_options
 from domain.la_citta import edition as ed
 from domain.la_citta import events as ev
 from domain.la_citta import rules
 from domain.la_citta.commands import BOOK
 from domain.la_citta.edition import SERVICES
 from domain.la_citta.state import City, State, begin, cap, evolve, has_all_services, points
+
+
+class OptionsSchema(marshmallow.Schema):
+    class Meta:
+        unknown = marshmallow.RAISE
+
+    players = fields.Integer(strict=True, load_default=4)
+    setup = fields.String(load_default="beginner")
+    start = fields.Integer(strict=True, load_default=0)
 
 
 class LaCitta:
@@ -29,9 +41,8 @@ class LaCitta:
 
     def setup(self, edition: Edition, options: Mapping[str, Any], chance: Chance) -> list[Event]:
         """Options: players (2-5), setup ("beginner" or "experienced"), start (the first starting player)."""
-        players = int(options.get("players", 4))
-        kind = str(options.get("setup", "beginner"))
-        start = int(options.get("start", 0))
+        opts = load_options("la-citta", OptionsSchema(), options)
+        players, kind, start = opts["players"], opts["setup"], opts["start"]
         if not self.seats[0] <= players <= self.seats[1]:
             raise RuleViolation("la-citta/setup/players", f"La Città is for 2 to 5 players, not {players}", players=players)
         if kind not in ("beginner", "experienced"):

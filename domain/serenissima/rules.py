@@ -11,7 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from domain.kernel import AUTOMATIC, GAME_OVER, Chance, Command, Event, RuleViolation
+import marshmallow
+from marshmallow import fields, validate
+
+from domain.kernel import AUTOMATIC, GAME_OVER, Chance, Command, Event, RuleViolation, load_options
 from domain.serenissima import commands as cm
 from domain.serenissima import events as ev
 from domain.serenissima.state import NEUTRAL, Activation, Galley, State, evolve
@@ -849,25 +852,28 @@ def ranking(s: State) -> tuple[int, ...]:
 # --- setup --------------------------------------------------------------------------------------
 
 
+class OptionsSchema(marshmallow.Schema):
+    class Meta:
+        unknown = marshmallow.RAISE
+
+    players = fields.Integer(strict=True, load_default=4)
+    money = fields.String(load_default="visible", validate=validate.OneOf(["visible", "hidden"]))
+    closed_ports = fields.List(fields.String(), load_default=None)
+
+
 def setup(s: State, options: Mapping[str, Any], chance: Chance) -> list[Event]:
     t = s.t
-    players = int(options.get("players", 4))
+    options = load_options("serenissima", OptionsSchema(), options)
+    players = options["players"]
     if not t.players_min <= players <= t.players_max or players not in t.per_players:
         raise RuleViolation("serenissima/setup/players", f"Serenissima is for {t.players_min} to {t.players_max} players", players=players)
-    out: list[Event] = [ev.GameStarted(s.edition.ref, players, _hidden(options))]
+    out: list[Event] = [ev.GameStarted(s.edition.ref, players, options["money"] == "hidden")]
     (first,) = chance.draw("first-player", list(range(players)), 1)
     out.append(ev.FirstPlayerChosen(first))
     if t.per_players[players]["close_ports"]:
         out.append(ev.PortsClosed(_closed_ports(s, options, chance)))
     out.append(ev.DogeDeckShuffled(t.doge_deck))
     return out
-
-
-def _hidden(options: Mapping[str, Any]) -> bool:
-    value = options.get("money", options.get("hidden_money", "visible"))
-    if isinstance(value, str):
-        return value.lower() in ("hidden", "true", "yes", "1")
-    return bool(value)
 
 
 def _closed_ports(s: State, options: Mapping[str, Any], chance: Chance) -> tuple[str, ...]:
