@@ -102,9 +102,9 @@ const Cronaca = (() => {
     let shown = -1;
     let wanted = turns.length ? turns[0].to : 0;
 
-    // `towards` (+1 or -1) is the direction of travel: a step the title cannot show (between
-    // the events of one command) is passed over to the next one it can, that way.
-    async function show(n, towards = 0) {
+    // Every step can be shown: the titles' views are total (kernel contract), including
+    // mid-setup and between the events of one command.
+    async function show(n) {
       n = Math.max(0, Math.min(record.steps, n));
       wanted = n;
       slider.value = String(n);
@@ -125,21 +125,18 @@ const Cronaca = (() => {
         }
         document.body.dataset.step = String(shown);
       } catch (err) {
-        const facts = (err.problem && err.problem.facts) || {};
-        const next = towards > 0 ? facts.after : towards < 0 ? facts.before : undefined;
-        if (next !== undefined && next !== n && wanted === n) return show(next, towards);
         status.textContent = "could not load this step: " + err.message;
       }
     }
 
     slider.addEventListener("input", () => show(Number(slider.value)));
-    document.getElementById("prev").addEventListener("click", () => show(wanted - 1, -1));
-    document.getElementById("next").addEventListener("click", () => show(wanted + 1, 1));
+    document.getElementById("prev").addEventListener("click", () => show(wanted - 1));
+    document.getElementById("next").addEventListener("click", () => show(wanted + 1));
     jump.addEventListener("change", () => show(Number(jump.value)));
     document.addEventListener("keydown", (e) => {
       if (e.target instanceof HTMLInputElement && e.target.type !== "range") return;
-      if (e.key === "ArrowLeft") { e.preventDefault(); show(wanted - 1, -1); }
-      if (e.key === "ArrowRight") { e.preventDefault(); show(wanted + 1, 1); }
+      if (e.key === "ArrowLeft") { e.preventDefault(); show(wanted - 1); }
+      if (e.key === "ArrowRight") { e.preventDefault(); show(wanted + 1); }
     });
     await show(wanted);
   }

@@ -18,7 +18,8 @@ import json
 import secrets
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid4, uuid5
@@ -37,6 +38,7 @@ from domain.kernel import (
     Outcome,
     RuleViolation,
     commitment,
+    play,
 )
 from domain.records import recordfile
 from domain.records.aggregates import LIVE, MODES, TRANSCRIBED, VALIDATING, Import, Record
@@ -77,16 +79,6 @@ class Invalid(RecordsError):
 
 
 STEP_CACHE = 20_000  # answers of finished records' steps kept per process (a few KB each)
-
-
-def _entry_bounds(sizes: list[int], n: int) -> tuple[int, int]:
-    """The steps at the start and end of the log entry whose events contain step n."""
-    start = 0
-    for size in sizes:
-        if n <= start + size:
-            return start, start + size
-        start += size
-    return start, start
 
 
 def titles() -> list[str]:
@@ -255,50 +247,46 @@ class Records(Application[UUID]):
             )
         if record.finished:
             raise Conflict("the game is over; a finished record takes no more commands")
-        timeline = self.timeline(record_id)
-        assert timeline.meta is not None
-        if timeline.meta.version != record.version:
-            raise Conflict("the record changed while the command was being read; decide again", version=record.version)
-        if token is None:
-            raise Unauthorized("a command needs the token of the seat that makes it (Authorization: Bearer <token>)")
-        seat = self.seat_of(timeline.meta, token)
-        game = timeline.game
-        try:
-            cmd = game.parse_command(payload)
-        except MalformedCommand as exc:
-            raise Invalid(exc.message, rule="command/malformed", errors=exc.errors) from exc
-        if cmd.seat != seat:
-            raise Forbidden(f"this token is for seat {seat}, the command is for seat {cmd.seat}", token_seat=seat, command_seat=cmd.seat)
-        if record.mode == LIVE:
-            assert record.seed is not None
-            chance: Any = recordfile.live_chance(record.seed, record.entries)
-        else:
-            if outcomes is None:
-                raise Invalid("a transcribed record needs the chance outcomes each command met (\"outcomes\": [...])")
+        with self.reading(record_id) as timeline:
+            assert timeline.meta is not None
+            if timeline.meta.version != record.version:
+                raise Conflict("the record changed while the command was being read; decide again", version=record.version)
+            if token is None:
+                raise Unauthorized("a command needs the token of the seat that makes it (Authorization: Bearer <token>)")
+            seat = self.seat_of(timeline.meta, token)
+            game = timeline.game
             try:
-                chance = ObservedChance([Outcome.from_json(dict(o)) for o in outcomes])
-            except (KeyError, TypeError) as exc:
-                raise Invalid(f"an outcome needs kind, source and values: {exc}") from exc
-        state = timeline.head
-        produced = game.decide(state, cmd, chance)  # RuleViolation goes to the caller untouched
-        self._no_unused(chance)
-        if not produced:
-            raise Invalid("the rules accept this command but it changes nothing, so there is nothing to record",
-                          rule="command/no-events")
-        entry = Entry(cmd.to_json(), tuple(chance.log), tuple(produced)).to_json()
-        first_step = record.steps
-        record.record(entry, seat=seat)
-        after = state
-        for e in produced:
-            after = game.evolve(after, e)
-        finished = game.pending(after).over
-        if finished:
-            record.finish(seed=record.seed, scores=game.scores(after))
-        try:
-            self.save(record)
-        except IntegrityError as exc:
-            raise Conflict("another command was appended first; reload the record and decide again") from exc
-        return Played(record.version, first_step, list(produced), finished)
+                cmd = game.parse_command(payload)
+            except MalformedCommand as exc:
+                raise Invalid(exc.message, rule="command/malformed", errors=exc.errors) from exc
+            if cmd.seat != seat:
+                raise Forbidden(f"this token is for seat {seat}, the command is for seat {cmd.seat}", token_seat=seat, command_seat=cmd.seat)
+            if record.mode == LIVE:
+                assert record.seed is not None
+                chance: Any = recordfile.live_chance(record.seed, record.entries)
+            else:
+                if outcomes is None:
+                    raise Invalid("a transcribed record needs the chance outcomes each command met (\"outcomes\": [...])")
+                try:
+                    chance = ObservedChance([Outcome.from_json(dict(o)) for o in outcomes])
+                except (KeyError, TypeError) as exc:
+                    raise Invalid(f"an outcome needs kind, source and values: {exc}") from exc
+            produced, after = play(game, timeline.head, cmd, chance)  # RuleViolation goes to the caller untouched
+            self._no_unused(chance)
+            if not produced:
+                raise Invalid("the rules accept this command but it changes nothing, so there is nothing to record",
+                              rule="command/no-events")
+            entry = Entry(cmd.to_json(), tuple(chance.log), tuple(produced)).to_json()
+            first_step = record.steps
+            record.record(entry, seat=seat)
+            finished = game.pending(after).over
+            if finished:
+                record.finish(seed=record.seed, scores=game.scores(after))
+            try:
+                self.save(record)
+            except IntegrityError as exc:
+                raise Conflict("another command was appended first; reload the record and decide again") from exc
+            return Played(record.version, first_step, list(produced), finished)
 
     # ---- reading --------------------------------------------------------------------
 
@@ -308,69 +296,73 @@ class Records(Application[UUID]):
             raise NotFound(f"no record {record_id}")
         return found
 
+    @contextmanager
+    def reading(self, record_id: UUID) -> Iterator[Timeline]:
+        """The record's timeline, held still while it is read.
+
+        Another thread may be absorbing new rows into the same timeline (its event list,
+        entries and checkpoints grow together); a reader holding the lock sees them whole.
+        """
+        timeline = self.timeline(record_id)
+        with timeline.lock:
+            yield timeline
+
     def step(self, record_id: UUID, n: int, token: str | None) -> dict[str, Any]:
         """The state after the first n game events, as the caller may see it."""
-        timeline = self.timeline(record_id)
-        meta = timeline.meta
-        assert meta is not None
-        seat = self.seat_of(meta, token)
-        if not 0 <= n <= len(timeline.events):
-            raise NotFound(f"step {n} does not exist; this record has steps 0 to {len(timeline.events)}",
-                           steps=len(timeline.events))
-        state = timeline.state_at(n)
-        game = timeline.game
-        try:
-            which, view = visible(game, state, len(meta.seats), meta.finished, seat)
+        with self.reading(record_id) as timeline:
+            meta = timeline.meta
+            assert meta is not None
+            seat = self.seat_of(meta, token)
+            if not 0 <= n <= len(timeline.events):
+                raise NotFound(f"step {n} does not exist; this record has steps 0 to {len(timeline.events)}",
+                               steps=len(timeline.events))
+            state = timeline.state_at(n)
+            game = timeline.game
+            which, view = visible(game, state, len(meta.seats), meta.finished, seat)  # total at every step (kernel contract)
             pending = game.pending(state)
             scores = game.scores(state) if meta.finished else None
-        except Exception as exc:
-            before, after = _entry_bounds(meta.entry_sizes, n)
-            if n == after:
-                raise  # a title that cannot show the state after a whole command is a bug to see, not hide
-            raise Invalid(f"step {n} falls between the events of one command, a moment {meta.title} cannot show; "
-                          f"steps {before} and {after} are either side of it", before=before, after=after) from exc
-        shown_pending: dict[str, Any] = {"seat": pending.seat, "kind": pending.kind}
-        if meta.finished or (seat is not None and seat == pending.seat):
-            shown_pending = pending.to_json()
-        out: dict[str, Any] = {"step": n, "steps": len(timeline.events), "view_of": which, "view": view, "pending": shown_pending}
-        if n > 0:
-            out["event"] = timeline.events[n - 1].type
-        if scores is not None:
-            out["scores"] = scores
-        return out
+            shown_pending: dict[str, Any] = {"seat": pending.seat, "kind": pending.kind}
+            if meta.finished or (seat is not None and seat == pending.seat):
+                shown_pending = pending.to_json()
+            out: dict[str, Any] = {"step": n, "steps": len(timeline.events), "view_of": which, "view": view, "pending": shown_pending}
+            if n > 0:
+                out["event"] = timeline.events[n - 1].type
+            if scores is not None:
+                out["scores"] = scores
+            return out
 
     def step_json(self, record_id: UUID, n: int, token: str | None) -> bytes:
         """`step` as JSON bytes. A finished record's steps never change and show every seat the same
         all-seeing view, so their answers are kept in a bounded cache."""
-        timeline = self.timeline(record_id)
-        assert timeline.meta is not None
-        if not timeline.meta.finished:
-            return json.dumps(self.step(record_id, n, token), separators=(",", ":")).encode()
-        self.seat_of(timeline.meta, token)  # a forged token is refused even where it would change nothing
-        key = (record_id, n)
-        with self._step_lock:
-            found = self._step_cache.get(key)
-        if found is None:
-            found = json.dumps(self.step(record_id, n, token), separators=(",", ":")).encode()
+        with self.reading(record_id) as timeline:
+            assert timeline.meta is not None
+            if not timeline.meta.finished:
+                return json.dumps(self.step(record_id, n, token), separators=(",", ":")).encode()
+            self.seat_of(timeline.meta, token)  # a forged token is refused even where it would change nothing
+            key = (record_id, n)
             with self._step_lock:
-                self._step_cache[key] = found
-                while len(self._step_cache) > STEP_CACHE:
-                    self._step_cache.popitem(last=False)
-        return found
+                found = self._step_cache.get(key)
+            if found is None:
+                found = json.dumps(self.step(record_id, n, token), separators=(",", ":")).encode()
+                with self._step_lock:
+                    self._step_cache[key] = found
+                    while len(self._step_cache) > STEP_CACHE:
+                        self._step_cache.popitem(last=False)
+            return found
 
     def event_range(self, record_id: UUID, start: int, stop: int | None) -> dict[str, Any]:
         """Game events [start, stop); their payloads only once the game is over (they carry secrets)."""
-        timeline = self.timeline(record_id)
-        meta = timeline.meta
-        assert meta is not None
-        total = len(timeline.events)
-        stop = total if stop is None else min(stop, total)
-        start = max(0, start)
-        items = []
-        for i in range(start, max(start, stop)):
-            e = timeline.events[i]
-            items.append({"step": i + 1, **e.to_json()} if meta.finished else {"step": i + 1, "type": e.type, "redacted": True})
-        return {"from": start, "to": max(start, stop), "steps": total, "redacted": not meta.finished, "events": items}
+        with self.reading(record_id) as timeline:
+            meta = timeline.meta
+            assert meta is not None
+            total = len(timeline.events)
+            stop = total if stop is None else min(stop, total)
+            start = max(0, start)
+            items = []
+            for i in range(start, max(start, stop)):
+                e = timeline.events[i]
+                items.append({"step": i + 1, **e.to_json()} if meta.finished else {"step": i + 1, "type": e.type, "redacted": True})
+            return {"from": start, "to": max(start, stop), "steps": total, "redacted": not meta.finished, "events": items}
 
     def turns(self, record_id: UUID) -> list[dict[str, Any]]:
         """Step ranges of the setup and of each turn (consecutive commands by one seat).
@@ -379,32 +371,32 @@ class Records(Application[UUID]):
         that number is read); otherwise a new round starts when a turn's seat is not after
         the previous turn's seat.
         """
-        timeline = self.timeline(record_id)
-        meta = timeline.meta
-        assert meta is not None
-        known = timeline.memo.get("turns")
-        if known is not None and known[0] == meta.version:
-            return copy.deepcopy(known[1])  # type: ignore[no-any-return]
-        out: list[dict[str, Any]] = [{"turn": 0, "round": 0, "seat": None, "player": None, "from": 0,
-                                      "to": meta.entry_sizes[0], "commands": 0}]
-        step = meta.entry_sizes[0]
-        counted = 0
-        previous: int | None = None
-        for seat, size in zip(meta.entry_seats[1:], meta.entry_sizes[1:], strict=True):
-            if out[-1]["seat"] == seat and out[-1]["turn"] > 0:
-                out[-1]["to"] += size
-                out[-1]["commands"] += 1
-            else:
-                if previous is None or (seat is not None and seat <= previous):
-                    counted += 1
-                previous = seat
-                player = meta.seats[seat] if seat is not None else None
-                own = self._round_at(timeline, step)
-                out.append({"turn": len(out), "round": counted if own is None else own, "seat": seat,
-                            "player": player, "from": step, "to": step + size, "commands": 1})
-            step += size
-        timeline.memo["turns"] = (meta.version, copy.deepcopy(out))
-        return out
+        with self.reading(record_id) as timeline:
+            meta = timeline.meta
+            assert meta is not None
+            known = timeline.memo.get("turns")
+            if known is not None and known[0] == meta.version:
+                return copy.deepcopy(known[1])  # type: ignore[no-any-return]
+            out: list[dict[str, Any]] = [{"turn": 0, "round": 0, "seat": None, "player": None, "from": 0,
+                                          "to": meta.entry_sizes[0], "commands": 0}]
+            step = meta.entry_sizes[0]
+            counted = 0
+            previous: int | None = None
+            for seat, size in zip(meta.entry_seats[1:], meta.entry_sizes[1:], strict=True):
+                if out[-1]["seat"] == seat and out[-1]["turn"] > 0:
+                    out[-1]["to"] += size
+                    out[-1]["commands"] += 1
+                else:
+                    if previous is None or (seat is not None and seat <= previous):
+                        counted += 1
+                    previous = seat
+                    player = meta.seats[seat] if seat is not None else None
+                    own = self._round_at(timeline, step)
+                    out.append({"turn": len(out), "round": counted if own is None else own, "seat": seat,
+                                "player": player, "from": step, "to": step + size, "commands": 1})
+                step += size
+            timeline.memo["turns"] = (meta.version, copy.deepcopy(out))
+            return out
 
     @staticmethod
     def _round_at(timeline: Timeline, step: int) -> int | None:
@@ -416,26 +408,30 @@ class Records(Application[UUID]):
 
     def legal(self, record_id: UUID, token: str | None) -> dict[str, Any]:
         """The pending decision; its legal commands only for the seat that must decide."""
-        timeline = self.timeline(record_id)
-        meta = timeline.meta
-        assert meta is not None
-        seat = self.seat_of(meta, token)
-        state = timeline.head
-        pending = timeline.game.pending(state)
-        out: dict[str, Any] = {"step": len(timeline.events), "version": meta.version,
-                               "pending": {"seat": pending.seat, "kind": pending.kind}}
-        if pending.over:
-            out["commands"] = []
-        elif seat is not None and seat == pending.seat:
-            out["pending"] = pending.to_json()
-            out["commands"] = [c.to_json() for c in timeline.game.legal(state)]
-        else:
-            out["commands"] = None
-            out["note"] = "the legal commands are shown only to the seat that must decide (send its token)"
-        return out
+        with self.reading(record_id) as timeline:
+            meta = timeline.meta
+            assert meta is not None
+            seat = self.seat_of(meta, token)
+            state = timeline.head
+            pending = timeline.game.pending(state)
+            out: dict[str, Any] = {"step": len(timeline.events), "version": meta.version,
+                                   "pending": {"seat": pending.seat, "kind": pending.kind}}
+            if pending.over:
+                out["commands"] = []
+            elif seat is not None and seat == pending.seat:
+                out["pending"] = pending.to_json()
+                out["commands"] = [c.to_json() for c in timeline.game.legal(state)]
+            else:
+                out["commands"] = None
+                out["note"] = "the legal commands are shown only to the seat that must decide (send its token)"
+            return out
 
     def summary(self, record_id: UUID) -> dict[str, Any]:
-        meta = self.timeline(record_id).meta
+        with self.reading(record_id) as timeline:
+            return self._summary(record_id, timeline)
+
+    def _summary(self, record_id: UUID, timeline: Timeline) -> dict[str, Any]:
+        meta = timeline.meta
         assert meta is not None
         out: dict[str, Any] = {
             "id": str(record_id),
@@ -466,12 +462,12 @@ class Records(Application[UUID]):
         ]
 
     def export(self, record_id: UUID) -> dict[str, Any]:
-        timeline = self.timeline(record_id)
-        meta = timeline.meta
-        assert meta is not None
-        if not meta.finished:
-            raise Forbidden("a record is exported once the game is over: its log holds every secret")
-        return copy.deepcopy(recordfile.export(meta, timeline.entries))  # callers may change it: never our cache
+        with self.reading(record_id) as timeline:
+            meta = timeline.meta
+            assert meta is not None
+            if not meta.finished:
+                raise Forbidden("a record is exported once the game is over: its log holds every secret")
+            return copy.deepcopy(recordfile.export(meta, timeline.entries))  # callers may change it: never our cache
 
     # ---- imports --------------------------------------------------------------------
 

@@ -132,7 +132,7 @@ class Timeline:
         self.events: list[Event] = []
         self.checkpoints: list[Any] = []
         self.head: Any = None
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()  # held by the writer absorbing rows and by readers (Records.reading)
         self.memo: dict[str, tuple[int, Any]] = {}  # derived answers, valid while the version is the same
 
     def absorb(self, rows: Iterable[tuple[int, str, dict[str, Any]]]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import sys
 import threading
 from uuid import UUID
 
@@ -363,3 +364,44 @@ def test_a_command_that_causes_no_game_event_is_refused_and_stores_nothing(
                                           {"command": {"type": "toy/roll", "seat": 0}, "outcomes": [], "events": []}]}
     report = records.validate_import(records.submit(document)[0])
     assert not report["ok"] and report["rule"] == "log/no-events" and report["entry_index"] == 1
+
+
+def test_readers_never_see_a_timeline_half_caught_up(records: Records) -> None:
+    """While one thread catches a record's timeline up with new rows, others read turns and steps.
+
+    The timeline's lists grow together (events, entries, checkpoints); a reader must never see
+    one ahead of another (that used to surface as a zip length error in `turns`).
+    """
+    record_id, tokens = records.start("toy", ["ann", "bob"], edition_file=LONG_TOY.format(target=150))
+    writer = Records(records.env)  # appends through its own view of the store, as another process would
+    done = threading.Event()
+    failures: list[BaseException] = []
+
+    def read() -> None:
+        while not done.is_set():
+            try:
+                turns = records.turns(record_id)
+                last = turns[-1]["to"]
+                assert [t["from"] for t in turns[1:]] == [t["to"] for t in turns[:-1]]
+                records.step(record_id, last, None)
+                records.step(record_id, last // 2, None)
+            except BaseException as exc:  # noqa: BLE001 - collected and reported below
+                failures.append(exc)
+                return
+
+    readers = [threading.Thread(target=read) for _ in range(2)]
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as the interpreter can, to open every window
+    for t in readers:
+        t.start()
+    try:
+        played = play_out(writer, record_id, tokens, seed="race")
+    finally:
+        done.set()
+        for t in readers:
+            t.join()
+        sys.setswitchinterval(switch)
+        writer.close()
+    assert played > 40
+    assert not failures, repr(failures[0])
+    assert records.turns(record_id)[-1]["to"] == records.summary(record_id)["steps"]
