@@ -1,14 +1,27 @@
 """Serenissima's commands: each is one small decision, so `legal` can list every choice.
 
 Sailor and goods transfers name places by galley number, with `0` for the zone's port.
+Commands that go through a port carry an optional `port`: needed only where the zone has
+several ports (ambiguity 30), and left out of the JSON when empty so one-port logs stay as
+they were.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import marshmallow
 from marshmallow import fields
 
 from domain.kernel import Command, CommandBook, command
+
+
+def _without_empty_port(self: Command) -> dict[str, Any]:
+    """The command's JSON, without `port` when no port was named."""
+    out = Command.to_json(self)
+    if not out["port"]:
+        del out["port"]
+    return out
 
 
 @command("serenissima/choose-start")
@@ -31,11 +44,16 @@ class ChoosePlan(Command):
 class MoveSailor(Command):
     source: int
     target: int
+    port: str = ""
+
+    to_json = _without_empty_port
 
 
 @command("serenissima/buy-good")
 class BuyGood(Command):
-    pass
+    port: str = ""
+
+    to_json = _without_empty_port
 
 
 @command("serenissima/shift-good")
@@ -73,6 +91,9 @@ class Blockade(Command):
 @command("serenissima/sell")
 class Sell(Command):
     good: str
+    port: str = ""
+
+    to_json = _without_empty_port
 
 
 @command("serenissima/attack-galley")
@@ -82,12 +103,16 @@ class AttackGalley(Command):
 
 @command("serenissima/attack-port")
 class AttackPort(Command):
-    pass
+    port: str = ""
+
+    to_json = _without_empty_port
 
 
 @command("serenissima/claim-port")
 class ClaimPort(Command):
-    pass
+    port: str = ""
+
+    to_json = _without_empty_port
 
 
 @command("serenissima/continue-battle")
@@ -160,6 +185,10 @@ def _str() -> fields.String:
     return fields.String(required=True)
 
 
+def _port() -> fields.String:
+    return fields.String(load_default="")
+
+
 def _bool() -> fields.Boolean:
     return fields.Boolean(required=True, truthy={True}, falsy={False})
 
@@ -168,18 +197,18 @@ BOOK = CommandBook()
 BOOK.add(ChooseStart, _schema(port=_str(), galley=_int()))
 BOOK.add(ChooseGalley, _schema(galley=_int()))
 BOOK.add(ChoosePlan, _schema(plan=fields.String(required=True, validate=marshmallow.validate.OneOf(["action", "investment"]))))
-BOOK.add(MoveSailor, _schema(source=_int(), target=_int()))
-BOOK.add(BuyGood, _schema())
+BOOK.add(MoveSailor, _schema(source=_int(), target=_int(), port=_port()))
+BOOK.add(BuyGood, _schema(port=_port()))
 BOOK.add(ShiftGood, _schema(good=_str(), source=_int(), target=_int()))
 BOOK.add(TossGood, _schema(good=_str()))
 BOOK.add(EndLoading, _schema())
 BOOK.add(Sail, _schema(zone=_str()))
 BOOK.add(EndMovement, _schema())
 BOOK.add(Blockade, _schema(declare=_bool()))
-BOOK.add(Sell, _schema(good=_str()))
+BOOK.add(Sell, _schema(good=_str(), port=_port()))
 BOOK.add(AttackGalley, _schema(galley=_int()))
-BOOK.add(AttackPort, _schema())
-BOOK.add(ClaimPort, _schema())
+BOOK.add(AttackPort, _schema(port=_port()))
+BOOK.add(ClaimPort, _schema(port=_port()))
 BOOK.add(ContinueBattle, _schema(go=_bool()))
 BOOK.add(Capture, _schema(good=_str()))
 BOOK.add(EndCapture, _schema())

@@ -133,13 +133,9 @@ class SerenissimaEditionSchema(_Schema):
             for n in zone["neighbours"]:
                 if n not in zones or zid not in zones[n]["neighbours"]:
                     raise marshmallow.ValidationError(f"zone {zid}: neighbour {n} unknown or not symmetric")
-        seen: set[str] = set()
         for pid, port in data["ports"].items():
             if port["zone"] not in zones:
                 raise marshmallow.ValidationError(f"port {pid}: unknown zone {port['zone']}")
-            if port["zone"] in seen:
-                raise marshmallow.ValidationError(f"port {pid}: this engine supports one port per zone")
-            seen.add(port["zone"])
             if port["produces"] not in data["goods"]:
                 raise marshmallow.ValidationError(f"port {pid}: unknown good {port['produces']}")
             if port["size"] not in data["space_values"] and str(port["size"]) not in map(str, data["space_values"]):
@@ -170,7 +166,8 @@ class Tables:
     port_size: tuple[int, ...]
     port_values: tuple[tuple[int, ...], ...]
     port_starting: tuple[bool, ...]
-    zone_port: dict[str, int]  # -1 for a zone without port
+    zone_port: dict[str, int]  # the zone's only port; -1 without port, SEVERAL when the player must name one
+    zone_ports: dict[str, tuple[int, ...]]  # every port of the zone, by index (ambiguity 30)
     goods: tuple[str, ...]
     good_index: dict[str, int]
     good_cubes: dict[str, int]
@@ -216,6 +213,13 @@ class Tables:
         return sum(1 for f in faces if f in self.skulls)
 
 
+SEVERAL = -2  # zone_port of a zone with more than one port: the command names the port
+
+
+def _only(ports: tuple[int, ...]) -> int:
+    return ports[0] if len(ports) == 1 else (-1 if not ports else SEVERAL)
+
+
 _TABLES: dict[str, Tables] = {}
 
 
@@ -238,6 +242,7 @@ def _build(edition: Edition) -> Tables:
         values = tuple(tuple(d["space_values"][str(x["size"])]) for x in p)
     except KeyError as exc:
         raise EditionError(f"no space values for warehouse size {exc}") from exc
+    zone_ports = {z: tuple(i for i, x in enumerate(p) if x["zone"] == z) for z in d["sea_zones"]}
     return Tables(
         zones=tuple(sorted(d["sea_zones"])),
         neighbours={z: tuple(sorted(v["neighbours"])) for z, v in d["sea_zones"].items()},
@@ -248,7 +253,8 @@ def _build(edition: Edition) -> Tables:
         port_size=tuple(x["size"] for x in p),
         port_values=values,
         port_starting=tuple(bool(x["starting"]) for x in p),
-        zone_port={z: next((i for i, x in enumerate(p) if x["zone"] == z), -1) for z in d["sea_zones"]},
+        zone_port={z: _only(here) for z, here in zone_ports.items()},
+        zone_ports=zone_ports,
         goods=tuple(sorted(d["goods"])),
         good_index={g: i for i, g in enumerate(sorted(d["goods"]))},
         good_cubes={g: v["cubes"] for g, v in d["goods"].items()},

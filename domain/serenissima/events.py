@@ -1,7 +1,7 @@
 """Serenissima's domain events. Stored forever: never rename a type or a field.
 
 Galleys are named by their wheel number; ports by their edition id; seats are 0-based.
-In sailor transfers `0` stands for the port of the zone.
+In sailor transfers `0` stands for the port of the zone (the named one, see PortNamed).
 """
 
 from __future__ import annotations
@@ -72,6 +72,19 @@ class PlanChosen(Event):
 @event("serenissima/activation-ended")
 class ActivationEnded(Event):
     galley: int
+
+
+@event("serenissima/port-named")
+class PortNamed(Event):
+    """In a zone with several ports (ambiguity 30) the player names the port of this step.
+
+    Emitted before the step's first loading, sale, claim or attack through a port; later
+    events of the step ("0" in sailor transfers, unloading, the fort) mean this port.
+    Never emitted where the zone has one port, so those logs are unchanged.
+    """
+
+    galley: int
+    port: str
 
 
 # --- loading ---------------------------------------------------------------------------

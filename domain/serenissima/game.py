@@ -185,10 +185,18 @@ def _activation(s: State) -> dict[str, Any] | None:
         out["still_to_decide"] = list(act.asked)
     if act.blocker != NEUTRAL:
         out["blockaded_by"] = act.blocker
+    if act.port != NEUTRAL:
+        out["port"] = t.port_name[act.port]  # named in a zone with several ports
     if act.stage == "capture":
         out["wreck_goods"] = list(act.loot)
         out["capturing_galley"] = act.capturer
     return out
+
+
+def _port_names(s: State, zone: str) -> list[str]:
+    """What a port-naming command may say: nothing where the zone has one port, else each port (ambiguity 30)."""
+    here = s.t.zone_ports[zone]
+    return [s.t.ports[i] for i in here] if len(here) > 1 else [""]
 
 
 def _candidates(s: State, seat: int, kind: str) -> Sequence[Command]:
@@ -222,24 +230,26 @@ def _candidates(s: State, seat: int, kind: str) -> Sequence[Command]:
     a = act.galley
     g = s.galleys[a]
     assert g is not None
+    named = _port_names(s, g.zone)
     if kind == "loading":
         others = [n for n, x in enumerate(s.galleys) if x is not None and n != a and x.owner == seat and x.zone == g.zone]
-        out = [cm.MoveSailor(seat, 0, a), cm.MoveSailor(seat, a, 0)]
+        out = [c for p in named for c in (cm.MoveSailor(seat, 0, a, p), cm.MoveSailor(seat, a, 0, p))]
         for n in others:
             out += [cm.MoveSailor(seat, n, a), cm.MoveSailor(seat, a, n)]
             o = s.galleys[n]
             assert o is not None
             out += [cm.ShiftGood(seat, good, a, n) for good in sorted(set(g.goods))]
             out += [cm.ShiftGood(seat, good, n, a) for good in sorted(set(o.goods))]
-        out += [cm.BuyGood(seat)] + [cm.TossGood(seat, good) for good in sorted(set(g.goods))]
+        out += [cm.BuyGood(seat, p) for p in named] + [cm.TossGood(seat, good) for good in sorted(set(g.goods))]
         return [*out, cm.EndLoading(seat)]
     if kind == "movement":
         return [cm.Sail(seat, z) for z in t.neighbours[g.zone]] + [cm.EndMovement(seat)]
     if kind == "sale-or-battle":
         foes = [n for n, x in enumerate(s.galleys) if x is not None and x.owner != seat and x.zone == g.zone]
-        out = [cm.Sell(seat, good) for good in sorted(set(g.goods))]
+        out = [cm.Sell(seat, good, p) for good in sorted(set(g.goods)) for p in named]
         out += [cm.AttackGalley(seat, n) for n in foes]
-        return [*out, cm.AttackPort(seat), cm.ClaimPort(seat), cm.EndActivation(seat)]
+        out += [c for p in named for c in (cm.AttackPort(seat, p), cm.ClaimPort(seat, p))]
+        return [*out, cm.EndActivation(seat)]
     if kind == "unload":
         low, high = rules.unload_range(s)
         return [cm.Unload(seat, k) for k in range(low, high + 1)]

@@ -17,6 +17,7 @@ from marshmallow import fields, validate
 from domain.kernel import AUTOMATIC, GAME_OVER, Chance, Command, Event, RuleViolation, load_options
 from domain.serenissima import commands as cm
 from domain.serenissima import events as ev
+from domain.serenissima.edition import SEVERAL
 from domain.serenissima.state import NEUTRAL, Activation, Galley, State, evolve
 
 # --- reading the board -------------------------------------------------------------------
@@ -30,8 +31,9 @@ def active(s: State) -> tuple[Activation, Galley]:
     return act, g
 
 
-def zone_port(s: State, zone: str) -> int:
-    return s.t.zone_port[zone]
+def current_port(s: State, act: Activation, zone: str) -> int:
+    """The port this step deals with: the one named earlier in the step, else the zone's only port."""
+    return act.port if act.port != NEUTRAL else s.t.zone_port[zone]
 
 
 def own_galleys_in(s: State, seat: int, zone: str) -> list[int]:
@@ -183,6 +185,35 @@ def _no(rule: str, message: str, **facts: Any) -> RuleViolation:
     return RuleViolation("serenissima/" + rule, message, **facts)
 
 
+def step_port(s: State, act: Activation, zone: str, named: str, area: str) -> int:
+    """The port a command goes through (ambiguity 30).
+
+    Where the zone has one port (or none) the command may leave it unnamed, as on the
+    reference map. Where it has several the player names one, and the whole step keeps
+    to the port named first.
+    """
+    t = s.t
+    only = t.zone_port[zone]
+    if not named and only != SEVERAL:
+        return only
+    here = t.zone_ports[zone]
+    if not named:
+        raise _no(f"{area}/name-the-port", "this zone has several ports: name the one this step deals with", zone=zone, ports=[t.ports[k] for k in here])
+    i = t.port_index.get(named, NEUTRAL)
+    if i not in here:
+        raise _no(f"{area}/port-not-in-zone", f"{named} is not a port of this zone", port=named, zone=zone, ports=[t.ports[k] for k in here])
+    if act.port != NEUTRAL and i != act.port:
+        raise _no(f"{area}/one-port-per-step", "a step deals with one port only", port=named, step_port=t.ports[act.port])
+    return i
+
+
+def _naming(s: State, act: Activation, zone: str, port: int) -> list[Event]:
+    """The port-named event, once per step and only where the zone has several ports."""
+    if act.port == NEUTRAL and s.t.zone_port[zone] == SEVERAL:
+        return [ev.PortNamed(act.galley, s.t.ports[port])]
+    return []
+
+
 def _v_choose_start(s: State, c: cm.ChooseStart) -> None:
     i = s.t.port_index.get(c.port)
     if i is None or not s.t.port_starting[i] or s.ports[i].owner != NEUTRAL:
@@ -209,11 +240,14 @@ def _v_move_sailor(s: State, c: cm.MoveSailor) -> None:
     if (c.source == act.galley) == (c.target == act.galley):
         raise _no("loading/active-galley", "every sailor transfer has the active galley at one end", source=c.source, target=c.target)
     other = c.target if c.source == act.galley else c.source
-    port = zone_port(s, g.zone)
+    port = NEUTRAL
     if other == 0:
+        port = step_port(s, act, g.zone, c.port, "loading")
         if port == NEUTRAL or s.ports[port].owner != act.seat:
             raise _no("loading/not-your-port", "sailors go to or from a port only where you hold it", zone=g.zone)
     else:
+        if c.port:
+            raise _no("loading/no-port-in-transfer", "a transfer between galleys goes through no port", port=c.port)
         o = s.galleys[other] if 0 < other < len(s.galleys) else None
         if o is None or o.owner != act.seat or o.zone != g.zone:
             raise _no("loading/not-your-galley", f"galley {other} is not yours in this zone", galley=other)
@@ -239,7 +273,7 @@ def _cube_price(s: State, act: Activation, port: int) -> tuple[int, int]:
 
 def _v_buy_good(s: State, c: cm.BuyGood) -> None:
     act, g = active(s)
-    port = zone_port(s, g.zone)
+    port = step_port(s, act, g.zone, c.port, "loading")
     if port == NEUTRAL:
         raise _no("loading/no-port", "there is no port in this zone", zone=g.zone)
     if s.ports[port].closed:
@@ -292,8 +326,8 @@ def _v_true(s: State, c: Command) -> None:
     return None
 
 
-def _trade_port(s: State, g: Galley, area: str) -> int:
-    port = zone_port(s, g.zone)
+def _trade_port(s: State, act: Activation, g: Galley, named: str, area: str) -> int:
+    port = step_port(s, act, g.zone, named, area)
     if port == NEUTRAL:
         raise _no(f"{area}/no-port", "there is no port in this zone", zone=g.zone)
     if s.ports[port].closed:
@@ -305,7 +339,7 @@ def _v_sell(s: State, c: cm.Sell) -> None:
     act, g = active(s)
     if act.mode == "battle":
         raise _no("sale/after-battle", "step 3 is a sale or a battle, not both; a blockaded sale is never resumed")
-    port = _trade_port(s, g, "sale")
+    port = _trade_port(s, act, g, c.port, "sale")
     if c.good not in g.goods:
         raise _no("sale/not-aboard", f"no {c.good} aboard", good=c.good, goods=list(g.goods))
     if c.good == s.t.port_good[port]:
@@ -340,7 +374,7 @@ def _v_attack_port(s: State, c: cm.AttackPort) -> None:
     act, g = active(s)
     if act.mode == "sale":
         raise _no("battle/after-sale", "step 3 is a sale or a battle, not both")
-    port = _trade_port(s, g, "battle")
+    port = _trade_port(s, act, g, c.port, "battle")
     owner = s.ports[port].owner
     if owner == NEUTRAL or owner == act.seat:
         raise _no("battle/not-an-enemy-port", "only another player's port is attacked; a neutral port is claimed", port=s.t.ports[port], owner=owner)
@@ -358,7 +392,7 @@ def _v_claim(s: State, c: cm.ClaimPort) -> None:
     act, g = active(s)
     if act.mode == "sale":
         raise _no("conquest/after-sale", "step 3 is a sale or a battle, not both")
-    port = _trade_port(s, g, "conquest")
+    port = _trade_port(s, act, g, c.port, "conquest")
     if s.ports[port].owner != NEUTRAL:
         raise _no("conquest/not-neutral", "only a neutral port is claimed by unloading", port=s.t.ports[port], owner=s.ports[port].owner)
     if blocker_present(s, act, g.zone):
@@ -378,7 +412,7 @@ def _v_capture(s: State, c: cm.Capture) -> None:
 
 def unload_range(s: State) -> tuple[int, int]:
     act, g = active(s)
-    port = zone_port(s, g.zone)
+    port = current_port(s, act, g.zone)
     return act.unload_min, min(g.sailors, s.t.port_size[port])
 
 
@@ -417,8 +451,7 @@ def _v_recruit_galley(s: State, c: cm.RecruitGalley) -> None:
     g = s.galleys[c.galley] if 0 < c.galley < len(s.galleys) else None
     if g is None or g.owner != c.seat:
         raise _no("investment/not-your-galley", f"galley {c.galley} is not yours", galley=c.galley)
-    port = zone_port(s, g.zone)
-    if port == NEUTRAL or s.ports[port].owner != c.seat:
+    if not any(s.ports[i].owner == c.seat for i in s.t.zone_ports[g.zone]):
         raise _no("investment/galley-not-in-your-port", "recruits board only galleys stationed in your own ports", galley=c.galley, zone=g.zone)
     if not has_room(s, g, sailor=True):
         raise _no("investment/galley-full", "a galley holds at most 5 pieces and 5 sailors", galley=c.galley, sailors=g.sailors, goods=list(g.goods))
@@ -531,7 +564,10 @@ def _end(s: State) -> list[Event]:
 
 def _p_move_sailor(s: State, c: cm.MoveSailor, chance: Chance) -> list[Event]:
     act, g = active(s)
-    out: list[Event] = [ev.SailorMoved(c.source, c.target)]
+    out: list[Event] = []
+    if c.source == 0 or c.target == 0:
+        out += _naming(s, act, g.zone, step_port(s, act, g.zone, c.port, "loading"))
+    out.append(ev.SailorMoved(c.source, c.target))
     if c.source == act.galley and g.sailors == 1:
         out += _end(s)  # the active galley sank by its owner's choice
     return out
@@ -539,9 +575,9 @@ def _p_move_sailor(s: State, c: cm.MoveSailor, chance: Chance) -> list[Event]:
 
 def _p_buy_good(s: State, c: cm.BuyGood, chance: Chance) -> list[Event]:
     act, g = active(s)
-    port = zone_port(s, g.zone)
+    port = step_port(s, act, g.zone, c.port, "loading")
     price, payee = _cube_price(s, act, port)
-    return [ev.GoodBought(act.galley, s.t.port_good[port], price, payee)]
+    return [*_naming(s, act, g.zone, port), ev.GoodBought(act.galley, s.t.port_good[port], price, payee)]
 
 
 def _p_shift_good(s: State, c: cm.ShiftGood, chance: Chance) -> list[Event]:
@@ -577,13 +613,13 @@ def _p_blockade(s: State, c: cm.Blockade, chance: Chance) -> list[Event]:
         return [ev.BlockadeDeclared(c.seat)]
     out: list[Event] = [ev.BlockadeWaived(c.seat)]
     if len(act.asked) == 1 and act.intent == "sale":
-        out.append(_sale(s, act.pending_good))
+        _, g = active(s)
+        out.append(_sale(s, act.pending_good, current_port(s, act, g.zone)))
     return out
 
 
-def _sale(s: State, good: str) -> ev.GoodSold:
-    act, g = active(s)
-    port = zone_port(s, g.zone)
+def _sale(s: State, good: str, port: int) -> ev.GoodSold:
+    act, _ = active(s)
     p = s.ports[port]
     value = s.t.port_values[port][len(p.warehouse)]
     income = (0 if p.owner == act.seat else value) + s.t.sale_bonus[good]
@@ -592,17 +628,19 @@ def _sale(s: State, good: str) -> ev.GoodSold:
 
 def _p_sell(s: State, c: cm.Sell, chance: Chance) -> list[Event]:
     act, g = active(s)
+    port = step_port(s, act, g.zone, c.port, "sale")
+    named = _naming(s, act, g.zone, port)
     if not act.sale_cleared:
         asked = blockaders(s, g.zone, act.seat, g.sailors)
         if asked:
-            return [ev.SaleAnnounced(c.good, asked)]
-    return [_sale(s, c.good)]
+            return [*named, ev.SaleAnnounced(c.good, asked)]
+    return [*named, _sale(s, c.good, port)]
 
 
 def _p_claim(s: State, c: cm.ClaimPort, chance: Chance) -> list[Event]:
     act, g = active(s)
-    port = zone_port(s, g.zone)
-    return [ev.ClaimAnnounced(s.t.ports[port], blockaders(s, g.zone, act.seat, g.sailors))]
+    port = step_port(s, act, g.zone, c.port, "conquest")
+    return [*_naming(s, act, g.zone, port), ev.ClaimAnnounced(s.t.ports[port], blockaders(s, g.zone, act.seat, g.sailors))]
 
 
 def _round(s: State, chance: Chance) -> list[Event]:
@@ -655,8 +693,9 @@ def _p_attack_galley(s: State, c: cm.AttackGalley, chance: Chance) -> list[Event
 
 
 def _p_attack_port(s: State, c: cm.AttackPort, chance: Chance) -> list[Event]:
-    _, g = active(s)
-    return _begin_battle(s, 0, s.t.ports[zone_port(s, g.zone)], chance)
+    act, g = active(s)
+    port = step_port(s, act, g.zone, c.port, "battle")
+    return [*_naming(s, act, g.zone, port), *_begin_battle(s, 0, s.t.ports[port], chance)]
 
 
 def _p_continue(s: State, c: cm.ContinueBattle, chance: Chance) -> list[Event]:
@@ -683,7 +722,7 @@ def _p_end_capture(s: State, c: cm.EndCapture, chance: Chance) -> list[Event]:
 
 def _p_unload(s: State, c: cm.Unload, chance: Chance) -> list[Event]:
     act, g = active(s)
-    port = s.t.ports[zone_port(s, g.zone)]
+    port = s.t.ports[current_port(s, act, g.zone)]
     first: Event = ev.PortTaken(port, act.seat, c.sailors) if c.sailors else ev.PortLeftNeutral(port)
     return [first, *_end(s)]
 

@@ -66,6 +66,7 @@ class Activation:
     loot: tuple[str, ...] = ()
     capturer: int = 0
     unload_min: int = 0
+    port: int = NEUTRAL  # the port named for this step where the zone has several (ambiguity 30)
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,10 +264,15 @@ def _activation_ended(s: State, e: ev.ActivationEnded) -> State:
     return replace(s, act=None)
 
 
+def _port_named(s: State, e: ev.PortNamed) -> State:
+    assert s.act is not None
+    return replace(s, act=replace(s.act, port=s.t.port_index[e.port]))
+
+
 def _sailor_moved(s: State, e: ev.SailorMoved) -> State:
     act = s.act
     assert act is not None
-    port = s.t.zone_port[act.start_zone]
+    port = act.port if act.port != NEUTRAL else s.t.zone_port[act.start_zone]
     if e.target == 0:
         p = s.ports[port]
         s = replace(s, ports=_set(s.ports, port, replace(p, sailors=p.sailors + 1)))
@@ -320,7 +326,7 @@ def _loading_ended(s: State, e: ev.LoadingEnded) -> State:
     assert s.act is not None
     g = s.galleys[e.galley]
     assert g is not None
-    return replace(s, act=replace(s.act, stage="movement", moves_left=g.sailors))
+    return replace(s, act=replace(s.act, stage="movement", moves_left=g.sailors, port=NEUTRAL))
 
 
 def _sailed(s: State, e: ev.Sailed) -> State:
@@ -335,7 +341,7 @@ def _sailed(s: State, e: ev.Sailed) -> State:
 
 def _movement_ended(s: State, e: ev.MovementEnded) -> State:
     assert s.act is not None
-    return replace(s, act=replace(s.act, stage="trade"))
+    return replace(s, act=replace(s.act, stage="trade", port=NEUTRAL))
 
 
 def _blockade_declared(s: State, e: ev.BlockadeDeclared) -> State:
@@ -554,6 +560,7 @@ FOLD: dict[type[Event], Callable[[State, Any], State]] = {
     ev.GalleyActivated: _activated,
     ev.PlanChosen: _plan_chosen,
     ev.ActivationEnded: _activation_ended,
+    ev.PortNamed: _port_named,
     ev.SailorMoved: _sailor_moved,
     ev.GoodBought: _good_bought,
     ev.GoodShifted: _good_shifted,

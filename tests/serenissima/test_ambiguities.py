@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from importlib import resources
-
 import pytest
 
 from domain.kernel import SeededChance
@@ -296,11 +294,25 @@ def test_29_any_number_of_voluntary_sinkings_including_by_unloading() -> None:
     assert s.galleys[4] is None and P(s, "algiers").sailors == 2
 
 
-def test_30_one_port_per_zone_is_enforced_by_the_edition_schema() -> None:
-    from domain.kernel import EditionError
+def test_30_two_ports_in_one_zone_the_player_names_the_port_one_per_step() -> None:
+    """The reference map has one port per zone; an edition with two makes each step name its port.
 
-    raw = resources.files("domain.serenissima").joinpath("edition.yaml").read_bytes()
-    GAME.load_edition(raw)
-    twin = raw.replace(b"zone: sidra,            produces: marble", b"zone: algerian,         produces: marble")
-    with pytest.raises(EditionError):
-        GAME.load_edition(twin)
+    The full reading (loading, buying, selling, claims, attacks, forts, random play) is in
+    test_two_ports.py.
+    """
+    from domain.kernel import RuleViolation
+    from tests.serenissima.test_two_ports import ZONE, twin_table
+
+    assert all(len(ports) <= 1 for ports in GAME.begin(EDITION).t.zone_ports.values())
+    s = twin_table()
+    s = port(s, "algiers", BLUE, 2)
+    s = galley(s, 4, BLUE, ZONE, 2)
+    s = activate(s, 4, "action")
+    with pytest.raises(RuleViolation) as refused:
+        GAME.decide(s, cm.BuyGood(BLUE), SeededChance("x"))
+    assert refused.value.rule == "serenissima/loading/name-the-port"
+    s, events = play(s, cm.BuyGood(BLUE, "tripoli"))
+    assert types(events) == ["port-named", "good-bought"] and events[1].good == "marble"
+    with pytest.raises(RuleViolation) as refused:
+        GAME.decide(s, cm.MoveSailor(BLUE, 0, 4, "algiers"), SeededChance("x"))
+    assert refused.value.rule == "serenissima/loading/one-port-per-step"
