@@ -103,6 +103,20 @@ def test_a_tampered_log_is_refused() -> None:
     assert not report.ok and report.rule.startswith("chance/")
 
 
+def assert_legal_is_exact(state: State) -> list:
+    """Every command `legal` lists is accepted and every other well-formed one refused; returns `legal`."""
+    legal = GAME.legal(state)
+    accepted = []
+    for c in universe(state):
+        try:
+            GAME.decide(state, c, SeededChance("probe"))
+        except RuleViolation:
+            continue
+        accepted.append(c)
+    assert set(accepted) == set(legal), (GAME.pending(state), set(legal) ^ set(accepted))
+    return legal
+
+
 def universe(state: State) -> list:
     """Every well-formed command worth trying at this point, legal or not."""
     seats = range(state.players)
@@ -129,15 +143,7 @@ def test_legal_is_exact(players: int) -> None:
     checked = 0
     for index, entry in enumerate(played.entries):
         if index > 0 and index % 4 == 0:
-            legal = GAME.legal(state)
-            accepted = []
-            for c in universe(state):
-                try:
-                    GAME.decide(state, c, SeededChance("probe"))
-                except RuleViolation:
-                    continue
-                accepted.append(c)
-            assert set(accepted) == set(legal), (GAME.pending(state), set(legal) ^ set(accepted))
+            legal = assert_legal_is_exact(state)
             assert len(legal) == len(set(legal))
             checked += 1
         for e in entry.events:

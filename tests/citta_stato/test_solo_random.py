@@ -16,11 +16,11 @@ import pytest
 from domain.citta_stato import events as ev
 from domain.citta_stato.solo import scenario
 from domain.citta_stato.state import GHOST, State
-from domain.kernel import Event, RuleViolation, SeededChance, replay
+from domain.kernel import Event, replay
 from domain.kernel.selfplay import PlayedGame, play_random
 
 from .helpers import EDITION, GAME
-from .test_random_play import Refold, universe
+from .test_random_play import Refold, assert_legal_is_exact
 
 GAMES = 100
 SCENARIOS = (1, 2, 3, 4)
@@ -88,15 +88,7 @@ def test_solo_legal_is_exact(n: int) -> None:
         state = GAME.begin(EDITION)
         for index, entry in enumerate(played.entries):
             if index > 0 and index % 2 == 0:
-                legal = GAME.legal(state)
-                accepted = []
-                for c in universe(state):
-                    try:
-                        GAME.decide(state, c, SeededChance("probe"))
-                    except RuleViolation:
-                        continue
-                    accepted.append(c)
-                assert set(accepted) == set(legal), (GAME.pending(state), set(legal) ^ set(accepted))
+                legal = assert_legal_is_exact(state)
                 assert all(c.seat == 0 for c in legal)
                 checked += 1
             for e in entry.events:
