@@ -14,6 +14,7 @@ import marshmallow
 from marshmallow import fields, validate
 
 from domain.kernel import Edition, parse_edition
+from domain.kernel.editions import derived
 
 TITLE = "citta-stato"
 COLOURS = ("Y", "W", "G", "O", "B", "P")
@@ -323,11 +324,5 @@ def _build(edition: Edition) -> Tables:
     )
 
 
-_CACHE: dict[str, Tables] = {}
-
-
 def tables(edition: Edition) -> Tables:
-    found = _CACHE.get(edition.content_hash)
-    if found is None:
-        found = _CACHE[edition.content_hash] = _build(edition)
-    return found
+    return derived(edition, _build)

@@ -16,10 +16,10 @@ replays with the numbers it was played with.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import marshmallow
 import yaml
@@ -27,6 +27,9 @@ import yaml
 from domain.kernel.frozen import FrozenDict, freeze
 
 TAGS = ("rule", "inferred", "assumed", "public")
+
+T = TypeVar("T")
+_DERIVED: dict[tuple[Callable[[Any], Any], str], Any] = {}
 
 
 class EditionError(ValueError):
@@ -110,3 +113,16 @@ def _string_keys(value: Any) -> Any:
 
 def load_edition_file(path: Path, title: str, schema: marshmallow.Schema) -> Edition:
     return parse_edition(path.read_bytes(), title, schema, source=str(path))
+
+
+def derived(edition: Edition, build: Callable[[Edition], T]) -> T:
+    """What a title works out from an edition (lookup tables, a board), built once per content hash.
+
+    Every state of every record played with that file shares the one copy, and an edited
+    file (a new hash) gets its own.
+    """
+    key = (build, edition.content_hash)
+    found = _DERIVED.get(key)
+    if found is None:
+        found = _DERIVED[key] = build(edition)
+    return found  # type: ignore[no-any-return]

@@ -17,6 +17,7 @@ import marshmallow
 from marshmallow import fields, validate
 
 from domain.kernel import Edition, parse_edition, thaw
+from domain.kernel.editions import derived
 
 TITLE = "la-citta"
 SERVICES = ("culture", "education", "health")
@@ -241,15 +242,13 @@ def build_tables(data: Mapping[str, Any]) -> Tables:
     )
 
 
-_CACHE: dict[str, Tables] = {}
+def _build_tables(edition: Edition) -> Tables:
+    return build_tables(edition.data)
 
 
 def tables(edition: Edition) -> Tables:
     """The tables of an edition, computed once per content hash."""
-    found = _CACHE.get(edition.content_hash)
-    if found is None:
-        found = _CACHE[edition.content_hash] = build_tables(edition.data)
-    return found
+    return derived(edition, _build_tables)
 
 
 @dataclass(frozen=True, slots=True)

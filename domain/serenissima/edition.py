@@ -9,6 +9,7 @@ import marshmallow
 from marshmallow import fields, validate
 
 from domain.kernel import Edition, EditionError, parse_edition
+from domain.kernel.editions import derived
 
 TITLE = "serenissima"
 
@@ -220,15 +221,9 @@ def _only(ports: tuple[int, ...]) -> int:
     return ports[0] if len(ports) == 1 else (-1 if not ports else SEVERAL)
 
 
-_TABLES: dict[str, Tables] = {}
-
-
 def tables(edition: Edition) -> Tables:
     """Tables for an edition, cached by content hash so every state shares one copy."""
-    found = _TABLES.get(edition.content_hash)
-    if found is None:
-        found = _TABLES[edition.content_hash] = _build(edition)
-    return found
+    return derived(edition, _build)
 
 
 def _build(edition: Edition) -> Tables:
