@@ -529,14 +529,19 @@ def _war_revealed(s: State, e: ev.WarRevealed, popped: Task | None, tasks: tuple
     return new_state(s, revealed=True, tasks=pay + tasks)
 
 
-def _war_paid(s: State, e: ev.WarPaid, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+def _cube_to_bag(s: State, seat_index: int, colour: str, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    """One cube from a seat's supply to its bag; the step comes back while cubes are still owed."""
     assert popped is not None
-    i = CI[e.colour]
-    seat = s.seats[e.seat]
+    i = CI[colour]
+    seat = s.seats[seat_index]
     seat = new_seat(seat, supply=add(seat.supply, i, -1), bag=add(seat.bag, i))
     if popped[2] > 1:
-        tasks = _push(tasks, ("war_pay", e.seat, popped[2] - 1))
-    return new_state(s, seats=set_seat(s, e.seat, seat), tasks=tasks)
+        tasks = _push(tasks, (popped[0], seat_index, popped[2] - 1))
+    return new_state(s, seats=set_seat(s, seat_index, seat), tasks=tasks)
+
+
+def _war_paid(s: State, e: ev.WarPaid, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+    return _cube_to_bag(s, e.seat, e.colour, popped, tasks)
 
 
 def _war_forfeited(s: State, e: ev.WarForfeited, popped: Task | None, tasks: tuple[Task, ...]) -> State:
@@ -724,13 +729,7 @@ def _track_moved_back(s: State, e: ev.TrackMovedBack, popped: Task | None, tasks
 
 
 def _cube_bagged(s: State, e: ev.CubeBagged, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    assert popped is not None
-    i = CI[e.colour]
-    seat = s.seats[e.seat]
-    seat = new_seat(seat, supply=add(seat.supply, i, -1), bag=add(seat.bag, i))
-    if popped[2] > 1:
-        tasks = _push(tasks, ("cube_to_bag", e.seat, popped[2] - 1))
-    return new_state(s, seats=set_seat(s, e.seat, seat), tasks=tasks)
+    return _cube_to_bag(s, e.seat, e.colour, popped, tasks)
 
 
 Handler = Callable[[State, Any, Task | None, tuple[Task, ...]], State]

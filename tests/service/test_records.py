@@ -104,16 +104,17 @@ def test_a_command_decided_against_an_old_version_conflicts(records: Records) ->
     assert stored_versions(records, record_id) == [1, 2, 3]
 
 
-def test_concurrent_commands_one_wins_and_the_stream_has_no_gap(records: Records) -> None:
-    record_id, tokens = records.start("toy", ["ann", "bob"])
-    other = Records(records.env)  # a second process's view of the same store
+def race(records: Records, record_id: UUID, payload: dict, token: str, version: int) -> list[str]:
+    """The same command at the same version from this app and from a second one (another process's view
+    of the same store), released together; what each got back, sorted."""
+    other = Records(records.env)
     results: list[str] = []
     barrier = threading.Barrier(2)
 
     def attempt(app: Records) -> None:
         barrier.wait()
         try:
-            app.play(record_id, {"type": "toy/roll", "seat": 0}, tokens[0], expected_version=2)
+            app.play(record_id, payload, token, expected_version=version)
             results.append("ok")
         except Conflict:
             results.append("conflict")
@@ -124,7 +125,12 @@ def test_concurrent_commands_one_wins_and_the_stream_has_no_gap(records: Records
     for t in threads:
         t.join()
     other.close()
-    assert sorted(results) == ["conflict", "ok"]
+    return sorted(results)
+
+
+def test_concurrent_commands_one_wins_and_the_stream_has_no_gap(records: Records) -> None:
+    record_id, tokens = records.start("toy", ["ann", "bob"])
+    assert race(records, record_id, {"type": "toy/roll", "seat": 0}, tokens[0], version=2) == ["conflict", "ok"]
     assert stored_versions(records, record_id) == [1, 2, 3]
     assert records.summary(record_id)["steps"] == 2
 
@@ -305,25 +311,7 @@ def test_one_stored_event_per_game_event_and_a_command_saved_whole(records: Reco
     else:
         pytest.fail("no command with several game events in 500")
     version, steps = meta.version, len(timeline.events)
-    other = Records(records.env)
-    results: list[str] = []
-    barrier = threading.Barrier(2)
-
-    def attempt(app: Records) -> None:
-        barrier.wait()
-        try:
-            app.play(record_id, cmd.to_json(), tokens[cmd.seat], expected_version=version)
-            results.append("ok")
-        except Conflict:
-            results.append("conflict")
-
-    threads = [threading.Thread(target=attempt, args=(app,)) for app in (records, other)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    other.close()
-    assert sorted(results) == ["conflict", "ok"]
+    assert race(records, record_id, cmd.to_json(), tokens[cmd.seat], version) == ["conflict", "ok"]
     rows = stored_rows(records, record_id)
     assert [v for v, _, _ in rows] == list(range(1, version + len(produced) + 1))  # no gap, no duplicate
     assert rows[0][1] == "Started" and all(kind == "Happened" for _, kind, _ in rows[1:])
