@@ -6,7 +6,7 @@ from typing import Any
 
 from flask import Flask
 
-from api import problems
+from api import problems, security
 from api.fastpath import StepFastPath
 from api.service import Service
 from domain.records.settings import Settings
@@ -23,20 +23,25 @@ def create_app(settings: Settings | None = None, service: Service | None = None,
         OPENAPI_JSON_PATH="openapi.json",
         MAX_CONTENT_LENGTH=settings.max_upload,
         JSON_SORT_KEYS=False,
+        CRONACA_JSON_DEPTH=max(security.MAX_DEPTH, settings.limits.max_depth),
     )
     app.config.update(config)
     app.extensions["cronaca"] = service or Service.build(settings)
 
+    body_types = security.BodyTypes()
     api = problems.ProblemApi(app, spec_kwargs={
         "info": {"description": "Event-sourced game records: play live, replay step by step, import and check logs."},
+        "extra_plugins": [problems.ProblemResponses(), body_types],
     })
     api.spec.components.security_scheme("seat", {"type": "http", "scheme": "bearer",
                                                  "description": "a seat token from POST /api/records"})
-    from api import imports, records, viewer
+    from api import imports, records, transcripts, viewer
 
     api.register_blueprint(records.blp)
     api.register_blueprint(imports.blp)
+    api.register_blueprint(transcripts.blp)
     app.register_blueprint(viewer.viewer)
     problems.register(app)
+    security.install(app, body_types)
     app.wsgi_app = StepFastPath(app.wsgi_app, app.extensions["cronaca"].records)  # type: ignore[method-assign]
     return app

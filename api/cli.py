@@ -1,71 +1,243 @@
-"""`cronaca`: the command line. Each subcommand is a thin edge over domain, api or workers."""
+"""`cronaca`: the command line. Each command is a thin edge over domain, api or workers.
+
+click (Flask's own command-line library) parses the commands; rich draws the progress bar
+and the colours of the dispute report. `main(argv)` returns the exit code, so tests and
+`python -m api.cli` run the same thing.
+"""
 
 from __future__ import annotations
 
-import argparse
+import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.progress import Progress
 
 from domain import catalog
 from domain.kernel import MalformedCommand, RuleViolation
 from domain.kernel.selfplay import play_random
 
 
-def _selfplay(args: argparse.Namespace) -> int:
-    game = catalog.game(args.title)
+class Failed(click.ClickException):
+    """An error a person can act on: one line on standard error, exit 2, no traceback."""
+
+    exit_code = 2
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"cronaca: {self.message}", err=True)
+
+
+@click.group(help="Game records and replays: play, check and reconcile table notation, run the service.")
+def cronaca() -> None:
+    pass
+
+
+@cronaca.command(help="Play random legal games and print one summary line each.")
+@click.argument("title", type=click.Choice(sorted(catalog.TITLES)))
+@click.option("--players", type=int, default=2, show_default=True)
+@click.option("--games", type=int, default=1, show_default=True)
+@click.option("--seed", default="cronaca", show_default=True)
+@click.option("--solo", type=int, default=None, help="Città-Stato solo scenario (1-4)")
+@click.option("--solo-game", type=int, default=1, show_default=True, help="game of the solo campaign (1-3)")
+@click.option("--carried-crowns", type=int, default=0, help="crowns carried into this solo game from the previous one")
+@click.option("--option", "extra", multiple=True, help="extra game option KEY=VALUE")
+@click.option("--bot", type=click.Choice(["random", "greedy"]), default="random", show_default=True,
+              help="random legal moves, or the greedy bot (one turn of lookahead on the running score)")
+def selfplay(title: str, players: int, games: int, seed: str, solo: int | None, solo_game: int, carried_crowns: int,
+             extra: Sequence[str], bot: str) -> None:
+    game = catalog.game(title)
     edition = game.default_edition()
-    options: dict[str, object] = {"players": args.players}
-    if args.solo is not None:
-        options = {"players": 2, "solo": {"scenario": args.solo, "game": args.solo_game, "carried_crowns": args.carried_crowns}}
-    if args.option:
-        for item in args.option:
-            key, _, value = item.partition("=")
-            options[key] = value if not value.lstrip("-").isdigit() else int(value)
-    for k in range(args.games):
-        seed = f"{args.seed}-{k}"
-        played = play_random(game, edition, options, seed)
+    options: dict[str, object] = {"players": players}
+    if solo is not None:
+        options = {"players": 2, "solo": {"scenario": solo, "game": solo_game, "carried_crowns": carried_crowns}}
+    for item in extra:
+        key, _, value = item.partition("=")
+        options[key] = value if not value.lstrip("-").isdigit() else int(value)
+    for k in range(games):
+        if bot == "greedy":
+            from domain.kernel.bots import play_bot
+
+            played = play_bot(game, edition, options, f"{seed}-{k}")
+        else:
+            played = play_random(game, edition, options, f"{seed}-{k}")
         scores = played.scores
         totals = {s["seat"]: s["total"] for s in scores["seats"]}
         winner = scores["ranking"][0] if scores["ranking"] else None
         ranked = " ".join(f"{seat}:{totals[seat]}" for seat in scores["ranking"])
-        print(f"game {k + 1} seed={seed} winner=seat {winner} scores=[{ranked}] events={played.event_count}")
-    return 0
+        click.echo(f"game {k + 1} seed={seed}-{k} winner=seat {winner} scores=[{ranked}] events={played.event_count}")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="cronaca", description="Game records and replays.")
-    sub = parser.add_subparsers(dest="command", required=True)
+# ---- table notation -----------------------------------------------------------------------------
 
-    sp = sub.add_parser("selfplay", help="play random legal games and print one summary line each")
-    sp.add_argument("title", choices=sorted(catalog.TITLES))
-    sp.add_argument("--players", type=int, default=2)
-    sp.add_argument("--games", type=int, default=1)
-    sp.add_argument("--seed", default="cronaca")
-    sp.add_argument("--solo", type=int, default=None, help="Città-Stato solo scenario (1-4)")
-    sp.add_argument("--solo-game", type=int, default=1, help="game of the solo campaign (1-3)")
-    sp.add_argument("--carried-crowns", type=int, default=0, help="crowns carried into this solo game from the previous one")
-    sp.add_argument("--option", action="append", help="extra game option KEY=VALUE")
-    sp.set_defaults(run=_selfplay)
+
+def _read_text(path: str) -> str:
+    """A notation file's text; unreadable input is exit 2 with the reason."""
+    try:
+        raw = Path(path).read_bytes() if path != "-" else sys.stdin.buffer.read()
+    except OSError as exc:
+        raise Failed(f"{path}: {exc.strerror or exc}") from exc
+    if b"\x00" in raw:
+        raise Failed(f"{path}: this is not a text file (it holds NUL bytes)")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise Failed(f"{path}: not UTF-8 text (byte {exc.start})") from exc
+
+
+def _shown(value: Any) -> Any:
+    from domain.kernel import ALL, reveal
+
+    return reveal(value, ALL)  # a table checking its own file sees everything it implies
+
+
+def _print_report(console: Console, path: str, report: dict[str, Any]) -> None:
+    verdict = "[green]clean[/green]" if report["ok"] else f"[red]{len(report['findings'])} finding(s)[/red]"
+    console.print(f"[bold]{path}[/bold]: {report.get('title') or '?'}, {report['moves']} moves — {verdict}")
+    console.print(f"  {report['summary']}", highlight=False)
+    for finding in report["findings"]:
+        where = f"line {finding['line']}"
+        if finding.get("column"):
+            where += f":{finding['column']}"
+        who = ", ".join(str(x) for x in (f"round {finding['round']}" if finding.get("round") is not None else None,
+                                          finding.get("player")) if x)
+        console.print(f"  [yellow]{where}[/yellow]{' (' + who + ')' if who else ''} [cyan]{finding['rule']}[/cyan]",
+                      highlight=False)
+        console.print(f"    {finding['message']}", highlight=False, markup=False)
+        if finding.get("written"):
+            console.print(f"    written: {finding['written']}", highlight=False, markup=False)
+        if finding.get("held") is not None:
+            console.print(f"    held: {json.dumps(finding['held'], ensure_ascii=False)}", highlight=False, markup=False)
+        if finding.get("alternatives"):
+            console.print(f"    legal instead: {'; '.join(map(str, finding['alternatives']))}", highlight=False, markup=False)
+        if finding.get("assumed"):
+            console.print(f"    went on with: {finding['assumed']}", highlight=False, markup=False)
+        if finding.get("did_you_mean"):
+            console.print(f"    did you mean: {', '.join(finding['did_you_mean'])}", highlight=False, markup=False)
+    for unknown in report.get("unknowns", []):
+        console.print(f"  [blue]unknown[/blue] {unknown['message']}", highlight=False, markup=False)
+
+
+@cronaca.command(help="Check notation files: every finding at its line. Exit 0 clean, 1 findings, 2 unreadable input.")
+@click.argument("files", nargs=-1, required=True)
+@click.option("--json", "as_json", is_flag=True, help="print the reports as JSON")
+@click.option("--budget", type=int, default=None, help="moves the narrowing of unknown outcomes may re-decide")
+def check(files: Sequence[str], as_json: bool, budget: int | None) -> None:
+    from domain.transcripts import check_text
+
+    console = Console(highlight=False)
+    texts = [(path, _read_text(path)) for path in files]
+    reports: list[tuple[str, dict[str, Any]]] = []
+    with Progress(console=Console(stderr=True), transient=True, disable=len(texts) < 2) as progress:
+        task = progress.add_task("checking", total=len(texts))
+        for path, text in texts:
+            found = check_text(text, **({"budget": budget} if budget is not None else {}))
+            reports.append((path, _shown(found.to_json())))
+            progress.advance(task)
+    if as_json:
+        click.echo(json.dumps({path: r for path, r in reports} if len(reports) > 1 else reports[0][1], indent=2,
+                              ensure_ascii=False))
+    else:
+        for path, report in reports:
+            _print_report(console, path, report)
+    raise click.exceptions.Exit(0 if all(r["ok"] for _, r in reports) else 1)
+
+
+@cronaca.command(help="A record in its title's notation: a record file (JSON export) or a record id in the store.")
+@click.argument("record")
+def render(record: str) -> None:
+    from domain import transcripts
+
+    path = Path(record)
+    if path.exists():
+        try:
+            document = json.loads(_read_text(record))
+            click.echo(transcripts.render_record_file(document), nl=False)
+        except (ValueError, KeyError, TypeError) as exc:
+            raise Failed(f"{record}: not a record file ({exc})") from exc
+        return
+    from uuid import UUID
+
+    from domain.records import NotFound, Records
+    from domain.records.settings import Settings
 
     try:
-        from api import service_cli
-    except ImportError:
-        pass
+        record_id = UUID(record)
+    except ValueError as exc:
+        raise Failed(f"{record}: no such file, and not a record id") from exc
+    records = Records(Settings.from_env().store)
+    try:
+        click.echo(records.notation(record_id, all_seeing=True), nl=False)
+    except NotFound as exc:
+        raise Failed(exc.message) from exc
+
+
+@cronaca.command(help="Two transcripts of one game: every disagreement, the first divergence, which the rules accept.")
+@click.argument("first")
+@click.argument("second")
+@click.option("--json", "as_json", is_flag=True)
+def reconcile(first: str, second: str, as_json: bool) -> None:
+    from domain.transcripts import reconcile_texts
+
+    found = _shown(reconcile_texts(_read_text(first), _read_text(second)))
+    if as_json:
+        click.echo(json.dumps(found, indent=2, ensure_ascii=False))
     else:
-        service_cli.add_commands(sub)
-    return parser
+        console = Console(highlight=False)
+        if found["agree"]:
+            console.print(f"[green]the two transcripts agree[/green] ({found['turns']['first']} turns)")
+        for tag in found["header"]:
+            console.print(f"  header {tag['tag']}: {tag['first']!r} / {tag['second']!r}", markup=False)
+        for d in found["disagreements"]:
+            console.print(f"  [yellow]turn {d['turn']}[/yellow]: {d['what']}", highlight=False, markup=False)
+            for side in ("first", "second"):
+                if d[side]:
+                    console.print(f"    {side} (line {d[side]['line']}): {d[side]['text']}", markup=False)
+        if found["rules_accept"]:
+            console.print(f"  first divergence: turn {found['first_divergence']['turn']} — {found['rules_accept']['verdict']}",
+                          markup=False)
+        console.print(f"  first: {found['first']['summary']}", markup=False)
+        console.print(f"  second: {found['second']['summary']}", markup=False)
+    raise click.exceptions.Exit(0 if found["agree"] else 1)
+
+
+def _service_commands() -> None:
+    try:
+        from api import service_cli
+    except ImportError:  # a domain-only install has no service
+        return
+    service_cli.add_commands(cronaca)
+
+
+_service_commands()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    """Run `cronaca` with these arguments; returns the exit code (bad input: 2, with the rule and no traceback)."""
     try:
-        return int(args.run(args) or 0)
+        result = cronaca.main(args=list(argv) if argv is not None else None, prog_name="cronaca", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return int(exc.exit_code)
+    except click.ClickException as exc:
+        exc.show()
+        raise SystemExit(exc.exit_code) from exc
+    except click.exceptions.Abort as exc:
+        raise SystemExit(1) from exc
     except RuleViolation as exc:
-        parser.exit(2, f"cronaca: {exc.rule}: {exc.message}\n")
+        click.echo(f"cronaca: {exc.rule}: {exc.message}", err=True)
+        raise SystemExit(2) from exc
     except MalformedCommand as exc:
-        parser.exit(2, f"cronaca: {exc.message}\n")
+        click.echo(f"cronaca: {exc.message}", err=True)
+        raise SystemExit(2) from exc
+    return int(result or 0)
+
+
+def entry_point() -> None:
+    sys.exit(main())
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    entry_point()

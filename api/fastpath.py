@@ -4,7 +4,8 @@ A viewer stepping through a game asks for one step per key press, and a finished
 steps are answered from a cache; Flask's request machinery would then be most of the cost.
 This middleware answers exactly that request when it succeeds and hands everything else —
 including every error, so problem+json answers stay Flask's — to the Flask app unchanged.
-The route is still declared in the blueprint, so the OpenAPI document describes it.
+The route is still declared in the blueprint, so the OpenAPI document describes it, and its
+answers carry the same protective headers as Flask's (api.security).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 from uuid import UUID
 
+from api.security import API_HEADERS
 from domain.records import Records
 
 STEP = re.compile(r"^/api/records/([0-9a-fA-F-]{36})/steps/([0-9]{1,9})$")
@@ -32,7 +34,8 @@ class StepFastPath:
             if found is not None:
                 body = self._answer(found.group(1), int(found.group(2)), environ.get("HTTP_AUTHORIZATION"))
                 if body is not None:
-                    start_response("200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(body)))])
+                    start_response("200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(body))),
+                                              *API_HEADERS])
                     return [body]
         return self.app(environ, start_response)
 

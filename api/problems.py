@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import http
 import json
 from typing import Any
 
+from apispec import BasePlugin
 from flask import Response
 from flask_smorest import Api
+from flask_smorest.utils import prepare_response
 from werkzeug.exceptions import HTTPException
 
 from api.schemas import Problem
@@ -26,8 +29,38 @@ DETAILS = {
     404: "nothing lives at this address; see /api/docs for the routes",
     405: "this address does not take that method; see /api/docs",
     413: "the upload is larger than this service accepts (CRONACA_MAX_UPLOAD_BYTES)",
+    415: "send the body as application/json",
     422: "the request is well-formed JSON but some fields are wrong; see errors",
+    500: "the service failed on this request and has logged it; try again, and report it if it keeps failing",
 }
+
+# What an operation of each shape can answer besides its own documented errors (ProblemResponses).
+WITH_BODY = (400, 413, 415, 422)
+WITH_PATH_ID = (404,)
+WITH_TOKEN = (401, 403)
+
+
+class ProblemResponses(BasePlugin):  # type: ignore[misc]
+    """Declares in the OpenAPI document the problem+json answers each operation can give, by its shape:
+    a body can be unreadable, too large, of the wrong type or wrong; an id can name nothing; a seat token
+    can be malformed or another seat's. An operation's own alt_response for a code wins."""
+
+    def operation_helper(self, path: str | None = None, operations: dict[str, Any] | None = None,
+                         **kwargs: Any) -> None:
+        for operation in (operations or {}).values():
+            if not isinstance(operation, dict):
+                continue
+            codes: list[int] = []
+            if operation.get("requestBody"):
+                codes += WITH_BODY
+            if path and "{" in path:
+                codes += WITH_PATH_ID
+            if operation.get("security"):
+                codes += WITH_TOKEN
+            responses = operation.setdefault("responses", {})
+            for code in codes:
+                if code not in responses and str(code) not in responses:
+                    responses[code] = http.HTTPStatus(code).name
 
 
 class ProblemApi(Api):
@@ -35,12 +68,27 @@ class ProblemApi(Api):
 
     ERROR_SCHEMA = Problem
 
+    def _register_responses(self) -> None:
+        """flask-smorest's shared responses, with its error ones declared as what they are: problem+json."""
+        for status in http.HTTPStatus:
+            response: dict[str, Any] = {"description": status.phrase}
+            if status >= 400:
+                response["schema"] = self.ERROR_SCHEMA
+            prepare_response(response, self.spec, CONTENT_TYPE if status >= 400 else self.DEFAULT_RESPONSE_CONTENT_TYPE)
+            self.spec.components.response(status.name, response, lazy=True)
+        response = {"description": "any other error (500: a fault of the service, logged)", "schema": self.ERROR_SCHEMA}
+        prepare_response(response, self.spec, CONTENT_TYPE)
+        self.spec.components.response(self.DEFAULT_ERROR_RESPONSE_NAME, response, lazy=True)
+
     def handle_http_exception(self, error: HTTPException) -> Response:  # type: ignore[override]
         code = error.code or 500
         data = getattr(error, "data", None) or {}
         extra: dict[str, Any] = {}
         messages = data.get("messages")
         detail = DETAILS.get(code, error.description or error.name)
+        allowed = getattr(error, "valid_methods", None)
+        if code == 405 and allowed:
+            detail = f"this address takes {', '.join(sorted(allowed))}; see /api/docs"
         if code == 400 and messages:
             detail = "the request body is not valid JSON; check quotes, commas and brackets"
             extra["errors"] = messages
@@ -52,7 +100,11 @@ class ProblemApi(Api):
         if code == 413:
             limit = self._app.config.get("MAX_CONTENT_LENGTH") if self._app else None
             detail = f"the upload is larger than the {limit} bytes this service accepts; split or compress it"
-        response = problem(code, error.name, detail, **extra)
+        title = "Unprocessable Content" if code == 422 else error.name  # RFC 9110's name, as the domain's 422s
+        response = problem(code, title, detail, **extra)
+        for key, value in error.get_headers():  # Allow (405), WWW-Authenticate, Retry-After...
+            if key.lower() != "content-type":
+                response.headers[key] = value
         for key, value in (data.get("headers") or {}).items():
             response.headers[key] = value
         return response
@@ -67,7 +119,12 @@ def register(app: Any) -> None:
         extra: dict[str, Any] = {"facts": facts}
         if rule:
             extra["rule"] = rule
-        return problem(exc.status, titles.get(exc.status, "Bad Request"), exc.message, **extra)
+        answer = problem(exc.status, exc.title or titles.get(exc.status, "Bad Request"), exc.message, **extra)
+        if exc.status == 401:
+            answer.headers["WWW-Authenticate"] = 'Bearer realm="cronaca"'
+        if exc.status == 503:
+            answer.headers["Retry-After"] = "1"  # a statement cut by a timeout: the store is busy, not down
+        return answer
 
     @app.errorhandler(RuleViolation)
     def rule_violation(exc: RuleViolation) -> Response:

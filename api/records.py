@@ -41,9 +41,10 @@ class RecordCollection(MethodView):
 
 @blp.route("/<uuid:record_id>")
 @blp.response(200, schemas.RecordSummary)
+@blp.doc(security=[{"seat": []}, {}])
 def get_record(record_id: UUID) -> Any:
     """A record's header, status, version and (once finished) scores and revealed seed."""
-    return json_response(service().records.summary(record_id))
+    return json_response(service().records.summary(record_id, bearer()))
 
 
 @blp.route("/<uuid:record_id>/commands", methods=["POST"])
@@ -75,10 +76,11 @@ def play(body: dict[str, Any], record_id: UUID) -> Any:
 @blp.route("/<uuid:record_id>/events")
 @blp.arguments(schemas.EventsQuery, location="query")
 @blp.response(200, schemas.EventPage)
+@blp.doc(security=[{"seat": []}, {}])
 def events(query: dict[str, Any], record_id: UUID) -> Any:
     """Game events [from, to). While a game is in progress their payloads are withheld from everyone
     (draws and hidden discs are in them); use /steps/{n} for what you may see."""
-    return json_response(service().records.event_range(record_id, query["from_"], query["to"]))
+    return json_response(service().records.event_range(record_id, query["from_"], query["to"], bearer()))
 
 
 @blp.route("/<uuid:record_id>/steps/<int:n>")
@@ -92,9 +94,10 @@ def step(record_id: UUID, n: int) -> Any:
 
 @blp.route("/<uuid:record_id>/turns")
 @blp.response(200, schemas.Turn(many=True))
+@blp.doc(security=[{"seat": []}, {}])
 def turns(record_id: UUID) -> Any:
     """Setup and turns with their step ranges [from, to]."""
-    return json_response(service().records.turns(record_id))
+    return json_response(service().records.turns(record_id, bearer()))
 
 
 @blp.route("/<uuid:record_id>/legal")
@@ -107,8 +110,25 @@ def legal(record_id: UUID) -> Any:
 
 @blp.route("/<uuid:record_id>/export")
 @blp.response(200, description="a record file (docs/formats/record-json.md)")
+@blp.alt_response(403, schema=schemas.Problem, content_type=PROBLEM, description="the game is not over yet")
+@blp.doc(security=[{"seat": []}, {}])
 def export(record_id: UUID) -> Any:
     """The record file of a finished record."""
-    response = json_response(service().records.export(record_id))
+    response = json_response(service().records.export(record_id, bearer()))
     response.headers["Content-Disposition"] = f'attachment; filename="record-{record_id}.json"'
+    return response
+
+
+@blp.route("/<uuid:record_id>/notation")
+@blp.response(200, description="the record in its title's table notation (docs/notation/)")
+@blp.alt_response(403, schema=schemas.Problem, content_type=PROBLEM, description="the game is not over yet")
+@blp.doc(security=[{"seat": []}, {}])
+def notation(record_id: UUID) -> Any:
+    """A finished record as a notation file, as a table would have written it."""
+    from domain.transcripts import MEDIA_TYPE
+
+    text = service().records.notation(record_id, bearer())
+    response = current_app.response_class(text, mimetype=MEDIA_TYPE)
+    response.headers["Content-Type"] = f"{MEDIA_TYPE}; charset=utf-8"
+    response.headers["Content-Disposition"] = f'inline; filename="record-{record_id}.cronaca.txt"'
     return response

@@ -12,12 +12,13 @@ class Strict(marshmallow.Schema):
 
 
 class StartRecord(Strict):
-    title = fields.String(required=True, metadata={"description": "a title id, e.g. citta-stato"})
+    title = fields.String(required=True, validate=validate.Length(min=1, max=80),
+                          metadata={"description": "a title id, e.g. citta-stato"})
     seats = fields.List(fields.String(validate=validate.Length(min=1, max=60)), required=True,
                         validate=validate.Length(min=1, max=8), metadata={"description": "player names, seat 0 first"})
     options = fields.Dict(load_default=dict, metadata={"description": "game options; players is set from seats"})
     mode = fields.String(load_default="live", validate=validate.OneOf(["live", "transcribed"]))
-    edition_file = fields.String(load_default=None, allow_none=True,
+    edition_file = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=1_000_000),
                                  metadata={"description": "an edition YAML file, if not the title's default"})
     setup_outcomes = fields.List(fields.Dict(), load_default=None, allow_none=True,
                                  metadata={"description": "transcribed mode: the chance outcomes the setup met"})
@@ -68,8 +69,20 @@ class RecordList(marshmallow.Schema):
     per_page = fields.Integer()
 
 
+class CommandShape(marshmallow.Schema):
+    """What the HTTP edge knows of any title's command: an object whose `type` is a name. The title's
+    own schema checks the rest; a `type` that is a list or an object never reaches it."""
+
+    class Meta:
+        unknown = marshmallow.INCLUDE
+
+    type = fields.String(required=True, validate=validate.Length(min=1, max=80),
+                         metadata={"description": "the command's kind, e.g. citta-stato/war"})
+
+
 class PlayCommand(Strict):
-    command = fields.Dict(required=True, metadata={"description": 'the seat\'s choice, e.g. {"type": "toy/roll", "seat": 0}'})
+    command = fields.Nested(CommandShape, required=True,
+                            metadata={"description": 'the seat\'s choice, e.g. {"type": "toy/roll", "seat": 0}'})
     version = fields.Integer(load_default=None, allow_none=True,
                              metadata={"description": "the record version the choice was made against (409 if stale)"})
     outcomes = fields.List(fields.Dict(), load_default=None, allow_none=True,
@@ -145,3 +158,5 @@ class Problem(marshmallow.Schema):
     rule = fields.String(metadata={"description": "rule violations: the stable rule id, e.g. citta-stato/use-card/colour"})
     facts = fields.Dict(metadata={"description": "what was offered and what was held"})
     errors = fields.Dict(metadata={"description": "field-by-field messages for malformed input"})
+    field = fields.String(metadata={"description": "a body refused before any schema: where, e.g. seats[0]"})
+    accepted = fields.List(fields.String(), metadata={"description": "415: the media types this operation takes"})

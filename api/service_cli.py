@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import logging
+import os
 import sys
+from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from domain.records.settings import Settings
@@ -65,7 +67,7 @@ def demo_live(records: Any, commands: int = 40) -> tuple[str, list[str]] | None:
     return str(record_id), tokens
 
 
-def _serve(args: argparse.Namespace) -> int:
+def _serve(args: Any) -> int:
     from werkzeug.serving import make_server
 
     from api.app import create_app
@@ -84,8 +86,15 @@ def _serve(args: argparse.Namespace) -> int:
             if live is not None:
                 record_id, tokens = live
                 print(f"a live game in progress: http://{args.host}:{args.port}/records/{record_id}")
-                for seat, token in enumerate(tokens):
-                    print(f"  seat {seat}'s view: http://{args.host}:{args.port}/records/{record_id}#token={token}")
+                # Seat tokens never go to standard output, which so often ends in a log: they are
+                # written to a file only its owner reads, and the console names the file.
+                seats_file = Path(os.environ.get("CRONACA_DEMO_SEATS", "var/demo-seats.txt"))
+                seats_file.parent.mkdir(parents=True, exist_ok=True)
+                seats_file.touch(mode=0o600)
+                seats_file.chmod(0o600)
+                seats_file.write_text("".join(f"seat {seat}: http://{args.host}:{args.port}/records/{record_id}#token={token}\n"
+                                              for seat, token in enumerate(tokens)))
+                print(f"  its seat links (with their tokens) are in {seats_file} (readable by you only)")
     relay.start_thread(service.records, service.dispatcher, settings.requeue_after, settings.relay_interval)
     server = make_server(args.host, args.port, app, threaded=True)  # listening before the URL is printed
     where = settings.store.get("SQLITE_DBNAME") or settings.store.get("POSTGRES_DBNAME")
@@ -97,7 +106,7 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _worker(args: argparse.Namespace) -> int:
+def _worker(args: Any) -> int:
     settings = Settings.from_env()
     if not settings.redis_url:
         print("cronaca worker needs REDIS_URL (without it, `cronaca serve` runs jobs in-process)", file=sys.stderr)
@@ -111,7 +120,7 @@ def _worker(args: argparse.Namespace) -> int:
     return 0
 
 
-def _relay(args: argparse.Namespace) -> int:
+def _relay(args: Any) -> int:
     from domain.records import Records
     from workers import relay
     from workers.dispatch import RQDispatcher
@@ -130,28 +139,40 @@ def _relay(args: argparse.Namespace) -> int:
     return 0
 
 
-def _demo(args: argparse.Namespace) -> int:
+def _demo(args: Any) -> int:
     from domain.records import Records
 
     print(f"created {demo_records(Records(Settings.from_env().store), args.games)} demo records")
     return 0
 
 
-def add_commands(sub: Any) -> None:
-    sp = sub.add_parser("serve", help="run the HTTP service and viewer (SQLite and in-process jobs by default)")
-    sp.add_argument("--host", default="127.0.0.1")
-    sp.add_argument("--port", type=int, default=8000)
-    sp.add_argument("--demo", action="store_true", help="load demo records (self-play) into an empty store")
-    sp.set_defaults(run=_serve)
+def add_commands(group: Any) -> None:
+    """The service's processes as `cronaca` commands (click)."""
+    import click
 
-    wp = sub.add_parser("worker", help="run an RQ worker for import jobs (needs REDIS_URL)")
-    wp.add_argument("--burst", action="store_true", help="stop when the queue is empty")
-    wp.set_defaults(run=_worker)
+    def run(fn: Any, **given: Any) -> None:
+        code = fn(SimpleNamespace(**given))
+        if code:
+            raise click.exceptions.Exit(code)
 
-    rp = sub.add_parser("relay", help="queue imports that are saved but not queued (needs REDIS_URL)")
-    rp.add_argument("--once", action="store_true", help="one pass, then exit")
-    rp.set_defaults(run=_relay)
+    @group.command(help="Run the HTTP service and viewer (SQLite and in-process jobs by default).")
+    @click.option("--host", default="127.0.0.1", show_default=True)
+    @click.option("--port", type=int, default=8000, show_default=True)
+    @click.option("--demo", is_flag=True, help="load demo records (self-play) into an empty store")
+    def serve(host: str, port: int, demo: bool) -> None:
+        run(_serve, host=host, port=port, demo=demo)
 
-    dp = sub.add_parser("demo", help="add self-played demo records of every installed title")
-    dp.add_argument("--games", type=int, default=2)
-    dp.set_defaults(run=_demo)
+    @group.command(help="Run an RQ worker for import jobs (needs REDIS_URL).")
+    @click.option("--burst", is_flag=True, help="stop when the queue is empty")
+    def worker(burst: bool) -> None:
+        run(_worker, burst=burst)
+
+    @group.command(help="Queue imports that are saved but not queued (needs REDIS_URL).")
+    @click.option("--once", is_flag=True, help="one pass, then exit")
+    def relay(once: bool) -> None:
+        run(_relay, once=once)
+
+    @group.command(help="Add self-played demo records of every installed title.")
+    @click.option("--games", type=int, default=2, show_default=True)
+    def demo(games: int) -> None:
+        run(_demo, games=games)

@@ -14,11 +14,12 @@ TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=u
 
 
 def _asset(name: str) -> Response:
+    """A page, script or style sheet of the viewer; nothing else of the package (its Python) is served."""
     path = resources.files("replay_viewer") / name
-    if "/" in name or not path.is_file():
-        abort(404)
     suffix = name[name.rfind(".") :]
-    return Response(path.read_bytes(), content_type=TYPES.get(suffix, "application/octet-stream"))
+    if "/" in name or suffix not in TYPES or not path.is_file():
+        abort(404)
+    return Response(path.read_bytes(), content_type=TYPES[suffix])
 
 
 @viewer.route("/")
@@ -29,6 +30,12 @@ def index() -> Any:
 @viewer.route("/records/<uuid:record_id>")
 def record(record_id: UUID) -> Any:
     return _asset("record.html")
+
+
+@viewer.route("/import")
+def import_page() -> Any:
+    """Paste or upload what a table wrote; the report links each finding to its line."""
+    return _asset("import.html")
 
 
 @viewer.route("/api/docs")

@@ -10,6 +10,11 @@ times, on this one core:
 Both are reported in events per CPU-second of this process (best of `--repeat` runs): the
 target is per core, and CPU time stays honest when other work shares the machine. The
 wall-clock rate of the best run is printed beside it.
+
+The anchor, python-chess, is measured in the same run and process: `chess.pgn.read_game`
+parses and validates seeded random games of as many plies as the title's log has
+decisions (commands; a chess ply is one decision), and the report gives the ratio of
+decisions per CPU-second, title over chess. Target: >= 1.0 for every title.
 """
 
 from __future__ import annotations
@@ -62,6 +67,53 @@ def measure(title: str, options: dict[str, Any], games: int, seed: str, repeat: 
     }
 
 
+def random_pgn(seed: str, plies: int) -> list[str]:
+    """Seeded random legal chess games as PGN text, `plies` half-moves in all."""
+    import io
+    import random
+
+    import chess
+    import chess.pgn
+
+    rng = random.Random(seed)
+    texts: list[str] = []
+    left = plies
+    while left > 0:
+        board = chess.Board()
+        game = chess.pgn.Game()
+        node: Any = game
+        while left > 0 and not board.is_game_over() and board.ply() < 200:
+            move = rng.choice(list(board.legal_moves))
+            node = node.add_variation(move)
+            board.push(move)
+            left -= 1
+        out = io.StringIO()
+        print(game, file=out)
+        texts.append(out.getvalue())
+    return texts
+
+
+def measure_chess(plies: int, seed: str, repeat: int) -> dict[str, float]:
+    """python-chess reading PGN: `read_game` parses every SAN move and checks it is legal."""
+    import io
+
+    import chess.pgn
+
+    texts = random_pgn(seed, plies)
+
+    def read_all() -> None:
+        for text in texts:
+            game = chess.pgn.read_game(io.StringIO(text))
+            assert game is not None and not game.errors, game and game.errors
+
+    times = []
+    for _ in range(repeat):
+        cpu = time.process_time()
+        read_all()
+        times.append(time.process_time() - cpu)
+    return {"plies": plies, "games": len(texts), "plies_per_s": plies / min(times)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("title", choices=sorted(catalog.TITLES))
@@ -87,6 +139,14 @@ def main() -> None:
         f"  validate: {result['validate_events_per_s']:>10,.0f} events/CPU-s  (wall {result['validate_wall_events_per_s']:,.0f}/s; "
         f"{result['validate_commands_per_s']:,.0f} commands/CPU-s)"
     )
+    if not args.profile:
+        anchor = measure_chess(int(result["commands"]), args.seed, args.repeat)
+        ratio = result["validate_commands_per_s"] / anchor["plies_per_s"]
+        print(
+            f"  python-chess read_game: {anchor['plies_per_s']:>10,.0f} plies/CPU-s ({anchor['plies']:.0f} plies, "
+            f"{anchor['games']:.0f} games)\n"
+            f"  per decision, {args.title} / python-chess: {ratio:.2f}x  (target >= 1.00x)"
+        )
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 from domain.kernel.contract import Game
 
@@ -18,6 +19,17 @@ def game(title: str) -> Game:
     if title not in TITLES:
         raise KeyError(f"unknown title {title!r}; known: {sorted(TITLES)}")
     return importlib.import_module(TITLES[title]).GAME  # type: ignore[no-any-return]
+
+
+def words(title: str) -> Any:
+    """A title's notation words (`domain/<title>/notation.py`, `WORDS`: a kernel.notation.Words)."""
+    if title not in TITLES:
+        raise KeyError(f"unknown title {title!r}; known: {sorted(TITLES)}")
+    module = TITLES[title]
+    try:
+        return importlib.import_module(module + ".notation").WORDS
+    except ModuleNotFoundError:  # a one-module title (the tests' toy) keeps its words beside its GAME
+        return importlib.import_module(module).WORDS
 
 
 def available() -> list[str]:

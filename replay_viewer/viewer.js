@@ -100,7 +100,8 @@ const Cronaca = (() => {
     slider.max = String(record.steps);
     document.getElementById("steps").textContent = String(record.steps);
     let shown = -1;
-    let wanted = turns.length ? turns[0].to : 0;
+    const linked = Number(new URLSearchParams(location.hash.slice(1)).get("step"));
+    let wanted = Number.isInteger(linked) && linked > 0 ? linked : turns.length ? turns[0].to : 0;
 
     // Every step can be shown: the titles' views are total (kernel contract), including
     // mid-setup and between the events of one command.
@@ -141,5 +142,98 @@ const Cronaca = (() => {
     await show(wanted);
   }
 
-  return { listPage, recordPage, render };
+  // The import page: paste or upload what the table wrote, then read the report line by line.
+  async function importPage() {
+    const form = document.getElementById("import-form");
+    const text = document.getElementById("text");
+    const status = document.getElementById("import-status");
+    document.getElementById("file").addEventListener("change", async (e) => {
+      const file = e.target.files[0];
+      if (file) text.value = await file.text();
+    });
+    form.addEventListener("submit", async (e) => {
+      e.preventDefault();
+      const body = text.value;
+      const isJson = body.trimStart().startsWith("{");
+      status.textContent = "sending…";
+      const response = await fetch("/api/imports", {
+        method: "POST", body,
+        headers: { "Content-Type": isJson ? "application/json" : "text/x-cronaca-notation" },
+      });
+      const answer = await response.json();
+      if (!response.ok) {
+        status.textContent = answer.detail;
+        if (answer.facts && answer.facts.report) showReport(body, answer.facts.report, null);
+        return;
+      }
+      let found = answer;
+      for (let tries = 0; tries < 600 && !["accepted", "rejected"].includes(found.status); tries++) {
+        status.textContent = `${found.status}…`;
+        await new Promise((r) => setTimeout(r, 250));
+        found = await api(`/api/imports/${answer.id}`);
+      }
+      status.textContent = found.status === "accepted" ? "accepted: the record is made" : `${found.status}`;
+      if (found.record_id) {
+        const link = el("a", " open the record");
+        link.href = `/records/${found.record_id}`;
+        status.appendChild(link);
+      }
+      showReport(body, found.report || {}, found.record_id);
+    });
+
+    function showReport(body, report, recordId) {
+      document.getElementById("report").hidden = false;
+      document.getElementById("report-summary").textContent = report.summary || (report.ok ? "clean" : report.message || "");
+      const lines = document.getElementById("lines");
+      lines.replaceChildren();
+      body.replace(/\n$/, "").split("\n").forEach((line, i) => {
+        const item = el("li", line || " ");
+        item.id = `line-${i + 1}`;
+        lines.appendChild(item);
+      });
+      const list = document.getElementById("findings");
+      list.replaceChildren();
+      (report.findings || []).forEach((f) => {
+        const item = el("li");
+        const where = el("a", `line ${f.line}`);
+        where.href = `#line-${f.line}`;
+        where.addEventListener("click", () => {
+          lines.querySelectorAll(".focus").forEach((n) => n.classList.remove("focus"));
+          const target = document.getElementById(`line-${f.line}`);
+          if (target) target.classList.add("focus");
+        });
+        item.appendChild(where);
+        const who = [f.round !== undefined ? `round ${f.round}` : null, f.player].filter(Boolean).join(", ");
+        if (who) item.appendChild(el("span", ` (${who})`));
+        item.appendChild(el("span", " " + f.rule, "rule"));
+        item.appendChild(el("div", f.message));
+        if (f.alternatives && Array.isArray(f.alternatives)) item.appendChild(el("div", "legal instead: " + f.alternatives.join("; ")));
+        if (f.held && typeof f.held === "object" && !isHidden(f.held)) item.appendChild(el("div", "held: " + JSON.stringify(f.held)));
+        if (f.did_you_mean && f.did_you_mean.length) item.appendChild(el("div", "did you mean: " + f.did_you_mean.join(", ")));
+        if (f.step !== undefined && recordId) {
+          const step = el("a", `the replay just before it (step ${f.step})`);
+          step.href = `/records/${recordId}#step=${f.step}`;
+          item.appendChild(el("div")).appendChild(step);
+        } else if (f.step !== undefined) {
+          item.appendChild(el("div", `before step ${f.step} of the game as checked`));
+        }
+        list.appendChild(item);
+        const line = document.getElementById(`line-${f.line}`);
+        if (line) line.classList.add("fault");
+      });
+      const unknowns = document.getElementById("unknowns");
+      unknowns.replaceChildren();
+      (report.unknowns || []).forEach((u) => unknowns.appendChild(el("li", u.message)));
+    }
+  }
+
+  return { listPage, recordPage, importPage, render };
 })();
+
+// The page names itself on its <script data-page=...>: no inline script, so the CSP can refuse them all.
+{
+  const page = document.currentScript && document.currentScript.dataset.page;
+  if (page === "list") Cronaca.listPage();
+  else if (page === "record") Cronaca.recordPage();
+  else if (page === "import") Cronaca.importPage();
+}

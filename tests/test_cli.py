@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 
@@ -44,3 +45,76 @@ def test_bad_options_exit_2_with_the_rule_and_no_traceback(args: list[str], says
     assert done.value.code == 2
     err = capsys.readouterr().err
     assert says in err and "Traceback" not in err
+
+
+# ---- table notation ---------------------------------------------------------------------------
+
+
+def _written_game(tmp_path: Any, title: str = "la-citta", players: int = 3) -> tuple[Any, Any]:
+    from domain.kernel.selfplay import play_random
+    from domain.records import recordfile
+    from domain.transcripts import render_log
+
+    game = catalog.game(title)
+    edition = game.default_edition()
+    played = play_random(game, edition, {"players": players}, "cli-notation")
+    names = ["Ada", "Bruno", "Chiara", "Dario"][:players]
+    text = render_log(title, edition, played.entries, names, {"players": players}, played.scores)
+    path = tmp_path / "game.txt"
+    path.write_text(text, encoding="utf-8")
+    document = {"format": recordfile.FORMAT, "version": recordfile.VERSION, "title": title, "edition": edition.ref,
+                "seats": [{"name": n} for n in names], "options": {"players": players}, "mode": "transcribed",
+                "chance": {}, "entries": [e.to_json() for e in played.entries], "finished": True, "scores": played.scores}
+    return path, document
+
+
+def test_check_render_and_reconcile_from_the_command_line(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    path, document = _written_game(tmp_path)
+    assert cli.main(["check", str(path)]) == 0
+    assert "clean" in capsys.readouterr().out
+    record = tmp_path / "record.json"
+    record.write_text(json.dumps(document), encoding="utf-8")
+    assert cli.main(["render", str(record)]) == 0
+    assert capsys.readouterr().out == path.read_text(encoding="utf-8")
+
+    lines = path.read_text(encoding="utf-8").splitlines()
+    at = next(i for i, line in enumerate(lines) if ": " in line and not line.startswith("[") and i > 12)
+    player, moves = lines[at].split(": ", 1)
+    lines[at] = f"{player}: bogus {moves}"
+    faulty = tmp_path / "faulty.txt"
+    faulty.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert cli.main(["check", str(faulty), "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert not report["ok"] and any(f["line"] == at + 1 and f["rule"] == "notation/move" for f in report["findings"])
+    assert cli.main(["check", str(path), str(faulty)]) == 1
+    out = capsys.readouterr().out
+    assert f"line {at + 1}" in out and "clean" in out
+
+    assert cli.main(["reconcile", str(path), str(faulty)]) == 1
+    out = capsys.readouterr().out
+    assert "first divergence" in out and "the rules accept the first transcript's version" in out
+    assert cli.main(["reconcile", str(path), str(path)]) == 0
+
+
+@pytest.mark.parametrize("content", [b"\x00\x01binary", b"\xff\xfe\xfa not utf-8"])
+def test_unreadable_input_exits_2_without_a_traceback(tmp_path: Any, content: bytes, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(content)
+    with pytest.raises(SystemExit) as done:
+        cli.main(["check", str(bad)])
+    assert done.value.code == 2
+    err = capsys.readouterr().err
+    assert "bad.txt" in err and "Traceback" not in err
+    with pytest.raises(SystemExit) as missing:
+        cli.main(["check", str(tmp_path / "nowhere.txt")])
+    assert missing.value.code == 2
+
+
+def test_selfplay_with_the_greedy_bot(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["selfplay", "citta-stato", "--players", "3", "--games", "1", "--seed", "bot", "--bot", "greedy"]) == 0
+    greedy = capsys.readouterr().out
+    assert cli.main(["selfplay", "citta-stato", "--players", "3", "--games", "1", "--seed", "bot"]) == 0
+    random_line = capsys.readouterr().out
+    assert re.fullmatch(r"game 1 seed=bot-0 winner=seat \d scores=\[.*\] events=\d+\n", greedy) and greedy != random_line

@@ -5,6 +5,11 @@ Redis is down that fails, and the relay keeps trying until it succeeds. An impor
 queued again, too, when the queue has lost its job (Redis restarted without its data, the
 job failed), or when it has been validating for `requeue_after` seconds without a verdict
 (its worker died mid-job). The job is idempotent, so queuing twice is harmless.
+
+Every import ends in a verdict: one queued `max_attempts` times without one (its job keeps
+failing, or keeps killing its worker) is concluded as rejected, rule `import/attempts`,
+instead of being queued again for ever. It is queued no more after that, and concluded once
+the queue says its last job ended (a slow but healthy job still gets to give its verdict).
 """
 
 from __future__ import annotations
@@ -12,16 +17,23 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.persistence import IntegrityError
 
 from domain.records import Records
 from domain.records.aggregates import QUEUED, SUBMITTED, VALIDATING
+from domain.records.settings import max_attempts as configured_attempts
 from workers.dispatch import Dispatcher, hand_over
 
 log = logging.getLogger("cronaca.relay")
 
 
-def relay_once(records: Records, dispatcher: Dispatcher, requeue_after: float, grace: float = 1.0) -> int:
-    """One pass; returns how many imports were handed over."""
+def relay_once(records: Records, dispatcher: Dispatcher, requeue_after: float, grace: float = 1.0,
+               max_attempts: int | None = None) -> int:
+    """One pass; returns how many imports were handed over. `max_attempts` defaults to CRONACA_MAX_ATTEMPTS."""
+    cap = configured_attempts(records.env) if max_attempts is None else max_attempts
     records.directory.catch_up()
     now = time.time()
     handed = 0
@@ -35,6 +47,15 @@ def relay_once(records: Records, dispatcher: Dispatcher, requeue_after: float, g
             except Exception as exc:  # the queue is down: nothing to learn this pass
                 log.warning("cannot ask the queue about %s: %s", summary.job_id, exc)
                 break
+        if (waiting or stuck) and summary.attempts >= cap:
+            try:  # concluded only once its last job ended without a verdict; a slow one may still finish
+                ended = summary.job_id is None or dispatcher.lost(summary.job_id)
+            except Exception as exc:
+                log.warning("cannot ask the queue about %s: %s", summary.job_id, exc)
+                break
+            if ended:
+                give_up(records, summary.id, summary.attempts)
+            continue
         if (waiting or stuck) and hand_over(records, dispatcher, summary.id, summary.attempts + 1):
             handed += 1
         elif waiting or stuck:
@@ -42,19 +63,41 @@ def relay_once(records: Records, dispatcher: Dispatcher, requeue_after: float, g
     return handed
 
 
+def give_up(records: Records, import_id: UUID, attempts: int) -> None:
+    """Conclude an import that had `attempts` jobs and no verdict as rejected (unless a late job concluded it)."""
+    report: dict[str, Any] = {
+        "ok": False, "entry_index": None, "event_index": None, "rule": "import/attempts",
+        "message": f"no verdict after {attempts} attempts: every job judging this file failed or was stopped, so it "
+                   "is not tried again (CRONACA_MAX_ATTEMPTS). The operator's log says why; submit it again once fixed",
+        "facts": {"attempts": attempts},
+    }
+    for _ in range(20):
+        found = records.get_import(import_id)
+        if found.report is not None:
+            return
+        found.reject(report=report)
+        try:
+            records.save(found)
+        except IntegrityError:  # a job appended first: read it again
+            continue
+        log.warning("import %s: no verdict after %d attempts; concluded as rejected", import_id, attempts)
+        return
+
+
 def run(records: Records, dispatcher: Dispatcher, requeue_after: float, interval: float,
-        stop: threading.Event | None = None) -> None:
+        stop: threading.Event | None = None, max_attempts: int | None = None) -> None:
     stop = stop or threading.Event()
     while not stop.is_set():
         try:
-            relay_once(records, dispatcher, requeue_after)
+            relay_once(records, dispatcher, requeue_after, max_attempts=max_attempts)
         except Exception:  # the relay outlives any one bad pass (a database blip, say)
             log.exception("relay pass failed")
         stop.wait(interval)
 
 
-def start_thread(records: Records, dispatcher: Dispatcher, requeue_after: float, interval: float) -> threading.Event:
+def start_thread(records: Records, dispatcher: Dispatcher, requeue_after: float, interval: float,
+                 max_attempts: int | None = None) -> threading.Event:
     stop = threading.Event()
-    threading.Thread(target=run, args=(records, dispatcher, requeue_after, interval, stop), daemon=True,
+    threading.Thread(target=run, args=(records, dispatcher, requeue_after, interval, stop, max_attempts), daemon=True,
                      name="cronaca-relay").start()
     return stop

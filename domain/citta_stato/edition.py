@@ -6,7 +6,7 @@ tuples the hot path needs (cached by content hash, so an old record replays with
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
@@ -269,6 +269,11 @@ class Tables:
     second_order: tuple[str, ...]
     jokers: dict[str, str]
     solo: Solo | None = None
+    # Worked out once here because every setup (and every replay of one) needs them:
+    decks: dict[bool, tuple[tuple[str, ...], ...]] = field(default_factory=dict)  # by expansion: each colour's cards, sorted
+    scheme_pool: dict[bool, tuple[str, ...]] = field(default_factory=dict)  # by expansion: the schemes in play, sorted
+    # by city: (counts to the supply, the cubes for the Market in order, counts taken from the reserve with the bag's)
+    city_cubes: dict[str, tuple[tuple[int, ...], tuple[str, ...], tuple[int, ...]]] = field(default_factory=dict)
 
 
 def _by_colour(d: Any, keys: tuple[str, ...] = COLOURS) -> tuple[int, ...]:
@@ -321,7 +326,20 @@ def _build(edition: Edition) -> Tables:
         second_order=tuple(d["second_scoring_order"]),
         jokers=dict(d["jokers"]),
         solo=_solo(d.get("solo")),
+        decks={
+            x: tuple(tuple(sorted(k for k, v in d["cards"].items() if k[0] == c and (x or not v["expansion"]))) for c in COLOURS)
+            for x in (False, True)
+        },
+        scheme_pool={x: tuple(sorted(k for k, v in d["schemes"].items() if x or not v["expansion"])) for x in (False, True)},
+        city_cubes={k: _city_cubes(v["cubes"], d["city_cubes_to_supply"], _by_colour(d["bag_start"])) for k, v in d["cities"].items()},
     )
+
+
+def _city_cubes(cubes: Any, to_supply: int, bag: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[str, ...], tuple[int, ...]]:
+    """A City card's cubes split as setup step 10 places them (see fold._city_cubes)."""
+    supply = tuple(sum(1 for c in cubes[:to_supply] if c == colour) for colour in COLOURS)
+    taken = tuple(b + sum(1 for c in cubes if c == colour) for b, colour in zip(bag, COLOURS, strict=True))
+    return supply, tuple(cubes[to_supply:]), taken
 
 
 def tables(edition: Edition) -> Tables:

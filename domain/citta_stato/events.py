@@ -7,9 +7,35 @@ queue; the fold removes that step before applying the event.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from domain.kernel import Event, event
+
+E = TypeVar("E", bound=Event)
+
+
+_VALUES: dict[tuple[Any, ...], Event] = {}
+_VALUES_KEPT = 1 << 16
+
+
+def _of(cls: type[E], *fields: Any) -> E:
+    """`cls(*fields)`, built once per distinct value.
+
+    Events are immutable values, and the rules produce the same few thousand again and again
+    (a turn ends, a step is skipped, a banner is gained), so `decide` reuses them instead of
+    paying the kernel's construction and freezing each time. The key compares by value, and
+    `True == 1 == 1.0` in Python, so only values whose type is guaranteed may be interned: the
+    engine's own numbers, parsed commands (the command book refuses a bool for an int), drawn
+    strings, and drawn numbers, which `rules.drawn_number` checks are ints. So a `true` in one
+    imported log can never come back as the value of another record's event.
+    """
+    key = (cls, *fields)
+    found = _VALUES.get(key)
+    if found is None:
+        if len(_VALUES) >= _VALUES_KEPT:
+            _VALUES.clear()
+        found = _VALUES[key] = cls(*fields)
+    return found  # type: ignore[return-value]
 
 
 class Step(Event):
@@ -17,6 +43,7 @@ class Step(Event):
 
     __slots__ = ()
     pops: ClassVar[bool] = True
+    of = classmethod(_of)
 
 
 class Fact(Event):
@@ -24,6 +51,7 @@ class Fact(Event):
 
     __slots__ = ()
     pops: ClassVar[bool] = False
+    of = classmethod(_of)
 
 
 # --- setup -------------------------------------------------------------------------------

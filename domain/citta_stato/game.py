@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -26,9 +27,9 @@ from . import events as ev
 from . import solo
 from .commands import BOOK
 from .edition import BANNERS, COLOURS, tables
-from .fold import evolve
-from .rules import bag_list, decide, options, play, settle, unsettled
-from .scoring import final_scores, ranking
+from .fold import evolve, remember_setup
+from .rules import bag_list, decide, drawn_number, options, play, settle, unsettled
+from .scoring import final_scores, ranking, tied
 from .state import GHOST, State, order_from
 from .view import view
 
@@ -68,7 +69,7 @@ class OptionsSchema(marshmallow.Schema):
 # --- setup steps (each a small function; SOLO_SETUP_STEPS swaps the random deals) ---------
 def _deal_cities(s: State, chance: Chance) -> list[Event]:
     cities = sorted(k for k, v in s.t.cities.items() if s.expansion or not v["expansion"])
-    return [ev.CitiesDealt(tuple(chance.draw("deck:cities", cities, s.players)))]
+    return [ev.CitiesDealt.of(tuple(chance.draw("deck:cities", cities, s.players)))]
 
 
 def _deal_personal_schemes(s: State, chance: Chance) -> list[Event]:
@@ -78,13 +79,13 @@ def _deal_personal_schemes(s: State, chance: Chance) -> list[Event]:
         if seal:
             sealed = [k for k in s.scheme_pool if s.t.schemes[k]["seal"] == seal]
             (scheme,) = chance.draw(f"schemes:{seal}", sealed, 1)
-            out.append(ev.PersonalSchemeDealt(i, scheme))
+            out.append(ev.PersonalSchemeDealt.of(i, scheme))
             s = evolve(s, out[-1])
     return out
 
 
 def _place_schemes(s: State, chance: Chance) -> list[Event]:
-    return [ev.SchemesPlaced(tuple(chance.draw("schemes", s.scheme_pool, s.t.scheme_slots)))]
+    return [ev.SchemesPlaced.of(tuple(chance.draw("schemes", s.scheme_pool, s.t.scheme_slots)))]
 
 
 def _deal_republic_cards(s: State, chance: Chance) -> list[Event]:
@@ -92,24 +93,24 @@ def _deal_republic_cards(s: State, chance: Chance) -> list[Event]:
     for form, count in s.t.deal[s.players].items():
         plain = sorted(k for k, f in s.t.republic_form.items() if f == form and not s.t.republic_crowns[k])
         deck += plain[:count]
-    return [ev.RepublicCardsDealt(tuple(chance.draw("deck:republic", sorted(deck), s.players)))]
+    return [ev.RepublicCardsDealt.of(tuple(chance.draw("deck:republic", sorted(deck), s.players)))]
 
 
 def _reveal_cards(s: State, chance: Chance) -> list[Event]:
     out: list[Event] = []
     for i, c in enumerate(COLOURS):
         drawn = chance.draw(f"deck:{c}", s.decks[i], 2) + ("", "")
-        out.append(ev.CardsRevealed(c, drawn[0], drawn[1]))
+        out.append(ev.CardsRevealed.of(c, drawn[0], drawn[1]))
     return out
 
 
 def _choose_first_player(s: State, chance: Chance) -> list[Event]:
     (first,) = chance.draw("first-player", list(range(s.players)), 1)
-    return [ev.FirstPlayerChosen(first)]
+    return [ev.FirstPlayerChosen.of(drawn_number("first-player", first))]
 
 
 def _place_city_cubes(s: State, chance: Chance) -> list[Event]:
-    return [ev.CityCubesPlaced(i) for i in order_from(s, s.first)] + [ev.SetupCompleted()]
+    return [ev.CityCubesPlaced.of(i) for i in order_from(s, s.first)] + [ev.SetupCompleted.of()]
 
 
 SETUP_STEPS = (
@@ -125,24 +126,24 @@ SETUP_STEPS = (
 
 # --- solo setup: the scenario's fixed choices replace the random deals -------------------
 def _scenario_city(s: State, chance: Chance) -> list[Event]:
-    return [ev.CitiesDealt((solo.scenario(s).city, ""))]
+    return [ev.CitiesDealt.of((solo.scenario(s).city, ""))]
 
 
 def _scenario_schemes(s: State, chance: Chance) -> list[Event]:
-    return [ev.SchemesPlaced(solo.scenario(s).schemes)]
+    return [ev.SchemesPlaced.of(solo.scenario(s).schemes)]
 
 
 def _scenario_republic(s: State, chance: Chance) -> list[Event]:
-    return [ev.RepublicCardsDealt((solo.scenario(s).republic, ""))]
+    return [ev.RepublicCardsDealt.of((solo.scenario(s).republic, ""))]
 
 
 def _human_first(s: State, chance: Chance) -> list[Event]:
-    return [ev.FirstPlayerChosen(0)]
+    return [ev.FirstPlayerChosen.of(0)]
 
 
 def _place_solo_cubes(s: State, chance: Chance) -> list[Event]:
     ghost_bag = tuple(bag_list(s.t.solo.ghost_bag))  # type: ignore[union-attr]
-    return [ev.CityCubesPlaced(0), ev.GhostSetUp(ghost_bag, solo.scenario(s).market_add), ev.SetupCompleted()]
+    return [ev.CityCubesPlaced.of(0), ev.GhostSetUp.of(ghost_bag, solo.scenario(s).market_add), ev.SetupCompleted.of()]
 
 
 SOLO_SETUP_STEPS = (
@@ -170,6 +171,31 @@ def _solo_violation(edition: Edition, opts: Mapping[str, Any]) -> RuleViolation 
     return None
 
 
+_PARSED: dict[tuple[Any, ...], Command] = {}
+_BEGUN: dict[str, State] = {}
+_OPTIONS = OptionsSchema()  # one instance: building a marshmallow schema deep-copies its fields
+_LOADED: dict[str, dict[str, Any]] = {}
+
+
+def _setup_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The options through the schema, remembered by their JSON text (which tells `true` from `1`).
+
+    Every replay of a record starts by loading the same few option sets; a set the schema refuses
+    raises as always and is never remembered. The result is only read, never changed.
+    """
+    try:
+        key = json.dumps(options, sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError):  # not plain JSON: the schema says what is wrong with it
+        return load_options(ed.TITLE, _OPTIONS, options)
+    found = _LOADED.get(key)
+    if found is None:
+        found = load_options(ed.TITLE, _OPTIONS, options)
+        if len(_LOADED) >= 256:
+            _LOADED.clear()
+        _LOADED[key] = found
+    return found
+
+
 class CittaStato:
     title = ed.TITLE
     seats = (2, 5)
@@ -181,10 +207,14 @@ class CittaStato:
         return ed.load(raw, source)
 
     def begin(self, edition: Edition) -> State:
-        return State(edition=edition, t=tables(edition))
+        """The empty state, one per edition (states are immutable; see fold.remember_setup for why it is shared)."""
+        found = _BEGUN.get(edition.content_hash)
+        if found is None or found.edition is not edition:
+            found = _BEGUN[edition.content_hash] = State(edition=edition, t=tables(edition))
+        return found
 
     def setup(self, edition: Edition, options: Mapping[str, Any], chance: Chance) -> list[Event]:
-        opts = load_options(ed.TITLE, OptionsSchema(), options)
+        opts = _setup_options(options)
         state = self.begin(edition)
         events: list[Event] = [ev.GameStarted(edition.ref, opts["players"], opts["expansion"])]
         steps = SETUP_STEPS
@@ -193,28 +223,48 @@ class CittaStato:
             if bad is not None:
                 raise bad
             o = opts["solo"]
-            events.append(ev.SoloStarted(o["scenario"], o["game"], o["carried_crowns"]))
+            events.append(ev.SoloStarted.of(o["scenario"], o["game"], o["carried_crowns"]))
             steps = SOLO_SETUP_STEPS
-        for e in events:
-            state = evolve(state, e)
+        chain: dict[int, tuple[State, Event, State]] = {}  # kept for the kernel's refold (fold.remember_setup)
+
+        def fold_in(new: list[Event]) -> None:
+            nonlocal state
+            for e in new:
+                after = evolve(state, e)
+                chain[id(e)] = (state, e, after)
+                state = after
+
+        fold_in(events)
         for step in steps:
             more = step(state, chance)
-            for e in more:
-                state = evolve(state, e)
+            fold_in(more)
             events += more
+        remember_setup(chain)
         return events + settle(state, [], chance)[1]
 
     def parse_command(self, payload: Mapping[str, Any]) -> Command:
-        return BOOK.parse(payload)
+        """The command book's parse, remembered per payload (keys, values and the type of each value).
 
-    def decide(self, state: State, command: Command, chance: Chance) -> list[Event]:
-        return decide(state, command, chance)
+        A replayed log repeats the same few hundred payloads; the types are part of the key, so
+        `true` is never taken for `1`. Only payloads that parsed are kept, so every malformed one
+        still reaches the book and is refused there.
+        """
+        try:
+            key = (tuple(payload.items()), tuple(map(type, payload.values())))
+            found = _PARSED.get(key)
+        except (AttributeError, TypeError):  # not a mapping, or a list / object value: no key, parse as is
+            return BOOK.parse(payload)
+        if found is None:
+            found = BOOK.parse(payload)
+            if len(_PARSED) >= 4096:
+                _PARSED.clear()
+            _PARSED[key] = found
+        return found
 
-    def play(self, state: State, command: Command, chance: Chance) -> tuple[list[Event], State]:
-        return play(state, command, chance)
-
-    def evolve(self, state: State, event: Event) -> State:
-        return evolve(state, event)
+    # The rules' own functions, not wrappers: replay calls `play` once per command and `evolve` once per event.
+    decide = staticmethod(decide)
+    play = staticmethod(play)
+    evolve = staticmethod(evolve)
 
     def pending(self, state: State) -> Pending:
         if state.phase == "over":
@@ -246,7 +296,11 @@ class CittaStato:
             report = solo.report(state)
             order = [0, GHOST] if report["won"] or not over else [GHOST, 0]
             return {"finished": over, "ranking": order, "seats": seats, "solo": report}
-        return {"finished": over, "ranking": ranking(state, totals) if state.seats else [], "seats": seats}
+        out: dict[str, Any] = {"finished": over, "ranking": ranking(state, totals) if state.seats else [], "seats": seats}
+        level = tied(state, totals) if state.seats else []
+        if level:  # seats the rulebook's tie-breaks do not part share their place (listed in seat order in `ranking`)
+            out["tied"] = level
+        return out
 
 
 GAME = CittaStato()

@@ -8,16 +8,17 @@ a follow-up command only if `options` lists it, so `legal` and `decide` cannot d
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import fields
+from operator import attrgetter
 from typing import Any
 
-from domain.kernel import Chance, Command, Event, RuleViolation
+from domain.kernel import Chance, Command, Event, ImpossibleOutcome, RuleViolation, Secret
 
 from . import commands as cmd
 from . import events as ev
 from .edition import BANNERS, BI, CI, COLOURS
-from .fold import evolve, used_schemes
+from .fold import HANDLERS, cards_renewed_all, used_schemes
 from .state import GHOST, State, Task, order_from
 
 R = "citta-stato/"
@@ -25,19 +26,55 @@ Option = tuple  # (command class, seat, *fields): a legal command, built only wh
 
 
 def key_of(c: Command) -> Option:
-    return (type(c), *(getattr(c, name) for name in _FIELDS[type(c)]))
+    return (type(c), *_FIELDS[type(c)](c))
+
+
+def _values_of(names: tuple[str, ...]) -> Callable[[Command], tuple[Any, ...]]:
+    """A command's field values in declared order, always as a tuple."""
+    if len(names) == 1:
+        (name,) = names
+        return lambda c: (getattr(c, name),)
+    return attrgetter(*names)
 
 
 _FIELDS = {
-    cls: tuple(f.name for f in fields(cls))
+    cls: _values_of(tuple(f.name for f in fields(cls)))
     for cls in vars(cmd).values()
     if isinstance(cls, type) and issubclass(cls, Command) and cls is not Command
 }
 
 
-def bag_list(counts: tuple[int, ...]) -> list[str]:
-    """A bag's contents in canonical order, so seeded draws are deterministic."""
-    return [c for c, k in zip(COLOURS, counts, strict=True) for _ in range(k)]
+def bag_list(counts: tuple[int, ...]) -> tuple[str, ...]:
+    """A bag's contents in canonical order, so seeded draws are deterministic.
+
+    Every draw asks for it and the same few hundred bags recur, so each is spelt out once.
+    """
+    found = _BAGS.get(counts)
+    if found is None:
+        if len(_BAGS) >= 4096:
+            _BAGS.clear()
+        found = _BAGS[counts] = tuple(c for c, k in zip(COLOURS, counts, strict=True) for _ in range(k))
+    return found
+
+
+_BAGS: dict[tuple[int, ...], tuple[str, ...]] = {}
+_VP = attrgetter("vp")
+_BAG_SOURCE = tuple(f"bag:{seat}" for seat in range(8))
+_DECK_SOURCE = {c: f"deck:{c}" for c in COLOURS}
+
+
+def drawn_number(source: str, value: Any) -> int:
+    """A number drawn from chance (the first player, a Ghost disc) is an int and nothing else.
+
+    The kernel's possibility check compares values, and Python takes `true` for 1 and `1.0`
+    for 1; a log that writes either is refused here, so no such value ever reaches an event
+    (events are shared values, see events._of).
+    """
+    if type(value) is not int:
+        raise ImpossibleOutcome(
+            "chance/draw/not-there", f"{value!r} could not be drawn from {source}: it holds whole numbers only", source=source, drawn=[value]
+        )
+    return value
 
 
 def supply_of(state: State, seat: int, colour: str) -> int:
@@ -55,25 +92,34 @@ def payment(state: State, seat: int, colour: str, jokers: int, what: str) -> tup
     if jokers > n:
         raise RuleViolation(R + f"{what}/cost", f"this action costs {n} cubes, not {jokers}", cost=n, jokers=jokers)
     need = (colour,) * (n - jokers) + (joker,) * jokers
-    held = {c: s.supply[CI[c]] for c in set(need)}
-    for c in held:
-        if need.count(c) > held[c]:
+    for c, count in ((colour, n - jokers), (joker, jokers)):  # the action's colour first, then the stand-in
+        if count and s.supply[CI[c]] < count:
             raise RuleViolation(
                 R + f"{what}/cubes",
-                f"action {n} of the round costs {n} {colour} cube(s); seat {seat} holds {held[c]} {c}",
+                f"action {n} of the round costs {n} {colour} cube(s); seat {seat} holds {s.supply[CI[c]]} {c}",
                 offered=list(need),
                 held={k: s.supply[CI[k]] for k in COLOURS},
             )
     return need
 
 
+def at_war(state: State, seat: int) -> bool:
+    """The seat's disc is on the Warfare track (rule 000: "there can only be one War disc per player")."""
+    return any(i == seat for i, _ in state.warfare)
+
+
 def war_blocked(state: State, seat: int) -> str:
-    s = state.seats[seat]
-    if any(i == seat for i, _ in state.warfare):
-        return "second-disc"
-    if not s.discs:
+    """Why the War action is refused ('' when it may be taken).
+
+    Rule 000: "As long as the player has War discs in their supply, they can perform this
+    Action. However, there can only be one War disc per player." Rule 003: "possibile fare
+    più volte azione ma SOLO 1 token per giocatore da posizionare". So a seat whose disc is
+    already on the track may take the action again (VP again, no second disc), but only
+    while it still has discs in its supply; a full track only stops a seat that would place one.
+    """
+    if not state.seats[seat].discs:
         return "no-disc"
-    if len(state.warfare) >= state.t.warfare_spaces:
+    if len(state.warfare) >= state.t.warfare_spaces and not at_war(state, seat):
         return "track-full"
     return ""
 
@@ -98,7 +144,7 @@ def check_turn(state: State, c: Command) -> tuple[str, str, tuple[str, ...], str
         if c.colour == "O":
             why = war_blocked(state, seat)
             if why:
-                raise RuleViolation(R + f"war/{why}", "no War action possible: " + why.replace("-", " "), seat=seat, on_track=[list(d) for d in state.warfare if d[0] == seat], discs=len(s.discs))
+                raise RuleViolation(R + f"war/{why}", "no War action possible: " + why.replace("-", " "), seat=seat, on_track=Secret([list(d) for d in state.warfare if d[0] == seat], seat), discs=len(s.discs))
         elif c.colour == "B" and not trades_open(state, seat):
             raise RuleViolation(R + "republic/no-trade", "no Banner trade is possible", banners=dict(zip(BANNERS, s.banners, strict=True)))
         elif c.colour == "P" and not schemes_open(state, seat):
@@ -126,20 +172,32 @@ def check_turn(state: State, c: Command) -> tuple[str, str, tuple[str, ...], str
 
 def turn_options(state: State) -> list[Option]:
     """Each affordable action, once per way of paying (how many W/B cubes stand in), then Pass."""
+    out = list(_turn_actions(state))
+    if may_pass(state, bool(out)):
+        out.append((cmd.Pass, state.current))
+    return out
+
+
+def may_pass(state: State, can_act: bool | None = None) -> bool:
+    """No pass before the round's first action, unless no action can be paid (edition flag `first_action_required`)."""
+    if state.seats[state.current].actions or not state.t.first_action_required:
+        return True
+    if can_act is None:
+        can_act = next(_turn_actions(state), None) is not None
+    return not can_act
+
+
+def _turn_actions(state: State) -> Iterator[Option]:
     seat = state.current
     s = state.seats[seat]
     n = s.actions + 1
     t = state.t
-    out: list[Option] = []
-
-    def pays(colour: str) -> list[int]:
-        joker = t.jokers.get(colour, "")
-        have = s.supply[CI[colour]]
-        wild = s.supply[CI[joker]] if joker else 0
-        return [j for j in range(0, (n if joker else 0) + 1) if n - j <= have and j <= wild]
-
     for colour in COLOURS:
-        js = pays(colour)
+        ci = CI[colour]
+        joker = t.jokers.get(colour, "")
+        have = s.supply[ci]
+        wild = s.supply[CI[joker]] if joker else 0
+        js = [j for j in range(0, (n if joker else 0) + 1) if n - j <= have and j <= wild]
         if not js:
             continue
         city_ok = not (
@@ -147,19 +205,16 @@ def turn_options(state: State) -> list[Option]:
             or (colour == "B" and not trades_open(state, seat))
             or (colour == "P" and not schemes_open(state, seat))
         )
-        ci = CI[colour]
+        upgrade = colour in BI and state.upgrade > 0 and s.tracks[BI[colour]] < len(t.track_values[BI[colour]])
         for j in js:
             if city_ok:
-                out.append((cmd.CityAction, seat, colour, j))
+                yield (cmd.CityAction, seat, colour, j)
             if state.present[ci]:
-                out.append((cmd.UseCard, seat, colour, j))
+                yield (cmd.UseCard, seat, colour, j)
                 if s.burned[ci] < t.burn_limit:
-                    out.append((cmd.BurnCard, seat, colour, j))
-            if colour in BI and state.upgrade > 0 and s.tracks[BI[colour]] < len(t.track_values[BI[colour]]):
-                out.append((cmd.Upgrade, seat, colour, j))
-    if not (out and s.actions == 0 and t.first_action_required):
-        out.append((cmd.Pass, seat))
-    return out
+                    yield (cmd.BurnCard, seat, colour, j)
+            if upgrade:
+                yield (cmd.Upgrade, seat, colour, j)
 
 
 # --- follow-up choices -------------------------------------------------------------------
@@ -373,43 +428,43 @@ def _reveal_next_future(state: State, colour: str, chance: Chance) -> list[Event
     deck = state.decks[CI[colour]]
     if not deck:
         return []
-    (card,) = chance.draw(f"deck:{colour}", deck, 1)
-    return [ev.FutureRevealed(colour, card)]
+    (card,) = chance.draw(_DECK_SOURCE[colour], deck, 1)
+    return [ev.FutureRevealed.of(colour, card)]
 
 
 def resolve(state: State, task: Task, c: Command, chance: Chance) -> list[Event]:
     """The events one accepted follow-up choice causes (it was checked against `options`)."""
     kind, seat = task[0], task[1]
     if isinstance(c, cmd.Decline):
-        return [ev.Declined(seat, kind)]
+        return [ev.Declined.of(seat, kind)]
     if isinstance(c, cmd.Accept):
         if kind == "vp":
-            return [ev.VpScored(seat, vp_amount(state, task), score_of(state))]
-        return [ev.Accepted(seat, kind)]
+            return [ev.VpScored.of(seat, vp_amount(state, task), score_of(state))]
+        return [ev.Accepted.of(seat, kind)]
     if isinstance(c, cmd.MarketCube):
         if kind == "fleet":
-            return [ev.CubeBought(seat, c.colour, c.cost)]
-        return [ev.MarketCubeTaken(seat, c.colour, c.cost)]
+            return [ev.CubeBought.of(seat, c.colour, c.cost)]
+        return [ev.MarketCubeTaken.of(seat, c.colour, c.cost)]
     if isinstance(c, cmd.TakeCard):
         if kind == "noli_card":
-            return [ev.CardBurnedUnder(seat, c.card, task[2])]
-        out: list[Event] = [ev.CardTaken(seat, c.card, c.source, c.mode)]
+            return [ev.CardBurnedUnder.of(seat, c.card, task[2])]
+        out: list[Event] = [ev.CardTaken.of(seat, c.card, c.source, c.mode)]
         if c.source == "future":
             out += _reveal_next_future(state, c.card[0], chance)
         return out
     if isinstance(c, cmd.Shift):
         seats = order_from(state, seat) if kind == "shift_all" else (seat,)
-        return [ev.FormShifted(seats, c.direction, c.spaces)]
+        return [ev.FormShifted.of(seats, c.direction, c.spaces)]
     if isinstance(c, cmd.UseScheme):
         scheme = state.seats[seat].scheme if c.slot == 0 else state.schemes[c.slot - 1]
-        return [ev.SchemeChosen(seat, c.slot, scheme)]
+        return [ev.SchemeChosen.of(seat, c.slot, scheme)]
     if isinstance(c, cmd.TradeBanners):
-        return [ev.BannersTraded(seat, c.trade)]
+        return [ev.BannersTraded.of(seat, c.trade)]
     if isinstance(c, cmd.WarDisc):
-        return [ev.WarDiscPlaced(seat, c.value)]
+        return [ev.WarDiscPlaced.of(seat, c.value)]
     if isinstance(c, cmd.KeepRepublic):
         old, new = state.seats[seat].republic, task[2]
-        return [ev.RepublicKept(seat, new, old) if c.keep == "new" else ev.RepublicKept(seat, old, new)]
+        return [ev.RepublicKept.of(seat, new, old) if c.keep == "new" else ev.RepublicKept.of(seat, old, new)]
     if isinstance(c, cmd.PickColour):
         return [_PICK_COLOUR[kind](seat, c.colour, task)]
     if isinstance(c, cmd.PickNumber):
@@ -422,131 +477,137 @@ def score_of(state: State) -> str:
 
 
 _PICK_COLOUR: dict[str, Callable[[int, str, Task], Event]] = {
-    "banner_any": lambda s, c, t: ev.BannerGained(s, c),
-    "return": lambda s, c, t: ev.CubeReturned(s, c),
-    "gaeta": lambda s, c, t: ev.BannerReturned(s, c),
-    "goodwill": lambda s, c, t: ev.BannerReturned(s, c),
-    "noli": lambda s, c, t: ev.ColourChosen(s, c),
-    "draw_colour_choice": lambda s, c, t: ev.ColourChosen(s, c),
-    "plot": lambda s, c, t: ev.ColourChosen(s, c),
-    "burn_self": lambda s, c, t: ev.CardBurnedUnder(s, t[2], c),
-    "market_place": lambda s, c, t: ev.MarketCubePlaced(s, c),
-    "decree": lambda s, c, t: ev.DecreeUpgrade(s, c),
-    "war_pay": lambda s, c, t: ev.WarPaid(s, c),
-    "track_back": lambda s, c, t: ev.TrackMovedBack(s, c),
-    "cube_to_bag": lambda s, c, t: ev.CubeBagged(s, c),
+    "banner_any": lambda s, c, t: ev.BannerGained.of(s, c),
+    "return": lambda s, c, t: ev.CubeReturned.of(s, c),
+    "gaeta": lambda s, c, t: ev.BannerReturned.of(s, c),
+    "goodwill": lambda s, c, t: ev.BannerReturned.of(s, c),
+    "noli": lambda s, c, t: ev.ColourChosen.of(s, c),
+    "draw_colour_choice": lambda s, c, t: ev.ColourChosen.of(s, c),
+    "plot": lambda s, c, t: ev.ColourChosen.of(s, c),
+    "burn_self": lambda s, c, t: ev.CardBurnedUnder.of(s, t[2], c),
+    "market_place": lambda s, c, t: ev.MarketCubePlaced.of(s, c),
+    "decree": lambda s, c, t: ev.DecreeUpgrade.of(s, c),
+    "war_pay": lambda s, c, t: ev.WarPaid.of(s, c),
+    "track_back": lambda s, c, t: ev.TrackMovedBack.of(s, c),
+    "cube_to_bag": lambda s, c, t: ev.CubeBagged.of(s, c),
 }
 
 
 def _pick_number(state: State, kind: str, seat: int, value: int, task: Task) -> Event:
     if kind == "ancona":
         others = tuple(i for i in order_from(state, seat)[1:] if value in state.seats[i].discs)
-        return ev.AllianceDiscRemoved(seat, value, others)
+        return ev.AllianceDiscRemoved.of(seat, value, others)
     if kind == "discard_banners":
-        return ev.BannersDiscarded(seat, task[2], value)
+        return ev.BannersDiscarded.of(seat, task[2], value)
     if kind == "remove_cubes":
-        return ev.CubesRemoved(seat, task[2], value)
+        return ev.CubesRemoved.of(seat, task[2], value)
     if kind == "recover_disc":
-        return ev.WarDiscRecovered(seat, value)
+        return ev.WarDiscRecovered.of(seat, value)
     if kind == "retire_disc":
-        return ev.WarDiscRetired(seat, value)
+        return ev.WarDiscRetired.of(seat, value)
     if kind == "concordat":
-        return ev.CrownsRemoved(seat, value)
+        return ev.CrownsRemoved.of(seat, value)
     if kind == "betrayal":
-        return ev.CrownStolen(seat, value)
+        return ev.CrownStolen.of(seat, value)
     raise AssertionError(kind)
 
 
 # --- automatic steps ---------------------------------------------------------------------
 def _auto_end_turn(state: State, task: Task, chance: Chance) -> list[Event]:
     seat = task[1]
-    for i in order_from(state, seat)[1:] + (seat,):
-        if not state.seats[i].passed:
-            return [ev.TurnEnded(seat, i)]
-    return [ev.TurnEnded(seat, seat)]
+    seats = state.seats
+    n = len(seats)
+    for k in range(1, n + 1):  # the next seat in turn order that has not passed, this seat last
+        i = (seat + k) % n
+        if not seats[i].passed:
+            return [ev.TurnEnded.of(seat, i)]
+    return [ev.TurnEnded.of(seat, seat)]
 
 
 def _auto_draw(state: State, task: Task, chance: Chance) -> list[Event]:
     seat, n = task[1], task[2]
     bag = bag_list(state.seats[seat].bag)
     if n <= 0 or not bag:
-        return [ev.StepSkipped(seat, "draw")]
-    cubes = bag if n >= len(bag) else chance.draw(f"bag:{seat}", bag, n)
-    return [ev.CubesDrawn(seat, tuple(cubes))]
+        return [ev.StepSkipped.of(seat, "draw")]
+    cubes = bag if n >= len(bag) else chance.draw(_BAG_SOURCE[seat], bag, n)
+    return [ev.CubesDrawn.of(seat, tuple(cubes))]
 
 
 def _auto_draw_keep(state: State, task: Task, chance: Chance) -> list[Event]:
     seat, n, keep = task[1], task[2], task[3]
     bag = bag_list(state.seats[seat].bag)
     if not bag:
-        return [ev.StepSkipped(seat, "draw_keep")]
-    cubes = bag if n <= 0 or n >= len(bag) else chance.draw(f"bag:{seat}", bag, n)
-    return [ev.CubesDrawn(seat, tuple(cubes), keep)]
+        return [ev.StepSkipped.of(seat, "draw_keep")]
+    cubes = bag if n <= 0 or n >= len(bag) else chance.draw(_BAG_SOURCE[seat], bag, n)
+    return [ev.CubesDrawn.of(seat, tuple(cubes), keep)]
 
 
 def _auto_draw_colours(state: State, task: Task, chance: Chance) -> list[Event]:
     seat = task[1]
     bag = state.seats[seat].bag
     cubes = tuple(c for c in COLOURS if c in task[2:] for _ in range(bag[CI[c]]))
-    return [ev.CubesDrawn(seat, cubes)] if cubes else [ev.StepSkipped(seat, "draw_colours")]
+    return [ev.CubesDrawn.of(seat, cubes)] if cubes else [ev.StepSkipped.of(seat, "draw_colours")]
 
 
 def _auto_round_draw(state: State, task: Task, chance: Chance) -> list[Event]:
     seat = task[1]
     s = state.seats[seat]
     n = state.t.track_values[BI["G"]][s.tracks[BI["G"]] - 1]
-    if s.vp == min(x.vp for x in state.seats):
+    if s.vp == min(map(_VP, state.seats)):
         n += state.t.fewest_bonus
     return _auto_draw(state, ("draw", seat, n), chance)
 
 
 def _auto_cube(state: State, task: Task, chance: Chance) -> list[Event]:
-    return [ev.CubeGained(task[1], task[2], state.reserve[CI[task[2]]] > 0)]
+    return [ev.CubeGained.of(task[1], task[2], state.reserve[CI[task[2]]] > 0)]
 
 
 def _auto_republic_swap(state: State, task: Task, chance: Chance) -> list[Event]:
     if not state.pool:
-        return [ev.StepSkipped(task[1], "republic_swap")]
+        return [ev.StepSkipped.of(task[1], "republic_swap")]
     (card,) = chance.draw("republic-pool", state.pool, 1)
-    return [ev.RepublicDrawn(task[1], card)]
+    return [ev.RepublicDrawn.of(task[1], card)]
 
 
 def _auto_vp(state: State, task: Task, chance: Chance) -> list[Event]:
     amount = vp_amount(state, task)
     if amount < 0:  # losses are not optional
-        return [ev.VpScored(task[1], amount, score_of(state))]
-    return [ev.StepSkipped(task[1], "vp")]
+        return [ev.VpScored.of(task[1], amount, score_of(state))]
+    return [ev.StepSkipped.of(task[1], "vp")]
 
 
 def _auto_war_pay(state: State, task: Task, chance: Chance) -> list[Event]:
     supply = state.seats[task[1]].supply
-    return [ev.WarForfeited(task[1], tuple(bag_list(supply)))]
+    return [ev.WarForfeited.of(task[1], tuple(bag_list(supply)))]
 
 
 def _auto_war_reveal(state: State, task: Task, chance: Chance) -> list[Event]:
     if not state.warfare:
-        return [ev.StepSkipped(-1, "war_reveal")]
-    return [ev.WarRevealed(state.warfare)]
+        return [ev.StepSkipped.of(-1, "war_reveal")]
+    return [ev.WarRevealed.of(state.warfare)]
 
 
 def _auto_war_outcome(state: State, task: Task, chance: Chance) -> list[Event]:
     if not state.warfare:
-        return [ev.StepSkipped(-1, "war_outcome")]
+        return [ev.StepSkipped.of(-1, "war_outcome")]
     ranked = sorted(range(len(state.warfare)), key=lambda k: (-state.warfare[k][1], k))
     seats = [state.warfare[k][0] for k in ranked]
-    return [ev.WarWon(seats[0], tuple(seats[1:]))]
+    return [ev.WarWon.of(seats[0], tuple(seats[1:]))]
 
 
 def _auto_war_end(state: State, task: Task, chance: Chance) -> list[Event]:
-    return [ev.WarEnded()] if state.warfare else [ev.StepSkipped(-1, "war_end")]
+    return [ev.WarEnded.of()] if state.warfare else [ev.StepSkipped.of(-1, "war_end")]
 
 
 def _auto_renew(state: State, task: Task, chance: Chance) -> list[Event]:
     colour = task[2]
     i = CI[colour]
+    deck = state.decks[i]
+    if state.future[i] and deck:  # the common case: the Future card moves down, one card is drawn
+        return [ev.CardsRenewed.of(colour, chance.draw(_DECK_SOURCE[colour], deck, 1), -1)]
     discards = state.discards[i] + ((state.present[i],) if state.present[i] else ())
     present = state.future[i]
-    deck = list(state.decks[i])
+    deck = list(deck)
     drawn: list[str] = []
     rebuilt = -1
     for _ in range(1 if present else 2):
@@ -554,10 +615,22 @@ def _auto_renew(state: State, task: Task, chance: Chance) -> list[Event]:
             deck, discards, rebuilt = sorted(discards), (), len(drawn)
         if not deck:
             break
-        (card,) = chance.draw(f"deck:{colour}", deck, 1)
+        (card,) = chance.draw(_DECK_SOURCE[colour], deck, 1)
         deck.remove(card)
         drawn.append(card)
-    return [ev.CardsRenewed(colour, tuple(drawn), rebuilt)]
+    return [ev.CardsRenewed.of(colour, tuple(drawn), rebuilt)]
+
+
+def _renew_colours(state: State, chance: Chance) -> list[Event]:
+    """One CardsRenewed for each renew step at the head of the queue, each colour once, in queue order."""
+    out: list[Event] = []
+    seen: set[str] = set()
+    for task in state.tasks:
+        if task[0] != "renew" or task[2] in seen:
+            break
+        seen.add(task[2])
+        out += _auto_renew(state, task, chance)  # reads only its own colour, which no earlier renewal touched
+    return out
 
 
 def _auto_reset(state: State, task: Task, chance: Chance) -> list[Event]:
@@ -567,25 +640,25 @@ def _auto_reset(state: State, task: Task, chance: Chance) -> list[Event]:
         first = 1 - state.first
     else:
         first = state.next_first if state.next_first >= 0 else (state.first + 1) % state.players
-    return [ev.RoundReset(state.round + 1, first)]
+    return [ev.RoundReset.of(state.round + 1, first)]
 
 
 def _auto_form_crowns(state: State, task: Task, chance: Chance) -> list[Event]:
     crowns = tuple(0 if i == GHOST and state.solo else state.t.rep_crowns[s.form - 1] for i, s in enumerate(state.seats))
-    return [ev.FormCrownsTaken(crowns)]
+    return [ev.FormCrownsTaken.of(crowns)]
 
 
 def _auto_game_end(state: State, task: Task, chance: Chance) -> list[Event]:
     from .scoring import final_scores
 
-    return [ev.GameEnded(tuple(r["final"] for r in final_scores(state)))]
+    return [ev.GameEnded.of(tuple(r["final"] for r in final_scores(state)))]
 
 
 AUTO: dict[str, Callable[[State, Task, Chance], list[Event]]] = {
     "end_turn": _auto_end_turn,
-    "banner": lambda s, t, ch: [ev.BannerGained(t[1], t[2])],
+    "banner": lambda s, t, ch: [ev.BannerGained.of(t[1], t[2])],
     "cube": _auto_cube,
-    "crowns": lambda s, t, ch: [ev.CrownsGained(t[1], t[2])],
+    "crowns": lambda s, t, ch: [ev.CrownsGained.of(t[1], t[2])],
     "draw": _auto_draw,
     "draw_keep": _auto_draw_keep,
     "draw_colours": _auto_draw_colours,
@@ -596,7 +669,7 @@ AUTO: dict[str, Callable[[State, Task, Chance], list[Event]]] = {
     "war_end": _auto_war_end,
     "renew": _auto_renew,
     "reset": _auto_reset,
-    "final": lambda s, t, ch: [ev.SecondScoringStarted()],
+    "final": lambda s, t, ch: [ev.SecondScoringStarted.of()],
     "form_crowns": _auto_form_crowns,
     "game_end": _auto_game_end,
 }
@@ -614,22 +687,22 @@ def _ghost_turn(state: State, task: Task, chance: Chance) -> list[Event]:
     g = state.seats[GHOST]
     bag = bag_list(g.bag)
     if not bag or g.actions >= state.t.solo.scenarios[state.solo.scenario].draws:  # type: ignore[union-attr]
-        return [ev.StepSkipped(GHOST, "ghost_turn")]
+        return [ev.StepSkipped.of(GHOST, "ghost_turn")]
     (cube,) = bag if len(bag) == 1 else chance.draw("bag:ghost", bag, 1)
-    return [ev.GhostDrew(cube, state.present[CI[cube]])]
+    return [ev.GhostDrew.of(cube, state.present[CI[cube]])]
 
 
 def _ghost_clear_row(state: State, task: Task, chance: Chance) -> list[Event]:
     r = state.t.row_costs.index(task[2])
     cubes = tuple(c for ci, c in enumerate(COLOURS) if state.market[ci][r])
-    return [ev.MarketRowCleared(task[2], cubes)] if cubes else [ev.StepSkipped(GHOST, "market_clear_row")]
+    return [ev.MarketRowCleared.of(task[2], cubes)] if cubes else [ev.StepSkipped.of(GHOST, "market_clear_row")]
 
 
 def _ghost_disc(state: State, task: Task, chance: Chance) -> list[Event]:
     """Random: drawn unseen from the Ghost's discs; highest / lowest: as the scenario says."""
     discs = state.seats[GHOST].discs
-    if war_blocked(state, GHOST):
-        return [ev.StepSkipped(GHOST, "ghost_disc")]
+    if war_blocked(state, GHOST) or at_war(state, GHOST):  # one disc per player, the Ghost included
+        return [ev.StepSkipped.of(GHOST, "ghost_disc")]
     mode = task[2]
     if mode == "highest":
         value = max(discs)
@@ -637,12 +710,12 @@ def _ghost_disc(state: State, task: Task, chance: Chance) -> list[Event]:
         value = min(discs)
     else:
         (value,) = discs if len(set(discs)) == 1 else chance.draw("ghost-discs", sorted(discs), 1)
-    return [ev.WarDiscPlaced(GHOST, value)]
+    return [ev.WarDiscPlaced.of(GHOST, drawn_number("ghost-discs", value))]
 
 
 def _ghost_remove_schemes(state: State, task: Task, chance: Chance) -> list[Event]:
     slots = tuple(k for k in task[2:] if 1 <= k <= len(state.schemes) and state.schemes_up[k - 1])
-    return [ev.SchemesRemoved(slots)] if slots else [ev.StepSkipped(GHOST, "remove_schemes")]
+    return [ev.SchemesRemoved.of(slots)] if slots else [ev.StepSkipped.of(GHOST, "remove_schemes")]
 
 
 # Steps the Ghost runs itself. Any other step queued for the Ghost's seat (a VP gain, a war shift or
@@ -650,38 +723,65 @@ def _ghost_remove_schemes(state: State, task: Task, chance: Chance) -> list[Even
 GHOST_AUTO: dict[str, Callable[[State, Task, Chance], list[Event]]] = {
     "ghost_turn": _ghost_turn,
     "market_clear_row": _ghost_clear_row,
-    "human_form": lambda s, t, ch: [ev.FormShifted((0,), t[2], t[3])],
+    "human_form": lambda s, t, ch: [ev.FormShifted.of((0,), t[2], t[3])],
     "ghost_disc": _ghost_disc,
     "remove_schemes": _ghost_remove_schemes,
 }
 
 
-def _ghost_step(state: State, task: Task, chance: Chance) -> list[Event]:
-    auto = GHOST_AUTO.get(task[0])
-    return auto(state, task, chance) if auto is not None else [ev.StepSkipped(GHOST, task[0])]
+# The state `settle` last stopped at and the options it found there: the next command is checked
+# against that very state (a replay passes it straight back), so the options are not worked out twice.
+# Compared by identity, and the tuple is replaced whole, so a stale or foreign state never matches.
+_SETTLED: tuple[State | None, list[Option]] = (None, [])
+
+
+def offered_now(state: State, task: Task) -> list[Option]:
+    last = _SETTLED
+    return last[1] if last[0] is state else OPTIONS[task[0]](state, task)
 
 
 def settle(state: State, events: list[Event], chance: Chance) -> tuple[State, list[Event]]:
-    """Fold `events`, then settle automatic steps until a seat must choose (or the game ends)."""
+    """Fold `events`, then settle automatic steps until a seat must choose (or the game ends).
+
+    The loop every command runs through, once per event, so `evolve` is written out inline
+    and the tables it consults are bound to local names.
+    """
+    global _SETTLED
+    handlers, auto_step, ghost_step, skipped = HANDLERS, AUTO.get, GHOST_AUTO.get, ev.StepSkipped.of
     for e in events:
-        state = evolve(state, e)
-    while state.tasks:
-        task = state.tasks[0]
+        handler, tasks = handlers[type(e)], state.tasks
+        state = handler(state, e, tasks[0], tasks[1:]) if e.pops else handler(state, e, None, tasks)  # type: ignore[attr-defined]
+    ghost = GHOST if state.solo is not None else None
+    tasks = state.tasks
+    while tasks:
+        task = tasks[0]
         kind = task[0]
-        auto = AUTO.get(kind)
-        if task[1] == GHOST and state.solo is not None:
-            more = _ghost_step(state, task, chance)
-        elif auto is not None:
-            more = auto(state, task, chance)
-        elif kind in CONDITIONAL and CONDITIONAL[kind](state, task):
-            more = AUTO_IF[kind](state, task, chance)
+        if task[1] == ghost:  # the solo Ghost runs its own steps and skips every other (see GHOST_AUTO)
+            auto = ghost_step(kind)
+            more = auto(state, task, chance) if auto is not None else [skipped(GHOST, kind)]
+        elif kind == "renew":  # the End of Round's New Cards, every colour at once (fold.cards_renewed_all)
+            more = _renew_colours(state, chance)
+            state = cards_renewed_all(state, more)  # type: ignore[arg-type]
+            events += more
+            tasks = state.tasks
+            continue
         else:
-            if OPTIONS[kind](state, task):
-                break
-            more = [ev.StepSkipped(task[1], kind)]
+            auto = auto_step(kind)
+            if auto is not None:
+                more = auto(state, task, chance)
+            elif kind in CONDITIONAL and CONDITIONAL[kind](state, task):
+                more = AUTO_IF[kind](state, task, chance)
+            else:
+                offered = OPTIONS[kind](state, task)
+                if offered:
+                    _SETTLED = (state, offered)
+                    break
+                more = [skipped(task[1], kind)]
         for e in more:
-            state = evolve(state, e)
-        events.extend(more)
+            handler, tasks = handlers[type(e)], state.tasks
+            state = handler(state, e, tasks[0], tasks[1:]) if e.pops else handler(state, e, None, tasks)  # type: ignore[attr-defined]
+        events += more
+        tasks = state.tasks
     return state, events
 
 
@@ -726,7 +826,7 @@ def option_keys(state: State) -> list[Option]:
     if state.phase != "turns":
         return []
     if state.tasks:
-        return OPTIONS[state.tasks[0][0]](state, state.tasks[0])
+        return list(offered_now(state, state.tasks[0]))
     return turn_options(state)
 
 
@@ -746,12 +846,12 @@ def play(state: State, c: Command, chance: Chance) -> tuple[list[Event], State]:
         task = state.tasks[0]
         if c.seat != task[1]:
             raise RuleViolation(R + "turn/out-of-turn", f"seat {task[1]} must decide ({task[0]}), not seat {c.seat}", seat=c.seat, waiting_for=task[1], step=task[0])
-        offered = OPTIONS[task[0]](state, task)
+        offered = offered_now(state, task)
         if key_of(c) not in offered:
             raise RuleViolation(
                 R + f"{task[0].replace('_', '-')}/not-offered",
                 f"{c.kind} is not one of the choices for {task[0]}",
-                offered=[o[0](*o[1:]).to_json() for o in offered],
+                offered=Secret([o[0](*o[1:]).to_json() for o in offered], task[1]),  # what legal() shows that seat only
                 given=c.to_json(),
             )
         events = resolve(state, task, c, chance)
@@ -759,11 +859,11 @@ def play(state: State, c: Command, chance: Chance) -> tuple[list[Event], State]:
         if c.seat != state.current:
             raise RuleViolation(R + "turn/out-of-turn", f"it is seat {state.current}'s turn, not seat {c.seat}'s", seat=c.seat, turn=state.current)
         if isinstance(c, cmd.Pass):
-            if (cmd.Pass, c.seat) not in turn_options(state):
+            if not may_pass(state):
                 raise RuleViolation(R + "pass/first-action-required", "every seat takes at least one action a round (one cube to the Market) before passing", seat=c.seat)
-            events = [ev.Passed(c.seat)]
+            events = [ev.Passed.of(c.seat)]
         else:
             action, colour, paid, card = check_turn(state, c)
-            events = [ev.ActionTaken(c.seat, action, colour, paid, card)]
+            events = [ev.ActionTaken.of(c.seat, action, colour, paid, card)]
     after, events = settle(state, events, chance)
     return events, after

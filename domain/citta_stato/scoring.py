@@ -52,9 +52,24 @@ def final_scores(state: State) -> list[dict[str, Any]]:
     return out
 
 
+def _standing(state: State, finals: list[int], i: int) -> tuple[int, int, int]:
+    """The rulebook's order: the final score, then First + Second, then cubes in supply (higher is better)."""
+    s = state.seats[i]
+    return (-finals[i], -(s.vp + s.second), -sum(s.supply))
+
+
 def ranking(state: State, finals: list[int]) -> list[int]:
-    """Best first: the final score, then First + Second, then cubes in supply."""
-    return sorted(
-        range(state.players),
-        key=lambda i: (-finals[i], -(state.seats[i].vp + state.seats[i].second), -sum(state.seats[i].supply), i),
-    )
+    """Best first by `_standing`; seats still level after both tie-breaks are listed in seat order (see `tied`)."""
+    return sorted(range(state.players), key=lambda i: (*_standing(state, finals, i), i))
+
+
+def tied(state: State, finals: list[int]) -> list[list[int]]:
+    """Groups of seats the rulebook's two tie-breaks leave level: they share their place.
+
+    The rulebook stops at "If still in a tie, then the player with the most cubes in their
+    supply is declared the winner", so no seat order (or anything else) is invented to part them.
+    """
+    groups: dict[tuple[int, int, int], list[int]] = {}
+    for i in range(state.players):
+        groups.setdefault(_standing(state, finals, i), []).append(i)
+    return [g for g in groups.values() if len(g) > 1]

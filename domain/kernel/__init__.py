@@ -7,7 +7,16 @@ from domain.kernel.editions import Edition, EditionError, load_edition_file, par
 from domain.kernel.events import Event, event, event_from_json, round_trips
 from domain.kernel.frozen import FrozenDict, freeze, thaw
 from domain.kernel.log import Entry, Report, replay
-from domain.kernel.violations import ImpossibleOutcome, MalformedCommand, RuleViolation
+from domain.kernel.violations import (
+    ALL,
+    ImpossibleOutcome,
+    MalformedCommand,
+    Reader,
+    RuleViolation,
+    Secret,
+    reveal,
+    secret_size,
+)
 
 __all__ = [
     "Chance", "ObservedChance", "Outcome", "SeededChance", "commitment",
@@ -17,5 +26,5 @@ __all__ = [
     "Event", "event", "event_from_json", "round_trips",
     "FrozenDict", "freeze", "thaw",
     "Entry", "Report", "replay",
-    "ImpossibleOutcome", "MalformedCommand", "RuleViolation",
+    "ALL", "ImpossibleOutcome", "MalformedCommand", "Reader", "RuleViolation", "Secret", "reveal", "secret_size",
 ]

@@ -28,7 +28,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from domain.kernel.violations import ImpossibleOutcome
+from domain.kernel.violations import ImpossibleOutcome, secret_size
 
 T = TypeVar("T")
 
@@ -46,7 +46,12 @@ class Outcome:
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> Outcome:
-        return cls(str(obj["kind"]), str(obj["source"]), tuple(obj["values"]))
+        """An outcome from a log. Its values are words or whole numbers, never `true` or `1.0`: JSON's
+        true equals 1 in Python, and would pass for the cube or die face 1 and then live on in events."""
+        values = tuple(obj["values"])
+        if any(type(v) not in (str, int) for v in values):
+            raise ValueError(f"the values of an outcome are words or whole numbers, not {list(values)!r}")
+        return cls(str(obj["kind"]), str(obj["source"]), values)
 
 
 class Chance(Protocol):
@@ -117,6 +122,23 @@ class SeededChance:
         return values
 
 
+def _within(values: Sequence[Any], contents: Sequence[Any]) -> bool:
+    """True when `values` is a sub-multiset of `contents`.
+
+    The common, possible draw is settled here without building two Counters (replaying a
+    log checks every draw); only a failing draw goes on to the Counter that names what was
+    missing, so verdicts and messages are unchanged.
+    """
+    if len(values) == 1:
+        return values[0] in contents
+    left = list(contents)
+    for v in values:
+        if v not in left:
+            return False
+        left.remove(v)
+    return True
+
+
 class ObservedChance:
     """Outcomes supplied from outside, each checked for possibility when the rules ask for it."""
 
@@ -163,14 +185,15 @@ class ObservedChance:
                 drawn=list(outcome.values),
                 expected_count=want,
             )
-        missing = Counter(outcome.values) - Counter(contents)
+        missing = None if _within(outcome.values, contents) else Counter(outcome.values) - Counter(contents)
         if missing:
             raise ImpossibleOutcome(
                 "chance/draw/not-there",
                 f"{sorted(map(str, missing.elements()))} could not be drawn from {source}: it was not there",
                 source=source,
                 drawn=list(outcome.values),
-                held=sorted(map(str, contents)),
+                not_there=sorted(map(str, missing.elements())),
+                held=secret_size(sorted(map(str, contents))),
             )
         return tuple(outcome.values)
 
@@ -182,7 +205,7 @@ class ObservedChance:
                 f"the order given for {source} is not an ordering of what was shuffled",
                 source=source,
                 given=list(outcome.values),
-                shuffled=sorted(map(str, items)),
+                shuffled=secret_size(sorted(map(str, items))),
             )
         return tuple(outcome.values)
 

@@ -15,7 +15,7 @@ from typing import Any, ClassVar, TypeVar
 import marshmallow
 from marshmallow import fields
 
-from domain.kernel.frozen import freeze, thaw
+from domain.kernel.frozen import freeze, frozen_init, thaw
 from domain.kernel.violations import MalformedCommand, RuleViolation
 
 C = TypeVar("C", bound="type[Command]")
@@ -56,6 +56,10 @@ def command(kind: str) -> Callable[[C], C]:
     def register(cls: C) -> C:
         cls = dataclasses.dataclass(frozen=True, slots=True)(cls)  # type: ignore[assignment]
         cls.kind = kind
+        if cls.__post_init__ is Command.__post_init__:
+            init = frozen_init(cls, (), freeze_any=True)  # the same freezing, without the call
+            if init is not None:
+                cls.__init__ = init  # type: ignore[misc]
         return cls
 
     return register
@@ -128,7 +132,8 @@ class CommandBook:
 
     def parse(self, payload: Mapping[str, Any]) -> Command:
         if type(payload) is dict:
-            fast = self._simple.get(payload.get("type"))  # type: ignore[arg-type]
+            kind = payload.get("type")
+            fast = self._simple.get(kind) if type(kind) is str else None
             if fast is not None:
                 cls, simple = fast
                 values = {}
@@ -156,7 +161,7 @@ class CommandBook:
         if not isinstance(payload, Mapping):
             raise MalformedCommand("a command must be a JSON object", {"_schema": ["not an object"]})
         kind = payload.get("type")
-        if kind not in self._entries:
+        if not isinstance(kind, str) or kind not in self._entries:
             raise MalformedCommand(
                 f"unknown command type {kind!r}; expected one of {self.kinds}", {"type": [f"unknown: {kind!r}"]}
             )

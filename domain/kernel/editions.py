@@ -70,10 +70,40 @@ def _resolve(data: Any, path: str) -> bool:
     return True
 
 
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: 10x the pure-Python loader
+_PARSED: dict[tuple[str, str, str], Edition] = {}  # (title, content hash, source) -> the validated edition
+_PARSED_MAX = 64
+
+
+def _plain_yaml(raw: bytes) -> Any:
+    """YAML without anchors and aliases: an edition file is written by hand and needs none, and a
+    few nested aliases in an uploaded file would expand to gigabytes (the "billion laughs")."""
+    for token in yaml.scan(raw, Loader=_LOADER):
+        if isinstance(token, yaml.AliasToken | yaml.AnchorToken):
+            raise yaml.YAMLError(f"line {token.start_mark.line + 1}: anchors and aliases (&name, *name) are not "
+                                 "allowed in an edition file")
+    return yaml.load(raw, Loader=_LOADER)  # noqa: S506  (a safe loader; aliases refused above)
+
+
 def parse_edition(raw: bytes, title: str, schema: marshmallow.Schema, source: str = "<edition>") -> Edition:
-    """Validate an edition file's bytes for `title`; EditionError says where it is wrong."""
+    """Validate an edition file's bytes for `title`; EditionError says where it is wrong.
+
+    An edition is immutable, so the same bytes give the same object: parsed once per process
+    (a title's default edition is asked for at every setup and every check)."""
+    key = (title, content_hash(raw), source)
+    found = _PARSED.get(key)
+    if found is not None:
+        return found
+    edition = _parse(raw, title, schema, source)
+    if len(_PARSED) >= _PARSED_MAX:
+        _PARSED.pop(next(iter(_PARSED)))
+    _PARSED[key] = edition
+    return edition
+
+
+def _parse(raw: bytes, title: str, schema: marshmallow.Schema, source: str) -> Edition:
     try:
-        doc = yaml.safe_load(raw)
+        doc = _plain_yaml(raw)
     except yaml.YAMLError as exc:
         raise EditionError(f"{source}: not valid YAML: {exc}") from exc
     if not isinstance(doc, Mapping):

@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any, ClassVar, TypeVar
 
-from domain.kernel.frozen import freeze, thaw
+from domain.kernel.frozen import freeze, frozen_init, thaw
 
 _REGISTRY: dict[str, type[Event]] = {}
 
@@ -69,6 +69,10 @@ def event(type_name: str) -> Callable[[E], E]:
             raise ValueError(f"event type {type_name!r} is declared twice")
         cls = dataclasses.dataclass(frozen=True, slots=True)(cls)  # type: ignore[assignment]
         cls.type = type_name
+        if cls.__post_init__ is Event.__post_init__:
+            init = frozen_init(cls, _layout(cls)[1], freeze_any=False)  # the same freezing, without the call
+            if init is not None:
+                cls.__init__ = init  # type: ignore[misc]
         _REGISTRY[type_name] = cls
         return cls
 

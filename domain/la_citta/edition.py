@@ -11,7 +11,7 @@ from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
+from typing import Any, NamedTuple
 
 import marshmallow
 from marshmallow import fields, validate
@@ -102,6 +102,17 @@ Cube = tuple[int, int, int]
 _DIRS: tuple[Cube, ...] = ((1, -1, 0), (1, 0, -1), (0, 1, -1), (-1, 1, 0), (-1, 0, 1), (0, -1, 1))
 
 
+class Traits(NamedTuple):
+    """What the rules ask of a building kind while checking a build, read once from the edition."""
+
+    size: str
+    pool: int  # index into Tables.pools
+    one_per_city: bool
+    needs_lake: bool
+    from_supply: bool  # its citizen comes from the supply, not the castle
+    food: bool  # produces food (like a castle)
+
+
 @dataclass(frozen=True, slots=True)
 class Tables:
     """Everything fixed by the edition, computed once: the board graph and the rule tables.
@@ -128,6 +139,25 @@ class Tables:
     politics: Mapping[str, Any]
     politics_deck: tuple[str, ...]
     sizes: Mapping[str, tuple[str, ...]]  # size class -> building kinds
+    # numbers and building traits the rules read on every command, looked up once here
+    years: int
+    rounds: int  # political rounds a year
+    action_cards: int
+    figures: int  # coloured figures a year
+    lifts: Mapping[str, int]  # building kind -> LIFTS_MARKET | LIFTS_WATER bits
+    cap_market: int  # the limit without a market
+    cap_water: int  # the limit with a market but no fountain or public bath
+    food_kinds: frozenset[str]  # buildings that produce food (besides the castle)
+    gold_kinds: frozenset[str]  # buildings that produce gold
+    arches: Mapping[str, Mapping[str, int]]  # building kind -> service -> printed arches
+    traits: Mapping[str, Traits]
+    found_from_supply: int  # citizens a new city takes from the supply
+    build_class: str  # the size an action card builds
+
+
+LIFTS_MARKET = 1
+LIFTS_WATER = 2
+_LIFTS = {None: 0, "market": LIFTS_MARKET, "water": LIFTS_WATER}
 
 
 def _corners(t: Cube, k: int) -> list[Cube]:
@@ -239,6 +269,29 @@ def build_tables(data: Mapping[str, Any]) -> Tables:
         politics=data["politics"],
         politics_deck=deck,
         sizes=sizes,
+        years=int(data["year"]["years"]),
+        rounds=int(data["year"]["political_rounds"]),
+        action_cards=int(data["year"]["action_cards"]),
+        figures=int(data["year"]["coloured_figures"]),
+        lifts={kind: _LIFTS[b.get("lifts")] for kind, b in buildings.items()},
+        cap_market=int(data["caps"]["without_market"]),
+        cap_water=int(data["caps"]["without_water"]),
+        food_kinds=frozenset(kind for kind, b in buildings.items() if b.get("produces") == "food"),
+        gold_kinds=frozenset(kind for kind, b in buildings.items() if b.get("produces") == "gold"),
+        arches={kind: {sv: int(n) for sv, n in b["arches"].items()} for kind, b in buildings.items()},
+        traits={
+            kind: Traits(
+                b["size"],
+                pools.index(b["pool"]),
+                bool(b.get("one_per_city")),
+                bool(b.get("needs_lake")),
+                bool(b.get("citizen_from_supply")),
+                b.get("produces") == "food",
+            )
+            for kind, b in buildings.items()
+        },
+        found_from_supply=int(data["actions"]["found_city_from_supply"]),
+        build_class=str(data["actions"]["build_class"]),
     )
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import marshmallow
@@ -12,9 +12,9 @@ from domain.kernel import Chance, Command, Edition, Event, Pending, RuleViolatio
 from domain.la_citta import edition as ed
 from domain.la_citta import events as ev
 from domain.la_citta import rules
-from domain.la_citta.commands import BOOK
+from domain.la_citta.commands import parse
 from domain.la_citta.edition import SERVICES
-from domain.la_citta.state import City, State, begin, cap, evolve, has_all_services, points
+from domain.la_citta.state import City, State, begin, cap, evolve, evolve_all, has_all_services, points
 
 
 class OptionsSchema(marshmallow.Schema):
@@ -24,6 +24,19 @@ class OptionsSchema(marshmallow.Schema):
     players = fields.Integer(strict=True, load_default=4)
     setup = fields.String(load_default="beginner")
     start = fields.Integer(strict=True, load_default=0)
+
+
+_OPTIONS = OptionsSchema()  # built once: a marshmallow schema costs more to build than to load with
+# Options that are a plain dict of known keys with values of exactly their field's JSON type load
+# to themselves plus the defaults: they need no trip through marshmallow (every replay starts here).
+_OPTION_TYPES = {"players": int, "setup": str, "start": int}
+_OPTION_DEFAULTS = {"players": 4, "setup": "beginner", "start": 0}
+
+
+def _options(options: Mapping[str, Any]) -> dict[str, Any]:
+    if type(options) is dict and all(_OPTION_TYPES.get(k) is type(v) for k, v in options.items()):
+        return {**_OPTION_DEFAULTS, **options}
+    return load_options("la-citta", _OPTIONS, options)
 
 
 class LaCitta:
@@ -41,7 +54,7 @@ class LaCitta:
 
     def setup(self, edition: Edition, options: Mapping[str, Any], chance: Chance) -> list[Event]:
         """Options: players (2-5), setup ("beginner" or "experienced"), start (the first starting player)."""
-        opts = load_options("la-citta", OptionsSchema(), options)
+        opts = _options(options)
         players, kind, start = opts["players"], opts["setup"], opts["start"]
         if not self.seats[0] <= players <= self.seats[1]:
             raise RuleViolation("la-citta/setup/players", f"La Città is for 2 to 5 players, not {players}", players=players)
@@ -59,34 +72,26 @@ class LaCitta:
             if len(tiles) != len(slots):
                 raise RuleViolation("la-citta/setup/tiles", "the edition has not one tile per slot", tiles=len(tiles), slots=len(slots))
             out.append(ev.TilesPlaced(dict(zip(slots, chance.shuffle("tiles", tiles), strict=True))))
-        state = begin(edition)
-        for e in out:
-            state = evolve(state, e)
+        state = evolve_all(begin(edition), out)
         if kind == "beginner":
             letters = d["beginner"]["seats"][str(players)]
             for seat, letter in enumerate(letters):
                 for h in d["beginner"]["castles"][letter]:
                     out.append(ev.CastlePlaced(seat, int(h), int(d["start"]["citizens_per_castle"]), state.land.food[int(h)]))
         out.extend(ev.GoldGained(seat, int(d["start"]["gold"]), "start") for seat in range(players))
-        for e in out[2:]:
-            state = evolve(state, e)
+        state = evolve_all(state, out[2:])
         dealt = rules._deal(state, chance, int(d["start"]["face_up_politics"]))
-        for e in dealt:
-            state = evolve(state, e)
-        more, _ = rules.advance(state, chance)
+        more, _ = rules.advance(evolve_all(state, dealt), chance)
         return out + dealt + more
 
-    def parse_command(self, payload: Mapping[str, Any]) -> Command:
-        return BOOK.parse(payload)
+    # The calls a replay makes for every command and event go straight to the rules' functions
+    # (no method in between): parse_command(payload), play(state, command, chance), evolve(state, event).
+    parse_command: Callable[[Mapping[str, Any]], Command] = staticmethod(parse)
+    play: Callable[[State, Command, Chance], tuple[list[Event], State]] = staticmethod(rules.play)
+    evolve: Callable[[State, Event], State] = staticmethod(evolve)
 
     def decide(self, state: State, command: Command, chance: Chance) -> list[Event]:
         return rules.decide(state, command, chance)
-
-    def play(self, state: State, command: Command, chance: Chance) -> tuple[list[Event], State]:
-        return rules.play(state, command, chance)
-
-    def evolve(self, state: State, event: Event) -> State:
-        return evolve(state, event)
 
     def pending(self, state: State) -> Pending:
         return rules.pending_of(state)

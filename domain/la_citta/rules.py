@@ -7,28 +7,19 @@ gold, growth, the tally, feeding counts, year end...) until someone must choose 
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from itertools import combinations
 from typing import Any
 
 from domain.kernel import AUTOMATIC, GAME_OVER, Chance, Command, Event, Pending, RuleViolation, pending
 from domain.la_citta import commands as cm
 from domain.la_citta import events as ev
-from domain.la_citta.edition import SERVICES
-from domain.la_citta.state import City, State, cap, evolve, order, points
+from domain.la_citta.edition import LIFTS_MARKET, LIFTS_WATER, SERVICES, Traits
+from domain.la_citta.state import City, State, bits, cap, evolve_all, order, points
 
 
 def violation(rule: str, message: str, **facts: Any) -> RuleViolation:
     return RuleViolation(f"la-citta/{rule}", message, **facts)
-
-
-def bits(mask: int) -> Iterator[int]:
-    """The hexes set in a mask, lowest first."""
-    while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low
 
 
 def _adj_of(s: State, mask: int) -> int:
@@ -43,11 +34,21 @@ def _data(s: State) -> Any:
     return s.t.data
 
 
-def _last_year(s: State) -> int:
-    return int(_data(s)["year"]["years"])
-
-
 # ---------------------------------------------------------------- placement checks
+
+
+def city_at(s: State, h: int) -> City | None:
+    """The city standing on hex h, if any (cities never overlap)."""
+    if s.occupied >> h & 1:
+        for c in s.cities.values():
+            if c.mask >> h & 1:
+                return c
+    return None
+
+
+def _castles_on(s: State, mask: int) -> list[int]:
+    """The castles of the cities with a hex in mask (for messages)."""
+    return sorted(k for k, c in s.cities.items() if c.mask & mask)
 
 
 def _check_site(s: State, h: int) -> None:
@@ -59,7 +60,7 @@ def _check_site(s: State, h: int) -> None:
             "place/zone", f"hex L{h} is outside the zones played with {s.players} players", hex=h, zone=s.t.zone[h], allowed=s.zone
         )
     if s.occupied >> h & 1:
-        raise violation("place/occupied", f"hex L{h} already holds a building", hex=h, city=s.at[h])
+        raise violation("place/occupied", f"hex L{h} already holds a building", hex=h, city=_castles_on(s, 1 << h)[0])
 
 
 def castle_site_ok(s: State, h: int) -> bool:
@@ -69,18 +70,18 @@ def castle_site_ok(s: State, h: int) -> bool:
 def _check_castle_site(s: State, h: int) -> None:
     _check_site(s, h)
     if s.t.near[s.zone][h] & s.occupied:
-        close = sorted({s.at[x] for x in bits(s.t.near[s.zone][h] & s.occupied)})
+        close = _castles_on(s, s.t.near[s.zone][h] & s.occupied)
         gap = int(_data(s)["actions"]["found_city_gap"])
         raise violation(
             "place/too-close", f"a castle needs at least {gap} empty lane hexes to every city; L{h} is too close", hex=h, cities=close
         )
 
 
-def _spec(s: State, building: str) -> Any:
-    spec = s.t.buildings.get(building)
-    if spec is None:
+def _spec(s: State, building: str) -> Traits:
+    traits = s.t.traits.get(building)
+    if traits is None:
         raise violation("build/unknown-building", f"there is no building {building!r}", building=building)
-    return spec
+    return traits
 
 
 def _own_city(s: State, seat: int, city: int, rule: str) -> City:
@@ -90,22 +91,24 @@ def _own_city(s: State, seat: int, city: int, rule: str) -> City:
     return c
 
 
-def _check_build(s: State, seat: int, building: str, city: int, h: int) -> City:
-    spec = _spec(s, building)
+def _check_build(s: State, seat: int, building: str, city: int, h: int, traits: Traits) -> City:
     c = _own_city(s, seat, city, "build/not-your-city")
-    if not s.stock[s.t.pool_of[building]]:
+    if not s.stock[traits.pool]:
         raise violation("build/no-tokens", f"no {building} tokens are left, on either face of the twin stack", building=building)
-    _check_site(s, h)
-    if not _adj_of(s, c.mask) >> h & 1:
+    t = s.t
+    if h not in t.zone or not t.allowed[s.zone] >> h & 1 or s.occupied >> h & 1:
+        _check_site(s, h)  # raises, naming which
+    adj = t.adj_mask[h]  # adjacency is symmetric: h is next to the city when the city is next to h
+    if not adj & c.mask:
         raise violation("build/not-adjacent", f"L{h} is not next to a building of the city at L{city}", hex=h, city=city)
-    if s.t.adj_mask[h] & s.occupied & ~c.mask:
-        other = sorted({s.at[x] for x in bits(s.t.adj_mask[h] & s.occupied & ~c.mask)})
+    if adj & s.occupied & ~c.mask:
+        other = _castles_on(s, adj & s.occupied & ~c.mask)
         raise violation("build/touches-other-city", f"L{h} touches another city; cities stay one empty hex apart", hex=h, cities=other)
-    if spec.get("one_per_city") and building in c.kinds():
+    if traits.one_per_city and any(k == building for _, k in c.buildings):
         raise violation("build/second-market", f"the city at L{city} already has a {building}", city=city, building=building)
-    if spec.get("needs_lake") and not s.land.lake[h]:
+    if traits.needs_lake and not s.land.lake[h]:
         raise violation("build/needs-lake", f"a {building} must be next to a lake; L{h} is not", hex=h, building=building)
-    if not spec.get("citizen_from_supply") and c.on_castle < 2:
+    if not traits.from_supply and c.citizens - len(c.buildings) < 2:
         raise violation(
             "build/no-spare-citizen",
             f"the castle at L{city} has no spare citizen to move onto the {building}",
@@ -123,18 +126,19 @@ def build_sites(s: State, c: City) -> int:
     return sum(1 << h for h in bits(frontier) if not adj[h] & others)
 
 
-def _built(s: State, seat: int, building: str, city: int, h: int) -> ev.BuildingBuilt:
-    spec = s.t.buildings[building]
-    food = s.land.food[h] if spec.get("produces") == "food" else 0
-    source = "supply" if spec.get("citizen_from_supply") else "castle"
-    return ev.BuildingBuilt(seat, city, h, building, source, food)
+def _built(s: State, seat: int, building: str, city: int, h: int, traits: Traits) -> ev.BuildingBuilt:
+    food = s.land.food[h] if traits.food else 0
+    return ev.BuildingBuilt(seat, city, h, building, "supply" if traits.from_supply else "castle", food)
 
 
 # ---------------------------------------------------------------- cards and chance
 
 
 def voice_contents(s: State) -> list[str]:
-    return [sv for sv, n in zip(SERVICES, s.voice_deck, strict=True) for _ in range(n)]
+    out: list[str] = []
+    for sv, n in zip(SERVICES, s.voice_deck, strict=True):
+        out += [sv] * n
+    return out
 
 
 def _deal(s: State, chance: Chance, n: int) -> list[Event]:
@@ -174,7 +178,7 @@ def _pay(s: State, seat: int, cost: int) -> None:
 
 
 def _figures_left(s: State, seat: int) -> int:
-    return int(_data(s)["year"]["coloured_figures"]) - s.figures[seat]
+    return s.t.figures - s.figures[seat]
 
 
 def _need_action(s: State, seat: int) -> None:
@@ -186,37 +190,76 @@ def _need_action(s: State, seat: int) -> None:
 
 
 def attract_candidates(s: State, seat: int) -> list[int]:
-    return [k for k, c in sorted(s.cities.items()) if c.owner == seat and k not in s.attracted and s.links.get(k)]
+    """The seat's cities with an opposing neighbour not yet checked this turn (`links` lists only those)."""
+    cities, attracted = s.cities, s.attracted
+    return [k for k in s.links if cities[k].owner == seat and k not in attracted]
 
 
 def to_demolish(s: State) -> City | None:
     """The first city, in turn order, with more buildings than citizens to occupy them."""
-    short = [c for c in s.cities.values() if c.citizens < 1 + len(c.buildings)]
-    if not short:
-        return None
-    rank = {seat: i for i, seat in enumerate(order(s))}
-    return min(short, key=lambda c: (rank[c.owner], c.castle))
+    first: City | None = None
+    rank: dict[int, int] = {}
+    for c in s.cities.values():
+        if c.citizens <= len(c.buildings):
+            if first is None:
+                first = c
+                continue
+            rank = rank or {seat: i for i, seat in enumerate(order(s))}
+            if (rank[c.owner], c.castle) < (rank[first.owner], first.castle):
+                first = c
+    return first
 
 
 def connected(s: State, mask: int, start: int) -> bool:
     adj = s.t.adj_mask
-    seen = 1 << start
-    frontier = seen
+    seen = frontier = 1 << start
     while frontier:
         grow = 0
-        for h in bits(frontier):
-            grow |= adj[h]
+        while frontier:  # the hexes of the frontier, lowest first (bits() inlined: this runs in every demolition)
+            low = frontier & -frontier
+            grow |= adj[low.bit_length() - 1]
+            frontier ^= low
         frontier = grow & mask & ~seen
         seen |= frontier
     return seen == mask
 
 
+def _edge(s: State, c: City) -> Iterator[int]:
+    """The city's buildings, in building order, whose removal leaves the rest in one piece (lazily:
+    the automatic steps only need to know the first one and whether there is a second)."""
+    return _edge_of(s, c.mask, c.castle, c.buildings)
+
+
+def _edge_of(s: State, mask: int, castle: int, buildings: Iterable[tuple[int, str]]) -> Iterator[int]:
+    adj = s.t.adj_mask
+    for h, _ in buildings:
+        if (adj[h] & mask).bit_count() == 1 or connected(s, mask & ~(1 << h), castle):  # a leaf never splits
+            yield h
+
+
 def removable(s: State, c: City) -> list[int]:
     """Buildings on the city's edge: taking one away leaves the rest in one piece."""
-    return [h for h, _ in c.buildings if connected(s, c.mask & ~(1 << h), c.castle)]
+    return list(_edge(s, c))
+
+
+def _clear(s: State, c: City) -> list[Event]:
+    """A city with at most one citizen loses every building, and with none its castle too: the
+    demolitions the one-at-a-time steps would make (always the first edge building), as one batch."""
+    food, farms = s.land.food, s.t.food_kinds
+    left, mask, out = list(c.buildings), c.mask, []
+    while left:
+        h = next(_edge_of(s, mask, c.castle, left))
+        kind = next(k for x, k in left if x == h)
+        out.append(ev.BuildingDemolished(c.owner, c.castle, h, kind, food[h] if kind in farms else 0))
+        left.remove((h, kind))
+        mask &= ~(1 << h)
+    if not c.citizens:
+        out.append(ev.BuildingDemolished(c.owner, c.castle, c.castle, "castle", food[c.castle]))
+    return out
 
 
 def _food_counts(s: State) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Food (tokens plus this year's rich harvests) and citizens per seat, for the feeding phase."""
     food = list(s.food)
     for seat, h in s.harvest:
         food[seat] += s.land.food[h]
@@ -244,14 +287,24 @@ class _NoChance:
     shuffle = roll = draw
 
 
+def _waits(s: State) -> bool:
+    """`settled` without asking `_auto`: false in the states that are always under way."""
+    if s.phase in RUNNING or s.acting:
+        return False
+    return not (s.phase == "castles" and not s.display)  # the display is the last thing setup deals
+
+
+# The last state `play` settled: the next command is decided on exactly that state object
+# (states are immutable), so asking `_auto` about it again would only repeat the answer.
+_last_settled: list[State | None] = [None]
+
+
 def settled(s: State) -> bool:
     """Do the rules wait for a seat here? No before setup is dealt, inside a political turn, or while
     `_auto` still has events to add: a replay can stop at such steps, and they must not name a seat."""
-    if s.phase in RUNNING or s.acting:
-        return False
-    if s.phase == "castles" and not s.display:  # the display is the last thing setup deals
-        return False
-    return not _auto(s, _NoChance())  # type: ignore[arg-type]
+    if s is _last_settled[0]:
+        return True
+    return _waits(s) and not _auto(s, _NoChance())  # type: ignore[arg-type]
 
 
 def pending_of(s: State) -> Pending:
@@ -279,95 +332,152 @@ def pending_of(s: State) -> Pending:
 
 def _auto(s: State, chance: Chance) -> list[Event]:
     """The events of whatever happens next without a decision; [] when someone must choose."""
-    ph = s.phase
-    n = s.players
-    if ph == "castles":
-        if s.placing:
-            return []
-        out: list[Event] = []
-        if s.setup == "experienced":
-            out.append(ev.StartPlayerSet((s.start + 1) % n))
-        return [*out, ev.PhaseBegan("year-start")]
-    if ph == "year-start":
-        return _year_start(s, chance)
-    if ph == "politics":
-        seat = order(s)[s.turn]
-        if s.penalty[seat]:
-            return [ev.TurnForfeited(seat), ev.TurnEnded(seat)]
+    return _AUTO[s.phase](s, chance)
+
+
+def _auto_castles(s: State, chance: Chance) -> list[Event]:
+    if s.placing:
         return []
-    if ph == "tally":
-        hidden = [i for i, c in enumerate(s.voice_down) if not c]
-        drawn = iter(chance.draw("voice", voice_contents(s), len(hidden)) if hidden else ())
-        cards = tuple(c or next(drawn) for c in s.voice_down)
-        counts = Counter((s.voice_up, *cards))
-        top = max(counts.values())
-        return [ev.VoiceRevealed(cards, tuple(sv for sv in SERVICES if counts[sv] == top))]
-    if ph == "migration":
-        if s.mig >= n:
-            return [ev.PhaseBegan("demolish-migration")]
-        seat = order(s)[s.mig]
-        cands = attract_candidates(s, seat)
-        if not cands:
-            return [ev.MigrationTurnEnded(seat)]
-        if len(cands) == 1 and len(s.voice) == 1:
-            return _attract(s, cm.Attract(seat, cands[0], s.voice[0]), chance)
-        return []
-    if ph.startswith("demolish-"):
-        c = to_demolish(s)
-        if c is None:
-            return [ev.PhaseBegan("count-food")] if ph == "demolish-migration" else [ev.YearEnded(s.year)]
-        if not c.buildings:
-            return [ev.BuildingDemolished(c.owner, c.castle, c.castle, "castle", s.land.food[c.castle])]
-        edge = removable(s, c)
-        if c.citizens <= 1 or len(edge) == 1:
-            return [_demolished(s, c, edge[0])]
-        return []
-    if ph == "count-food":
-        food, people = _food_counts(s)
-        return [ev.FeedingCounted(food, people, tuple(max(0, p - f) for f, p in zip(food, people, strict=True)))]
-    if ph == "feeding":
-        if not any(s.hungry):
-            return [ev.PhaseBegan("demolish-feeding")]
-        seat = next(x for x in order(s) if s.hungry[x])
-        peopled = [c for _, c in sorted(s.cities.items()) if c.owner == seat and c.citizens > 0]
-        if len(peopled) == 1 or sum(c.citizens for c in peopled) == s.hungry[seat]:
-            return [ev.CitizenStarved(seat, c.castle, min(c.citizens, s.hungry[seat])) for c in peopled[:1]]
-        return []
+    if s.setup == "experienced":
+        return [ev.StartPlayerSet((s.start + 1) % s.players), ev.PhaseBegan("year-start")]
+    return [ev.PhaseBegan("year-start")]
+
+
+def _auto_politics(s: State, chance: Chance) -> list[Event]:
+    seat = s.seating[s.turn]
+    if s.penalty[seat]:
+        return [ev.TurnForfeited(seat), ev.TurnEnded(seat)]
+    return []
+
+
+def _auto_tally(s: State, chance: Chance) -> list[Event]:
+    """The face-down cards nobody has seen yet are drawn now, slot by slot; the most named services win."""
+    down = s.voice_down
+    hidden = down.count("")
+    if hidden:
+        drawn = iter(chance.draw("voice", voice_contents(s), hidden))
+        cards = tuple([c or next(drawn) for c in down])
+    else:
+        cards = down
+    counts = dict.fromkeys(SERVICES, 0)
+    counts[s.voice_up] += 1
+    for card in cards:
+        counts[card] += 1
+    top = max(counts.values())
+    return [ev.VoiceRevealed(cards, tuple([sv for sv in SERVICES if counts[sv] == top]))]
+
+
+def _auto_migration(s: State, chance: Chance) -> list[Event]:
+    """Turns with nothing to attract end at once, one after another in the same batch (they change
+    nothing but the turn); a forced attraction, or a choice, ends the batch."""
+    out: list[Event] = []
+    for mig in range(s.mig, s.players):
+        seat = s.seating[mig]
+        cands = attract_candidates(s, seat) if mig == s.mig else [k for k in s.links if s.cities[k].owner == seat]
+        if cands:
+            if not out and len(cands) == 1 and len(s.voice) == 1:
+                return [_attracted(s, seat, s.cities[cands[0]], s.voice[0])]
+            return out
+        out.append(ev.MigrationTurnEnded(seat))
+    out.append(ev.PhaseBegan("demolish-migration"))
+    return out
+
+
+def _auto_demolish(s: State, chance: Chance) -> list[Event]:
+    c = to_demolish(s)
+    if c is None:
+        return [ev.PhaseBegan("count-food")] if s.phase == "demolish-migration" else [ev.YearEnded(s.year)]
+    if c.citizens <= 1 or not c.buildings:  # everything goes
+        return _clear(s, c)
+    edge = _edge(s, c)
+    first = next(edge)
+    if next(edge, None) is None:  # only one building can go
+        return [_demolished(s, c, first)]
+    return []
+
+
+def _auto_count_food(s: State, chance: Chance) -> list[Event]:
+    food, people = _food_counts(s)
+    return [ev.FeedingCounted(food, people, tuple(max(0, p - f) for f, p in zip(food, people, strict=True)))]
+
+
+def _auto_feeding(s: State, chance: Chance) -> list[Event]:
+    hungry = s.hungry
+    for seat in s.seating:
+        if hungry[seat]:
+            break
+    else:
+        return [ev.PhaseBegan("demolish-feeding")]
+    first: City | None = None  # the seat's peopled city with the lowest castle hex
+    peopled = people = 0
+    for c in s.cities.values():
+        if c.owner == seat and c.citizens > 0:
+            peopled += 1
+            people += c.citizens
+            if first is None or c.castle < first.castle:
+                first = c
+    if first is not None and (peopled == 1 or people == hungry[seat]):
+        return [ev.CitizenStarved(seat, first.castle, min(first.citizens, hungry[seat]))]
+    return []
+
+
+def _auto_none(s: State, chance: Chance) -> list[Event]:
     return []
 
 
 def _year_start(s: State, chance: Chance) -> list[Event]:
+    """Phases 1-4 and the display's refill: all one batch, since nobody chooses anything in them."""
+    t = s.t
     year = s.year + 1
-    start = s.start if year == 1 else (s.start + 1) % s.players
-    out: list[Event] = [ev.YearBegan(year, start)]
-    (card,) = chance.draw("voice", voice_contents(s), int(_data(s)["voice"]["face_up"]))
-    out.append(ev.VoiceLaidOut(card))
-    gold = [0] * s.players
-    for c in s.cities.values():
-        gold[c.owner] += sum(s.land.gold[h] for h, k in c.buildings if s.t.buildings[k].get("produces") == "gold")
+    n = s.players
+    start = s.start if year == 1 else (s.start + 1) % n
+    (card,) = chance.draw("voice", voice_contents(s), int(t.data["voice"]["face_up"]))
+    out: list[Event] = [ev.YearBegan(year, start), ev.VoiceLaidOut(card)]
+    gold = [0] * n
+    mines, quarries, lifts = s.land.gold, t.gold_kinds, t.lifts
+    grow = []
+    for k, c in s.cities.items():
+        have = 0  # what lifts this city's limit (see `cap`)
+        for h, kind in c.buildings:
+            have |= lifts[kind]
+            if kind in quarries:
+                gold[c.owner] += mines[h]
+        if have & LIFTS_WATER and have & LIFTS_MARKET or c.citizens < (t.cap_water if have & LIFTS_MARKET else t.cap_market):
+            grow.append(((c.owner - start) % n, k))  # grown in turn order, then by castle
     if any(gold):
         out.append(ev.QuarriesPaid(tuple(gold)))
-    turn = {seat: i for i, seat in enumerate((start + i) % s.players for i in range(s.players))}
-    grow = []
-    for k, c in sorted(s.cities.items(), key=lambda kc: (turn[kc[1].owner], kc[0])):
-        limit = cap(s, c)
-        if limit is None or c.citizens < limit:
-            grow.append(k)
-    out.append(ev.PopulationGrew(tuple(grow)))
-    out.extend(_deal(s, chance, int(_data(s)["start"]["face_up_politics"]) - len(s.display)))
+    grow.sort()
+    out.append(ev.PopulationGrew(tuple(k for _, k in grow)))
+    out.extend(_deal(s, chance, int(t.data["start"]["face_up_politics"]) - len(s.display)))
     out.append(ev.PhaseBegan("politics"))
     return out
 
 
+_AUTO: dict[str, Callable[[State, Chance], list[Event]]] = {
+    "setup": _auto_none,
+    "castles": _auto_castles,
+    "year-start": _year_start,
+    "politics": _auto_politics,
+    "tally": _auto_tally,
+    "migration": _auto_migration,
+    "demolish-migration": _auto_demolish,
+    "count-food": _auto_count_food,
+    "feeding": _auto_feeding,
+    "demolish-feeding": _auto_demolish,
+    "over": _auto_none,
+}
+
+
 def advance(s: State, chance: Chance) -> tuple[list[Event], State]:
+    """Add the events of the steps nobody chooses, each batch folded at once, until someone must choose."""
     out: list[Event] = []
+    auto = _AUTO
     while True:
-        more = _auto(s, chance)
+        more = auto[s.phase](s, chance)
         if not more:
             return out, s
-        for e in more:
-            s = evolve(s, e)
-        out.extend(more)
+        s = evolve_all(s, more)
+        out += more
 
 
 # ---------------------------------------------------------------- the commands
@@ -402,28 +512,28 @@ def _found_city(s: State, c: cm.FoundCity, chance: Chance) -> list[Event]:
 
 
 def _build(s: State, c: cm.Build, chance: Chance) -> list[Event]:
-    spec = _spec(s, c.building)
+    traits = _spec(s, c.building)
     if c.card == "action":
         _need_action(s, c.seat)
-        size = _data(s)["actions"]["build_class"]
-        if spec["size"] != size:
+        size = s.t.build_class
+        if traits.size != size:
             raise violation("build/action-small", f"an action card builds only a {size} building", building=c.building)
-        _check_build(s, c.seat, c.building, c.city, c.hex)
-        return [ev.ActionCardUsed(c.seat, "build"), _built(s, c.seat, c.building, c.city, c.hex), ev.TurnEnded(c.seat)]
+        _check_build(s, c.seat, c.building, c.city, c.hex, traits)
+        return [ev.ActionCardUsed(c.seat, "build"), _built(s, c.seat, c.building, c.city, c.hex, traits), ev.TurnEnded(c.seat)]
     info = s.t.politics.get(c.card)
     if info is None or info["effect"] not in ("build", "master_builder"):
         raise violation("build/card-mismatch", f"the card {c.card!r} does not build", card=c.card)
     card, info = _card(s, info["effect"], c.card)
     key = "building" if info["effect"] == "build" else "size"
-    want = c.building if key == "building" else spec["size"]
+    want = c.building if key == "building" else traits.size
     option = next((o for o in info["options"] if o.get(key) == want), None)
     if option is None:
         raise violation("build/card-mismatch", f"{card} cannot build a {c.building}", card=card, building=c.building)
     _pay(s, c.seat, int(option["cost"]))
-    _check_build(s, c.seat, c.building, c.city, c.hex)
+    _check_build(s, c.seat, c.building, c.city, c.hex, traits)
     return [
         ev.PoliticsCardTaken(c.seat, card, int(option["cost"])),
-        _built(s, c.seat, c.building, c.city, c.hex),
+        _built(s, c.seat, c.building, c.city, c.hex, traits),
         *_deal(s, chance, 1),
         ev.TurnEnded(c.seat),
     ]
@@ -442,7 +552,7 @@ def _bread(s: State, c: cm.BreadAndGames, chance: Chance) -> list[Event]:
     _pay(s, c.seat, int(option["cost"]))
     if _figures_left(s, c.seat) < c.figures:
         raise violation("figures/none-left", "not enough coloured figures left this year", left=_figures_left(s, c.seat), wanted=c.figures)
-    city = s.cities.get(s.at[c.hex]) if 0 < c.hex < len(s.at) else None
+    city = city_at(s, c.hex) if c.hex >= 0 else None
     kinds = dict(city.buildings) if city and city.owner == c.seat else {}
     if c.hex not in kinds or not s.t.buildings[kinds[c.hex]]["arches"].get(c.service):
         raise violation("bread-and-games/no-arch", f"L{c.hex} is not one of your buildings with a {c.service} arch", hex=c.hex, service=c.service)
@@ -471,14 +581,14 @@ def _golden(s: State, c: cm.GoldenTimes, chance: Chance) -> list[Event]:
 
 def _rich_harvest(s: State, c: cm.RichHarvest, chance: Chance) -> list[Event]:
     card, info = _card(s, "rich_harvest")
-    if info.get("not_in_last_year") and s.year >= _last_year(s):
+    if info.get("not_in_last_year") and s.year >= s.t.years:
         raise violation("rich-harvest/last-year", "rich harvest may not be used in the last year", year=s.year)
     option = info["options"][0]
     _pay(s, c.seat, int(option["cost"]))
     wanted = int(option.get("figures", 1))
     if _figures_left(s, c.seat) < wanted:
         raise violation("figures/none-left", "no coloured figure left this year", left=_figures_left(s, c.seat), wanted=wanted)
-    city = s.cities.get(s.at[c.hex]) if 0 < c.hex < len(s.at) else None
+    city = city_at(s, c.hex) if c.hex >= 0 else None
     if not city or city.owner != c.seat or dict(city.buildings).get(c.hex) != "farm_house":
         raise violation("rich-harvest/not-a-farm-house", f"L{c.hex} is not one of your farm houses", hex=c.hex)
     if any(h == c.hex for _, h in s.harvest):
@@ -526,13 +636,17 @@ def _attract(s: State, c: cm.Attract, chance: Chance) -> list[Event]:
         raise violation("attract/not-candidate", f"L{c.city} is not one of your cities still to check this turn", city=c.city)
     if c.service not in s.voice:
         raise violation("attract/service", f"the people asked for {list(s.voice)}, not {c.service}", service=c.service, voice=list(s.voice))
-    city = s.cities[c.city]
-    mine = points(s, city, c.service)
-    others = [s.cities[k] for k in s.links[c.city]]
-    losers = tuple(o.castle for o in others if o.citizens > 0 and points(s, o, c.service) < mine)
+    return [_attracted(s, c.seat, s.cities[c.city], c.service)]
+
+
+def _attracted(s: State, seat: int, city: City, service: str) -> ev.CityAttracted:
+    """One citizen from each opposing neighbour with fewer points; what exceeds the limit goes to the supply."""
+    mine = points(s, city, service)
+    cities = s.cities
+    losers = tuple(k for k in s.links[city.castle] if cities[k].citizens > 0 and points(s, cities[k], service) < mine)
     limit = cap(s, city)
     kept = len(losers) if limit is None else max(0, min(len(losers), limit - city.citizens))
-    return [ev.CityAttracted(c.seat, c.city, c.service, losers, kept, len(losers) - kept)]
+    return ev.CityAttracted(seat, city.castle, service, losers, kept, len(losers) - kept)
 
 
 def _demolish(s: State, c: cm.Demolish, chance: Chance) -> list[Event]:
@@ -549,8 +663,8 @@ def _demolish(s: State, c: cm.Demolish, chance: Chance) -> list[Event]:
 
 
 def _demolished(s: State, city: City, h: int) -> ev.BuildingDemolished:
-    kind = dict(city.buildings)[h]
-    food = s.land.food[h] if s.t.buildings[kind].get("produces") == "food" else 0
+    kind = next(k for x, k in city.buildings if x == h)
+    food = s.land.food[h] if kind in s.t.food_kinds else 0
     return ev.BuildingDemolished(city.owner, city.castle, h, kind, food)
 
 
@@ -587,17 +701,22 @@ HANDLERS: dict[type[Command], tuple[str, Callable[[State, Any, Chance], list[Eve
 def who(s: State) -> tuple[int | None, str]:
     """The seat that decides now and the kind of decision (pending_of without the details)."""
     ph = s.phase
-    if ph == "politics" and not s.acting:
-        return order(s)[s.turn], "political-turn"
-    if ph == "migration" and s.mig < s.players:
-        return order(s)[s.mig], "attract"
-    if ph == "feeding" and any(s.hungry):
-        return next(x for x in order(s) if s.hungry[x]), "send-away"
-    if ph.startswith("demolish-"):
+    if ph == "politics":
+        if not s.acting:
+            return s.seating[s.turn], "political-turn"
+    elif ph == "feeding":
+        hungry = s.hungry
+        for seat in s.seating:
+            if hungry[seat]:
+                return seat, "send-away"
+    elif ph == "migration":
+        if s.mig < s.players:
+            return s.seating[s.mig], "attract"
+    elif ph.startswith("demolish-"):
         c = to_demolish(s)
         if c is not None:
             return c.owner, "demolish"
-    if ph == "castles" and s.placing and s.display:
+    elif ph == "castles" and s.placing and s.display:
         return s.placing[0], "place-castle"
     return None, GAME_OVER if ph == "over" else AUTOMATIC
 
@@ -608,7 +727,7 @@ def decide(s: State, c: Command, chance: Chance) -> list[Event]:
 
 def play(s: State, c: Command, chance: Chance) -> tuple[list[Event], State]:
     """Decide a command and settle what follows; the state comes back too, so nobody folds twice."""
-    seat, pending_kind = who(s) if settled(s) else (None, AUTOMATIC)
+    seat, pending_kind = who(s) if s is _last_settled[0] or settled(s) else (None, AUTOMATIC)
     if seat is None:
         if pending_kind == GAME_OVER:
             raise violation("game-over", "the game is over")
@@ -619,10 +738,9 @@ def play(s: State, c: Command, chance: Chance) -> tuple[list[Event], State]:
     if kind != pending_kind:
         raise violation("not-now", f"a {c.kind} command does not answer a {pending_kind} decision", command=c.kind, pending=pending_kind)
     out = handler(s, c, chance)
-    after = s
-    for e in out:
-        after = evolve(after, e)
-    more, after = advance(after, chance)
+    more, after = advance(evolve_all(s, out), chance)
+    if _waits(after):  # `advance` stopped where `_auto` has nothing to add: settled
+        _last_settled[0] = after
     return out + more, after
 
 
@@ -682,7 +800,7 @@ def _political_legal(s: State, seat: int) -> list[Command]:
         elif effect == "golden_times":
             out.extend(cm.GoldenTimes(seat, c.castle, o["citizens"]) for o in options for c in own)
         elif effect == "rich_harvest":
-            if options and left >= options[0].get("figures", 1) and not (info.get("not_in_last_year") and s.year >= _last_year(s)):
+            if options and left >= options[0].get("figures", 1) and not (info.get("not_in_last_year") and s.year >= s.t.years):
                 blessed = {h for _, h in s.harvest}
                 out.extend(cm.RichHarvest(seat, h) for c in own for h, k in c.buildings if k == "farm_house" and h not in blessed)
         elif effect == "polling":

@@ -1,17 +1,18 @@
 """The La Città state and the fold: one small function per event type.
 
-State is a NamedTuple (immutable, cheap `_replace`), so each event rebuilds only the
-fields it touches; cities, seats' tuples and masks are shared between states.
+State is a NamedTuple (immutable); the fold copies its fields into a list once per batch of
+events, each event's function rewrites the fields it touches, and the list becomes the next
+State. Cities, seats' tuples and masks are shared between states.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
 
 from domain.kernel import Edition, Event
 from domain.la_citta import events as ev
-from domain.la_citta.edition import SERVICES, Tables, Terrain, tables, terrain
+from domain.la_citta.edition import LIFTS_MARKET, LIFTS_WATER, SERVICES, Tables, Terrain, tables, terrain
 
 
 class City(NamedTuple):
@@ -43,7 +44,6 @@ class State(NamedTuple):
     seating: tuple[int, ...] = ()  # clockwise from the starting player
     placing: tuple[int, ...] = ()
     cities: dict[int, City] = {}  # never mutated: every change builds a new dict
-    at: tuple[int, ...] = ()  # hex -> castle of the city standing there (0: empty)
     occupied: int = 0
     gold: tuple[int, ...] = ()
     food: tuple[int, ...] = ()
@@ -89,113 +89,177 @@ def _seating(start: int, players: int) -> tuple[int, ...]:
     return tuple((start + i) % players for i in range(players))
 
 
+def bits(mask: int) -> Iterator[int]:
+    """The hexes set in a mask, lowest first."""
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
 def cap(s: State, city: City) -> int | None:
     """The population limit: 5 without a market, 8 without a fountain or public bath too, else none."""
-    b = s.t.buildings
-    lifts = {b[k].get("lifts") for _, k in city.buildings}
-    caps = s.t.data["caps"]
-    if "market" not in lifts:
-        return int(caps["without_market"])
-    if "water" not in lifts:
-        return int(caps["without_water"])
+    lifts = s.t.lifts
+    have = 0
+    for _, k in city.buildings:
+        have |= lifts[k]
+    if not have & LIFTS_MARKET:
+        return s.t.cap_market
+    if not have & LIFTS_WATER:
+        return s.t.cap_water
     return None
 
 
 def points(s: State, city: City, service: str) -> int:
     """Service points: printed arches plus bread-and-games figures on this city's arches."""
-    b = s.t.buildings
-    total = sum(b[k]["arches"].get(service, 0) for _, k in city.buildings)
+    arches = s.t.arches
+    total = 0
+    for _, k in city.buildings:
+        total += arches[k].get(service, 0)
     for _seat, h, sv, n in s.bread:
-        if sv == service and s.at[h] == city.castle:
+        if sv == service and city.mask >> h & 1:
             total += n
     return total
 
 
 def has_all_services(s: State, city: City) -> bool:
-    printed = {sv for _, k in city.buildings for sv, n in s.t.buildings[k]["arches"].items() if n > 0}
+    printed = {sv for _, k in city.buildings for sv, n in s.t.arches[k].items() if n > 0}
     return printed >= set(SERVICES)
 
 
 def food_of(s: State, seat: int) -> int:
     """Food production of a seat's castles and farm houses (what its food tokens must show)."""
     food = s.land.food if s.land else ()
+    farms = s.t.food_kinds
     total = 0
     for c in s.cities.values():
         if c.owner == seat:
-            total += food[c.castle] + sum(food[h] for h, k in c.buildings if s.t.buildings[k].get("produces") == "food")
+            total += food[c.castle] + sum(food[h] for h, k in c.buildings if k in farms)
     return total
 
 
+def _with_citizens(c: City, citizens: int) -> City:
+    return City(c.owner, c.castle, c.buildings, citizens, c.mask)
+
+
+def neighbours(s: State, c: City) -> tuple[int, ...]:
+    """Opposing cities with 1 or 2 empty lane hexes between them and c (own cities never trade)."""
+    return _neighbours(s.t.neighbour[s.zone], s.occupied, s.cities, c)
+
+
+def _neighbours(table: tuple[int, ...], occupied: int, cities: dict[int, City], c: City) -> tuple[int, ...]:
+    near = table[c.castle]
+    for h, _ in c.buildings:
+        near |= table[h]
+    near &= occupied & ~c.mask
+    if not near:
+        return ()
+    owner = c.owner
+    return tuple(sorted(k for k, o in cities.items() if o.mask & near and o.owner != owner))
+
+
+def _links(table: tuple[int, ...], cities: dict[int, City]) -> dict[int, tuple[int, ...]]:
+    """Every city's opposing neighbours, for the cities that have one, in castle order: the cities
+    holding the other players' hexes within neighbour distance of the city."""
+    held: dict[int, int] = {}  # owner -> the hexes of all his cities
+    for c in cities.values():
+        held[c.owner] = held.get(c.owner, 0) | c.mask
+    occupied = 0
+    for mask in held.values():
+        occupied |= mask
+    links = {}
+    for k in sorted(cities):
+        c = cities[k]
+        others = occupied & ~held[c.owner]
+        if not others:
+            continue
+        near = table[k]
+        for h, _ in c.buildings:
+            near |= table[h]
+        near &= others
+        if near:
+            links[k] = tuple(sorted(k2 for k2, c2 in cities.items() if c2.mask & near))
+    return links
+
+
+# ---------------------------------------------------------------- the fold
+#
+# Each event's function writes the fields it changes into `m`, the state's fields as a list
+# (indexed by the constants below): a command's events and each automatic step's events are
+# folded onto one list and turned back into a State once, instead of one State per event.
+
+Fields = list[Any]
+
+(
+    EDITION, T, PLAYERS, SETUP, ZONE, LAND, YEAR, PHASE, START, SEATING, PLACING, CITIES, OCCUPIED, GOLD, FOOD,
+    CASTLES_LEFT, STOCK, SUPPLY, ACTIONS, FOUNDED, FIGURES, BREAD, HARVEST, PENALTY, STARVED, STARVED_LAST_YEAR,
+    ROUND, TURN, ACTING, VOICE_DECK, VOICE_UP, VOICE_DOWN, VOICE_SEEN, VOICE, DISPLAY, DECK, DISCARD, PLAYED, MIG,
+    ATTRACTED, LINKS, HUNGRY,
+) = range(42)  # fmt: skip
+assert len(State._fields) == 42 and all(
+    globals()[name.upper()] == i for i, name in enumerate(State._fields)
+), "the field indices follow State"
+
+
 def _set(t: tuple[Any, ...], i: int, v: Any) -> tuple[Any, ...]:
-    return t[:i] + (v,) + t[i + 1 :]
+    items = list(t)
+    items[i] = v
+    return tuple(items)
 
 
 def _add(t: tuple[int, ...], i: int, v: int) -> tuple[int, ...]:
-    return t[:i] + (t[i] + v,) + t[i + 1 :]
+    items = list(t)
+    items[i] += v
+    return tuple(items)
 
 
-def _started(s: State, e: ev.GameStarted) -> State:
+def _started(m: Fields, e: ev.GameStarted) -> None:
     n = e.players
-    d = s.t.data
-    zone = int(d["board"]["zone_for_players"][str(n)])
+    t: Tables = m[T]
+    d = t.data
     placing: tuple[int, ...] = ()
     if e.setup == "experienced":
         first = tuple((e.start - i) % n for i in range(n))
         placing = first + tuple((first[-1] + i) % n for i in range(n))
     voice = d["voice"]["cards"]
-    return s._replace(
-        players=n,
-        setup=e.setup,
-        zone=zone,
-        start=e.start,
-        seating=_seating(e.start, n),
-        phase="castles",
-        placing=placing,
-        at=(0,) * (len(s.t.hexes) + 1),
-        gold=(0,) * n,
-        food=(0,) * n,
-        castles_left=(int(d["start"]["castles_per_player"]),) * n,
-        stock=s.t.pool_size,
-        supply=int(d["start"]["citizen_supply"]),
-        actions=(0,) * n,
-        founded=(False,) * n,
-        figures=(0,) * n,
-        penalty=(False,) * n,
-        starved=(False,) * n,
-        starved_last_year=(False,) * n,
-        voice_deck=tuple(int(voice[sv]) for sv in SERVICES),
-        deck=s.t.politics_deck,
-        played=((),) * n,
-        hungry=(0,) * n,
-    )
+    m[PLAYERS] = n
+    m[SETUP] = e.setup
+    m[ZONE] = int(d["board"]["zone_for_players"][str(n)])
+    m[START] = e.start
+    m[SEATING] = _seating(e.start, n)
+    m[PHASE] = "castles"
+    m[PLACING] = placing
+    m[GOLD] = m[FOOD] = m[ACTIONS] = m[FIGURES] = m[HUNGRY] = (0,) * n
+    m[FOUNDED] = m[PENALTY] = m[STARVED] = m[STARVED_LAST_YEAR] = (False,) * n
+    m[CASTLES_LEFT] = (int(d["start"]["castles_per_player"]),) * n
+    m[STOCK] = t.pool_size
+    m[SUPPLY] = int(d["start"]["citizen_supply"])
+    m[VOICE_DECK] = tuple(int(voice[sv]) for sv in SERVICES)
+    m[DECK] = t.politics_deck
+    m[PLAYED] = ((),) * n
 
 
-def _tiles(s: State, e: ev.TilesPlaced) -> State:
-    return s._replace(land=terrain(s.edition, s.t, e.tiles))
+def _tiles(m: Fields, e: ev.TilesPlaced) -> None:
+    m[LAND] = terrain(m[EDITION], m[T], e.tiles)
 
 
-def _new_city(s: State, seat: int, h: int, citizens: int, food: int) -> State:
-    city = City(seat, h, (), citizens, 1 << h)
-    return s._replace(
-        cities={**s.cities, h: city},
-        at=_set(s.at, h, h),
-        occupied=s.occupied | 1 << h,
-        castles_left=_add(s.castles_left, seat, -1),
-        food=_add(s.food, seat, food),
-    )
+def _castle_placed(m: Fields, e: ev.CastlePlaced) -> None:
+    h = e.hex
+    m[CITIES] = {**m[CITIES], h: City(e.seat, h, (), e.citizens, 1 << h)}
+    m[OCCUPIED] |= 1 << h
+    m[CASTLES_LEFT] = _add(m[CASTLES_LEFT], e.seat, -1)
+    m[FOOD] = _add(m[FOOD], e.seat, e.food)
+    m[SUPPLY] -= e.citizens
+    m[PLACING] = m[PLACING][1:]
 
 
-def _castle_placed(s: State, e: ev.CastlePlaced) -> State:
-    s = _new_city(s, e.seat, e.hex, e.citizens, e.food)
-    return s._replace(supply=s.supply - e.citizens, placing=s.placing[1:])
+def _start_player(m: Fields, e: ev.StartPlayerSet) -> None:
+    m[START] = e.seat
+    m[SEATING] = _seating(e.seat, m[PLAYERS])
 
 
-def _start_player(s: State, e: ev.StartPlayerSet) -> State:
-    return s._replace(start=e.seat, seating=_seating(e.seat, s.players))
-
-
-def _gold(s: State, e: ev.GoldGained) -> State:
-    return s._replace(gold=_add(s.gold, e.seat, e.amount))
+def _gold(m: Fields, e: ev.GoldGained) -> None:
+    m[GOLD] = _add(m[GOLD], e.seat, e.amount)
 
 
 def _remove(pile: tuple[str, ...], cards: tuple[str, ...]) -> tuple[str, ...]:
@@ -205,100 +269,124 @@ def _remove(pile: tuple[str, ...], cards: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(rest)
 
 
-def _dealt(s: State, e: ev.PoliticsDealt) -> State:
-    return s._replace(deck=_remove(s.deck, e.cards), display=tuple(sorted(s.display + e.cards)))
+def _dealt(m: Fields, e: ev.PoliticsDealt) -> None:
+    m[DECK] = _remove(m[DECK], e.cards)
+    m[DISPLAY] = tuple(sorted(m[DISPLAY] + e.cards))
 
 
-def _rebuilt(s: State, e: ev.PoliticsDeckRebuilt) -> State:
+def _rebuilt(m: Fields, e: ev.PoliticsDeckRebuilt) -> None:
     """In the political phase a rebuild only ever happens inside a turn (a refill or a blind draw)."""
-    acting = s.acting or s.phase == "politics"
-    return s._replace(deck=tuple(sorted(s.deck + e.cards)), discard=_remove(s.discard, e.cards), acting=acting)
+    m[ACTING] = m[ACTING] or m[PHASE] == "politics"
+    m[DECK] = tuple(sorted(m[DECK] + e.cards))
+    m[DISCARD] = _remove(m[DISCARD], e.cards)
 
 
-def _year(s: State, e: ev.YearBegan) -> State:
-    actions = int(s.t.data["year"]["action_cards"])
-    return s._replace(
-        year=e.year, start=e.start, seating=_seating(e.start, s.players), phase="year-start", actions=(actions,) * s.players
-    )
+def _year(m: Fields, e: ev.YearBegan) -> None:
+    m[YEAR] = e.year
+    m[START] = e.start
+    m[SEATING] = _seating(e.start, m[PLAYERS])
+    m[PHASE] = "year-start"
+    m[ACTIONS] = (m[T].action_cards,) * m[PLAYERS]
 
 
-def _voice_up(s: State, e: ev.VoiceLaidOut) -> State:
-    i = SERVICES.index(e.face_up)
-    k = int(s.t.data["voice"]["face_down"])
-    return s._replace(
-        voice_deck=_add(s.voice_deck, i, -1), voice_up=e.face_up, voice_down=("",) * k, voice_seen=((),) * k, voice=()
-    )
+def _voice_up(m: Fields, e: ev.VoiceLaidOut) -> None:
+    k = int(m[T].data["voice"]["face_down"])
+    m[VOICE_DECK] = _add(m[VOICE_DECK], SERVICES.index(e.face_up), -1)
+    m[VOICE_UP] = e.face_up
+    m[VOICE_DOWN] = ("",) * k
+    m[VOICE_SEEN] = ((),) * k
+    m[VOICE] = ()
 
 
-def _quarries(s: State, e: ev.QuarriesPaid) -> State:
-    return s._replace(gold=tuple(g + p for g, p in zip(s.gold, e.gold, strict=True)))
+def _quarries(m: Fields, e: ev.QuarriesPaid) -> None:
+    m[GOLD] = tuple(g + p for g, p in zip(m[GOLD], e.gold, strict=True))
 
 
-def _grew(s: State, e: ev.PopulationGrew) -> State:
-    cities = dict(s.cities)
+def _grew(m: Fields, e: ev.PopulationGrew) -> None:
+    cities = m[CITIES].copy()
     for h in e.cities:
-        cities[h] = cities[h]._replace(citizens=cities[h].citizens + 1)
-    return s._replace(cities=cities, supply=s.supply - len(e.cities))
+        c = cities[h]
+        cities[h] = _with_citizens(c, c.citizens + 1)
+    m[CITIES] = cities
+    m[SUPPLY] -= len(e.cities)
 
 
-def _phase(s: State, e: ev.PhaseBegan) -> State:
+def _phase(m: Fields, e: ev.PhaseBegan) -> None:
+    m[PHASE] = e.phase
     if e.phase == "politics":
-        return s._replace(phase="politics", round=1, turn=0, acting=False)
-    if e.phase == "migration":
-        return s._replace(phase="migration", mig=0, attracted=())
-    return s._replace(phase=e.phase)
+        m[ROUND] = 1
+        m[TURN] = 0
+        m[ACTING] = False
+    elif e.phase == "migration":
+        m[MIG] = 0
+        m[ATTRACTED] = ()
 
 
-def _forfeit(s: State, e: ev.TurnForfeited) -> State:
-    return s._replace(penalty=_set(s.penalty, e.seat, False), actions=_add(s.actions, e.seat, -1), acting=True)
+def _forfeit(m: Fields, e: ev.TurnForfeited) -> None:
+    m[PENALTY] = _set(m[PENALTY], e.seat, False)
+    m[ACTIONS] = _add(m[ACTIONS], e.seat, -1)
+    m[ACTING] = True
 
 
-def _action(s: State, e: ev.ActionCardUsed) -> State:
-    return s._replace(actions=_add(s.actions, e.seat, -1), acting=True)
+def _action(m: Fields, e: ev.ActionCardUsed) -> None:
+    actions = list(m[ACTIONS])  # _add in line: one of the most frequent events
+    actions[e.seat] -= 1
+    m[ACTIONS] = tuple(actions)
+    m[ACTING] = True
 
 
-def _founded(s: State, e: ev.CityFounded) -> State:
-    src = s.cities[e.source]
-    s = s._replace(cities={**s.cities, e.source: src._replace(citizens=src.citizens - 1)})
-    s = _new_city(s, e.seat, e.hex, 1 + e.from_supply, e.food)
-    return s._replace(supply=s.supply - e.from_supply, founded=_set(s.founded, e.seat, True))
+def _founded(m: Fields, e: ev.CityFounded) -> None:
+    h = e.hex
+    cities = m[CITIES].copy()
+    src = cities[e.source]
+    cities[e.source] = _with_citizens(src, src.citizens - 1)
+    cities[h] = City(e.seat, h, (), 1 + e.from_supply, 1 << h)
+    m[CITIES] = cities
+    m[OCCUPIED] |= 1 << h
+    m[CASTLES_LEFT] = _add(m[CASTLES_LEFT], e.seat, -1)
+    m[FOOD] = _add(m[FOOD], e.seat, e.food)
+    m[SUPPLY] -= e.from_supply
+    m[FOUNDED] = _set(m[FOUNDED], e.seat, True)
 
 
-def _built(s: State, e: ev.BuildingBuilt) -> State:
-    c = s.cities[e.city]
+def _built(m: Fields, e: ev.BuildingBuilt) -> None:
+    h = e.hex
     extra = 1 if e.citizen_from == "supply" else 0
-    c = c._replace(buildings=(*c.buildings, (e.hex, e.building)), citizens=c.citizens + extra, mask=c.mask | 1 << e.hex)
-    p = s.t.pool_of[e.building]
-    return s._replace(
-        cities={**s.cities, e.city: c},
-        at=_set(s.at, e.hex, e.city),
-        occupied=s.occupied | 1 << e.hex,
-        stock=_add(s.stock, p, -1),
-        supply=s.supply - extra,
-        food=_add(s.food, e.seat, e.food),
-    )
+    cities = m[CITIES].copy()
+    c = cities[e.city]
+    cities[e.city] = City(c.owner, c.castle, (*c.buildings, (h, e.building)), c.citizens + extra, c.mask | 1 << h)
+    m[CITIES] = cities
+    m[OCCUPIED] |= 1 << h
+    m[STOCK] = _add(m[STOCK], m[T].pool_of[e.building], -1)
+    m[SUPPLY] -= extra
+    if e.food:
+        m[FOOD] = _add(m[FOOD], e.seat, e.food)
 
 
-def _taken(s: State, e: ev.PoliticsCardTaken) -> State:
-    return s._replace(
-        display=_remove(s.display, (e.card,)),
-        played=_set(s.played, e.seat, (*s.played[e.seat], (e.card, False))),
-        gold=_add(s.gold, e.seat, -e.cost),
-        acting=True,
-    )
+def _taken(m: Fields, e: ev.PoliticsCardTaken) -> None:
+    played = m[PLAYED]
+    m[DISPLAY] = _remove(m[DISPLAY], (e.card,))
+    m[PLAYED] = _set(played, e.seat, (*played[e.seat], (e.card, False)))
+    m[GOLD] = _add(m[GOLD], e.seat, -e.cost)
+    m[ACTING] = True
 
 
-def _figures(s: State, e: ev.FiguresPlaced) -> State:
-    return s._replace(bread=(*s.bread, (e.seat, e.hex, e.service, e.figures)), figures=_add(s.figures, e.seat, e.figures))
+def _figures(m: Fields, e: ev.FiguresPlaced) -> None:
+    m[BREAD] = (*m[BREAD], (e.seat, e.hex, e.service, e.figures))
+    m[FIGURES] = _add(m[FIGURES], e.seat, e.figures)
 
 
-def _arrived(s: State, e: ev.CitizensArrived) -> State:
-    c = s.cities[e.city]
-    return s._replace(cities={**s.cities, e.city: c._replace(citizens=c.citizens + e.kept)}, supply=s.supply - e.kept)
+def _arrived(m: Fields, e: ev.CitizensArrived) -> None:
+    cities = m[CITIES].copy()
+    c = cities[e.city]
+    cities[e.city] = _with_citizens(c, c.citizens + e.kept)
+    m[CITIES] = cities
+    m[SUPPLY] -= e.kept
 
 
-def _harvest(s: State, e: ev.HarvestBlessed) -> State:
-    return s._replace(harvest=(*s.harvest, (e.seat, e.hex)), figures=_add(s.figures, e.seat, e.figures))
+def _harvest(m: Fields, e: ev.HarvestBlessed) -> None:
+    m[HARVEST] = (*m[HARVEST], (e.seat, e.hex))
+    m[FIGURES] = _add(m[FIGURES], e.seat, e.figures)
 
 
 def _voice_counts(deck: tuple[int, ...], cards: tuple[str, ...]) -> tuple[int, ...]:
@@ -308,9 +396,9 @@ def _voice_counts(deck: tuple[int, ...], cards: tuple[str, ...]) -> tuple[int, .
     return tuple(out)
 
 
-def _polled(s: State, e: ev.VoicePolled) -> State:
-    down = list(s.voice_down)
-    seen = list(s.voice_seen)
+def _polled(m: Fields, e: ev.VoicePolled) -> None:
+    down = list(m[VOICE_DOWN])
+    seen = list(m[VOICE_SEEN])
     drawn = []
     for slot, card in zip(e.slots, e.cards, strict=True):
         if not down[slot]:
@@ -318,131 +406,121 @@ def _polled(s: State, e: ev.VoicePolled) -> State:
             drawn.append(card)
         if e.seat not in seen[slot]:
             seen[slot] = (*seen[slot], e.seat)
-    return s._replace(voice_down=tuple(down), voice_seen=tuple(seen), voice_deck=_voice_counts(s.voice_deck, tuple(drawn)))
+    m[VOICE_DOWN] = tuple(down)
+    m[VOICE_SEEN] = tuple(seen)
+    m[VOICE_DECK] = _voice_counts(m[VOICE_DECK], tuple(drawn))
 
 
-def _blind(s: State, e: ev.BlindDrawn) -> State:
-    if not e.card:
-        return s._replace(played=_set(s.played, e.seat, (*s.played[e.seat], ("", True))), acting=True)
-    return s._replace(
-        deck=_remove(s.deck, (e.card,)), played=_set(s.played, e.seat, (*s.played[e.seat], (e.card, True))), acting=True
-    )
+def _blind(m: Fields, e: ev.BlindDrawn) -> None:
+    played = m[PLAYED]
+    if e.card:
+        m[DECK] = _remove(m[DECK], (e.card,))
+    m[PLAYED] = _set(played, e.seat, (*played[e.seat], (e.card, True)))
+    m[ACTING] = True
 
 
-def _turn_ended(s: State, e: ev.TurnEnded) -> State:
-    turn = s.turn + 1
-    if turn < s.players:
-        return s._replace(turn=turn, acting=False)
-    if s.round < int(s.t.data["year"]["political_rounds"]):
-        return s._replace(turn=0, round=s.round + 1, acting=False)
-    return s._replace(turn=0, round=0, phase="tally", acting=False)
+def _turn_ended(m: Fields, e: ev.TurnEnded) -> None:
+    m[ACTING] = False
+    turn = m[TURN] + 1
+    if turn < m[PLAYERS]:
+        m[TURN] = turn
+    elif m[ROUND] < m[T].rounds:
+        m[TURN] = 0
+        m[ROUND] += 1
+    else:
+        m[TURN] = m[ROUND] = 0
+        m[PHASE] = "tally"
 
 
-def neighbours(s: State, c: City) -> tuple[int, ...]:
-    """Opposing cities with 1 or 2 empty lane hexes between them and c (own cities never trade)."""
-    near = 0
-    table = s.t.neighbour[s.zone]
-    mask = c.mask
-    while mask:
-        low = mask & -mask
-        near |= table[low.bit_length() - 1]
-        mask ^= low
-    return tuple(k for k, o in sorted(s.cities.items()) if o.owner != c.owner and o.mask & near)
+def _revealed(m: Fields, e: ev.VoiceRevealed) -> None:
+    """Buildings stand still until relocation is over, so who neighbours whom is worked out once here
+    (only cities with a neighbour are listed, in castle order: the relocation candidates)."""
+    drawn = tuple(c for c, old in zip(e.cards, m[VOICE_DOWN], strict=True) if not old)
+    m[LINKS] = _links(m[T].neighbour[m[ZONE]], m[CITIES])
+    m[VOICE_DOWN] = e.cards
+    m[VOICE] = e.services
+    m[VOICE_DECK] = _voice_counts(m[VOICE_DECK], drawn)
+    m[PHASE] = "migration"
+    m[MIG] = 0
+    m[ATTRACTED] = ()
 
 
-def _revealed(s: State, e: ev.VoiceRevealed) -> State:
-    """Buildings stand still until relocation is over, so who neighbours whom is worked out once here."""
-    drawn = tuple(c for c, old in zip(e.cards, s.voice_down, strict=True) if not old)
-    return s._replace(
-        voice_down=e.cards,
-        voice=e.services,
-        voice_deck=_voice_counts(s.voice_deck, drawn),
-        phase="migration",
-        mig=0,
-        attracted=(),
-        links={k: neighbours(s, c) for k, c in s.cities.items()},
-    )
-
-
-def _attracted(s: State, e: ev.CityAttracted) -> State:
-    cities = dict(s.cities)
+def _attracted(m: Fields, e: ev.CityAttracted) -> None:
+    cities = m[CITIES].copy()
     for h in e.losers:
-        cities[h] = cities[h]._replace(citizens=cities[h].citizens - 1)
+        c = cities[h]
+        cities[h] = _with_citizens(c, c.citizens - 1)
     c = cities[e.city]
-    cities[e.city] = c._replace(citizens=c.citizens + e.kept)
-    return s._replace(cities=cities, supply=s.supply + e.to_supply, attracted=(*s.attracted, e.city))
+    cities[e.city] = _with_citizens(c, c.citizens + e.kept)
+    m[CITIES] = cities
+    m[SUPPLY] += e.to_supply
+    m[ATTRACTED] = (*m[ATTRACTED], e.city)
 
 
-def _mig_ended(s: State, e: ev.MigrationTurnEnded) -> State:
-    return s._replace(mig=s.mig + 1, attracted=())
+def _mig_ended(m: Fields, e: ev.MigrationTurnEnded) -> None:
+    m[MIG] += 1
+    m[ATTRACTED] = ()
 
 
-def _demolished(s: State, e: ev.BuildingDemolished) -> State:
-    c = s.cities[e.city]
-    bread = tuple(b for b in s.bread if b[1] != e.hex)
-    harvest = tuple(x for x in s.harvest if x[1] != e.hex)
-    common = {"at": _set(s.at, e.hex, 0), "occupied": s.occupied & ~(1 << e.hex), "food": _add(s.food, e.seat, -e.food)}
+def _demolished(m: Fields, e: ev.BuildingDemolished) -> None:
+    h = e.hex
+    cities = m[CITIES].copy()
+    c = cities[e.city]
+    if m[BREAD]:
+        m[BREAD] = tuple(b for b in m[BREAD] if b[1] != h)
+    if m[HARVEST]:
+        m[HARVEST] = tuple(x for x in m[HARVEST] if x[1] != h)
+    m[OCCUPIED] &= ~(1 << h)
+    if e.food:
+        m[FOOD] = _add(m[FOOD], e.seat, -e.food)
     if e.building == "castle":
-        cities = dict(s.cities)
         del cities[e.city]
-        return s._replace(
-            cities=cities,
-            castles_left=_add(s.castles_left, e.seat, 1),
-            supply=s.supply + c.citizens,
-            bread=bread,
-            harvest=harvest,
-            **common,
-        )
-    c = c._replace(buildings=tuple(b for b in c.buildings if b[0] != e.hex), mask=c.mask & ~(1 << e.hex))
-    p = s.t.pool_of[e.building]
-    return s._replace(cities={**s.cities, e.city: c}, stock=_add(s.stock, p, 1), bread=bread, harvest=harvest, **common)
+        m[CASTLES_LEFT] = _add(m[CASTLES_LEFT], e.seat, 1)
+        m[SUPPLY] += c.citizens
+    else:
+        cities[e.city] = City(c.owner, c.castle, tuple(b for b in c.buildings if b[0] != h), c.citizens, c.mask & ~(1 << h))
+        m[STOCK] = _add(m[STOCK], m[T].pool_of[e.building], 1)
+    m[CITIES] = cities
 
 
-def _counted(s: State, e: ev.FeedingCounted) -> State:
-    last = s.year == int(s.t.data["year"]["years"])
+def _counted(m: Fields, e: ev.FeedingCounted) -> None:
     starved = tuple(x > 0 for x in e.shortfall)
-    return s._replace(
-        phase="feeding",
-        hungry=e.shortfall,
-        starved=starved,
-        starved_last_year=starved if last else s.starved_last_year,
-    )
+    m[PHASE] = "feeding"
+    m[HUNGRY] = e.shortfall
+    m[STARVED] = starved
+    if m[YEAR] == m[T].years:
+        m[STARVED_LAST_YEAR] = starved
 
 
-def _starved(s: State, e: ev.CitizenStarved) -> State:
-    c = s.cities[e.city]
-    return s._replace(
-        cities={**s.cities, e.city: c._replace(citizens=c.citizens - e.citizens)},
-        supply=s.supply + e.citizens,
-        hungry=_add(s.hungry, e.seat, -e.citizens),
-    )
+def _starved(m: Fields, e: ev.CitizenStarved) -> None:
+    cities = m[CITIES].copy()
+    c = cities[e.city]
+    cities[e.city] = City(c.owner, c.castle, c.buildings, c.citizens - e.citizens, c.mask)
+    m[CITIES] = cities
+    m[SUPPLY] += e.citizens
+    m[HUNGRY] = _add(m[HUNGRY], e.seat, -e.citizens)
 
 
-def _year_ended(s: State, e: ev.YearEnded) -> State:
-    n = s.players
-    discard = list(s.discard)
-    for pile in s.played:
+def _year_ended(m: Fields, e: ev.YearEnded) -> None:
+    n = m[PLAYERS]
+    discard = list(m[DISCARD])
+    for pile in m[PLAYED]:
         discard.extend(card for card, _ in pile if card)
-    last = e.year >= int(s.t.data["year"]["years"])
-    return s._replace(
-        phase="over" if last else "year-start",
-        discard=tuple(sorted(discard)),
-        played=((),) * n,
-        founded=(False,) * n,
-        figures=(0,) * n,
-        bread=(),
-        harvest=(),
-        penalty=s.starved if not last else (False,) * n,
-        starved=(False,) * n,
-        hungry=(0,) * n,
-        links={},
-        voice_up="",
-        voice_down=(),
-        voice_seen=(),
-    )
+    last = e.year >= m[T].years
+    m[PHASE] = "over" if last else "year-start"
+    m[DISCARD] = tuple(sorted(discard))
+    m[PLAYED] = ((),) * n
+    m[FOUNDED] = (False,) * n
+    m[FIGURES] = m[HUNGRY] = (0,) * n
+    m[BREAD] = m[HARVEST] = ()
+    m[PENALTY] = m[STARVED] if not last else (False,) * n
+    m[STARVED] = (False,) * n
+    m[LINKS] = {}
+    m[VOICE_UP] = ""
+    m[VOICE_DOWN] = m[VOICE_SEEN] = ()
 
 
-FOLD: dict[type[Event], Callable[[State, Any], State]] = {
+FOLD: dict[type[Event], Callable[[Fields, Any], None]] = {
     ev.GameStarted: _started,
     ev.TilesPlaced: _tiles,
     ev.CastlePlaced: _castle_placed,
@@ -474,7 +552,19 @@ FOLD: dict[type[Event], Callable[[State, Any], State]] = {
     ev.CitizenStarved: _starved,
     ev.YearEnded: _year_ended,
 }
+_tuple_new = tuple.__new__
 
 
 def evolve(s: State, e: Event) -> State:
-    return FOLD[type(e)](s, e)
+    m = list(s)
+    FOLD[type(e)](m, e)
+    return _tuple_new(State, m)  # type: ignore[no-any-return]
+
+
+def evolve_all(s: State, events: Iterable[Event]) -> State:
+    """`evolve` over a batch of events, with one copy of the state's fields for the whole batch."""
+    m = list(s)
+    fold = FOLD
+    for e in events:
+        fold[type(e)](m, e)
+    return _tuple_new(State, m)  # type: ignore[no-any-return]

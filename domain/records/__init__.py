@@ -7,7 +7,8 @@ from domain.records.application import (
     NotFound,
     Records,
     RecordsError,
+    Refused,
     Unauthorized,
 )
 
-__all__ = ["Conflict", "Forbidden", "Invalid", "NotFound", "Records", "RecordsError", "Unauthorized"]
+__all__ = ["Conflict", "Forbidden", "Invalid", "NotFound", "Records", "RecordsError", "Refused", "Unauthorized"]

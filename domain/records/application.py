@@ -15,6 +15,7 @@ import contextlib
 import copy
 import hashlib
 import json
+import logging
 import secrets
 import threading
 from collections import OrderedDict
@@ -25,7 +26,7 @@ from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid4, uuid5
 
 from eventsourcing.application import AggregateNotFoundError, Application
-from eventsourcing.persistence import IntegrityError
+from eventsourcing.persistence import IntegrityError, PersistenceError
 
 from domain import catalog
 from domain.kernel import (
@@ -36,13 +37,17 @@ from domain.kernel import (
     MalformedCommand,
     ObservedChance,
     Outcome,
+    Reader,
     RuleViolation,
     commitment,
     play,
+    reveal,
 )
+from domain.kernel.violations import ALL
 from domain.records import recordfile
 from domain.records.aggregates import LIVE, MODES, TRANSCRIBED, VALIDATING, Import, Record
 from domain.records.directory import Directory
+from domain.records.settings import Limits
 from domain.records.timeline import Meta, Timeline, Timelines
 from domain.records.views import visible
 
@@ -51,6 +56,7 @@ class RecordsError(Exception):
     """Base of what the service refuses, each with a status the HTTP edge maps directly."""
 
     status = 400
+    title: str | None = None  # the problem's title at the HTTP edge; None: the status's own
 
     def __init__(self, message: str, **facts: Any) -> None:
         super().__init__(message)
@@ -78,6 +84,25 @@ class Invalid(RecordsError):
     status = 422
 
 
+class TooLarge(RecordsError):
+    """A record file beyond the service's size limit (CRONACA_MAX_UPLOAD_BYTES)."""
+
+    status = 413
+    title = "Content Too Large"
+
+
+class Refused(Invalid):
+    """The rules refuse a command: the violation as its reader may read it (kernel.violations)."""
+
+    title = "Rule violation"
+
+    def __init__(self, violation: RuleViolation, reader: Reader) -> None:
+        shown = violation.to_json(reader)
+        super().__init__(shown["message"], **{**shown["facts"], "rule": violation.rule})
+        self.rule = violation.rule
+
+
+NOTATION = "cronaca-notation"  # an import's stored document: {"format": NOTATION, "text": ...}
 STEP_CACHE = 20_000  # answers of finished records' steps kept per process (a few KB each)
 
 
@@ -169,11 +194,17 @@ class Records(Application[UUID]):
         if not low <= len(seats) <= high:
             raise Invalid(f"{title} is played by {low} to {high} seats, not {len(seats)}", seats=len(seats))
         options = {"players": len(seats), **dict(options or {})}
+        if options["players"] != len(seats):
+            raise Invalid(f"options.players is {options['players']!r} but {len(seats)} seats are named; "
+                          "name one seat per player", rule="setup/seats", seats=len(seats), players=options["players"])
         try:
             edition = self.edition(title, None, edition_file)
         except EditionError as exc:
             raise Invalid(str(exc)) from exc
         if mode == LIVE:
+            if setup_outcomes:
+                raise Invalid("a live record draws its own setup: send no \"setup_outcomes\" (they are for a "
+                              "transcribed record)", rule="setup/live-outcomes")
             seed = seed or secrets.token_hex(16)
             chance: Any = recordfile.live_chance(seed, 0)
         else:
@@ -182,7 +213,7 @@ class Records(Application[UUID]):
         try:
             produced = game.setup(edition, options, chance)
         except RuleViolation as exc:
-            raise Invalid(exc.message, rule=exc.rule, **exc.to_json()["facts"]) from exc
+            raise Refused(exc, None) from exc
         except (KeyError, ValueError, TypeError) as exc:
             raise Invalid(f"the game cannot be set up with these options: {exc}", options=options) from exc
         self._no_unused(chance)
@@ -234,26 +265,30 @@ class Records(Application[UUID]):
         expected_version: int | None = None,
         outcomes: list[Mapping[str, Any]] | None = None,
     ) -> Played:
-        """Decide a seat's command and append all its events, or none."""
+        """Decide a seat's command and append all its events, or none.
+
+        Who may act is checked before the state they act on: a stranger's token is refused
+        (401/403) before the record's version or status is compared, so it learns neither.
+        """
         try:
             record: Record = self.repository.get(record_id)
         except AggregateNotFoundError as exc:
             raise NotFound(f"no record {record_id}") from exc
-        if expected_version is not None and expected_version != record.version:
-            raise Conflict(
-                f"the record is at version {record.version}, the command was decided against {expected_version}; "
-                "reload the record and decide again",
-                version=record.version, expected_version=expected_version,
-            )
-        if record.finished:
-            raise Conflict("the game is over; a finished record takes no more commands")
         with self.reading(record_id) as timeline:
             assert timeline.meta is not None
-            if timeline.meta.version != record.version:
-                raise Conflict("the record changed while the command was being read; decide again", version=record.version)
             if token is None:
                 raise Unauthorized("a command needs the token of the seat that makes it (Authorization: Bearer <token>)")
             seat = self.seat_of(timeline.meta, token)
+            if record.finished:
+                raise Conflict("the game is over; a finished record takes no more commands")
+            if expected_version is not None and expected_version != record.version:
+                raise Conflict(
+                    f"the record is at version {record.version}, the command was decided against {expected_version}; "
+                    "reload the record and decide again",
+                    version=record.version, expected_version=expected_version,
+                )
+            if timeline.meta.version != record.version:
+                raise Conflict("the record changed while the command was being read; decide again", version=record.version)
             game = timeline.game
             try:
                 cmd = game.parse_command(payload)
@@ -262,6 +297,9 @@ class Records(Application[UUID]):
             if cmd.seat != seat:
                 raise Forbidden(f"this token is for seat {seat}, the command is for seat {cmd.seat}", token_seat=seat, command_seat=cmd.seat)
             if record.mode == LIVE:
+                if outcomes is not None:
+                    raise Invalid("a live record draws its own chance: send no \"outcomes\" with its commands",
+                                  rule="command/live-outcomes")
                 assert record.seed is not None
                 chance: Any = recordfile.live_chance(record.seed, record.entries)
             else:
@@ -269,9 +307,12 @@ class Records(Application[UUID]):
                     raise Invalid("a transcribed record needs the chance outcomes each command met (\"outcomes\": [...])")
                 try:
                     chance = ObservedChance([Outcome.from_json(dict(o)) for o in outcomes])
-                except (KeyError, TypeError) as exc:
-                    raise Invalid(f"an outcome needs kind, source and values: {exc}") from exc
-            produced, after = play(game, timeline.head, cmd, chance)  # RuleViolation goes to the caller untouched
+                except (KeyError, TypeError, ValueError) as exc:
+                    raise Invalid(f"an outcome needs kind, source and values: {exc}", rule="command/outcomes") from exc
+            try:
+                produced, after = play(game, timeline.head, cmd, chance)
+            except RuleViolation as exc:
+                raise Refused(exc, seat) from exc  # the facts as this seat may read them
             self._no_unused(chance)
             if not produced:
                 raise Invalid("the rules accept this command but it changes nothing, so there is nothing to record",
@@ -350,11 +391,12 @@ class Records(Application[UUID]):
                         self._step_cache.popitem(last=False)
             return found
 
-    def event_range(self, record_id: UUID, start: int, stop: int | None) -> dict[str, Any]:
+    def event_range(self, record_id: UUID, start: int, stop: int | None, token: str | None = None) -> dict[str, Any]:
         """Game events [start, stop); their payloads only once the game is over (they carry secrets)."""
         with self.reading(record_id) as timeline:
             meta = timeline.meta
             assert meta is not None
+            self.seat_of(meta, token)  # a token that opens no seat is refused, never ignored
             total = len(timeline.events)
             stop = total if stop is None else min(stop, total)
             start = max(0, start)
@@ -364,7 +406,7 @@ class Records(Application[UUID]):
                 items.append({"step": i + 1, **e.to_json()} if meta.finished else {"step": i + 1, "type": e.type, "redacted": True})
             return {"from": start, "to": max(start, stop), "steps": total, "redacted": not meta.finished, "events": items}
 
-    def turns(self, record_id: UUID) -> list[dict[str, Any]]:
+    def turns(self, record_id: UUID, token: str | None = None) -> list[dict[str, Any]]:
         """Step ranges of the setup and of each turn (consecutive commands by one seat).
 
         The round is the title's own where its all-seeing view has an integer `round` (only
@@ -374,6 +416,7 @@ class Records(Application[UUID]):
         with self.reading(record_id) as timeline:
             meta = timeline.meta
             assert meta is not None
+            self.seat_of(meta, token)
             known = timeline.memo.get("turns")
             if known is not None and known[0] == meta.version:
                 return copy.deepcopy(known[1])  # type: ignore[no-any-return]
@@ -426,8 +469,10 @@ class Records(Application[UUID]):
                 out["note"] = "the legal commands are shown only to the seat that must decide (send its token)"
             return out
 
-    def summary(self, record_id: UUID) -> dict[str, Any]:
+    def summary(self, record_id: UUID, token: str | None = None) -> dict[str, Any]:
         with self.reading(record_id) as timeline:
+            assert timeline.meta is not None
+            self.seat_of(timeline.meta, token)
             return self._summary(record_id, timeline)
 
     def _summary(self, record_id: UUID, timeline: Timeline) -> dict[str, Any]:
@@ -461,26 +506,92 @@ class Records(Application[UUID]):
             for s in self.directory.find(title, player, status)
         ]
 
-    def export(self, record_id: UUID) -> dict[str, Any]:
+    def export(self, record_id: UUID, token: str | None = None) -> dict[str, Any]:
         with self.reading(record_id) as timeline:
             meta = timeline.meta
             assert meta is not None
+            self.seat_of(meta, token)
             if not meta.finished:
                 raise Forbidden("a record is exported once the game is over: its log holds every secret")
             return copy.deepcopy(recordfile.export(meta, timeline.entries))  # callers may change it: never our cache
+
+    def notation(self, record_id: UUID, token: str | None = None, all_seeing: bool = False) -> str:
+        """The record in its title's table notation (docs/notation/). Like the export, it holds every
+        outcome, so it is served once the game is over (the operator's command line sees all)."""
+        from domain import transcripts
+
+        with self.reading(record_id) as timeline:
+            meta = timeline.meta
+            assert meta is not None
+            self.seat_of(meta, token)
+            if not meta.finished and not all_seeing:
+                raise Forbidden("a record's notation is served once the game is over: it holds every draw and card")
+            tags = {"Mode": meta.mode}
+            if meta.origin and meta.origin.get("import"):
+                tags["Import"] = str(meta.origin["import"])
+            return transcripts.render_log(meta.title, self._edition_of(meta), [Entry.from_json(e) for e in timeline.entries],
+                                          meta.seats, meta.options, meta.scores if meta.finished else None, tags)
 
     # ---- imports --------------------------------------------------------------------
 
     def submit(self, document: Any) -> tuple[UUID, list[str]]:
         """Save an import (the outbox) after shape checks; the rules judge it in a job."""
         try:
-            header, _ = recordfile.parse(document)
+            header, _ = recordfile.parse(document, Limits.from_env(self.env))
         except recordfile.BadRecordFile as exc:
-            raise Invalid(exc.message, rule=exc.rule, **exc.facts) from exc
+            refused = TooLarge if isinstance(exc, recordfile.FileTooLarge) else Invalid
+            raise refused(exc.message, rule=exc.rule, **exc.facts) from exc
         tokens = new_tokens(len(header.seats))
         found = Import(document=json.dumps(document, separators=(",", ":")), token_hashes=[token_hash(t) for t in tokens])
         self.save(found)
         return found.id, tokens
+
+    def submit_notation(self, text: str) -> tuple[UUID, list[str]]:
+        """Save a notation file as an import. Its syntax and header are read at once: a file that
+        fails there is stored as a rejected import with its report and refused (422, the report in
+        the answer); the rules read the moves in the job, as for a record file."""
+        from domain import transcripts
+
+        limits = Limits.from_env(self.env)
+        notation, findings = transcripts.precheck(text)
+        seats = len(transcripts.seat_names(notation)) if notation is not None else 0
+        if seats > limits.max_seats:
+            raise Invalid(f"the file names {seats} seats; this service takes at most {limits.max_seats} (CRONACA_MAX_SEATS)",
+                          rule="file/limit", limit="CRONACA_MAX_SEATS", value=seats)
+        tokens = new_tokens(seats)
+        found = Import(document=json.dumps({"format": NOTATION, "text": text}, separators=(",", ":")),
+                       token_hashes=[token_hash(t) for t in tokens])
+        if findings:
+            report = transcripts.rejected_at_upload(findings)
+            found.reject(report=report)
+            self.save(found)
+            first = findings[0]
+            raise Invalid(f"{len(findings)} finding(s) before the moves were read; the first: {first.message}",
+                          rule=first.rule, import_id=str(found.id), report=reveal(report, ALL))
+        self.save(found)
+        return found.id, tokens
+
+    def import_status(self, import_id: UUID, token: str | None = None) -> dict[str, Any]:
+        """An import's status and report, as the caller may read it.
+
+        The report keeps its secrets wrapped (kernel.violations.Secret); they are shown here
+        to their seat (the tokens handed out at submit), and to every reader when the file is
+        a finished game's (its holder has every secret it implies, and a finished record's
+        export is public); to nobody else.
+        """
+        found = self.get_import(import_id)
+        reader: Reader = None
+        if token is not None:
+            digest = token_hash(token)
+            seats = [i for i, known in enumerate(found.token_hashes) if secrets.compare_digest(known, digest)]
+            if not seats:
+                raise Forbidden("this token opens no seat of this import")
+            reader = seats[0]
+        report = found.report
+        if report is not None and (report.get("file_says_finished") or (report.get("ok") and report.get("finished"))):
+            reader = ALL
+        return {"id": str(import_id), "status": found.status, "attempts": found.attempts, "record_id": found.record_id,
+                "report": reveal(report, reader) if report is not None else None}
 
     def get_import(self, import_id: UUID) -> Import:
         try:
@@ -514,14 +625,29 @@ class Records(Application[UUID]):
             return found.report
         if found.status != VALIDATING:
             self.mark_validating(import_id)
-        header, raw = recordfile.parse(json.loads(found.document))
-        verdict = recordfile.check(header, raw, lambda t, ref, f: self.edition(t, ref, f))
-        if verdict.ok:
-            assert verdict.entries is not None
-            record_id = uuid5(NAMESPACE_URL, f"cronaca:import:{import_id}")
-            self._create_imported(record_id, header, verdict.entries, found.token_hashes, import_id)
-            report = {**verdict.report, "record_id": str(record_id)}
-        else:
+        try:
+            document = json.loads(found.document)
+            if isinstance(document, dict) and document.get("format") == NOTATION:
+                header, verdict = self._check_notation(str(document.get("text", "")))
+            else:
+                header, raw = recordfile.parse(document, Limits.from_env(self.env))
+                verdict = recordfile.check(header, raw, lambda t, ref, f: self.edition(t, ref, f))
+            if verdict.ok:
+                assert verdict.entries is not None
+                record_id = uuid5(NAMESPACE_URL, f"cronaca:import:{import_id}")
+                self._create_imported(record_id, header, verdict.entries, found.token_hashes, import_id)
+                report = {**verdict.report, "record_id": str(record_id)}
+            else:
+                report = verdict.report
+        except PersistenceError:
+            raise  # the store is down or busy: the relay queues it again, a bounded number of times
+        except recordfile.BadRecordFile as exc:  # stored before a check existed, or under other limits
+            verdict = recordfile.refused(exc)
+            report = verdict.report
+        except Exception:  # noqa: BLE001  (a bug met by one file ends in a verdict, never in a retry loop)
+            error_id = uuid4().hex[:12]
+            logging.getLogger("cronaca.imports").exception("import %s: internal error %s", import_id, error_id)
+            verdict = recordfile.internal_error(error_id)
             report = verdict.report
 
         def conclude(found: Import) -> None:
@@ -534,10 +660,37 @@ class Records(Application[UUID]):
 
         return self._change_import(import_id, conclude).report or report
 
+    def _check_notation(self, text: str) -> tuple[recordfile.Header, recordfile.Verdict]:
+        """The dispute checker's verdict on a notation file, and the header of the record it makes."""
+        from domain import transcripts
+
+        report = transcripts.check_text(text)
+        found = report.to_json()
+        found["notation"] = True
+        found["file_says_finished"] = report.claimed is not None  # a Result tag: the table says the game ended
+        title = report.title or ""
+        header = recordfile.Header(title=title, edition={}, edition_file=None, seats=report.seats,
+                                   options=dict(report.options), mode=TRANSCRIBED, commitment=None, seed=None)
+        empty = next((k for k, e in enumerate(report.entries or []) if k and not e.events), None)
+        if report.ok and empty is not None:  # a record keeps a command on its first game event: none, no place
+            found.update(ok=False, summary=f"move {empty} causes no game event; a record cannot store it")
+        if report.ok and empty is None and report.entries is not None:
+            header.edition = catalog.game(title).default_edition().ref
+            return header, recordfile.Verdict(found, list(report.entries))
+        return header, recordfile.Verdict(found)
+
     def _create_imported(self, record_id: UUID, header: recordfile.Header, entries: list[Entry],
                          token_hashes: list[str], import_id: UUID) -> None:
         game = catalog.game(header.title)
         edition = self.edition(header.title, header.edition, header.edition_file)
+        state = game.begin(edition)
+        for entry in entries:
+            for e in entry.events:
+                state = game.evolve(state, e)
+        over = game.pending(state).over
+        # A live record's chance is only ever the service's own secret: a live log cut before its
+        # end carries a seed everyone holding the file knows, so it goes on as a transcribed record.
+        live = header.mode == LIVE and header.seed is not None and over
         record = Record(
             id=record_id,
             title=header.title,
@@ -546,18 +699,15 @@ class Records(Application[UUID]):
             seats=header.seats,
             token_hashes=token_hashes,
             options=header.options,
-            mode=header.mode if header.mode == LIVE and header.seed else TRANSCRIBED,
-            commitment=header.commitment,
-            seed=header.seed,
-            origin={"import": str(import_id)},
+            mode=LIVE if live else TRANSCRIBED,
+            commitment=header.commitment if live else None,
+            seed=header.seed if live else None,
+            origin={"import": str(import_id), **({"cut_from_live": header.commitment} if header.mode == LIVE and not live else {})},
         )
-        state = game.begin(edition)
         for index, entry in enumerate(entries):
             seat = None if index == 0 else game.parse_command(entry.command or {}).seat
             record.record(entry.to_json(), seat=seat)
-            for e in entry.events:
-                state = game.evolve(state, e)
-        if game.pending(state).over:
+        if over:
             record.finish(seed=header.seed, scores=game.scores(state))
         with contextlib.suppress(IntegrityError):  # an earlier attempt of this import created it
             self.save(record)

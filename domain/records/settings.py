@@ -7,10 +7,74 @@ rather than in `api` (nothing imports `api`).
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 DEFAULT_SQLITE = "var/cronaca.sqlite3"
+DEFAULT_MAX_ATTEMPTS = 5  # queued this often without a verdict, an import is concluded as rejected
+DEFAULT_STATEMENT_TIMEOUT = 5.0  # seconds any one PostgreSQL statement may run
+DEFAULT_LOCK_TIMEOUT = 2.0  # seconds a PostgreSQL statement may wait for a lock (the event table's, say)
+BOUNDED_POSTGRES = "domain.records.pgstore:BoundedPostgresFactory"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one record file may claim, checked at submit before anything is stored: a file
+    beyond them would hold the event store (and its table lock) for as long as it takes to
+    write. The environment variable of each is in `ENV` (docs/api.md, Limits)."""
+
+    max_bytes: int = 4 * 1024 * 1024
+    max_seats: int = 16
+    max_entries: int = 20_000
+    max_depth: int = 32
+
+    ENV = {  # noqa: RUF012  (a class constant, not a field: no annotation)
+        "max_bytes": "CRONACA_MAX_UPLOAD_BYTES",
+        "max_seats": "CRONACA_MAX_SEATS",
+        "max_entries": "CRONACA_MAX_ENTRIES",
+        "max_depth": "CRONACA_MAX_DEPTH",
+    }
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> Limits:
+        found = {name: positive(env.get(var), getattr(cls, name), var) for name, var in cls.ENV.items()}
+        return cls(**found)
+
+
+def positive(value: str | None, default: int, name: str) -> int:
+    if value is None or value == "":
+        return default
+    try:
+        number = int(value)
+    except ValueError:
+        raise ValueError(f"{name} must be a whole number, not {value!r}") from None
+    if number < 1:
+        raise ValueError(f"{name} must be at least 1, not {number}")
+    return number
+
+
+def seconds(value: str | None, default: float, name: str) -> float:
+    if value is None or value == "":
+        return default
+    try:
+        number = float(value)
+    except ValueError:
+        raise ValueError(f"{name} must be a number of seconds, not {value!r}") from None
+    if not number > 0:
+        raise ValueError(f"{name} must be more than 0 seconds, not {value}")
+    return number
+
+
+def max_attempts(env: Mapping[str, str]) -> int:
+    """CRONACA_MAX_ATTEMPTS: how often the relay queues one import before it concludes it as rejected."""
+    return positive(env.get("CRONACA_MAX_ATTEMPTS"), DEFAULT_MAX_ATTEMPTS, "CRONACA_MAX_ATTEMPTS")
+
+
+def db_timeouts(env: Mapping[str, str]) -> tuple[float, float]:
+    """(statement, lock) timeouts in seconds for every PostgreSQL statement."""
+    return (seconds(env.get("CRONACA_DB_STATEMENT_TIMEOUT"), DEFAULT_STATEMENT_TIMEOUT, "CRONACA_DB_STATEMENT_TIMEOUT"),
+            seconds(env.get("CRONACA_DB_LOCK_TIMEOUT"), DEFAULT_LOCK_TIMEOUT, "CRONACA_DB_LOCK_TIMEOUT"))
 
 
 @dataclass
@@ -21,6 +85,10 @@ class Settings:
     requeue_after: float = 30.0
     relay_interval: float = 1.0
     store: dict[str, str] = field(default_factory=dict)
+    limits: Limits = field(default_factory=Limits)
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS
+    statement_timeout: float = DEFAULT_STATEMENT_TIMEOUT
+    lock_timeout: float = DEFAULT_LOCK_TIMEOUT
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -33,14 +101,28 @@ class Settings:
             requeue_after=float(env.get("CRONACA_REQUEUE_AFTER", 30)),
             relay_interval=float(env.get("CRONACA_RELAY_INTERVAL", 1)),
             store=store_env(env),
+            limits=Limits.from_env(env),
+            max_attempts=max_attempts(env),
+            statement_timeout=db_timeouts(env)[0],
+            lock_timeout=db_timeouts(env)[1],
         )
 
 
 def store_env(env: dict[str, str]) -> dict[str, str]:
-    """The event store's settings: the eventsourcing library's own variables, SQLite by default."""
-    keys = [k for k in env if k.startswith(("PERSISTENCE_MODULE", "SQLITE_", "POSTGRES_", "RECORDS_", "COMPRESSOR_", "CIPHER_"))]
+    """The event store's settings: the eventsourcing library's own variables, SQLite by default.
+
+    The records application reads its limits (CRONACA_MAX_*, CRONACA_DB_*) from the same
+    mapping. PostgreSQL is eventsourcing's own store with every statement bounded in time
+    (domain.records.pgstore), so one slow write can never stop every other.
+    """
+    keys = [k for k in env if k.startswith(("PERSISTENCE_MODULE", "SQLITE_", "POSTGRES_", "RECORDS_", "COMPRESSOR_", "CIPHER_",
+                                            "CRONACA_MAX_", "CRONACA_DB_"))]
     out = {k: env[k] for k in keys}
     module = out.get("PERSISTENCE_MODULE") or out.get("RECORDS_PERSISTENCE_MODULE") or "eventsourcing.sqlite"
+    if module == "eventsourcing.postgres":
+        module = BOUNDED_POSTGRES
+        out.pop("RECORDS_PERSISTENCE_MODULE", None)  # the library would read it before ours
+        db_timeouts(env)  # a wrong value is refused at start, not at the first write
     out["PERSISTENCE_MODULE"] = module
     if module == "eventsourcing.sqlite":
         db = out.setdefault("SQLITE_DBNAME", DEFAULT_SQLITE)

@@ -178,7 +178,10 @@ class ClaimAnnounced(Event):
 
 @event("serenissima/battle-started")
 class BattleStarted(Event):
-    """`galley` is the target galley, or 0 when the target is `port`. `value` is the attacker's first combat value."""
+    """`galley` is the target galley, or 0 when the target is `port`. `value` is the attacker's first combat value.
+
+    Against a port with a fort it follows the fort-fired event and counts the sailors the fort left.
+    """
 
     galley: int
     port: str
@@ -187,6 +190,8 @@ class BattleStarted(Event):
 
 @event("serenissima/fort-fired")
 class FortFired(Event):
+    """Before the combat against `port` begins, its fort's dice kill `kills` sailors on the attacking galley."""
+
     port: str
     rolls: tuple[int, ...]
     kills: int

@@ -14,7 +14,7 @@ from typing import Any
 import marshmallow
 from marshmallow import fields, validate
 
-from domain.kernel import AUTOMATIC, GAME_OVER, Chance, Command, Event, RuleViolation, load_options
+from domain.kernel import AUTOMATIC, GAME_OVER, Chance, Command, Event, RuleViolation, Secret, load_options
 from domain.serenissima import commands as cm
 from domain.serenissima import events as ev
 from domain.serenissima.edition import SEVERAL
@@ -60,15 +60,14 @@ def has_room(s: State, g: Galley, sailor: bool) -> bool:
 
 def blockaders(s: State, zone: str, seat: int, sailors: int) -> tuple[int, ...]:
     """Players who may blockade, in the order they decide: most galley sailors first, then lowest galley number."""
-    found = []
-    for other in range(s.players):
-        if other == seat:
-            continue
-        afloat = sailors_afloat(s, other, zone)
-        if afloat > sailors:
-            lowest = min(n for n in own_galleys_in(s, other, zone))
-            found.append((-afloat, lowest, other))
-    return tuple(x[2] for x in sorted(found))
+    afloat: dict[int, int] = {}
+    lowest: dict[int, int] = {}
+    for n, g in enumerate(s.galleys):  # one pass, by galley number: the first galley met is the lowest
+        if g is not None and g.zone == zone and g.owner != seat:
+            afloat[g.owner] = afloat.get(g.owner, 0) + g.sailors
+            lowest.setdefault(g.owner, n)
+    found = sorted((-total, lowest[other], other) for other, total in afloat.items() if total > sailors)
+    return tuple(x[2] for x in found)
 
 
 def combat_value(act: Activation, g: Galley) -> int:
@@ -185,6 +184,11 @@ def _no(rule: str, message: str, **facts: Any) -> RuleViolation:
     return RuleViolation("serenissima/" + rule, message, **facts)
 
 
+def _ducats(s: State, seat: int) -> Any:
+    """A seat's ducats as a violation's fact: with hidden money, only that seat reads them (as in its view)."""
+    return Secret(s.money[seat], seat) if s.hidden_money and s.phase != "over" else s.money[seat]
+
+
 def step_port(s: State, act: Activation, zone: str, named: str, area: str) -> int:
     """The port a command goes through (ambiguity 30).
 
@@ -285,7 +289,7 @@ def _v_buy_good(s: State, c: cm.BuyGood) -> None:
         raise _no("loading/galley-full", "a galley holds at most 5 pieces", galley=act.galley, sailors=g.sailors, goods=list(g.goods))
     price, _ = _cube_price(s, act, port)
     if s.money[act.seat] < price:
-        raise _no("loading/cannot-pay", f"the cube costs {price}", price=price, ducats=s.money[act.seat])
+        raise _no("loading/cannot-pay", f"the cube costs {price}", price=price, ducats=_ducats(s, act.seat))
 
 
 def _v_shift_good(s: State, c: cm.ShiftGood) -> None:
@@ -424,7 +428,7 @@ def _v_unload(s: State, c: cm.Unload) -> None:
 
 def _pay(s: State, seat: int, price: int) -> None:
     if s.money[seat] < price:
-        raise _no("investment/cannot-pay", f"that costs {price} ducats", price=price, ducats=s.money[seat])
+        raise _no("investment/cannot-pay", f"that costs {price} ducats", price=price, ducats=_ducats(s, seat))
 
 
 def _v_sailor_left(s: State, seat: int) -> None:
@@ -630,10 +634,11 @@ def _p_sell(s: State, c: cm.Sell, chance: Chance) -> list[Event]:
     act, g = active(s)
     port = step_port(s, act, g.zone, c.port, "sale")
     named = _naming(s, act, g.zone, port)
-    if not act.sale_cleared:
-        asked = blockaders(s, g.zone, act.seat, g.sailors)
-        if asked:
-            return [*named, ev.SaleAnnounced(c.good, asked)]
+    # Every sale may be blockaded, also after an earlier good of the step was let through (S002: the
+    # blockade rules "apply to sales"); nothing says a player who waived once has waived for the step.
+    asked = blockaders(s, g.zone, act.seat, g.sailors)
+    if asked:
+        return [*named, ev.SaleAnnounced(c.good, asked)]
     return [*named, _sale(s, c.good, port)]
 
 
@@ -671,10 +676,14 @@ def _round(s: State, chance: Chance) -> list[Event]:
 
 
 def _begin_battle(s: State, galley: int, port: str, chance: Chance) -> list[Event]:
+    """A port's fort fires first; the attacker's value is then set from the sailors it left.
+
+    S002: the fort fires "before the beginning of the combat against the port", and the
+    attacker's value is "determined" when the combat begins: the fort's victims lower it.
+    A fort that kills every sailor sinks the galley before any combat begins.
+    """
     act, g = active(s)
-    value = act.value if act.value >= 0 else combat_value(act, g)
-    out: list[Event] = [ev.BattleStarted(galley, port, value)]
-    s2 = evolve(s, out[0])
+    out: list[Event] = []
     if port:
         i = s.t.port_index[port]
         if s.ports[i].fort:
@@ -684,8 +693,11 @@ def _begin_battle(s: State, galley: int, port: str, chance: Chance) -> list[Even
             out.append(fired)
             if kills == g.sailors:
                 return out + _end(s)
-            s2 = evolve(s2, fired)
-    return out + _round(s2, chance)
+            s = evolve(s, fired)
+            act, g = active(s)
+    started = ev.BattleStarted(galley, port, act.value if act.value >= 0 else combat_value(act, g))
+    out.append(started)
+    return out + _round(evolve(s, started), chance)
 
 
 def _p_attack_galley(s: State, c: cm.AttackGalley, chance: Chance) -> list[Event]:
@@ -799,15 +811,28 @@ def decide(s: State, c: Command, chance: Chance) -> list[Event]:
         after = s
         for e in out:
             after = evolve(after, e)
-        out += advance(after, chance)
+        out += advance(after, chance)[0]
     return out
+
+
+def play(s: State, c: Command, chance: Chance) -> tuple[list[Event], State]:
+    """`decide` and the state after its events: the automatic steps already fold them, so nothing is folded twice."""
+    _check_turn(s, c)
+    VALIDATORS[type(c)](s, c)
+    out = PRODUCERS[type(c)](s, c, chance)
+    for e in out:
+        s = evolve(s, e)
+    if isinstance(out[-1], _MAY_ADVANCE):
+        more, s = advance(s, chance)
+        out += more
+    return out, s
 
 
 # --- the automatic parts of the game ------------------------------------------------------------
 
 
-def advance(s: State, chance: Chance) -> list[Event]:
-    """Play what nobody decides: the black token to the next galley, the Doge card, scoring."""
+def advance(s: State, chance: Chance) -> tuple[list[Event], State]:
+    """Play what nobody decides (the black token to the next galley, the Doge card, scoring); the events and the state after them."""
     out: list[Event] = []
 
     def emit(e: Event) -> None:
@@ -817,7 +842,7 @@ def advance(s: State, chance: Chance) -> list[Event]:
 
     while True:
         if s.phase == "over" or s.act is not None or s.queue:
-            return out
+            return out, s
         if s.phase in ("setup", "special"):
             emit(ev.TurnStarted(s.turn + 1))
             continue

@@ -56,7 +56,6 @@ class Activation:
     bought_galley: bool = False
     value: int = -1  # the attacker's first combat value, -1 before the first battle
     mode: str = ""  # "" until the player sells ("sale") or fights or claims ("battle")
-    sale_cleared: bool = False
     intent: str = ""  # what a blockade round interrupts: move, sale, claim
     asked: tuple[int, ...] = ()  # seats still to decide on a blockade, in order
     blocker: int = NEUTRAL
@@ -102,25 +101,53 @@ class State:
 _UNCHANGED: Any = object()
 
 
+def _builder(cls: type) -> type:
+    """A plain slotted twin of a frozen record class: same slots, no frozen `__setattr__`.
+
+    A new record is filled in as its twin with plain attribute stores (the interpreter's
+    fast path for slots), then given its real class: the layouts are identical, so the
+    `__class__` assignment is allowed and the record is as frozen as any other from then on.
+    """
+    twin = type(f"_{cls.__name__}Builder", (), {"__slots__": cls.__slots__})
+    probe = object.__new__(twin)
+    probe.__class__ = cls  # fails at import, not in a fold, should the layouts ever differ
+    return twin
+
+
 def _replacer(cls: type) -> Callable[..., Any]:
     """A fast `dataclasses.replace` for one frozen slotted class.
 
     The fold replaces a record for nearly every event; the generic `replace` re-runs the
-    frozen `__init__` field by field and costs several times more. This writes the slots
-    of the new record directly and still leaves every record immutable to its users.
+    frozen `__init__` field by field (one `object.__setattr__` each) and costs several
+    times more. This copies the slots through the builder twin (`_builder`).
     """
     names = [f.name for f in fields(cls)]
-    scope: dict[str, Any] = {"_new": object.__new__, "_cls": cls, "_same": _UNCHANGED}
-    lines = [f"def _replace(_old, *, {', '.join(f'{n}=_same' for n in names)}):", "    _obj = _new(_cls)"]
-    for k, n in enumerate(names):
-        scope[f"_set{k}"] = cls.__dict__[n].__set__
-        lines.append(f"    _set{k}(_obj, _old.{n} if {n} is _same else {n})")
-    lines.append("    return _obj")
+    scope: dict[str, Any] = {"_new": object.__new__, "_cls": cls, "_twin": _builder(cls), "_same": _UNCHANGED}
+    lines = [f"def _replace(_old, *, {', '.join(f'{n}=_same' for n in names)}):", "    _obj = _new(_twin)"]
+    lines += [f"    _obj.{n} = _old.{n} if {n} is _same else {n}" for n in names]
+    lines += ["    _obj.__class__ = _cls", "    return _obj"]
     exec("\n".join(lines), scope)  # noqa: S102 - generated from the class's own field names
     return scope["_replace"]  # type: ignore[no-any-return]
 
 
+def _maker(cls: type) -> Callable[..., Any]:
+    """A fast positional constructor for a frozen slotted class whose fields all have to be given."""
+    names = [f.name for f in fields(cls)]
+    scope: dict[str, Any] = {"_new": object.__new__, "_cls": cls, "_twin": _builder(cls)}
+    lines = [f"def _make({', '.join(names)}):", "    _obj = _new(_twin)"]
+    lines += [f"    _obj.{n} = {n}" for n in names]
+    lines += ["    _obj.__class__ = _cls", "    return _obj"]
+    exec("\n".join(lines), scope)  # noqa: S102 - generated from the class's own field names
+    return scope["_make"]  # type: ignore[no-any-return]
+
+
 _REPLACERS = {cls: _replacer(cls) for cls in (State, Activation, Port)}
+_state = _REPLACERS[State]  # the fold's own calls skip the lookup by type
+_activation = _REPLACERS[Activation]
+_port = _REPLACERS[Port]
+_galley: Callable[[int, str, int, tuple[str, ...]], Galley] = _maker(Galley)
+# An activation as the black token makes it: each activation is this one with its galley, seat and zone.
+_FRESH = Activation(0, NEUTRAL, "plan", "")
 
 
 def replace(obj: Any, **changes: Any) -> Any:
@@ -164,9 +191,9 @@ def crew(s: State, number: int, delta: int, keep_goods: bool = False) -> State:
     assert g is not None
     sailors = g.sailors + delta
     if sailors > 0:
-        return replace(s, galleys=_set(s.galleys, number, Galley(g.owner, g.zone, sailors, g.goods)))
+        return _state(s, galleys=_set(s.galleys, number, _galley(g.owner, g.zone, sailors, g.goods)))
     goods = s.goods if keep_goods else _return_goods(s, g.goods)
-    return replace(s, galleys=_set(s.galleys, number, None), goods=goods)
+    return _state(s, galleys=_set(s.galleys, number, None), goods=goods)
 
 
 # --- fold functions ------------------------------------------------------------------------
@@ -175,7 +202,7 @@ def crew(s: State, number: int, delta: int, keep_goods: bool = False) -> State:
 def _game_started(s: State, e: ev.GameStarted) -> State:
     t = s.t
     row = t.per_players[e.players]
-    return replace(
+    return _state(
         s,
         players=e.players,
         hidden_money=e.hidden_money,
@@ -192,19 +219,19 @@ def _game_started(s: State, e: ev.GameStarted) -> State:
 
 
 def _first_player(s: State, e: ev.FirstPlayerChosen) -> State:
-    return replace(s, first=e.seat)
+    return _state(s, first=e.seat)
 
 
 def _ports_closed(s: State, e: ev.PortsClosed) -> State:
     ports = list(s.ports)
     for pid in e.ports:
         i = s.t.port_index[pid]
-        ports[i] = replace(ports[i], closed=True)
-    return replace(s, ports=tuple(ports))
+        ports[i] = _port(ports[i], closed=True)
+    return _state(s, ports=tuple(ports))
 
 
 def _deck_shuffled(s: State, e: ev.DogeDeckShuffled | ev.DogeDeckReshuffled) -> State:
-    return replace(s, discard=())
+    return _state(s, discard=())
 
 
 def _setup_done(s: State, e: ev.DogeDeckShuffled) -> State:
@@ -218,16 +245,16 @@ def _setup_done(s: State, e: ev.DogeDeckShuffled) -> State:
     order: tuple[int, ...] = ()
     for r in range(s.t.per_players[n]["starting_galleys"]):
         order += clockwise if r % 2 == 0 else tuple(reversed(clockwise))
-    return replace(s, discard=(), queue=order)
+    return _state(s, discard=(), queue=order)
 
 
 def _start_chosen(s: State, e: ev.StartChosen) -> State:
     t = s.t
     i = t.port_index[e.port]
-    galley = Galley(e.seat, t.port_zone[i], t.start_galley_sailors, ())
-    return replace(
+    galley = _galley(e.seat, t.port_zone[i], t.start_galley_sailors, ())
+    return _state(
         s,
-        ports=_set(s.ports, i, replace(s.ports[i], owner=e.seat, sailors=t.start_port_sailors)),
+        ports=_set(s.ports, i, _port(s.ports[i], owner=e.seat, sailors=t.start_port_sailors)),
         galleys=_set(s.galleys, e.galley, galley),
         supply=_add(s.supply, e.seat, -(t.start_port_sailors + t.start_galley_sailors)),
         queue=s.queue[1:],
@@ -236,8 +263,8 @@ def _start_chosen(s: State, e: ev.StartChosen) -> State:
 
 def _galley_chosen(s: State, e: ev.GalleyChosen) -> State:
     home = next(i for i, p in enumerate(s.ports) if p.owner == e.seat)
-    galley = Galley(e.seat, s.t.port_zone[home], s.t.start_galley_sailors, ())
-    return replace(
+    galley = _galley(e.seat, s.t.port_zone[home], s.t.start_galley_sailors, ())
+    return _state(
         s,
         galleys=_set(s.galleys, e.galley, galley),
         supply=_add(s.supply, e.seat, -s.t.start_galley_sailors),
@@ -246,42 +273,52 @@ def _galley_chosen(s: State, e: ev.GalleyChosen) -> State:
 
 
 def _turn_started(s: State, e: ev.TurnStarted) -> State:
-    return replace(s, phase="turn", turn=e.turn, wheel=0, queue=(), act=None)
+    return _state(s, phase="turn", turn=e.turn, wheel=0, queue=(), act=None)
 
 
 def _activated(s: State, e: ev.GalleyActivated) -> State:
     g = s.galleys[e.galley]
     assert g is not None
-    return replace(s, wheel=e.galley, act=Activation(e.galley, g.owner, "plan", g.zone))
+    return _state(s, wheel=e.galley, act=_activation(_FRESH, galley=e.galley, seat=g.owner, start_zone=g.zone))
 
 
 def _plan_chosen(s: State, e: ev.PlanChosen) -> State:
     assert s.act is not None
-    return replace(s, act=replace(s.act, stage="loading" if e.plan == "action" else "investment"))
+    return _state(s, act=_activation(s.act, stage="loading" if e.plan == "action" else "investment"))
 
 
 def _activation_ended(s: State, e: ev.ActivationEnded) -> State:
-    return replace(s, act=None)
+    return _state(s, act=None)
 
 
 def _port_named(s: State, e: ev.PortNamed) -> State:
     assert s.act is not None
-    return replace(s, act=replace(s.act, port=s.t.port_index[e.port]))
+    return _state(s, act=_activation(s.act, port=s.t.port_index[e.port]))
 
 
 def _sailor_moved(s: State, e: ev.SailorMoved) -> State:
     act = s.act
     assert act is not None
     port = act.port if act.port != NEUTRAL else s.t.zone_port[act.start_zone]
+    galleys, ports, goods = s.galleys, s.ports, s.goods
     if e.target == 0:
-        p = s.ports[port]
-        s = replace(s, ports=_set(s.ports, port, replace(p, sailors=p.sailors + 1)))
+        p = ports[port]
+        ports = _set(ports, port, _port(p, sailors=p.sailors + 1))
     else:
-        s = crew(s, e.target, +1)
+        g = galleys[e.target]
+        assert g is not None
+        galleys = _set(galleys, e.target, _galley(g.owner, g.zone, g.sailors + 1, g.goods))
     if e.source == 0:
-        p = s.ports[port]
-        return replace(s, ports=_set(s.ports, port, replace(p, sailors=p.sailors - 1)))
-    return crew(s, e.source, -1)
+        p = ports[port]
+        ports = _set(ports, port, _port(p, sailors=p.sailors - 1))
+    else:
+        g = galleys[e.source]
+        assert g is not None
+        if g.sailors > 1:
+            galleys = _set(galleys, e.source, _galley(g.owner, g.zone, g.sailors - 1, g.goods))
+        else:  # its last sailor left: it sinks (as in `crew`)
+            galleys, goods = _set(galleys, e.source, None), _return_goods(s, g.goods)
+    return _state(s, galleys=galleys, ports=ports, goods=goods)
 
 
 def _good_bought(s: State, e: ev.GoodBought) -> State:
@@ -294,30 +331,30 @@ def _good_bought(s: State, e: ev.GoodBought) -> State:
         bank -= e.price
     else:
         money = _add(money, e.paid_to, e.price)
-    return replace(
+    return _state(
         s,
-        galleys=_set(s.galleys, e.galley, Galley(g.owner, g.zone, g.sailors, _with_good(g.goods, e.good))),
+        galleys=_set(s.galleys, e.galley, _galley(g.owner, g.zone, g.sailors, _with_good(g.goods, e.good))),
         goods=_add(s.goods, s.t.good_index[e.good], -1),
         money=money,
         bank=bank,
-        act=replace(act, free_cubes=act.free_cubes + 1) if e.price == 0 else act,
+        act=_activation(act, free_cubes=act.free_cubes + 1) if e.price == 0 else act,
     )
 
 
 def _good_shifted(s: State, e: ev.GoodShifted) -> State:
     a, b = s.galleys[e.source], s.galleys[e.target]
     assert a is not None and b is not None
-    galleys = _set(s.galleys, e.source, Galley(a.owner, a.zone, a.sailors, _without_good(a.goods, e.good)))
-    galleys = _set(galleys, e.target, Galley(b.owner, b.zone, b.sailors, _with_good(b.goods, e.good)))
-    return replace(s, galleys=galleys)
+    galleys = _set(s.galleys, e.source, _galley(a.owner, a.zone, a.sailors, _without_good(a.goods, e.good)))
+    galleys = _set(galleys, e.target, _galley(b.owner, b.zone, b.sailors, _with_good(b.goods, e.good)))
+    return _state(s, galleys=galleys)
 
 
 def _good_tossed(s: State, e: ev.GoodTossed) -> State:
     g = s.galleys[e.galley]
     assert g is not None
-    return replace(
+    return _state(
         s,
-        galleys=_set(s.galleys, e.galley, Galley(g.owner, g.zone, g.sailors, _without_good(g.goods, e.good))),
+        galleys=_set(s.galleys, e.galley, _galley(g.owner, g.zone, g.sailors, _without_good(g.goods, e.good))),
         goods=_add(s.goods, s.t.good_index[e.good], 1),
     )
 
@@ -326,30 +363,31 @@ def _loading_ended(s: State, e: ev.LoadingEnded) -> State:
     assert s.act is not None
     g = s.galleys[e.galley]
     assert g is not None
-    return replace(s, act=replace(s.act, stage="movement", moves_left=g.sailors, port=NEUTRAL))
+    return _state(s, act=_activation(s.act, stage="movement", moves_left=g.sailors, port=NEUTRAL))
 
 
 def _sailed(s: State, e: ev.Sailed) -> State:
     g = s.galleys[e.galley]
     act = s.act
     assert g is not None and act is not None
-    act = replace(act, moves_left=act.moves_left - 1, moves_made=act.moves_made + 1)
     if e.blockaders:
-        act = replace(act, stage="blockade", intent="move", asked=e.blockaders)
-    return replace(s, galleys=_set(s.galleys, e.galley, Galley(g.owner, e.zone, g.sailors, g.goods)), act=act)
+        act = _activation(act, moves_left=act.moves_left - 1, moves_made=act.moves_made + 1, stage="blockade", intent="move", asked=e.blockaders)
+    else:
+        act = _activation(act, moves_left=act.moves_left - 1, moves_made=act.moves_made + 1)
+    return _state(s, galleys=_set(s.galleys, e.galley, _galley(g.owner, e.zone, g.sailors, g.goods)), act=act)
 
 
 def _movement_ended(s: State, e: ev.MovementEnded) -> State:
     assert s.act is not None
-    return replace(s, act=replace(s.act, stage="trade", port=NEUTRAL))
+    return _state(s, act=_activation(s.act, stage="trade", port=NEUTRAL))
 
 
 def _blockade_declared(s: State, e: ev.BlockadeDeclared) -> State:
     act = s.act
     assert act is not None
     if act.intent == "move":
-        return replace(s, act=replace(act, stage="trade", asked=(), intent="", moves_left=0))
-    return replace(s, act=replace(act, stage="trade", asked=(), intent="", mode="battle", blocker=e.seat, pending_good=""))
+        return _state(s, act=_activation(act, stage="trade", asked=(), intent="", moves_left=0))
+    return _state(s, act=_activation(act, stage="trade", asked=(), intent="", mode="battle", blocker=e.seat, pending_good=""))
 
 
 _AFTER_WAIVERS = {"move": "movement", "sale": "trade", "claim": "unload"}
@@ -360,14 +398,14 @@ def _blockade_waived(s: State, e: ev.BlockadeWaived) -> State:
     assert act is not None
     asked = act.asked[1:]
     if asked:
-        return replace(s, act=replace(act, asked=asked))
+        return _state(s, act=_activation(act, asked=asked))
     unload_min = 1 if act.intent == "claim" else act.unload_min
-    return replace(s, act=replace(act, asked=(), stage=_AFTER_WAIVERS[act.intent], intent="", unload_min=unload_min))
+    return _state(s, act=_activation(act, asked=(), stage=_AFTER_WAIVERS[act.intent], intent="", unload_min=unload_min))
 
 
 def _sale_announced(s: State, e: ev.SaleAnnounced) -> State:
     assert s.act is not None
-    return replace(s, act=replace(s.act, stage="blockade", intent="sale", asked=e.blockaders, pending_good=e.good))
+    return _state(s, act=_activation(s.act, stage="blockade", intent="sale", asked=e.blockaders, pending_good=e.good))
 
 
 def _good_sold(s: State, e: ev.GoodSold) -> State:
@@ -376,38 +414,42 @@ def _good_sold(s: State, e: ev.GoodSold) -> State:
     assert g is not None and act is not None
     i = s.t.port_index[e.port]
     p = s.ports[i]
-    return replace(
+    return _state(
         s,
-        galleys=_set(s.galleys, e.galley, Galley(g.owner, g.zone, g.sailors, _without_good(g.goods, e.good))),
-        ports=_set(s.ports, i, replace(p, warehouse=p.warehouse + (e.good,))),
+        galleys=_set(s.galleys, e.galley, _galley(g.owner, g.zone, g.sailors, _without_good(g.goods, e.good))),
+        ports=_set(s.ports, i, _port(p, warehouse=p.warehouse + (e.good,))),
         money=_add(s.money, act.seat, e.income),
         bank=s.bank + e.income,
-        act=replace(act, mode="sale", sale_cleared=True, pending_good=""),
+        act=_activation(act, mode="sale", pending_good=""),
     )
 
 
 def _claim_announced(s: State, e: ev.ClaimAnnounced) -> State:
     assert s.act is not None
     if e.blockaders:
-        return replace(s, act=replace(s.act, mode="battle", stage="blockade", intent="claim", asked=e.blockaders))
-    return replace(s, act=replace(s.act, mode="battle", stage="unload", unload_min=1))
+        return _state(s, act=_activation(s.act, mode="battle", stage="blockade", intent="claim", asked=e.blockaders))
+    return _state(s, act=_activation(s.act, mode="battle", stage="unload", unload_min=1))
 
 
 def _battle_started(s: State, e: ev.BattleStarted) -> State:
     assert s.act is not None
     foe_port = s.t.port_index[e.port] if e.port else NEUTRAL
     # "opening" until the first round (or the fort) is folded: the same command rolls it.
-    return replace(s, act=replace(s.act, stage="opening", mode="battle", value=e.value, foe_galley=e.galley, foe_port=foe_port))
+    return _state(s, act=_activation(s.act, stage="opening", mode="battle", value=e.value, foe_galley=e.galley, foe_port=foe_port))
 
 
 def _fort_fired(s: State, e: ev.FortFired) -> State:
+    """The fort fires before the port battle begins: the attack on the port is under way ("opening")."""
     act = s.act
     assert act is not None
     g = s.galleys[act.galley]
     assert g is not None
-    if e.kills:
-        s = replace(crew(s, act.galley, -min(e.kills, g.sailors)), supply=_add(s.supply, act.seat, min(e.kills, g.sailors)))
-    return s
+    kills = min(e.kills, g.sailors)
+    opening = _activation(act, stage="opening", mode="battle", foe_galley=0, foe_port=s.t.port_index[e.port])
+    if kills:
+        s = crew(s, act.galley, -kills)
+        return _state(s, supply=_add(s.supply, act.seat, kills), act=opening)
+    return _state(s, act=opening)
 
 
 def _battle_round(s: State, e: ev.BattleRound) -> State:
@@ -429,25 +471,25 @@ def _battle_round(s: State, e: ev.BattleRound) -> State:
         s = crew(s, act.foe_galley, -e.defender_losses, keep_goods=salvage_from == act.foe_galley)
         s = crew(s, act.galley, -e.attacker_losses, keep_goods=salvage_from == act.galley)
         if salvage_from:
-            act = replace(act, stage="capture", loot=loot, capturer=e.salvage_by, foe_galley=0)
+            act = _activation(act, stage="capture", loot=loot, capturer=e.salvage_by, foe_galley=0)
         elif foe_sinks and not attacker_sinks:
-            act = replace(act, stage="trade", foe_galley=0)
+            act = _activation(act, stage="trade", foe_galley=0)
         else:
-            act = replace(act, stage="battle")
-        return replace(s, supply=supply, act=act)
+            act = _activation(act, stage="battle")
+        return _state(s, supply=supply, act=act)
     p = s.ports[act.foe_port]
     supply = _add(supply, p.owner, e.defender_losses)
     garrison = p.sailors - e.defender_losses
-    ports = _set(s.ports, act.foe_port, replace(p, sailors=garrison, owner=p.owner if garrison else NEUTRAL))
-    s = crew(replace(s, ports=ports), act.galley, -e.attacker_losses)
+    ports = _set(s.ports, act.foe_port, _port(p, sailors=garrison, owner=p.owner if garrison else NEUTRAL))
+    s = crew(_state(s, ports=ports), act.galley, -e.attacker_losses)
     stage = "unload" if garrison == 0 and attacker.sailors > e.attacker_losses else "battle"
-    return replace(s, supply=supply, act=replace(act, stage=stage, unload_min=0))
+    return _state(s, supply=supply, act=_activation(act, stage=stage, unload_min=0))
 
 
 def _ending(s: State) -> State:
     """The activation's last step was taken; the end follows in the same command."""
     assert s.act is not None
-    return replace(s, act=replace(s.act, stage="ending"))
+    return _state(s, act=_activation(s.act, stage="ending"))
 
 
 def _battle_stopped(s: State, e: ev.BattleStopped) -> State:
@@ -458,24 +500,24 @@ def _good_captured(s: State, e: ev.GoodCaptured) -> State:
     g = s.galleys[e.galley]
     act = s.act
     assert g is not None and act is not None
-    return replace(
+    return _state(
         s,
-        galleys=_set(s.galleys, e.galley, Galley(g.owner, g.zone, g.sailors, _with_good(g.goods, e.good))),
-        act=replace(act, loot=_without_good(act.loot, e.good)),
+        galleys=_set(s.galleys, e.galley, _galley(g.owner, g.zone, g.sailors, _with_good(g.goods, e.good))),
+        act=_activation(act, loot=_without_good(act.loot, e.good)),
     )
 
 
 def _capture_ended(s: State, e: ev.CaptureEnded) -> State:
     act = s.act
     assert act is not None
-    return replace(s, goods=_return_goods(s, e.returned), act=replace(act, loot=(), capturer=0, stage="trade"))
+    return _state(s, goods=_return_goods(s, e.returned), act=_activation(act, loot=(), capturer=0, stage="trade"))
 
 
 def _port_taken(s: State, e: ev.PortTaken) -> State:
     act = s.act
     assert act is not None
     i = s.t.port_index[e.port]
-    s = replace(s, ports=_set(s.ports, i, replace(s.ports[i], owner=e.seat, sailors=e.sailors)))
+    s = _state(s, ports=_set(s.ports, i, _port(s.ports[i], owner=e.seat, sailors=e.sailors)))
     return _ending(crew(s, act.galley, -e.sailors))
 
 
@@ -484,51 +526,51 @@ def _port_left_neutral(s: State, e: ev.PortLeftNeutral) -> State:
 
 
 def _pay_bank(s: State, seat: int, price: int) -> State:
-    return replace(s, money=_add(s.money, seat, -price), bank=s.bank - price)
+    return _state(s, money=_add(s.money, seat, -price), bank=s.bank - price)
 
 
 def _recruited(s: State, e: ev.SailorRecruited) -> State:
     s = _pay_bank(s, e.seat, e.price)
-    s = replace(s, supply=_add(s.supply, e.seat, -1))
+    s = _state(s, supply=_add(s.supply, e.seat, -1))
     if e.port:
         i = s.t.port_index[e.port]
-        return replace(s, ports=_set(s.ports, i, replace(s.ports[i], sailors=s.ports[i].sailors + 1)))
+        return _state(s, ports=_set(s.ports, i, _port(s.ports[i], sailors=s.ports[i].sailors + 1)))
     return crew(s, e.galley, +1)
 
 
 def _galley_bought(s: State, e: ev.GalleyBought) -> State:
     s = _pay_bank(s, e.seat, e.price)
     zone = s.t.port_zone[s.t.port_index[e.port]]
-    s = replace(s, supply=_add(s.supply, e.seat, -1), galleys=_set(s.galleys, e.galley, Galley(e.seat, zone, 1, ())))
+    s = _state(s, supply=_add(s.supply, e.seat, -1), galleys=_set(s.galleys, e.galley, _galley(e.seat, zone, 1, ())))
     if s.act is not None and s.phase == "turn":
-        s = replace(s, act=replace(s.act, bought_galley=True))
+        s = _state(s, act=_activation(s.act, bought_galley=True))
     return s
 
 
 def _fort_built(s: State, e: ev.FortBuilt) -> State:
     s = _pay_bank(s, e.seat, e.price)
     i = s.t.port_index[e.port]
-    return replace(s, ports=_set(s.ports, i, replace(s.ports[i], fort=True)))
+    return _state(s, ports=_set(s.ports, i, _port(s.ports[i], fort=True)))
 
 
 def _basilica_built(s: State, e: ev.BasilicaBuilt) -> State:
     s = _pay_bank(s, e.seat, e.price)
     i = s.t.port_index[e.port]
-    return replace(s, ports=_set(s.ports, i, replace(s.ports[i], basilica=True)))
+    return _state(s, ports=_set(s.ports, i, _port(s.ports[i], basilica=True)))
 
 
 def _investment_ended(s: State, e: ev.InvestmentEnded) -> State:
     if s.phase == "special":
-        return replace(s, queue=s.queue[1:])
+        return _state(s, queue=s.queue[1:])
     return _ending(s)
 
 
 def _doge_drawn(s: State, e: ev.DogeCardDrawn) -> State:
-    return replace(s, discard=s.discard + (e.card,), track=e.track_to, wheel=0, act=None)
+    return _state(s, discard=s.discard + (e.card,), track=e.track_to, wheel=0, act=None)
 
 
 def _paid(s: State, amounts: tuple[int, ...]) -> State:
-    return replace(s, money=tuple(m + a for m, a in zip(s.money, amounts, strict=True)), bank=s.bank + sum(amounts))
+    return _state(s, money=tuple(m + a for m, a in zip(s.money, amounts, strict=True)), bank=s.bank + sum(amounts))
 
 
 def _wine_paid(s: State, e: ev.WinePaid) -> State:
@@ -538,15 +580,15 @@ def _wine_paid(s: State, e: ev.WinePaid) -> State:
 def _scored(s: State, e: ev.Scored) -> State:
     s = _paid(s, e.amounts)
     announced = tuple(m + a for m, a in zip(s.announced, e.amounts, strict=True))
-    return replace(s, announced=announced, scorings=e.number)
+    return _state(s, announced=announced, scorings=e.number)
 
 
 def _special_opened(s: State, e: ev.SpecialInvestmentOpened) -> State:
-    return replace(s, phase="special", queue=e.seats, act=None)
+    return _state(s, phase="special", queue=e.seats, act=None)
 
 
 def _game_ended(s: State, e: ev.GameEnded) -> State:
-    return replace(s, phase="over", ranking=e.ranking, act=None, queue=())
+    return _state(s, phase="over", ranking=e.ranking, act=None, queue=())
 
 
 FOLD: dict[type[Event], Callable[[State, Any], State]] = {

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from domain.citta_stato import commands as cmd
+from domain.citta_stato import events as ev
 from domain.citta_stato.edition import CI
 from domain.citta_stato.fold import put
-from domain.kernel import MalformedCommand, RuleViolation, SeededChance
+from domain.kernel import MalformedCommand, ObservedChance, RuleViolation, SeededChance
 
 from .helpers import GAME, act, board, c6, play, turn_state
 
@@ -74,13 +77,23 @@ def test_upgrade_past_the_end() -> None:
     refused(turn_state(tracks=(5, 1, 1, 1)), cmd.Upgrade(0, "Y"), "citta-stato/upgrade/track-end")
 
 
-def test_second_war_disc() -> None:
-    s = board(turn_state(), warfare=((0, 2),))
-    refused(s, cmd.CityAction(0, "O"), "citta-stato/war/second-disc")
-
-
 def test_war_without_discs() -> None:
     refused(turn_state(discs=()), cmd.CityAction(0, "O"), "citta-stato/war/no-disc")
+
+
+def test_war_again_needs_a_disc_in_supply_even_with_one_on_the_track() -> None:
+    """Rule 000: "As long as the player has War discs in their supply, they can perform this Action."."""
+    s = board(turn_state(discs=(), actions=1), warfare=((0, 2),))
+    err = refused(s, cmd.CityAction(0, "O"), "citta-stato/war/no-disc")
+    assert err.facts["discs"] == 0
+
+
+def test_a_full_warfare_track_stops_only_a_seat_that_would_place_a_disc() -> None:
+    s = turn_state()
+    s = board(s, t=dataclasses.replace(s.t, warfare_spaces=2), warfare=((1, 2), (2, 3)))
+    refused(s, cmd.CityAction(0, "O"), "citta-stato/war/track-full")
+    s = board(s, warfare=((0, 1), (1, 2)))  # seat 0 already at war: the track being full does not matter
+    assert cmd.CityAction(0, "O") in GAME.legal(s)
 
 
 def test_republic_without_a_trade_and_politics_without_a_scheme() -> None:
@@ -140,3 +153,19 @@ def test_parse_cache_does_not_confuse_types() -> None:
     assert GAME.parse_command({"type": "citta-stato/pass", "seat": 1}) == cmd.Pass(1)
     with pytest.raises(MalformedCommand):
         GAME.parse_command({"type": "citta-stato/pass", "seat": True})
+
+
+def test_a_drawn_number_of_the_wrong_type_is_refused_and_never_leaks_into_another_record() -> None:
+    """Events are shared values (events._of) and `true == 1` in Python: a log's `true` for a seat is refused."""
+    edition = GAME.default_edition()
+    seeded = SeededChance("leak")
+    events = [e.to_json() for e in GAME.setup(edition, {"players": 2}, seeded)]
+    ev._VALUES.clear()  # as in a fresh process whose first import writes `true` / `false` for the first player
+    for odd in (True, False, 1.0):
+        outcomes = [o if o.source != "first-player" else type(o)(o.kind, o.source, (odd,)) for o in seeded.log]
+        with pytest.raises(RuleViolation) as err:
+            GAME.setup(edition, {"players": 2}, ObservedChance(outcomes))
+        assert err.value.rule == "chance/draw/not-there" and err.value.facts["source"] == "first-player"
+    clean = GAME.setup(edition, {"players": 2}, ObservedChance(seeded.log))
+    assert [e.to_json() for e in clean] == events
+    assert [type(e.seat) for e in clean if isinstance(e, ev.FirstPlayerChosen)] == [int]

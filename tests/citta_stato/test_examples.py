@@ -6,7 +6,7 @@ from domain.citta_stato import commands as cmd
 from domain.citta_stato.edition import CI
 from domain.citta_stato.fold import put
 from domain.citta_stato.rules import settle
-from domain.citta_stato.scoring import final_scores, ranking
+from domain.citta_stato.scoring import final_scores, ranking, tied
 from domain.kernel import SeededChance
 
 from .helpers import (
@@ -228,6 +228,20 @@ def test_ties_break_by_first_plus_second_then_cubes_in_supply() -> None:
     finals = [r["final"] for r in final_scores(s)]
     assert finals == [10, 10, 10]
     assert ranking(s, finals) == [2, 1, 0]
+    assert tied(s, finals) == []
+
+
+def test_seats_level_after_both_tie_breaks_share_their_place() -> None:
+    """The rulebook has two tie-breaks and no third: seats still level are reported as sharing the place."""
+    s = new_game(3, "shared")
+    for i, second in ((0, 6), (1, 4), (2, 6)):
+        s = seat(s, i, vp=10, second=second, republic="R4", form=2, crowns=5, supply=c6(Y=2))
+    finals = [r["final"] for r in final_scores(s)]
+    assert finals == [10, 10, 10] and tied(s, finals) == [[0, 2]]
+    s = board(s, round=8, tasks=(("game_end", -1),))
+    s, _ = settle(s, [], SeededChance("x"))
+    scores = GAME.scores(s)
+    assert scores["ranking"] == [0, 2, 1] and scores["tied"] == [[0, 2]]
 
 
 def test_faq_the_yellow_cube_just_spent_can_be_bought_back() -> None:

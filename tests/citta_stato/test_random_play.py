@@ -18,7 +18,7 @@ import pytest
 from domain.citta_stato import commands as cmd
 from domain.citta_stato.edition import BANNERS, COLOURS
 from domain.citta_stato.state import State
-from domain.kernel import Event, RuleViolation, SeededChance, event_from_json, replay, round_trips
+from domain.kernel import Event, ObservedChance, RuleViolation, SeededChance, event_from_json, replay, round_trips
 from domain.kernel.events import dumps, loads
 from domain.kernel.selfplay import play_random
 
@@ -87,6 +87,44 @@ def test_recorded_logs_validate_with_observed_chance(players: int) -> None:
         report, state = replay(GAME, EDITION, entries)
         assert report.ok, report
         assert state == played.state
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"players": 2}, {"players": 4}, {"players": 5}, *({"players": 2, "solo": {"scenario": n, "game": 3}} for n in (1, 2, 3, 4))],
+    ids=["2", "4", "5", "solo-1", "solo-2", "solo-3", "solo-4"],
+)
+def test_play_gives_the_fold_of_its_own_events(options: dict) -> None:
+    """`play` settles steps on its own working state (some of it in batches); after every command that
+    state must equal the events it returned, folded one by one from the state before."""
+    for k in range(3):
+        played = play_random(GAME, EDITION, options, f"fold-{k}")
+        state = GAME.begin(EDITION)
+        for e in played.entries[0].events:
+            state = GAME.evolve(state, e)
+        for entry in played.entries[1:]:
+            events, after = GAME.play(state, GAME.parse_command(entry.command), ObservedChance(entry.outcomes))
+            assert tuple(events) == entry.events
+            folded = state
+            for e in events:
+                folded = GAME.evolve(folded, e)
+            assert folded == after, entry.command
+            state = after
+
+
+@pytest.mark.parametrize("options", [{"players": 2}, {"players": 5}, {"players": 2, "solo": {"scenario": 3, "game": 2}}], ids=["2", "5", "solo"])
+def test_a_setup_folds_again_to_the_state_its_events_read_back_from_json_give(options: dict) -> None:
+    """The kernel folds a setup's events right after `setup` returns them, and `evolve` then reuses the states
+    `setup` built (fold.remember_setup); that must be the state a fold of the stored events gives."""
+    for k in range(3):
+        events = GAME.setup(EDITION, options, SeededChance(f"refold-{k}"))
+        again = GAME.begin(EDITION)
+        for e in events:
+            again = GAME.evolve(again, e)
+        stored = GAME.begin(EDITION)
+        for e in loads(dumps(events)):
+            stored = GAME.evolve(stored, e)
+        assert again == stored and again.phase == "turns"
 
 
 def test_a_tampered_log_is_refused() -> None:

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import pytest
+
 from domain.citta_stato import commands as cmd
+from domain.citta_stato import events as ev
 from domain.citta_stato.edition import CI
 from domain.citta_stato.rules import settle
-from domain.kernel import SeededChance
+from domain.citta_stato.state import GHOST
+from domain.kernel import Outcome, RuleViolation, SeededChance
 
-from .helpers import GAME, act, board, c6, kinds, new_game, play, seat, settle_choices, turn_state
+from .helpers import GAME, act, board, c6, kinds, new_game, pick, play, seat, settle_choices, turn_state
+from .test_solo import ghost_draws, ready
 
 
 def pass_all(s, order):
@@ -133,6 +138,49 @@ def test_defeated_players_may_decline_and_only_take_present_cards() -> None:
     assert any(o.source == "future" for o in GAME.legal(s) if isinstance(o, cmd.TakeCard))
     assert cmd.Decline(0) not in GAME.legal(s)
     s, _ = act(s, cmd.TakeCard(0, s.present[CI["O"]], "present", "burn"))
+
+
+def test_a_second_war_action_pays_scores_again_and_places_no_second_disc() -> None:
+    """Rule 000: "As long as the player has War discs in their supply, they can perform this Action. However,
+    there can only be one War disc per player." Rule 003: "possibile fare più volte azione ma SOLO 1 token"."""
+    s = turn_state(vp=10, tracks=(1, 1, 3, 1), supply=c6(O=3), bag=(0,) * 6)
+    orange = s.t.track_values[2][2]
+    s, _ = act(s, cmd.CityAction(0, "O"), policy=pick(cmd.WarDisc(0, 4)))
+    assert s.warfare == ((0, 4),) and s.seats[0].vp == 10 + orange and s.seats[0].discs == (1, 2, 3, 5)
+    s = board(s, current=0)
+    assert cmd.CityAction(0, "O") in GAME.legal(s)  # the second War action is offered
+    s, events = act(s, cmd.CityAction(0, "O"))
+    assert "WarDiscPlaced" not in kinds(events) and s.warfare == ((0, 4),)  # no second disc
+    assert s.seats[0].discs == (1, 2, 3, 5)
+    assert s.seats[0].vp == 10 + 2 * orange  # the orange track's VP again
+    assert s.seats[0].supply[CI["O"]] == 0 and s.seats[0].bag[CI["O"]] == 2  # action 2 costs 2 cubes, to the bag
+    assert s.seats[0].actions == 2
+
+
+def test_a_second_war_action_on_the_first_orange_space_loses_one_vp_again() -> None:
+    s = turn_state(vp=0, supply=c6(O=3), actions=1)
+    s = board(s, warfare=((0, 3),))
+    s, events = act(s, cmd.CityAction(0, "O"))
+    assert s.seats[0].vp == -1 and s.warfare == ((0, 3),) and kinds(events).count("VpScored") == 1
+
+
+def test_the_ghost_places_no_second_disc_either() -> None:
+    """One disc per player holds for the solo Ghost: an orange draw with its disc already on the track only discards."""
+    s = board(ready(3), warfare=((GHOST, 2),))
+    present = s.present[CI["O"]]
+    after, events = ghost_draws(s, "O")
+    assert ev.GhostDrew("O", present) in events and ev.StepSkipped(GHOST, "ghost_disc") in events
+    assert after.warfare == ((GHOST, 2),) and after.seats[GHOST].discs == s.seats[GHOST].discs
+
+
+def test_a_ghost_disc_drawn_as_true_is_refused() -> None:
+    """A random Ghost disc is a number: a log's `true` (which Python takes for 1) is not one of its discs."""
+    s = ready(1)
+    with pytest.raises(RuleViolation) as err:
+        ghost_draws(s, "O", Outcome("draw", "ghost-discs", (True,)))
+    assert err.value.rule == "chance/draw/not-there" and err.value.facts["source"] == "ghost-discs"
+    after, _ = ghost_draws(s, "O", Outcome("draw", "ghost-discs", (1,)))
+    assert after.warfare == ((GHOST, 1),) and type(after.warfare[0][1]) is int
 
 
 def test_war_shift_is_optional_for_those_without_a_disc() -> None:

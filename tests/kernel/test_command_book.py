@@ -118,3 +118,9 @@ keys = st.sampled_from(["seat", "steps", "zone", "go", "name", "bonus", "extra"]
 def test_fast_path_agrees_with_the_schema_on_any_payload(body: dict[str, Any], kind: str) -> None:
     payload = {"type": kind, **body}
     assert _by_book(payload) == _by_schema(payload)
+
+
+@pytest.mark.parametrize("kind", [[], {}, ["x"], {"a": 1}, 7, None, True])
+def test_a_type_that_is_not_a_string_is_malformed_not_a_crash(kind: Any) -> None:
+    with pytest.raises(MalformedCommand):
+        BOOK.parse({"type": kind, "seat": 0})

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
 from domain.kernel import (
+    ALL,
     Entry,
     FrozenDict,
     MalformedCommand,
@@ -18,6 +20,7 @@ from domain.kernel import (
     event_from_json,
     fold,
     replay,
+    reveal,
     round_trips,
 )
 from domain.kernel.editions import EditionError
@@ -71,7 +74,9 @@ def test_observed_chance_checks_possibility() -> None:
     with pytest.raises(RuleViolation) as info:
         ObservedChance([Outcome("draw", "bag:0", ("B",))]).draw("bag:0", ["Y", "G"], 1)
     assert info.value.rule == "chance/draw/not-there"
-    assert info.value.facts["held"] == ("G", "Y")
+    shown = info.value.to_json()["facts"]  # the public reader: the bag's size, never its contents
+    assert shown["held"] == {"hidden": True, "count": 2} and shown["not_there"] == ["B"]
+    assert info.value.to_json(ALL)["facts"]["held"] == ["G", "Y"]
     with pytest.raises(RuleViolation, match="chance/roll/impossible-face"):
         ObservedChance([{"kind": "roll", "source": "d", "values": [7]}]).roll("d", 1)
     with pytest.raises(RuleViolation, match="chance/missing-outcome"):
@@ -130,3 +135,67 @@ def test_replay_names_the_first_impossible_outcome_and_illegal_command() -> None
     assert report.rule == "log/event-mismatch"
     extra = Entry(Draw(0).to_json(), (Outcome("draw", "bag:0", (2,)), Outcome("roll", "die", (1,))), ())
     assert replay(GAME, ed, [setup, extra])[0].rule == "chance/unused-outcome"
+
+
+def test_a_mismatch_names_the_field_and_both_values_for_the_all_seeing_reader_only() -> None:
+    ed = GAME.default_edition()
+    setup = Entry(None, (), (Started(ed.ref, 2),), options={"players": 2})
+    lying = Entry(Draw(0).to_json(), (Outcome("draw", "bag:0", (2,)),), (Drawn(0, 3),))
+    report, _ = replay(GAME, ed, [setup, lying])
+    public = reveal(report.to_json(), None)
+    full = reveal(report.to_json(), ALL)
+    assert public["facts"]["field"] == full["facts"]["field"] != "type"
+    field = full["facts"]["field"]
+    assert f"`{field}`" in public["message"] and "3" not in public["message"]
+    assert full["message"].count("2") >= 1 and "3" in full["message"]
+    assert full["facts"]["expected"] == 2 and full["facts"]["given"] == 3
+    assert public["facts"]["expected"] == {"hidden": True}
+    rules_side, log_side = full["message"].split("the rules give")[1], full["message"].split("the rules give")[0]
+    assert rules_side.strip() != log_side.split("is")[-1].strip()
+
+
+def test_a_seeded_replay_reports_a_changed_outcome_at_its_own_entry() -> None:
+    ed = GAME.default_edition()
+    played = play_random(GAME, ed, {"players": 2}, "seeded")
+    seed = "the-seed"
+    # re-play the same commands with per-entry seeds, as a live record does
+    entries = []
+    state = GAME.begin(ed)
+    for k, entry in enumerate(played.entries):
+        chance = SeededChance(f"{seed}/{k}")
+        if k == 0:
+            produced = GAME.setup(ed, entry.options, chance)
+        else:
+            try:
+                produced = GAME.decide(state, GAME.parse_command(entry.command), chance)
+            except RuleViolation:
+                break
+        for e in produced:
+            state = GAME.evolve(state, e)
+        entries.append(Entry(entry.command, tuple(chance.log), tuple(produced), entry.options))
+    report, _ = replay(GAME, ed, entries, seeded=lambda k: SeededChance(f"{seed}/{k}"))
+    assert report.ok
+    drawn = [k for k, e in enumerate(entries) if e.outcomes and k > 0]
+    k = drawn[len(drawn) // 2]
+    o = entries[k].outcomes[0]
+    changed = Outcome(o.kind, o.source, tuple(reversed(o.values)) if len(set(o.values)) > 1 else (o.values[0] + 1,) if isinstance(o.values[0], int) else o.values)
+    assert changed != o
+    forged = [*entries[:k], Entry(entries[k].command, (changed, *entries[k].outcomes[1:]), ()), *entries[k + 1 :]]
+    report, _ = replay(GAME, ed, forged, seeded=lambda k: SeededChance(f"{seed}/{k}"))
+    assert not report.ok and report.rule == "chance/not-from-seed" and report.entry_index == k
+    assert "changed" in reveal(report.message, None)
+
+
+def test_an_edition_file_with_yaml_aliases_is_refused_before_it_expands() -> None:
+    bomb = b'id: &a "toy-1"\ntitle: toy\ndata: {target: 10, bag: [1, 2, 3]}\nprovenance: {target: *a}\n'
+    with pytest.raises(EditionError, match="aliases"):
+        GAME.load_edition(bomb)
+    laughs = b"a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
+    with pytest.raises(EditionError, match="aliases"):
+        GAME.load_edition(laughs)
+
+
+@pytest.mark.parametrize("values", [[True], [1.0], [None], [[1]], [{"a": 1}]])
+def test_an_outcome_value_that_is_not_a_word_or_a_whole_number_is_refused(values: list[Any]) -> None:
+    with pytest.raises(ValueError, match="words or whole numbers"):
+        Outcome.from_json({"kind": "draw", "source": "bag:0", "values": values})

@@ -169,3 +169,13 @@ class Toy:
 
 
 GAME = Toy()
+
+
+def _toy_words() -> object:
+    from domain.kernel.notation import Form, Vocabulary, Words
+
+    return Words(Vocabulary([Form("draw", "toy/draw", says="draw a cube from your bag"),
+                             Form("roll", "toy/roll", says="roll the die")]), colours=("red", "blue", "green"))
+
+
+WORDS = _toy_words()

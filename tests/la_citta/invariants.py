@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.la_citta.rules import bits, connected
+from domain.la_citta.rules import bits, city_at, connected
 from domain.la_citta.state import State, food_of
 
 
@@ -34,7 +34,7 @@ def check(s: State, e: Any = None) -> None:
         hexes = {c.castle} | {h for h, _ in c.buildings}
         assert len(hexes) == 1 + len(c.buildings)
         assert c.mask == sum(1 << h for h in hexes)
-        assert all(s.at[h] == k for h in hexes), ("at", k)
+        assert all(city_at(s, h) is c for h in hexes), ("city at", k)
         assert c.mask & occupied == 0
         occupied |= c.mask
         assert connected(s, c.mask, c.castle), ("city connected", k, e)
@@ -43,7 +43,6 @@ def check(s: State, e: Any = None) -> None:
             assert c.citizens >= 1 + len(c.buildings), ("every building occupied", k, s.phase, e)
         assert sum(1 for _, kind in c.buildings if kind == "market_place") <= 1
     assert occupied == s.occupied
-    assert sum(1 for h in s.at if h) == bin(occupied).count("1")
     for k, c in s.cities.items():
         near = 0
         for h in bits(c.mask):

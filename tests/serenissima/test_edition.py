@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from importlib import resources
+from pathlib import Path
 
 import pytest
 import yaml
@@ -65,3 +66,32 @@ def test_a_broken_edition_is_refused(old: bytes, new: bytes) -> None:
 def test_an_edited_value_changes_the_rules_without_code() -> None:
     edited = GAME.load_edition(RAW.replace(b"basilica_bonus: 5", b"basilica_bonus: 7"))
     assert tables(edited).basilica_bonus == 7 and edited.content_hash != EDITION.content_hash
+
+
+def _assumed_values_table() -> str:
+    """The table of assumed values (edition keys) under the rules page's "Assumed" heading."""
+    doc = (Path(__file__).parents[2] / "docs" / "rules" / "serenissima.md").read_text(encoding="utf-8")
+    section = doc[doc.index("\n## Assumed\n") :]
+    lines = section[section.index("\n### Values") :].splitlines()[2:]
+    start = next(k for k, line in enumerate(lines) if line.startswith("|"))
+    end = next((k for k in range(start, len(lines)) if not lines[k].startswith("|")), len(lines))
+    return "\n".join(lines[start:end])
+
+
+def _names_for(key: str) -> list[str]:
+    """How the table may name a provenance key: itself, a parent, or with the port or good as a placeholder."""
+    parts = key.split(".")
+    names = [f"`{'.'.join(parts[:k])}`" for k in range(len(parts), 0, -1)]
+    if len(parts) >= 3 and parts[0] in ("ports", "goods"):
+        names.append(f"`{'.'.join([parts[0], '<id>' if parts[0] == 'ports' else '<good>', *parts[2:]])}`")
+    if parts == ["ports"]:
+        names.append("`ports.<id>.")
+    return names
+
+
+def test_every_assumed_value_of_the_edition_is_named_under_assumed_in_the_rules_page() -> None:
+    table = _assumed_values_table()
+    assumed = [key for key, note in EDITION.provenance.items() if "assumed" in note]
+    assert len(assumed) >= 10  # the map, the warehouses, the payouts and the track at least
+    missing = [key for key in assumed if not any(name in table for name in _names_for(key))]
+    assert missing == []

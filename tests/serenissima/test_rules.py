@@ -281,6 +281,26 @@ def test_a_sale_blockade_leaves_battle_or_end_but_never_the_sale() -> None:
     assert {c.galley for c in GAME.legal(s) if isinstance(c, cm.AttackGalley)} == {3}
 
 
+def test_every_sale_of_the_step_may_be_blockaded_also_after_a_waived_one() -> None:
+    """No source limits the blockade to the step's first sale: each good sold is asked about again."""
+    s = blockade_board()
+    s = galley(s, 4, BLUE, "algerian", 3, ["gold", "wood"])
+    s = replace(s, act=replace(s.act, stage="trade"))
+    s, events = play(s, cm.Sell(BLUE, "gold"))
+    assert types(events) == ["sale-announced"] and events[0].blockaders == (ORANGE, RED)
+    s, _ = play(s, cm.Blockade(ORANGE, False))
+    s, events = play(s, cm.Blockade(RED, False))
+    assert types(events)[-1] == "good-sold" and P(s, "algiers").warehouse == ("gold",)
+    s, events = play(s, cm.Sell(BLUE, "wood"))
+    assert types(events) == ["sale-announced"] and events[0].blockaders == (ORANGE, RED)
+    s, _ = play(s, cm.Blockade(ORANGE, True))
+    assert s.galleys[4].goods == ("wood",) and P(s, "algiers").warehouse == ("gold",)
+    refuse(s, cm.Sell(BLUE, "wood"), "serenissima/sale/after-battle")
+    # S002: the player suffering the blockade may then fight the blockader or end the turn
+    assert {c.galley for c in GAME.legal(s) if isinstance(c, cm.AttackGalley)} == {3}
+    assert cm.EndActivation(BLUE) in GAME.legal(s)
+
+
 def test_attacking_an_owned_port_cannot_be_blockaded() -> None:
     s = table()
     s = port(s, "algiers", RED, 1)
@@ -475,8 +495,8 @@ def test_a_fort_fires_two_dice_once_before_the_port_battle() -> None:
     s = port_board(fort=True)
     outcomes = [Outcome("roll", "dice:fort", (5, 6))] + rolls([4, 4], [1, 1])
     s, events = play(s, cm.AttackPort(BLUE), outcomes)
-    assert types(events)[:3] == ["battle-started", "fort-fired", "battle-round"]
-    assert events[1].kills == 2 and s.galleys[4].sailors == 2
+    assert types(events)[:3] == ["fort-fired", "battle-started", "battle-round"]
+    assert events[0].kills == 2 and s.galleys[4].sailors == 2 and events[1].value == 2
     assert GAME.pending(s).kind == "unload"
     assert [c.sailors for c in GAME.legal(s)] == [0, 1, 2]
     s, _ = play(s, cm.Unload(BLUE, 1))

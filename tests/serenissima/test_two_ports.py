@@ -206,11 +206,12 @@ def test_attacking_the_named_port_and_only_its_fort_fires(pid: str, fort_at_targ
     fort = [Outcome("roll", "dice:fort", (4, 1))] if fort_at_target else []
     battle = rolls((4, 1, 1, 1), (1,)) if fort_at_target else rolls((4, 1, 1, 1, 1), (1,))  # the fort killed one
     s, events = play(s, cm.AttackPort(BLUE, pid), fort + battle)
-    expected = ["port-named", "battle-started", *(["fort-fired"] if fort_at_target else []), "battle-round"]
+    expected = ["port-named", *(["fort-fired"] if fort_at_target else []), "battle-started", "battle-round"]
     assert types(events) == expected
-    assert events[1].port == pid
+    started = events[-2]
+    assert started.port == pid and started.value == (4 if fort_at_target else 5)
     if fort_at_target:
-        assert events[2] == ev.FortFired(pid, (4, 1), 1)
+        assert events[1] == ev.FortFired(pid, (4, 1), 1)
     assert s.ports[s.t.port_index[pid]].sailors == 0 and s.ports[s.t.port_index[other(pid)]].sailors == 1
     s, events = play(s, cm.Unload(BLUE, 1))
     assert events[0] == ev.PortTaken(pid, BLUE, 1)

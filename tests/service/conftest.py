@@ -84,7 +84,11 @@ def client(store_env: dict[str, str]) -> Iterator[Any]:
     app = create_app(Settings.from_env(store_env))
     app.config["TESTING"] = True
     yield app.test_client()
-    app.extensions["cronaca"].records.close()
+    service = app.extensions["cronaca"]
+    pool = getattr(service.dispatcher, "pool", None)
+    if pool is not None:
+        pool.shutdown(wait=True)  # in-process jobs still writing must finish before the store closes
+    service.records.close()
 
 
 def free_port() -> int:

@@ -191,15 +191,13 @@ def test_transcribed_record_over_http(client: Any) -> None:
     assert impossible.status_code == 422 and impossible.get_json()["rule"] == "chance/roll/impossible-face"
 
 
-def test_import_uploaded_as_a_file_and_rejected_with_a_report(client: Any) -> None:
+def test_import_of_a_file_sent_as_its_bytes_is_rejected_with_a_report(client: Any) -> None:
+    """The file's own bytes as the body (curl --data-binary @game.json); multipart is refused (CSRF)."""
     record_id, tokens = start(client)
     play_out_http(client, record_id, tokens)
     document = client.get(f"/api/records/{record_id}/export").get_json()
     document["entries"][1]["command"]["seat"] = 1
-    from io import BytesIO
-
-    answer = client.post("/api/imports", data={"file": (BytesIO(json.dumps(document).encode()), "game.json")},
-                         content_type="multipart/form-data")
+    answer = client.post("/api/imports", data=json.dumps(document, indent=2).encode(), content_type="application/json")
     assert answer.status_code == 202
     verdict = wait_for_verdict(client, answer.get_json()["id"])
     assert verdict["status"] == "rejected" and verdict["record_id"] is None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -97,3 +98,32 @@ def test_the_interactive_api_page_sends_requests(served: tuple[str, Any], page: 
     answer = start_op.locator("pre.answer").inner_text()
     record_id = answer.split('"id": "')[1].split('"')[0]
     assert client.get(f"/api/records/{record_id}").get_json()["seats"][1]["name"] == "bob"
+
+
+def test_the_import_page_shows_each_finding_at_its_line(served: tuple[str, Any], page: Any, tmp_path: Path) -> None:
+    base, client = served
+    record_id, tokens = start(client, ["Ada", "Bruno"])
+    play_out_http(client, record_id, tokens)
+    text = client.get(f"/api/records/{record_id}/notation").get_data(as_text=True)
+    lines = text.splitlines()
+    at = next(i for i, line in enumerate(lines) if "roll [" in line and i > 8) if any(
+        "roll [" in line for line in lines[9:]) else next(i for i, line in enumerate(lines) if "roll [" in line)
+    lines[at] = lines[at].replace("roll [", "rol [", 1)
+
+    page.goto(base + "/import")
+    page.locator("#text").fill("\n".join(lines) + "\n")
+    page.locator("#send").click()
+    expect(page.locator("#import-status")).to_contain_text("rejected", timeout=20_000)
+    expect(page.locator("#findings li")).to_have_count(1)
+    expect(page.locator("#findings li")).to_contain_text(f"line {at + 1}")
+    expect(page.locator("#findings li")).to_contain_text("did you mean: roll")
+    expect(page.locator(f"#line-{at + 1}")).to_have_class("fault")
+    page.locator("#findings li a").first.click()
+    expect(page.locator(f"#line-{at + 1}")).to_have_class("fault focus")
+    page.screenshot(path=str(tmp_path / "import.png"), full_page=True)
+
+    # the clean file imports and links to its record
+    page.locator("#text").fill(text)
+    page.locator("#send").click()
+    expect(page.locator("#import-status")).to_contain_text("accepted", timeout=20_000)
+    expect(page.locator("#import-status a")).to_have_attribute("href", re.compile(r"^/records/"))

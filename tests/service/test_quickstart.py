@@ -15,7 +15,8 @@ from tests.service.conftest import ROOT, free_port, subprocess_env
 
 def test_serve_demo_prints_its_url_and_serves_demo_records(tmp_path: Path) -> None:
     port = free_port()
-    env = subprocess_env({"SQLITE_DBNAME": str(tmp_path / "demo.sqlite3")})
+    seats_file = tmp_path / "demo-seats.txt"
+    env = subprocess_env({"SQLITE_DBNAME": str(tmp_path / "demo.sqlite3"), "CRONACA_DEMO_SEATS": str(seats_file)})
     env.pop("CRONACA_EXTRA_TITLES")  # the demo is made of the real titles only
     server = subprocess.Popen([str(Path(sys.executable).parent / "cronaca"), "serve", "--demo", "--port", str(port)],
                               cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -37,7 +38,12 @@ def test_serve_demo_prints_its_url_and_serves_demo_records(tmp_path: Path) -> No
         assert sum(r["finished"] for r in listing["items"]) == 2 * len(real)
         in_progress = [r for r in listing["items"] if not r["finished"]]
         assert len(in_progress) == (1 if real else 0)
-        assert any(f"/records/{in_progress[0]['id']}#token=" in line for line in lines) if real else True
+        assert not any("#token=" in line for line in lines), "a seat token reached standard output"
+        if real:
+            assert any(str(seats_file) in line for line in lines)
+            links = seats_file.read_text().splitlines()
+            assert len(links) >= 2 and all(f"/records/{in_progress[0]['id']}#token=" in line for line in links)
+            assert seats_file.stat().st_mode & 0o077 == 0  # its owner's only
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as page:
             assert b"Cronaca" in page.read()
     finally:

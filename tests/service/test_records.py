@@ -10,9 +10,9 @@ from uuid import UUID
 import pytest
 
 from domain import catalog
-from domain.kernel import ObservedChance, RuleViolation, SeededChance, fold
+from domain.kernel import ObservedChance, SeededChance, fold
 from domain.kernel.chance import commitment
-from domain.records import Conflict, Forbidden, Invalid, Records
+from domain.records import Conflict, Forbidden, Invalid, Records, Refused
 from domain.records.application import titles
 from domain.records.recordfile import live_chance
 from domain.records.timeline import EVERY, decode_rows, select_stream
@@ -82,7 +82,7 @@ def test_snapshots_keep_commands_working_on_long_records(records: Records) -> No
 def test_a_violation_appends_nothing_and_names_its_rule(records: Records) -> None:
     record_id, tokens = records.start("toy", ["ann", "bob"])
     before = stored_versions(records, record_id)
-    with pytest.raises(RuleViolation) as caught:
+    with pytest.raises(Refused) as caught:
         records.play(record_id, {"type": "toy/roll", "seat": 1}, tokens[1])
     assert caught.value.rule == "toy/turn" and caught.value.facts["turn"] == 0
     assert stored_versions(records, record_id) == before
@@ -140,11 +140,11 @@ def test_transcribed_outcomes_are_checked_for_possibility(records: Records) -> N
     assert records.summary(record_id)["chance"]["commitment"] is None
     with pytest.raises(Invalid):
         records.play(record_id, {"type": "toy/roll", "seat": 0}, tokens[0])  # no outcomes given
-    with pytest.raises(RuleViolation) as caught:
+    with pytest.raises(Refused) as caught:
         records.play(record_id, {"type": "toy/roll", "seat": 0}, tokens[0],
                      outcomes=[{"kind": "roll", "source": "die", "values": [7]}])
     assert caught.value.rule == "chance/roll/impossible-face"
-    with pytest.raises(RuleViolation) as drawn:
+    with pytest.raises(Refused) as drawn:
         records.play(record_id, {"type": "toy/draw", "seat": 0}, tokens[0],
                      outcomes=[{"kind": "draw", "source": "bag:0", "values": [4]}])
     assert drawn.value.rule == "chance/draw/not-there"

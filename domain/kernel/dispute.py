@@ -1,0 +1,1032 @@
+"""The dispute checker: a notation file in, a report a table can act on out. Pure: no I/O.
+
+Every finding is reported, not only the first. At a line the rules refuse, the report lists
+the legal moves closest to what was written (same action with other words first, then the
+same player's other moves) and goes on from the closest one, marked as assumed, so the
+findings after it are still found. Chance outcomes are checked for possibility at their
+own line; one nobody wrote down (`?`) is given a possible value to go on with, and is then
+narrowed from what follows (a cube later paid must have been drawn): the report says which
+values stay consistent with the rest of the log, or "undetermined" when the search budget
+runs out. The claimed result is compared with the computed scores, seat by seat.
+
+`reconcile` aligns two transcripts of one game turn by turn and says where they part and
+which version the rules accept.
+"""
+
+from __future__ import annotations
+
+import difflib
+import itertools
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from domain.kernel.chance import Outcome
+from domain.kernel.commands import Command
+from domain.kernel.contract import Game, fold, play
+from domain.kernel.editions import Edition, EditionError
+from domain.kernel.log import Entry
+from domain.kernel.notation import (
+    UNKNOWN,
+    Move,
+    Notation,
+    NotationError,
+    Turn,
+    Words,
+    Written,
+    parse,
+    read_options,
+    read_result,
+    read_seats,
+    write_outcome,
+)
+from domain.kernel.violations import ImpossibleOutcome, MalformedCommand, RuleViolation, Secret
+
+NARROWING_BUDGET = 20_000  # moves re-decided, in all, while narrowing unknown outcomes
+CANDIDATES = 400  # possible values of one unknown outcome tried at most
+
+
+@dataclass
+class Finding:
+    """One thing wrong, at its own line."""
+
+    kind: str  # notation | header | rule | chance | result | order
+    line: int
+    rule: str
+    message: Any  # text, or a Secret whose `shown` is the public sentence
+    column: int | None = None
+    round: int | None = None
+    seat: int | None = None
+    player: str | None = None
+    written: str | None = None
+    held: Any = None
+    alternatives: Any = None
+    assumed: str | None = None
+    did_you_mean: list[str] = field(default_factory=list)
+    expected: list[str] = field(default_factory=list)
+    step: int | None = None  # game events of the checked log before this line: the replay step just before it
+    facts: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        out = {k: v for k, v in self.__dict__.items() if v not in (None, [], {})}
+        return _stored(out)
+
+
+def _stored(value: Any) -> Any:
+    if isinstance(value, Secret):
+        return value.to_json()
+    if isinstance(value, Mapping):
+        return {k: _stored(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_stored(v) for v in value]
+    return value
+
+
+@dataclass
+class Unknown:
+    """An outcome nobody wrote down, and what the rest of the log says it could have been."""
+
+    line: int
+    column: int
+    kind: str
+    source: str
+    move: int  # index among the checked moves
+    outcome: int  # index among that move's outcomes
+    assumed: tuple[Any, ...]
+    pool: tuple[Any, ...] = ()  # what a draw came from, or (dice, faces) for a roll
+    partial: tuple[Any, ...] | None = None
+    consistent: list[tuple[Any, ...]] | None = None  # None: undetermined
+    tried: int = 0
+    written: tuple[Any, ...] | None = None  # what was written, where that could not happen
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"line": self.line, "column": self.column, "kind": self.kind, "source": self.source,
+                               "assumed": write_outcome(self.assumed)}
+        what = f"the {self.kind} from {self.source}"
+        if self.written is not None:
+            out["written"] = write_outcome(self.written)
+            said = f"line {self.line}: {what} is written {out['written']}, which could not happen;"
+        else:
+            said = f"line {self.line}: {what} was not written down;"
+        if self.consistent is None and self.move < 0:
+            out["consistent"] = "undetermined"
+            out["message"] = f"{said} a setup outcome is not searched (the whole game follows from it): undetermined"
+        elif self.consistent is None:
+            out["consistent"] = "undetermined"
+            out["message"] = f"{said} the search budget ran out after {self.tried} possibilities: undetermined"
+        else:
+            shown = [write_outcome(v) for v in self.consistent]
+            out["consistent"] = shown
+            if len(shown) == 1:
+                out["message"] = f"{said} what follows says it must have been {shown[0]}"
+            elif shown:
+                out["message"] = (f"{said} what follows fits {len(shown)} possibilities: "
+                                  f"{', '.join(shown[:8])}{' …' if len(shown) > 8 else ''}")
+            else:
+                out["message"] = f"{said} no possible value fits what follows"
+        return {k: _stored(v) for k, v in out.items()}
+
+
+@dataclass
+class Checked:
+    """One move as the checker took it: the state before, the command decided, what it met."""
+
+    state: Any
+    seat: int
+    command: Command
+    written: tuple[Written, ...]
+    entry: Entry
+    line: int
+    assumed: bool = False
+    said: Command | None = None  # what the line itself said, when it could be read (the narrowing judges by it)
+    taken: tuple[Written, ...] = ()  # the outcomes as the checker took them: an impossible one made unknown
+
+
+@dataclass
+class DisputeReport:
+    title: str | None
+    seats: list[str]
+    options: dict[str, Any]
+    findings: list[Finding]
+    unknowns: list[Unknown]
+    scores: dict[str, Any] | None
+    claimed: dict[str, int] | None
+    finished: bool
+    entries: list[Entry] | None  # the log as the rules decided it (with assumed moves where findings are)
+    lines: int = 0
+    moves: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.findings
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok, "title": self.title, "seats": self.seats, "options": self.options,
+            "finished": self.finished, "moves": self.moves,
+            "findings": [f.to_json() for f in sorted(self.findings, key=lambda f: (f.line, f.column or 0))],
+            "unknowns": [u.to_json() for u in self.unknowns],
+            "claimed": self.claimed, "scores": self.scores,
+            "summary": summary(self),
+        }
+
+
+def summary(report: DisputeReport) -> str:
+    if report.ok:
+        done = "to its end" if report.finished else "so far (the game is not over)"
+        return f"clean: {report.moves} moves checked {done}; every move legal and every outcome possible"
+    kinds = Counter(f.kind for f in report.findings)
+    return f"{len(report.findings)} finding(s): " + ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
+
+
+# ---- chance as the table wrote it --------------------------------------------------------------
+
+
+class WrittenChance:
+    """Outcomes as written in a notation file: values only, in the order the rules ask for them.
+
+    The rules name the kind and source of each; known values are checked for possibility,
+    unknown ones (`[?]`, or `?` inside) get a possible value from `choose` and are noted.
+    """
+
+    def __init__(self, written: Sequence[Written], fixed: Mapping[int, tuple[Any, ...]] | None = None,
+                 settled: Mapping[tuple[int, int], tuple[Any, ...]] | None = None,
+                 seat_of: Callable[[str], int | None] | None = None) -> None:
+        self.written = list(written)
+        self.seat_of = seat_of  # a player's name or colour -> seat, for draws whose items are seats (a first player)
+        self.fixed = dict(fixed or {})  # outcome index -> values the narrowing search tries
+        for index, w in enumerate(self.written):  # unknowns the narrowing settled, by their place in the file
+            if settled and not w.known and (w.line, w.column) in settled and index not in self.fixed:
+                self.fixed[index] = settled[(w.line, w.column)]
+        self.next = 0
+        self.log: list[Outcome] = []
+        self.unknowns: list[tuple[int, str, str, tuple[Any, ...], tuple[Any, ...], tuple[Any, ...] | None]] = []
+        self.failed_at: int | None = None
+
+    def _as_items(self, values: Sequence[Any], contents: Sequence[Any]) -> tuple[Any, ...]:
+        """Written words as the items they name; a player named where the items are seat numbers is that seat."""
+        found = _as_contents(values, contents)
+        if self.seat_of is None:
+            return found
+        known = {_key(c) for c in contents}
+        out = []
+        for value in found:
+            seat = self.seat_of(value) if isinstance(value, str) and value != UNKNOWN and value not in known else None
+            out.append(_as_contents((seat,), contents)[0] if seat is not None and _key(seat) in known else value)
+        return tuple(out)
+
+    @property
+    def unused(self) -> list[Written]:
+        return self.written[self.next:]
+
+    def _take(self, kind: str, source: str) -> tuple[int, Written]:
+        if self.next >= len(self.written):
+            raise ImpossibleOutcome(
+                "chance/missing-outcome",
+                f"the rules ask for a {kind} from {source} here: write what happened in brackets, or [?] if nobody wrote it down",
+                kind=kind, source=source)
+        index = self.next
+        self.next += 1
+        self.failed_at = index
+        return index, self.written[index]
+
+    def draw(self, source: str, contents: Sequence[Any], n: int) -> tuple[Any, ...]:
+        index, written = self._take("draw", source)
+        want = min(n, len(contents))
+        values = self.fixed.get(index)
+        if values is not None:
+            if not written.known:
+                self.unknowns.append((index, "draw", source, tuple(values), tuple(contents),
+                                      self._as_items(written.values, contents) if written.values is not None else None))
+            _check_draw(source, contents, want, values)
+        else:
+            values = self._as_items(written.values, contents) if written.values is not None else None
+            if values is None or UNKNOWN in values:
+                partial = values
+                values = _first_draw(contents, want, partial)
+                self.unknowns.append((index, "draw", source, values, tuple(contents), partial))
+            else:
+                _check_draw(source, contents, want, values)
+        self.log.append(Outcome("draw", source, tuple(values)))
+        self.failed_at = None
+        return tuple(values)
+
+    def shuffle(self, source: str, items: Sequence[Any]) -> tuple[Any, ...]:
+        index, written = self._take("shuffle", source)
+        values = self.fixed.get(index)
+        if values is not None and not written.known:
+            self.unknowns.append((index, "shuffle", source, tuple(values), tuple(items), None))
+        if values is None:
+            values = _as_contents(written.values, items) if written.values is not None else None
+            if values is None or UNKNOWN in values:
+                partial = values
+                values = _first_draw(items, len(items), partial)
+                self.unknowns.append((index, "shuffle", source, values, tuple(items), partial))
+            elif Counter(map(_key, values)) != Counter(map(_key, items)):
+                raise ImpossibleOutcome("chance/shuffle/not-a-permutation",
+                                        f"the order written for {source} is not an ordering of what was shuffled",
+                                        source=source, given=list(values),
+                                        shuffled=Secret(sorted(map(str, items)), None, {"hidden": True, "count": len(items)}))
+        self.log.append(Outcome("shuffle", source, tuple(values)))
+        self.failed_at = None
+        return tuple(values)
+
+    def roll(self, source: str, dice: int, faces: int = 6) -> tuple[int, ...]:
+        index, written = self._take("roll", source)
+        values = self.fixed.get(index)
+        if values is not None and not written.known:
+            self.unknowns.append((index, "roll", source, tuple(values), (dice, faces), written.values))
+        if values is None:
+            raw = written.values
+            if raw is None or UNKNOWN in raw:
+                partial = raw
+                values = tuple(v if v != UNKNOWN else 1 for v in (raw or (UNKNOWN,) * dice))[:dice]
+                values = values + (1,) * (dice - len(values))
+                self.unknowns.append((index, "roll", source, values, (dice, faces), partial))
+            else:
+                values = tuple(raw)
+                if len(values) != dice or any(not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= faces for v in values):
+                    raise ImpossibleOutcome("chance/roll/impossible-face", f"{dice} dice of {faces} faces cannot show {list(values)}",
+                                            source=source, rolled=list(values), dice=dice, faces=faces)
+        self.log.append(Outcome("roll", source, tuple(values)))
+        self.failed_at = None
+        return tuple(values)  # type: ignore[return-value]
+
+
+def _key(value: Any) -> str:
+    return str(value)
+
+
+def _as_contents(values: Sequence[Any], contents: Sequence[Any]) -> tuple[Any, ...]:
+    """Written words as the items they name (a written 3 is the content "3" where the bag holds strings)."""
+    by_text = {str(c): c for c in contents}
+    return tuple(v if v == UNKNOWN else by_text.get(str(v), v) for v in values)
+
+
+def _check_draw(source: str, contents: Sequence[Any], want: int, values: Sequence[Any]) -> None:
+    if len(values) != want:
+        raise ImpossibleOutcome("chance/draw/count", f"{want} must be drawn from {source}, the line shows {len(values)}",
+                                source=source, drawn=list(values), expected_count=want)
+    missing = Counter(map(_key, values)) - Counter(map(_key, contents))
+    if missing:
+        raise ImpossibleOutcome(
+            "chance/draw/not-there", f"{sorted(missing.elements())} could not be drawn from {source}: it was not there",
+            source=source, drawn=list(values), not_there=sorted(missing.elements()),
+            held=Secret(sorted(map(str, contents)), None, {"hidden": True, "count": len(contents)}))
+
+
+def _first_draw(contents: Sequence[Any], n: int, partial: Sequence[Any] | None) -> tuple[Any, ...]:
+    """A possible draw that agrees with what was written: the known values, then the rest in order."""
+    pool = list(contents)
+    known = [v for v in (partial or ()) if v != UNKNOWN]
+    for v in known:
+        for i, c in enumerate(pool):
+            if _key(c) == _key(v):
+                pool.pop(i)
+                break
+        else:
+            raise ImpossibleOutcome("chance/draw/not-there", f"{v!r} could not be drawn: it was not there",
+                                    not_there=[str(v)], held=Secret(sorted(map(str, contents)), None,
+                                                                    {"hidden": True, "count": len(contents)}))
+    filled = list(known) + pool[: max(0, n - len(known))]
+    return tuple(_as_contents(filled, contents))
+
+
+def _candidates(kind: str, pool: tuple[Any, ...], assumed: tuple[Any, ...], partial: tuple[Any, ...] | None,
+                limit: int) -> tuple[list[tuple[Any, ...]], bool]:
+    """Every distinct possible value of an unknown outcome (multisets, sorted), up to `limit`; and
+    whether that was all of them."""
+    out: list[tuple[Any, ...]] = []
+    if kind == "roll":
+        dice, faces = pool
+        fixed = list(partial or (UNKNOWN,) * dice)
+        choices = [range(1, faces + 1) if v == UNKNOWN else (v,) for v in fixed]
+        for combo in itertools.product(*choices):
+            out.append(tuple(combo))
+            if len(out) > limit:
+                return out[:limit], False
+        return out, True
+    n = len(assumed)
+    known = Counter(_key(v) for v in (partial or ()) if v != UNKNOWN)
+    counts = Counter(_key(c) for c in pool) - known
+    names = sorted(counts)
+    by_text = {_key(c): c for c in pool}
+    rest = n - sum(known.values())
+
+    def grow(i: int, left: int, chosen: list[str]) -> bool:
+        if left == 0:
+            out.append(tuple(sorted([*known.elements(), *chosen])))
+            return len(out) <= limit
+        if i >= len(names):
+            return True
+        for take in range(min(left, counts[names[i]]), -1, -1):
+            if not grow(i + 1, left - take, chosen + [names[i]] * take):
+                return False
+        return True
+
+    complete = grow(0, rest, [])
+    if kind == "shuffle":
+        complete = complete and len(out) <= 1
+    return [tuple(by_text[v] for v in c) for c in out[:limit]], complete
+
+
+# ---- the checker -------------------------------------------------------------------------------
+
+
+class _Checker:
+    def __init__(self, game: Game, words: Words, edition: Edition, seats: list[str], colours: list[str | None],
+                 options: dict[str, Any], settled: Mapping[tuple[int, int], tuple[Any, ...]] | None = None) -> None:
+        self.settled = dict(settled or {})
+        self.game, self.words, self.edition = game, words, edition
+        self.seats, self.colours, self.options = seats, colours, options
+        self.findings: list[Finding] = []
+        self.checked: list[Checked] = []
+        self._said: Command | None = None
+        self.claimed: dict[int, int] = {}  # seat -> the total the table wrote down (the narrowing's last judge)
+        self.state: Any = None
+        self.setup_entry: Entry | None = None
+        self.unknowns: list[Unknown] = []
+
+    def chance(self, written: Sequence[Written], settled: Mapping[tuple[int, int], tuple[Any, ...]] | None = None
+               ) -> WrittenChance:
+        """The outcomes of one move as written; a player named in a draw of seats is read as that seat."""
+        return WrittenChance(written, settled=self.settled if settled is None else settled, seat_of=self.seat_of)
+
+    # -- who is who
+    def seat_of(self, player: str) -> int | None:
+        wanted = player.strip().lower()
+        for i, name in enumerate(self.seats):
+            if name.lower() == wanted:
+                return i
+        for i, colour in enumerate(self.colours):
+            if colour is not None and colour.lower() == wanted:
+                return i
+        for i, colour in enumerate(self.words.colours[: len(self.seats)]):
+            if colour.lower() == wanted:
+                return i
+        return None
+
+    def round_of(self, state: Any) -> int | None:
+        if self.words.round_of is not None:
+            return self.words.round_of(state)
+        try:
+            found = self.game.view(state, None).get("round")
+        except Exception:  # noqa: BLE001  (a view that cannot say gives no round)
+            return None
+        return found if isinstance(found, int) and not isinstance(found, bool) else None
+
+    def held(self, state: Any, seat: int) -> Any:
+        if self.words.held is not None:
+            return Secret(self.words.held(state, seat), seat)
+        view = self.game.view(state, seat)
+        seats = view.get("seats") if isinstance(view, dict) else None
+        mine = seats[seat] if isinstance(seats, list) and seat < len(seats) else view
+        return Secret(mine, seat)
+
+    def alternatives(self, state: Any, seat: int, written: Mapping[str, Any] | None) -> list[Command]:
+        legal = list(self.game.legal(state))
+        if written is None:
+            return legal[:5]
+
+        def closeness(cmd: Command) -> tuple[int, int]:
+            other = cmd.to_json()
+            if other.get("type") != written.get("type"):
+                return (0, -len(other))
+            same = sum(1 for k, v in other.items() if k not in ("type", "seat") and written.get(k) == v)
+            differ = sum(1 for k, v in other.items() if k not in ("type", "seat") and written.get(k) != v)
+            return (1, same * 10 - differ)
+
+        ranked = sorted(legal, key=closeness, reverse=True)
+        return [c for c in ranked if c.seat == seat][:5] or ranked[:5]
+
+    def say(self, command: Command, state: Any = None) -> str:
+        if self.words.write is not None and state is not None:
+            try:
+                return self.words.write(state, command.to_json())
+            except (ValueError, KeyError):
+                pass
+        try:
+            return self.words.vocabulary.write(command.to_json())
+        except ValueError:
+            return str(command.to_json())
+
+    def finding(self, kind: str, line: int, rule: str, message: Any, state: Any = None, seat: int | None = None,
+                **more: Any) -> Finding:
+        found = Finding(kind, line, rule, message, seat=seat, **more)
+        if found.step is None and self.setup_entry is not None:
+            found.step = len(self.setup_entry.events) + sum(len(c.entry.events) for c in self.checked)
+        if seat is not None:
+            found.player = self.seats[seat]
+        if state is not None:
+            found.round = self.round_of(state)
+            if seat is not None and found.held is None:
+                found.held = self.held(state, seat)
+        self.findings.append(found)
+        return found
+
+    # -- the setup
+    def setup(self, written: tuple[Written, ...], line: int) -> Any:
+        state = self.game.begin(self.edition)
+        chance = self.chance(written, self.settled)
+        try:
+            produced = self.game.setup(self.edition, self.options, chance)
+        except RuleViolation as exc:
+            self.finding("chance" if isinstance(exc, ImpossibleOutcome) else "header", line, exc.rule,
+                         exc.stored()["message"], facts=exc.stored()["facts"])
+            return None
+        except (KeyError, ValueError, TypeError) as exc:
+            self.finding("header", line, "notation/options", f"the game cannot be set up with these options: {exc}")
+            return None
+        self._note_unknowns(chance, -1, line)
+        if chance.unused:
+            extra = chance.unused[0]
+            self.finding("chance", extra.line, "chance/unused-outcome",
+                         f"line {extra.line}: the setup line gives {len(chance.unused)} outcome(s) the rules never ask for",
+                         column=extra.column)
+        after = fold(self.game, state, produced)
+        self.setup_entry = Entry(None, tuple(chance.log), tuple(produced), options=self.options)
+        return after
+
+    def _note_unknowns(self, chance: WrittenChance, move: int, line: int) -> None:
+        for index, kind, source, values, pool, partial in chance.unknowns:
+            written = chance.written[index]
+            self.unknowns.append(Unknown(written.line, written.column, kind, source, move, index, tuple(values),
+                                         pool, partial))
+
+    # -- one move
+    def move(self, state: Any, seat: int, move: Move, turn: Turn) -> Any:
+        pending = self.game.pending(state)
+        try:
+            said = self._expand(state, seat, self.words.vocabulary.read(move, seat), move)
+            commands = [self.game.parse_command(c) for c in said]
+        except NotationError as exc:
+            meant = self._meant(move, seat, exc.did_you_mean, state)
+            if len(meant) > 1 and pending.seat == seat:  # the steps the corrected move leaves out come first
+                quiet = Move(move.verb, move.words, (), move.comments, move.line, move.column, move.text)
+                for written in meant[:-1]:
+                    state = self._decide(state, seat, quiet, self.game.parse_command(written), written)
+            return self._replace(state, seat, move, meant[-1] if meant else None, "notation",
+                                 "notation/move", exc.message, did_you_mean=exc.did_you_mean, expected=exc.expected,
+                                 column=exc.column)
+        except MalformedCommand as exc:
+            return self._replace(state, seat, move, None, "notation", "notation/move",
+                                 f"line {move.line}: {move.text!r} does not say a whole move: {exc.message}",
+                                 facts={"errors": exc.errors})
+        if pending.seat != seat and not pending.over:
+            waiting = self.seats[pending.seat] if pending.seat is not None else "nobody"
+            self.finding("order", move.line, "notation/out-of-turn",
+                         f"line {move.line}: {self.seats[seat]} moves here, but the rules wait for {waiting} "
+                         f"({pending.kind}): a line out of order, or a turn written twice; this move is skipped",
+                         state, seat, written=move.text, column=move.column, assumed="skipped")
+            return state
+        quiet = Move(move.verb, move.words, (), move.comments, move.line, move.column, move.text)
+        for k, (command, written) in enumerate(zip(commands, said, strict=True)):
+            before = len(self.findings)
+            state = self._decide(state, seat, move if k == len(commands) - 1 else quiet, command, written)
+            if any(f.kind in ("rule", "notation") for f in self.findings[before:]):
+                break  # the closest legal move stands for the whole of this one
+        return state
+
+    def _expand(self, state: Any, seat: int, written: Mapping[str, Any] | None, move: Move) -> list[dict[str, Any]]:
+        """The commands a move stands for: the title's `expand` (the steps the line leaves out, then the
+        move's own commands; at a line's end, what it leaves to its end), else the move's one command."""
+        if self.words.expand is None:
+            return [dict(written)] if written is not None else []
+        try:
+            return [dict(c) for c in self.words.expand(state, seat, written)]
+        except NotationError as exc:
+            raise NotationError(f"line {move.line}: {exc.message}", move.line, move.column, exc.expected,
+                                exc.did_you_mean) from exc
+
+    def line_end(self, state: Any, seat: int, turn: Turn) -> Any:
+        """What a line leaves to its end (a title with `expand`), played after its last move."""
+        if self.words.expand is None or not turn.moves or self.game.pending(state).over:
+            return state
+        last = turn.moves[-1]
+        quiet = Move(last.verb, last.words, (), last.comments, last.line, last.column, last.text)
+        said = self._expand(state, seat, None, last)
+        for written in said:
+            before = len(self.findings)
+            state = self._decide(state, seat, quiet, self.game.parse_command(written), written, left_out=True)
+            if any(f.kind in ("rule", "notation") for f in self.findings[before:]):
+                break
+        return state
+
+    def _decide(self, state: Any, seat: int, move: Move, command: Command, written: Mapping[str, Any],
+                left_out: bool = False) -> Any:
+        """One command of a move through the rules, with the move's outcomes; a finding where it cannot stand."""
+        chance = self.chance(move.outcomes, self.settled)
+        self._said = command
+        try:
+            produced, after = play(self.game, state, command, chance)
+        except ImpossibleOutcome as exc:
+            bad = chance.written[chance.failed_at] if chance.failed_at is not None and chance.failed_at < len(chance.written) else None
+            stored = exc.stored()
+            message = _at(bad.line if bad else move.line, stored["message"])
+            if left_out and isinstance(message, str):
+                message += (f"; the line leaves {self.say(command, state)!r} to its end, and it meets chance here: "
+                            f"write it, with what happened (or [?])")
+            self.finding("chance", bad.line if bad else move.line, exc.rule, message,
+                         state, seat, written=move.text, column=bad.column if bad else move.column,
+                         facts=stored["facts"], assumed="a possible outcome in its place")
+            return self._with_possible_chance(state, seat, move, command, chance)
+        except RuleViolation as exc:
+            return self._replace(state, seat, move, written, "rule", exc.rule, _at(move.line, exc.stored()["message"]),
+                                 facts=exc.stored()["facts"])
+        if chance.unused:
+            extra = chance.unused[0]
+            self.finding("chance", extra.line, "chance/unused-outcome",
+                         f"line {extra.line}: {move.text!r} meets {len(chance.written) - len(chance.unused)} outcome(s); "
+                         f"{len(chance.unused)} more are written", state, seat, column=extra.column, written=move.text)
+        return self._keep(state, seat, move, command, chance, produced, after)
+
+    def _meant(self, move: Move, seat: int, near: Sequence[str], state: Any = None) -> list[dict[str, Any]]:
+        """The move read with its misspelt verb or word replaced by the nearest word, when that reads (the
+        commands it stands for, or none): the alternatives are then ranked by closeness to its own command,
+        so one typo does not derail the lines after it."""
+        vocabulary = self.words.vocabulary
+        for word in near:
+            tries = [Move(word, move.words, move.outcomes, move.comments, move.line, move.column, move.text)]
+            tries += [Move(move.verb, (*move.words[:i], word, *move.words[i + 1:]), move.outcomes, move.comments,
+                           move.line, move.column, move.text)
+                      for i, w in enumerate(move.words) if isinstance(w, str) and w != word]
+            tries += [Move(move.verb, (*move.words[:i], int(word), *move.words[i + 1:]), move.outcomes, move.comments,
+                           move.line, move.column, move.text)
+                      for i, w in enumerate(move.words) if isinstance(w, int) and word.isdigit() and w != int(word)]
+            for guess in tries:
+                try:
+                    said = vocabulary.read(guess, seat)
+                    found = [*self.words.expand(state, seat, said)] if self.words.expand is not None else [said]
+                    commands = [self.game.parse_command(c).to_json() for c in found]
+                except (NotationError, MalformedCommand):
+                    continue
+                if commands:
+                    return commands
+        return []
+
+    def _keep(self, state: Any, seat: int, move: Move, command: Command, chance: WrittenChance, produced: Sequence[Any],
+              after: Any, assumed: bool = False) -> Any:
+        self._note_unknowns(chance, len(self.checked), move.line)
+        said, self._said = self._said, None
+        self.checked.append(Checked(state, seat, command, tuple(move.outcomes),
+                                    Entry(command.to_json(), tuple(chance.log), tuple(produced)), move.line, assumed, said,
+                                    tuple(chance.written)))
+        return after
+
+    def _with_possible_chance(self, state: Any, seat: int, move: Move, command: Command, chance: WrittenChance) -> Any:
+        """Go on with the written move and a possible outcome where the written one was impossible."""
+        bad = chance.failed_at if chance.failed_at is not None else len(chance.written)
+        written = list(chance.written)
+        if bad < len(written):
+            written[bad] = Written(None, written[bad].line, written[bad].column)
+        else:
+            written.append(Written(None, move.line, move.column))
+        retry = self.chance(written)
+        try:
+            produced, after = play(self.game, state, command, retry)
+        except RuleViolation:
+            return self._replace(state, seat, move, command.to_json(), None, "", "")
+        # the impossible outcome is a finding, and also an unknown: what follows says what it must have been
+        place = (written[bad].line, written[bad].column) if bad < len(written) else None
+        after = self._keep(state, seat, move, command, retry, produced, after, assumed=True)
+        for unknown in self.unknowns:
+            if place is not None and bad < len(chance.written) and (unknown.line, unknown.column) == place:
+                unknown.written = chance.written[bad].values
+        return after
+
+    def _replace(self, state: Any, seat: int, move: Move, written: Mapping[str, Any] | None, kind: str | None, rule: str,
+                 message: Any, **more: Any) -> Any:
+        """The written move cannot stand: report it with the closest legal moves, and go on from the closest."""
+        options = self.alternatives(state, seat, written)
+        shown = [self.say(c, state) for c in options]
+        waiting = bool(options) and all(c.seat != seat for c in options)  # an unreadable move out of turn
+        if waiting or (self.words.skip_refused and written is not None
+                       and not any(c.kind == written.get("type") for c in options)):
+            if kind is not None:  # nothing of its kind can be done here: nothing was done, the step stays open
+                self.finding(kind, move.line, rule, message, state, seat, written=move.text,
+                             alternatives=Secret(shown, seat, {"hidden": True, "count": len(shown)}),
+                             assumed="skipped: " + ("another player is to decide" if waiting
+                                                    else "nothing of its kind could be done here"), **more)
+            return state
+        if kind is not None:
+            self.finding(kind, move.line, rule, message, state, seat, written=move.text,
+                         alternatives=Secret(shown, seat, {"hidden": True, "count": len(shown)}),
+                         assumed=shown[0] if shown else "nothing: no legal move", **more)
+        for option in options:
+            chance = self.chance(move.outcomes)
+            try:
+                produced, after = play(self.game, state, option, chance)
+            except RuleViolation:
+                chance = self.chance([Written(None, move.line, move.column)] * 8)
+                try:
+                    produced, after = play(self.game, state, option, chance)
+                except RuleViolation:
+                    continue
+                chance.written = chance.written[: chance.next]
+                chance.unknowns = []
+            return self._keep(state, seat, move, option, chance, produced, after, assumed=True)
+        return state
+
+    # -- narrowing what nobody wrote down
+    def narrow(self, budget: int) -> None:
+        """For each unknown outcome, the values with which the written log goes on furthest (to its end,
+        when the log is sound): a value after which a later written move or outcome is refused is not
+        the one that happened."""
+        spent = 0
+        for unknown in self.unknowns:
+            if unknown.move < 0:
+                continue  # a setup unknown: the whole game follows; left undetermined
+            candidates, complete = _candidates(unknown.kind, unknown.pool, unknown.assumed, unknown.partial,
+                                               min(CANDIDATES, max(1, budget - spent)))
+            reached: list[tuple[int, tuple[Any, ...]]] = []
+            for candidate in candidates:
+                if spent >= budget:
+                    complete = False
+                    break
+                unknown.tried += 1
+                depth, used = self._reach(unknown, candidate)
+                spent += used
+                reached.append((depth, candidate))
+            best = max((d for d, _ in reached), default=-1)
+            unknown.consistent = [c for d, c in reached if d == best] if complete else None
+
+    def _reach(self, unknown: Unknown, candidate: tuple[Any, ...]) -> tuple[int, int]:
+        """How far the written log goes on when this unknown is `candidate`: (moves judged, moves decided)."""
+        start = self.checked[unknown.move]
+        settled = {**self.settled, (self.written_at(unknown)): candidate}
+        used = 1
+        said = start.said or start.command
+        try:
+            _, state = play(self.game, start.state, said, self.chance(start.taken or start.written, settled))
+        except RuleViolation:
+            return 0, used
+        depth = 1
+        for later in self.checked[unknown.move + 1:]:
+            if later.said is None:
+                return len(self.checked), used  # past an unreadable line nothing can be judged: as good as the end
+            used += 1
+            try:
+                _, state = play(self.game, state, later.said, self.chance(later.written, settled))
+            except RuleViolation:
+                return depth, used
+            depth += 1
+        if self.claimed and self.game.pending(state).over:
+            totals = {s["seat"]: s["total"] for s in self.game.scores(state).get("seats", [])}
+            if all(totals.get(seat) == total for seat, total in self.claimed.items()):
+                return len(self.checked) + 1, used  # it also gives the result the table wrote down
+        return len(self.checked), used
+
+    def written_at(self, unknown: Unknown) -> tuple[int, int]:
+        return (unknown.line, unknown.column)
+
+
+def _at(line: int, message: Any) -> Any:
+    """A rule's sentence, placed at its line."""
+    if isinstance(message, dict):
+        return {"$secret": {**message["$secret"], "value": f"line {line}: {message['$secret']['value']}",
+                            "shown": f"line {line}: {message['$secret']['shown']}"}}
+    return f"line {line}: {message}"
+
+
+def _header(notation: Notation, game: Game | None, title: str | None, findings: list[Finding]) -> tuple[list[str], list[str | None], dict[str, Any], dict[str, int] | None]:
+    def tag_line(name: str) -> int:
+        found = notation.tags.get(name)
+        return found.line if found is not None else 1
+
+    seats_text = notation.tag("Seats")
+    seats: list[str] = []
+    colours: list[str | None] = []
+    if not seats_text:
+        findings.append(Finding("header", 1, "notation/seats", 'the header names no seats: add [Seats "Ada, Bruno, …"] in seat order'))
+    else:
+        read = read_seats(seats_text)
+        seats, colours = [n for n, _ in read], [c for _, c in read]
+        twice = [n for n, k in Counter(n.lower() for n in seats).items() if k > 1]
+        if twice:
+            findings.append(Finding("header", tag_line("Seats"), "notation/seats", f"line {tag_line('Seats')}: {twice[0]!r} names two seats"))
+    options: dict[str, Any] = {}
+    if notation.tag("Options"):
+        try:
+            options = read_options(notation.tag("Options") or "")
+        except ValueError as exc:
+            findings.append(Finding("header", tag_line("Options"), "notation/options", f"line {tag_line('Options')}: {exc}"))
+    options.setdefault("players", len(seats))
+    if game is not None and seats:
+        low, high = game.seats
+        if options.get("players") != len(seats):
+            findings.append(Finding("header", tag_line("Seats"), "notation/seats",
+                                    f"line {tag_line('Seats')}: the header names {len(seats)} seats for a "
+                                    f"{options.get('players')}-player game"))
+        elif not low <= len(seats) <= high:
+            findings.append(Finding("header", tag_line("Seats"), "notation/seats",
+                                    f"line {tag_line('Seats')}: {title} is played by {low} to {high}, not {len(seats)}"))
+    claimed = None
+    if notation.tag("Result"):
+        try:
+            claimed = read_result(notation.tag("Result") or "")
+        except ValueError as exc:
+            findings.append(Finding("header", tag_line("Result"), "notation/result", f"line {tag_line('Result')}: {exc}"))
+    return seats, colours, options, claimed
+
+
+def header_findings(notation: Notation, game_for: Callable[[str], tuple[Game, Words]],
+                    titles: Sequence[str] = ()) -> list[Finding]:
+    """The header's findings alone (title, seats, options, result), without reading the moves."""
+    findings: list[Finding] = []
+    title = notation.tag("Title")
+    game: Game | None = None
+    if not title:
+        findings.append(Finding("header", 1, "notation/title", 'the header names no game: add [Title "citta-stato"] '
+                                f"(one of {', '.join(titles)})"))
+    else:
+        try:
+            game, _ = game_for(title)
+        except KeyError:
+            near = difflib.get_close_matches(title, list(titles), n=2, cutoff=0.4)
+            line = notation.tags["Title"].line
+            findings.append(Finding("header", line, "notation/title", f"line {line}: {title!r} is not a game this service knows"
+                                    + (f"; did you mean {' or '.join(near)}?" if near else f" ({', '.join(titles)})"),
+                                    did_you_mean=near))
+    _header(notation, game, title, findings)
+    return findings
+
+
+def check(
+    text: str,
+    game_for: Callable[[str], tuple[Game, Words]],
+    edition_for: Callable[[Game, str | None], Edition],
+    budget: int = NARROWING_BUDGET,
+    titles: Sequence[str] = (),
+) -> DisputeReport:
+    """A notation file's dispute report: every finding at its own line."""
+    findings: list[Finding] = []
+    try:
+        notation = parse(text)
+    except NotationError as exc:
+        return DisputeReport(None, [], {}, [Finding("notation", exc.line, "notation/unreadable", exc.message)], [], None, None, False, None)
+    for error in notation.errors:
+        findings.append(Finding("notation", error.line, "notation/syntax", error.message, column=error.column,
+                                expected=error.expected, did_you_mean=error.did_you_mean))
+    title = notation.tag("Title")
+    findings += header_findings(notation, game_for, titles)
+    game: Game | None = None
+    words: Words | None = None
+    if title and not any(f.rule == "notation/title" for f in findings):
+        game, words = game_for(title)
+    seats, colours, options, claimed = _header(notation, game, title, [])
+    if game is None or words is None or any(f.kind == "header" for f in findings):
+        return DisputeReport(title, seats, options, findings, [], None, claimed, False, None, moves=0)
+    try:
+        edition = edition_for(game, notation.tag("Edition"))
+    except EditionError as exc:
+        line = notation.tags["Edition"].line if "Edition" in notation.tags else 1
+        findings.append(Finding("header", line, "notation/edition", f"line {line}: {exc}"))
+        return DisputeReport(title, seats, options, findings, [], None, claimed, False, None)
+    settled: dict[tuple[int, int], tuple[Any, ...]] = {}
+    for _ in range(3):  # an unknown's first guess may be refuted by what follows: settle it and read again
+        checker = _run(notation, game, words, edition, seats, colours, options, list(findings), settled)
+        if checker.state is None:
+            return DisputeReport(title, seats, options, checker.findings, checker.unknowns, None, claimed, False, None)
+        if claimed:
+            checker.claimed = {seat: total for name, total in claimed.items()
+                               if (seat := checker.seat_of(name)) is not None}
+        checker.narrow(budget)
+        # a value settled on a first reading may be refuted once the lines after it read cleanly: settle again
+        wrong = {(u.line, u.column): u.consistent[0] for u in checker.unknowns
+                 if u.consistent and u.assumed not in u.consistent}
+        if not wrong:
+            break
+        settled.update(wrong)
+    state = checker.state
+    finished = game.pending(state).over
+    scores = game.scores(state)
+    if claimed is not None:
+        _compare_result(checker, claimed, scores, finished, notation, game, state)
+    entries = [checker.setup_entry, *(c.entry for c in checker.checked)]
+    return DisputeReport(title, seats, options, checker.findings, checker.unknowns, scores, claimed, finished, entries,
+                         lines=len(text.splitlines()), moves=len(checker.checked))
+
+
+def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: list[str], colours: list[str | None],
+         options: dict[str, Any], findings: list[Finding], settled: dict[tuple[int, int], tuple[Any, ...]]) -> _Checker:
+    """One reading of the file through the rules; `checker.state` is where it ends (None: the setup failed)."""
+    checker = _Checker(game, words, edition, seats, colours, options, settled)
+    checker.findings = findings
+    state = checker.setup(notation.setup, notation.setup_line or 1)
+    checker.state = state
+    if state is None:
+        return checker
+    over_reported = False
+    for turn in notation.turns:
+        seat = checker.seat_of(turn.player)
+        if seat is None:
+            names = [*seats, *(c for c in colours if c), *words.colours[: len(seats)]]
+            unique = list({n.lower(): n for n in reversed(names)}.values())[::-1]  # a seat's name before a colour alike
+            near = difflib.get_close_matches(turn.player, unique, n=2, cutoff=0.5)
+            checker.finding("notation", turn.line, "notation/player",
+                            f"line {turn.line}: {turn.player!r} is none of the seats ({', '.join(seats)})"
+                            + (f"; did you mean {' or '.join(near)}?" if near else "") + "; the line is skipped",
+                            column=turn.column, did_you_mean=near, assumed="skipped")
+            continue
+        for move in turn.moves:
+            if game.pending(state).over:
+                if not over_reported:
+                    checker.finding("order", move.line, "notation/after-the-end",
+                                    f"line {move.line}: the game is already over; this and every later move are not checked",
+                                    seat=seat, written=move.text)
+                    over_reported = True
+                break
+            state = checker.move(state, seat, move, turn)
+        state = checker.line_end(state, seat, turn)
+    checker.state = state
+    return checker
+
+
+def _compare_result(checker: _Checker, claimed: dict[str, int], scores: Mapping[str, Any], finished: bool,
+                    notation: Notation, game: Game, state: Any) -> None:
+    line = notation.tags["Result"].line
+    if not finished:
+        pending = game.pending(state)
+        waiting = checker.seats[pending.seat] if pending.seat is not None else "nobody"
+        checker.finding("result", line, "notation/result-unfinished",
+                        f"line {line}: a result is claimed, but the log stops before the end, with {waiting} to decide "
+                        f"({pending.kind}); the game was cut off")
+        return
+    totals = {s["seat"]: s for s in scores.get("seats", [])}
+    for name, total in claimed.items():
+        seat = checker.seat_of(name)
+        if seat is None:
+            checker.finding("result", line, "notation/result", f"line {line}: the Result names {name!r}, who is none of the seats")
+            continue
+        computed = totals.get(seat, {})
+        if computed.get("total") != total:
+            breakdown = computed.get("breakdown", {})
+            lines = [f"{k} {v}" for k, v in breakdown.items()] if isinstance(breakdown, Mapping) else []
+            checker.finding("result", line, "notation/result",
+                            f"line {line}: {name} is given {total}, the rules count {computed.get('total')}"
+                            + (f" ({', '.join(lines)})" if lines else ""),
+                            seat=seat, facts={"claimed": total, "computed": computed.get("total"), "breakdown": breakdown})
+    missing = [checker.seats[s] for s in totals if checker.seats[s] not in claimed and not any(
+        checker.seat_of(n) == s for n in claimed)]
+    if missing:
+        checker.finding("result", line, "notation/result", f"line {line}: the Result gives no score for {', '.join(missing)}")
+
+
+# ---- two transcripts of one game ------------------------------------------------------------------
+
+
+def _turn_key(turn: Turn, seat_of: Callable[[str], int | None]) -> tuple[Any, ...]:
+    return (seat_of(turn.player), tuple((m.verb.lower(), m.words, tuple(w.values for w in m.outcomes)) for m in turn.moves))
+
+
+def _turn_text(turn: Turn | None) -> str | None:
+    if turn is None:
+        return None
+    return f"{turn.player}: " + ", ".join(m.text for m in turn.moves)
+
+
+def reconcile(
+    first: str,
+    second: str,
+    game_for: Callable[[str], tuple[Game, Words]],
+    edition_for: Callable[[Game, str | None], Edition],
+    budget: int = NARROWING_BUDGET,
+    titles: Sequence[str] = (),
+) -> dict[str, Any]:
+    """Two transcripts of one game: aligned turn by turn, every disagreement, the first divergence,
+    and which version the rules accept there."""
+    a, b = parse(first), parse(second)
+    report_a = check(first, game_for, edition_for, budget, titles)
+    report_b = check(second, game_for, edition_for, budget, titles)
+    seats_a = [n.lower() for n, _ in read_seats(a.tag("Seats") or "")]
+    colours_a = [(c or "").lower() for _, c in read_seats(a.tag("Seats") or "")]
+    seats_b = [n.lower() for n, _ in read_seats(b.tag("Seats") or "")]
+    colours_b = [(c or "").lower() for _, c in read_seats(b.tag("Seats") or "")]
+
+    def seat_in(names: list[str], colours: list[str]) -> Callable[[str], int | None]:
+        def find(player: str) -> int | None:
+            p = player.lower()
+            return names.index(p) if p in names else colours.index(p) if p and p in colours else None
+        return find
+
+    keys_a = [_turn_key(t, seat_in(seats_a, colours_a)) for t in a.turns]
+    keys_b = [_turn_key(t, seat_in(seats_b, colours_b)) for t in b.turns]
+    matcher = difflib.SequenceMatcher(a=keys_a, b=keys_b, autojunk=False)
+    disagreements: list[dict[str, Any]] = []
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            continue
+        for k in range(max(i2 - i1, j2 - j1)):
+            ta = a.turns[i1 + k] if i1 + k < i2 else None
+            tb = b.turns[j1 + k] if j1 + k < j2 else None
+            disagreements.append({
+                "turn": (i1 + k + 1) if ta is not None else (j1 + k + 1),
+                "first": {"line": ta.line, "text": _turn_text(ta)} if ta else None,
+                "second": {"line": tb.line, "text": _turn_text(tb)} if tb else None,
+                "what": _what_differs(ta, tb),
+            })
+    header = [{"tag": name, "first": a.tag(name), "second": b.tag(name)}
+              for name in sorted(set(a.tags) | set(b.tags)) if a.tag(name) != b.tag(name) and name not in ("Transcriber", "Annotator")]
+    first_divergence = disagreements[0] if disagreements else None
+    verdict = None
+    if first_divergence is not None:
+        verdict = _which_is_legal(first_divergence, report_a, report_b)
+    return {
+        "agree": not disagreements and not header,
+        "turns": {"first": len(a.turns), "second": len(b.turns)},
+        "header": header,
+        "disagreements": disagreements,
+        "first_divergence": first_divergence,
+        "rules_accept": verdict,
+        "first": {"findings": len(report_a.findings), "summary": summary(report_a)},
+        "second": {"findings": len(report_b.findings), "summary": summary(report_b)},
+        "reports": {"first": report_a.to_json(), "second": report_b.to_json()},
+    }
+
+
+def _what_differs(ta: Turn | None, tb: Turn | None) -> str:
+    if ta is None:
+        return "only the second transcript has this turn"
+    if tb is None:
+        return "only the first transcript has this turn"
+    if ta.player.lower() != tb.player.lower():
+        return f"the player: {ta.player} in the first, {tb.player} in the second"
+    for k in range(max(len(ta.moves), len(tb.moves))):
+        ma = ta.moves[k] if k < len(ta.moves) else None
+        mb = tb.moves[k] if k < len(tb.moves) else None
+        if ma is None or mb is None:
+            return f"move {k + 1}: {'only the second has ' + mb.text if mb else 'only the first has ' + (ma.text if ma else '')}"
+        if (ma.verb.lower(), ma.words) != (mb.verb.lower(), mb.words):
+            return f"move {k + 1}: {ma.text!r} in the first, {mb.text!r} in the second"
+        for o, (wa, wb) in enumerate(itertools.zip_longest(ma.outcomes, mb.outcomes)):
+            if (wa.values if wa else None) != (wb.values if wb else None):
+                va = write_outcome(wa.values) if wa and wa.values is not None else "[?]"
+                vb = write_outcome(wb.values) if wb and wb.values is not None else "[?]"
+                return f"move {k + 1} ({ma.verb}), outcome {o + 1}: {va} in the first, {vb} in the second"
+    return "the comments"
+
+
+def _which_is_legal(divergence: dict[str, Any], a: DisputeReport, b: DisputeReport) -> dict[str, Any]:
+    """At the first divergence: does each version's line stand with the rules?"""
+    def standing(report: DisputeReport, side: str) -> dict[str, Any]:
+        place = divergence[side]
+        if place is None:
+            return {"accepted": None, "why": "this transcript has no such turn"}
+        at = [f for f in report.findings if f.line == place["line"]]
+        if not at:
+            return {"accepted": True, "line": place["line"]}
+        first = at[0]
+        message = first.message["$secret"]["value"] if isinstance(first.message, dict) else first.message
+        return {"accepted": False, "line": place["line"], "rule": first.rule, "why": message}
+
+    found_a, found_b = standing(a, "first"), standing(b, "second")
+    if found_a["accepted"] and not found_b["accepted"]:
+        said = "the rules accept the first transcript's version, not the second's"
+    elif found_b["accepted"] and not found_a["accepted"]:
+        said = "the rules accept the second transcript's version, not the first's"
+    elif found_a["accepted"] and found_b["accepted"]:
+        said = "the rules accept both versions: the table must say which happened"
+    else:
+        said = "the rules accept neither version"
+    return {"first": found_a, "second": found_b, "verdict": said}

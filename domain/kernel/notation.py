@@ -1,0 +1,737 @@
+"""The table notation: what people write with a pencil during play and type in afterwards.
+
+One file a game (docs/notation/<title>.md for each title's words)::
+
+    [Title "citta-stato"]
+    [Edition "reference-1"]
+    [Date "2026-11-20"]
+    [Place "Circolo, Bologna"]
+    [Seats "Ada (red), Bruno (blue), Chiara"]
+    [Options "players=3"]
+    [Result "Ada 45, Bruno 38, Chiara 40"]
+    [Transcriber "Chiara"]
+
+    Setup [Y3 Y1 Y2] [?]
+    1. Ada: war O [B R], pass {a comment [%cal venezia-ragusa] [%csl ragusa]}
+       Bruno: market B 2
+    = [B B]
+
+* A header of tags in the PGN manner; seats in seat order, by name, each optionally with
+  its colour; the setup options as `key=value` pairs (or a JSON object).
+* One line per turn: an optional round number (`1.`), the player by name or colour, then
+  that player's moves separated by commas. A move is a verb and its words, from the
+  title's vocabulary (`Form`); the parser turns each into the engine's command.
+* Chance outcomes in brackets right after the move that met them, in the order the rules
+  ask for them (`[B R]`, `[3 5]`); `[?]` where nobody wrote it down, `?` for one unknown
+  value. A line of only `= [..]` adds outcomes to the move before it.
+* Comments in braces, anywhere a move may end; inside them `[%cal a-b,c-d]` draws arrows
+  and `[%csl a,b]` highlights places, as in PGN.
+
+The grammar is lark's (LALR, one pass, line and column on every token); a line that does
+not parse is reported with what was expected there and skipped, so the rest of the file is
+still read. lark was chosen because it is the maintained Python grammar library with an
+LALR mode fast enough for whole games and exact positions for every error.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from lark import Lark, Token, Transformer, Tree
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+GRAMMAR = r"""
+start: _NL? tag* line*
+
+tag: OPEN NAME STRING "]" _NL
+
+?line: setup _NL
+     | turn _NL
+     | more _NL
+     | note _NL
+
+setup: SETUP ":"? _item*
+turn: ordinal? player ":" move (_SEP move)*
+?ordinal: INT "."
+?player: NAME | STRING
+move: NAME _word* _item*
+_word: NAME | INT | STRING | QMARK
+more: EQ _item+
+note: COMMENT+
+
+_item: outcome | COMMENT
+outcome: OPEN (NAME | INT | STRING | QMARK)* "]"
+
+SETUP.2: "Setup"
+NAME: /[^\W\d][\w'.\/+-]*/
+INT: /\d+/
+QMARK: "?"
+OPEN: "["
+EQ: "="
+STRING: /"(\\.|[^"\\\n])*"/
+COMMENT: /\{[^}]*\}/
+_SEP: "," | ";"
+_NL: /([ \t\f]*(%[^\n]*)?\r?\n)+/
+
+%ignore /[ \t\f]+/
+"""
+
+UNKNOWN = "?"  # one value nobody wrote down
+
+
+class NotationError(ValueError):
+    """Text that does not say a move: where, what was expected, and the nearest words."""
+
+    def __init__(self, message: str, line: int, column: int, expected: Sequence[str] = (),
+                 did_you_mean: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.column = column
+        self.expected = list(expected)
+        self.did_you_mean = list(did_you_mean)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"line": self.line, "column": self.column, "message": self.message, "expected": self.expected,
+                "did_you_mean": self.did_you_mean}
+
+
+# ---- what a file says -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Markup:
+    """Board markup inside a comment: arrows (from, to) and highlighted places."""
+
+    arrows: tuple[tuple[str, str], ...] = ()
+    highlights: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Comment:
+    text: str
+    line: int
+    markup: Markup = field(default_factory=Markup)
+
+
+@dataclass(frozen=True)
+class Written:
+    """One chance outcome as the table wrote it: its values (UNKNOWN for `?`), or None for `[?]`."""
+
+    values: tuple[Any, ...] | None
+    line: int
+    column: int
+
+    @property
+    def known(self) -> bool:
+        return self.values is not None and UNKNOWN not in self.values
+
+
+@dataclass(frozen=True)
+class Move:
+    verb: str
+    words: tuple[Any, ...]
+    outcomes: tuple[Written, ...]
+    comments: tuple[Comment, ...]
+    line: int
+    column: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Turn:
+    player: str
+    moves: tuple[Move, ...]
+    line: int
+    column: int
+    ordinal: int | None = None
+
+
+@dataclass(frozen=True)
+class Tag:
+    name: str
+    value: str
+    line: int
+
+
+@dataclass
+class Notation:
+    """A parsed file: its tags, the setup's outcomes, its turns and every line that did not parse."""
+
+    tags: dict[str, Tag]
+    setup: tuple[Written, ...]
+    setup_line: int | None
+    turns: list[Turn]
+    errors: list[NotationError]
+    comments: list[Comment] = field(default_factory=list)  # comments on lines of their own
+
+    def tag(self, name: str, default: str | None = None) -> str | None:
+        found = self.tags.get(name)
+        return found.value if found is not None else default
+
+
+# ---- the grammar ------------------------------------------------------------------------------
+
+_MARKUP = Lark(r"""
+    start: (cal | csl | text)*
+    cal: "[%cal" pair ("," pair)* "]"
+    csl: "[%csl" PLACE ("," PLACE)* "]"
+    pair: PLACE "-" PLACE
+    text: TEXT
+    PLACE: /[^\s,\]\-]+/
+    TEXT: /[^\[]+/ | "["
+    %ignore /[ \t]+/
+""", parser="earley", lexer="dynamic")
+
+
+def read_comment(raw: str, line: int) -> Comment:
+    """A comment's text and its board markup (`[%cal a-b]` arrows, `[%csl a]` highlights)."""
+    body = raw[1:-1] if raw.startswith("{") else raw
+    if "[%" not in body:
+        return Comment(body.strip(), line)
+    try:
+        tree = _MARKUP.parse(body)
+    except UnexpectedInput:
+        return Comment(body.strip(), line)
+    arrows: list[tuple[str, str]] = []
+    highlights: list[str] = []
+    text: list[str] = []
+    for part in tree.children:
+        if not isinstance(part, Tree):
+            continue
+        if part.data == "cal":
+            arrows += [(str(p.children[0]), str(p.children[1])) for p in part.children if isinstance(p, Tree)]
+        elif part.data == "csl":
+            highlights += [str(t) for t in part.children]
+        else:
+            text.append(str(part.children[0]))
+    return Comment(" ".join("".join(text).split()), line, Markup(tuple(arrows), tuple(highlights)))
+
+
+def _value(token: Token) -> Any:
+    if token.type == "INT":
+        return int(token)
+    if token.type == "STRING":
+        return json.loads(str(token))
+    if token.type == "QMARK":
+        return UNKNOWN
+    return str(token)
+
+
+class _Build(Transformer):  # type: ignore[type-arg]
+    """Parse callbacks, run by lark while it parses (no tree is built): the dataclasses above.
+
+    Positions come from the tokens themselves (every lark token knows its line and column).
+    """
+
+    def start(self, children: list[Any]) -> list[Any]:
+        return children
+
+    def tag(self, children: list[Any]) -> Tag:
+        opened, name, value = children
+        return Tag(str(name), json.loads(str(value)), opened.line)
+
+    def outcome(self, children: list[Any]) -> Written:
+        opened, *tokens = children
+        values = tuple(_value(t) for t in tokens)
+        return Written(None if values == (UNKNOWN,) else values, opened.line, opened.column)
+
+    def move(self, children: list[Any]) -> Move:
+        verb, *rest = children
+        words = tuple(_value(c) for c in rest if isinstance(c, Token) and c.type != "COMMENT")
+        written = tuple(c for c in rest if isinstance(c, Written))
+        comments = tuple(read_comment(str(c), c.line) for c in rest if isinstance(c, Token) and c.type == "COMMENT")
+        text = " ".join([str(verb), *(str(c) for c in rest if isinstance(c, Token) and c.type != "COMMENT"),
+                         *(write_outcome(w.values) if w.values is not None else "[?]" for w in written)])
+        return Move(str(verb), words, written, comments, verb.line, verb.column, text)
+
+    def turn(self, children: list[Any]) -> Turn:
+        ordinal = int(children[0]) if isinstance(children[0], Token) and children[0].type == "INT" else None
+        rest = children[1:] if ordinal is not None else children
+        player = rest[0]
+        return Turn(_value(player), tuple(rest[1:]), player.line, player.column, ordinal)
+
+    def setup(self, children: list[Any]) -> tuple[str, int, list[Any]]:
+        return ("setup", children[0].line, [_item(c) for c in children[1:]])
+
+    def more(self, children: list[Any]) -> tuple[str, int, list[Any]]:
+        return ("more", children[0].line, [_item(c) for c in children[1:]])
+
+    def note(self, children: list[Any]) -> tuple[str, int, list[Any]]:
+        return ("note", children[0].line, [read_comment(str(c), c.line) for c in children])
+
+
+def _item(found: Any) -> Any:
+    if isinstance(found, Token):  # a COMMENT
+        return read_comment(str(found), found.line)
+    return found
+
+
+_PARSER = Lark(GRAMMAR, parser="lalr", maybe_placeholders=False, transformer=_Build())
+
+
+def _expected(exc: UnexpectedInput) -> list[str]:
+    names = {"NAME": "a word", "INT": "a number", "STRING": "a quoted name", "QMARK": "?", "COMMENT": "a {comment}",
+             "_NL": "the end of the line", "_SEP": "a comma", "COLON": ":", "LSQB": "[", "RSQB": "]", "DOT": ".",
+             "EQUAL": "=", "SETUP": "Setup", "$END": "the end of the file"}
+    found = getattr(exc, "expected", None) or getattr(exc, "allowed", None) or set()
+    return sorted({names.get(str(e), str(e)) for e in found})
+
+
+def _error(exc: UnexpectedInput, text: str) -> NotationError:
+    line, column = max(1, getattr(exc, "line", 1) or 1), max(1, getattr(exc, "column", 1) or 1)
+    expected = _expected(exc)
+    if isinstance(exc, UnexpectedCharacters):
+        got = repr(text.splitlines()[line - 1][column - 1]) if line <= len(text.splitlines()) else "this"
+        message = f"line {line}, column {column}: {got} cannot stand here"
+    elif isinstance(exc, UnexpectedToken):
+        got = "the end of the line" if exc.token.type == "_NL" else repr(str(exc.token))
+        message = f"line {line}, column {column}: {got} cannot stand here"
+    elif isinstance(exc, UnexpectedEOF):
+        message = f"line {line}: the file ends in the middle of a line"
+    else:
+        message = f"line {line}, column {column}: cannot read this"
+    if expected:
+        message += "; expected " + ", ".join(expected[:6])
+    return NotationError(message, line, column, expected)
+
+
+def parse(text: str, max_errors: int = 200) -> Notation:
+    """Read a whole file. A line that does not parse is reported and blanked, then the file is
+    read again, so every bad line is found and the good ones are still read."""
+    if "\x00" in text:
+        raise NotationError("this is not a text file (it holds NUL bytes)", 1, 1)
+    source = text if text.endswith("\n") else text + "\n"
+    lines = source.split("\n")
+    errors: list[NotationError] = []
+    while True:
+        try:
+            built = _PARSER.parse("\n".join(lines))
+            break
+        except UnexpectedInput as exc:
+            error = _error(exc, "\n".join(lines))
+            errors.append(error)
+            index = error.line - 1
+            if len(errors) >= max_errors or not 0 <= index < len(lines) or not lines[index].strip():
+                errors.append(NotationError(f"line {error.line}: too many errors to read further", error.line, 1))
+                return Notation({}, (), None, [], errors)
+            lines[index] = ""
+    out = Notation({}, (), None, [], sorted(errors, key=lambda e: (e.line, e.column)))
+    for item in built:
+        if isinstance(item, Tag):
+            if item.name in out.tags:
+                out.errors.append(NotationError(f"line {item.line}: the tag {item.name} is given twice", item.line, 1))
+            out.tags[item.name] = item
+        elif isinstance(item, Turn):
+            out.turns.append(item)
+        elif item[0] == "setup":
+            _, line, items = item
+            if out.setup_line is not None:
+                out.errors.append(NotationError(f"line {line}: a second Setup line", line, 1))
+                continue
+            out.setup = tuple(i for i in items if isinstance(i, Written))
+            out.setup_line = line
+            out.comments += [i for i in items if isinstance(i, Comment)]
+        elif item[0] == "more":
+            _, line, items = item
+            written = tuple(i for i in items if isinstance(i, Written))
+            notes = tuple(i for i in items if isinstance(i, Comment))
+            if out.turns:
+                last = out.turns[-1]
+                moved = last.moves[-1]
+                grown = Move(moved.verb, moved.words, moved.outcomes + written, moved.comments + notes, moved.line,
+                             moved.column, moved.text)
+                out.turns[-1] = Turn(last.player, (*last.moves[:-1], grown), last.line, last.column, last.ordinal)
+            elif out.setup_line is not None:
+                out.setup += written
+            else:
+                out.errors.append(NotationError(f"line {line}: outcomes `= [...]` follow a move, and none came before", line, 1))
+        else:
+            out.comments += item[2]
+    out.errors.sort(key=lambda e: (e.line, e.column))
+    return out
+
+
+# ---- a title's words ---------------------------------------------------------------------------
+
+REQUIRED = object()
+
+
+@dataclass(frozen=True)
+class Arg:
+    """One word of a move: a command field, written as one of `words` (word -> value) or as a number.
+
+    A trailing argument whose value is its `default` may be left out; `many` takes every
+    remaining word as a list.
+    """
+
+    field: str
+    words: Mapping[str, Any] | None = None
+    default: Any = REQUIRED
+    many: bool = False
+
+    def read(self, word: Any) -> Any:
+        if self.words is None:
+            if isinstance(word, int) and not isinstance(word, bool):
+                return word
+            raise ValueError(f"{self.field} is a number, not {word!r}")
+        for key, value in self.words.items():
+            if key == word or (isinstance(word, str) and key.lower() == word.lower()):
+                return value
+        raise ValueError(f"{word!r} is not a {self.field}")
+
+    def write(self, value: Any) -> str:
+        if self.words is None:
+            return str(value)
+        for key, known in self.words.items():
+            if known == value:
+                return key
+        raise ValueError(f"no word for {self.field} {value!r}")
+
+    def choices(self) -> list[str]:
+        return list(self.words) if self.words is not None else []
+
+
+@dataclass(frozen=True)
+class Form:
+    """A verb of the notation and the command it says: `verb arg arg...`, plus fields the verb fixes."""
+
+    verb: str
+    kind: str
+    args: tuple[Arg, ...] = ()
+    fixed: Mapping[str, Any] = field(default_factory=dict)
+    says: str = ""  # what the move means, for the documentation and did-you-mean
+
+    def matches(self, command: Mapping[str, Any]) -> bool:
+        return command.get("type") == self.kind and all(command.get(k) == v for k, v in self.fixed.items())
+
+
+class Vocabulary:
+    """A title's verbs, for reading moves into commands and writing commands as moves."""
+
+    def __init__(self, forms: Iterable[Form], colours: Mapping[str, int] | None = None) -> None:
+        self.forms = list(forms)
+        self.by_verb: dict[str, Form] = {}
+        for form in self.forms:
+            if form.verb.lower() in self.by_verb:
+                raise ValueError(f"the verb {form.verb!r} is declared twice")
+            self.by_verb[form.verb.lower()] = form
+        self.by_kind: dict[str, list[Form]] = {}
+        for form in sorted(self.forms, key=lambda f: -len(f.fixed)):  # the most specific form first
+            self.by_kind.setdefault(form.kind, []).append(form)
+        self.colours = dict(colours or {})
+
+    def words(self) -> list[str]:
+        """Every word the title knows: verbs and the words of their arguments (did-you-mean)."""
+        out = [f.verb for f in self.forms]
+        for form in self.forms:
+            for arg in form.args:
+                out += arg.choices()
+        return sorted(set(out))
+
+    def write(self, command: Mapping[str, Any]) -> str:
+        """A command as a move: its verb, then its arguments, trailing defaults left out."""
+        for form in self.by_kind.get(str(command.get("type")), []):
+            if not form.matches(command):
+                continue
+            covered = {"type", "seat", *form.fixed, *(a.field for a in form.args)}
+            if any(k not in covered for k in command):
+                continue
+            words: list[str] = []
+            for arg in form.args:
+                value = command.get(arg.field, arg.default)
+                if arg.many:
+                    words += [arg.write(v) for v in value]
+                else:
+                    words.append(arg.write(value))
+            while form.args and words and len(words) <= len(form.args):
+                last = form.args[len(words) - 1]
+                if last.many or last.default is REQUIRED or command.get(last.field, last.default) != last.default:
+                    break
+                words.pop()
+            return " ".join([form.verb, *(_quoted(w) for w in words)])
+        raise ValueError(f"the notation has no words for {dict(command)}")
+
+    def read(self, move: Move, seat: int) -> dict[str, Any]:
+        """A move as the command JSON the engine parses; NotationError says which word is wrong."""
+        form = self.by_verb.get(move.verb.lower())
+        if form is None:
+            near = difflib.get_close_matches(move.verb.lower(), list(self.by_verb), n=3, cutoff=0.5)
+            raise NotationError(f"line {move.line}: {move.verb!r} is not a move of this game"
+                                + (f"; did you mean {' or '.join(near)}?" if near else ""),
+                                move.line, move.column, sorted(self.by_verb)[:12], near)
+        command: dict[str, Any] = {"type": form.kind, "seat": seat, **form.fixed}
+        words = list(move.words)
+        for k, arg in enumerate(form.args):
+            if arg.many:
+                try:
+                    command[arg.field] = [arg.read(w) for w in words[k:]]
+                except ValueError as exc:
+                    raise self._bad(move, form, arg, exc) from exc
+                words = words[:k]
+                break
+            if k >= len(words):
+                if arg.default is REQUIRED:
+                    raise NotationError(
+                        f"line {move.line}: {form.verb} needs its {arg.field}"
+                        + (f" ({', '.join(arg.choices()[:8])})" if arg.choices() else " (a number)"),
+                        move.line, move.column, arg.choices()[:12])
+                command[arg.field] = arg.default
+                continue
+            try:
+                command[arg.field] = arg.read(words[k])
+            except ValueError as exc:
+                raise self._bad(move, form, arg, exc) from exc
+        if len(words) > len(form.args) and not any(a.many for a in form.args):
+            extra = " ".join(map(str, words[len(form.args):]))
+            raise NotationError(f"line {move.line}: {form.verb} takes {len(form.args)} word(s); {extra!r} is left over",
+                                move.line, move.column)
+        return command
+
+    @staticmethod
+    def _bad(move: Move, form: Form, arg: Arg, exc: ValueError) -> NotationError:
+        choices = arg.choices()
+        wrong = str(exc)
+        near: list[str] = []
+        at = form.args.index(arg)  # the word that failed stands at its argument's place (a `many` one: the first not known)
+        bad = (move.words[at] if not arg.many and at < len(move.words) and isinstance(move.words[at], str) else
+               next((w for w in move.words[at:] if isinstance(w, str) and w not in choices), None))
+        if bad is not None and choices:
+            near = difflib.get_close_matches(bad, choices, n=3, cutoff=0.4)
+        return NotationError(f"line {move.line}: in {form.verb!r}, {wrong}"
+                             + (f"; did you mean {' or '.join(near)}?" if near else ""),
+                             move.line, move.column, choices[:12], near)
+
+
+@functools.lru_cache(maxsize=8192)
+def _quoted(word: str) -> str:
+    """A word as it must be written so that it reads back the same (cached: lark builds a lexer per call, ~1 ms)."""
+    tokens = list(_PARSER.lex(word + "\n")) if word else []
+    if len(tokens) == 2 and tokens[0].type in ("NAME", "INT") and str(tokens[0]) == word and (
+        tokens[0].type == "NAME" or word.isdigit()
+    ):
+        return word
+    return json.dumps(word)
+
+
+def write_value(value: Any) -> str:
+    """An outcome's value: numbers as they are, words bare when they read back as words."""
+    if isinstance(value, bool):
+        return json.dumps(str(value).lower())
+    if isinstance(value, int):
+        return str(value)
+    text = str(value)
+    quoted = _quoted(text)
+    return json.dumps(text) if quoted == text and text.isdigit() else quoted
+
+
+def write_outcome(values: Sequence[Any]) -> str:
+    return "[" + " ".join(write_value(v) for v in values) + "]"
+
+
+def write_tag(name: str, value: str) -> str:
+    return f"[{name} {json.dumps(value, ensure_ascii=False)}]"
+
+
+# ---- header helpers ----------------------------------------------------------------------------
+
+
+def read_seats(value: str) -> list[tuple[str, str | None]]:
+    """`Ada (red), Bruno, "Gian Maria" (blue)` -> [(name, colour or None)]."""
+    out: list[tuple[str, str | None]] = []
+    for part in _split_list(value):
+        colour = None
+        if part.endswith(")") and "(" in part:
+            part, colour = part[: part.rindex("(")].strip(), part[part.rindex("(") + 1 : -1].strip() or None
+        out.append((part.strip().strip('"'), colour))
+    return out
+
+
+def write_seats(names: Sequence[str], colours: Sequence[str | None] | None = None) -> str:
+    colours = list(colours or [None] * len(names))
+    return ", ".join(f"{n} ({c})" if c else n for n, c in zip(names, colours, strict=True))
+
+
+def read_options(value: str) -> dict[str, Any]:
+    """`players=3, money=hidden` or a JSON object."""
+    text = value.strip()
+    if text.startswith("{"):
+        found = json.loads(text)
+        if not isinstance(found, dict):
+            raise ValueError("Options must be key=value pairs or a JSON object")
+        return found
+    out: dict[str, Any] = {}
+    for part in _split_list(text):
+        if "=" not in part:
+            raise ValueError(f"{part!r} is not key=value")
+        key, raw = (p.strip() for p in part.split("=", 1))
+        try:
+            out[key] = json.loads(raw)
+        except ValueError:
+            out[key] = raw
+    return out
+
+
+def write_options(options: Mapping[str, Any]) -> str:
+    simple = all(isinstance(v, (int, str, bool)) and not (isinstance(v, str) and ("," in v or "=" in v))
+                 for v in options.values())
+    if not simple:
+        return json.dumps(dict(options), separators=(",", ":"))
+    return ", ".join(f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in options.items())
+
+
+def read_result(value: str) -> dict[str, int]:
+    """`Ada 45, Bruno 38` -> {"Ada": 45, "Bruno": 38}."""
+    out: dict[str, int] = {}
+    for part in _split_list(value):
+        name, _, score = part.strip().rpartition(" ")
+        if not name or not score.lstrip("-").isdigit():
+            raise ValueError(f"{part!r} is not a name and a score")
+        out[name.strip().strip('"')] = int(score)
+    return out
+
+
+def write_result(names: Sequence[str], totals: Sequence[int]) -> str:
+    return ", ".join(f"{n} {t}" for n, t in zip(names, totals, strict=True))
+
+
+def _split_list(value: str) -> list[str]:
+    parts, depth, quoted, current = [], 0, False, []
+    for ch in value:
+        if ch == '"':
+            quoted = not quoted
+        elif ch in "({" and not quoted:
+            depth += 1
+        elif ch in ")}" and not quoted:
+            depth -= 1
+        if ch == "," and depth == 0 and not quoted:
+            parts.append("".join(current).strip())
+            current = []
+        else:
+            current.append(ch)
+    if "".join(current).strip():
+        parts.append("".join(current).strip())
+    return parts
+
+
+@dataclass(frozen=True)
+class Words:
+    """What the notation needs of a title beyond its Game: its vocabulary and a few readings.
+
+    `colours` are the seats' colours in seat order, when the title gives seats colours, so
+    a line may name a player by colour. `held(state, seat)` says what a player held (for a
+    finding); `round_of(state)` the round a line is in. Both default to the title's view.
+    `turn_starts(state)`, where a title's seat may move many turns in a row (a solo game, the
+    last player left in a round), says that the command decided in `state` opens a new line.
+
+    Where a turn is a long chain of small commands (Serenissima), a line may leave some out and
+    one move may stand for several; three hooks say how, all from the state the move is read in:
+    `expand(state, seat, said)` turns what a move says (the vocabulary's reading; None at the end
+    of the seat's line) into the commands it stands for: those the line leaves out before it, then
+    its own; the move's outcomes go to the last. `write_line(states, commands, met)` writes a
+    line's commands (with the state before each, and whether each met chance) as moves, each
+    `(index of the last command it stands for, its words)`; commands after the last move are left
+    to the line's end. Only the last command of a move may meet chance, and none left to the end.
+    `write(state, command)` writes one command as a move in that state (the checker's alternatives).
+    """
+
+    vocabulary: Vocabulary
+    colours: Sequence[str] = ()
+    held: Callable[[Any, int], Any] | None = None
+    round_of: Callable[[Any], int | None] | None = None
+    turn_starts: Callable[[Any], bool] | None = None
+    seat_sources: tuple[str, ...] = ()  # chance sources that draw seats (a first player): written by the player's name
+    expand: Callable[[Any, int, Mapping[str, Any] | None], Sequence[Mapping[str, Any]]] | None = None
+    write_line: Callable[[Sequence[Any], Sequence[Mapping[str, Any]], Sequence[bool]], Sequence[tuple[int, str]]] | None = None
+    write: Callable[[Any, Mapping[str, Any]], str] | None = None
+    skip_refused: bool = False  # a refused move no legal move of its kind can stand for is skipped (its step stays open)
+
+
+HEADER_ORDER = ("Title", "Edition", "EditionHash", "Date", "Place", "Seats", "Options", "Result", "Transcriber")
+
+
+def render(game: Any, words: Words, edition: Any, entries: Sequence[Any], seats: Sequence[str],
+           tags: Mapping[str, str] | None = None, colours: Sequence[str | None] | None = None) -> str:
+    """A log (kernel Entries, the setup first) as a notation file: one line per turn.
+
+    A turn is a run of consecutive commands by one seat, cut where the title's `turn_starts`
+    says a new turn begins; its line starts with the round number when a new round begins
+    (the title's own round where its view has one).
+    """
+    from domain.kernel.contract import fold
+
+    given = dict(tags or {})
+    given.setdefault("Seats", write_seats(list(seats), list(colours) if colours else None))
+    out = [write_tag(name, given[name]) for name in HEADER_ORDER if given.get(name) is not None]
+    out += [write_tag(name, value) for name, value in given.items() if name not in HEADER_ORDER and value is not None]
+    out.append("")
+    setup = entries[0]
+    out.append(" ".join(["Setup", *(_outcome(o, words, seats) for o in setup.outcomes)]))
+    state = fold(game, game.begin(edition), setup.events)
+    shown_round: int | None = None
+    counted = 0
+    previous: int | None = None
+    k = 1
+    while k < len(entries):
+        seat = int(entries[k].command["seat"])
+        line: list[Any] = []
+        states: list[Any] = []
+        start_state = state
+        while k < len(entries) and int(entries[k].command["seat"]) == seat:
+            if line and words.turn_starts is not None and words.turn_starts(state):
+                break
+            line.append(entries[k])
+            states.append(state)
+            state = fold(game, state, entries[k].events)
+            k += 1
+        moves = _moves(words, states, line, seats)
+        own = words.round_of(start_state) if words.round_of is not None else _view_round(game, start_state)
+        if own is None:
+            if previous is None or seat <= previous:
+                counted += 1
+            own = counted
+        previous = seat
+        prefix = f"{own}. " if own != shown_round else " " * (len(str(own)) + 2)
+        shown_round = own
+        out.append(f"{prefix}{_quoted(seats[seat])}: " + ", ".join(moves))
+    return "\n".join(out) + "\n"
+
+
+def _moves(words: Words, states: Sequence[Any], line: Sequence[Any], seats: Sequence[str]) -> list[str]:
+    """One line's entries as moves, each with the outcomes its commands met."""
+
+    def met(entry: Any) -> str:
+        return "".join(" " + _outcome(o, words, seats) for o in entry.outcomes)
+
+    if words.write_line is None:
+        return [words.vocabulary.write(e.command) + met(e) for e in line]
+    out: list[str] = []
+    first = 0
+    for last, text in words.write_line(states, [e.command for e in line], [bool(e.outcomes) for e in line]):
+        if not first <= last < len(line) or any(e.outcomes for e in line[first:last]):
+            raise ValueError(f"the title's line writer hides an outcome or skips back: {text!r}")
+        out.append(text + met(line[last]))
+        first = last + 1
+    if not out or any(e.outcomes for e in line[first:]):
+        raise ValueError("the title's line writer leaves a line empty or an outcome unwritten")
+    return out
+
+
+def _outcome(outcome: Any, words: Words, seats: Sequence[str]) -> str:
+    """An outcome in brackets; a drawn seat by the player's name."""
+    if outcome.source in words.seat_sources:
+        return write_outcome([seats[v] if isinstance(v, int) and 0 <= v < len(seats) else v for v in outcome.values])
+    return write_outcome(outcome.values)
+
+
+def _view_round(game: Any, state: Any) -> int | None:
+    try:
+        found = game.view(state, None).get("round")
+    except Exception:  # noqa: BLE001  (a view that cannot say gives no round)
+        return None
+    return found if isinstance(found, int) and not isinstance(found, bool) else None

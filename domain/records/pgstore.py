@@ -1,0 +1,94 @@
+"""eventsourcing's PostgreSQL store with every statement bounded in time.
+
+The library appends events under an exclusive lock on the event table, and by default a
+statement may wait for that lock, and run, for ever: one slow import's INSERT stopped every
+other write for minutes. Here every connection of the pool starts with `statement_timeout`
+and `lock_timeout` (libpq `options`, CRONACA_DB_STATEMENT_TIMEOUT / CRONACA_DB_LOCK_TIMEOUT),
+the library's own per-insert `SET LOCAL lock_timeout` follows the same lock timeout, and a
+statement cut by either is answered at once as `StoreBusy` (503) instead of being retried
+ten times by the library. Lost connections are still retried.
+
+Chosen by `settings.store_env` for `PERSISTENCE_MODULE=eventsourcing.postgres`.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from typing import Any
+
+import psycopg.errors
+from eventsourcing.persistence import InterfaceError, OperationalError
+from eventsourcing.postgres import PostgresAggregateRecorder, PostgresApplicationRecorder, PostgresFactory
+from eventsourcing.utils import Environment, EnvType
+
+from domain.records.application import RecordsError
+from domain.records.settings import db_timeouts
+
+RETRIES = 10  # a lost connection, as the library does
+RETRY_WAIT = 0.2
+
+
+class StoreBusy(RecordsError, OperationalError):
+    """A statement the database cut because it waited for a lock, or ran, longer than allowed."""
+
+    status = 503
+    title = "Service Unavailable"
+
+
+def _timed_out(exc: BaseException) -> bool:
+    return isinstance(exc.__cause__, psycopg.errors.LockNotAvailable | psycopg.errors.QueryCanceled)
+
+
+def _bounded(call: Callable[..., Any], what: str) -> Callable[..., Any]:
+    """The library's call without its retries for timeouts: a cut statement is answered at once."""
+    unretried = getattr(call, "__wrapped__", call)
+
+    def run(self: PostgresAggregateRecorder, *args: Any, **kwargs: Any) -> Any:
+        for attempt in range(RETRIES):
+            try:
+                return unretried(self, *args, **kwargs)
+            except (InterfaceError, OperationalError) as exc:
+                if isinstance(exc, StoreBusy):
+                    raise
+                if _timed_out(exc):
+                    raise StoreBusy(f"the event store is busy: {what} was cut after waiting too long ({exc}); "
+                                    "try again in a moment") from exc
+                if attempt == RETRIES - 1:
+                    raise
+                time.sleep(RETRY_WAIT)
+        raise AssertionError("unreachable")
+
+    run.__name__ = call.__name__
+    run.__doc__ = call.__doc__
+    return run
+
+
+class BoundedAggregateRecorder(PostgresAggregateRecorder):
+    """Snapshots."""
+
+    insert_events = _bounded(PostgresAggregateRecorder.insert_events, "a write (nothing was written)")
+    select_events = _bounded(PostgresAggregateRecorder.select_events, "a read")
+
+
+class BoundedApplicationRecorder(PostgresApplicationRecorder):
+    """Records and imports."""
+
+    insert_events = _bounded(PostgresApplicationRecorder.insert_events, "a write (nothing was written)")
+    select_events = _bounded(PostgresApplicationRecorder.select_events, "a read")
+    select_notifications = _bounded(PostgresApplicationRecorder.select_notifications, "a read")
+
+
+class BoundedPostgresFactory(PostgresFactory):
+    aggregate_recorder_class = BoundedAggregateRecorder
+    application_recorder_class = BoundedApplicationRecorder
+
+    def __init__(self, env: Environment | EnvType | None) -> None:
+        super().__init__(env)
+        statement, lock = db_timeouts(self.env)
+        pool = self.datastore.pool
+        assert isinstance(pool.kwargs, dict)  # the library gives a dict; the pool is not open yet
+        pool.kwargs["options"] = f"-c statement_timeout={round(statement * 1000)} -c lock_timeout={round(lock * 1000)}"
+        if not self.env.get(self.POSTGRES_LOCK_TIMEOUT):
+            self.datastore.lock_timeout = max(1, math.ceil(lock))  # the library's SET LOCAL, in whole seconds
