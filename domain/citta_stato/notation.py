@@ -42,7 +42,7 @@ CITY_ACTIONS = {  # the six standards on the board: verb -> colour
     "fleet": "Y",  # Merchant Fleet: coins to buy Market cubes
     "city": "W",  # the City card's ability, then a banner
     "guilds": "G",  # City Guilds: draw cubes from the bag
-    "war": "O",  # War: VP from the orange track, a War disc on the Warfare track
+    "war": "O",  # War: VP from the orange track; a War disc on the Warfare track the first time (one per player)
     "republic": "B",  # Republic: banners traded for crowns
     "politics": "P",  # Politics: a Political Scheme
 }
