@@ -134,6 +134,10 @@ const Cronaca = (() => {
     document.getElementById("prev").addEventListener("click", () => show(wanted - 1));
     document.getElementById("next").addEventListener("click", () => show(wanted + 1));
     jump.addEventListener("change", () => show(Number(jump.value)));
+    window.addEventListener("hashchange", () => {  // a #step=N link followed on this page
+      const n = Number(new URLSearchParams(location.hash.slice(1)).get("step"));
+      if (Number.isInteger(n) && location.hash.includes("step=")) show(n);
+    });
     document.addEventListener("keydown", (e) => {
       if (e.target instanceof HTMLInputElement && e.target.type !== "range") return;
       if (e.key === "ArrowLeft") { e.preventDefault(); show(wanted - 1); }

@@ -30,8 +30,7 @@ from domain.kernel.chance import SeededChance
 from domain.kernel.commands import Command
 from domain.kernel.contract import Game, play
 from domain.kernel.editions import Edition
-from domain.kernel.log import Entry
-from domain.kernel.selfplay import Check, PlayedGame
+from domain.kernel.selfplay import Check, PlayedGame, play_out, random_choice
 
 Value = Callable[[Game, Any, int], float]
 Shape = Callable[[Game, Any, Mapping[str, Any], int], dict[int, float]]  # (game, state, scores, deciding seat) -> points
@@ -212,38 +211,12 @@ def play_bot(
     are kept so the bot never loops.
     """
     bot = bot or GreedyBot()
-    chance = SeededChance(seed)
-    players = SeededChance(seed + "/players")
     rng = SeededChance(seed + "/bot")
-    state = game.begin(edition)
-    produced = game.setup(edition, options, chance)
-    entries = [Entry(None, tuple(chance.log), tuple(produced), options=dict(options))]
-    for e in produced:
-        state = game.evolve(state, e)
-        if check:
-            check(state, e)
-    recent: deque[Any] = deque([state], maxlen=memory)
-    for n in range(max_commands):
-        p = game.pending(state)
-        if p.over:
-            break
-        if seats is None or p.seat in seats:
-            cmd = bot.choose(game, state, rng, f"{seed}/bot-think/{n}", recent)
-        else:
-            choices = game.legal(state)
-            if not choices:
-                raise AssertionError(f"no legal command while pending {p}")
-            cmd = choices[players.below(len(choices))]
-        chance.log.clear()
-        if check:
-            produced = game.decide(state, cmd, chance)
-            for e in produced:
-                state = game.evolve(state, e)
-                check(state, e)
-        else:
-            produced, state = play(game, state, cmd, chance)
-        recent.append(state)
-        entries.append(Entry(cmd.to_json(), tuple(chance.log), tuple(produced)))
-    else:
-        raise AssertionError(f"game did not end within {max_commands} commands")
-    return PlayedGame(seed, entries, state, game.scores(state))
+    recent: deque[Any] = deque(maxlen=memory)
+
+    def choose(state: Any, n: int, players: SeededChance) -> Command:
+        if seats is None or game.pending(state).seat in seats:
+            return bot.choose(game, state, rng, f"{seed}/bot-think/{n}", recent)
+        return random_choice(game, state, players)
+
+    return play_out(game, edition, options, seed, choose, check, max_commands, after=recent.append)

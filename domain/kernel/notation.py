@@ -302,25 +302,38 @@ def _error(exc: UnexpectedInput, text: str) -> NotationError:
 
 
 def parse(text: str, max_errors: int = 200) -> Notation:
-    """Read a whole file. A line that does not parse is reported and blanked, then the file is
-    read again, so every bad line is found and the good ones are still read."""
+    """Read a whole file. A line that does not parse is reported and skipped, and reading goes on
+    from the line after it, so every bad line is found and the good ones are still read.
+
+    Each stretch of the file is parsed about twice at most (up to its error, then its good
+    part), so a file full of errors costs no more than a clean one: what an upload can ask
+    of the parser stays bounded by its size. A stretch is parsed behind as many empty lines
+    as precede it, so every line and column is the file's own.
+    """
     if "\x00" in text:
         raise NotationError("this is not a text file (it holds NUL bytes)", 1, 1)
-    source = text if text.endswith("\n") else text + "\n"
-    lines = source.split("\n")
+    lines = (text if text.endswith("\n") else text + "\n").split("\n")
     errors: list[NotationError] = []
-    while True:
+    built: list[Any] = []
+    at = 0  # the first line (0-based) not read yet
+    while at < len(lines):
+        chunk = "\n" * at + "\n".join(lines[at:]) + "\n"
         try:
-            built = _PARSER.parse("\n".join(lines))
+            built += _PARSER.parse(chunk)
             break
         except UnexpectedInput as exc:
-            error = _error(exc, "\n".join(lines))
-            errors.append(error)
-            index = error.line - 1
-            if len(errors) >= max_errors or not 0 <= index < len(lines) or not lines[index].strip():
-                errors.append(NotationError(f"line {error.line}: too many errors to read further", error.line, 1))
-                return Notation({}, (), None, [], errors)
-            lines[index] = ""
+            error = _error(exc, chunk)
+        errors.append(error)
+        if len(errors) >= max_errors:
+            errors.append(NotationError(f"line {error.line}: too many errors to read further", error.line, 1))
+            return Notation({}, (), None, [], errors)
+        bad = max(at, min(error.line - 1, len(lines)))
+        if bad > at:  # the lines before the bad one read well up to it: take what they say
+            try:
+                built += _PARSER.parse("\n" * at + "\n".join(lines[at:bad]) + "\n")
+            except UnexpectedInput as exc:  # a construct the bad line was still inside (an open comment)
+                errors.append(_error(exc, "\n" * at + "\n".join(lines[at:bad]) + "\n"))
+        at = bad + 1
     out = Notation({}, (), None, [], sorted(errors, key=lambda e: (e.line, e.column)))
     for item in built:
         if isinstance(item, Tag):

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.kernel.chance import SeededChance
+from domain.kernel.commands import Command
 from domain.kernel.contract import Game, play
 from domain.kernel.editions import Edition
 from domain.kernel.events import Event
@@ -40,6 +41,31 @@ def play_random(
     The table's chance and the players' choices use two streams of the same seed, so a
     game is reproduced exactly from its seed. `check(state, event)` runs after every event.
     """
+    return play_out(game, edition, options, seed, lambda state, n, players: random_choice(game, state, players),
+                    check, max_commands)
+
+
+def random_choice(game: Game, state: Any, players: SeededChance) -> Command:
+    """A uniformly random legal command, drawn from the players' stream."""
+    choices = game.legal(state)
+    if not choices:
+        raise AssertionError(f"no legal command while pending {game.pending(state)}")
+    return choices[players.below(len(choices))]
+
+
+def play_out(
+    game: Game,
+    edition: Edition,
+    options: Mapping[str, Any],
+    seed: str,
+    choose: Callable[[Any, int, SeededChance], Command],
+    check: Check | None = None,
+    max_commands: int = 100_000,
+    after: Callable[[Any], None] | None = None,
+) -> PlayedGame:
+    """One game to its end: `choose(state, n, players)` picks the n-th command (random play, a bot);
+    the table's chance is `SeededChance(seed)`, the players' stream `seed + "/players"`.
+    `after(state)` sees the state after every command."""
     chance = SeededChance(seed)
     players = SeededChance(seed + "/players")
     state = game.begin(edition)
@@ -49,13 +75,12 @@ def play_random(
         state = game.evolve(state, e)
         if check:
             check(state, e)
-    for _ in range(max_commands):
+    if after is not None:
+        after(state)
+    for n in range(max_commands):
         if game.pending(state).over:
             break
-        choices = game.legal(state)
-        if not choices:
-            raise AssertionError(f"no legal command while pending {game.pending(state)}")
-        cmd = choices[players.below(len(choices))]
+        cmd = choose(state, n, players)
         chance.log.clear()
         if check:
             produced = game.decide(state, cmd, chance)
@@ -64,6 +89,8 @@ def play_random(
                 check(state, e)
         else:
             produced, state = play(game, state, cmd, chance)
+        if after is not None:
+            after(state)
         entries.append(Entry(cmd.to_json(), tuple(chance.log), tuple(produced)))
     else:
         raise AssertionError(f"game did not end within {max_commands} commands")

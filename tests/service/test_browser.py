@@ -65,6 +65,11 @@ def test_the_slider_page_loads_and_steps(served: tuple[str, Any], page: Any) -> 
     expect(page.locator("#state dl.view dd").first).to_have_text(points)
     page.keyboard.press("ArrowLeft")
     expect(page.locator("body")).to_have_attribute("data-step", str(start_step))
+    page.goto(f"{base}/records/{record_id}#step={start_step + 2}")  # a deep link followed on the same page
+    expect(page.locator("body")).to_have_attribute("data-step", str(start_step + 2))
+    page.goto(f"{base}/records/{record_id}")
+    page.goto(f"{base}/records/{record_id}#step=3")  # and opened fresh
+    expect(page.locator("body")).to_have_attribute("data-step", "3")
 
     page.locator("#slider").fill(str(steps))
     expect(page.locator("body")).to_have_attribute("data-step", str(steps))
