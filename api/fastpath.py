@@ -17,8 +17,10 @@ from uuid import UUID
 
 from api.security import API_HEADERS
 from domain.records import Records
+from domain.records.application import Board
 
 STEP = re.compile(r"^/api/records/([0-9a-fA-F-]{36})/steps/([0-9]{1,9})$")
+BOARD = re.compile(r"^/api/records/([0-9a-fA-F-]{36})/steps/([0-9]{1,9})/board$")  # a finished record's, once drawn
 
 Wsgi = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
@@ -37,14 +39,43 @@ class StepFastPath:
                     start_response("200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(body))),
                                               *API_HEADERS])
                     return [body]
+            found = BOARD.match(environ.get("PATH_INFO", ""))
+            if found is not None and not environ.get("HTTP_IF_NONE_MATCH"):
+                board = self._board(found.group(1), int(found.group(2)), environ.get("HTTP_AUTHORIZATION"))
+                if board is not None:
+                    start_response("200 OK", [("Content-Type", "image/svg+xml; charset=utf-8"), ("Content-Length", str(len(board.svg))),
+                                              ("ETag", board.etag), ("Cache-Control", "public, max-age=3600"),
+                                              *API_HEADERS])
+                    return [board.svg]
         return self.app(environ, start_response)
 
+    @staticmethod
+    def _token(authorization: str | None) -> tuple[bool, str | None]:
+        """(usable, token): a malformed Authorization header is left to Flask to refuse properly."""
+        if not authorization:
+            return True, None
+        scheme, _, token = authorization.partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            return False, None
+        return True, token.strip()
+
+    def _board(self, record_id: str, n: int, authorization: str | None) -> Board | None:
+        usable, token = self._token(authorization)
+        if not usable:
+            return None
+        try:
+            return self.records.kept_board(UUID(record_id), n, token)
+        except Exception:  # noqa: BLE001  (Flask answers it again, properly)
+            return None
+
     def _answer(self, record_id: str, n: int, authorization: str | None) -> bytes | None:
-        token = None
-        if authorization:
-            scheme, _, token = authorization.partition(" ")
-            if scheme.lower() != "bearer" or not token.strip():
-                return None
+        usable, token = self._token(authorization)
+        if not usable:
+            return None
+        try:
+            return self.records.step_json(UUID(record_id), n, token)
+        except Exception:  # noqa: BLE001  (Flask answers it again, properly, as problem+json)
+            return None
             token = token.strip()
         try:
             return self.records.step_json(UUID(record_id), n, token)

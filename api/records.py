@@ -5,26 +5,28 @@ from __future__ import annotations
 from typing import Any
 from uuid import UUID
 
-from flask import current_app
+from flask import current_app, request
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from api import schemas
 from api.problems import CONTENT_TYPE as PROBLEM
+from api.problems import problem
 from api.service import bearer, json_response, service
 
 blp = Blueprint("records", __name__, url_prefix="/api/records", description="Game records: play, replay, export")
+
+NO_LAYOUT = "/problems/no-layout"  # the problem type of a board that cannot be drawn (the viewer shows the rest)
 
 @blp.route("")
 class RecordCollection(MethodView):
     @blp.arguments(schemas.ListQuery, location="query")
     @blp.response(200, schemas.RecordList)
     def get(self, query: dict[str, Any]) -> Any:
-        """List records, newest first (filter by title, player name, status)."""
-        found = service().records.find(query.get("title"), query.get("player"), query.get("status"))
-        page, per_page = query["page"], query["per_page"]
-        return {"items": found[(page - 1) * per_page : page * per_page], "total": len(found), "page": page,
-                "per_page": per_page}
+        """List records, newest first, a page at a time (filter by title, player name, status). A finished
+        record's item names its `winner` (a list: a title may share a victory) and `scores` in ranking order."""
+        return json_response(service().records.listing(query.get("title"), query.get("player"), query.get("status"),
+                                                       query["page"], query["per_page"]))
 
     @blp.arguments(schemas.StartRecord)
     @blp.response(201, schemas.Started)
@@ -43,8 +45,15 @@ class RecordCollection(MethodView):
 @blp.response(200, schemas.RecordSummary)
 @blp.doc(security=[{"seat": []}, {}])
 def get_record(record_id: UUID) -> Any:
-    """A record's header, status, version and (once finished) scores and revealed seed."""
-    return json_response(service().records.summary(record_id, bearer()))
+    """A record's header, status, version and (once finished) scores and revealed seed.
+
+    The answer's `ETag` is the record's version: send it back as `If-None-Match` to poll a live
+    game cheaply (304 with no body until a move is made)."""
+    summary = service().records.summary(record_id, bearer())
+    response = json_response(summary)
+    response.set_etag(f"v{summary['version']}")
+    response.headers["Cache-Control"] = "no-cache"  # always ask; the ETag makes asking cheap
+    return response.make_conditional(request)
 
 
 @blp.route("/<uuid:record_id>/commands", methods=["POST"])
@@ -90,6 +99,48 @@ def step(record_id: UUID, n: int) -> Any:
     """The state after the first n game events: all-seeing once finished; otherwise the token's seat
     view, or what every player sees without a token."""
     return current_app.response_class(service().records.step_json(record_id, n, bearer()), mimetype="application/json")
+
+
+@blp.route("/<uuid:record_id>/steps/<int:n>/board")
+@blp.response(200, description="an SVG document: the board at step n as the reader may see it, what changed since "
+                               "step n-1 highlighted", content_type="image/svg+xml")
+@blp.alt_response(404, schema=schemas.Problem, content_type=PROBLEM,
+                  description="no such record or step; or the title or edition has no board layout (type ends "
+                              "in `no-layout`, the reason in `detail`)")
+@blp.doc(security=[{"seat": []}, {}])
+def board(record_id: UUID, n: int) -> Any:
+    """The board at step n, drawn as SVG from the edition's layout: all-seeing once finished (then cacheable
+    for an hour, with an ETag); otherwise the token's seat view, or what every player sees."""
+    from replay_viewer.boards import NoLayout, draw
+
+    try:
+        drawn = service().records.board(record_id, n, bearer(), draw)
+    except NoLayout as exc:
+        return problem(404, "Not Found", str(exc), type=NO_LAYOUT)
+    response = current_app.response_class(drawn.svg, mimetype="image/svg+xml")
+    response.set_etag(drawn.etag.strip('"'))
+    # A finished record's drawing never changes; a game in progress is a seat's own view: never shared.
+    response.headers["Cache-Control"] = "public, max-age=3600" if drawn.finished else "private, no-cache"
+    return response.make_conditional(request)
+
+
+@blp.route("/<uuid:record_id>/story")
+@blp.response(200, schemas.Story)
+@blp.doc(security=[{"seat": []}, {}])
+def story(record_id: UUID) -> Any:
+    """The move list: one line per game event the title puts in words, grouped by round, as the reader may
+    read it (a sentence hides what the reader's view hides; all-seeing once finished)."""
+    return current_app.response_class(service().records.story_json(record_id, bearer()), mimetype="application/json")
+
+
+@blp.route("/<uuid:record_id>/scores")
+@blp.response(200, schemas.ScoresOverTime)
+@blp.doc(security=[{"seat": []}, {}])
+def scores(record_id: UUID) -> Any:
+    """Every seat's running total at every step, where each round begins, where the lead changed, and the
+    final scores (ranking with the tie-break, breakdown). Only once the game is over: running scores can
+    carry hidden values; in progress the answer says so (`available: false`)."""
+    return current_app.response_class(service().records.scores_json(record_id, bearer()), mimetype="application/json")
 
 
 @blp.route("/<uuid:record_id>/turns")

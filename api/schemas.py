@@ -160,3 +160,43 @@ class Problem(marshmallow.Schema):
     errors = fields.Dict(metadata={"description": "field-by-field messages for malformed input"})
     field = fields.String(metadata={"description": "a body refused before any schema: where, e.g. seats[0]"})
     accepted = fields.List(fields.String(), metadata={"description": "415: the media types this operation takes"})
+
+
+class StoryLine(marshmallow.Schema):
+    step = fields.Integer(metadata={"description": "the event's step: the state after it is step `step`"})
+    seat = fields.Integer(allow_none=True, metadata={"description": "the seat whose command caused it; null in the setup"})
+    player = fields.String(allow_none=True)
+    round = fields.Integer(allow_none=True, metadata={"description": "as /turns counts it (0: the setup)"})
+    text = fields.String(metadata={"description": "the sentence as the reader may read it"})
+
+
+class Story(marshmallow.Schema):
+    steps = fields.Integer()
+    view_of = fields.String(metadata={"description": "all (finished records), seat:N (a seat's token) or public"})
+    lines = fields.List(fields.Nested(StoryLine))
+
+
+class SeatTotals(marshmallow.Schema):
+    seat = fields.Integer()
+    name = fields.String()
+    totals = fields.List(fields.Float(), metadata={"description": "the running total at steps 0..steps (0 before setup)"})
+
+
+class RoundMark(marshmallow.Schema):
+    round = fields.Integer()
+    step = fields.Integer(metadata={"description": "the round's first step (the state after its first event)"})
+
+
+class LeadChange(marshmallow.Schema):
+    step = fields.Integer()
+    seat = fields.Integer(metadata={"description": "the new leader (a tie keeps the lead; the last step follows the ranking)"})
+
+
+class ScoresOverTime(marshmallow.Schema):
+    available = fields.Boolean(metadata={"description": "false while the game is in progress"})
+    reason = fields.String(metadata={"description": "why not, when not available"})
+    steps = fields.Integer()
+    seats = fields.List(fields.Nested(SeatTotals))
+    rounds = fields.List(fields.Nested(RoundMark))
+    lead_changes = fields.List(fields.Nested(LeadChange))
+    final = fields.Dict(metadata={"description": "the title's final scores(): ranking with the tie-break, breakdown"})

@@ -12,57 +12,94 @@ from typing import Any
 
 from domain.records.settings import Settings
 
+NAMES = ["Ada", "Bruno", "Chiara", "Dario", "Elena", "Fabio"]
+SOLO = "solo"
+# Per title, the tables the demo sits, in order: `games` of them per title. Città-Stato's solo is
+# the human against the Ghost (scenario 1, first game of the campaign).
+TABLES: dict[str, list[int | str]] = {"citta-stato": [3, SOLO, 4, 2, 5], "la-citta": [3, 4, 2, 5], "serenissima": [3, 4, 2]}
 
-def demo_records(records: Any, games: int = 2) -> int:
-    """Finished records of every installed real title, played by `play_random` and imported
-    through the same checks as any uploaded file. Returns how many were created."""
+
+def demo_plan(installed: list[str], games: int = 3) -> list[tuple[str, list[str], dict[str, Any], str]]:
+    """(title, seat names, options, seed) of each demo game: a few player counts of every real title."""
+    plan = []
+    for title in installed:
+        for k, table in enumerate(TABLES.get(title, [])[: max(0, games)]):
+            if table == SOLO:
+                names, options = ["Ada", "Ghost"], {"players": 2, "solo": {"scenario": 1, "game": 1, "carried_crowns": 0}}
+            else:
+                names, options = NAMES[: int(table)], {"players": int(table)}
+            plan.append((title, names, options, f"demo-{title}-{k}"))
+    return plan
+
+
+def bot_game(title: str, options: dict[str, Any], seed: str) -> list[dict[str, Any]]:
+    """One game played to its end by the greedy bot at every seat: the log entries of a record file."""
     from domain import catalog
-    from domain.kernel.selfplay import play_random
+    from domain.kernel.bots import play_bot
+
+    game = catalog.game(title)
+    return [e.to_json() for e in play_bot(game, game.default_edition(), options, seed).entries]
+
+
+def _bot_games(plan: list[tuple[str, list[str], dict[str, Any], str]]) -> list[list[dict[str, Any]]]:
+    """Every planned game's entries, played side by side on the machine's cores (a bot game takes a second
+    or two; the demo must not hold up `./dev serve` for long)."""
+    workers = min(len(plan), os.cpu_count() or 1)
+    if workers > 1:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        try:
+            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+                return list(pool.map(bot_game, *zip(*[(t, o, s) for t, _, o, s in plan], strict=True)))
+        except (OSError, RuntimeError) as exc:  # no processes to be had here: play them one by one
+            print(f"demo games in one process ({exc})", file=sys.stderr)
+    return [bot_game(title, options, seed) for title, _, options, seed in plan]
+
+
+def demo_records(records: Any, games: int = 3) -> int:
+    """Finished records of every installed real title, a few player counts each, played by the greedy
+    bot (`domain.kernel.bots`) so that they end with scores like real games', and imported through the
+    same checks as any uploaded file. Returns how many were created. (Random play is for the soak tests.)"""
+    from domain import catalog
     from domain.records import recordfile
     from domain.records.application import titles
 
+    plan = demo_plan([t for t in titles() if t in TABLES], games)
     created = 0
-    for title in titles():
-        if title not in ("citta-stato", "la-citta", "serenissima"):
-            continue
-        game = catalog.game(title)
-        edition = game.default_edition()
-        low, high = game.seats
-        for k in range(games):
-            players = min(high, max(low, 3 + k))
-            names = ["Ada", "Bruno", "Chiara", "Dario", "Elena", "Fabio"][:players]
-            played = play_random(game, edition, {"players": players}, f"demo-{title}-{k}")
-            document = {
-                "format": recordfile.FORMAT, "version": recordfile.VERSION, "title": title,
-                "edition": edition.ref, "seats": [{"name": n} for n in names], "options": {"players": players},
-                "mode": "transcribed", "chance": {}, "entries": [e.to_json() for e in played.entries],
-            }
-            import_id, _ = records.submit(document)
-            report = records.validate_import(import_id)
-            if report.get("ok"):
-                created += 1
-            else:
-                print(f"demo record for {title} was rejected: {report}", file=sys.stderr)
+    for (title, names, options, _), entries in zip(plan, _bot_games(plan), strict=True):
+        document = {
+            "format": recordfile.FORMAT, "version": recordfile.VERSION, "title": title,
+            "edition": catalog.game(title).default_edition().ref, "seats": [{"name": n} for n in names],
+            "options": options, "mode": "transcribed", "chance": {}, "entries": entries,
+        }
+        import_id, _ = records.submit(document)
+        report = records.validate_import(import_id)
+        if report.get("ok"):
+            created += 1
+        else:
+            print(f"demo record for {title} was rejected: {report}", file=sys.stderr)
     return created
 
 
 def demo_live(records: Any, commands: int = 40) -> tuple[str, list[str]] | None:
-    """One live record left in progress, so per-seat views can be tried: returns (id, seat tokens)."""
+    """One live record left in progress, so per-seat views can be tried: returns (id, seat tokens).
+    The greedy bot makes its moves, as in the finished demo records."""
     from domain.kernel import SeededChance
+    from domain.kernel.bots import GreedyBot
     from domain.records.application import titles
 
-    real = [t for t in titles() if t in ("citta-stato", "la-citta", "serenissima")]
+    real = [t for t in titles() if t in TABLES]
     if not real:
         return None
     record_id, tokens = records.start(real[0], ["Ada", "Bruno", "Chiara"])
-    players = SeededChance("demo-live")
-    for _ in range(commands):
+    bot, rng = GreedyBot(), SeededChance("demo-live/bot")
+    for n in range(commands):
         timeline = records.timeline(record_id)
         game = timeline.game
         if game.pending(timeline.head).over:
             break
-        choices = game.legal(timeline.head)
-        cmd = choices[players.below(len(choices))]
+        cmd = bot.choose(game, timeline.head, rng, f"demo-live/bot-think/{n}")
         records.play(record_id, cmd.to_json(), tokens[cmd.seat])
     return str(record_id), tokens
 
@@ -158,7 +195,7 @@ def add_commands(group: Any) -> None:
     @group.command(help="Run the HTTP service and viewer (SQLite and in-process jobs by default).")
     @click.option("--host", default="127.0.0.1", show_default=True)
     @click.option("--port", type=int, default=8000, show_default=True)
-    @click.option("--demo", is_flag=True, help="load demo records (self-play) into an empty store")
+    @click.option("--demo", is_flag=True, help="load demo records (greedy-bot games) into an empty store")
     def serve(host: str, port: int, demo: bool) -> None:
         run(_serve, host=host, port=port, demo=demo)
 
@@ -172,7 +209,7 @@ def add_commands(group: Any) -> None:
     def relay(once: bool) -> None:
         run(_relay, once=once)
 
-    @group.command(help="Add self-played demo records of every installed title.")
-    @click.option("--games", type=int, default=2, show_default=True)
+    @group.command(help="Add demo records of every installed title, played by the greedy bot.")
+    @click.option("--games", type=int, default=3, show_default=True, help="games (player counts) per title")
     def demo(games: int) -> None:
         run(_demo, games=games)

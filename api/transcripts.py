@@ -7,6 +7,7 @@ game. The caller sent the text, so the report shows everything it implies.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import marshmallow
@@ -17,6 +18,8 @@ from werkzeug.exceptions import BadRequest
 
 from api.service import json_response
 from domain.kernel import ALL, reveal
+from domain.records.application import TooLarge
+from domain.records.settings import Limits
 from domain.transcripts import MEDIA_TYPE, check_text, reconcile_texts
 
 blp = Blueprint("transcripts", __name__, url_prefix="/api", description="Check and reconcile table notation")
@@ -40,8 +43,20 @@ class ReconcileBody(marshmallow.Schema):
     second = fields.String(required=True, validate=validate.Length(min=1, max=MAX_TEXT))
 
 
+def _bounded(text: str) -> str:
+    """The same size bound as an import (CRONACA_MAX_NOTATION_BYTES): 413 beyond it."""
+    too_large = Limits.from_env(os.environ).notation_size(text)
+    if too_large is not None:
+        raise TooLarge(too_large, rule="file/limit", limit="CRONACA_MAX_NOTATION_BYTES")
+    return text
+
+
 def notation_body() -> str:
     """The notation text of a request: a `text/x-cronaca-notation` body, or JSON `{"text": ...}`."""
+    return _bounded(_notation_text())
+
+
+def _notation_text() -> str:
     if request.mimetype == MEDIA_TYPE:
         raw = request.get_data()
         if b"\x00" in raw:
@@ -72,4 +87,4 @@ def check() -> Any:
 @blp.response(200, description="every disagreement, the first divergence, and which version the rules accept")
 def reconcile(body: dict[str, Any]) -> Any:
     """Two transcripts of one game (each player kept a log), aligned turn by turn."""
-    return json_response(reveal(reconcile_texts(body["first"], body["second"]), ALL))
+    return json_response(reveal(reconcile_texts(_bounded(body["first"]), _bounded(body["second"])), ALL))

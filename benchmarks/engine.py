@@ -1,6 +1,7 @@
 """Fold and validation throughput of one title's rules engine.
 
     .venv/bin/python -m benchmarks.engine citta-stato --players 4 --games 20 [--profile]
+    .venv/bin/python -m benchmarks.engine citta-stato --solo 1 --games 20
 
 Plays `--games` random legal games (seeded, so every run measures the same games), then
 times, on this one core:
@@ -28,10 +29,11 @@ from domain.kernel import fold, replay
 from domain.kernel.selfplay import play_random
 
 
-def measure(title: str, options: dict[str, Any], games: int, seed: str, repeat: int) -> dict[str, float]:
+def measure(title: str, options: dict[str, Any], games: int, seed: str, repeat: int, played: Any = None) -> dict[str, Any]:
     game = catalog.game(title)
     edition = game.default_edition()
-    played = [play_random(game, edition, options, f"{seed}-{k}") for k in range(games)]
+    if played is None:
+        played = [play_random(game, edition, options, f"{seed}-{k}") for k in range(games)]
     logs = [p.entries for p in played]
     streams = [[e for entry in p.entries for e in entry.events] for p in played]
     events = sum(len(s) for s in streams)
@@ -55,6 +57,7 @@ def measure(title: str, options: dict[str, Any], games: int, seed: str, repeat: 
     validate_s, validate_wall = best(validate_all)
     commands = sum(len(log) for log in logs)
     return {
+        "played": played,
         "games": games,
         "events": events,
         "commands": commands,
@@ -93,13 +96,13 @@ def random_pgn(seed: str, plies: int) -> list[str]:
     return texts
 
 
-def measure_chess(plies: int, seed: str, repeat: int) -> dict[str, float]:
+def measure_chess(plies: int, seed: str, repeat: int, texts: list[str] | None = None) -> dict[str, Any]:
     """python-chess reading PGN: `read_game` parses every SAN move and checks it is legal."""
     import io
 
     import chess.pgn
 
-    texts = random_pgn(seed, plies)
+    texts = texts or random_pgn(seed, plies)
 
     def read_all() -> None:
         for text in texts:
@@ -111,7 +114,7 @@ def measure_chess(plies: int, seed: str, repeat: int) -> dict[str, float]:
         cpu = time.process_time()
         read_all()
         times.append(time.process_time() - cpu)
-    return {"plies": plies, "games": len(texts), "plies_per_s": plies / min(times)}
+    return {"plies": plies, "games": len(texts), "plies_per_s": plies / min(times), "texts": texts}
 
 
 def main() -> None:
@@ -119,11 +122,14 @@ def main() -> None:
     parser.add_argument("title", choices=sorted(catalog.TITLES))
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--solo", type=int, metavar="SCENARIO", help="Città-Stato solo: play this scenario's first game")
     parser.add_argument("--seed", default="bench")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--profile", action="store_true", help="print a pyinstrument profile of validation")
     args = parser.parse_args()
-    options = {"players": args.players}
+    options: dict[str, Any] = {"players": args.players}
+    if args.solo is not None:  # the human and the Ghost: two seats, one of them decided by the rules
+        options = {"players": 2, "solo": {"scenario": args.solo, "game": 1}}
     if args.profile:
         from pyinstrument import Profiler
 
@@ -141,6 +147,13 @@ def main() -> None:
     )
     if not args.profile:
         anchor = measure_chess(int(result["commands"]), args.seed, args.repeat)
+        # A shared machine's speed drifts within a run: measure title and anchor again, interleaved,
+        # and keep the best of each, so both are timed in the same conditions.
+        for _ in range(args.repeat):
+            again = measure(args.title, options, args.games, args.seed, 1, played=result["played"])
+            result["validate_commands_per_s"] = max(result["validate_commands_per_s"], again["validate_commands_per_s"])
+            more = measure_chess(int(result["commands"]), args.seed, 1, texts=anchor["texts"])
+            anchor["plies_per_s"] = max(anchor["plies_per_s"], more["plies_per_s"])
         ratio = result["validate_commands_per_s"] / anchor["plies_per_s"]
         print(
             f"  python-chess read_game: {anchor['plies_per_s']:>10,.0f} plies/CPU-s ({anchor['plies']:.0f} plies, "

@@ -53,97 +53,100 @@ const Cronaca = (() => {
     return dl;
   }
 
+  // The records list: filters and the page live in the address (?title=&player=&status=&page=), so a
+  // filtered page can be linked and the browser's back button returns to it.
+  const TITLES = { "citta-stato": "Città-Stato", "la-citta": "La Città", "serenissima": "Serenissima" };
+  const PER_PAGE = 25;
+
   async function listPage() {
     const form = document.getElementById("filters");
-    const titles = new Set();
-    async function load() {
-      const params = new URLSearchParams({ per_page: "200" });
-      new FormData(form).forEach((v, k) => { if (v) params.set(k, v); });
-      const found = await api("/api/records?" + params);
-      const body = document.querySelector("#records tbody");
-      body.replaceChildren();
-      found.items.forEach((r) => {
-        titles.add(r.title);
-        const row = body.insertRow();
-        const link = el("a", r.title);
-        link.href = "/records/" + r.id;
-        row.insertCell().appendChild(link);
-        row.insertCell().textContent = r.players.join(", ");
-        row.insertCell().textContent = r.mode;
-        row.insertCell().textContent = r.status;
-        row.insertCell().textContent = (r.created || "").replace("T", " ").slice(0, 19);
-      });
-      document.getElementById("empty").hidden = found.items.length > 0;
-      const select = form.elements.title;
-      titles.forEach((t) => {
-        if (![...select.options].some((o) => o.value === t)) select.appendChild(new Option(t, t));
-      });
+    const body = document.querySelector("#records tbody");
+    const status = document.getElementById("list-status");
+    const prev = document.getElementById("prev-page");
+    const next = document.getElementById("next-page");
+    const pageOf = document.getElementById("page-of");
+
+    function wanted() {
+      const query = new URLSearchParams(location.search);
+      const page = Math.max(1, Number.parseInt(query.get("page") || "1", 10) || 1);
+      return { query, page };
     }
-    form.addEventListener("submit", (e) => { e.preventDefault(); load(); });
-    await load();
-  }
 
-  async function recordPage() {
-    const id = location.pathname.split("/").pop();
-    const slider = document.getElementById("slider");
-    const status = document.getElementById("status");
-    const record = await api(`/api/records/${id}`);
-    document.getElementById("title").textContent = `${record.title} — ${record.seats.map((s) => s.name).join(", ")}`;
-    document.getElementById("summary").textContent =
-      `${record.mode}, ${record.status}, ${record.steps} steps` + (token ? " (with a seat token)" : "");
-    const turns = await api(`/api/records/${id}/turns`);
-    const jump = document.getElementById("turns");
-    turns.forEach((t) => {
-      const label = t.turn === 0 ? "setup" : `round ${t.round}, turn ${t.turn}: ${t.player ?? "—"}`;
-      jump.appendChild(new Option(`${label} (steps ${t.from}–${t.to})`, String(t.to)));
-    });
-    slider.max = String(record.steps);
-    document.getElementById("steps").textContent = String(record.steps);
-    let shown = -1;
-    const linked = Number(new URLSearchParams(location.hash.slice(1)).get("step"));
-    let wanted = Number.isInteger(linked) && linked > 0 ? linked : turns.length ? turns[0].to : 0;
+    function fillForm(query) {
+      ["title", "player", "status"].forEach((name) => { form.elements[name].value = query.get(name) || ""; });
+    }
 
-    // Every step can be shown: the titles' views are total (kernel contract), including
-    // mid-setup and between the events of one command.
-    async function show(n) {
-      n = Math.max(0, Math.min(record.steps, n));
-      wanted = n;
-      slider.value = String(n);
-      document.getElementById("step").textContent = String(n);
-      const turn = turns.find((t) => t.from < n && n <= t.to) || turns[0];
-      if (turn) jump.value = String(turn.to);
-      try {
-        const step = await api(`/api/records/${id}/steps/${n}`);
-        if (wanted !== n) return; // a newer step was asked for meanwhile
-        shown = n;
-        const pending = step.pending.seat === null ? step.pending.kind : `seat ${step.pending.seat}: ${step.pending.kind}`;
-        status.textContent = `after ${step.event ?? "nothing yet"} · next: ${pending} · view: ${step.view_of}`;
-        const state = document.getElementById("state");
-        state.replaceChildren(render(step.view));
-        if (step.scores) {
-          state.appendChild(el("h2", "scores"));
-          state.appendChild(render(step.scores.seats));
-        }
-        document.body.dataset.step = String(shown);
-      } catch (err) {
-        status.textContent = "could not load this step: " + err.message;
+    function link(text, href, label) {
+      const a = el("a", text);
+      a.href = href;
+      if (label) a.setAttribute("aria-label", label);
+      return a;
+    }
+
+    function row(r) {
+      const tr = body.insertRow();
+      const name = TITLES[r.title] || r.title;
+      tr.insertCell().appendChild(link(name, "/records/" + r.id, `${name}: ${r.players.join(", ")}`));
+      tr.insertCell().textContent = r.players.join(", ");
+      tr.insertCell().textContent = r.finished ? "finished" : "in progress";
+      tr.insertCell().textContent = r.finished ? (r.winner || []).join(" & ") : "—";
+      const scores = tr.insertCell();
+      scores.textContent = r.finished ? (r.scores || []).map((s) => `${s.name} ${s.total}`).join(" · ") : "—";
+      tr.insertCell().textContent = (r.created || "").replace("T", " ").slice(0, 16);
+      const files = tr.insertCell();
+      if (r.finished) {
+        files.appendChild(link("JSON", `/api/records/${r.id}/export`, `record file (JSON) of ${name}: ${r.players.join(", ")}`));
+        files.appendChild(document.createTextNode(" · "));
+        files.appendChild(link("notation", `/api/records/${r.id}/notation`, `notation of ${name}: ${r.players.join(", ")}`));
+      } else {
+        files.textContent = "once finished";
       }
     }
 
-    slider.addEventListener("input", () => show(Number(slider.value)));
-    document.getElementById("prev").addEventListener("click", () => show(wanted - 1));
-    document.getElementById("next").addEventListener("click", () => show(wanted + 1));
-    jump.addEventListener("change", () => show(Number(jump.value)));
-    window.addEventListener("hashchange", () => {  // a #step=N link followed on this page
-      const n = Number(new URLSearchParams(location.hash.slice(1)).get("step"));
-      if (Number.isInteger(n) && location.hash.includes("step=")) show(n);
+    async function load() {
+      const { query, page } = wanted();
+      fillForm(query);
+      const params = new URLSearchParams({ page: String(page), per_page: String(PER_PAGE) });
+      ["title", "player", "status"].forEach((k) => { if (query.get(k)) params.set(k, query.get(k)); });
+      status.textContent = "loading…";
+      let found;
+      try {
+        found = await api("/api/records?" + params);
+      } catch (err) {
+        status.textContent = "The records could not be listed: " + err.message;
+        return;
+      }
+      body.replaceChildren();
+      found.items.forEach(row);
+      found.items.forEach((r) => {
+        const select = form.elements.title;
+        if (![...select.options].some((o) => o.value === r.title)) select.appendChild(new Option(r.title, r.title));
+      });
+      const pages = Math.max(1, Math.ceil(found.total / found.per_page));
+      document.getElementById("empty").hidden = found.items.length > 0;
+      status.textContent = found.total === 1 ? "1 record" : `${found.total} records`;
+      pageOf.textContent = `page ${Math.min(page, pages)} of ${pages}`;
+      prev.disabled = page <= 1;
+      next.disabled = page >= pages;
+      document.body.dataset.page = String(page);
+    }
+
+    function go(changes) {
+      const query = wanted().query;
+      Object.entries(changes).forEach(([k, v]) => { if (v) query.set(k, v); else query.delete(k); });
+      history.pushState(null, "", "/" + (query.toString() ? "?" + query : ""));
+      load();
+    }
+
+    form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      const given = Object.fromEntries(["title", "player", "status"].map((k) => [k, form.elements[k].value.trim()]));
+      go({ ...given, page: "" });
     });
-    document.addEventListener("keydown", (e) => {
-      if (e.target instanceof HTMLInputElement && e.target.type !== "range") return;
-      if (e.key === "ArrowLeft") { e.preventDefault(); show(wanted - 1); }
-      if (e.key === "ArrowRight") { e.preventDefault(); show(wanted + 1); }
-    });
-    await show(wanted);
+    prev.addEventListener("click", () => go({ page: String(wanted().page - 1) }));
+    next.addEventListener("click", () => go({ page: String(wanted().page + 1) }));
+    window.addEventListener("popstate", load);
+    await load();
   }
 
   // The import page: paste or upload what the table wrote, then read the report line by line.
@@ -231,13 +234,12 @@ const Cronaca = (() => {
     }
   }
 
-  return { listPage, recordPage, importPage, render };
+  return { listPage, importPage, render };
 })();
 
 // The page names itself on its <script data-page=...>: no inline script, so the CSP can refuse them all.
 {
   const page = document.currentScript && document.currentScript.dataset.page;
   if (page === "list") Cronaca.listPage();
-  else if (page === "record") Cronaca.recordPage();
   else if (page === "import") Cronaca.importPage();
 }

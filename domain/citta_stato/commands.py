@@ -1,6 +1,9 @@
-"""Città-Stato commands: what a seat may submit, each with its schema (unknown fields rejected)."""
+"""Città-Stato commands: what a seat may submit, each with its schema (unknown fields rejected), and `parse`."""
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
 
 import marshmallow
 from marshmallow import fields, validate
@@ -127,3 +130,26 @@ BOOK.add(KeepRepublic, _schema(keep=fields.String(required=True, validate=valida
 BOOK.add(TradeBanners, _schema(trade=fields.String(required=True)))
 BOOK.add(UseScheme, _schema(slot=_int(required=True)))
 BOOK.add(WarDisc, _schema(value=_int(required=True)))
+
+
+_PARSED: dict[tuple[Any, ...], Command] = {}
+
+
+def parse(payload: Mapping[str, Any]) -> Command:
+    """The command book's parse, remembered per payload (keys, values and the type of each value).
+
+    A replayed log repeats the same few hundred payloads; the types are part of the key, so
+    `true` is never taken for `1`. Only payloads that parsed are kept, so every malformed one
+    still reaches the book and is refused there.
+    """
+    try:
+        key = (tuple(payload.items()), tuple(map(type, payload.values())))
+        found = _PARSED.get(key)
+    except (AttributeError, TypeError):  # not a mapping, or a list / object value: no key, parse as is
+        return BOOK.parse(payload)
+    if found is None:
+        found = BOOK.parse(payload)
+        if len(_PARSED) >= 4096:
+            _PARSED.clear()
+        _PARSED[key] = found
+    return found

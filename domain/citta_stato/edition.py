@@ -161,7 +161,7 @@ def load(raw: bytes, source: str = "<edition>") -> Edition:
 
 
 def default() -> Edition:
-    return load(resources.files(__package__).joinpath("edition-reference-1.yaml").read_bytes(), "edition-reference-1.yaml")
+    return load(resources.files(__package__).joinpath("edition.yaml").read_bytes(), "edition.yaml")
 
 
 Effect = tuple[Any, ...]

@@ -1,25 +1,46 @@
-"""decide and legal: what each pending step offers, and the events a choice causes.
+"""setup, decide, legal and pending: what each pending step offers, and the events a choice causes.
 
 A turn's action queues its steps (fold.py); decide then settles every automatic step
 at once, so the pending decision is always a real choice by one seat. Each choice kind
 has one `options` function (the exact legal commands) and one resolver; decide accepts
 a follow-up command only if `options` lists it, so `legal` and `decide` cannot disagree.
+Setup (the options a table chooses, then the deals as events) is the first decision of
+chance, so it lives here too, at the end with `pending_step`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import json
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import fields
 from operator import attrgetter
 from typing import Any
 
-from domain.kernel import Chance, Command, Event, ImpossibleOutcome, RuleViolation, Secret
+import marshmallow
+from marshmallow import fields as mf
+from marshmallow import validate
+
+from domain.kernel import (
+    AUTOMATIC,
+    GAME_OVER,
+    Chance,
+    Command,
+    Edition,
+    Event,
+    ImpossibleOutcome,
+    Pending,
+    RuleViolation,
+    Secret,
+    load_options,
+    pending,
+)
 
 from . import commands as cmd
 from . import events as ev
-from .edition import BANNERS, BI, CI, COLOURS
-from .fold import HANDLERS, cards_renewed_all, used_schemes
-from .state import GHOST, State, Task, order_from
+from . import solo
+from .edition import BANNERS, BI, CI, COLOURS, TITLE, tables
+from .fold import HANDLERS, cards_renewed_all, evolve, remember_setup, used_schemes
+from .state import GHOST, State, Task, begin, order_from
 
 R = "citta-stato/"
 Option = tuple  # (command class, seat, *fields): a legal command, built only when `legal` is asked
@@ -867,3 +888,209 @@ def play(state: State, c: Command, chance: Chance) -> tuple[list[Event], State]:
             events = [ev.ActionTaken.of(c.seat, action, colour, paid, card)]
     after, events = settle(state, events, chance)
     return events, after
+
+
+# --- pending: whose decision it is -------------------------------------------------------
+def pending_step(state: State) -> Pending:
+    """The contract's `pending`: the head step's seat and kind, or the current seat's turn."""
+    if state.phase == "over":
+        return pending(None, GAME_OVER)
+    if unsettled(state):
+        return pending(None, AUTOMATIC)
+    if state.tasks:
+        task = state.tasks[0]
+        params = [] if task[0] == "keep_republic" else list(task[2:])  # the drawn card is secret; see view()
+        return pending(task[1], task[0].replace("_", "-"), params=params)
+    return pending(state.current, "turn", round=state.round, action=state.seats[state.current].actions + 1)
+
+
+# --- setup: the options a table chooses, then the deals ----------------------------------
+class SoloOptionsSchema(marshmallow.Schema):
+    class Meta:
+        unknown = marshmallow.RAISE
+
+    scenario = mf.Integer(required=True, strict=True)
+    game = mf.Integer(required=True, strict=True)
+    carried_crowns = mf.Integer(load_default=0, strict=True, validate=validate.Range(min=0))
+
+
+class OptionsSchema(marshmallow.Schema):
+    class Meta:
+        unknown = marshmallow.RAISE
+
+    players = mf.Integer(required=True, strict=True, validate=validate.Range(min=2, max=5))
+    expansion = mf.Boolean(load_default=None)
+    solo = mf.Nested(SoloOptionsSchema, load_default=None)
+
+    @marshmallow.post_load
+    def _expansion(self, data: dict[str, Any], **_: Any) -> dict[str, Any]:
+        """Five seats need the expansion's board, cubes and cities, so 5 players implies it."""
+        if data.get("expansion") is None:
+            data["expansion"] = data["players"] == 5
+        if data["players"] == 5 and not data["expansion"]:
+            raise marshmallow.ValidationError("5 players need the expansion", "expansion")
+        if data["solo"] is not None:  # the solo scenarios are 2-seat base games: the human and the Ghost
+            if data["players"] != 2:
+                raise marshmallow.ValidationError("a solo game has 2 seats: the human (0) and the Ghost (1)", "players")
+            if data["expansion"]:
+                raise marshmallow.ValidationError("the solo scenarios use the base game only", "expansion")
+        return data
+
+
+# Each setup step is a small function; SOLO_SETUP_STEPS swaps the random deals.
+def _deal_cities(s: State, chance: Chance) -> list[Event]:
+    cities = sorted(k for k, v in s.t.cities.items() if s.expansion or not v["expansion"])
+    return [ev.CitiesDealt.of(tuple(chance.draw("deck:cities", cities, s.players)))]
+
+
+def _deal_personal_schemes(s: State, chance: Chance) -> list[Event]:
+    out: list[Event] = []
+    for i, seat in enumerate(s.seats):
+        seal = s.t.cities[seat.city].get("seal")
+        if seal:
+            sealed = [k for k in s.scheme_pool if s.t.schemes[k]["seal"] == seal]
+            (scheme,) = chance.draw(f"schemes:{seal}", sealed, 1)
+            out.append(ev.PersonalSchemeDealt.of(i, scheme))
+            s = evolve(s, out[-1])
+    return out
+
+
+def _place_schemes(s: State, chance: Chance) -> list[Event]:
+    return [ev.SchemesPlaced.of(tuple(chance.draw("schemes", s.scheme_pool, s.t.scheme_slots)))]
+
+
+def _deal_republic_cards(s: State, chance: Chance) -> list[Event]:
+    deck: list[str] = []
+    for form, count in s.t.deal[s.players].items():
+        plain = sorted(k for k, f in s.t.republic_form.items() if f == form and not s.t.republic_crowns[k])
+        deck += plain[:count]
+    return [ev.RepublicCardsDealt.of(tuple(chance.draw("deck:republic", sorted(deck), s.players)))]
+
+
+def _reveal_cards(s: State, chance: Chance) -> list[Event]:
+    out: list[Event] = []
+    for i, c in enumerate(COLOURS):
+        drawn = chance.draw(f"deck:{c}", s.decks[i], 2) + ("", "")
+        out.append(ev.CardsRevealed.of(c, drawn[0], drawn[1]))
+    return out
+
+
+def _choose_first_player(s: State, chance: Chance) -> list[Event]:
+    (first,) = chance.draw("first-player", list(range(s.players)), 1)
+    return [ev.FirstPlayerChosen.of(drawn_number("first-player", first))]
+
+
+def _place_city_cubes(s: State, chance: Chance) -> list[Event]:
+    return [ev.CityCubesPlaced.of(i) for i in order_from(s, s.first)] + [ev.SetupCompleted.of()]
+
+
+SETUP_STEPS = (
+    _deal_cities,
+    _deal_personal_schemes,
+    _place_schemes,
+    _deal_republic_cards,
+    _reveal_cards,
+    _choose_first_player,
+    _place_city_cubes,
+)
+
+
+# Solo setup: the scenario's fixed choices replace the random deals.
+def _scenario_city(s: State, chance: Chance) -> list[Event]:
+    return [ev.CitiesDealt.of((solo.scenario(s).city, ""))]
+
+
+def _scenario_schemes(s: State, chance: Chance) -> list[Event]:
+    return [ev.SchemesPlaced.of(solo.scenario(s).schemes)]
+
+
+def _scenario_republic(s: State, chance: Chance) -> list[Event]:
+    return [ev.RepublicCardsDealt.of((solo.scenario(s).republic, ""))]
+
+
+def _human_first(s: State, chance: Chance) -> list[Event]:
+    return [ev.FirstPlayerChosen.of(0)]
+
+
+def _place_solo_cubes(s: State, chance: Chance) -> list[Event]:
+    ghost_bag = tuple(bag_list(s.t.solo.ghost_bag))  # type: ignore[union-attr]
+    return [ev.CityCubesPlaced.of(0), ev.GhostSetUp.of(ghost_bag, solo.scenario(s).market_add), ev.SetupCompleted.of()]
+
+
+SOLO_SETUP_STEPS = (
+    _scenario_city,
+    _scenario_schemes,
+    _scenario_republic,
+    _reveal_cards,
+    _human_first,
+    _place_solo_cubes,
+)
+
+
+def _solo_violation(edition: Edition, opts: Mapping[str, Any]) -> RuleViolation | None:
+    """An unknown scenario or game number, named by its field, before anything is dealt."""
+    known = tables(edition).solo
+    scenarios = known.scenarios if known else {}
+    n, g = opts["scenario"], opts["game"]
+    if n not in scenarios:
+        msg = f"unknown solo scenario {n}; this edition has {sorted(scenarios) or 'none'}"
+        return RuleViolation("citta-stato/solo/scenario", msg, field="solo.scenario", given=n, known=sorted(scenarios))
+    games = sorted(scenarios[n].required)
+    if g not in games:
+        msg = f"unknown game {g} of solo scenario {n}; its campaign has games {games}"
+        return RuleViolation("citta-stato/solo/game", msg, field="solo.game", given=g, known=games)
+    return None
+
+
+_OPTIONS = OptionsSchema()  # one instance: building a marshmallow schema deep-copies its fields
+_LOADED: dict[str, dict[str, Any]] = {}
+
+
+def setup_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The options through the schema, remembered by their JSON text (which tells `true` from `1`).
+
+    Every replay of a record starts by loading the same few option sets; a set the schema refuses
+    raises as always and is never remembered. The result is only read, never changed.
+    """
+    try:
+        key = json.dumps(options, sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError):  # not plain JSON: the schema says what is wrong with it
+        return load_options(TITLE, _OPTIONS, options)
+    found = _LOADED.get(key)
+    if found is None:
+        found = load_options(TITLE, _OPTIONS, options)
+        if len(_LOADED) >= 256:
+            _LOADED.clear()
+        _LOADED[key] = found
+    return found
+
+
+def setup(edition: Edition, options: Mapping[str, Any], chance: Chance) -> list[Event]:
+    """The contract's `setup`: the options checked, every deal as an event, then the first automatic steps."""
+    opts = setup_options(options)
+    state = begin(edition)
+    events: list[Event] = [ev.GameStarted(edition.ref, opts["players"], opts["expansion"])]
+    steps = SETUP_STEPS
+    if opts["solo"] is not None:
+        bad = _solo_violation(edition, opts["solo"])
+        if bad is not None:
+            raise bad
+        o = opts["solo"]
+        events.append(ev.SoloStarted.of(o["scenario"], o["game"], o["carried_crowns"]))
+        steps = SOLO_SETUP_STEPS
+    chain: dict[int, tuple[State, Event, State]] = {}  # kept for the kernel's refold (fold.remember_setup)
+
+    def fold_in(new: list[Event]) -> None:
+        nonlocal state
+        for e in new:
+            after = evolve(state, e)
+            chain[id(e)] = (state, e, after)
+            state = after
+
+    fold_in(events)
+    for step in steps:
+        more = step(state, chance)
+        fold_in(more)
+        events += more
+    remember_setup(chain)
+    return events + settle(state, [], chance)[1]

@@ -1,10 +1,33 @@
-"""Final scoring: First score, Second score, the Republic card check and the crown payment."""
+"""Scoring: `scores(state)`, with the First score, Second score, the Republic card check and the crown payment."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from . import solo
+from .edition import BANNERS
 from .state import GHOST, State
+
+
+def scores(state: State) -> dict[str, Any]:
+    """The contract's `scores`: running VP during play, the final score with its breakdown at the end."""
+    over = state.phase == "over"
+    rows = final_scores(state) if state.seats else []
+    totals = list(state.finals) if over else [s.vp for s in state.seats]
+    seats = []
+    for i, s in enumerate(state.seats):
+        breakdown = dict(rows[i])
+        breakdown.update(crowns=s.crowns, banners=dict(zip(BANNERS, s.banners, strict=True)), form=s.form, supply_cubes=sum(s.supply))
+        seats.append({"seat": i, "total": totals[i], "breakdown": breakdown})
+    if state.solo is not None:  # the human wins by the scenario's terms, not by out-scoring the Ghost
+        report = solo.report(state)
+        order = [0, GHOST] if report["won"] or not over else [GHOST, 0]
+        return {"finished": over, "ranking": order, "seats": seats, "solo": report}
+    out: dict[str, Any] = {"finished": over, "ranking": ranking(state, totals) if state.seats else [], "seats": seats}
+    level = tied(state, totals) if state.seats else []
+    if level:  # seats the rulebook's tie-breaks do not part share their place (listed in seat order in `ranking`)
+        out["tied"] = level
+    return out
 
 
 def crowns_between(state: State, a: int, b: int) -> int:

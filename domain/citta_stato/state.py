@@ -1,4 +1,4 @@
-"""The Città-Stato state: small frozen values shared structurally between steps.
+"""The Città-Stato state: small frozen values shared structurally between steps, and `begin`.
 
 Counts of cubes are 6-tuples in colour order (Y W G O B P); banners and the four upgrade
 tracks are 4-tuples (Y G O P). A bag is only a count per colour: its order is not state.
@@ -15,7 +15,7 @@ from typing import Any, NamedTuple, TypeVar
 
 from domain.kernel import Edition
 
-from .edition import Tables
+from .edition import Tables, tables
 
 Task = tuple  # (kind, seat, *params)
 N = TypeVar("N", bound=tuple)  # type: ignore[type-arg]
@@ -84,6 +84,17 @@ class State(NamedTuple):
     finals: tuple[int, ...] = ()
     solo: SoloGame | None = None
     removed: tuple[int, ...] = ()  # scheme slots the Ghost turned face down this round (not "used")
+
+
+_BEGUN: dict[str, State] = {}
+
+
+def begin(edition: Edition) -> State:
+    """The empty state, one per edition (states are immutable; see fold.remember_setup for why it is shared)."""
+    found = _BEGUN.get(edition.content_hash)
+    if found is None or found.edition is not edition:
+        found = _BEGUN[edition.content_hash] = State(edition=edition, t=tables(edition))
+    return found
 
 
 def order_from(state: State, start: int) -> tuple[int, ...]:

@@ -136,3 +136,18 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
     if state.solo is not None:
         out["solo"] = solo.report(state)
     return out
+
+
+NOBODY = -1  # a reader holding no seat: every seat's view but its own secrets
+
+
+def public_view(state: State) -> dict[str, Any]:
+    """What a reader without a seat sees while the game is in progress.
+
+    Every seat sees how many cubes another seat's bag holds and how many War discs it has
+    left (its owner knows them too), so they are public; the intersection of the seats'
+    views (domain.records.views.common) would hide them, because each seat sees its own by
+    colour. Nothing a seat alone knows is shown: bags by colour, disc values, Republic cards.
+    """
+    return view(state, NOBODY)
+

@@ -143,14 +143,27 @@ class ObservedChance:
     """Outcomes supplied from outside, each checked for possibility when the rules ask for it."""
 
     def __init__(self, outcomes: Iterable[Outcome | dict[str, Any]]) -> None:
-        self._pending = [o if isinstance(o, Outcome) else Outcome.from_json(o) for o in outcomes]
+        self._pending: Sequence[Outcome] = [o if isinstance(o, Outcome) else Outcome.from_json(o) for o in outcomes]
         self._next = 0
         self.log: list[Outcome] = []
+
+    @classmethod
+    def of(cls, outcomes: tuple[Outcome, ...]) -> ObservedChance:
+        """From an entry's outcomes, already `Outcome`s (Entry.from_json builds them): no copy, no checks."""
+        self = cls.__new__(cls)
+        self._pending = outcomes
+        self._next = 0
+        self.log = []
+        return self
+
+    @property
+    def has_unused(self) -> bool:
+        return self._next < len(self._pending)
 
     @property
     def unused(self) -> list[Outcome]:
         """Outcomes supplied but never asked for: a log that claims more chance than happened."""
-        return self._pending[self._next :]
+        return list(self._pending[self._next :])
 
     def _take(self, kind: str, source: str) -> Outcome:
         if self._next >= len(self._pending):

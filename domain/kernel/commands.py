@@ -111,12 +111,55 @@ def _simple_fields(schema: marshmallow.Schema) -> tuple[Simple, ...] | None:
     return tuple(found)
 
 
+def _fast_parser(cls: type[Command], simple: tuple[Simple, ...]) -> Callable[[dict[str, Any]], Command | None]:
+    """A parser generated for one command kind: each field's checks written out in line.
+
+    The same checks as a loop over `simple` would make, without the loop: commands are parsed
+    once per entry of every replay. It returns None wherever the full schema must decide (a
+    missing or mistyped field, an unknown key), so every refusal keeps marshmallow's words.
+    """
+    order = _names(cls)
+    by_name = {f[0]: i for i, f in enumerate(simple)}
+    ns: dict[str, Any] = {"_cls": cls, "_missing": REQUIRED, "_len": len}
+    lines = ["def parse(p):", "    given = 1"]
+    for i, (name, kind, choices, low, high, default) in enumerate(simple):
+        ns[f"_k{i}"] = kind
+        lines.append(f"    x{i} = p.get({name!r}, _missing)")
+        if default is REQUIRED:
+            lines.append(f"    if x{i} is _missing: return None")
+            check = [f"type(x{i}) is not _k{i}"]
+        else:
+            ns[f"_d{i}"] = default
+            lines.append(f"    if x{i} is _missing: x{i} = _d{i}")
+            lines.append("    else:")
+            lines.append("        given += 1")
+            check = [f"type(x{i}) is not _k{i}"]
+        if choices is not None:
+            ns[f"_c{i}"] = choices
+            check.append(f"x{i} not in _c{i}")
+        if low is not None:
+            check.append(f"x{i} < {int(low)}")
+        if high is not None:
+            check.append(f"x{i} > {int(high)}")
+        indent = "        " if default is not REQUIRED else "    "
+        lines.append(f"{indent}if {' or '.join(check)}: return None")
+        if default is REQUIRED:
+            lines.append("    given += 1")
+    lines.append("    if given != _len(p): return None")
+    if set(order) == set(by_name):
+        lines.append(f"    return _cls({', '.join(f'x{by_name[n]}' for n in order)})")
+    else:
+        lines.append(f"    return _cls({', '.join(f'{f[0]}=x{i}' for i, f in enumerate(simple))})")
+    exec("\n".join(lines), ns)  # noqa: S102 - generated from the schema's own field names
+    return ns["parse"]  # type: ignore[no-any-return]
+
+
 class CommandBook:
     """The commands one title understands: kind -> (class, schema)."""
 
     def __init__(self) -> None:
         self._entries: dict[str, tuple[type[Command], marshmallow.Schema]] = {}
-        self._simple: dict[str, tuple[type[Command], tuple[Simple, ...]]] = {}
+        self._fast: dict[str, Callable[[dict[str, Any]], Command | None]] = {}
 
     def add(self, cls: type[Command], schema: marshmallow.Schema) -> None:
         if schema.unknown != marshmallow.RAISE:
@@ -124,7 +167,7 @@ class CommandBook:
         self._entries[cls.kind] = (cls, schema)
         simple = _simple_fields(schema)
         if simple is not None:
-            self._simple[cls.kind] = (cls, simple)
+            self._fast[cls.kind] = _fast_parser(cls, simple)
 
     @property
     def kinds(self) -> list[str]:
@@ -133,28 +176,11 @@ class CommandBook:
     def parse(self, payload: Mapping[str, Any]) -> Command:
         if type(payload) is dict:
             kind = payload.get("type")
-            fast = self._simple.get(kind) if type(kind) is str else None
+            fast = self._fast.get(kind) if type(kind) is str else None
             if fast is not None:
-                cls, simple = fast
-                values = {}
-                given = 1  # "type"
-                for name, kind, choices, low, high, default in simple:
-                    if name not in payload and default is not REQUIRED:
-                        values[name] = default
-                        continue
-                    value = payload.get(name)
-                    if (
-                        type(value) is not kind
-                        or (choices is not None and value not in choices)
-                        or (low is not None and value < low)
-                        or (high is not None and value > high)
-                    ):
-                        break
-                    values[name] = value
-                    given += 1
-                else:
-                    if given == len(payload):
-                        return cls(**values)
+                made = fast(payload)
+                if made is not None:
+                    return made
         return self._parse_with_schema(payload)
 
     def _parse_with_schema(self, payload: Mapping[str, Any]) -> Command:

@@ -7,6 +7,7 @@
     legal(state) -> [Command]                    the legal commands for that decision
     view(state, seat | None) -> JSON             what one seat may see (None: all-seeing review)
     scores(state) -> JSON                        running and final scores with breakdown
+    describe(event, before, names) -> Sentence   the event in words, read from the state it folds onto (kernel.describe)
 
 `play(state, command, chance) -> ([Event], state)` is optional: a title whose `decide`
 already folds its own events (to settle the automatic steps that follow a choice) offers it
@@ -33,6 +34,7 @@ from typing import Any, Protocol
 
 from domain.kernel.chance import Chance
 from domain.kernel.commands import Command
+from domain.kernel.describe import Sentence
 from domain.kernel.editions import Edition
 from domain.kernel.events import Event
 from domain.kernel.frozen import FrozenDict, freeze, thaw
@@ -88,6 +90,8 @@ class Game(Protocol):
     def view(self, state: Any, seat: int | None) -> dict[str, Any]: ...
 
     def scores(self, state: Any) -> dict[str, Any]: ...
+
+    def describe(self, event: Event, before: Any, names: Sequence[str]) -> Sentence | None: ...
 
 
 def fold(game: Game, state: Any, events: Sequence[Event]) -> Any:

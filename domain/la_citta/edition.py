@@ -94,8 +94,8 @@ def load_edition(raw: bytes, source: str = "<edition>") -> Edition:
 
 
 def default_edition() -> Edition:
-    raw = resources.files("domain.la_citta").joinpath("reference.yaml").read_bytes()
-    return load_edition(raw, "domain/la_citta/reference.yaml")
+    raw = resources.files("domain.la_citta").joinpath("edition.yaml").read_bytes()
+    return load_edition(raw, "domain/la_citta/edition.yaml")
 
 
 Cube = tuple[int, int, int]

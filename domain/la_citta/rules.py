@@ -1,4 +1,7 @@
-"""La Città rules: decide, the phases that run on their own, and the exact legal commands.
+"""La Città rules: setup, decide, the phases that run on their own, and the exact legal commands.
+
+`setup` turns the table's options into the opening events (tiles, castles, gold, the first
+face-up politics cards) and runs on until the first choice.
 
 `decide` checks a command against the state, returns its events, then folds them onto a
 scratch state and keeps adding the events of the phases that need no decision (quarry
@@ -7,15 +10,30 @@ gold, growth, the tally, feeding counts, year end...) until someone must choose 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import combinations
 from typing import Any
 
-from domain.kernel import AUTOMATIC, GAME_OVER, Chance, Command, Event, Pending, RuleViolation, pending
+import marshmallow
+from marshmallow import fields
+
+from domain.kernel import (
+    AUTOMATIC,
+    GAME_OVER,
+    Chance,
+    Command,
+    Edition,
+    Event,
+    Pending,
+    RuleViolation,
+    load_options,
+    pending,
+)
 from domain.la_citta import commands as cm
 from domain.la_citta import events as ev
 from domain.la_citta.edition import LIFTS_MARKET, LIFTS_WATER, SERVICES, Traits
-from domain.la_citta.state import City, State, bits, cap, evolve_all, order, points
+from domain.la_citta.fold import evolve_all
+from domain.la_citta.state import City, State, begin, bits, cap, order, points
 
 
 def violation(rule: str, message: str, **facts: Any) -> RuleViolation:
@@ -833,3 +851,63 @@ def legal(s: State) -> list[Command]:
             for n in range(1, min(need, c.citizens) + 1)
         ]
     return []
+
+
+# ---------------------------------------------------------------- setup
+
+SEATS = (2, 5)  # the fewest and most players La Città is for
+
+
+class OptionsSchema(marshmallow.Schema):
+    class Meta:
+        unknown = marshmallow.RAISE
+
+    players = fields.Integer(strict=True, load_default=4)
+    setup = fields.String(load_default="beginner")
+    start = fields.Integer(strict=True, load_default=0)
+
+
+_OPTIONS = OptionsSchema()  # built once: a marshmallow schema costs more to build than to load with
+# Options that are a plain dict of known keys with values of exactly their field's JSON type load
+# to themselves plus the defaults: they need no trip through marshmallow (every replay starts here).
+_OPTION_TYPES = {"players": int, "setup": str, "start": int}
+_OPTION_DEFAULTS = {"players": 4, "setup": "beginner", "start": 0}
+
+
+def _options(options: Mapping[str, Any]) -> dict[str, Any]:
+    if type(options) is dict and all(_OPTION_TYPES.get(k) is type(v) for k, v in options.items()):
+        return {**_OPTION_DEFAULTS, **options}
+    return load_options("la-citta", _OPTIONS, options)
+
+
+def setup(edition: Edition, options: Mapping[str, Any], chance: Chance) -> list[Event]:
+    """Options: players (2-5), setup ("beginner" or "experienced"), start (the first starting player)."""
+    opts = _options(options)
+    players, kind, start = opts["players"], opts["setup"], opts["start"]
+    if not SEATS[0] <= players <= SEATS[1]:
+        raise RuleViolation("la-citta/setup/players", f"La Città is for 2 to 5 players, not {players}", players=players)
+    if kind not in ("beginner", "experienced"):
+        raise RuleViolation("la-citta/setup/kind", f"unknown setup {kind!r}", setup=kind)
+    if not 0 <= start < players:
+        raise RuleViolation("la-citta/setup/start", f"no seat {start} among {players}", start=start)
+    d = edition.data
+    out: list[Event] = [ev.GameStarted(edition.ref, players, kind, start)]
+    if kind == "beginner":
+        out.append(ev.TilesPlaced(dict(d["beginner"]["tiles"])))
+    else:
+        tiles = sorted(code for code, n in d["tiles"].items() for _ in range(int(n)))
+        slots = sorted(d["board"]["slots"])
+        if len(tiles) != len(slots):
+            raise RuleViolation("la-citta/setup/tiles", "the edition has not one tile per slot", tiles=len(tiles), slots=len(slots))
+        out.append(ev.TilesPlaced(dict(zip(slots, chance.shuffle("tiles", tiles), strict=True))))
+    state = evolve_all(begin(edition), out)
+    if kind == "beginner":
+        letters = d["beginner"]["seats"][str(players)]
+        for seat, letter in enumerate(letters):
+            for h in d["beginner"]["castles"][letter]:
+                out.append(ev.CastlePlaced(seat, int(h), int(d["start"]["citizens_per_castle"]), state.land.food[int(h)]))
+    out.extend(ev.GoldGained(seat, int(d["start"]["gold"]), "start") for seat in range(players))
+    state = evolve_all(state, out[2:])
+    dealt = _deal(state, chance, int(d["start"]["face_up_politics"]))
+    more, _ = advance(evolve_all(state, dealt), chance)
+    return out + dealt + more

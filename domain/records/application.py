@@ -43,8 +43,9 @@ from domain.kernel import (
     play,
     reveal,
 )
+from domain.kernel.describe import Sentence, say
 from domain.kernel.violations import ALL
-from domain.records import recordfile
+from domain.records import recordfile, story
 from domain.records.aggregates import LIVE, MODES, TRANSCRIBED, VALIDATING, Import, Record
 from domain.records.directory import Directory
 from domain.records.settings import Limits
@@ -104,6 +105,10 @@ class Refused(Invalid):
 
 NOTATION = "cronaca-notation"  # an import's stored document: {"format": NOTATION, "text": ...}
 STEP_CACHE = 20_000  # answers of finished records' steps kept per process (a few KB each)
+BOARD_CACHE_BYTES = 64 * 1024 * 1024  # drawn boards kept per process (tens of KB each)
+
+Drawing = Callable[[str, Any, Any, Edition, list[str]], str]
+"""(title, view, previous view, edition, seat names) -> SVG: the viewer's `replay_viewer.boards.draw`."""
 
 
 def titles() -> list[str]:
@@ -136,6 +141,15 @@ class Played:
     finished: bool
 
 
+@dataclass(frozen=True)
+class Board:
+    """One step's board as one reader sees it: the SVG, its entity tag, and whether it is final (a finished record)."""
+
+    svg: bytes
+    etag: str
+    finished: bool
+
+
 class Records(Application[UUID]):
     """Game records and imports."""
 
@@ -150,6 +164,9 @@ class Records(Application[UUID]):
         self.directory = Directory(self.recorder, self.mapper)
         self._step_cache: OrderedDict[tuple[UUID, int], bytes] = OrderedDict()
         self._step_lock = threading.Lock()
+        self._board_cache: OrderedDict[tuple[UUID, int, str], Board] = OrderedDict()
+        self._board_bytes = 0
+        self._board_lock = threading.Lock()
 
     # ---- editions -------------------------------------------------------------------
 
@@ -449,6 +466,168 @@ class Records(Application[UUID]):
             return None
         return found if isinstance(found, int) and not isinstance(found, bool) else None
 
+    # ---- the viewer: story, board, scores over time ------------------------------------
+
+    @staticmethod
+    def _reader(meta: Meta, seat: int | None) -> tuple[Reader, str]:
+        """Who reads, and the name of that view: all-seeing once finished, else the token's seat or the public."""
+        if meta.finished:
+            return ALL, "all"
+        if seat is not None:
+            return seat, f"seat:{seat}"
+        return None, "public"
+
+    def _sentences(self, timeline: Timeline) -> list[Sentence | None]:
+        """Every event's sentence, told once: the stream is append-only, so only new events are folded."""
+        meta = timeline.meta
+        assert meta is not None
+        known = timeline.memo.get("story:sentences")  # (events told, their sentences): true at any later version
+        said: list[Sentence | None] = list(known[1]) if known is not None else []
+        if len(said) < len(timeline.events):
+            game = timeline.game
+            state = timeline.state_at(len(said))
+            for e in timeline.events[len(said):]:
+                said.append(story.tell(game, e, state, meta.seats))
+                state = game.evolve(state, e)
+            timeline.memo["story:sentences"] = (len(said), said)
+        return said
+
+    def story(self, record_id: UUID, token: str | None = None) -> dict[str, Any]:
+        """The move list: one line per event that the title puts in words, as this reader may read it."""
+        with self.reading(record_id) as timeline:
+            meta = timeline.meta
+            assert meta is not None
+            reader, which = self._reader(meta, self.seat_of(meta, token))
+            key = f"story:{which}"
+            known = timeline.memo.get(key)
+            if known is not None and known[0] == meta.version:
+                return copy.deepcopy(known[1])  # type: ignore[no-any-return]
+            steps = len(timeline.events)
+            said = self._sentences(timeline)
+            rounds = story.rounds_by_step(self.turns(record_id), steps)
+            seats = story.seats_by_step(meta.entry_starts, meta.entry_seats, steps)
+            lines = []
+            for k in range(1, steps + 1):
+                text = say(said[k - 1], reader)
+                if text is None:
+                    continue
+                seat = seats[k]
+                lines.append({"step": k, "seat": seat, "player": meta.seats[seat] if seat is not None else None,
+                              "round": rounds[k], "text": text})
+            out = {"steps": steps, "view_of": which, "lines": lines}
+            timeline.memo[key] = (meta.version, copy.deepcopy(out))
+            return out
+
+    def story_json(self, record_id: UUID, token: str | None = None) -> bytes:
+        """`story` as JSON bytes, kept per (version, reader): a live page asks again every few seconds."""
+        return self._as_json(record_id, token, "story", self.story)
+
+    def scores_json(self, record_id: UUID, token: str | None = None) -> bytes:
+        """`scores_over_time` as JSON bytes, kept per version."""
+        return self._as_json(record_id, token, "scores", self.scores_over_time)
+
+    def _as_json(self, record_id: UUID, token: str | None, name: str,
+                 answer: Callable[[UUID, str | None], dict[str, Any]]) -> bytes:
+        with self.reading(record_id) as timeline:
+            meta = timeline.meta
+            assert meta is not None
+            _, which = self._reader(meta, self.seat_of(meta, token))
+            key = f"{name}-json:{which}"
+            known = timeline.memo.get(key)
+            if known is not None and known[0] == meta.version:
+                return known[1]  # type: ignore[no-any-return]
+            body = json.dumps(answer(record_id, token), separators=(",", ":")).encode()
+            timeline.memo[key] = (meta.version, body)
+            return body
+
+    def board(self, record_id: UUID, n: int, token: str | None, draw: Drawing) -> Board:
+        """Step n's board as this reader may see it, with what changed since step n-1 marked by `draw`.
+
+        The state at a step never changes (streams are append-only), so a drawing is kept per
+        (record, step, view) in a bounded cache; `draw` may raise (a title with no layout).
+        """
+        with self.reading(record_id) as timeline:
+            meta = timeline.meta
+            assert meta is not None
+            _, which = self._reader(meta, self.seat_of(meta, token))
+            steps = len(timeline.events)
+            if not 0 <= n <= steps:
+                raise NotFound(f"step {n} does not exist; this record has steps 0 to {steps}", steps=steps)
+            key = (record_id, n, which)
+            with self._board_lock:
+                found = self._board_cache.get(key)
+                if found is not None:
+                    self._board_cache.move_to_end(key)
+                    return found
+            game = timeline.game
+            seat = int(which.split(":")[1]) if which.startswith("seat:") else None
+            previous = None
+            if n > 0:
+                before = timeline.state_at(n - 1)
+                previous = visible(game, before, len(meta.seats), meta.finished, seat)[1]
+                state = game.evolve(before, timeline.events[n - 1])
+            else:
+                state = timeline.state_at(0)
+            view = visible(game, state, len(meta.seats), meta.finished, seat)[1]
+            title, names, finished, edition = meta.title, list(meta.seats), meta.finished, self._edition_of(meta)
+        # drawn outside the record's lock: neighbouring steps fetched at once are drawn side by side
+        svg = draw(title, view, previous, edition, names).encode()
+        found = Board(svg, f'"{hashlib.sha256(svg).hexdigest()[:32]}"', finished)
+        with self._board_lock:
+            if key not in self._board_cache:
+                self._board_bytes += len(svg)
+            self._board_cache[key] = found
+            while self._board_bytes > BOARD_CACHE_BYTES and len(self._board_cache) > 1:
+                _, dropped = self._board_cache.popitem(last=False)
+                self._board_bytes -= len(dropped.svg)
+        return found
+
+    def kept_board(self, record_id: UUID, n: int, token: str | None) -> Board | None:
+        """A finished record's board already drawn, or None: for the WSGI fast path, which hands every
+        other case (and every error) to `board` through Flask."""
+        key = (record_id, n, "all")
+        with self._board_lock:
+            found = self._board_cache.get(key)
+        if found is None:
+            return None
+        with self.reading(record_id) as timeline:
+            assert timeline.meta is not None
+            self.seat_of(timeline.meta, token)  # a forged token is refused even where it would change nothing
+        return found
+
+    def scores_over_time(self, record_id: UUID, token: str | None = None) -> dict[str, Any]:
+        """Every seat's running total at every step, round marks, lead changes and the final scores.
+
+        Only once the game is over: a running score can carry what a seat hides (Serenissima's ducats).
+        """
+        with self.reading(record_id) as timeline:
+            meta = timeline.meta
+            assert meta is not None
+            self.seat_of(meta, token)
+            if not meta.finished:
+                return {"available": False, "reason": story.UNAVAILABLE}
+            known = timeline.memo.get("scores")
+            if known is not None and known[0] == meta.version:
+                return copy.deepcopy(known[1])  # type: ignore[no-any-return]
+            game = timeline.game
+            seats = len(meta.seats)
+            state = timeline.state_at(0)
+            totals = [story.totals_of(game.scores(state), seats)]
+            for e in timeline.events:
+                state = game.evolve(state, e)
+                totals.append(story.totals_of(game.scores(state), seats))
+            final = game.scores(state)
+            out = {
+                "available": True,
+                "steps": len(timeline.events),
+                "seats": [{"seat": i, "name": name, "totals": [row[i] for row in totals]} for i, name in enumerate(meta.seats)],
+                "rounds": story.round_marks(self.turns(record_id)),
+                "lead_changes": story.lead_changes(totals, final.get("ranking") or []),
+                "final": final,
+            }
+            timeline.memo["scores"] = (meta.version, copy.deepcopy(out))
+            return out
+
     def legal(self, record_id: UUID, token: str | None) -> dict[str, Any]:
         """The pending decision; its legal commands only for the seat that must decide."""
         with self.reading(record_id) as timeline:
@@ -506,6 +685,22 @@ class Records(Application[UUID]):
             for s in self.directory.find(title, player, status)
         ]
 
+    def listing(self, title: str | None = None, player: str | None = None, status: str | None = None,
+                page: int = 1, per_page: int = 20) -> dict[str, Any]:
+        """One page of the records list, newest first; a finished record's item names its winner(s) and
+        each seat's final total in ranking order (those are public once the game is over)."""
+        total, found = self.directory.page(title, player, status, (page - 1) * per_page, per_page)
+        items = []
+        for s in found:
+            item: dict[str, Any] = {"id": str(s.id), "title": s.title, "players": s.players, "mode": s.mode,
+                                    "status": s.status, "finished": s.finished, "created": s.created}
+            if s.finished:
+                named = [seat for seat in s.ranking if isinstance(seat, int) and 0 <= seat < len(s.players)]
+                item["winner"] = [s.players[seat] for seat in s.winners if 0 <= seat < len(s.players)]
+                item["scores"] = [{"name": s.players[seat], "total": s.totals.get(seat)} for seat in named]
+            items.append(item)
+        return {"items": items, "total": total, "page": page, "per_page": per_page}
+
     def export(self, record_id: UUID, token: str | None = None) -> dict[str, Any]:
         with self.reading(record_id) as timeline:
             meta = timeline.meta
@@ -553,6 +748,9 @@ class Records(Application[UUID]):
         from domain import transcripts
 
         limits = Limits.from_env(self.env)
+        too_large = limits.notation_size(text)
+        if too_large is not None:
+            raise TooLarge(too_large, rule="file/limit", limit="CRONACA_MAX_NOTATION_BYTES")
         notation, findings = transcripts.precheck(text)
         seats = len(transcripts.seat_names(notation)) if notation is not None else 0
         if seats > limits.max_seats:

@@ -16,6 +16,7 @@ from uuid import UUID
 from eventsourcing.utils import get_topic
 
 from domain.records.aggregates import ACCEPTED, QUEUED, REJECTED, SUBMITTED, VALIDATING, Import, Record
+from domain.records.story import winners
 from domain.records.timeline import decode_rows, timestamp_of
 
 TOPICS = [
@@ -39,6 +40,12 @@ class RecordSummary:
     position: int
     finished: bool = False
     ranking: list[int] = field(default_factory=list)
+    totals: dict[int, Any] = field(default_factory=dict)  # seat -> final total, once finished
+    winners: list[int] = field(default_factory=list)
+    folded: frozenset[str] = frozenset()  # the players' names casefolded, for the player filter
+
+    def __post_init__(self) -> None:
+        self.folded = frozenset(p.casefold() for p in self.players)
 
     @property
     def status(self) -> str:
@@ -86,6 +93,9 @@ class Directory:
         elif topic.endswith("Record.Finished") and oid in self.records:
             self.records[oid].finished = True
             self.records[oid].ranking = list(payload["scores"].get("ranking", []))
+            self.records[oid].totals = {row["seat"]: row.get("total") for row in payload["scores"].get("seats", [])
+                                        if isinstance(row, dict) and "seat" in row}
+            self.records[oid].winners = winners(payload["scores"])
         elif topic.endswith("Import.Submitted"):
             self.imports[oid] = ImportSummary(oid, SUBMITTED, stamp, _seconds(stamp))
         elif oid in self.imports:
@@ -115,6 +125,31 @@ class Directory:
             found.append(summary)
         found.sort(key=lambda s: s.position, reverse=True)
         return found
+
+    def page(self, title: str | None = None, player: str | None = None, status: str | None = None,
+             offset: int = 0, limit: int = 20) -> tuple[int, list[RecordSummary]]:
+        """(how many match, the `limit` of them after `offset`), newest first.
+
+        Records arrive in notification order, so newest first is the dict read backwards: no
+        sort, and only the page's summaries are kept, however many records match.
+        """
+        self.catch_up()
+        wanted = player.casefold() if player else None
+        total = 0
+        out: list[RecordSummary] = []
+        with self._lock:
+            newest_first = list(reversed(self.records.values()))
+        for summary in newest_first:
+            if title and summary.title != title:
+                continue
+            if status and summary.status != status:
+                continue
+            if wanted is not None and wanted not in summary.folded:
+                continue
+            if offset <= total < offset + limit:
+                out.append(summary)
+            total += 1
+        return total, out
 
 
 def _seconds(stamp: str) -> float:

@@ -28,13 +28,26 @@ class Limits:
     max_seats: int = 16
     max_entries: int = 20_000
     max_depth: int = 32
+    # A notation file is parsed and checked by the rules before anything is decided: about 7 ms
+    # per kilobyte (docs/benchmarks.md), so its own, smaller bound keeps an upload's check within
+    # seconds; the longest game written out in notation is about 40 KB.
+    max_notation_bytes: int = 256 * 1024
 
     ENV = {  # noqa: RUF012  (a class constant, not a field: no annotation)
         "max_bytes": "CRONACA_MAX_UPLOAD_BYTES",
         "max_seats": "CRONACA_MAX_SEATS",
         "max_entries": "CRONACA_MAX_ENTRIES",
         "max_depth": "CRONACA_MAX_DEPTH",
+        "max_notation_bytes": "CRONACA_MAX_NOTATION_BYTES",
     }
+
+    def notation_size(self, text: str) -> str | None:
+        """Why a notation text is too large for this service, or None when it is not."""
+        size = len(text.encode("utf-8", "surrogatepass"))
+        if size <= self.max_notation_bytes:
+            return None
+        return (f"the notation file is {size:,} bytes; this service checks at most {self.max_notation_bytes:,} "
+                f"(CRONACA_MAX_NOTATION_BYTES): a whole game written out is about 40,000")
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Limits:

@@ -8,17 +8,20 @@ to the next galley, the Doge card, scoring) as events of that same command.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import marshmallow
 from marshmallow import fields, validate
 
-from domain.kernel import AUTOMATIC, GAME_OVER, Chance, Command, Event, RuleViolation, Secret, load_options
+from domain.kernel import AUTOMATIC, GAME_OVER, Chance, Command, Event, Pending, RuleViolation, Secret, load_options
+from domain.kernel import pending as _pending
 from domain.serenissima import commands as cm
 from domain.serenissima import events as ev
 from domain.serenissima.edition import SEVERAL
-from domain.serenissima.state import NEUTRAL, Activation, Galley, State, evolve
+from domain.serenissima.fold import evolve
+from domain.serenissima.scoring import galleys_of, ports_of, ranking, scoring
+from domain.serenissima.state import NEUTRAL, Activation, Galley, State
 
 # --- reading the board -------------------------------------------------------------------
 
@@ -42,14 +45,6 @@ def own_galleys_in(s: State, seat: int, zone: str) -> list[int]:
 
 def sailors_afloat(s: State, seat: int, zone: str) -> int:
     return sum(g.sailors for g in s.galleys if g is not None and g.owner == seat and g.zone == zone)
-
-
-def ports_of(s: State, seat: int) -> int:
-    return sum(1 for p in s.ports if p.owner == seat)
-
-
-def galleys_of(s: State, seat: int) -> int:
-    return sum(1 for g in s.galleys if g is not None and g.owner == seat)
 
 
 def has_room(s: State, g: Galley, sailor: bool) -> bool:
@@ -895,24 +890,6 @@ def end_of_turn(s: State, chance: Chance) -> list[Event]:
     return out
 
 
-def scoring(s: State) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """(warehouse payout, basilica bonus) per seat, for the ports each owns now."""
-    t = s.t
-    w = [0] * s.players
-    b = [0] * s.players
-    for p in s.ports:
-        if p.owner != NEUTRAL:
-            w[p.owner] += t.payout[len(p.warehouse)]
-            if p.basilica:
-                b[p.owner] += t.basilica_bonus
-    return tuple(w), tuple(b)
-
-
-def ranking(s: State) -> tuple[int, ...]:
-    """Richest first; a tie goes to the most Port cards; a full tie keeps seat order (shared)."""
-    return tuple(sorted(range(s.players), key=lambda seat: (-s.money[seat], -ports_of(s, seat), seat)))
-
-
 # --- setup --------------------------------------------------------------------------------------
 
 
@@ -956,3 +933,93 @@ def _closed_ports(s: State, options: Mapping[str, Any], chance: Chance) -> tuple
         candidates = sorted(p for i, p in enumerate(t.ports) if t.port_good[i] == good and not t.port_starting[i] and p not in chosen_list)
         chosen_list += chance.draw(f"closed:{good}", candidates, 1)
     return tuple(chosen_list)
+
+
+# --- whose decision, and the legal choices -------------------------------------------------------
+
+
+def pending(s: State) -> Pending:
+    """The contract's pending decision: `who`, with the active galley named during an activation."""
+    seat, kind = who(s)
+    act = s.act
+    if seat is not None and act is not None and kind != "special-investment":
+        return _pending(seat, kind, galley=act.galley, active_seat=act.seat)
+    return _pending(seat, kind)
+
+
+def legal(s: State) -> list[Command]:
+    """Every candidate of the pending kind that the validators `decide` runs accept."""
+    seat, kind = who(s)
+    if seat is None:
+        return []
+    out = []
+    for c in _candidates(s, seat, kind):
+        try:
+            VALIDATORS[type(c)](s, c)
+        except RuleViolation:
+            continue
+        out.append(c)
+    return out
+
+
+def _port_names(s: State, zone: str) -> list[str]:
+    """What a port-naming command may say: nothing where the zone has one port, else each port (ambiguity 30)."""
+    here = s.t.zone_ports[zone]
+    return [s.t.ports[i] for i in here] if len(here) > 1 else [""]
+
+
+def _candidates(s: State, seat: int, kind: str) -> Sequence[Command]:
+    t = s.t
+    free = [n for n in range(1, len(s.galleys)) if s.galleys[n] is None]
+    if kind == "choose-start":
+        return [cm.ChooseStart(seat, t.ports[i], n) for i in range(len(t.ports)) if t.port_starting[i] for n in free]
+    if kind == "choose-galley":
+        return [cm.ChooseGalley(seat, n) for n in free]
+    if kind in ("investment", "special-investment"):
+        owned = [t.ports[i] for i, p in enumerate(s.ports) if p.owner == seat]
+        mine = [n for n, g in enumerate(s.galleys) if g is not None and g.owner == seat]
+        out: list[Command] = [cm.RecruitPort(seat, p) for p in owned]
+        out += [cm.RecruitGalley(seat, n) for n in mine]
+        out += [cm.BuyGalley(seat, n, p) for n in free for p in owned]
+        if kind == "investment":
+            out += [cm.BuildFort(seat, p) for p in owned] + [cm.BuildBasilica(seat, p) for p in owned]
+        return [*out, cm.EndInvestment(seat)]
+    act = s.act
+    assert act is not None
+    if kind == "plan":
+        return [cm.ChoosePlan(seat, "action"), cm.ChoosePlan(seat, "investment")]
+    if kind == "blockade":
+        return [cm.Blockade(seat, True), cm.Blockade(seat, False)]
+    if kind == "battle":
+        return [cm.ContinueBattle(seat, True), cm.ContinueBattle(seat, False)]
+    if kind == "capture":
+        cap = s.galleys[act.capturer]
+        assert cap is not None
+        return [cm.Capture(seat, g) for g in sorted(set(act.loot))] + [cm.TossGood(seat, g) for g in sorted(set(cap.goods))] + [cm.EndCapture(seat)]
+    a = act.galley
+    g = s.galleys[a]
+    assert g is not None
+    named = _port_names(s, g.zone)
+    if kind == "loading":
+        others = [n for n, x in enumerate(s.galleys) if x is not None and n != a and x.owner == seat and x.zone == g.zone]
+        out = [c for p in named for c in (cm.MoveSailor(seat, 0, a, p), cm.MoveSailor(seat, a, 0, p))]
+        for n in others:
+            out += [cm.MoveSailor(seat, n, a), cm.MoveSailor(seat, a, n)]
+            o = s.galleys[n]
+            assert o is not None
+            out += [cm.ShiftGood(seat, good, a, n) for good in sorted(set(g.goods))]
+            out += [cm.ShiftGood(seat, good, n, a) for good in sorted(set(o.goods))]
+        out += [cm.BuyGood(seat, p) for p in named] + [cm.TossGood(seat, good) for good in sorted(set(g.goods))]
+        return [*out, cm.EndLoading(seat)]
+    if kind == "movement":
+        return [cm.Sail(seat, z) for z in t.neighbours[g.zone]] + [cm.EndMovement(seat)]
+    if kind == "sale-or-battle":
+        foes = [n for n, x in enumerate(s.galleys) if x is not None and x.owner != seat and x.zone == g.zone]
+        out = [cm.Sell(seat, good, p) for good in sorted(set(g.goods)) for p in named]
+        out += [cm.AttackGalley(seat, n) for n in foes]
+        out += [c for p in named for c in (cm.AttackPort(seat, p), cm.ClaimPort(seat, p))]
+        return [*out, cm.EndActivation(seat)]
+    if kind == "unload":
+        low, high = unload_range(s)
+        return [cm.Unload(seat, k) for k in range(low, high + 1)]
+    return []

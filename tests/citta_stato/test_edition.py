@@ -42,7 +42,7 @@ def test_market_holds_every_base_setup() -> None:
 
 
 def test_a_broken_edition_is_refused_with_its_place() -> None:
-    raw = (GAME.default_edition and __import__("importlib.resources").resources.files("domain.citta_stato").joinpath("edition-reference-1.yaml").read_bytes())
+    raw = (GAME.default_edition and __import__("importlib.resources").resources.files("domain.citta_stato").joinpath("edition.yaml").read_bytes())
     bad = raw.replace(b"cubes: [Y, Y, G, O, O, P, G, P]", b"cubes: [Y, Y, G, O, O, P, G, R]")
     with pytest.raises(EditionError) as err:
         GAME.load_edition(bad, "bad.yaml")
@@ -52,7 +52,7 @@ def test_a_broken_edition_is_refused_with_its_place() -> None:
 
 
 def test_an_owner_can_change_a_number_without_code() -> None:
-    raw = __import__("importlib.resources").resources.files("domain.citta_stato").joinpath("edition-reference-1.yaml").read_bytes()
+    raw = __import__("importlib.resources").resources.files("domain.citta_stato").joinpath("edition.yaml").read_bytes()
     mine = GAME.load_edition(raw.replace(b"values: [-1, 1, 2, 3, 4]", b"values: [-2, 1, 2, 3, 4]"))
     assert mine.content_hash != EDITION.content_hash
     assert tables(mine).track_values[2][0] == -2

@@ -319,7 +319,7 @@ def test_next_game_needs_a_finished_solo_game() -> None:
 def easy_edition():
     """The reference edition with scenario 1 made winnable by random play (required 0; the later games
     need crowns, which only the carried ones make likely): an owner's file, no code changed."""
-    raw = resources.files("domain.citta_stato").joinpath("edition-reference-1.yaml").read_bytes()
+    raw = resources.files("domain.citta_stato").joinpath("edition.yaml").read_bytes()
     for old, new in (
         (b"1: {required: 18, objectives: [{own_cubes: {B: 1, W: 1}}]}", b"1: {required: 0, objectives: [{own_crowns_at_least: 0}]}"),
         (b"2: {required: 19, objectives: [{track_at_least: {P: 4}}, {own_cubes: {B: 1, W: 1}}]}", b"2: {required: 0, objectives: [{own_crowns_at_least: 1}]}"),
@@ -376,7 +376,7 @@ def test_the_solo_vocabulary_is_checked_when_an_edition_loads() -> None:
     from domain.kernel import EditionError
 
     assert set(OBJECTIVES) == set(OBJECTIVE_KINDS)
-    raw = resources.files("domain.citta_stato").joinpath("edition-reference-1.yaml").read_bytes()
+    raw = resources.files("domain.citta_stato").joinpath("edition.yaml").read_bytes()
     for old, new in (
         (b"W: [[human_form, left, 2]]", b"W: [[human_flee, left, 2]]"),
         (b"1: {required: 27, objectives: [{own_banners_total_at_least: 7}]}", b"1: {required: 27, objectives: [{own_ships: 7}]}"),

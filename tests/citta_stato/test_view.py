@@ -43,3 +43,25 @@ def test_drawn_republic_card_is_hidden_from_others() -> None:
 def test_war_values_are_public_once_revealed() -> None:
     s = board(new_game(3, "rev"), warfare=((1, 4),), revealed=True)
     assert GAME.view(s, 0)["warfare"][0]["value"] == 4
+
+
+def test_the_public_sees_what_every_seat_sees_including_bag_sizes_and_disc_counts() -> None:
+    """The intersection of the seats' views would hide a bag's size (its owner sees it by colour);
+    every seat knows it, so the public view keeps the count, and nothing only one seat knows."""
+    from domain.records.views import HIDDEN, common
+
+    s = new_game(3, "public")
+    s = board(s, warfare=((1, 4),))
+    s = seat(s, 1, bag=c6(Y=2, P=1), discs=(1, 2, 3, 5))
+    public = GAME.public_view(s)
+    views = [GAME.view(s, k) for k in range(3)]
+    agreed = common(views)
+    for i, shown in enumerate(public["seats"]):
+        assert agreed["seats"][i]["bag"] == HIDDEN and shown["bag"] == sum(s.seats[i].bag)
+        assert shown["war_discs"] == len(s.seats[i].discs) and shown["republic"] is None
+        others = [views[k]["seats"][i] for k in range(3) if k != i]
+        assert all(o["bag"] == shown["bag"] and o["war_discs"] == shown["war_discs"] for o in others)
+    assert public["warfare"] == [{"seat": 1, "value": None}] and public["republic_pool"] == len(s.pool)
+    for key, value in agreed.items():  # everything else is exactly what all seats agree on
+        if key not in ("seats", "warfare"):  # a disc's value: None here, {"hidden": true} there
+            assert public[key] == value, key

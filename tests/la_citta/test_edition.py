@@ -11,7 +11,7 @@ from domain.la_citta import GAME
 from domain.la_citta.edition import tables
 from tests.la_citta.helpers import fold
 
-RAW = (Path(__file__).parents[2] / "domain" / "la_citta" / "reference.yaml").read_bytes()
+RAW = (Path(__file__).parents[2] / "domain" / "la_citta" / "edition.yaml").read_bytes()
 DOC = Path(__file__).parents[2] / "docs" / "rules" / "la-citta.md"
 
 

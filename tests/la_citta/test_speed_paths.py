@@ -15,7 +15,7 @@ from domain.kernel.selfplay import play_random
 from domain.la_citta import GAME, rules
 from domain.la_citta import commands as cm
 from domain.la_citta import events as ev
-from domain.la_citta.game import _OPTIONS, _options
+from domain.la_citta.rules import _OPTIONS, _options
 from domain.la_citta.state import neighbours
 from tests.la_citta.helpers import ED, fold
 

@@ -105,3 +105,25 @@ def test_bad_notation_gets_a_4xx_naming_the_line_and_only_a_rejected_import_is_s
     huge = client.post("/api/imports", data=b"x" * (11 * 1024 * 1024), content_type=MEDIA_TYPE)
     assert huge.status_code == 413
     assert client.get("/api/records").get_json()["total"] == before
+
+
+def test_a_notation_file_beyond_its_own_limit_is_refused_with_413_and_nothing_is_stored(
+    client: Any, monkeypatch: Any
+) -> None:
+    """Notation is checked by the rules at upload and in the job: it has a bound of its own, far
+    below the record file's, so that no upload holds a worker for long."""
+    record_id, _ = finished(client)
+    text = client.get(f"/api/records/{record_id}/notation").get_data(as_text=True)
+    monkeypatch.setenv("CRONACA_MAX_NOTATION_BYTES", str(len(text.encode()) - 1))
+    before = client.get("/api/records").get_json()["total"]
+    for answer in (
+        client.post("/api/imports", data=text.encode(), content_type=MEDIA_TYPE),
+        client.post("/api/check", data=text.encode(), content_type=MEDIA_TYPE),
+        client.post("/api/reconcile", json={"first": text, "second": text}),
+    ):
+        assert answer.status_code == 413, answer.get_json()
+        problem = answer.get_json()
+        assert "CRONACA_MAX_NOTATION_BYTES" in problem["detail"] and f"{len(text.encode()):,} bytes" in problem["detail"]
+    assert client.get("/api/records").get_json()["total"] == before
+    monkeypatch.setenv("CRONACA_MAX_NOTATION_BYTES", str(len(text.encode())))
+    assert client.post("/api/check", data=text.encode(), content_type=MEDIA_TYPE).status_code == 200

@@ -163,7 +163,9 @@ def test_imports_submitted_while_redis_is_down_are_processed_when_it_returns(tmp
             verdict = wait_for_verdict(stack.client, import_id, timeout=40)
             assert verdict["status"] == "accepted", verdict
             same_events(stack, document, verdict["record_id"])
-        assert stack.client.get(f"/api/imports/{before}").get_json()["attempts"] == 2
+        # its job died with Redis, so the relay queued it again (more than once when a loaded
+        # machine keeps the worker past the relay's requeue time: still one record, checked above)
+        assert stack.client.get(f"/api/imports/{before}").get_json()["attempts"] >= 2
     finally:
         stack.close()
         server.terminate()

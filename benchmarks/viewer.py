@@ -1,0 +1,219 @@
+"""The record page in Chromium: key press to board painted, and a 5,000-step record's first board.
+
+    .venv/bin/python -m benchmarks.viewer [--presses 200] [--players 4] [--gap-ms 60]
+
+Serves the app on 127.0.0.1 (werkzeug, threaded, a fresh SQLite file) and drives Debian's
+/usr/bin/chromium through Playwright.
+
+1. Stepping: for each title, a greedy-bot game at its largest player count (the most pieces on
+   the board), imported as a record file. The page opens at the end of the setup; then
+   `--presses` times ArrowRight. A sample is the time from the keydown event (its timeStamp)
+   to the first requestAnimationFrame callback after the new SVG is in #board (a
+   MutationObserver sees it go in). Between presses the script waits for the sample and
+   `--gap-ms` more, a brisk reader's pace, during which the page prefetches neighbouring boards.
+2. Loading: a 5,000-step record: the toy title of tests/service/conftest.py with a far target
+   (one event per command, so one game runs to thousands of steps; it has no board drawing, so
+   its "first board" is the page's sentence saying so, painted after the record, turns, story
+   and scores chart are in). Then the largest real record (La Città, 5 players, random play)
+   to its first drawn board. A sample is navigation start to the rAF after #board is filled
+   (body[data-step] set); the median of `--loads` cold loads (a new browser context each) is reported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import statistics
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+from werkzeug.serving import make_server
+
+from api.app import create_app
+from domain import catalog
+from domain.kernel.bots import play_bot
+from domain.kernel.selfplay import play_random
+from domain.records import Records, recordfile
+from domain.records.settings import Settings
+
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+LARGEST = {"citta-stato": 5, "la-citta": 5, "serenissima": 4}  # players: the most pieces each board can hold
+TOY_EDITION = """\
+id: toy-long
+title: toy
+data:
+  target: {target}
+  bag: [1, 2, 3]
+provenance:
+  target: "assumed: a long game for the viewer benchmark"
+"""
+
+WATCH = """() => {
+  window.__samples = [];
+  window.__ready = {};  // board step -> when its answer came (the page's fetch, watched from outside)
+  const original = window.fetch;
+  window.fetch = (url, init) => original(url, init).then((answer) => {
+    const found = /steps\\/(\\d+)\\/board$/.exec(url);
+    if (found) window.__ready[found[1]] = performance.now();
+    return answer;
+  });
+  let pressed = null;
+  window.addEventListener("keydown", (e) => { pressed = e.timeStamp; }, true);
+  new MutationObserver(() => {
+    if (pressed === null) return;
+    const t0 = pressed;
+    pressed = null;
+    const step = document.body.dataset.step;
+    const cached = window.__ready[step] !== undefined && window.__ready[step] < t0;
+    requestAnimationFrame(() => window.__samples.push([performance.now() - t0, cached]));
+  }).observe(document.getElementById("board"), { childList: true });
+}"""
+
+SAMPLED = """(k) => new Promise((done) => {
+  const check = () => (window.__samples.length > k ? done() : setTimeout(check, 1));
+  check();
+})"""
+
+LOADED = """(attribute) => new Promise((done) => {
+  const ready = () => document.body.dataset[attribute] !== undefined;
+  const finish = () => requestAnimationFrame(() => done(performance.now()));
+  if (ready()) return finish();
+  new MutationObserver((_, o) => { if (ready()) { o.disconnect(); finish(); } })
+    .observe(document.body, { attributes: true });
+})"""
+
+
+@contextmanager
+def serving(tmp: Path) -> Iterator[tuple[str, Records]]:
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # one line per request would drown the figures
+    app = create_app(Settings.from_env({"SQLITE_DBNAME": str(tmp / "viewer.sqlite3")}))
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}", app.extensions["cronaca"].records
+    finally:
+        server.shutdown()
+        app.extensions["cronaca"].records.close()
+
+
+def imported(records: Records, title: str, players: int, played: Any) -> UUID:
+    edition = catalog.game(title).default_edition()
+    document = {"format": recordfile.FORMAT, "version": recordfile.VERSION, "title": title, "edition": edition.ref,
+                "seats": [{"name": n} for n in ["Ada", "Ben", "Chiara", "Dario", "Elena"][:players]],
+                "options": {"players": players}, "mode": "transcribed", "chance": {},
+                "entries": [e.to_json() for e in played.entries]}
+    import_id, _ = records.submit(document)
+    report = records.validate_import(import_id)
+    assert report["ok"], report
+    return UUID(report["record_id"])
+
+
+def toy_record(records: Records, steps: int) -> UUID:
+    """A finished toy game of about `steps` events (one per command; the target tuned to that length),
+    played at random and imported as a record file that carries its edition."""
+    catalog.TITLES.setdefault("toy", "tests.kernel.toy_game")
+    text = TOY_EDITION.format(target=int(steps * 1.6))
+    game = catalog.game("toy")
+    edition = game.load_edition(text.encode(), "<toy-long>")
+    played = play_random(game, edition, {"players": 2}, "viewer-bench-toy")
+    document = {"format": recordfile.FORMAT, "version": recordfile.VERSION, "title": "toy",
+                "edition": {**edition.ref, "file": text}, "seats": [{"name": "Ada"}, {"name": "Ben"}],
+                "options": {"players": 2}, "mode": "transcribed", "chance": {},
+                "entries": [e.to_json() for e in played.entries]}
+    import_id, _ = records.submit(document)
+    report = records.validate_import(import_id)
+    assert report["ok"], report
+    return UUID(report["record_id"])
+
+
+def percentile(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
+
+
+def stepping(browser: Any, base: str, record_id: UUID, start: int, presses: int, gap_ms: int) -> list[tuple[float, bool]]:
+    """(ms from keydown to the rAF after the new board is in, whether the board was fetched before the key)."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.goto(f"{base}/records/{record_id}#step={start}")
+    page.wait_for_selector(f'body[data-step="{start}"]')
+    page.wait_for_timeout(300)  # the first neighbours are fetched
+    page.evaluate(WATCH)
+    page.locator("#slider").focus()
+    for k in range(presses):
+        page.keyboard.press("ArrowRight")
+        page.evaluate(SAMPLED, k)  # (wait_for_function would evaluate a string: the page's CSP refuses that)
+        page.wait_for_timeout(gap_ms)
+    samples = page.evaluate("window.__samples")
+    context.close()
+    return [(float(ms), bool(cached)) for ms, cached in samples]
+
+
+def loading(browser: Any, url: str, loads: int) -> tuple[float, float]:
+    """Median ms from navigation to the first board painted, and to the move list and chart in too."""
+    board, everything = [], []
+    for _ in range(loads):
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        page = context.new_page()
+        page.goto(url, wait_until="commit")
+        board.append(float(page.evaluate(LOADED, "step")))
+        everything.append(float(page.evaluate(LOADED, "loaded")))
+        context.close()
+    return statistics.median(board), statistics.median(everything)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--presses", type=int, default=200)
+    parser.add_argument("--gap-ms", type=int, default=60)
+    parser.add_argument("--long-steps", type=int, default=5000)
+    parser.add_argument("--loads", type=int, default=5)
+    parser.add_argument("--titles", nargs="*", default=list(LARGEST))
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as tmp, serving(Path(tmp)) as (base, records), sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        print(f"key press to board painted, {args.presses} presses, {args.gap_ms} ms between them")
+        for title in args.titles:
+            players = LARGEST[title]
+            game = catalog.game(title)
+            played = play_bot(game, game.default_edition(), {"players": players}, f"viewer-bench-{title}")
+            record_id = imported(records, title, players, played)
+            start = records.turns(record_id)[0]["to"]
+            steps = records.summary(record_id)["steps"]
+            presses = min(args.presses, steps - start)
+            samples = stepping(browser, base, record_id, start, presses, args.gap_ms)
+            every = [ms for ms, _ in samples]
+            hits = [ms for ms, cached in samples if cached]
+            print(f"  {title:12} {players} players, {steps} steps: p50 {percentile(every, 0.5):5.1f} ms  "
+                  f"p95 {percentile(every, 0.95):5.1f} ms  max {max(every):5.1f} ms  ({len(samples)} presses); "
+                  f"from cache {len(hits)}: p50 {percentile(hits, 0.5) if hits else 0:5.1f} ms  "
+                  f"p95 {percentile(hits, 0.95) if hits else 0:5.1f} ms")
+
+        started = time.perf_counter()
+        long_id = toy_record(records, args.long_steps)
+        long_steps = records.summary(long_id)["steps"]
+        print(f"page load to first board (median of {args.loads} cold loads)")
+        board, everything = loading(browser, f"{base}/records/{long_id}#step={long_steps // 2}", args.loads)
+        print(f"  toy, {long_steps} steps (built in {time.perf_counter() - started:.1f} s): first board {board:5.0f} ms, "
+              f"move list and chart in {everything:5.0f} ms")
+        game = catalog.game("la-citta")
+        played = play_random(game, game.default_edition(), {"players": 5}, "viewer-bench-long")
+        real_id = imported(records, "la-citta", 5, played)
+        real_steps = records.summary(real_id)["steps"]
+        board, everything = loading(browser, f"{base}/records/{real_id}#step={real_steps // 2}", args.loads)
+        print(f"  la-citta, 5 players, random play, {real_steps} steps: first board {board:5.0f} ms, "
+              f"move list and chart in {everything:5.0f} ms")
+        browser.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,70 @@
+"""Boards drawn as SVG from a step's view, the edition's data and the title's layout file.
+
+Each title has a module here with `draw(view, previous, layout, edition, names) -> str`: a
+complete `<svg>` document for one step as one reader may see it (`view` is already that
+reader's view; `previous` is the same reader's view one step earlier, or None, so what changed
+is highlighted). Positions never live in code: they come from `layout.yaml` beside the
+title's edition (`domain/<package>/layout.yaml`), whose `editions:` list names the edition
+ids it was drawn for, so a user's own printing can ship a layout of its own.
+
+Drawing is presentation, so it lives with the viewer, not in `domain/`; the standard
+library's ElementTree builds the SVG (escaping every label), no drawing library is needed.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import yaml
+
+from domain.kernel import Edition
+
+PACKAGES = {"citta-stato": "citta_stato", "la-citta": "la_citta", "serenissima": "serenissima"}
+
+Draw = Callable[[dict[str, Any], "dict[str, Any] | None", dict[str, Any], Edition, Sequence[str]], str]
+
+
+class NoLayout(LookupError):
+    """The record's title or edition has no board layout: the page says so and shows the rest."""
+
+
+@cache
+def _layout_file(package: str) -> dict[str, Any] | None:
+    path = resources.files(f"domain.{package}").joinpath("layout.yaml")
+    if not path.is_file():
+        return None
+    loaded = yaml.safe_load(path.read_bytes())
+    return loaded if isinstance(loaded, dict) else None
+
+
+def layout_for(title: str, edition: Edition) -> dict[str, Any]:
+    """The layout drawn for this edition, or NoLayout with one sentence saying why."""
+    package = PACKAGES.get(title)
+    if package is None:
+        raise NoLayout(f"there is no board drawing for the title {title!r}")
+    layout = _layout_file(package)
+    if layout is None:
+        raise NoLayout(f"the title {title} has no board layout file yet")
+    if edition.id not in layout.get("editions", ()):
+        raise NoLayout(f"the edition {edition.id!r} has no board layout; only {', '.join(layout.get('editions', ()))} have one")
+    return layout
+
+
+def drawer(title: str) -> Draw:
+    package = PACKAGES.get(title)
+    if package is None:
+        raise NoLayout(f"there is no board drawing for the title {title!r}")
+    try:
+        module = importlib.import_module(f"replay_viewer.boards.{package}")
+    except ModuleNotFoundError as missing:
+        raise NoLayout(f"the title {title} has no board drawing yet") from missing
+    return module.draw  # type: ignore[no-any-return]
+
+
+def draw(title: str, view: dict[str, Any], previous: dict[str, Any] | None, edition: Edition, names: Sequence[str]) -> str:
+    """The SVG for one step; NoLayout when this title or edition cannot be drawn."""
+    return drawer(title)(view, previous, layout_for(title, edition), edition, names)

@@ -1,0 +1,803 @@
+// The record page: one game's board, story and scores, step by step, as its reader may see them.
+// The API decides everything a reader may see; this page only asks and draws. Its state lives in
+// the address's hash (#step=N&token=...&spoilers=off) so a link opens the same page again.
+"use strict";
+
+(() => {
+  const id = location.pathname.split("/").pop();
+  const $ = (name) => document.getElementById(name);
+  const SVG = "http://www.w3.org/2000/svg";
+  const TITLES = { "citta-stato": "Città-Stato", "la-citta": "La Città", serenissima: "Serenissima" };
+  // Okabe–Ito colours (told apart by colour-blind readers) and a dash per seat, so no line relies on colour alone.
+  const COLOURS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#8F6A00", "#56B4E9"];
+  const DASHES = ["", "8 4", "2 3", "10 3 2 3", "4 4", "1 2"];
+  const POLL_MS = 2000;
+  const CACHE = 120; // boards kept; neighbours are fetched ahead so stepping paints from here
+
+  const hashParams = () => new URLSearchParams(location.hash.slice(1));
+  const page = {
+    token: hashParams().get("token"),
+    spoilerFree: hashParams().get("spoilers") === "off",
+    record: null, // the summary: /api/records/{id}
+    etag: null,
+    turns: [],
+    story: [], // lines, ordered by step
+    scores: null,
+    at: 0, // the step shown (or being fetched)
+    shown: -1, // the step whose board is on the page
+    noLayout: null, // the API's sentence when this record has no board drawing
+    viewOf: null,
+    storyLoaded: false,
+    storyError: "",
+  };
+  const boards = new Map(); // step -> Promise<{node} | {sentence}>
+  const steps = new Map(); // step -> Promise<step JSON>
+  let lineAt = []; // story steps, ascending, for the current line
+  let lineNodes = new Map(); // step -> <li>
+  let lineText = new Map(); // step -> its sentence
+  let groups = []; // {node, from}: turn groups of the move list
+  let generation = 0; // bumped when the reader changes: older answers are dropped
+
+  function el(tag, text, cls) {
+    const node = document.createElement(tag);
+    if (text !== undefined && text !== null) node.textContent = text;
+    if (cls) node.className = cls;
+    return node;
+  }
+
+  function svg(tag, attrs = {}) {
+    const node = document.createElementNS(SVG, tag);
+    Object.entries(attrs).forEach(([k, v]) => node.setAttribute(k, String(v)));
+    return node;
+  }
+
+  function headers(extra = {}) {
+    return page.token ? { Authorization: "Bearer " + page.token, ...extra } : extra;
+  }
+
+  // An API answer as {ok, status, body}; a problem's one sentence is body.detail.
+  async function api(path, options = {}) {
+    let response;
+    try {
+      response = await fetch(path, { headers: headers(options.headers), cache: options.cache });
+    } catch (err) {
+      return { ok: false, status: 0, body: { detail: "the service did not answer (" + err.message + ")" } };
+    }
+    if (response.status === 304) return { ok: true, status: 304, body: null, response };
+    const type = response.headers.get("Content-Type") || "";
+    const body = type.includes("json") ? await response.json().catch(() => ({})) : await response.text();
+    return { ok: response.ok, status: response.status, body, response };
+  }
+
+  let aboutStep = false; // the notice is about an asked-for step: a good step clears it
+  function notice(sentence, step = false) {
+    aboutStep = step;
+    const node = $("notice");
+    node.textContent = sentence || "";
+    node.hidden = !sentence;
+  }
+
+  function hashFor(step) {
+    const params = new URLSearchParams();
+    params.set("step", String(step));
+    if (page.token) params.set("token", page.token);
+    if (page.spoilerFree) params.set("spoilers", "off");
+    return "#" + params.toString();
+  }
+
+  const last = () => (page.record ? page.record.steps : 0);
+  // How far the slider reaches: the whole record, or in spoiler-free mode one step past the current one.
+  const limit = () => (page.spoilerFree ? Math.min(last(), page.at + 1) : last());
+  const names = () => (page.record ? page.record.seats.map((s) => s.name) : []);
+
+  // ---- loading ----------------------------------------------------------------------------------
+
+  async function loadRecord() {
+    const answer = await api(`/api/records/${id}`, { cache: "no-store" });
+    if (answer.status === 403 && page.token) {
+      notice("That seat token opens no seat of this record: you see the public view instead.");
+      page.token = null;
+      const params = hashParams();
+      params.delete("token");
+      history.replaceState(null, "", "#" + params.toString());
+      return loadRecord();
+    }
+    if (!answer.ok) {
+      const why = answer.status === 404 ? "There is no record here: it may have been deleted, or the address is wrong."
+        : `The record could not be read: ${answer.body.detail || answer.status}.`;
+      throw Object.assign(new Error(why), { fatal: true });
+    }
+    page.record = answer.body;
+    page.etag = answer.response.headers.get("ETag");
+  }
+
+  async function loadTurns() {
+    const answer = await api(`/api/records/${id}/turns`);
+    page.turns = answer.ok ? answer.body : [];
+  }
+
+  async function loadStory() {
+    const answer = await api(`/api/records/${id}/story`);
+    page.storyLoaded = true;
+    page.storyError = answer.ok ? "" : "The move list could not be read: " + (answer.body.detail || answer.status) + ".";
+    page.story = answer.ok ? answer.body.lines : [];
+    page.viewOf = answer.ok ? answer.body.view_of : null;
+  }
+
+  async function loadScores() {
+    const answer = await api(`/api/records/${id}/scores`);
+    page.scores = answer.ok ? answer.body : { available: false, reason: answer.body.detail || "the scores could not be read" };
+  }
+
+  async function loadAll() {
+    await loadRecord();
+    await Promise.all([loadTurns(), loadStory(), loadScores()]);
+  }
+
+  function forgetReader() {
+    generation += 1;
+    boards.clear();
+    steps.clear();
+    page.noLayout = null;
+    page.shown = -1;
+  }
+
+  // ---- the board ---------------------------------------------------------------------------------
+
+  function fetchBoard(n) {
+    if (page.noLayout !== null) return Promise.resolve({ sentence: page.noLayout });
+    const known = boards.get(n);
+    if (known) {
+      boards.delete(n);
+      boards.set(n, known); // most recently used last
+      return known;
+    }
+    const mine = generation;
+    const promise = (async () => {
+      const answer = await api(`/api/records/${id}/steps/${n}/board`);
+      if (answer.ok) {
+        const parsed = new DOMParser().parseFromString(answer.body, "image/svg+xml");
+        const root = parsed.documentElement;
+        if (root.nodeName !== "svg") return { sentence: "The board drawing for this step could not be read." };
+        return { node: document.adoptNode(root) }; // adopted, not copied: a large board is not cloned again
+      }
+      const type = (answer.body && answer.body.type) || "";
+      if (answer.status === 404 && type.endsWith("no-layout")) {
+        if (mine === generation) page.noLayout = answer.body.detail || "This record's edition has no board drawing.";
+        return { sentence: answer.body.detail || "This record's edition has no board drawing." };
+      }
+      boards.delete(n); // an error is not kept: the next visit asks again
+      return { sentence: "The board could not be drawn: " + ((answer.body && answer.body.detail) || answer.status) + "." };
+    })();
+    boards.set(n, promise);
+    while (boards.size > CACHE) boards.delete(boards.keys().next().value);
+    return promise;
+  }
+
+  function prefetch(n) {
+    const around = [n + 1, n - 1, n + 2, n + 3, n - 2, nextTurn(n), previousTurn(n)];
+    around.filter((k) => k >= 0 && k <= limit() && !boards.has(k)).forEach((k) => fetchBoard(k));
+  }
+
+  function paintBoard(n, drawn) {
+    const board = $("board");
+    if (drawn.node) {
+      board.replaceChildren(drawn.node);
+      board.classList.remove("no-board");
+    } else {
+      board.replaceChildren(el("p", drawn.sentence, "board-sentence"));
+      board.classList.add("no-board");
+      $("data").open = true;
+    }
+    $("board-region").setAttribute("aria-label", `board at step ${n}`);
+    page.shown = n;
+    document.body.dataset.step = String(n);
+  }
+
+  // ---- moving ------------------------------------------------------------------------------------
+
+  function turnEnds() {
+    return page.turns.map((t) => t.to);
+  }
+
+  function nextTurn(n) {
+    const found = turnEnds().find((to) => to > n);
+    return found === undefined ? last() : found;
+  }
+
+  function previousTurn(n) {
+    const ends = turnEnds().filter((to) => to < n);
+    return ends.length ? ends[ends.length - 1] : 0;
+  }
+
+  async function go(n, options = {}) {
+    if (!page.record) return;
+    n = Math.max(0, Math.min(options.unbounded ? last() : limit(), Math.round(n)));
+    page.at = n;
+    if (!options.keepHash) history.replaceState(null, "", hashFor(n));
+    showPlace(n);
+    const mine = generation;
+    const drawn = await fetchBoard(n);
+    if (page.at !== n || mine !== generation) return; // a newer step (or reader) was asked for meanwhile
+    paintBoard(n, drawn);
+    prefetch(n);
+    showStep(n);
+  }
+
+  // Everything but the board: cheap, done at once so the slider and the move list never lag.
+  function showPlace(n) {
+    const slider = $("slider");
+    slider.max = String(limit());
+    slider.value = String(n);
+    $("step").textContent = String(n);
+    $("steps").textContent = String(last());
+    $("of").hidden = page.spoilerFree;
+    slider.setAttribute("aria-valuetext", `step ${n}` + (page.spoilerFree ? "" : ` of ${last()}`));
+    $("first").disabled = n === 0;
+    $("prev").disabled = $("prev-turn").disabled = n === 0;
+    $("next").disabled = $("next-turn").disabled = n >= limit();
+    $("last").disabled = n >= last();
+    markLine(n);
+    cutStory(n);
+    drawScores(n);
+  }
+
+  async function showStep(n) {
+    let known = steps.get(n);
+    if (!known) {
+      known = api(`/api/records/${id}/steps/${n}`);
+      steps.set(n, known);
+      if (steps.size > CACHE) steps.delete(steps.keys().next().value);
+    }
+    const mine = generation;
+    const answer = await known;
+    if (page.at !== n || mine !== generation) return;
+    const status = $("status");
+    if (!answer.ok) {
+      steps.delete(n);
+      status.textContent = "This step could not be read: " + (answer.body.detail || answer.status) + ".";
+      return;
+    }
+    const step = answer.body;
+    const p = step.pending;
+    const next = p.seat === null || p.seat === undefined ? p.kind : `${names()[p.seat] || "seat " + p.seat}: ${p.kind}`;
+    status.textContent = `next: ${next} · view: ${step.view_of}`;
+    shownView = step;
+    if ($("data").open) renderData(step);
+    else $("state").replaceChildren(); // drawn when opened: a large view costs a frame to lay out
+  }
+  let shownView = null;
+
+  function renderData(step) {
+    const state = $("state");
+    state.replaceChildren(Cronaca.render(step.view));
+    if (step.scores) {
+      state.appendChild(el("h2", "scores"));
+      state.appendChild(Cronaca.render(step.scores.seats));
+    }
+  }
+
+  // ---- the story ---------------------------------------------------------------------------------
+
+  const escape = (text) => String(text).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
+
+  // The move list as one piece of markup (thousands of lines: far faster than node by node), every
+  // text escaped; then the lines and groups are looked up once for highlighting and spoiler cuts.
+  function buildStory() {
+    const moves = $("moves");
+    const byStep = page.story;
+    const suffix = hashFor(0).slice("#step=0".length);
+    const html = [];
+    let k = 0;
+    let round = null;
+    const turns = page.turns.length ? page.turns : [{ turn: 0, round: 0, seat: null, player: null, from: 0, to: last() }];
+    turns.forEach((turn, t) => {
+      const end = t === turns.length - 1 ? Infinity : turn.to;
+      const start = k;
+      while (k < byStep.length && byStep[k].step <= end) k++;
+      if (k === start) return;
+      const from = byStep[start].step;
+      if (turn.round !== round || !html.length) {
+        if (html.length) html.push("</section>");
+        round = turn.round;
+        html.push(`<section class="round" data-from="${from}"><h3>${turn.turn === 0 ? "Setup" : "Round " + escape(round)}</h3>`);
+      }
+      const who = escape(turn.player || "the game");
+      html.push(`<div class="turn" data-from="${from}">`);
+      if (turn.turn > 0) html.push(`<p class="turn-head">${who}</p>`);
+      html.push(`<ol role="list" aria-label="${turn.turn === 0 ? "setup" : `round ${escape(turn.round)}, ${who}`}">`);
+      for (let i = start; i < k; i++) {
+        const step = byStep[i].step;
+        html.push(`<li role="listitem" data-step="${step}"><a href="#step=${step}${suffix}" data-step="${step}">${escape(byStep[i].text)}</a></li>`);
+      }
+      html.push("</ol></div>");
+    });
+    if (html.length) html.push("</section>");
+    moves.innerHTML = html.join("");
+    lineNodes = new Map();
+    lineAt = [];
+    lineText = new Map(byStep.map((line) => [line.step, line.text]));
+    moves.querySelectorAll("li[data-step]").forEach((item) => {
+      const step = Number(item.dataset.step);
+      lineNodes.set(step, item);
+      lineAt.push(step);
+    });
+    groups = [...moves.querySelectorAll("[data-from]")].map((node) => ({ node, from: Number(node.dataset.from) }));
+    $("story-note").textContent = !page.storyLoaded ? "Loading the move list…" : page.storyError
+      || (byStep.length ? "" : "Nothing has happened yet.");
+    marked = null;
+    cutAt = null;
+  }
+
+  // The story line of step n: the last line at or before it.
+  function lineOf(n) {
+    let lo = 0;
+    let hi = lineAt.length - 1;
+    let found = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (lineAt[mid] <= n) { found = mid; lo = mid + 1; } else hi = mid - 1;
+    }
+    return found < 0 ? null : lineAt[found];
+  }
+
+  let marked = null;
+  function markLine(n) {
+    const at = lineOf(n);
+    const said = $("said");
+    const text = at === null ? null : lineText.get(at);
+    said.textContent = n === 0 ? "Before the game: nothing has happened yet."
+      : text ? (at === n ? text : `${text} (and ${n - at} quieter step${n - at > 1 ? "s" : ""} after it)`) : "";
+    if (marked === at) return;
+    if (marked !== null && lineNodes.get(marked)) {
+      const old = lineNodes.get(marked);
+      old.classList.remove("current");
+      old.removeAttribute("aria-current");
+    }
+    marked = at;
+    const item = at === null ? null : lineNodes.get(at);
+    if (!item) return;
+    item.classList.add("current");
+    item.setAttribute("aria-current", "step");
+    const box = $("moves");
+    const top = item.getBoundingClientRect().top - box.getBoundingClientRect().top + box.scrollTop;
+    if (top < box.scrollTop || top + item.offsetHeight > box.scrollTop + box.clientHeight) {
+      box.scrollTop = Math.max(0, top - box.clientHeight / 3);
+    }
+  }
+
+  // Spoiler-free: lines after the current step are hidden, changed only where the cut moved.
+  let cutAt = null;
+  function cutStory(n) {
+    const cut = page.spoilerFree ? n : Infinity;
+    if (cut === cutAt) return;
+    const lo = cutAt === null ? -Infinity : Math.min(cut, cutAt);
+    const hi = cutAt === null ? Infinity : Math.max(cut, cutAt);
+    cutAt = cut;
+    lineAt.forEach((step) => {
+      if (step <= lo || step > hi) return;
+      const item = lineNodes.get(step);
+      const hide = step > cut;
+      if (item.hidden !== hide) item.hidden = hide;
+    });
+    groups.forEach((g) => {
+      const hide = g.from > cut;
+      if (g.node.hidden !== hide) g.node.hidden = hide;
+    });
+  }
+
+  // ---- scores ------------------------------------------------------------------------------------
+
+  const pretty = (key) => String(key).replace(/_/g, " ");
+
+  function cell(value) {
+    if (value === null || value === undefined) return "—";
+    if (typeof value === "boolean") return value ? "yes" : "no";
+    if (Array.isArray(value)) return value.map(cell).join(", ");
+    if (typeof value === "object") {
+      if (value.hidden === true) return "hidden";
+      return Object.entries(value).map(([k, v]) => `${pretty(k)} ${cell(v)}`).join(", ");
+    }
+    return String(value);
+  }
+
+  function roundAt(step) {
+    const rounds = (page.scores && page.scores.rounds) || [];
+    let found = null;
+    rounds.forEach((r) => { if (r.step <= step) found = r.round; });
+    return found;
+  }
+
+  let chartKey = null;
+  let cursor = null;
+  let xOf = null;
+  function drawScores(n) {
+    const s = page.scores;
+    const note = $("scores-note");
+    if (!s || !s.available) {
+      if (chartKey !== "none") {
+        chartKey = "none";
+        note.textContent = s ? s.reason.charAt(0).toUpperCase() + s.reason.slice(1) + "." : "";
+        ["chart", "legend", "leads", "final"].forEach((k) => $(k).replaceChildren());
+      }
+      return;
+    }
+    const end = page.spoilerFree ? n : s.steps;
+    const key = `${end}`;
+    if (chartKey !== key) {
+      chartKey = key;
+      note.textContent = page.spoilerFree ? "Spoiler-free: the chart stops at this step." : "";
+      drawChart(s, end);
+      drawLeads(s, end);
+      drawFinal(s, n);
+    } else if (page.spoilerFree) {
+      drawFinal(s, n);
+    }
+    if (cursor && xOf) {
+      const x = xOf(Math.min(n, end));
+      cursor.setAttribute("x1", x);
+      cursor.setAttribute("x2", x);
+    }
+  }
+
+  function drawChart(s, end) {
+    const W = 900;
+    const H = 240;
+    const M = { left: 44, right: 16, top: 12, bottom: 34 };
+    const span = Math.max(1, end);
+    const totals = s.seats.flatMap((seat) => seat.totals.slice(0, end + 1));
+    let lo = Math.min(0, ...totals);
+    let hi = Math.max(1, ...totals);
+    if (hi === lo) hi = lo + 1;
+    xOf = (step) => (M.left + (step / span) * (W - M.left - M.right)).toFixed(1);
+    const yOf = (v) => (H - M.bottom - ((v - lo) / (hi - lo)) * (H - M.top - M.bottom)).toFixed(1);
+    const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", class: "score-chart",
+      "aria-label": `running scores of every seat, steps 0 to ${end}; click to jump to a step` });
+    // y grid: about five steps
+    const stepY = Math.max(1, Math.ceil((hi - lo) / 5));
+    for (let v = Math.ceil(lo / stepY) * stepY; v <= hi; v += stepY) {
+      chart.appendChild(svg("line", { x1: M.left, x2: W - M.right, y1: yOf(v), y2: yOf(v), class: "grid" }));
+      const label = svg("text", { x: M.left - 6, y: Number(yOf(v)) + 4, "text-anchor": "end", class: "axis" });
+      label.textContent = String(v);
+      chart.appendChild(label);
+    }
+    // round marks on the x axis, labelled as often as there is room
+    const rounds = (s.rounds || []).filter((r) => r.step <= end);
+    const every = Math.max(1, Math.ceil(rounds.length / 18));
+    rounds.forEach((r, i) => {
+      const x = xOf(r.step);
+      chart.appendChild(svg("line", { x1: x, x2: x, y1: M.top, y2: H - M.bottom + 4, class: "round-mark" }));
+      if (i % every === 0) {
+        const label = svg("text", { x, y: H - M.bottom + 16, "text-anchor": "middle", class: "axis" });
+        label.textContent = String(r.round);
+        chart.appendChild(label);
+      }
+    });
+    const caption = svg("text", { x: W - M.right, y: H - 4, "text-anchor": "end", class: "axis" });
+    caption.textContent = "round";
+    chart.appendChild(caption);
+    s.seats.forEach((seat, i) => {
+      const points = seat.totals.slice(0, end + 1).map((v, step) => `${xOf(step)},${yOf(v)}`).join(" ");
+      const line = svg("polyline", { points, fill: "none", stroke: COLOURS[i % COLOURS.length], "stroke-width": 2.5,
+        class: "seat-line", "data-seat": seat.seat });
+      if (DASHES[i % DASHES.length]) line.setAttribute("stroke-dasharray", DASHES[i % DASHES.length]);
+      const tip = svg("title");
+      tip.textContent = `${seat.name}'s running score`;
+      line.appendChild(tip);
+      chart.appendChild(line);
+    });
+    (s.lead_changes || []).filter((c) => c.step <= end).forEach((c) => {
+      const seat = s.seats.find((x) => x.seat === c.seat);
+      if (!seat) return;
+      const mark = svg("circle", { cx: xOf(c.step), cy: yOf(seat.totals[c.step]), r: 5, class: "lead-mark",
+        stroke: COLOURS[s.seats.indexOf(seat) % COLOURS.length] });
+      const tip = svg("title");
+      tip.textContent = `${seat.name} takes the lead at step ${c.step}`;
+      mark.appendChild(tip);
+      chart.appendChild(mark);
+    });
+    cursor = svg("line", { x1: 0, x2: 0, y1: M.top, y2: H - M.bottom, class: "cursor" });
+    chart.appendChild(cursor);
+    chart.addEventListener("click", (e) => {
+      const box = chart.getBoundingClientRect();
+      const x = ((e.clientX - box.left) / box.width) * W;
+      go(((x - M.left) / (W - M.left - M.right)) * span);
+    });
+    $("chart").replaceChildren(chart);
+    const legend = el("ul", undefined, "legend");
+    s.seats.forEach((seat, i) => {
+      const item = el("li");
+      const sample = svg("svg", { width: 36, height: 10, "aria-hidden": "true" });
+      const stroke = svg("line", { x1: 0, x2: 36, y1: 5, y2: 5, stroke: COLOURS[i % COLOURS.length], "stroke-width": 3 });
+      if (DASHES[i % DASHES.length]) stroke.setAttribute("stroke-dasharray", DASHES[i % DASHES.length]);
+      sample.appendChild(stroke);
+      item.appendChild(sample);
+      item.appendChild(el("span", " " + seat.name));
+      legend.appendChild(item);
+    });
+    $("legend").replaceChildren(legend);
+  }
+
+  function drawLeads(s, end) {
+    const list = $("leads");
+    list.replaceChildren();
+    (s.lead_changes || []).filter((c) => c.step <= end).forEach((c) => {
+      const seat = s.seats.find((x) => x.seat === c.seat);
+      const round = roundAt(c.step);
+      const when = round === null || round < 1 ? "in the setup" : "round " + round;
+      const link = el("a", `${seat ? seat.name : "seat " + c.seat} takes the lead — ${when}`);
+      link.href = hashFor(c.step);
+      link.dataset.step = String(c.step);
+      list.appendChild(el("li")).appendChild(link);
+    });
+  }
+
+  let finalShown = null;
+  function drawFinal(s, n) {
+    const show = s.final && (!page.spoilerFree || n >= s.steps);
+    if (finalShown === show) return;
+    finalShown = show;
+    const box = $("final");
+    box.replaceChildren();
+    if (!show) return;
+    const final = s.final;
+    const nameOf = (seat) => (s.seats.find((x) => x.seat === seat) || { name: "seat " + seat }).name;
+    const bySeat = new Map((final.seats || []).map((x) => [x.seat, x]));
+    box.appendChild(el("h3", "Final ranking"));
+    const ranking = el("ol", undefined, "ranking");
+    (final.ranking || []).forEach((seat, i) => {
+      const total = bySeat.has(seat) ? bySeat.get(seat).total : "—";
+      const before = i > 0 ? bySeat.get(final.ranking[i - 1]) : null;
+      const tied = before && bySeat.get(seat) && before.total === bySeat.get(seat).total;
+      ranking.appendChild(el("li", `${nameOf(seat)}: ${total}` + (tied ? " (tied on points; placed by the tie-break)" : "")));
+    });
+    box.appendChild(ranking);
+    const seats = final.seats || [];
+    const keys = [...new Set(seats.flatMap((x) => Object.keys(x.breakdown || {})))];
+    const table = el("table", undefined, "breakdown");
+    table.appendChild(el("caption", "Final breakdown"));
+    const head = table.createTHead().insertRow();
+    head.appendChild(el("th", "")).setAttribute("scope", "col");
+    seats.forEach((x) => head.appendChild(el("th", nameOf(x.seat))).setAttribute("scope", "col"));
+    const body = table.createTBody();
+    keys.forEach((k) => {
+      const row = body.insertRow();
+      row.appendChild(el("th", pretty(k))).setAttribute("scope", "row");
+      seats.forEach((x) => row.appendChild(el("td", cell((x.breakdown || {})[k]))));
+    });
+    const totalRow = body.insertRow();
+    totalRow.className = "total";
+    totalRow.appendChild(el("th", "total")).setAttribute("scope", "row");
+    seats.forEach((x) => totalRow.appendChild(el("td", cell(x.total))));
+    box.appendChild(table);
+  }
+
+  // ---- the reader --------------------------------------------------------------------------------
+
+  function fillReader() {
+    const select = $("seat");
+    select.replaceChildren();
+    const finished = page.record.finished;
+    select.appendChild(new Option("public (what every player sees)", "public"));
+    page.record.seats.forEach((s) => select.appendChild(new Option(`${s.name}'s seat (needs the seat's token)`, `seat:${s.seat}`)));
+    const all = new Option(finished ? "all-seeing" : "all-seeing (once the game is over)", "all");
+    all.disabled = !finished;
+    select.appendChild(all);
+    const viewOf = page.viewOf || (finished ? "all" : page.token ? null : "public");
+    select.value = finished ? "all" : viewOf || "public";
+    select.disabled = finished;
+    $("reader-note").textContent = finished
+      ? "The game is over: every reader sees everything, every seat's secrets included."
+      : viewOf && viewOf.startsWith("seat:") ? `You see what ${names()[Number(viewOf.slice(5))]} sees.`
+        : "You see what every player sees; a seat's token shows that seat's own secrets too.";
+    $("token-form").hidden = true;
+  }
+
+  async function changeReader(token) {
+    page.token = token;
+    forgetReader();
+    history.replaceState(null, "", hashFor(page.at));
+    await loadAll();
+    if (!page.token && token) return restart(); // refused: loadRecord said so and fell back to public
+    rebuild();
+    go(page.at);
+  }
+
+  function restart() {
+    rebuild();
+    go(page.at);
+  }
+
+  function rebuild() {
+    $("title").textContent = `${TITLES[page.record.title] || page.record.title} — ${names().join(", ")}`;
+    document.title = `Cronaca — ${TITLES[page.record.title] || page.record.title}: ${names().join(", ")}`;
+    summarise();
+    fillReader();
+    buildStory();
+    chartKey = null;
+    finalShown = null;
+  }
+
+  function summarise() {
+    const r = page.record;
+    const parts = [TITLES[r.title] || r.title, `${r.seats.length} seat${r.seats.length > 1 ? "s" : ""}`, r.mode];
+    if (r.finished && !page.spoilerFree) parts.push(`finished in ${r.steps} steps`);
+    else if (r.finished) parts.push("finished");
+    else parts.push(`in progress: ${r.steps} steps so far; this page follows new moves by itself`);
+    $("summary").textContent = parts.join(" · ");
+  }
+
+  // ---- live follow -------------------------------------------------------------------------------
+
+  async function poll() {
+    if (!page.record || page.record.finished) return;
+    const answer = await api(`/api/records/${id}`, { cache: "no-store", headers: page.etag ? { "If-None-Match": page.etag } : {} });
+    if (answer.status === 304 || !answer.ok) {
+      if (!answer.ok && answer.status === 404) notice("This record is gone: it was deleted while you were reading it.");
+      return schedule();
+    }
+    const before = page.record;
+    const wasAtEnd = page.at >= before.steps;
+    page.record = answer.body;
+    page.etag = answer.response.headers.get("ETag");
+    if (answer.body.steps !== before.steps || answer.body.finished !== before.finished) {
+      if (answer.body.finished) forgetReader(); // every reader now sees everything: drawn boards are stale
+      await Promise.all([loadTurns(), loadStory(), loadScores()]);
+      rebuild();
+      go(wasAtEnd ? page.record.steps : page.at);
+    }
+    schedule();
+  }
+
+  function schedule() {
+    if (page.record && !page.record.finished) setTimeout(poll, POLL_MS);
+  }
+
+  // ---- wiring ------------------------------------------------------------------------------------
+
+  function wire() {
+    const slider = $("slider");
+    slider.addEventListener("input", () => go(Number(slider.value)));
+    $("prev").addEventListener("click", () => go(page.at - 1));
+    $("next").addEventListener("click", () => go(page.at + 1));
+    $("prev-turn").addEventListener("click", () => go(previousTurn(page.at)));
+    $("next-turn").addEventListener("click", () => go(nextTurn(page.at), { unbounded: true }));
+    $("first").addEventListener("click", () => go(0));
+    $("last").addEventListener("click", () => go(last(), { unbounded: true }));
+    // links inside the page (move list, lead changes): move without a page load or a history entry per click
+    document.addEventListener("click", (e) => {
+      const link = e.target.closest && e.target.closest("a[data-step]");
+      if (!link || e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return;
+      e.preventDefault();
+      history.pushState(null, "", hashFor(Number(link.dataset.step)));
+      go(Number(link.dataset.step), { unbounded: true, keepHash: true });
+    });
+    window.addEventListener("hashchange", () => {
+      const params = hashParams();
+      const spoilers = params.get("spoilers") === "off";
+      if (spoilers !== page.spoilerFree) setSpoilers(spoilers);
+      if ((params.get("token") || null) !== page.token) return changeReader(params.get("token"));
+      if (params.has("step")) openStep(params.get("step"));
+    });
+    document.addEventListener("keydown", (e) => {
+      const t = e.target;
+      if (e.altKey || e.ctrlKey || e.metaKey) return;
+      if (t instanceof HTMLSelectElement || t instanceof HTMLTextAreaElement) return;
+      if (t instanceof HTMLInputElement && !["range", "checkbox"].includes(t.type)) return;
+      const moves = {
+        ArrowLeft: () => go(page.at - 1),
+        ArrowRight: () => go(page.at + 1),
+        ArrowUp: () => go(previousTurn(page.at)),
+        PageUp: () => go(previousTurn(page.at)),
+        ArrowDown: () => go(nextTurn(page.at), { unbounded: true }),
+        PageDown: () => go(nextTurn(page.at), { unbounded: true }),
+        Home: () => go(0),
+        End: () => go(last(), { unbounded: true }),
+      };
+      if (!moves[e.key]) return;
+      e.preventDefault();
+      moves[e.key]();
+    });
+    $("data").addEventListener("toggle", () => {
+      if ($("data").open && shownView !== null) renderData(shownView);
+    });
+    $("spoiler-free").addEventListener("change", (e) => {
+      setSpoilers(e.target.checked);
+      history.replaceState(null, "", hashFor(page.at));
+    });
+    $("seat").addEventListener("change", (e) => {
+      const value = e.target.value;
+      if (value === "public") {
+        $("token-form").hidden = true;
+        if (page.token) changeReader(null);
+        return;
+      }
+      if (value.startsWith("seat:")) {
+        const seat = Number(value.slice(5));
+        $("token-label").textContent = `${names()[seat]}'s seat token`;
+        $("token-form").hidden = false;
+        $("token").value = "";
+        $("token").focus();
+      }
+    });
+    $("token-form").addEventListener("submit", async (e) => {
+      e.preventDefault();
+      const wanted = $("seat").value;
+      const token = $("token").value.trim();
+      if (!token) return;
+      const check = await fetch(`/api/records/${id}`, { headers: { Authorization: "Bearer " + token }, cache: "no-store" });
+      if (!check.ok) {
+        notice(check.status === 403 || check.status === 401 ? "That token opens no seat of this record: the view stays as it was."
+          : "The token could not be checked; try again.");
+        return;
+      }
+      notice("");
+      await changeReader(token);
+      if (page.viewOf && wanted.startsWith("seat:") && page.viewOf !== wanted && page.viewOf.startsWith("seat:")) {
+        notice(`That token is ${names()[Number(page.viewOf.slice(5))]}'s, so you see that seat's view.`);
+      }
+    });
+  }
+
+  function setSpoilers(on) {
+    page.spoilerFree = on;
+    $("spoiler-free").checked = on;
+    document.body.classList.toggle("spoiler-free", on);
+    summarise();
+    chartKey = null;
+    finalShown = null;
+    cutAt = null;
+    showPlace(page.at);
+  }
+
+  // A step asked for by the address: a number within the record, or one sentence saying why not.
+  function openStep(raw) {
+    const n = Number(raw);
+    if (raw === null || raw === "" || !Number.isInteger(n) || n < 0) {
+      notice(`"${raw}" is not a step number: steps are whole numbers from 0 to ${last()}.`, true);
+      return go(page.at);
+    }
+    if (n > last()) {
+      notice(`There is no step ${n}: this record has steps 0 to ${last()}, so you see the last one.`, true);
+      return go(last(), { unbounded: true });
+    }
+    if (aboutStep) notice("");
+    return go(n, { unbounded: true, keepHash: true });
+  }
+
+  async function main() {
+    wire();
+    $("spoiler-free").checked = page.spoilerFree;
+    document.body.classList.toggle("spoiler-free", page.spoilerFree);
+    try {
+      await loadRecord();
+    } catch (err) {
+      notice(err.message);
+      $("title").textContent = "No record";
+      $("controls").hidden = $("reader").hidden = $("stage").hidden = $("scores").hidden = $("data").hidden = true;
+      $("summary").replaceChildren(el("span", "Go back to "), Object.assign(el("a", "the records list"), { href: "/" }), el("span", "."));
+      document.body.dataset.step = "none";
+      return;
+    }
+    // the board first: the move list and the chart of a long record follow when they come
+    // The board first (the service reads one record at a time): then the move list and the scores.
+    const params = hashParams();
+    rebuild();
+    if (params.has("step")) {
+      await openStep(params.get("step"));
+      await Promise.all([loadTurns(), loadStory(), loadScores()]);
+    } else {
+      await loadTurns(); // no step asked for: the first step after the setup, unless a link asked meanwhile
+      const asked = hashParams().get("step");
+      if (asked !== null) await openStep(asked);
+      else await go(Math.min(page.turns.length ? page.turns[0].to : 0, last()));
+      await Promise.all([loadStory(), loadScores()]);
+    }
+    rebuild();
+    showPlace(page.at);
+    document.body.dataset.loaded = "all";
+    schedule();
+  }
+
+  main();
+})();

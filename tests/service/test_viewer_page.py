@@ -1,0 +1,304 @@
+"""The record page in real Chromium: board, story, scores, navigation, readers, spoilers, bad input.
+
+One server and one browser for the module (page loads are the cost). Every title gets a finished
+greedy-bot game (`domain.kernel.bots.play_bot`, a shallower search than the default: the same
+scores, half the time), imported through `POST /api/imports` as a table
+would send it, and an in-progress live game for the seat switcher. Screenshots of each title's
+page land in docs/screenshots/ as artefacts for the README.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+import xml.etree.ElementTree as ET
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect, sync_playwright
+from werkzeug.serving import make_server
+
+from api.app import create_app
+from domain import catalog
+from domain.kernel import SeededChance
+from domain.kernel.bots import GreedyBot, play_bot
+from domain.records import recordfile
+from domain.records.settings import Settings
+from tests.service.conftest import LONG_TOY
+from tests.service.helpers import auth
+from tests.service.test_api import start, wait_for_verdict
+from tests.service.test_browser import CHROMIUM_ARGS
+
+pytestmark = pytest.mark.browser
+TITLES = ["citta-stato", "la-citta", "serenissima"]
+SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+NAMES = ["Ada", "Ben"]
+# In-progress games whose seats hold secrets: Città-Stato's bags and war discs, Serenissima's hidden money.
+LIVE_OPTIONS: dict[str, dict[str, Any]] = {"citta-stato": {}, "la-citta": {}, "serenissima": {"money": "hidden"}}
+
+# What the view says about one kind of piece at a step, counted independently of the drawing.
+PIECES: dict[str, tuple[str, Callable[[dict[str, Any]], int]]] = {
+    "citta-stato": ("cube", lambda v: sum(len(row["cubes"]) for row in v["market"])),
+    "la-citta": ("castle", lambda v: len(v["cities"])),
+    "serenissima": ("galley", lambda v: len(v["galleys"])),
+}
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
+    tmp = tmp_path_factory.mktemp("viewer")
+    app = create_app(Settings.from_env({"SQLITE_DBNAME": str(tmp / "records.sqlite3")}))
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}", app.test_client()
+    server.shutdown()
+    app.extensions["cronaca"].records.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_playwright() as p:
+        found = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        yield found
+        found.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    yield context.new_page()
+    context.close()
+
+
+_finished: dict[str, str] = {}
+
+
+def finished_record(client: Any, title: str) -> str:
+    """A finished greedy-bot game of `title`, imported as a transcribed record file (once per module)."""
+    if title not in _finished:
+        game = catalog.game(title)
+        edition = game.default_edition()
+        played = play_bot(game, edition, {"players": 2}, f"viewer-{title}", bot=GreedyBot(turns=1, steps=8, width=4))
+        document = {"format": recordfile.FORMAT, "version": recordfile.VERSION, "title": title, "edition": edition.ref,
+                    "seats": [{"name": n} for n in NAMES], "options": {"players": 2}, "mode": "transcribed",
+                    "chance": {}, "entries": [e.to_json() for e in played.entries]}
+        answer = client.post("/api/imports", json=document)
+        assert answer.status_code in (200, 201, 202), answer.get_json()
+        verdict = wait_for_verdict(client, answer.get_json()["id"])
+        assert verdict["status"] == "accepted", verdict
+        _finished[title] = verdict["record_id"]
+    return _finished[title]
+
+
+def api_board(client: Any, record_id: str, n: int, token: str | None = None) -> ET.Element:
+    answer = client.get(f"/api/records/{record_id}/steps/{n}/board", headers=auth(token) if token else {})
+    assert answer.status_code == 200, answer.get_data(as_text=True)[:300]
+    return ET.fromstring(answer.get_data(as_text=True))
+
+
+def kinds(svg: ET.Element) -> Counter[str]:
+    return Counter(e.get("data-kind") for e in svg.iter() if e.get("data-kind"))
+
+
+def changed(svg: ET.Element) -> set[str]:
+    return {f"{e.get('data-kind')}:{e.get('data-id')}" for e in svg.iter() if "changed" in (e.get("class") or "").split()}
+
+
+def titles_of(svg: ET.Element) -> set[str]:
+    return {(e.text or "").strip() for e in svg.iter() if e.tag.endswith("title") and (e.text or "").strip()}
+
+
+PAGE_KINDS = "() => { const c = {}; document.querySelectorAll('#board [data-kind]').forEach(e => { " \
+             "const k = e.getAttribute('data-kind'); c[k] = (c[k] || 0) + 1; }); return c; }"
+PAGE_CHANGED = "() => [...document.querySelectorAll('#board .changed')].map(e => " \
+               "`${e.getAttribute('data-kind')}:${e.getAttribute('data-id')}`)"
+PAGE_TITLES = "() => [...document.querySelectorAll('#board title')].map(e => e.textContent.trim()).filter(Boolean)"
+
+
+def at_step(page: Any, n: int) -> None:
+    """The board of step n is on the page, and the move list and the scores are in."""
+    expect(page.locator("body")).to_have_attribute("data-step", str(n))
+    expect(page.locator("body")).to_have_attribute("data-loaded", "all")
+
+
+@pytest.mark.parametrize("title", TITLES)
+def test_a_finished_game_reads_as_board_story_and_scores(served: tuple[str, Any], page: Any, title: str) -> None:
+    base, client = served
+    record_id = finished_record(client, title)
+    steps = client.get(f"/api/records/{record_id}").get_json()["steps"]
+    turns = client.get(f"/api/records/{record_id}/turns").get_json()
+    middle = turns[len(turns) // 2]["to"]
+
+    # a deep link opens that step: the board holds the pieces the view has, as the API drew them
+    page.goto(f"{base}/records/{record_id}#step={middle}")
+    at_step(page, middle)
+    expect(page.locator("#slider")).to_have_value(str(middle))
+    drawn = api_board(client, record_id, middle)
+    on_page = page.evaluate(PAGE_KINDS)
+    assert on_page == dict(kinds(drawn)) and on_page, on_page
+    kind, count = PIECES[title]
+    view = client.get(f"/api/records/{record_id}/steps/{middle}").get_json()["view"]
+    assert on_page.get(kind, 0) == count(view), (kind, on_page, count(view))
+
+    # the story line of this step is current, and it is the API's sentence
+    story = client.get(f"/api/records/{record_id}/story").get_json()
+    line = max((li for li in story["lines"] if li["step"] <= middle), key=lambda li: li["step"])
+    current = page.locator('#moves li[aria-current="step"]')
+    expect(current).to_have_count(1)
+    expect(current).to_have_attribute("data-step", str(line["step"]))
+    expect(current).to_have_text(line["text"])
+    expect(current).to_be_in_viewport()  # the move list scrolled to it
+    expect(page.locator("#moves ol[role=list]").first).to_be_attached()
+
+    # stepping: the next step whose drawing marks other changes shows exactly those
+    k = middle
+    while k < steps and (not changed(api_board(client, record_id, k + 1))
+                         or changed(api_board(client, record_id, k + 1)) == changed(api_board(client, record_id, k))):
+        k += 1
+    assert k < steps, "no step of the game marks a change"
+    page.goto(f"{base}/records/{record_id}#step={k}")
+    at_step(page, k)
+    before = set(page.evaluate(PAGE_CHANGED))
+    page.locator("#slider").focus()
+    page.keyboard.press("ArrowRight")
+    at_step(page, k + 1)
+    after = set(page.evaluate(PAGE_CHANGED))
+    assert after != before and after == changed(api_board(client, record_id, k + 1))
+    page.keyboard.press("ArrowDown")  # one turn on: to the end of the turn after this step
+    at_step(page, next(t["to"] for t in turns if t["to"] > k + 1))
+    page.keyboard.press("Home")
+    at_step(page, 0)
+
+    # scores: a line per seat, lead changes as links that jump, the final table with every key
+    scores = client.get(f"/api/records/{record_id}/scores").get_json()
+    expect(page.locator("#chart polyline.seat-line")).to_have_count(2)
+    expect(page.locator("#legend li")).to_have_text(NAMES)
+    if scores["lead_changes"]:
+        lead = page.locator("#leads a").last
+        expect(lead).to_contain_text("takes the lead")
+        lead.click()
+        at_step(page, scores["lead_changes"][-1]["step"])
+    keys = {k for seat in scores["final"]["seats"] for k in seat["breakdown"]}
+    expect(page.locator("table.breakdown tbody th")).to_have_count(len(keys) + 1)
+    ranked = [NAMES[s] for s in scores["final"]["ranking"]]
+    for place, name in enumerate(ranked):
+        expect(page.locator("ol.ranking li").nth(place)).to_contain_text(name)
+
+    # screenshots: early, middle, final
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for label, n in (("early", turns[min(2, len(turns) - 1)]["to"]), ("middle", middle), ("final", steps)):
+        page.goto(f"{base}/records/{record_id}#step={n}")
+        at_step(page, n)
+        page.screenshot(path=str(SHOTS / f"{title}-{label}.png"), full_page=True)
+
+    # spoiler-free: nothing after this step, not even how long the game is
+    page.goto(f"{base}/records/{record_id}#step={middle}&spoilers=off")
+    at_step(page, middle)
+    expect(page.locator("#spoiler-free")).to_be_checked()
+    expect(page.locator("#slider")).to_have_attribute("max", str(middle + 1))
+    expect(page.locator("#of")).to_be_hidden()
+    expect(page.locator("#final *")).to_have_count(0)
+    expect(page.locator("#summary")).not_to_contain_text(str(steps))
+    shown = page.eval_on_selector_all("#moves li:not([hidden])", "items => items.map(i => Number(i.dataset.step))")
+    assert shown and max(shown) <= middle
+    expect(page.locator("#leads a")).to_have_count(sum(1 for c in scores["lead_changes"] if c["step"] <= middle))
+    page.locator("#spoiler-free").uncheck()
+    expect(page.locator("ol.ranking li")).to_have_count(2)
+    expect(page.locator("#slider")).to_have_attribute("max", str(steps))
+
+
+def play_some(client: Any, record_id: str, tokens: list[str], commands: int) -> None:
+    players = SeededChance("viewer-live")
+    for _ in range(commands):
+        pending = client.get(f"/api/records/{record_id}/legal").get_json()["pending"]
+        if pending["seat"] is None:
+            return
+        legal = client.get(f"/api/records/{record_id}/legal", headers=auth(tokens[pending["seat"]])).get_json()
+        cmd = legal["commands"][players.below(len(legal["commands"]))]
+        answer = client.post(f"/api/records/{record_id}/commands", json={"command": cmd, "version": legal["version"]},
+                             headers=auth(tokens[pending["seat"]]))
+        assert answer.status_code == 200, answer.get_json()
+
+
+@pytest.mark.parametrize("title", TITLES)
+def test_the_seat_switcher_shows_a_seat_only_its_own_secrets(served: tuple[str, Any], page: Any, title: str) -> None:
+    base, client = served
+    answer = client.post("/api/records", json={"title": title, "seats": NAMES, "options": LIVE_OPTIONS[title]})
+    assert answer.status_code == 201, answer.get_json()
+    record_id, tokens = answer.get_json()["id"], [s["token"] for s in answer.get_json()["seats"]]
+    play_some(client, record_id, tokens, 12)
+    n = client.get(f"/api/records/{record_id}").get_json()["steps"]
+    public, own = titles_of(api_board(client, record_id, n)), titles_of(api_board(client, record_id, n, tokens[1]))
+    secrets = own - public - titles_of(api_board(client, record_id, n, tokens[0]))  # only seat 1 may read these
+    if title != "la-citta":  # La Città hides nothing from one seat that another sees: its views are all public
+        assert secrets, f"{title}: seat 1's board shows nothing the public's hides"
+
+    page.goto(f"{base}/records/{record_id}#step={n}")
+    at_step(page, n)
+    expect(page.locator("#seat")).to_have_value("public")
+    assert not secrets & set(page.evaluate(PAGE_TITLES))
+    expect(page.locator("#scores-note")).to_contain_text("once the game is over")
+
+    page.locator("#seat").select_option("seat:0")
+    page.locator("#token").fill(tokens[0])
+    page.locator("#token-form button").click()
+    expect(page.locator("#reader-note")).to_contain_text("Ada")
+    at_step(page, n)
+    expect(page.locator("#status")).to_contain_text("view: seat:0")
+    assert set(page.evaluate(PAGE_TITLES)) == titles_of(api_board(client, record_id, n, tokens[0]))
+    assert not secrets & set(page.evaluate(PAGE_TITLES))
+    assert f"token={tokens[0]}" in page.url
+
+    page.goto(f"{base}/records/{record_id}#step={n}&token={tokens[1]}")  # followed on the same page
+    at_step(page, n)
+    expect(page.locator("#reader-note")).to_contain_text("Ben")
+    expect(page.locator("#status")).to_contain_text("view: seat:1")  # Ben's board is painted
+    assert secrets <= set(page.evaluate(PAGE_TITLES))
+
+    # a token that opens no seat: one sentence, and the public view
+    page.goto("about:blank")
+    page.goto(f"{base}/records/{record_id}#step={n}&token=not-a-token-{uuid.uuid4().hex}")  # opened fresh
+    at_step(page, n)
+    expect(page.locator("#notice")).to_contain_text("opens no seat")
+    expect(page.locator("#seat")).to_have_value("public")
+
+
+def test_bad_input_is_one_sentence_and_the_page_stays_usable(served: tuple[str, Any], page: Any) -> None:
+    base, client = served
+    page.goto(f"{base}/records/{uuid.uuid4()}")
+    expect(page.locator("#notice")).to_contain_text("no record here")
+    expect(page.locator("#summary a")).to_have_attribute("href", "/")
+
+    record_id, tokens = start(client, NAMES, edition_file=LONG_TOY.format(target=500))  # the toy title: no board drawing
+    play_some(client, record_id, tokens, 3)
+    steps = client.get(f"/api/records/{record_id}").get_json()["steps"]
+    page.goto(f"{base}/records/{record_id}#step=9999")
+    at_step(page, steps)
+    expect(page.locator("#notice")).to_contain_text(f"no step 9999: this record has steps 0 to {steps}")
+    expect(page.locator("#board .board-sentence")).to_contain_text("toy")
+    expect(page.locator("#state dl.view").first).to_be_visible()  # the view as data stands in for the board
+    page.keyboard.press("Home")
+    at_step(page, 0)
+    page.keyboard.press("ArrowRight")
+    at_step(page, 1)
+
+    # live: a move made elsewhere reaches a reader at the end by itself; a reader elsewhere stays put
+    page.keyboard.press("End")
+    at_step(page, steps)
+    play_some(client, record_id, tokens, 1)
+    grown = client.get(f"/api/records/{record_id}").get_json()["steps"]
+    assert grown > steps
+    expect(page.locator("body")).to_have_attribute("data-step", str(grown), timeout=8000)
+    expect(page.locator("#slider")).to_have_attribute("max", str(grown))
+    page.keyboard.press("Home")
+    at_step(page, 0)
+    play_some(client, record_id, tokens, 1)
+    again = client.get(f"/api/records/{record_id}").get_json()["steps"]
+    expect(page.locator("#slider")).to_have_attribute("max", str(again), timeout=8000)
+    time.sleep(0.1)
+    at_step(page, 0)
