@@ -38,6 +38,12 @@ def import_page() -> Any:
     return _asset("import.html")
 
 
+@viewer.route("/imports/<uuid:import_id>/replay")
+def import_replay(import_id: UUID) -> Any:
+    """A rejected import's game as checked, step by step: where each finding of its report links."""
+    return _asset("replay.html")
+
+
 @viewer.route("/api/docs")
 def api_docs() -> Any:
     """The interactive page for /api/openapi.json (self-contained: no CDN)."""

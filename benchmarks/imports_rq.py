@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -101,6 +102,7 @@ def main() -> None:
                 ids.append(import_id)
             print(f"{len(ids)} notation files rendered, stored and queued in {time.perf_counter() - made:.1f} s "
                   f"({sum(len(t) for t in files) / len(files):,.0f} characters each on average)")
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             started = time.perf_counter()
             workers = [subprocess.Popen([sys.executable, "-m", "api.cli", "worker", "--burst"], env=env, cwd=ROOT,
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -120,10 +122,15 @@ def main() -> None:
                     if w.poll() is None:
                         w.terminate()
                         w.wait(10)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the workers, reaped above (not the database's)
+            cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
             dispatcher.queue.delete(delete_jobs=True)
             done = verdicts.get("accepted", 0) + verdicts.get("rejected", 0)
             print(f"{args.workers} RQ workers ({args.store}): {done} of {len(ids)} imports concluded in {elapsed:.1f} s "
                   f"({done / elapsed:.0f} files/s; target 1,000 in <= 30 s) - {verdicts}")
+            print(f"the workers' own CPU: {cpu:.1f} s, {cpu / max(done, 1) * 1000:.0f} ms per file "
+                  f"(start-up included; the target is <= 60 ms of one core per file, the database's share too); "
+                  f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
         finally:
             drop()
 

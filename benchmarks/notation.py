@@ -3,11 +3,13 @@
     .venv/bin/python -m benchmarks.notation citta-stato --players 4 --games 20 [--repeat 3]
 
 Plays `--games` seeded random games and renders each in the title's notation, then times,
-in CPU seconds of this one process (best of `--repeat`):
+in CPU seconds of this one process (each the best of `--repeat` rounds, taken in turn):
 * json: validating the game's record file as an import does today (json.loads, the
   kernel's Entry.from_json, `replay` re-deciding every command and comparing events);
-* notation: `domain.transcripts.check_text` on the rendered file (lark parse, the title's
-  words to commands, re-deciding every move, the result compared);
+* notation: `domain.transcripts.check_text` on the rendered file (parse, the title's
+  words to commands, re-deciding every move, the result compared), and the parse alone
+  (`domain.kernel.notation.parse`: lines read one at a time by the plan of their token
+  kinds, lark parsing each new kind of line once; see the notation module);
 * python-chess: `chess.pgn.read_game` on seeded random games with as many plies as the
   title's games have moves (a ply is one decision, a move of the notation is one too).
 Targets (issue 12): notation <= 1.5x json; one full game <= 50 ms per core.
@@ -23,6 +25,7 @@ from typing import Any
 from benchmarks.engine import measure_chess
 from domain import catalog
 from domain.kernel import Entry, replay
+from domain.kernel.notation import parse
 from domain.kernel.selfplay import play_random
 from domain.transcripts import check_text, render_log
 
@@ -36,13 +39,10 @@ def measure(title: str, options: dict[str, Any], games: int, seed: str, repeat: 
     texts = [render_log(title, edition, p.entries, names[: len(p.scores["seats"])], options, p.scores) for p in played]
     moves = sum(len(p.entries) - 1 for p in played)
 
-    def best(run: Any) -> float:
-        times = []
-        for _ in range(repeat):
-            cpu = time.process_time()
-            run()
-            times.append(time.process_time() - cpu)
-        return min(times)
+    def timed(run: Any) -> float:
+        cpu = time.process_time()
+        run()
+        return time.process_time() - cpu
 
     def validate_json() -> None:
         for raw in files:
@@ -55,10 +55,15 @@ def measure(title: str, options: dict[str, Any], games: int, seed: str, repeat: 
             report = check_text(text)
             assert report.ok, report.findings[:1]
 
-    json_s = best(validate_json)
-    notation_s = best(check_notation)
+    def parse_notation() -> None:
+        for text in texts:
+            assert not parse(text).errors
+
+    # the three in turn, `repeat` times, best of each: a load that comes and goes weighs on all three alike
+    runs = [(timed(validate_json), timed(check_notation), timed(parse_notation)) for _ in range(repeat)]
+    json_s, notation_s, parse_s = (min(run[k] for run in runs) for k in range(3))
     return {"games": games, "moves": moves, "lines": sum(t.count("\n") for t in texts), "json_s": json_s,
-            "notation_s": notation_s, "chars": sum(len(t) for t in texts)}
+            "notation_s": notation_s, "parse_s": parse_s, "chars": sum(len(t) for t in texts)}
 
 
 def main() -> None:
@@ -78,6 +83,7 @@ def main() -> None:
         f"  json validation:  {result['json_s'] / result['games'] * 1000:8.2f} ms/game\n"
         f"  notation check:   {per_game:8.2f} ms/game  ({result['notation_s'] / result['json_s']:.2f}x json; target <= 1.5x,"
         f" <= 50 ms/game)\n"
+        f"    of which parse: {result['parse_s'] / result['games'] * 1000:8.2f} ms/game\n"
         f"  moves/CPU-s: notation {result['moves'] / result['notation_s']:,.0f}, python-chess read_game "
         f"{anchor['plies_per_s']:,.0f} plies/CPU-s ({result['moves'] / result['notation_s'] / anchor['plies_per_s']:.2f}x)"
     )

@@ -22,6 +22,7 @@ Serves the app on 127.0.0.1 (werkzeug, threaded, a fresh SQLite file) and drives
 from __future__ import annotations
 
 import argparse
+import functools
 import logging
 import statistics
 import tempfile
@@ -30,7 +31,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 from uuid import UUID
 
 from werkzeug.serving import make_server
@@ -57,6 +58,7 @@ provenance:
 
 WATCH = """() => {
   window.__samples = [];
+  window.__slow = 0;  // keydowns whose next presented frame came 16 ms or more after the key (Event Timing)
   window.__ready = {};  // board step -> when its answer came (the page's fetch, watched from outside)
   const original = window.fetch;
   window.fetch = (url, init) => original(url, init).then((answer) => {
@@ -64,16 +66,39 @@ WATCH = """() => {
     if (found) window.__ready[found[1]] = performance.now();
     return answer;
   });
-  let pressed = null;
-  window.addEventListener("keydown", (e) => { pressed = e.timeStamp; }, true);
+  new PerformanceObserver((list) => {
+    list.getEntries().forEach((e) => { if (e.name === "keydown") window.__slow += 1; });
+  }).observe({ type: "event", durationThreshold: 16 });
+  // A sample: from the keydown's timeStamp to the end of the first frame that renders the new board.
+  // The page sets body[data-step] in the same task as it puts the new board in #board (replaced or
+  // patched in place). A rAF callback runs at the start of a frame, before its style, layout and
+  // paint; a message posted from it runs once that rendering is done. The rAF is asked for in the
+  // keydown (before the page's own handler), so this message is queued before anything the page
+  // defers from its own rAF callbacks and the sample does not wait for that work.
+  let press = null;
+  const after = new MessageChannel();
+  after.port1.onmessage = () => {
+    const done = press;
+    press = null;
+    window.__samples.push([performance.now() - done.t0, done.cached, done.frame, done.board, performance.now() - done.t0 - done.frame]);
+  };
+  const frame = () => {
+    if (press === null) return;
+    if (!press.changed) { requestAnimationFrame(frame); return; }  // the board is still on its way
+    press.frame = performance.now() - press.t0;
+    after.port2.postMessage(null);
+  };
+  window.addEventListener("keydown", (e) => {
+    press = { t0: e.timeStamp, changed: false, cached: false, frame: null, board: null };
+    requestAnimationFrame(frame);
+  }, true);
   new MutationObserver(() => {
-    if (pressed === null) return;
-    const t0 = pressed;
-    pressed = null;
+    if (press === null || press.changed) return;
     const step = document.body.dataset.step;
-    const cached = window.__ready[step] !== undefined && window.__ready[step] < t0;
-    requestAnimationFrame(() => window.__samples.push([performance.now() - t0, cached]));
-  }).observe(document.getElementById("board"), { childList: true });
+    press.changed = true;
+    press.board = performance.now() - press.t0;  // the key's task is done with the board (a microtask after it)
+    press.cached = window.__ready[step] !== undefined && window.__ready[step] < press.t0;
+  }).observe(document.body, { attributes: true, attributeFilter: ["data-step"] });
 }"""
 
 SAMPLED = """(k) => new Promise((done) => {
@@ -82,11 +107,12 @@ SAMPLED = """(k) => new Promise((done) => {
 })"""
 
 LOADED = """(attribute) => new Promise((done) => {
-  const ready = () => document.body.dataset[attribute] !== undefined;
+  const ready = () => document.body !== null && document.body.dataset[attribute] !== undefined;
   const finish = () => requestAnimationFrame(() => done(performance.now()));
   if (ready()) return finish();
+  // the body may not be parsed yet when this runs: watch the whole document
   new MutationObserver((_, o) => { if (ready()) { o.disconnect(); finish(); } })
-    .observe(document.body, { attributes: true });
+    .observe(document.documentElement, { attributes: true, childList: true, subtree: true });
 })"""
 
 
@@ -138,10 +164,29 @@ def percentile(samples: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
 
 
-def stepping(browser: Any, base: str, record_id: UUID, start: int, presses: int, gap_ms: int) -> list[tuple[float, bool]]:
-    """(ms from keydown to the rAF after the new board is in, whether the board was fetched before the key)."""
+class Press(NamedTuple):
+    """One key press, in ms from the keydown's timeStamp."""
+
+    painted: float  # the end of the first frame that renders the new board: the figure
+    cached: bool  # the board had been fetched before the key
+    frame: float  # the start of that frame (its rAF callback)
+    board: float  # the page's key task has put the board in (handler and queueing)
+    render: float  # that frame's style, layout, paint and commit (painted - frame)
+
+    @property
+    def work(self) -> float:
+        """The press's main-thread time without the idle wait for the display's next frame."""
+        return self.board + self.render
+
+
+def stepping(browser: Any, base: str, record_id: UUID, start: int, presses: int,
+             gap_ms: int, pages: Path | None = None) -> tuple[list[Press], int]:
+    """Every press; and how many keydowns Event Timing saw take 16 ms or more to their presented frame."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
+    if pages is not None:  # another version of the page's files, to measure before against after
+        for file in pages.iterdir():
+            page.route(f"**/viewer/{file.name}", functools.partial(lambda file, route: route.fulfill(path=file), file))
     page.goto(f"{base}/records/{record_id}#step={start}")
     page.wait_for_selector(f'body[data-step="{start}"]')
     page.wait_for_timeout(300)  # the first neighbours are fetched
@@ -151,9 +196,10 @@ def stepping(browser: Any, base: str, record_id: UUID, start: int, presses: int,
         page.keyboard.press("ArrowRight")
         page.evaluate(SAMPLED, k)  # (wait_for_function would evaluate a string: the page's CSP refuses that)
         page.wait_for_timeout(gap_ms)
-    samples = page.evaluate("window.__samples")
+    page.wait_for_timeout(100)  # the last Event Timing entries are delivered
+    samples, slow = page.evaluate("[window.__samples, window.__slow]")
     context.close()
-    return [(float(ms), bool(cached)) for ms, cached in samples]
+    return [Press(float(a), bool(b), float(c), float(d), float(e)) for a, b, c, d, e in samples], int(slow)
 
 
 def loading(browser: Any, url: str, loads: int) -> tuple[float, float]:
@@ -176,6 +222,8 @@ def main() -> None:
     parser.add_argument("--long-steps", type=int, default=5000)
     parser.add_argument("--loads", type=int, default=5)
     parser.add_argument("--titles", nargs="*", default=list(LARGEST))
+    parser.add_argument("--no-loading", action="store_true", help="only the stepping figures")
+    parser.add_argument("--pages", type=Path, help="a folder of the viewer's files (record.js...) served instead of replay_viewer's")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -190,13 +238,21 @@ def main() -> None:
             start = records.turns(record_id)[0]["to"]
             steps = records.summary(record_id)["steps"]
             presses = min(args.presses, steps - start)
-            samples = stepping(browser, base, record_id, start, presses, args.gap_ms)
-            every = [ms for ms, _ in samples]
-            hits = [ms for ms, cached in samples if cached]
+            samples, slow = stepping(browser, base, record_id, start, presses, args.gap_ms, args.pages)
+            every = [s.painted for s in samples]
+            hits = [s.painted for s in samples if s.cached]
             print(f"  {title:12} {players} players, {steps} steps: p50 {percentile(every, 0.5):5.1f} ms  "
-                  f"p95 {percentile(every, 0.95):5.1f} ms  max {max(every):5.1f} ms  ({len(samples)} presses); "
-                  f"from cache {len(hits)}: p50 {percentile(hits, 0.5) if hits else 0:5.1f} ms  "
-                  f"p95 {percentile(hits, 0.95) if hits else 0:5.1f} ms")
+                  f"p95 {percentile(every, 0.95):5.1f} ms  max {max(every):5.1f} ms  ({len(samples)} presses; "
+                  f"from cache {len(hits)}: p95 {percentile(hits, 0.95) if hits else 0:5.1f} ms)")
+            print(f"  {'':12} p50/p95: board in {percentile([s.board for s in samples], 0.5):4.1f}/"
+                  f"{percentile([s.board for s in samples], 0.95):4.1f} ms, frame start "
+                  f"{percentile([s.frame for s in samples], 0.5):4.1f}/{percentile([s.frame for s in samples], 0.95):4.1f} ms, "
+                  f"render {percentile([s.render for s in samples], 0.5):4.1f}/{percentile([s.render for s in samples], 0.95):4.1f} ms, "
+                  f"work without the wait for the frame {percentile([s.work for s in samples], 0.5):4.1f}/"
+                  f"{percentile([s.work for s in samples], 0.95):4.1f} ms; Event Timing >= 16 ms: {slow}/{len(samples)}")
+        if args.no_loading:
+            browser.close()
+            return
 
         started = time.perf_counter()
         long_id = toy_record(records, args.long_steps)

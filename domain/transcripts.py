@@ -36,9 +36,18 @@ def game_for(title: str) -> tuple[Game, Words]:
     return catalog.game(title), catalog.words(title)
 
 
+_DEFAULTS: dict[str, tuple[Game, Edition]] = {}  # title -> its game and default edition, read once
+
+
 def default_edition(game: Game, edition_id: str | None) -> Edition:
-    """The title's own edition; a file naming another must come with it (not taken by text import yet)."""
-    found = game.default_edition()
+    """The title's own edition; a file naming another must come with it (not taken by text import yet).
+
+    Kept per game: building it costs a check of a whole game's time for some titles (schema, tables).
+    """
+    known = _DEFAULTS.get(game.title)
+    if known is None or known[0] is not game:
+        known = _DEFAULTS[game.title] = (game, game.default_edition())
+    found = known[1]
     if edition_id not in (None, found.id):
         raise EditionError(f"the header names edition {edition_id!r}; this service knows {found.id!r} for "
                            f"{game.title} (a file played with another printing needs its edition file)")

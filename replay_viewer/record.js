@@ -30,7 +30,7 @@
     storyLoaded: false,
     storyError: "",
   };
-  const boards = new Map(); // step -> Promise<{node} | {sentence}>
+  const boards = new Map(); // step -> Promise<{board} | {sentence}>; a board's text is parsed when first needed
   const steps = new Map(); // step -> Promise<step JSON>
   let lineAt = []; // story steps, ascending, for the current line
   let lineNodes = new Map(); // step -> <li>
@@ -156,10 +156,9 @@
     const promise = (async () => {
       const answer = await api(`/api/records/${id}/steps/${n}/board`);
       if (answer.ok) {
-        const parsed = new DOMParser().parseFromString(answer.body, "image/svg+xml");
-        const root = parsed.documentElement;
-        if (root.nodeName !== "svg") return { sentence: "The board drawing for this step could not be read." };
-        return { node: document.adoptNode(root) }; // adopted, not copied: a large board is not cloned again
+        const drawn = { board: new Board(answer.body) };
+        whenIdle(() => drawn.board.outline()); // outlined between presses, not when the key comes
+        return drawn;
       }
       const type = (answer.body && answer.body.type) || "";
       if (answer.status === 404 && type.endsWith("no-layout")) {
@@ -179,15 +178,146 @@
     around.filter((k) => k >= 0 && k <= limit() && !boards.has(k)).forEach((k) => fetchBoard(k));
   }
 
+  // One step's board as the API drew it, kept as its text and an outline of that text: each
+  // element's tag, data-id, and where its markup, start tag and children lie. Outlining a board
+  // takes about a millisecond; parsing it whole into a DOM takes ten, so a board is parsed whole
+  // only when nothing is on the page yet, and otherwise only the pieces that changed are.
+  class Board {
+    constructor(text) {
+      this.text = text;
+      this.tree = undefined;
+    }
+
+    outline() {
+      if (this.tree === undefined) this.tree = outlineOf(this.text);
+      return this.tree;
+    }
+  }
+
+  const TAG = /<(\/?)([A-Za-z_][\w:.-]*)([^>]*?)(\/?)>/g;
+  const ATTRIBUTE = /([A-Za-z_][\w:.-]*)="([^"]*)"/g;
+
+  // {tag, id, start, end, open (end of the start tag), kids} for the root element, or null when
+  // the text is not one well-formed element: markup outside tags is a text child.
+  function outlineOf(text) {
+    const stack = [{ kids: [] }];
+    let at = 0;
+    TAG.lastIndex = 0;
+    for (let found = TAG.exec(text); found; found = TAG.exec(text)) {
+      const top = stack[stack.length - 1];
+      if (found.index > at && stack.length > 1) top.kids.push({ tag: "#text", start: at, end: found.index, kids: [] });
+      at = TAG.lastIndex;
+      if (found[1]) { // a closing tag
+        const node = stack.pop();
+        if (stack.length === 0 || node.tag !== found[2]) return null;
+        node.end = at;
+        continue;
+      }
+      const ident = /\sdata-id="([^"]*)"/.exec(found[3]);
+      const node = { tag: found[2], id: ident ? ident[1] : null, start: found.index, end: at, open: at, kids: [] };
+      top.kids.push(node);
+      if (!found[4]) stack.push(node);
+    }
+    const roots = stack.length === 1 ? stack[0].kids.filter((k) => k.tag !== "#text") : [];
+    return roots.length === 1 && roots[0].tag === "svg" ? roots[0] : null;
+  }
+
+  const ENTITIES = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
+  const unescape = (text) => text.replace(/&(#x[0-9a-fA-F]+|#\d+|\w+);/g, (whole, name) => (name[0] === "#"
+    ? String.fromCodePoint(name[1] === "x" ? parseInt(name.slice(2), 16) : Number(name.slice(1)))
+    : ENTITIES[name] ?? whole));
+
+  function attributesOf(text, node) {
+    const found = new Map();
+    const tag = text.slice(node.start, node.open);
+    ATTRIBUTE.lastIndex = 0;
+    for (let m = ATTRIBUTE.exec(tag); m; m = ATTRIBUTE.exec(tag)) if (m[1] !== "xmlns") found.set(m[1], unescape(m[2]));
+    return found;
+  }
+
+  // Page nodes for some markup of a board: parsed inside an <svg> so they land in the SVG namespace.
+  function parsePieces(markup) {
+    const parsed = new DOMParser().parseFromString(`<svg xmlns="${SVG}">${markup}</svg>`, "image/svg+xml").documentElement;
+    return [...document.importNode(parsed, true).childNodes];
+  }
+
+  const samePiece = (a, b) => a.tag === b.tag && (a.tag === "#text" || a.id === b.id);
+
+  // Make the page's node `live`, drawn from outline `a` of text `was`, equal to outline `b` of text
+  // `now`, touching only what differs: a step changes a few pieces of a board of thousands of
+  // elements, and only those are parsed, restyled, laid out and painted again. Children are matched
+  // from both ends, so a piece added to or removed from a list replaces only the middle.
+  function patch(live, was, a, now, b) {
+    const before = was.slice(a.start, a.end);
+    if (before === now.slice(b.start, b.end)) return;
+    if (!samePiece(a, b) || live.nodeName !== (a.tag === "#text" ? "#text" : a.tag)) {
+      live.replaceWith(...parsePieces(now.slice(b.start, b.end)));
+      return;
+    }
+    if (a.tag === "#text") {
+      live.data = unescape(now.slice(b.start, b.end));
+      return;
+    }
+    if (was.slice(a.start, a.open) !== now.slice(b.start, b.open)) {
+      const old = attributesOf(was, a);
+      attributesOf(now, b).forEach((value, name) => {
+        if (old.get(name) !== value) live.setAttribute(name, value);
+        old.delete(name);
+      });
+      old.forEach((_, name) => live.removeAttribute(name));
+    }
+    const kids = [...live.childNodes];
+    if (kids.length !== a.kids.length) { // not drawn from `a` after all: redraw the whole piece
+      live.replaceWith(...parsePieces(now.slice(b.start, b.end)));
+      return;
+    }
+    let head = 0;
+    while (head < a.kids.length && head < b.kids.length && samePiece(a.kids[head], b.kids[head])) head++;
+    let tailA = a.kids.length;
+    let tailB = b.kids.length;
+    while (tailA > head && tailB > head && samePiece(a.kids[tailA - 1], b.kids[tailB - 1])) { tailA--; tailB--; }
+    if (tailA > head || tailB > head) {
+      for (let i = head; i < tailA; i++) kids[i].remove();
+      const added = tailB > head ? parsePieces(now.slice(b.kids[head].start, b.kids[tailB - 1].end)) : [];
+      const anchor = tailA < kids.length ? kids[tailA] : null;
+      added.forEach((node) => live.insertBefore(node, anchor));
+    }
+    for (let i = 0; i < head; i++) patch(kids[i], was, a.kids[i], now, b.kids[i]);
+    for (let i = 0; i < a.kids.length - tailA; i++) patch(kids[tailA + i], was, a.kids[tailA + i], now, b.kids[tailB + i]);
+  }
+
+  let onPage = null; // the Board whose drawing #board holds (with its outline), or null
+
+  const idle = window.requestIdleCallback || ((job) => setTimeout(job, 1));
+  function whenIdle(job) {
+    idle(job, { timeout: 500 });
+  }
+
+  // A whole board parsed into page nodes, or null when its text is not an SVG drawing.
+  function parseBoard(text) {
+    const root = new DOMParser().parseFromString(text, "image/svg+xml").documentElement;
+    return root.nodeName === "svg" && !root.querySelector("parsererror") ? document.importNode(root, true) : null;
+  }
+
+  // The new board goes in by patching the one on the page when there is one (see patch).
   function paintBoard(n, drawn) {
     const board = $("board");
-    if (drawn.node) {
-      board.replaceChildren(drawn.node);
+    const tree = drawn.board ? drawn.board.outline() : null;
+    const live = board.firstElementChild;
+    const patching = tree && onPage && live && live.nodeName === "svg";
+    const whole = tree && !patching ? parseBoard(drawn.board.text) : null;
+    if (patching) {
+      patch(live, onPage.text, onPage.outline(), drawn.board.text, tree);
+      onPage = drawn.board;
+    } else if (whole) {
+      board.replaceChildren(whole);
       board.classList.remove("no-board");
+      onPage = drawn.board;
     } else {
-      board.replaceChildren(el("p", drawn.sentence, "board-sentence"));
+      board.replaceChildren(el("p", drawn.board ? "The board drawing for this step could not be read." : drawn.sentence, "board-sentence"));
       board.classList.add("no-board");
-      $("data").open = true;
+      onPage = null;
+      if (!drawn.board) $("data").open = true;
     }
     $("board-region").setAttribute("aria-label", `board at step ${n}`);
     page.shown = n;
@@ -214,18 +344,48 @@
     if (!page.record) return;
     n = Math.max(0, Math.min(options.unbounded ? last() : limit(), Math.round(n)));
     page.at = n;
-    if (!options.keepHash) history.replaceState(null, "", hashFor(n));
-    showPlace(n);
+    if (!options.keepHash) hashDue = true; // written after the board's frame (a same-page navigation costs a millisecond or two)
+    showControls(n);
+    afterFrame(); // the move list follows the slider even while a board is on its way
     const mine = generation;
     const drawn = await fetchBoard(n);
     if (page.at !== n || mine !== generation) return; // a newer step (or reader) was asked for meanwhile
     paintBoard(n, drawn);
-    prefetch(n);
-    showStep(n);
+    afterFrame();
   }
 
-  // Everything but the board: cheap, done at once so the slider and the move list never lag.
+  // The board is painted in the frame after the key; the move list, the chart's cursor, the step's
+  // sentence and status, and fetching the neighbours wait for the frame after it, so they never
+  // delay the board (several calls before that run once, for the step shown by then).
+  let later = false;
+  let hashDue = false;
+  function afterFrame() {
+    if (later) return;
+    later = true;
+    requestAnimationFrame(() => setTimeout(() => {
+      later = false;
+      const n = page.at;
+      if (hashDue) whenIdle(writeHash);
+      showAround(n);
+      if (page.shown === n) {
+        prefetch(n);
+        showStep(n);
+      }
+    }, 0));
+  }
+
+  function writeHash() {
+    if (hashDue) history.replaceState(null, "", hashFor(page.at));
+    hashDue = false;
+  }
+
   function showPlace(n) {
+    showControls(n);
+    showAround(n);
+  }
+
+  // The controls: cheap, done at once so the slider never lags.
+  function showControls(n) {
     const slider = $("slider");
     slider.max = String(limit());
     slider.value = String(n);
@@ -237,8 +397,12 @@
     $("prev").disabled = $("prev-turn").disabled = n === 0;
     $("next").disabled = $("next-turn").disabled = n >= limit();
     $("last").disabled = n >= last();
-    markLine(n);
+  }
+
+  // The story line, the spoiler cut and the chart's cursor for step n.
+  function showAround(n) {
     cutStory(n);
+    markLine(n);
     drawScores(n);
   }
 
@@ -344,26 +508,31 @@
   let marked = null;
   function markLine(n) {
     const at = lineOf(n);
-    const said = $("said");
     const text = at === null ? null : lineText.get(at);
-    said.textContent = n === 0 ? "Before the game: nothing has happened yet."
+    if (marked !== at) {
+      const item = at === null ? null : lineNodes.get(at);
+      const box = $("moves");
+      let scroll = null;
+      if (item && !item.hidden) { // geometry read before anything is written: one layout, not two
+        const top = item.getBoundingClientRect().top - box.getBoundingClientRect().top + box.scrollTop;
+        if (top < box.scrollTop || top + item.offsetHeight > box.scrollTop + box.clientHeight) {
+          scroll = Math.max(0, top - box.clientHeight / 3);
+        }
+      }
+      const old = marked === null ? null : lineNodes.get(marked);
+      if (old) {
+        old.classList.remove("current");
+        old.removeAttribute("aria-current");
+      }
+      marked = at;
+      if (item) {
+        item.classList.add("current");
+        item.setAttribute("aria-current", "step");
+        if (scroll !== null) box.scrollTop = scroll;
+      }
+    }
+    $("said").textContent = n === 0 ? "Before the game: nothing has happened yet."
       : text ? (at === n ? text : `${text} (and ${n - at} quieter step${n - at > 1 ? "s" : ""} after it)`) : "";
-    if (marked === at) return;
-    if (marked !== null && lineNodes.get(marked)) {
-      const old = lineNodes.get(marked);
-      old.classList.remove("current");
-      old.removeAttribute("aria-current");
-    }
-    marked = at;
-    const item = at === null ? null : lineNodes.get(at);
-    if (!item) return;
-    item.classList.add("current");
-    item.setAttribute("aria-current", "step");
-    const box = $("moves");
-    const top = item.getBoundingClientRect().top - box.getBoundingClientRect().top + box.scrollTop;
-    if (top < box.scrollTop || top + item.offsetHeight > box.scrollTop + box.clientHeight) {
-      box.scrollTop = Math.max(0, top - box.clientHeight / 3);
-    }
   }
 
   // Spoiler-free: lines after the current step are hidden, changed only where the cut moved.

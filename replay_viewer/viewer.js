@@ -170,7 +170,7 @@ const Cronaca = (() => {
       const answer = await response.json();
       if (!response.ok) {
         status.textContent = answer.detail;
-        if (answer.facts && answer.facts.report) showReport(body, answer.facts.report, null);
+        if (answer.facts && answer.facts.report) showReport(body, answer.facts.report, null, answer.facts.import_id);
         return;
       }
       let found = answer;
@@ -185,10 +185,12 @@ const Cronaca = (() => {
         link.href = `/records/${found.record_id}`;
         status.appendChild(link);
       }
-      showReport(body, found.report || {}, found.record_id);
+      showReport(body, found.report || {}, found.record_id, answer.id);
     });
 
-    function showReport(body, report, recordId) {
+    // A finding's `step` is the game events before its line: a record's replay when the file made one,
+    // else the rejected file's game as checked (/imports/{id}/replay), read-only.
+    function showReport(body, report, recordId, importId) {
       document.getElementById("report").hidden = false;
       document.getElementById("report-summary").textContent = report.summary || (report.ok ? "clean" : report.message || "");
       const lines = document.getElementById("lines");
@@ -220,6 +222,11 @@ const Cronaca = (() => {
         if (f.step !== undefined && recordId) {
           const step = el("a", `the replay just before it (step ${f.step})`);
           step.href = `/records/${recordId}#step=${f.step}`;
+          item.appendChild(el("div")).appendChild(step);
+        } else if (f.step !== undefined && importId) {
+          const step = el("a", `the game as checked, just before it (step ${f.step})`);
+          step.href = `/imports/${importId}/replay#step=${f.step}`;
+          step.className = "replay-link";
           item.appendChild(el("div")).appendChild(step);
         } else if (f.step !== undefined) {
           item.appendChild(el("div", `before step ${f.step} of the game as checked`));

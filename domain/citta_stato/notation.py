@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from domain.kernel.notation import Arg, Form, Move, Notation, NotationError, Vocabulary, Words
+from domain.kernel.notation import Arg, Form, Move, Notation, NotationError, Unfit, Vocabulary, Words
 
 from .edition import BANNERS, COLOURS, default
 from .state import State
@@ -168,6 +168,11 @@ class TableVocabulary(_Reader):
             return super().read(move, seat)  # not a verb: the kernel's did-you-mean
         if len(forms) == 1:
             return self._alone[id(forms[0])].read(move, seat)
+        for form in forms:  # the first form that fits; what is wrong is worked out only when none does
+            try:
+                return self._alone[id(form)]._command(form, move, seat, explain=False)
+            except Unfit:
+                continue
         fitting: NotationError | None = None
         for form in forms:
             try:
@@ -261,6 +266,17 @@ def turn_starts(state: State) -> bool:
     return state.phase == "turns" and (not state.tasks or state.tasks[0][0] == "second")
 
 
+def whose(state: State) -> tuple[int | None, str]:
+    """`rules.pending_step`'s seat and kind, without the details it freezes (the checker asks before every
+    move): a seat's own turn answered here, every other step asked of it."""
+    from domain.citta_stato.rules import pending_step, unsettled
+
+    if state.phase != "over" and not state.tasks and not unsettled(state):
+        return state.current, "turn"
+    found = pending_step(state)
+    return found.seat, found.kind
+
+
 VOCABULARY = TableVocabulary(_forms())
 WORDS = Words(VOCABULARY, colours=SEAT_COLOURS, held=held, round_of=round_of, turn_starts=turn_starts,
-              seat_sources=("first-player",))
+              seat_sources=("first-player",), whose=whose)

@@ -22,9 +22,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from domain.kernel.chance import Outcome
+from domain.kernel.chance import Outcome, _within
 from domain.kernel.commands import Command
-from domain.kernel.contract import Game, fold, play
+from domain.kernel.contract import Game, Pending, fold, play
 from domain.kernel.editions import Edition, EditionError
 from domain.kernel.log import Entry
 from domain.kernel.notation import (
@@ -128,7 +128,7 @@ class Unknown:
         return {k: _stored(v) for k, v in out.items()}
 
 
-@dataclass
+@dataclass(slots=True)
 class Checked:
     """One move as the checker took it: the state before, the command decided, what it met."""
 
@@ -195,10 +195,11 @@ class WrittenChance:
                  seat_of: Callable[[str], int | None] | None = None) -> None:
         self.written = list(written)
         self.seat_of = seat_of  # a player's name or colour -> seat, for draws whose items are seats (a first player)
-        self.fixed = dict(fixed or {})  # outcome index -> values the narrowing search tries
-        for index, w in enumerate(self.written):  # unknowns the narrowing settled, by their place in the file
-            if settled and not w.known and (w.line, w.column) in settled and index not in self.fixed:
-                self.fixed[index] = settled[(w.line, w.column)]
+        self.fixed = dict(fixed) if fixed else {}  # outcome index -> values the narrowing search tries
+        if settled:
+            for index, w in enumerate(self.written):  # unknowns the narrowing settled, by their place in the file
+                if not w.known and (w.line, w.column) in settled and index not in self.fixed:
+                    self.fixed[index] = settled[(w.line, w.column)]
         self.next = 0
         self.log: list[Outcome] = []
         self.unknowns: list[tuple[int, str, str, tuple[Any, ...], tuple[Any, ...], tuple[Any, ...] | None]] = []
@@ -206,14 +207,16 @@ class WrittenChance:
 
     def _as_items(self, values: Sequence[Any], contents: Sequence[Any]) -> tuple[Any, ...]:
         """Written words as the items they name; a player named where the items are seat numbers is that seat."""
-        found = _as_contents(values, contents)
-        if self.seat_of is None:
+        if all(type(v) is str and v != UNKNOWN and v in contents for v in values):
+            return tuple(values)  # the common case: the very items, written as they are
+        by_text = {str(c): c for c in contents}
+        found = tuple(v if v == UNKNOWN else by_text.get(str(v), v) for v in values)
+        if self.seat_of is None or all(not isinstance(v, str) or v == UNKNOWN or v in by_text for v in found):
             return found
-        known = {_key(c) for c in contents}
         out = []
         for value in found:
-            seat = self.seat_of(value) if isinstance(value, str) and value != UNKNOWN and value not in known else None
-            out.append(_as_contents((seat,), contents)[0] if seat is not None and _key(seat) in known else value)
+            seat = self.seat_of(value) if isinstance(value, str) and value != UNKNOWN and value not in by_text else None
+            out.append(by_text[str(seat)] if seat is not None and str(seat) in by_text else value)
         return tuple(out)
 
     @property
@@ -308,6 +311,8 @@ def _check_draw(source: str, contents: Sequence[Any], want: int, values: Sequenc
     if len(values) != want:
         raise ImpossibleOutcome("chance/draw/count", f"{want} must be drawn from {source}, the line shows {len(values)}",
                                 source=source, drawn=list(values), expected_count=want)
+    if _within(tuple(map(str, values)), list(map(str, contents))):  # the common, possible draw (by `_key`): no Counters
+        return
     missing = Counter(map(_key, values)) - Counter(map(_key, contents))
     if missing:
         raise ImpossibleOutcome(
@@ -387,6 +392,14 @@ class _Checker:
         self.state: Any = None
         self.setup_entry: Entry | None = None
         self.unknowns: list[Unknown] = []
+        self._readings: dict[tuple[Any, ...], tuple[list[dict[str, Any]], list[Command]]] = {}
+        self._parsed: dict[tuple[Any, ...], Command] = {}
+        self._jsons: dict[int, dict[str, Any]] = {}  # id of a command kept in `_readings` or `_parsed` -> its JSON
+        self._pending: tuple[Any, Any] = (None, None)  # the last state asked, and its pending decision
+        own = getattr(game, "play", None)  # looked up once: the title's own play, else decide and fold
+        self._play: Callable[[Any, Command, Any], tuple[Sequence[Any], Any]] = (
+            own if own is not None else lambda state, command, chance: play(game, state, command, chance))
+        self._seats: dict[str, int | None] = {}
 
     def chance(self, written: Sequence[Written], settled: Mapping[tuple[int, int], tuple[Any, ...]] | None = None
                ) -> WrittenChance:
@@ -395,6 +408,11 @@ class _Checker:
 
     # -- who is who
     def seat_of(self, player: str) -> int | None:
+        if player not in self._seats:
+            self._seats[player] = self._seat_of(player)
+        return self._seats[player]
+
+    def _seat_of(self, player: str) -> int | None:
         wanted = player.strip().lower()
         for i, name in enumerate(self.seats):
             if name.lower() == wanted:
@@ -495,11 +513,12 @@ class _Checker:
                                          pool, partial))
 
     # -- one move
-    def move(self, state: Any, seat: int, move: Move, turn: Turn) -> Any:
-        pending = self.game.pending(state)
+    def move(self, state: Any, seat: int, move: Move, turn: Turn, pending: Any = None) -> Any:
+        """One move of a line through the rules (`pending`: the state's, when the caller has it already)."""
+        if pending is None:
+            pending = self.pending(state)
         try:
-            said = self._expand(state, seat, self.words.vocabulary.read(move, seat), move)
-            commands = [self.game.parse_command(c) for c in said]
+            said, commands = self._commands(state, seat, move)
         except NotationError as exc:
             meant = self._meant(move, seat, exc.did_you_mean, state)
             if len(meant) > 1 and pending.seat == seat:  # the steps the corrected move leaves out come first
@@ -520,6 +539,8 @@ class _Checker:
                          f"({pending.kind}): a line out of order, or a turn written twice; this move is skipped",
                          state, seat, written=move.text, column=move.column, assumed="skipped")
             return state
+        if len(commands) == 1:  # the common move: one command, with the move's own outcomes
+            return self._decide(state, seat, move, commands[0], said[0])
         quiet = Move(move.verb, move.words, (), move.comments, move.line, move.column, move.text)
         for k, (command, written) in enumerate(zip(commands, said, strict=True)):
             before = len(self.findings)
@@ -528,27 +549,68 @@ class _Checker:
                 break  # the closest legal move stands for the whole of this one
         return state
 
+    def _commands(self, state: Any, seat: int, move: Move) -> tuple[list[dict[str, Any]], list[Command]]:
+        """What a move says (the command JSON) and the commands it stands for. Where a move's commands do
+        not depend on the state (no `expand`), a move written again (`pass`, `buy Y 1`) is read once."""
+        if self.words.expand is not None:
+            said = self._expand(state, seat, self.words.vocabulary.read(move, seat), move)
+            return said, [self._parse(c) for c in said]
+        key = (move.verb, move.words, seat)
+        found = self._readings.get(key)
+        if found is None:
+            said = [dict(self.words.vocabulary.read(move, seat))]
+            found = self._readings[key] = (said, [self._known(self.game.parse_command(c)) for c in said])
+        return found
+
+    def _parse(self, said: Mapping[str, Any]) -> Command:
+        """The engine's command for what a move says; the same words (`end movement`) are parsed once."""
+        try:
+            key: Any = (tuple(said.items()), tuple(map(type, said.values())))  # typed: True and 1 are not one word
+            found = self._parsed.get(key)
+        except TypeError:  # a list among the values: parsed each time
+            return self.game.parse_command(said)
+        if found is None:
+            found = self._parsed[key] = self._known(self.game.parse_command(said))
+        return found
+
+    def _known(self, command: Command) -> Command:
+        """A command kept for the whole check (so its id stays its own), with its JSON worked out once."""
+        self._jsons[id(command)] = command.to_json()
+        return command
+
+    def _json(self, command: Command) -> dict[str, Any]:
+        """A command's JSON for the log: a kept command's copied, any other's worked out."""
+        found = self._jsons.get(id(command))
+        return dict(found) if found is not None else command.to_json()
+
+    def pending(self, state: Any) -> Any:
+        """The rules' pending decision; asked again of the same state (a line's end, the next line), given again."""
+        if state is not self._pending[0]:
+            whose = self.words.whose
+            self._pending = (state, Pending(*whose(state)) if whose is not None else self.game.pending(state))
+        return self._pending[1]
+
     def _expand(self, state: Any, seat: int, written: Mapping[str, Any] | None, move: Move) -> list[dict[str, Any]]:
         """The commands a move stands for: the title's `expand` (the steps the line leaves out, then the
         move's own commands; at a line's end, what it leaves to its end), else the move's one command."""
         if self.words.expand is None:
             return [dict(written)] if written is not None else []
         try:
-            return [dict(c) for c in self.words.expand(state, seat, written)]
+            return [c if type(c) is dict else dict(c) for c in self.words.expand(state, seat, written)]
         except NotationError as exc:
             raise NotationError(f"line {move.line}: {exc.message}", move.line, move.column, exc.expected,
                                 exc.did_you_mean) from exc
 
     def line_end(self, state: Any, seat: int, turn: Turn) -> Any:
         """What a line leaves to its end (a title with `expand`), played after its last move."""
-        if self.words.expand is None or not turn.moves or self.game.pending(state).over:
+        if self.words.expand is None or not turn.moves or self.pending(state).over:
             return state
         last = turn.moves[-1]
         quiet = Move(last.verb, last.words, (), last.comments, last.line, last.column, last.text)
         said = self._expand(state, seat, None, last)
         for written in said:
             before = len(self.findings)
-            state = self._decide(state, seat, quiet, self.game.parse_command(written), written, left_out=True)
+            state = self._decide(state, seat, quiet, self._parse(written), written, left_out=True)
             if any(f.kind in ("rule", "notation") for f in self.findings[before:]):
                 break
         return state
@@ -559,7 +621,7 @@ class _Checker:
         chance = self.chance(move.outcomes, self.settled)
         self._said = command
         try:
-            produced, after = play(self.game, state, command, chance)
+            produced, after = self._play(state, command, chance)
         except ImpossibleOutcome as exc:
             bad = chance.written[chance.failed_at] if chance.failed_at is not None and chance.failed_at < len(chance.written) else None
             stored = exc.stored()
@@ -574,7 +636,7 @@ class _Checker:
         except RuleViolation as exc:
             return self._replace(state, seat, move, written, "rule", exc.rule, _at(move.line, exc.stored()["message"]),
                                  facts=exc.stored()["facts"])
-        if chance.unused:
+        if chance.next < len(chance.written):
             extra = chance.unused[0]
             self.finding("chance", extra.line, "chance/unused-outcome",
                          f"line {extra.line}: {move.text!r} meets {len(chance.written) - len(chance.unused)} outcome(s); "
@@ -607,11 +669,12 @@ class _Checker:
 
     def _keep(self, state: Any, seat: int, move: Move, command: Command, chance: WrittenChance, produced: Sequence[Any],
               after: Any, assumed: bool = False) -> Any:
-        self._note_unknowns(chance, len(self.checked), move.line)
+        if chance.unknowns:
+            self._note_unknowns(chance, len(self.checked), move.line)
         said, self._said = self._said, None
         self.checked.append(Checked(state, seat, command, tuple(move.outcomes),
-                                    Entry(command.to_json(), tuple(chance.log), tuple(produced)), move.line, assumed, said,
-                                    tuple(chance.written)))
+                                    Entry(self._json(command), tuple(chance.log), tuple(produced)), move.line, assumed,
+                                    said, tuple(chance.written)))
         return after
 
     def _with_possible_chance(self, state: Any, seat: int, move: Move, command: Command, chance: WrittenChance) -> Any:
@@ -870,14 +933,15 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
                             column=turn.column, did_you_mean=near, assumed="skipped")
             continue
         for move in turn.moves:
-            if game.pending(state).over:
+            pending = checker.pending(state)
+            if pending.over:
                 if not over_reported:
                     checker.finding("order", move.line, "notation/after-the-end",
                                     f"line {move.line}: the game is already over; this and every later move are not checked",
                                     seat=seat, written=move.text)
                     over_reported = True
                 break
-            state = checker.move(state, seat, move, turn)
+            state = checker.move(state, seat, move, turn, pending)
         state = checker.line_end(state, seat, turn)
     checker.state = state
     return checker

@@ -37,7 +37,10 @@ from __future__ import annotations
 
 import difflib
 import functools
+import itertools
 import json
+import operator
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,6 +50,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 GRAMMAR = r"""
 start: _NL? tag* line*
+body: _NL? line*
 
 tag: OPEN NAME STRING "]" _NL
 
@@ -232,6 +236,9 @@ class _Build(Transformer):  # type: ignore[type-arg]
     def start(self, children: list[Any]) -> list[Any]:
         return children
 
+    def body(self, children: list[Any]) -> list[Any]:
+        return children
+
     def tag(self, children: list[Any]) -> Tag:
         opened, name, value = children
         return Tag(str(name), json.loads(str(value)), opened.line)
@@ -287,7 +294,9 @@ def _error(exc: UnexpectedInput, text: str) -> NotationError:
     line, column = max(1, getattr(exc, "line", 1) or 1), max(1, getattr(exc, "column", 1) or 1)
     expected = _expected(exc)
     if isinstance(exc, UnexpectedCharacters):
-        got = repr(text.splitlines()[line - 1][column - 1]) if line <= len(text.splitlines()) else "this"
+        rows = text.split("\n")  # lark counts lines by "\n" alone (`splitlines` would also cut at a stray "\r")
+        row = rows[line - 1] if line <= len(rows) else ""
+        got = repr(row[column - 1]) if column <= len(row) else "this"
         message = f"line {line}, column {column}: {got} cannot stand here"
     elif isinstance(exc, UnexpectedToken):
         got = "the end of the line" if exc.token.type == "_NL" else repr(str(exc.token))
@@ -301,7 +310,232 @@ def _error(exc: UnexpectedInput, text: str) -> NotationError:
     return NotationError(message, line, column, expected)
 
 
+# ---- reading a clean file fast ---------------------------------------------------------------------
+#
+# lark's LALR parser is pure Python: a few microseconds a token, most of a check's time on a
+# game of 150 lines. Two facts make most of it unnecessary. A file's lines are independent
+# (tags, then lines, each ending at its newline), so each may be read on its own. And an LALR
+# parse depends only on the kinds of the tokens, not on their text: a line of the same token
+# kinds as one parsed before has the same structure. So a plain line (no comments, `=` or `%`,
+# nothing that could make lark's lexer choose otherwise) is split into the grammar's own
+# terminals (their patterns taken from the parser, not written again), and its structure is
+# looked up by its kinds; lark parses each new sequence of kinds once, and every line that is
+# not plain. Anything lark refuses sends the whole file back to `_parse_whole`, the reading
+# that reports every error with its place.
+
+_BODY = Lark(GRAMMAR, parser="lalr", start="body", maybe_placeholders=False, transformer=_Build())
+_SHAPES = Lark(GRAMMAR, parser="lalr", start=["start", "body"], maybe_placeholders=False)  # trees, for the plans
+_PLAIN_KINDS = ("NAME", "INT", "STRING", "QMARK", "OPEN", "RSQB", "COLON", "DOT", "_SEP")
+_TERMINALS = {t.name: t.pattern.to_regexp() for t in _PARSER.terminals}
+_PLAIN = re.compile("|".join(f"(?P<{kind}>{_TERMINALS[kind]})" for kind in _PLAIN_KINDS)
+                    + f"|(?P<WS>{_TERMINALS['__IGNORE_0']})")
+_SETUP = _TERMINALS["SETUP"]  # the one keyword: the first word of a line, where lark's lexer takes it first
+# Lines without a quoted name are split in one call: the terminals' patterns as one group, what lies
+# between them (whitespace only, else lark reads the line). Each terminal starts with its own
+# characters (a word with a letter, a number with a digit, the rest are single characters), so a
+# token's kind follows from its text.
+_WORDS = re.compile("(" + "|".join(_TERMINALS[kind] for kind in _PLAIN_KINDS if kind != "STRING") + ")")
+# The kind of a token by its first character, from the terminals' own patterns (ASCII; others by `\d`).
+_FIRST = {ch: kind for kind in reversed(_PLAIN_KINDS) if kind != "STRING" for ch in map(chr, range(128))
+          if re.match(_TERMINALS[kind], ch)}
+
+# A plan says where each token of a line stands, by index: ("tag", name, value), ("setup", outcomes)
+# or ("turn", ordinal, player, moves), a move being (verb, words, outcomes), an outcome (its `[`, values).
+_Plan = tuple[Any, ...]
+_plans: dict[tuple[str, ...], _Plan | None] = {}  # (start, kinds...) -> its plan (None: lark must read the line)
+
+
+def _plan(start: str, line: str, kinds: list[str], columns: list[int]) -> _Plan | None:
+    """Where each token of a line of these kinds stands, from lark's own parse of one such line."""
+    try:
+        tree = _SHAPES.parse(line + "\n", start=start)
+    except UnexpectedInput:
+        return None
+    if len(tree.children) != 1 or not isinstance(tree.children[0], Tree):
+        return None
+    at = {column + 1: k for k, column in enumerate(columns)}  # lark counts columns from 1
+    found = tree.children[0]
+    children = found.children
+
+    def outcomes(parts: list[Any]) -> tuple[tuple[int, tuple[int, ...]], ...]:
+        return tuple((at[o.children[0].column], tuple(at[v.column] for v in o.children[1:]))
+                     for o in parts if isinstance(o, Tree) and o.data == "outcome")
+
+    if found.data == "tag":
+        return ("tag", at[children[1].column], at[children[2].column])
+    if found.data == "setup":
+        return ("setup", outcomes(children[1:]))
+    if found.data != "turn":
+        return None
+    ordinal = at[children[0].column] if isinstance(children[0], Token) and children[0].type == "INT" else None
+    rest = children[1:] if ordinal is not None else children
+    moves = []
+    for move in rest[1:]:
+        verb, *parts = move.children
+        words = tuple(at[p.column] for p in parts if isinstance(p, Token))
+        first = at[verb.column]
+        # words and numbers right after the verb (most moves): taken as one slice of the line's texts
+        plain = len(words) if words == tuple(range(first + 1, first + 1 + len(words))) and all(
+            kinds[k + 1] in ("NAME", "INT") for k in words) else -1
+        numbers = tuple(i for i, k in enumerate(words) if kinds[k + 1] == "INT")
+        moves.append((first, words, outcomes(parts), plain, numbers))
+    return ("turn", ordinal, at[rest[0].column], tuple(moves))
+
+
+def _lex(line: str) -> tuple[list[str], list[str], list[int]] | None:
+    """A line's tokens by the grammar's terminals: kinds, texts, offsets (None: a character none takes)."""
+    kinds: list[str] = []
+    texts: list[str] = []
+    columns: list[int] = []
+    end = 0
+    for found in _PLAIN.finditer(line):
+        if found.start() != end:
+            return None
+        end = found.end()
+        if found.lastgroup != "WS":
+            kinds.append(found.lastgroup)  # type: ignore[arg-type]
+            texts.append(found.group())
+            columns.append(found.start())
+    return (kinds, texts, columns) if end == len(line) and texts else None
+
+
+@functools.lru_cache(maxsize=4096)
+def _outcome_text(values: tuple[Any, ...] | None) -> str:
+    return write_outcome(values) if values is not None else "[?]"
+
+
+def _plain_line(line: str, number: int, start: str) -> Any:
+    """A plain line read by the plan of its token kinds (a Tag, a Turn, a setup line as `_Build` gives
+    it); None where lark must read it (or refuses it)."""
+    if '"' in line or _WORDS.groups != 1:
+        lexed = _lex(line)
+        if lexed is None:
+            return None
+        kinds, texts, columns = lexed
+        kinds.insert(0, start)
+    else:
+        parts = _WORDS.split(line)
+        texts = parts[1::2]
+        if not texts or "".join(parts[0::2]).strip(" \t\f"):
+            return None  # a character no terminal takes: lark says which
+        columns = list(itertools.accumulate(map(len, parts)))[0::2]  # where each token starts
+        kinds = [start, *map(_FIRST.get, map(operator.itemgetter(0), texts))]
+        if None in kinds:  # a word of letters beyond ASCII
+            kinds = [start, *(_FIRST.get(t[0]) or ("INT" if t[0].isdecimal() else "NAME") for t in texts)]
+    if texts[0].startswith(_SETUP):
+        if texts[0] != _SETUP:
+            return None  # `Setupper`: lark's lexer reads a keyword and a word; let it say so
+        kinds[1] = "SETUP"
+    shape = tuple(kinds)
+    plan = _plans.get(shape, False)
+    if plan is False:
+        if len(_plans) > 4096:
+            _plans.clear()
+        plan = _plans[shape] = _plan(start, line, kinds, columns)
+    if plan is None:
+        return None
+
+    def value(k: int) -> Any:
+        kind = kinds[k + 1]
+        if kind == "NAME":
+            return texts[k]
+        return int(texts[k]) if kind == "INT" else json.loads(texts[k]) if kind == "STRING" else UNKNOWN
+
+    def outcomes(where: tuple[tuple[int, tuple[int, ...]], ...]) -> tuple[Written, ...]:
+        out = []
+        for opened, inside in where:
+            values = tuple(value(k) for k in inside)
+            out.append(Written(None if values == (UNKNOWN,) else values, number, columns[opened] + 1))
+        return tuple(out)
+
+    if plan[0] == "tag":
+        return Tag(texts[plan[1]], value(plan[2]), number)
+    if plan[0] == "setup":
+        return ("setup", number, list(outcomes(plan[1])))
+    _, ordinal, player, steps = plan
+    moves = []
+    for verb, words, where, plain, numbers in steps:
+        written = outcomes(where) if where else ()
+        if plain >= 0:
+            said = " ".join(texts[verb : verb + 1 + plain])
+            read = texts[verb + 1 : verb + 1 + plain]
+            for i in numbers:
+                read[i] = int(read[i])  # type: ignore[call-overload]
+            values = tuple(read)
+        else:
+            said = " ".join([texts[verb], *(texts[k] for k in words)])
+            values = tuple(value(k) for k in words)
+        if written:
+            said = " ".join([said, *(_outcome_text(w.values) for w in written)])
+        moves.append(Move(texts[verb], values, written, (), number, columns[verb] + 1, said))
+    return Turn(value(player), tuple(moves), number, columns[player] + 1,
+                int(texts[ordinal]) if ordinal is not None else None)
+
+
+def _parse_lines(lines: list[str]) -> list[Any] | None:
+    """What the file's lines say, read a line at a time; None where lark refuses any of it."""
+    head = 0  # the header: tags, blank lines and `%` remarks before the first line of the game
+    while head < len(lines) and (lines[head].lstrip(" \t\f")[:1] in ("[", "%", "") or not lines[head].strip()):
+        head += 1
+    built: list[Any] = []
+    seen: dict[str, Turn] = {}  # a line written again (`Ada: pass`): read once
+    stretch: list[int] = []  # lines lark reads, as one stretch
+
+    def flush(start: str) -> None:
+        if stretch:
+            first = stretch[0]
+            parser = _PARSER if start == "start" else _BODY
+            built.extend(parser.parse("\n" * first + "\n".join(lines[first : stretch[-1] + 1]) + "\n"))
+            stretch.clear()
+
+    try:
+        for at, line in enumerate(lines):
+            start = "start" if at < head else "body"
+            if at == head:
+                flush("start")
+            if line.endswith("\r"):
+                line = line[:-1]
+            if not line.strip(" \t\f"):
+                flush(start)
+                continue
+            if "{" in line and line.rfind("{") > line.rfind("}"):
+                return None  # a comment that may go on over the next lines: the whole file is read at once
+            # a comment, a `%` remark, an `=` line have no plain terminal: lark reads them
+            again = seen.get(line)
+            read = _moved(again, at + 1) if again is not None else _plain_line(line, at + 1, start)
+            if again is None and isinstance(read, Turn):
+                seen[line] = read
+            if read is None:
+                stretch.append(at)
+                continue
+            flush(start)
+            built.append(read)
+        flush("start" if head == len(lines) else "body")
+    except UnexpectedInput:
+        return None
+    return built
+
+
+def _moved(turn: Turn, line: int) -> Turn:
+    """A line read before, as it stands at another line of the file."""
+    moves = tuple(Move(m.verb, m.words, tuple(Written(w.values, line, w.column) for w in m.outcomes), m.comments,
+                       line, m.column, m.text) for m in turn.moves)
+    return Turn(turn.player, moves, line, turn.column, turn.ordinal)
+
+
 def parse(text: str, max_errors: int = 200) -> Notation:
+    """Read a whole file: a clean one a line at a time (`_parse_lines`), any other as a whole, so
+    that every error is found (`_parse_whole`)."""
+    if "\x00" in text:
+        raise NotationError("this is not a text file (it holds NUL bytes)", 1, 1)
+    lines = (text if text.endswith("\n") else text + "\n").split("\n")
+    built = _parse_lines(lines[:-1])
+    if built is None:
+        return _parse_whole(text, max_errors)
+    return _gather(built, [])
+
+
+def _parse_whole(text: str, max_errors: int = 200) -> Notation:
     """Read a whole file. A line that does not parse is reported and skipped, and reading goes on
     from the line after it, so every bad line is found and the good ones are still read.
 
@@ -334,6 +568,11 @@ def parse(text: str, max_errors: int = 200) -> Notation:
             except UnexpectedInput as exc:  # a construct the bad line was still inside (an open comment)
                 errors.append(_error(exc, "\n" * at + "\n".join(lines[at:bad]) + "\n"))
         at = bad + 1
+    return _gather(built, errors)
+
+
+def _gather(built: list[Any], errors: list[NotationError]) -> Notation:
+    """The parsed lines as a Notation: tags, the setup, turns (with their `= [..]` lines) and comments."""
     out = Notation({}, (), None, [], sorted(errors, key=lambda e: (e.line, e.column)))
     for item in built:
         if isinstance(item, Tag):
@@ -424,6 +663,10 @@ class Form:
         return command.get("type") == self.kind and all(command.get(k) == v for k, v in self.fixed.items())
 
 
+class Unfit(Exception):
+    """A form does not fit a move (no message: see `Vocabulary._command`)."""
+
+
 class Vocabulary:
     """A title's verbs, for reading moves into commands and writing commands as moves."""
 
@@ -478,6 +721,11 @@ class Vocabulary:
             raise NotationError(f"line {move.line}: {move.verb!r} is not a move of this game"
                                 + (f"; did you mean {' or '.join(near)}?" if near else ""),
                                 move.line, move.column, sorted(self.by_verb)[:12], near)
+        return self._command(form, move, seat)
+
+    def _command(self, form: Form, move: Move, seat: int, explain: bool = True) -> dict[str, Any]:
+        """The move read by one form. Without `explain`, a move the form does not fit raises `Unfit`
+        at once: a reader trying several forms pays for did-you-mean only when none fits."""
         command: dict[str, Any] = {"type": form.kind, "seat": seat, **form.fixed}
         words = list(move.words)
         for k, arg in enumerate(form.args):
@@ -485,11 +733,15 @@ class Vocabulary:
                 try:
                     command[arg.field] = [arg.read(w) for w in words[k:]]
                 except ValueError as exc:
+                    if not explain:
+                        raise Unfit from None
                     raise self._bad(move, form, arg, exc) from exc
                 words = words[:k]
                 break
             if k >= len(words):
                 if arg.default is REQUIRED:
+                    if not explain:
+                        raise Unfit
                     raise NotationError(
                         f"line {move.line}: {form.verb} needs its {arg.field}"
                         + (f" ({', '.join(arg.choices()[:8])})" if arg.choices() else " (a number)"),
@@ -499,8 +751,12 @@ class Vocabulary:
             try:
                 command[arg.field] = arg.read(words[k])
             except ValueError as exc:
+                if not explain:
+                    raise Unfit from None
                 raise self._bad(move, form, arg, exc) from exc
         if len(words) > len(form.args) and not any(a.many for a in form.args):
+            if not explain:
+                raise Unfit
             extra = " ".join(map(str, words[len(form.args):]))
             raise NotationError(f"line {move.line}: {form.verb} takes {len(form.args)} word(s); {extra!r} is left over",
                                 move.line, move.column)
@@ -663,6 +919,9 @@ class Words:
     write_line: Callable[[Sequence[Any], Sequence[Mapping[str, Any]], Sequence[bool]], Sequence[tuple[int, str]]] | None = None
     write: Callable[[Any, Mapping[str, Any]], str] | None = None
     skip_refused: bool = False  # a refused move no legal move of its kind can stand for is skipped (its step stays open)
+    # (seat, kind) of the pending decision, as the title's `pending` gives them, without its details: the
+    # checker asks before every move, and some titles' details cost more than the decision itself
+    whose: Callable[[Any], tuple[int | None, str]] | None = None
 
 
 HEADER_ORDER = ("Title", "Edition", "EditionHash", "Date", "Place", "Seats", "Options", "Result", "Transcriber")

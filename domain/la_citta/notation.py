@@ -182,4 +182,21 @@ def turn_starts(state: State) -> bool:
     return GAME.pending(state).kind in OWN_LINE
 
 
-WORDS = Words(LaCittaVocabulary(_forms()), colours=COLOURS, held=held, round_of=round_of, turn_starts=turn_starts)
+def whose(state: State) -> tuple[int | None, str]:
+    """`rules.pending_of`'s seat and kind, without the details it freezes (the checker asks before every
+    move): its common branches in its own order, the others asked of it."""
+    from domain.kernel import GAME_OVER
+    from domain.la_citta.rules import pending_of, settled
+    from domain.la_citta.state import order
+
+    phase = state.phase
+    if phase == "over":
+        return None, GAME_OVER
+    if phase == "politics" and settled(state):
+        return order(state)[state.turn], "political-turn"
+    found = pending_of(state)
+    return found.seat, found.kind
+
+
+WORDS = Words(LaCittaVocabulary(_forms()), colours=COLOURS, held=held, round_of=round_of, turn_starts=turn_starts,
+              whose=whose)

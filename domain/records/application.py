@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid4, uuid5
 
-from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent
 from eventsourcing.persistence import IntegrityError, PersistenceError
 
 from domain import catalog
@@ -50,6 +50,7 @@ from domain.records.aggregates import LIVE, MODES, TRANSCRIBED, VALIDATING, Impo
 from domain.records.directory import Directory
 from domain.records.settings import Limits
 from domain.records.timeline import Meta, Timeline, Timelines
+from domain.records.turns import round_in_view, turn_ranges
 from domain.records.views import visible
 
 
@@ -160,6 +161,8 @@ class Records(Application[UUID]):
         super().__init__(env)
         self._editions: dict[str, Edition] = {}
         self._editions_lock = threading.Lock()
+        self._default_editions: dict[str, Edition] = {}  # the checker's, by title (validate_import)
+        self._built_snapshots: dict[UUID, list[Any]] = {}  # an imported record's, taken as it was built
         self.timelines = Timelines(self.recorder, self.mapper, catalog.game, self._edition_of)
         self.directory = Directory(self.recorder, self.mapper)
         self._step_cache: OrderedDict[tuple[UUID, int], bytes] = OrderedDict()
@@ -437,34 +440,10 @@ class Records(Application[UUID]):
             known = timeline.memo.get("turns")
             if known is not None and known[0] == meta.version:
                 return copy.deepcopy(known[1])  # type: ignore[no-any-return]
-            out: list[dict[str, Any]] = [{"turn": 0, "round": 0, "seat": None, "player": None, "from": 0,
-                                          "to": meta.entry_sizes[0], "commands": 0}]
-            step = meta.entry_sizes[0]
-            counted = 0
-            previous: int | None = None
-            for seat, size in zip(meta.entry_seats[1:], meta.entry_sizes[1:], strict=True):
-                if out[-1]["seat"] == seat and out[-1]["turn"] > 0:
-                    out[-1]["to"] += size
-                    out[-1]["commands"] += 1
-                else:
-                    if previous is None or (seat is not None and seat <= previous):
-                        counted += 1
-                    previous = seat
-                    player = meta.seats[seat] if seat is not None else None
-                    own = self._round_at(timeline, step)
-                    out.append({"turn": len(out), "round": counted if own is None else own, "seat": seat,
-                                "player": player, "from": step, "to": step + size, "commands": 1})
-                step += size
+            out = turn_ranges(meta.entry_seats, meta.entry_sizes, meta.seats,
+                              lambda step: round_in_view(lambda: timeline.game.view(timeline.state_at(step), None)))
             timeline.memo["turns"] = (meta.version, copy.deepcopy(out))
             return out
-
-    @staticmethod
-    def _round_at(timeline: Timeline, step: int) -> int | None:
-        try:
-            found = timeline.game.view(timeline.state_at(step), None).get("round")
-        except Exception:  # noqa: BLE001  (a view that cannot say leaves the counted round)
-            return None
-        return found if isinstance(found, int) and not isinstance(found, bool) else None
 
     # ---- the viewer: story, board, scores over time ------------------------------------
 
@@ -791,6 +770,16 @@ class Records(Application[UUID]):
         return {"id": str(import_id), "status": found.status, "attempts": found.attempts, "record_id": found.record_id,
                 "report": reveal(report, reader) if report is not None else None}
 
+    @property
+    def replays(self) -> Any:
+        """Rejected imports' games as checked, replayed read-only (domain/records/replayed.py), memoised here."""
+        found = self.__dict__.get("_replays")
+        if found is None:
+            from domain.records.replayed import ImportReplays
+
+            found = self.__dict__.setdefault("_replays", ImportReplays(self))
+        return found
+
     def get_import(self, import_id: UUID) -> Import:
         try:
             return self.repository.get(import_id)  # type: ignore[no-any-return]
@@ -822,18 +811,19 @@ class Records(Application[UUID]):
         if found.report is not None:
             return found.report
         if found.status != VALIDATING:
-            self.mark_validating(import_id)
+            found = self._change_read(found, lambda found: None if found.report is not None else found.validating())
         try:
             document = json.loads(found.document)
+            end: tuple[bool, dict[str, Any]] | None = None  # where the checker left the game: no second fold
             if isinstance(document, dict) and document.get("format") == NOTATION:
-                header, verdict = self._check_notation(str(document.get("text", "")))
+                header, verdict, end = self._check_notation(str(document.get("text", "")))
             else:
                 header, raw = recordfile.parse(document, Limits.from_env(self.env))
                 verdict = recordfile.check(header, raw, lambda t, ref, f: self.edition(t, ref, f))
             if verdict.ok:
                 assert verdict.entries is not None
                 record_id = uuid5(NAMESPACE_URL, f"cronaca:import:{import_id}")
-                self._create_imported(record_id, header, verdict.entries, found.token_hashes, import_id)
+                self._create_imported(record_id, header, verdict.entries, found.token_hashes, import_id, end)
                 report = {**verdict.report, "record_id": str(record_id)}
             else:
                 report = verdict.report
@@ -856,13 +846,35 @@ class Records(Application[UUID]):
             else:
                 found.reject(report=report)
 
-        return self._change_import(import_id, conclude).report or report
+        return self._change_read(found, conclude).report or report
 
-    def _check_notation(self, text: str) -> tuple[recordfile.Header, recordfile.Verdict]:
-        """The dispute checker's verdict on a notation file, and the header of the record it makes."""
+    def _change_read(self, found: Import, change: Callable[[Import], None]) -> Import:
+        """`_change_import` on an import this job has just read or saved: no second read unless
+        another process appended to it meanwhile (then the save conflicts and it is read again)."""
+        change(found)
+        try:
+            self.save(found)
+        except IntegrityError:
+            return self._change_import(found.id, change)
+        return found
+
+    def _default_edition(self, game: Any, edition_id: str | None) -> Edition:
+        """The checker's edition (transcripts.default_edition), its YAML read once per title and process."""
         from domain import transcripts
 
-        report = transcripts.check_text(text)
+        cached = self._default_editions.get(game.title)
+        if cached is None:
+            cached = self._default_editions.setdefault(game.title, transcripts.default_edition(game, None))
+        if edition_id not in (None, cached.id):
+            return transcripts.default_edition(game, edition_id)  # another edition: the checker's own refusal
+        return cached
+
+    def _check_notation(self, text: str) -> tuple[recordfile.Header, recordfile.Verdict, tuple[bool, dict[str, Any]] | None]:
+        """The dispute checker's verdict on a notation file, the header of the record it makes, and
+        (when clean) whether the game is over and its scores, as the checker's own last state gives them."""
+        from domain import transcripts
+
+        report = transcripts.check_text(text, edition_for=self._default_edition)
         found = report.to_json()
         found["notation"] = True
         found["file_says_finished"] = report.claimed is not None  # a Result tag: the table says the game ended
@@ -872,20 +884,28 @@ class Records(Application[UUID]):
         empty = next((k for k, e in enumerate(report.entries or []) if k and not e.events), None)
         if report.ok and empty is not None:  # a record keeps a command on its first game event: none, no place
             found.update(ok=False, summary=f"move {empty} causes no game event; a record cannot store it")
-        if report.ok and empty is None and report.entries is not None:
-            header.edition = catalog.game(title).default_edition().ref
-            return header, recordfile.Verdict(found, list(report.entries))
-        return header, recordfile.Verdict(found)
+        if report.ok and empty is None and report.entries is not None and report.scores is not None:
+            header.edition = self._default_edition(catalog.game(title), None).ref
+            return header, recordfile.Verdict(found, list(report.entries)), (report.finished, report.scores)
+        return header, recordfile.Verdict(found), None
 
     def _create_imported(self, record_id: UUID, header: recordfile.Header, entries: list[Entry],
-                         token_hashes: list[str], import_id: UUID) -> None:
+                         token_hashes: list[str], import_id: UUID, end: tuple[bool, dict[str, Any]] | None = None) -> None:
+        """Store the record of an accepted import in one save. `end` (over, scores) is where the
+        checker's own replay left the game; without it the log is folded here to learn it.
+
+        Its snapshots are taken from the aggregate in memory as it is built, and put by
+        `_take_snapshots`: the library would read the new record back from the store once per
+        snapshot (`snapshotting_intervals`), which cost an import more than its checking."""
         game = catalog.game(header.title)
         edition = self.edition(header.title, header.edition, header.edition_file)
-        state = game.begin(edition)
-        for entry in entries:
-            for e in entry.events:
-                state = game.evolve(state, e)
-        over = game.pending(state).over
+        if end is None:
+            state = game.begin(edition)
+            for entry in entries:
+                for e in entry.events:
+                    state = game.evolve(state, e)
+            end = (game.pending(state).over, game.scores(state))
+        over, scores = end
         # A live record's chance is only ever the service's own secret: a live log cut before its
         # end carries a seed everyone holding the file knows, so it goes on as a transcribed record.
         live = header.mode == LIVE and header.seed is not None and over
@@ -902,10 +922,40 @@ class Records(Application[UUID]):
             seed=header.seed if live else None,
             origin={"import": str(import_id), **({"cut_from_live": header.commitment} if header.mode == LIVE and not live else {})},
         )
+        interval = self.snapshotting_intervals.get(Record)
+        snapshots: list[Any] = []
+
+        def snapshot() -> None:
+            if interval and record.version % interval == 0:
+                snapshots.append(Record.Snapshot.take(record))
+
         for index, entry in enumerate(entries):
             seat = None if index == 0 else game.parse_command(entry.command or {}).seat
-            record.record(entry.to_json(), seat=seat)
+            record.record(entry.to_json(), seat=seat, after=snapshot)
         if over:
-            record.finish(seed=header.seed, scores=game.scores(state))
-        with contextlib.suppress(IntegrityError):  # an earlier attempt of this import created it
-            self.save(record)
+            record.finish(seed=header.seed, scores=scores)
+            snapshot()
+        self._built_snapshots[record_id] = snapshots
+        try:
+            with contextlib.suppress(IntegrityError):  # an earlier attempt of this import created it
+                self.save(record)
+        finally:
+            self._built_snapshots.pop(record_id, None)
+
+    def _take_snapshots(self, processing_event: ProcessingEvent[UUID]) -> None:
+        """The library's snapshotting after a save, except for a record an import built whole
+        (`_create_imported`): its snapshots, already taken in memory, are put in one go."""
+        built = {aggregate_id: self._built_snapshots.pop(aggregate_id) for aggregate_id in processing_event.aggregates
+                 if aggregate_id in self._built_snapshots}
+        if not built:
+            super()._take_snapshots(processing_event)
+            return
+        taken = [snapshot for snapshots in built.values() for snapshot in snapshots]
+        if taken and self.snapshots is not None:
+            self.snapshots.put(taken)
+        others = {k: v for k, v in processing_event.aggregates.items() if k not in built}
+        if others:
+            rest: ProcessingEvent[UUID] = ProcessingEvent()
+            rest.events = [e for e in processing_event.events if e.originator_id in others]
+            rest.aggregates = others
+            super()._take_snapshots(rest)

@@ -22,6 +22,7 @@ import psycopg.errors
 from eventsourcing.persistence import InterfaceError, OperationalError
 from eventsourcing.postgres import PostgresAggregateRecorder, PostgresApplicationRecorder, PostgresFactory
 from eventsourcing.utils import Environment, EnvType
+from psycopg.sql import SQL, Composed
 
 from domain.records.application import RecordsError
 from domain.records.settings import db_timeouts
@@ -65,11 +66,25 @@ def _bounded(call: Callable[..., Any], what: str) -> Callable[..., Any]:
     return run
 
 
+def _rows_in_binary(statement: Any) -> Any:
+    """The library's `INSERT ... FROM unnest(%s::stored_event[])` with the rows sent in binary (`%b`):
+    psycopg dumps a composite array as text in Python, escaping every event's bytes (about 10 ms of
+    CPU for an imported game's 400 events), against about 1.5 ms in binary."""
+    if not isinstance(statement, Composed):
+        return statement
+    return Composed([SQL(part.as_string().replace("unnest(%s::", "unnest(%b::")) if isinstance(part, SQL) else part
+                     for part in statement])
+
+
 class BoundedAggregateRecorder(PostgresAggregateRecorder):
     """Snapshots."""
 
     insert_events = _bounded(PostgresAggregateRecorder.insert_events, "a write (nothing was written)")
     select_events = _bounded(PostgresAggregateRecorder.select_events, "a read")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.insert_events_statement = _rows_in_binary(self.insert_events_statement)
 
 
 class BoundedApplicationRecorder(PostgresApplicationRecorder):
@@ -78,6 +93,10 @@ class BoundedApplicationRecorder(PostgresApplicationRecorder):
     insert_events = _bounded(PostgresApplicationRecorder.insert_events, "a write (nothing was written)")
     select_events = _bounded(PostgresApplicationRecorder.select_events, "a read")
     select_notifications = _bounded(PostgresApplicationRecorder.select_notifications, "a read")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.insert_events_statement = _rows_in_binary(self.insert_events_statement)
 
 
 class BoundedPostgresFactory(PostgresFactory):

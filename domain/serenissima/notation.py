@@ -24,6 +24,7 @@ from them in the state the move is read in, and `write_line` / `write` make move
 from __future__ import annotations
 
 import difflib
+import functools
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -119,7 +120,13 @@ VOCABULARY = SerenissimaVocabulary(Form(verb, K + kind, says=says) for verb, kin
 
 def _key(word: Any) -> str:
     """A written name compared without case, accents, spaces or hyphens: `Corfù`, `CORFU`, `corfu` are one."""
-    text = unicodedata.normalize("NFKD", str(word)).casefold()
+    return _key_of(str(word))
+
+
+@functools.lru_cache(maxsize=4096)
+def _key_of(word: str) -> str:
+    """`_key`, worked out once a word: every move of a line names ports, zones and goods."""
+    text = unicodedata.normalize("NFKD", word).casefold()
     text = "".join(ch for ch in text if not unicodedata.combining(ch))
     return "".join(ch if ch.isalnum() else "_" for ch in text).strip("_")
 
@@ -652,4 +659,5 @@ def markup_problems(notation: Notation, t: Tables | None = None) -> list[dict[st
 
 
 WORDS = Words(VOCABULARY, colours=COLOURS, held=held, round_of=round_of, turn_starts=turn_starts,
-              seat_sources=("first-player",), expand=expand, write_line=write_line, write=write, skip_refused=True)
+              seat_sources=("first-player",), expand=expand, write_line=write_line, write=write, skip_refused=True,
+              whose=who)  # the rules' `pending` is `who` with the active galley added

@@ -212,6 +212,38 @@ def test_a_finished_game_reads_as_board_story_and_scores(served: tuple[str, Any]
     expect(page.locator("#slider")).to_have_attribute("max", str(steps))
 
 
+SAME_AS_DRAWN = """async ([record, n]) => {
+  const text = await (await fetch(`/api/records/${record}/steps/${n}/board`)).text();
+  const drawn = document.importNode(new DOMParser().parseFromString(text, "image/svg+xml").documentElement, true);
+  const live = document.querySelector("#board > svg");
+  return { same: live.isEqualNode(drawn), kept: live.keptSince === "start" };
+}"""
+
+
+@pytest.mark.parametrize("title", TITLES)
+def test_stepping_patches_the_board_in_place_to_what_the_api_drew(served: tuple[str, Any], page: Any, title: str) -> None:
+    """The page changes only the pieces that differ (for speed): after every kind of move the board
+    must still be exactly the API's drawing of that step, on the same <svg> node."""
+    base, client = served
+    record_id = finished_record(client, title)
+    steps = client.get(f"/api/records/{record_id}").get_json()["steps"]
+    ends = [t["to"] for t in client.get(f"/api/records/{record_id}/turns").get_json()]
+    start = ends[1]
+    page.goto(f"{base}/records/{record_id}#step={start}")
+    at_step(page, start)
+    page.evaluate("() => { document.querySelector('#board > svg').keptSince = 'start'; }")  # a property: not markup
+    page.locator("#slider").focus()
+    n = start
+    moves = ["ArrowRight"] * 12 + ["ArrowLeft"] * 3 + ["ArrowDown"] * 4 + ["ArrowUp", "End", "Home", "ArrowRight"]
+    for key in moves:
+        page.keyboard.press(key)
+        n = {"ArrowRight": n + 1, "ArrowLeft": n - 1, "ArrowDown": next((e for e in ends if e > n), steps),
+             "ArrowUp": max((e for e in ends if e < n), default=0), "End": steps, "Home": 0}[key]
+        expect(page.locator("body")).to_have_attribute("data-step", str(n))
+        found = page.evaluate(SAME_AS_DRAWN, [record_id, n])
+        assert found == {"same": True, "kept": True}, (key, n, found)
+
+
 def play_some(client: Any, record_id: str, tokens: list[str], commands: int) -> None:
     players = SeededChance("viewer-live")
     for _ in range(commands):

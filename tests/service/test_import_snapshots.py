@@ -1,0 +1,69 @@
+"""An imported record is stored in one save, its snapshots taken from the aggregate in memory:
+they must be the very snapshots the library would take by reading the record back (issue 12,
+imports through RQ workers), on SQLite and on PostgreSQL (rows sent in binary)."""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+from domain import catalog
+from domain.kernel import Entry
+from domain.kernel.selfplay import play_random
+from domain.records import Records
+from domain.records.aggregates import Record
+from domain.transcripts import render_log
+
+
+def _imported(records: Records, seed: str) -> tuple[UUID, Any]:
+    game = catalog.game("citta-stato")
+    edition = game.default_edition()
+    played = play_random(game, edition, {"players": 4}, seed)
+    text = render_log("citta-stato", edition, played.entries, ["Ada", "Bruno", "Chiara", "Dario"], {"players": 4},
+                      played.scores)
+    import_id, _ = records.submit_notation(text)
+    report = records.validate_import(import_id)
+    assert report["ok"], report.get("summary")
+    return UUID(report["record_id"]), played
+
+
+def test_snapshots_taken_in_memory_are_the_librarys(records: Records) -> None:
+    record_id, _ = _imported(records, "snapshots-1")
+    stored = list(records.events.get(record_id))
+    interval = records.snapshotting_intervals[Record]
+    assert len(stored) > 2 * interval  # a game long enough for two snapshots or more
+    assert records.snapshots is not None
+    snapshots = list(records.snapshots.get(record_id))
+    assert [s.originator_version for s in snapshots] == list(range(interval, len(stored) + 1, interval))
+    for snapshot in snapshots:
+        # What Application.take_snapshot would put: the record folded from its stored events alone.
+        folded = None
+        for event in stored[: snapshot.originator_version]:
+            folded = event.mutate(folded)
+        expected = Record.Snapshot.take(folded)
+        assert snapshot.topic == expected.topic
+        assert snapshot.state == expected.state
+    # and the repository, starting from the last snapshot, gives the record as its events do
+    assert vars(records.repository.get(record_id)) == vars(folded_all(stored))
+
+
+def folded_all(stored: list[Any]) -> Any:
+    folded = None
+    for event in stored:
+        folded = event.mutate(folded)
+    return folded
+
+
+def test_imported_record_ends_where_its_log_ends(records: Records) -> None:
+    """The record's end (finished, scores) comes from the checker's last state, not from a second
+    fold: it must be what folding the stored log gives."""
+    record_id, played = _imported(records, "snapshots-2")
+    record = records.repository.get(record_id)
+    game = catalog.game("citta-stato")
+    state = game.begin(game.default_edition())
+    for entry in records.export(record_id)["entries"]:
+        for event in Entry.from_json(entry).events:
+            state = game.evolve(state, event)
+    assert record.finished == game.pending(state).over
+    assert record.scores == game.scores(state)
+    assert record.steps == sum(len(e.events) for e in played.entries)
