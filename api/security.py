@@ -24,6 +24,7 @@ from apispec import BasePlugin
 from flask import Flask, Response, current_app, g, request
 
 from api.problems import problem
+from domain.records.recordfile import nesting
 
 JSON = "application/json"
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -210,18 +211,7 @@ def _deep_path(text: str) -> tuple[str | int, ...]:
 
 def _deeper_than(value: Any, depth: int) -> bool:
     """Level by level, without recursion (the body is not trusted to be shallow), and fast."""
-    level = [value] if type(value) is dict or type(value) is list else []
-    for _ in range(depth):
-        if not level:
-            return False
-        below = []
-        for node in level:
-            for child in node.values() if type(node) is dict else node:
-                kind = type(child)
-                if kind is dict or kind is list:
-                    below.append(child)
-        level = below
-    return bool(level)
+    return (type(value) is dict or type(value) is list) and nesting(value, depth) > depth
 
 
 def _locate(value: Any, depth: int) -> None:

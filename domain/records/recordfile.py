@@ -163,7 +163,7 @@ def _within(document: Mapping[str, Any], limits: Limits) -> None:
         raise _over("max_seats", len(seats), limits, "the number of seats")
     if isinstance(entries, list) and len(entries) > limits.max_entries:
         raise _over("max_entries", len(entries), limits, "the number of log entries")
-    depth = _depth(document, limits.max_depth)
+    depth = nesting(document, limits.max_depth)
     if depth > limits.max_depth:
         raise _over("max_depth", depth, limits, "the file's nesting of lists and objects")
     size = len(json.dumps(document, separators=(",", ":")))
@@ -171,7 +171,7 @@ def _within(document: Mapping[str, Any], limits: Limits) -> None:
         raise _over("max_bytes", size, limits, "the file's size in bytes", FileTooLarge)
 
 
-def _depth(document: Any, stop: int) -> int:
+def nesting(document: Any, stop: int) -> int:
     """How deeply lists and objects nest (the file itself is 1), level by level without recursion;
     at most stop + 1. A parsed JSON file holds only dicts and lists (anything else cannot be stored)."""
     level, depth = [document], 0

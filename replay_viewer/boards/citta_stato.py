@@ -14,20 +14,18 @@ step draws only the pieces on top of it.
 
 from __future__ import annotations
 
-import re
 import threading
 import xml.etree.ElementTree as ET
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from html import escape
 from typing import Any
 
 from domain.kernel import Edition
+from replay_viewer.boards.svg import RAW
+from replay_viewer.boards.svg import tostring as _tostring
 
 SVG_NS = "http://www.w3.org/2000/svg"
 _MISSING = object()
-_UNSAFE = re.compile(r"[&<>\"']").search  # what escaping must replace
-_RAW = "raw-svg"  # an element whose text is already-written SVG (the cached printed board)
 
 # What each upgrade track's value means, for the tooltips (the rulebook's names for the tracks).
 _TRACK_MEANING = {"Y": ("Merchant Fleet", "coins"), "G": ("City Guilds", "cubes drawn"),
@@ -86,31 +84,6 @@ def _add(parent: ET.Element, tag: str, text: str | None = None, **attrs: Any) ->
     if text is not None:
         el.text = text
     return el
-
-
-def _serialize(el: ET.Element, out: list[str]) -> None:
-    """ElementTree's own writer costs about 20 µs an element (a namespace scan, generic escaping)
-    and a board has hundreds of elements to draw in under 5 ms, so the tree is written here: the
-    same XML, every attribute value and text escaped (skipped for the many that need none)."""
-    tag = el.tag
-    if tag == _RAW:
-        out.append(el.text or "")
-        return
-    attrs = "".join([f' {k}="{escape(v) if _UNSAFE(v) else v}"' for k, v in el.attrib.items()])
-    text = el.text
-    if text is None and not len(el):
-        out.append(f"<{tag}{attrs}/>")
-        return
-    out.append(f"<{tag}{attrs}>" if text is None else f"<{tag}{attrs}>{escape(text, False) if _UNSAFE(text) else text}")
-    for child in el:
-        _serialize(child, out)
-    out.append(f"</{tag}>")
-
-
-def _tostring(root: ET.Element) -> str:
-    out: list[str] = []
-    _serialize(root, out)
-    return "".join(out)
 
 
 def _safe(get: Callable[[dict[str, Any]], Any], view: dict[str, Any]) -> Any:
@@ -337,7 +310,7 @@ class _Board(_Canvas):
         }))
         _add(self.root, "title", summary)
         _add(self.root, "rect", x=vb[0], y=vb[1], width=vb[2], height=vb[3], fill=layout["paper"])
-        _add(self.root, _RAW, self.printed_main)
+        _add(self.root, RAW, self.printed_main)
 
     # ---- helpers -------------------------------------------------------------------------
 
@@ -687,7 +660,7 @@ class _Board(_Canvas):
                 _SECTIONS[key] = found
                 while len(_SECTIONS) > _SECTIONS_KEPT:
                     _SECTIONS.popitem(last=False)
-        _add(self.root if parent is None else parent, _RAW, found[1])
+        _add(self.root if parent is None else parent, RAW, found[1])
 
     def draw_player_board(self, root: ET.Element, i: int, s: dict[str, Any], seat_lay: dict[str, Any]) -> None:
         pb = self.lay["player_board"]
@@ -699,7 +672,7 @@ class _Board(_Canvas):
         to_play = self.pending.get("seat") == i
         _add(g, "rect", x=0, y=0, width=w, height=h, rx=6, fill=pb["fill"], stroke=colour, stroke_width=4 if to_play else 1.5)
         _add(g, "rect", x=0, y=0, width=w, height=pb["header"], rx=6, fill=colour)
-        _add(g, _RAW, self.printed_seat)
+        _add(g, RAW, self.printed_seat)
         self.text(g, *pb["name"], ("▶ " if to_play else "") + name, "large", fill=ink, bold=True)
         changed = self.changed(lambda v: v["seats"][i]["vp"])
         vp = self.piece(g, "vp", f"vp-total-{i}", f"{name}: {s.get('vp')} VP", changed, seat=i, value=s.get("vp"))

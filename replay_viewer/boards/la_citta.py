@@ -18,6 +18,7 @@ from xml.etree.ElementTree import Element, SubElement
 from domain.kernel import Edition
 from domain.la_citta.edition import tables
 from replay_viewer.boards import NoLayout
+from replay_viewer.boards.svg import write as _write
 
 SVG_NS = "http://www.w3.org/2000/svg"
 SQRT3_2 = math.sqrt(3) / 2
@@ -236,28 +237,6 @@ def _mark_rect(parent: Element, layout: Mapping[str, Any], x: float, y: float, w
 _LAND: dict[tuple[Any, ...], str] = {}
 
 
-_TEXT = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
-_ATTR = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\n": "&#10;"})
-
-
-def _xml(el: Element, out: list[str]) -> None:
-    """Serialize an element tree: ElementTree's own writer is pure Python and costs most of a step's
-    budget scanning for namespaces this document never uses; this writes the same markup directly."""
-    attrs = "".join(f' {k}="{str(v).translate(_ATTR)}"' for k, v in el.attrib.items())
-    text = el.text
-    if len(el) == 0 and not text:
-        out.append(f"<{el.tag}{attrs} />")
-    else:
-        out.append(f"<{el.tag}{attrs}>")
-        if text:
-            out.append(text.translate(_TEXT))
-        for child in el:
-            _xml(child, out)
-        out.append(f"</{el.tag}>")
-    if el.tail:
-        out.append(el.tail.translate(_TEXT))
-
-
 def _players_of(zone: int, geo: _Geometry) -> str:
     first = geo.first_players.get(zone, 0)
     return f"in play with {first} or more players" if first else "never in play"
@@ -334,7 +313,7 @@ def _land(view: Mapping[str, Any], changed_slots: frozenset[str], geo: _Geometry
                                           "stroke": spec["lane_stroke"], "stroke-width": "0.6"})
         _title(g, tip)
     out: list[str] = []
-    _xml(root, out)
+    _write(root, out)
     if len(_LAND) > 64:
         _LAND.clear()
     found = _LAND[key] = "".join(out)
@@ -394,7 +373,7 @@ def _cities(view: Mapping[str, Any], previous: Mapping[str, Any] | None, geo: _G
             _city(holder, city, old, geo, layout, edition, names)
             parts: list[str] = []
             for child in holder:
-                _xml(child, parts)
+                _write(child, parts)
             if len(_CITY) > 4096:
                 _CITY.clear()
             found = _CITY[key] = "".join(parts)
@@ -410,7 +389,7 @@ def _cities(view: Mapping[str, Any], previous: Mapping[str, Any] | None, geo: _G
                 SubElement(g, "polygon", {"points": geo.hex_points[h], "fill": "none", "stroke": vacated["stroke"],
                                           "stroke-width": "2.2", "stroke-dasharray": vacated["dash"]})
         for child in holder:
-            _xml(child, out)
+            _write(child, out)
     out.append("</g>")
     return "".join(out)
 
@@ -802,7 +781,7 @@ def _legend(geo: _Geometry, layout: Mapping[str, Any], edition: Edition) -> str:
             y += 10.5
         y += 2
     out: list[str] = []
-    _xml(group, out)
+    _write(group, out)
     found = _LEGEND[id(geo)] = "".join(out)
     return found
 
@@ -838,7 +817,7 @@ def draw(view: dict[str, Any], previous: dict[str, Any] | None, layout: dict[str
     _stock(panel, view, previous, geo, layout)
     SubElement(panel, "g", {"data-legend": ""})
     out: list[str] = []
-    _xml(svg, out)
+    _write(svg, out)
     markup = "".join(out)
     markup = markup.replace('<g data-land="" />', _land(view, changed_slots, geo, layout, edition), 1)
     markup = markup.replace('<g data-cities="" />', _cities(view, previous, geo, layout, edition, names), 1)
