@@ -35,11 +35,18 @@ def create_app(settings: Settings | None = None, service: Service | None = None,
     })
     api.spec.components.security_scheme("seat", {"type": "http", "scheme": "bearer",
                                                  "description": "a seat token from POST /api/records"})
-    from api import imports, records, transcripts, viewer
+    api.spec.components.security_scheme("annotator", {"type": "http", "scheme": "bearer",
+                                                      "description": "a record's annotator key from POST /api/records "
+                                                                     "or POST /api/imports"})
+    api.spec.components.security_scheme("teacher", {"type": "http", "scheme": "bearer",
+                                                    "description": "a lesson's teacher key from POST /api/lessons"})
+    from api import imports, records, teaching, transcripts, viewer
 
     api.register_blueprint(records.blp)
     api.register_blueprint(imports.blp)
     api.register_blueprint(transcripts.blp)
+    for blueprint in teaching.BLUEPRINTS:
+        api.register_blueprint(blueprint)
     app.register_blueprint(viewer.viewer)
     problems.register(app)
     security.install(app, body_types)

@@ -17,6 +17,7 @@ from api.problems import problem
 from api.security import JSON, json_body
 from api.service import bearer, json_response, service
 from api.transcripts import notation_body
+from domain.records.application import new_tokens
 from domain.transcripts import MEDIA_TYPE
 from workers.dispatch import hand_over
 
@@ -72,13 +73,15 @@ def submit() -> Any:
     """Submit a record file. It is saved first, then queued; poll its status. The seat tokens of the
     record it will create are in this answer only."""
     svc = service()
+    annotator = new_tokens(1)[0]
     if request.mimetype == MEDIA_TYPE:
-        import_id, tokens = svc.records.submit_notation(notation_body())
+        import_id, tokens = svc.records.submit_notation(notation_body(), annotator)
     else:
-        import_id, tokens = svc.records.submit(_document())
+        import_id, tokens = svc.records.submit(_document(), annotator)
     hand_over(svc.records, svc.dispatcher, import_id, 1)  # if the queue is down, the relay retries
     status = svc.records.import_status(import_id)
     status["seats"] = [{"seat": i, "token": t} for i, t in enumerate(tokens)]
+    status["annotator_key"] = annotator  # shown once: annotations and variations of the record it makes
     response = json_response(status, 202)
     response.headers["Location"] = f"/api/imports/{import_id}"
     return response

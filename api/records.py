@@ -13,6 +13,7 @@ from api import schemas
 from api.problems import CONTENT_TYPE as PROBLEM
 from api.problems import problem
 from api.service import bearer, json_response, service
+from domain.records.application import new_tokens
 
 blp = Blueprint("records", __name__, url_prefix="/api/records", description="Game records: play, replay, export")
 
@@ -33,12 +34,13 @@ class RecordCollection(MethodView):
     def post(self, body: dict[str, Any]) -> Any:
         """Start a record. Each seat's token is in this answer only: hand each player theirs."""
         records = service().records
+        annotator = new_tokens(1)[0]
         record_id, tokens = records.start(body["title"], body["seats"], body["options"], body["mode"],
-                                          body["edition_file"], body["setup_outcomes"])
+                                          body["edition_file"], body["setup_outcomes"], annotator_key=annotator)
         summary = records.summary(record_id)
         seats = [{"seat": i, "name": n, "token": t} for i, (n, t) in enumerate(zip(body["seats"], tokens, strict=True))]
         return {"id": str(record_id), "commitment": summary["chance"]["commitment"], "seats": seats,
-                "record": summary}, 201, {"Location": f"/api/records/{record_id}"}
+                "annotator_key": annotator, "record": summary}, 201, {"Location": f"/api/records/{record_id}"}
 
 
 @blp.route("/<uuid:record_id>")
@@ -164,21 +166,29 @@ def legal(record_id: UUID) -> Any:
 @blp.alt_response(403, schema=schemas.Problem, content_type=PROBLEM, description="the game is not over yet")
 @blp.doc(security=[{"seat": []}, {}])
 def export(record_id: UUID) -> Any:
-    """The record file of a finished record."""
-    response = json_response(service().records.export(record_id, bearer()))
+    """The record file of a finished record, with its notes as the reader may read them (the annotator key:
+    all of them) and its variations (docs/formats/record-json.md)."""
+    from domain.records import lessonfile
+
+    response = json_response(lessonfile.record_file(service().teaching, record_id, bearer()))
     response.headers["Content-Disposition"] = f'attachment; filename="record-{record_id}.json"'
     return response
 
 
 @blp.route("/<uuid:record_id>/notation")
 @blp.response(200, description="the record in its title's table notation (docs/notation/)")
-@blp.alt_response(403, schema=schemas.Problem, content_type=PROBLEM, description="the game is not over yet")
+@blp.alt_response(403, schema=schemas.Problem, content_type=PROBLEM,
+                  description="the game is not over yet, or the token is neither the annotator key nor a seat's")
 @blp.doc(security=[{"seat": []}, {}])
 def notation(record_id: UUID) -> Any:
-    """A finished record as a notation file, as a table would have written it."""
+    """A finished record as a notation file, as a table would have written it, with the notes the reader may
+    see (the annotator key: all; a seat's token: everyone's and its own) as comments and glyphs after their
+    moves, and the variations as nested lines in parentheses (docs/notation/, "Annotations and variations")."""
+    from domain.records.studynotation import render_study
     from domain.transcripts import MEDIA_TYPE
 
-    text = service().records.notation(record_id, bearer())
+    found = service()
+    text = render_study(found.records, found.teaching, record_id, bearer())
     response = current_app.response_class(text, mimetype=MEDIA_TYPE)
     response.headers["Content-Type"] = f"{MEDIA_TYPE}; charset=utf-8"
     response.headers["Content-Disposition"] = f'inline; filename="record-{record_id}.cronaca.txt"'

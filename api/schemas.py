@@ -51,6 +51,8 @@ class Started(marshmallow.Schema):
     id = fields.String()
     commitment = fields.String(allow_none=True)
     seats = fields.List(fields.Nested(SeatToken), metadata={"description": "each token is shown once: keep it"})
+    annotator_key = fields.String(metadata={"description": "shown once: annotate this record and branch variations "
+                                                            "from it (Authorization: Bearer <key>)"})
     record = fields.Nested(RecordSummary)
 
 
@@ -146,6 +148,8 @@ class ImportStatus(marshmallow.Schema):
     record_id = fields.String(allow_none=True)
     report = fields.Dict(allow_none=True)
     seats = fields.List(fields.Nested(SeatToken))
+    annotator_key = fields.String(metadata={"description": "only in the answer to the submission: annotate the record "
+                                                            "it makes and branch variations from it"})
 
 
 class Problem(marshmallow.Schema):

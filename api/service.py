@@ -1,15 +1,21 @@
-"""What the HTTP edge needs at hand: the records application, the job dispatcher, the settings."""
+"""What the HTTP edge needs at hand: the records application, the job dispatcher, the settings, and for
+teaching (issue 14) the annotations/variations/lessons facade and the lessons' live hub."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+import threading
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from flask import current_app, request
 
+from api.live import Hub, hub_for
 from domain.records import Records, Unauthorized
 from domain.records.settings import Settings
 from workers.dispatch import Dispatcher, InProcessDispatcher, RQDispatcher
+
+if TYPE_CHECKING:
+    from domain.records.teaching import Teaching
 
 
 @dataclass
@@ -17,6 +23,9 @@ class Service:
     records: Records
     dispatcher: Dispatcher
     settings: Settings
+    hub: Hub = field(default_factory=lambda: hub_for(None))  # lessons' live channel (api/live.py)
+    _teaching: Teaching | None = None
+    _teaching_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @classmethod
     def build(cls, settings: Settings) -> Service:
@@ -26,7 +35,19 @@ class Service:
             dispatcher = RQDispatcher(settings.redis_url, settings.queue)
         else:
             dispatcher = InProcessDispatcher(records)
-        return cls(records, dispatcher, settings)
+        return cls(records, dispatcher, settings, hub_for(settings.redis_url))
+
+    @property
+    def teaching(self) -> Teaching:
+        """Annotations, variations and lessons over the same records; built on first use, so a service
+        that never teaches never loads them. Lessons publish their live changes through the hub."""
+        if self._teaching is None:
+            with self._teaching_lock:
+                if self._teaching is None:
+                    from domain.records.teaching import Teaching
+
+                    self._teaching = Teaching(self.records, publish=self.hub.publish)
+        return self._teaching
 
 
 def service() -> Service:

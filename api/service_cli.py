@@ -57,13 +57,14 @@ def _bot_games(plan: list[tuple[str, list[str], dict[str, Any], str]]) -> list[l
     return [bot_game(title, options, seed) for title, _, options, seed in plan]
 
 
-def demo_records(records: Any, games: int = 3) -> int:
+def demo_records(records: Any, games: int = 3, keys: dict[str, tuple[str, str]] | None = None) -> int:
     """Finished records of every installed real title, a few player counts each, played by the greedy
     bot (`domain.kernel.bots`) so that they end with scores like real games', and imported through the
-    same checks as any uploaded file. Returns how many were created. (Random play is for the soak tests.)"""
+    same checks as any uploaded file. Returns how many were created. (Random play is for the soak tests.)
+    `keys`, when given, receives each record's (title, annotator key) by record id."""
     from domain import catalog
     from domain.records import recordfile
-    from domain.records.application import titles
+    from domain.records.application import new_tokens, titles
 
     plan = demo_plan([t for t in titles() if t in TABLES], games)
     created = 0
@@ -73,13 +74,64 @@ def demo_records(records: Any, games: int = 3) -> int:
             "edition": catalog.game(title).default_edition().ref, "seats": [{"name": n} for n in names],
             "options": options, "mode": "transcribed", "chance": {}, "entries": entries,
         }
-        import_id, _ = records.submit(document)
+        annotator = new_tokens(1)[0]
+        import_id, _ = records.submit(document, annotator)
         report = records.validate_import(import_id)
         if report.get("ok"):
             created += 1
+            if keys is not None:
+                keys[report["record_id"]] = (title, annotator)
         else:
             print(f"demo record for {title} was rejected: {report}", file=sys.stderr)
     return created
+
+
+def demo_lesson(teaching: Any, keys: dict[str, tuple[str, str]]) -> tuple[str, str] | None:
+    """A lesson on the demo games, so the teaching side can be tried at once: on the first game of each
+    title, notes on three of its turns (the move list's own sentence, a glyph, a highlighted place) and a
+    what-if line of two moves from its middle; one chapter per game and one for the what-if.
+    Returns (lesson id, teacher key)."""
+    from uuid import UUID
+
+    from domain.records.annotations import places_of
+
+    firsts: dict[str, tuple[UUID, str]] = {}
+    for record_id, (title, key) in keys.items():
+        firsts.setdefault(title, (UUID(record_id), key))
+    if not firsts:
+        return None
+    records = teaching.records
+    lesson, teacher = teaching.lessons.create(
+        "Three games, move by move",
+        "Demo lesson: one game of each title played by the greedy bot, with notes on a few turns and a what-if line.")
+    for title, (record_id, key) in firsts.items():
+        with records.reading(record_id) as timeline:
+            assert timeline.meta is not None
+            edition = records.edition(timeline.meta.title, timeline.meta.edition, timeline.meta.edition_file)
+            starts, last = list(timeline.meta.entry_starts[1:]), len(timeline.events)
+        places = sorted(set(places_of(title, edition).values()))
+        said = {line["step"]: line["text"] for line in records.story(record_id)["lines"]}
+        picks = [starts[len(starts) * k // 4] for k in (1, 2, 3)]
+        for n, (step, glyph) in enumerate(zip(picks, ("!", "?!", "!?"), strict=True)):
+            sentence = said.get(step + 1) or said.get(step) or "this turn"
+            teaching.notes.add(record_id, key, {
+                "step": step + 1, "author": "Cronaca demo", "glyph": glyph,
+                "text": f"**{sentence}** — was it the best choice here? Try a what-if from the step before.",
+                "shapes": [{"kind": "highlight", "at": places[(7 * n + 3) % len(places)], "brush": "green"}]})
+        branch = teaching.variations.branch(record_id, key, picks[1], title="What if the other choice?", author="Cronaca demo")
+        for _ in range(2):
+            legal = teaching.variations.legal(UUID(branch["id"]))["commands"]
+            if not legal:
+                break
+            teaching.variations.play(UUID(branch["id"]), key, legal[-1]["command"])
+        lesson_id = UUID(lesson["id"])
+        teaching.lessons.add_chapter(lesson_id, teacher, {"title": f"A {title} game", "record_id": str(record_id),
+                                                          "line": None, "from_step": 0, "to_step": last})
+        summary = teaching.variations.summary(UUID(branch["id"]))
+        teaching.lessons.add_chapter(lesson_id, teacher, {"title": f"{title}: what if?", "record_id": str(record_id),
+                                                          "line": branch["id"], "from_step": summary["from_step"],
+                                                          "to_step": summary["last_step"]})
+    return lesson["id"], teacher
 
 
 def demo_live(records: Any, commands: int = 40) -> tuple[str, list[str]] | None:
@@ -117,21 +169,33 @@ def _serve(args: Any) -> int:
     if args.demo:
         service.records.directory.catch_up()
         if not service.records.directory.records:
-            made = demo_records(service.records)
+            keys: dict[str, tuple[str, str]] = {}
+            made = demo_records(service.records, keys=keys)
             print(f"loaded {made} demo records" if made else "no real title is installed yet: no demo records")
+            links: list[str] = []
+            lesson = demo_lesson(service.teaching, keys)
+            if lesson is not None:
+                lesson_id, teacher = lesson
+                print(f"a demo lesson for a class: http://{args.host}:{args.port}/lessons/{lesson_id}")
+                links.append(f"lesson (teacher): http://{args.host}:{args.port}/lessons/{lesson_id}#key={teacher}\n")
+            links += [f"annotator of {title}: http://{args.host}:{args.port}/records/{rid}#key={key}\n"
+                      for rid, (title, key) in keys.items()]
             live = demo_live(service.records)
             if live is not None:
                 record_id, tokens = live
                 print(f"a live game in progress: http://{args.host}:{args.port}/records/{record_id}")
-                # Seat tokens never go to standard output, which so often ends in a log: they are
+                links += [f"seat {seat}: http://{args.host}:{args.port}/records/{record_id}#token={token}\n"
+                          for seat, token in enumerate(tokens)]
+            if links:
+                # Keys and seat tokens never go to standard output, which so often ends in a log: they are
                 # written to a file only its owner reads, and the console names the file.
                 seats_file = Path(os.environ.get("CRONACA_DEMO_SEATS", "var/demo-seats.txt"))
                 seats_file.parent.mkdir(parents=True, exist_ok=True)
                 seats_file.touch(mode=0o600)
                 seats_file.chmod(0o600)
-                seats_file.write_text("".join(f"seat {seat}: http://{args.host}:{args.port}/records/{record_id}#token={token}\n"
-                                              for seat, token in enumerate(tokens)))
-                print(f"  its seat links (with their tokens) are in {seats_file} (readable by you only)")
+                seats_file.write_text("".join(links))
+                print(f"  the teacher's, annotators' and seats' links (with their keys) are in {seats_file} "
+                      "(readable by you only)")
     relay.start_thread(service.records, service.dispatcher, settings.requeue_after, settings.relay_interval)
     server = make_server(args.host, args.port, app, threaded=True)  # listening before the URL is printed
     where = settings.store.get("SQLITE_DBNAME") or settings.store.get("POSTGRES_DBNAME")

@@ -32,6 +32,18 @@ def record(record_id: UUID) -> Any:
     return _asset("record.html")
 
 
+@viewer.route("/lessons/<uuid:lesson_id>")
+def lesson(lesson_id: UUID) -> Any:
+    """A lesson: the teacher presents (with the key in #key=), the class follows live."""
+    return _asset("lesson.html")
+
+
+@viewer.route("/lessons/new")
+def new_lesson() -> Any:
+    """The same page with a small form: a title and an introduction make a lesson and its teacher key."""
+    return _asset("lesson.html")
+
+
 @viewer.route("/import")
 def import_page() -> Any:
     """Paste or upload what a table wrote; the report links each finding to its line."""

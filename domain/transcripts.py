@@ -89,8 +89,9 @@ def reconcile_texts(first: str, second: str, budget: int = NARROWING_BUDGET) -> 
 
 
 def render_log(title: str, edition: Edition, entries: Sequence[Entry], seats: Sequence[str], options: Mapping[str, Any],
-               scores: Mapping[str, Any] | None = None, tags: Mapping[str, str] | None = None) -> str:
-    """A record's log in its title's notation, with the header a table would write."""
+               scores: Mapping[str, Any] | None = None, tags: Mapping[str, str] | None = None, **study: Any) -> str:
+    """A record's log in its title's notation, with the header a table would write (`study`: the
+    kernel render's `marks` and `after`, for notes and variations: domain/records/studynotation.py)."""
     game, words = game_for(title)
     header: dict[str, str] = {"Title": title, "Edition": edition.id}
     if edition.content_hash != game.default_edition().content_hash:
@@ -101,7 +102,7 @@ def render_log(title: str, edition: Edition, entries: Sequence[Entry], seats: Se
         totals = {s["seat"]: s["total"] for s in scores.get("seats", [])}
         header["Result"] = write_result(list(seats), [totals.get(i, 0) for i in range(len(seats))])
     header.update(tags or {})
-    return render(game, words, edition, entries, seats, header)
+    return render(game, words, edition, entries, seats, header, **study)
 
 
 def render_record_file(document: Mapping[str, Any], edition: Edition | None = None) -> str:

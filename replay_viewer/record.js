@@ -29,6 +29,8 @@
     viewOf: null,
     storyLoaded: false,
     storyError: "",
+    line: null, // a variation's id while its branch is shown (study.js), null on the main line
+    lineLast: 0, // that variation's last step
   };
   const boards = new Map(); // step -> Promise<{board} | {sentence}>; a board's text is parsed when first needed
   const steps = new Map(); // step -> Promise<step JSON>
@@ -82,10 +84,15 @@
     params.set("step", String(step));
     if (page.token) params.set("token", page.token);
     if (page.spoilerFree) params.set("spoilers", "off");
+    if (page.line) params.set("line", page.line);
+    const key = hashParams().get("key"); // the annotator key (study.js) stays in the address
+    if (key) params.set("key", key);
     return "#" + params.toString();
   }
 
-  const last = () => (page.record ? page.record.steps : 0);
+  const last = () => (page.line ? page.lineLast : page.record ? page.record.steps : 0);
+  // Where the shown line's steps and boards are read: the record, or the variation being walked.
+  const lineBase = () => (page.line ? `/api/variations/${page.line}` : `/api/records/${id}`);
   // How far the slider reaches: the whole record, or in spoiler-free mode one step past the current one.
   const limit = () => (page.spoilerFree ? Math.min(last(), page.at + 1) : last());
   const names = () => (page.record ? page.record.seats.map((s) => s.name) : []);
@@ -154,7 +161,7 @@
     }
     const mine = generation;
     const promise = (async () => {
-      const answer = await api(`/api/records/${id}/steps/${n}/board`);
+      const answer = await api(`${lineBase()}/steps/${n}/board`);
       if (answer.ok) {
         const drawn = { board: new Board(answer.body) };
         whenIdle(() => drawn.board.outline()); // outlined between presses, not when the key comes
@@ -322,6 +329,7 @@
     $("board-region").setAttribute("aria-label", `board at step ${n}`);
     page.shown = n;
     document.body.dataset.step = String(n);
+    document.dispatchEvent(new CustomEvent("cronaca:step", { detail: { step: n, line: page.line, board: Boolean(onPage) } }));
   }
 
   // ---- moving ------------------------------------------------------------------------------------
@@ -409,7 +417,7 @@
   async function showStep(n) {
     let known = steps.get(n);
     if (!known) {
-      known = api(`/api/records/${id}/steps/${n}`);
+      known = api(`${lineBase()}/steps/${n}`);
       steps.set(n, known);
       if (steps.size > CACHE) steps.delete(steps.keys().next().value);
     }
@@ -491,6 +499,7 @@
       || (byStep.length ? "" : "Nothing has happened yet.");
     marked = null;
     cutAt = null;
+    document.dispatchEvent(new CustomEvent("cronaca:story", { detail: { line: page.line } })); // study.js adds notes and branches
   }
 
   // The story line of step n: the last line at or before it.
@@ -507,6 +516,15 @@
 
   let marked = null;
   function markLine(n) {
+    if (page.line) { // a variation's branch is shown: study.js marks its move and says it
+      const old = marked === null ? null : lineNodes.get(marked);
+      if (old) {
+        old.classList.remove("current");
+        old.removeAttribute("aria-current");
+      }
+      marked = null;
+      return;
+    }
     const at = lineOf(n);
     const text = at === null ? null : lineText.get(at);
     if (marked !== at) {
@@ -951,6 +969,10 @@
     // the board first: the move list and the chart of a long record follow when they come
     // The board first (the service reads one record at a time): then the move list and the scores.
     const params = hashParams();
+    if (params.get("line")) { // a variation's step asked for: walk that branch (study.js draws it)
+      const branch = await api(`/api/variations/${encodeURIComponent(params.get("line"))}`);
+      if (branch.ok && branch.body.record_id === id) Object.assign(page, { line: branch.body.id, lineLast: branch.body.last_step });
+    }
     rebuild();
     if (params.has("step")) {
       await openStep(params.get("step"));
@@ -967,6 +989,25 @@
     document.body.dataset.loaded = "all";
     schedule();
   }
+
+  // The study layer (study.js) reads the page's state and moves along a variation's branch through this.
+  window.CronacaRecord = {
+    id,
+    step: () => page.at,
+    line: () => page.line,
+    last,
+    token: () => page.token,
+    record: () => page.record,
+    names,
+    go: (n) => go(n, { unbounded: true }),
+    showLine(line, lastStep, n) {
+      page.line = line || null;
+      page.lineLast = line ? lastStep : 0;
+      forgetReader();
+      markLine(page.at);
+      return go(n, { unbounded: true });
+    },
+  };
 
   main();
 })();

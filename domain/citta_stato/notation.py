@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from domain.kernel.editions import Edition
 from domain.kernel.notation import Arg, Form, Move, Notation, NotationError, Unfit, Vocabulary, Words
 
 from .edition import BANNERS, COLOURS, default
@@ -212,10 +213,9 @@ def _sample(choices: list[str]) -> str:
     return ", ".join(choices[:10]) + (" ..." if len(choices) > 10 else "")
 
 
-def _places() -> tuple[str, ...]:
+def _places(d: Any = _DATA) -> tuple[str, ...]:
     """The board's places, for `[%csl ...]` / `[%cal a-b]` markup in comments (docs/notation/citta-stato.md)."""
-    d = _DATA
-    out = [*d["cities"], *CARDS, *d["republic_track"]["forms"]]
+    out = [*d["cities"], *d["cards"], *d["republic_track"]["forms"]]
     out += [f"{row}:{c}" for row in ("present", "future", "deck") for c in COLOURS]
     out += [f"market:{c}{cost}" for c in COLOURS for cost in d["market"]["row_costs"]]
     out += [f"scheme:{k}" for k in range(1, d["scheme_slots"] + 1)]
@@ -227,6 +227,18 @@ def _places() -> tuple[str, ...]:
 
 PLACES = _places()
 _PLACE_KEYS = {p.lower(): p for p in PLACES}
+
+
+def places(edition: Edition) -> tuple[str, ...]:
+    """Every place an annotation's shape may name, as markup writes it: the edition's own board
+    (a printing with other cards or tracks names other places; the reference one is `PLACES`)."""
+    found = _EDITION_PLACES.get(edition.content_hash)
+    if found is None:
+        found = _EDITION_PLACES.setdefault(edition.content_hash, _places(edition.data))
+    return found
+
+
+_EDITION_PLACES: dict[str, tuple[str, ...]] = {}
 
 
 def markup_problems(notation: Notation) -> list[dict[str, Any]]:

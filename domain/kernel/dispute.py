@@ -141,6 +141,7 @@ class Checked:
     assumed: bool = False
     said: Command | None = None  # what the line itself said, when it could be read (the narrowing judges by it)
     taken: tuple[Written, ...] = ()  # the outcomes as the checker took them: an impossible one made unknown
+    column: int = 0  # the move's column on its line: which move of the line an entry came from
 
 
 @dataclass
@@ -156,6 +157,7 @@ class DisputeReport:
     entries: list[Entry] | None  # the log as the rules decided it (with assumed moves where findings are)
     lines: int = 0
     moves: int = 0
+    places: list[tuple[int, int]] | None = None  # (line, column) of the move each entry came from (the setup: column 0)
 
     @property
     def ok(self) -> bool:
@@ -674,7 +676,7 @@ class _Checker:
         said, self._said = self._said, None
         self.checked.append(Checked(state, seat, command, tuple(move.outcomes),
                                     Entry(self._json(command), tuple(chance.log), tuple(produced)), move.line, assumed,
-                                    said, tuple(chance.written)))
+                                    said, tuple(chance.written), move.column))
         return after
 
     def _with_possible_chance(self, state: Any, seat: int, move: Move, command: Command, chance: WrittenChance) -> Any:
@@ -908,7 +910,8 @@ def check(
         _compare_result(checker, claimed, scores, finished, notation, game, state)
     entries = [checker.setup_entry, *(c.entry for c in checker.checked)]
     return DisputeReport(title, seats, options, checker.findings, checker.unknowns, scores, claimed, finished, entries,
-                         lines=len(text.splitlines()), moves=len(checker.checked))
+                         lines=len(text.splitlines()), moves=len(checker.checked),
+                         places=[(notation.setup_line or 1, 0), *((c.line, c.column) for c in checker.checked)])
 
 
 def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: list[str], colours: list[str | None],

@@ -25,7 +25,16 @@ One file a game (docs/notation/<title>.md for each title's words)::
   ask for them (`[B R]`, `[3 5]`); `[?]` where nobody wrote it down, `?` for one unknown
   value. A line of only `= [..]` adds outcomes to the move before it.
 * Comments in braces, anywhere a move may end; inside them `[%cal a-b,c-d]` draws arrows
-  and `[%csl a,b]` highlights places, as in PGN.
+  and `[%csl a,b]` highlights places, as in PGN. A note needs a little more markup (`read_comment`):
+  a brush (`[%csl red a]`), labels (`[%lbl a "A"]`), an audience (`[%for Ada]`), an author
+  (`[%by "Prof. Rossi"]`), a step (`[%step 12]`); inside a comment a backslash escapes the
+  characters `{ } \\ [` and writes a new line as `\\n`.
+* A glyph after a move, as in PGN: `war O [B R] ?!`; a lone `?` touches what it follows
+  (`war O?`), since `?` standing apart is a word nobody wrote down. It binds to the comment after it.
+* A variation (a what-if line) in parentheses after the turn line it leaves from: a line `(`, with
+  an optional `{title [%by author] [%step n]}`, its own turn lines, and a line `)` (with `{[%step n]}`
+  where the variation stops before what its last line leaves to the line's end); nestable. Its lines
+  are kept apart (`Notation.variations`): the checker reads the main line only.
 
 The grammar is lark's (LALR, one pass, line and column on every token); a line that does
 not parse is reported with what was expected there and skipped, so the rest of the file is
@@ -58,17 +67,21 @@ tag: OPEN NAME STRING "]" _NL
      | turn _NL
      | more _NL
      | note _NL
+     | branch _NL
+     | close _NL
 
-setup: SETUP ":"? _item*
+setup: SETUP ":"? (_item (_item | QMARK)*)?
 turn: ordinal? player ":" move (_SEP move)*
 ?ordinal: INT "."
 ?player: NAME | STRING
-move: NAME _word* _item*
+move: NAME _word* (_item (_item | QMARK)*)?
 _word: NAME | INT | STRING | QMARK
-more: EQ _item+
-note: COMMENT+
+more: EQ _item (_item | QMARK)*
+note: (COMMENT | GLYPH | QMARK)+
+branch: LPAR COMMENT?
+close: RPAR COMMENT?
 
-_item: outcome | COMMENT
+_item: outcome | COMMENT | GLYPH
 outcome: OPEN (NAME | INT | STRING | QMARK)* "]"
 
 SETUP.2: "Setup"
@@ -78,7 +91,10 @@ QMARK: "?"
 OPEN: "["
 EQ: "="
 STRING: /"(\\.|[^"\\\n])*"/
-COMMENT: /\{[^}]*\}/
+COMMENT: /\{(\\[\s\S]|[^\\}])*\}/
+GLYPH.2: /!!|\?\?|!\?|\?!|!|(?<=[^\s\[(])\?/
+LPAR: "("
+RPAR: ")"
 _SEP: "," | ";"
 _NL: /([ \t\f]*(%[^\n]*)?\r?\n)+/
 
@@ -108,19 +124,45 @@ class NotationError(ValueError):
 # ---- what a file says -------------------------------------------------------------------------
 
 
+BRUSHES = ("green", "red", "blue", "yellow")  # the first is the brush nobody needs to write
+
+
+@dataclass(frozen=True)
+class Shape:
+    """One mark on the board: an arrow `at` -> `to`, a highlighted place, or a label's text on a place."""
+
+    kind: str  # arrow | highlight | label
+    at: str
+    to: str | None = None
+    text: str | None = None
+    brush: str = BRUSHES[0]
+
+
 @dataclass(frozen=True)
 class Markup:
-    """Board markup inside a comment: arrows (from, to) and highlighted places."""
+    """Markup inside a comment: arrows (from, to) and highlighted places of any brush (as PGN's
+    `[%cal]`/`[%csl]`), and what a note needs beyond them: every shape in order with its brush and
+    the labels, who it is for (a seat's name), whether that seat wrote it, its author, its step."""
 
     arrows: tuple[tuple[str, str], ...] = ()
     highlights: tuple[str, ...] = ()
+    shapes: tuple[Shape, ...] = ()
+    audience: str | None = None  # [%for Ada]
+    seat: bool = False  # [%seat]: the audience's own note
+    author: str | None = None  # [%by "Prof. Rossi"]
+    step: int | None = None  # [%step 12]
 
 
 @dataclass(frozen=True)
 class Comment:
+    """A comment: `text` with its spaces run together where it holds markup (what a reader shows);
+    `note` the exact text (escapes undone, markup taken out, ends trimmed); the glyph written just before it."""
+
     text: str
     line: int
     markup: Markup = field(default_factory=Markup)
+    note: str = ""
+    glyph: str | None = None
 
 
 @dataclass(frozen=True)
@@ -145,6 +187,7 @@ class Move:
     line: int
     column: int
     text: str
+    glyph: str | None = None  # the first glyph written after the move (each also on its comment)
 
 
 @dataclass(frozen=True)
@@ -173,48 +216,163 @@ class Notation:
     turns: list[Turn]
     errors: list[NotationError]
     comments: list[Comment] = field(default_factory=list)  # comments on lines of their own
+    variations: list[Variation] = field(default_factory=list)  # lines in parentheses, in the order written
 
     def tag(self, name: str, default: str | None = None) -> str | None:
         found = self.tags.get(name)
         return found.value if found is not None else default
 
 
+@dataclass
+class Variation:
+    """A what-if line in parentheses after the turn line it leaves from: never moves of the main line.
+
+    `head` is the comment on its `(` line (its title, `[%by author]`, `[%step n]` where it leaves
+    elsewhere than at the end of the line before it)."""
+
+    line: int
+    head: Comment | None
+    turns: list[Turn] = field(default_factory=list)
+    comments: list[Comment] = field(default_factory=list)
+    variations: list[Variation] = field(default_factory=list)
+    end: int | None = None  # the line of its `)`
+    tail: Comment | None = None  # the comment on its `)` line: `[%step n]` where it stops before its last line ends
+
+
 # ---- the grammar ------------------------------------------------------------------------------
 
-_MARKUP = Lark(r"""
-    start: (cal | csl | text)*
-    cal: "[%cal" pair ("," pair)* "]"
-    csl: "[%csl" PLACE ("," PLACE)* "]"
-    pair: PLACE "-" PLACE
-    text: TEXT
-    PLACE: /[^\s,\]\-]+/
-    TEXT: /[^\[]+/ | "["
-    %ignore /[ \t]+/
-""", parser="earley", lexer="dynamic")
+# a comment's body: an escape, a markup command (its arguments may hold JSON strings), or text
+_PIECES = re.compile(r'\\(.)|\[%(\w+)((?:"(?:\\.|[^"\\])*"|[^\]"])*)\]|([^\\\[]+|\[)', re.S)
+_UNESCAPE = {"n": "\n", "t": "\t", "r": "\r"}
+_PLACE = r"[^\s,\]\-\"]+"
+_BRUSHED = re.compile(rf"\s*(?:({'|'.join(BRUSHES)})\s+(?=[^\s,]))?(.*?)\s*", re.S)
+_ARROW = re.compile(rf"\s*({_PLACE})\s*-\s*({_PLACE})\s*")
+_HIGHLIGHT = re.compile(rf"\s*({_PLACE})\s*")
+_LABEL = re.compile(rf"\s*(?:({'|'.join(BRUSHES)})\s+)?({_PLACE})\s+(\"(?:\\.|[^\"\\])*\"|\S+)\s*", re.S)
+_NAMED = re.compile(r'\s*("(?:\\.|[^"\\])*"|[^\s"]+)\s*', re.S)
 
 
-def read_comment(raw: str, line: int) -> Comment:
-    """A comment's text and its board markup (`[%cal a-b]` arrows, `[%csl a]` highlights)."""
-    body = raw[1:-1] if raw.startswith("{") else raw
-    if "[%" not in body:
-        return Comment(body.strip(), line)
+def _word_or_string(found: str) -> str:
+    return json.loads(found) if found.startswith('"') else found
+
+
+def _command(name: str, args: str, shapes: list[Shape], said: dict[str, Any]) -> bool:
+    """One `[%name args]` of a comment into `shapes` / `said`; False when it is not markup this reader knows."""
+    if name in ("cal", "csl"):
+        brush, rest = _BRUSHED.fullmatch(args).groups()  # type: ignore[union-attr]  (the pattern takes anything)
+        parts = rest.split(",")
+        found = [(_ARROW if name == "cal" else _HIGHLIGHT).fullmatch(part) for part in parts]
+        if not rest or None in found:
+            return False
+        for match in found:
+            assert match is not None
+            if name == "cal":
+                shapes.append(Shape("arrow", match.group(1), match.group(2), brush=brush or BRUSHES[0]))
+            else:
+                shapes.append(Shape("highlight", match.group(1), brush=brush or BRUSHES[0]))
+        return True
     try:
-        tree = _MARKUP.parse(body)
-    except UnexpectedInput:
-        return Comment(body.strip(), line)
-    arrows: list[tuple[str, str]] = []
-    highlights: list[str] = []
-    text: list[str] = []
-    for part in tree.children:
-        if not isinstance(part, Tree):
-            continue
-        if part.data == "cal":
-            arrows += [(str(p.children[0]), str(p.children[1])) for p in part.children if isinstance(p, Tree)]
-        elif part.data == "csl":
-            highlights += [str(t) for t in part.children]
+        if name == "lbl" and (label := _LABEL.fullmatch(args)):
+            shapes.append(Shape("label", label.group(2), text=_word_or_string(label.group(3)), brush=label.group(1) or BRUSHES[0]))
+            return True
+        if name in ("for", "by") and (named := _NAMED.fullmatch(args)):
+            said["audience" if name == "for" else "author"] = _word_or_string(named.group(1))
+            return True
+    except ValueError:  # a JSON string that is not one
+        return False
+    if name == "step" and args.strip().isdigit():
+        said["step"] = int(args.strip())
+        return True
+    if name == "seat" and not args.strip():
+        said["seat"] = True
+        return True
+    return False
+
+
+def read_comment(raw: str, line: int, glyph: str | None = None) -> Comment:
+    """A comment's text and its markup: arrows `[%cal a-b,c-d]` and highlights `[%csl a,b]`, each with
+    an optional brush first (`[%csl red a]`), labels `[%lbl a "A"]`, `[%for seat]`, `[%seat]`,
+    `[%by "author"]`, `[%step n]`. Markup this reader does not know stays in the text."""
+    body = raw[1:-1] if raw.startswith("{") else raw
+    if "[%" not in body and "\\" not in body:
+        text = body.strip()
+        return Comment(text, line, Markup(), text, glyph)
+    pieces: list[tuple[str, bool]] = []  # (text, escaped)
+    shapes: list[Shape] = []
+    said: dict[str, Any] = {}
+    marked = False
+    for found in _PIECES.finditer(body):
+        escaped, name, args, text = found.groups()
+        if escaped is not None:
+            pieces.append((_UNESCAPE.get(escaped, escaped) if escaped in '{}\\[ ntr"' else "\\" + escaped, True))
+        elif name is not None and _command(name, args, shapes, said):
+            marked = True
         else:
-            text.append(str(part.children[0]))
-    return Comment(" ".join("".join(text).split()), line, Markup(tuple(arrows), tuple(highlights)))
+            pieces.append((found.group(), False))
+    while pieces and not pieces[0][1] and not pieces[0][0].strip():
+        pieces.pop(0)
+    while pieces and not pieces[-1][1] and not pieces[-1][0].strip():
+        pieces.pop()
+    if pieces and not pieces[0][1]:
+        pieces[0] = (pieces[0][0].lstrip(), False)
+    if pieces and not pieces[-1][1]:
+        pieces[-1] = (pieces[-1][0].rstrip(), False)
+    note = "".join(text for text, _ in pieces)
+    markup = Markup(tuple((s.at, s.to) for s in shapes if s.kind == "arrow" and s.to is not None),
+                    tuple(s.at for s in shapes if s.kind == "highlight"), tuple(shapes), said.get("audience"),
+                    bool(said.get("seat")), said.get("author"), said.get("step"))
+    return Comment(" ".join(note.split()) if marked else note, line, markup, note, glyph)
+
+
+def escape_comment(text: str) -> str:
+    """Text as a comment holds it exactly: braces, backslashes and `[%` escaped, line ends written `\n`,
+    spaces at either end kept by escaping them."""
+    out = text.replace("\\", "\\\\").replace("{", "\\{").replace("}", "\\}").replace("[%", "\\[%")
+    out = out.replace("\n", "\\n").replace("\r", "\\r")
+    body = out.strip()
+    if body != out:
+        lead, trail = out[: len(out) - len(out.lstrip())], out[len(out.rstrip()):]
+        body = "".join("\\t" if c == "\t" else "\\" + c for c in lead) + body + "".join(
+            "\\t" if c == "\t" else "\\" + c for c in trail)
+    return body
+
+
+def _json_text(value: str) -> str:
+    """A JSON string that never closes the comment it stands in."""
+    return json.dumps(value, ensure_ascii=False).replace("{", "\\u007b").replace("}", "\\u007d")
+
+
+def _named(value: str) -> str:
+    return value if re.fullmatch(r"[\w.:'+-]+", value) and not value.startswith('"') else _json_text(value)
+
+
+def write_markup(shapes: Sequence[Shape] = (), audience: str | None = None, seat: bool = False,
+                 author: str | None = None, step: int | None = None) -> list[str]:
+    """Markup as `read_comment` reads it back: shapes in their order (a run of one kind and brush in one
+    command), then who it is for, whether that seat wrote it, the author and the step."""
+    out: list[str] = []
+    for (kind, brush), run in itertools.groupby(shapes, key=lambda s: (s.kind, s.brush)):
+        said = "" if brush == BRUSHES[0] else brush + " "
+        if kind == "arrow":
+            out.append(f"[%cal {said}{','.join(f'{s.at}-{s.to}' for s in run)}]")
+        elif kind == "highlight":
+            out.append(f"[%csl {said}{','.join(s.at for s in run)}]")
+        else:
+            out += [f"[%lbl {said}{s.at} {_json_text(s.text or '')}]" for s in run]
+    if audience is not None:
+        out.append(f"[%for {_named(audience)}]")
+    if seat:
+        out.append("[%seat]")
+    if author is not None:
+        out.append(f"[%by {_json_text(author)}]")
+    if step is not None:
+        out.append(f"[%step {step}]")
+    return out
+
+
+def write_comment(text: str, markup: Sequence[str] = ()) -> str:
+    """`{text markup...}`: the text exactly, then the markup."""
+    return "{" + " ".join([t for t in (escape_comment(text),) if t] + list(markup)) + "}"
 
 
 def _value(token: Token) -> Any:
@@ -250,12 +408,15 @@ class _Build(Transformer):  # type: ignore[type-arg]
 
     def move(self, children: list[Any]) -> Move:
         verb, *rest = children
-        words = tuple(_value(c) for c in rest if isinstance(c, Token) and c.type != "COMMENT")
-        written = tuple(c for c in rest if isinstance(c, Written))
-        comments = tuple(read_comment(str(c), c.line) for c in rest if isinstance(c, Token) and c.type == "COMMENT")
-        text = " ".join([str(verb), *(str(c) for c in rest if isinstance(c, Token) and c.type != "COMMENT"),
+        first = next((k for k, c in enumerate(rest) if not isinstance(c, Token) or c.type in ("COMMENT", "GLYPH")),
+                     len(rest))  # the words come first; after them a `?` is a glyph
+        said, items = rest[:first], _items(rest[first:])
+        written = tuple(c for c in items if isinstance(c, Written))
+        comments = tuple(c for c in items if isinstance(c, Comment))
+        text = " ".join([str(verb), *map(str, said),
                          *(write_outcome(w.values) if w.values is not None else "[?]" for w in written)])
-        return Move(str(verb), words, written, comments, verb.line, verb.column, text)
+        glyph = next((c.glyph for c in comments if c.glyph is not None), None)
+        return Move(str(verb), tuple(_value(c) for c in said), written, comments, verb.line, verb.column, text, glyph)
 
     def turn(self, children: list[Any]) -> Turn:
         ordinal = int(children[0]) if isinstance(children[0], Token) and children[0].type == "INT" else None
@@ -264,19 +425,45 @@ class _Build(Transformer):  # type: ignore[type-arg]
         return Turn(_value(player), tuple(rest[1:]), player.line, player.column, ordinal)
 
     def setup(self, children: list[Any]) -> tuple[str, int, list[Any]]:
-        return ("setup", children[0].line, [_item(c) for c in children[1:]])
+        return ("setup", children[0].line, _items(children[1:]))
 
     def more(self, children: list[Any]) -> tuple[str, int, list[Any]]:
-        return ("more", children[0].line, [_item(c) for c in children[1:]])
+        return ("more", children[0].line, _items(children[1:]))
 
     def note(self, children: list[Any]) -> tuple[str, int, list[Any]]:
-        return ("note", children[0].line, [read_comment(str(c), c.line) for c in children])
+        return ("note", children[0].line, _items(children))
+
+    def branch(self, children: list[Any]) -> tuple[str, int, Comment | None]:
+        head = read_comment(str(children[1]), children[1].line) if len(children) > 1 else None
+        return ("branch", children[0].line, head)
+
+    def close(self, children: list[Any]) -> tuple[str, int, Comment | None]:
+        tail = read_comment(str(children[1]), children[1].line) if len(children) > 1 else None
+        return ("close", children[0].line, tail)
 
 
-def _item(found: Any) -> Any:
-    if isinstance(found, Token):  # a COMMENT
-        return read_comment(str(found), found.line)
-    return found
+def _items(found: Sequence[Any]) -> list[Any]:
+    """What follows a move (or stands on a line of its own): outcomes and comments, in order. A glyph
+    goes to the comment right after it; one with no comment after it is a comment of its own, empty."""
+    out: list[Any] = []
+    glyph: Token | None = None
+    for item in found:
+        if isinstance(item, Token) and item.type in ("GLYPH", "QMARK"):
+            if glyph is not None:
+                out.append(Comment("", glyph.line, Markup(), "", str(glyph)))
+            glyph = item
+            continue
+        if isinstance(item, Token):  # a COMMENT
+            out.append(read_comment(str(item), item.line, str(glyph) if glyph is not None else None))
+            glyph = None
+            continue
+        if glyph is not None:
+            out.append(Comment("", glyph.line, Markup(), "", str(glyph)))
+            glyph = None
+        out.append(item)
+    if glyph is not None:
+        out.append(Comment("", glyph.line, Markup(), "", str(glyph)))
+    return out
 
 
 _PARSER = Lark(GRAMMAR, parser="lalr", maybe_placeholders=False, transformer=_Build())
@@ -285,7 +472,8 @@ _PARSER = Lark(GRAMMAR, parser="lalr", maybe_placeholders=False, transformer=_Bu
 def _expected(exc: UnexpectedInput) -> list[str]:
     names = {"NAME": "a word", "INT": "a number", "STRING": "a quoted name", "QMARK": "?", "COMMENT": "a {comment}",
              "_NL": "the end of the line", "_SEP": "a comma", "COLON": ":", "LSQB": "[", "RSQB": "]", "DOT": ".",
-             "EQUAL": "=", "SETUP": "Setup", "$END": "the end of the file"}
+             "EQUAL": "=", "SETUP": "Setup", "$END": "the end of the file", "GLYPH": "a glyph (! ? !! ?? !? ?!)",
+             "LPAR": "(", "RPAR": ")"}
     found = getattr(exc, "expected", None) or getattr(exc, "allowed", None) or set()
     return sorted({names.get(str(e), str(e)) for e in found})
 
@@ -335,6 +523,7 @@ _SETUP = _TERMINALS["SETUP"]  # the one keyword: the first word of a line, where
 # characters (a word with a letter, a number with a digit, the rest are single characters), so a
 # token's kind follows from its text.
 _WORDS = re.compile("(" + "|".join(_TERMINALS[kind] for kind in _PLAIN_KINDS if kind != "STRING") + ")")
+_GLUED = re.compile(r"[^\s\[(]\?|\?\?")
 # The kind of a token by its first character, from the terminals' own patterns (ASCII; others by `\d`).
 _FIRST = {ch: kind for kind in reversed(_PLAIN_KINDS) if kind != "STRING" for ch in map(chr, range(128))
           if re.match(_TERMINALS[kind], ch)}
@@ -364,6 +553,8 @@ def _plan(start: str, line: str, kinds: list[str], columns: list[int]) -> _Plan 
     if found.data == "tag":
         return ("tag", at[children[1].column], at[children[2].column])
     if found.data == "setup":
+        if any(isinstance(c, Token) for c in children[1:]):
+            return None  # a `?` after an outcome is a glyph: lark reads the line
         return ("setup", outcomes(children[1:]))
     if found.data != "turn":
         return None
@@ -372,6 +563,9 @@ def _plan(start: str, line: str, kinds: list[str], columns: list[int]) -> _Plan 
     moves = []
     for move in rest[1:]:
         verb, *parts = move.children
+        tree = next((k for k, p in enumerate(parts) if isinstance(p, Tree)), len(parts))
+        if any(isinstance(p, Token) for p in parts[tree:]):
+            return None  # a `?` after an outcome is a glyph: lark reads the line
         words = tuple(at[p.column] for p in parts if isinstance(p, Token))
         first = at[verb.column]
         # words and numbers right after the verb (most moves): taken as one slice of the line's texts
@@ -407,6 +601,8 @@ def _outcome_text(values: tuple[Any, ...] | None) -> str:
 def _plain_line(line: str, number: int, start: str) -> Any:
     """A plain line read by the plan of its token kinds (a Tag, a Turn, a setup line as `_Build` gives
     it); None where lark must read it (or refuses it)."""
+    if "?" in line and _GLUED.search(line):
+        return None  # a `?` touching what it follows, or `??`, is a glyph (or inside a quoted name): lark says which
     if '"' in line or _WORDS.groups != 1:
         lexed = _lex(line)
         if lexed is None:
@@ -519,7 +715,7 @@ def _parse_lines(lines: list[str]) -> list[Any] | None:
 def _moved(turn: Turn, line: int) -> Turn:
     """A line read before, as it stands at another line of the file."""
     moves = tuple(Move(m.verb, m.words, tuple(Written(w.values, line, w.column) for w in m.outcomes), m.comments,
-                       line, m.column, m.text) for m in turn.moves)
+                       line, m.column, m.text, m.glyph) for m in turn.moves)
     return Turn(turn.player, moves, line, turn.column, turn.ordinal)
 
 
@@ -572,17 +768,23 @@ def _parse_whole(text: str, max_errors: int = 200) -> Notation:
 
 
 def _gather(built: list[Any], errors: list[NotationError]) -> Notation:
-    """The parsed lines as a Notation: tags, the setup, turns (with their `= [..]` lines) and comments."""
+    """The parsed lines as a Notation: tags, the setup, turns (with their `= [..]` lines) and comments;
+    the lines between `(` and `)` go to their variation (nested as written), never to the main line."""
     out = Notation({}, (), None, [], sorted(errors, key=lambda e: (e.line, e.column)))
+    open_: list[Variation] = []  # the variations being read, innermost last
     for item in built:
+        here: Notation | Variation = open_[-1] if open_ else out
         if isinstance(item, Tag):
             if item.name in out.tags:
                 out.errors.append(NotationError(f"line {item.line}: the tag {item.name} is given twice", item.line, 1))
             out.tags[item.name] = item
         elif isinstance(item, Turn):
-            out.turns.append(item)
+            here.turns.append(item)
         elif item[0] == "setup":
             _, line, items = item
+            if open_:
+                out.errors.append(NotationError(f"line {line}: a variation has no Setup line of its own", line, 1))
+                continue
             if out.setup_line is not None:
                 out.errors.append(NotationError(f"line {line}: a second Setup line", line, 1))
                 continue
@@ -593,18 +795,34 @@ def _gather(built: list[Any], errors: list[NotationError]) -> Notation:
             _, line, items = item
             written = tuple(i for i in items if isinstance(i, Written))
             notes = tuple(i for i in items if isinstance(i, Comment))
-            if out.turns:
-                last = out.turns[-1]
+            if here.turns:
+                last = here.turns[-1]
                 moved = last.moves[-1]
                 grown = Move(moved.verb, moved.words, moved.outcomes + written, moved.comments + notes, moved.line,
-                             moved.column, moved.text)
-                out.turns[-1] = Turn(last.player, (*last.moves[:-1], grown), last.line, last.column, last.ordinal)
-            elif out.setup_line is not None:
+                             moved.column, moved.text, moved.glyph or next((c.glyph for c in notes if c.glyph), None))
+                here.turns[-1] = Turn(last.player, (*last.moves[:-1], grown), last.line, last.column, last.ordinal)
+            elif not open_ and out.setup_line is not None:
                 out.setup += written
+                out.comments += notes
             else:
                 out.errors.append(NotationError(f"line {line}: outcomes `= [...]` follow a move, and none came before", line, 1))
+        elif item[0] == "branch":
+            _, line, head = item
+            found = Variation(line, head)
+            here.variations.append(found)
+            open_.append(found)
+        elif item[0] == "close":
+            _, line, tail = item
+            if not open_:
+                out.errors.append(NotationError(f"line {line}: this `)` closes no variation", line, 1))
+                continue
+            closed = open_.pop()
+            closed.end, closed.tail = line, tail
         else:
-            out.comments += item[2]
+            here.comments += item[2]
+    for unclosed in open_:
+        out.errors.append(NotationError(f"line {unclosed.line}: the variation opened here is never closed with `)`",
+                                        unclosed.line, 1))
     out.errors.sort(key=lambda e: (e.line, e.column))
     return out
 
@@ -927,13 +1145,21 @@ class Words:
 HEADER_ORDER = ("Title", "Edition", "EditionHash", "Date", "Place", "Seats", "Options", "Result", "Transcriber")
 
 
+Marks = Callable[[int, int], str]
+"""(first, last) -> what follows the move that stands for entries[first..last] (glyphs, comments)."""
+After = Callable[[int, int], Sequence[str]]
+"""(first, last) -> the lines after the turn line of entries[first..last] (its variations)."""
+
+
 def render(game: Any, words: Words, edition: Any, entries: Sequence[Any], seats: Sequence[str],
-           tags: Mapping[str, str] | None = None, colours: Sequence[str | None] | None = None) -> str:
+           tags: Mapping[str, str] | None = None, colours: Sequence[str | None] | None = None,
+           marks: Marks | None = None, after: After | None = None) -> str:
     """A log (kernel Entries, the setup first) as a notation file: one line per turn.
 
     A turn is a run of consecutive commands by one seat, cut where the title's `turn_starts`
     says a new turn begins; its line starts with the round number when a new round begins
-    (the title's own round where its view has one).
+    (the title's own round where its view has one). `marks` and `after` (by entry index, the
+    setup 0) add what a study needs: text after each move, lines after each turn line.
     """
     from domain.kernel.contract import fold
 
@@ -943,17 +1169,31 @@ def render(game: Any, words: Words, edition: Any, entries: Sequence[Any], seats:
     out += [write_tag(name, value) for name, value in given.items() if name not in HEADER_ORDER and value is not None]
     out.append("")
     setup = entries[0]
-    out.append(" ".join(["Setup", *(_outcome(o, words, seats) for o in setup.outcomes)]))
+    out.append(" ".join(["Setup", *(_outcome(o, words, seats) for o in setup.outcomes)]) + (marks(0, 0) if marks else ""))
+    if after is not None:
+        out += after(0, 0)
     state = fold(game, game.begin(edition), setup.events)
+    out += render_turns(game, words, state, entries[1:], seats, 1, marks, after)
+    return "\n".join(out) + "\n"
+
+
+def render_turns(game: Any, words: Words, state: Any, entries: Sequence[Any], seats: Sequence[str], first: int = 0,
+                 marks: Marks | None = None, after: After | None = None) -> list[str]:
+    """Entries (commands, no setup) from `state` as turn lines; the hooks get indexes from `first`.
+    A variation's lines are written this way from the state where it leaves its parent."""
+    from domain.kernel.contract import fold
+
+    out: list[str] = []
     shown_round: int | None = None
     counted = 0
     previous: int | None = None
-    k = 1
+    k = 0
     while k < len(entries):
         seat = int(entries[k].command["seat"])
         line: list[Any] = []
         states: list[Any] = []
         start_state = state
+        start = k
         while k < len(entries) and int(entries[k].command["seat"]) == seat:
             if line and words.turn_starts is not None and words.turn_starts(state):
                 break
@@ -962,6 +1202,9 @@ def render(game: Any, words: Words, edition: Any, entries: Sequence[Any], seats:
             state = fold(game, state, entries[k].events)
             k += 1
         moves = _moves(words, states, line, seats)
+        if marks is not None:
+            moves = [text + marks(first + start + a, first + start + b) for text, (a, b) in
+                     zip(moves, _spans(words, states, line), strict=True)]
         own = words.round_of(start_state) if words.round_of is not None else _view_round(game, start_state)
         if own is None:
             if previous is None or seat <= previous:
@@ -971,7 +1214,22 @@ def render(game: Any, words: Words, edition: Any, entries: Sequence[Any], seats:
         prefix = f"{own}. " if own != shown_round else " " * (len(str(own)) + 2)
         shown_round = own
         out.append(f"{prefix}{_quoted(seats[seat])}: " + ", ".join(moves))
-    return "\n".join(out) + "\n"
+        if after is not None:
+            out += after(first + start, first + k - 1)
+    return out
+
+
+def _spans(words: Words, states: Sequence[Any], line: Sequence[Any]) -> list[tuple[int, int]]:
+    """Which of a line's entries each of its moves stands for (the last move also for those left to the line's end)."""
+    if words.write_line is None:
+        return [(k, k) for k in range(len(line))]
+    spans: list[tuple[int, int]] = []
+    first = 0
+    for last, _ in words.write_line(states, [e.command for e in line], [bool(e.outcomes) for e in line]):
+        spans.append((first, last))
+        first = last + 1
+    spans[-1] = (spans[-1][0], len(line) - 1)
+    return spans
 
 
 def _moves(words: Words, states: Sequence[Any], line: Sequence[Any], seats: Sequence[str]) -> list[str]:

@@ -14,6 +14,7 @@ import re
 from functools import cache
 from typing import Any
 
+from domain.kernel.editions import Edition
 from domain.kernel.notation import Arg, Form, Move, NotationError, Vocabulary, Words
 from domain.la_citta.game import GAME
 from domain.la_citta.state import State
@@ -46,6 +47,21 @@ def hex_names() -> tuple[str, ...]:
     from domain.la_citta.edition import tables
 
     return tuple(f"L{h}" for h in tables(GAME.default_edition()).hexes)
+
+
+def places(edition: Edition) -> tuple[str, ...]:
+    """Every place an annotation's shape may name, as `[%csl]`/`[%cal]` markup writes it (docs/notation/la-citta.md):
+    the edition's lane hexes by L-name, then its printed edge areas `E01`-`E12`."""
+    from domain.la_citta.edition import tables
+
+    found = _PLACES.get(edition.content_hash)
+    if found is None:
+        t = tables(edition)
+        found = _PLACES.setdefault(edition.content_hash, (*(f"L{h}" for h in t.hexes), *sorted(t.data["board"]["edges"])))
+    return found
+
+
+_PLACES: dict[str, tuple[str, ...]] = {}
 
 
 class Place(Arg):

@@ -40,6 +40,7 @@ class Record(Aggregate):
         commitment: str | None,
         seed: str | None,
         origin: dict[str, Any] | None,
+        annotator_hash: str | None = None,
     ) -> None:
         self.title = title
         self.edition = edition
@@ -51,6 +52,7 @@ class Record(Aggregate):
         self.commitment = commitment
         self.seed = seed
         self.origin = origin
+        self.annotator_hash = annotator_hash  # the annotator key's SHA-256 (teaching.py); None: no key was made
         self.entries = 0
         self.steps = 0
         self.finished = False
@@ -100,9 +102,10 @@ class Import(Aggregate):
     """
 
     @event("Submitted")
-    def __init__(self, document: str, token_hashes: list[str]) -> None:
+    def __init__(self, document: str, token_hashes: list[str], annotator_hash: str | None = None) -> None:
         self.document = document
         self.token_hashes = token_hashes
+        self.annotator_hash = annotator_hash  # handed on to the record an accepted import makes
         self.status = SUBMITTED
         self.attempts = 0
         self.record_id: str | None = None

@@ -203,8 +203,12 @@ class Records(Application[UUID]):
         edition_file: str | None = None,
         setup_outcomes: list[Mapping[str, Any]] | None = None,
         seed: str | None = None,
+        annotator_key: str | None = None,
     ) -> tuple[UUID, list[str]]:
-        """Create a record and run the setup; returns its id and one secret token per seat."""
+        """Create a record and run the setup; returns its id and one secret token per seat.
+
+        `annotator_key` (made by the caller, handed out once) is stored hashed: it lets its holder
+        annotate the record and branch variations from it (domain/records/teaching.py)."""
         if title not in titles():
             raise Invalid(f"unknown title {title!r}", available=titles())
         if mode not in MODES:
@@ -253,6 +257,7 @@ class Records(Application[UUID]):
             commitment=commitment(seed) if seed else None,
             seed=seed,
             origin=None,
+            annotator_hash=token_hash(annotator_key) if annotator_key else None,
         )
         record.record(setup, seat=None)
         self.save(record)
@@ -276,6 +281,12 @@ class Records(Application[UUID]):
             if secrets.compare_digest(known, digest):
                 return seat
         raise Forbidden("this token opens no seat of this record")
+
+    def is_annotator(self, meta: Meta, token: str | None) -> bool:
+        """Whether a token is this record's annotator key (never a seat's token)."""
+        if token is None or meta.annotator_hash is None:
+            return False
+        return secrets.compare_digest(meta.annotator_hash, token_hash(token))
 
     def play(
         self,
@@ -708,7 +719,7 @@ class Records(Application[UUID]):
 
     # ---- imports --------------------------------------------------------------------
 
-    def submit(self, document: Any) -> tuple[UUID, list[str]]:
+    def submit(self, document: Any, annotator_key: str | None = None) -> tuple[UUID, list[str]]:
         """Save an import (the outbox) after shape checks; the rules judge it in a job."""
         try:
             header, _ = recordfile.parse(document, Limits.from_env(self.env))
@@ -716,11 +727,12 @@ class Records(Application[UUID]):
             refused = TooLarge if isinstance(exc, recordfile.FileTooLarge) else Invalid
             raise refused(exc.message, rule=exc.rule, **exc.facts) from exc
         tokens = new_tokens(len(header.seats))
-        found = Import(document=json.dumps(document, separators=(",", ":")), token_hashes=[token_hash(t) for t in tokens])
+        found = Import(document=json.dumps(document, separators=(",", ":")), token_hashes=[token_hash(t) for t in tokens],
+                       annotator_hash=token_hash(annotator_key) if annotator_key else None)
         self.save(found)
         return found.id, tokens
 
-    def submit_notation(self, text: str) -> tuple[UUID, list[str]]:
+    def submit_notation(self, text: str, annotator_key: str | None = None) -> tuple[UUID, list[str]]:
         """Save a notation file as an import. Its syntax and header are read at once: a file that
         fails there is stored as a rejected import with its report and refused (422, the report in
         the answer); the rules read the moves in the job, as for a record file."""
@@ -737,7 +749,8 @@ class Records(Application[UUID]):
                           rule="file/limit", limit="CRONACA_MAX_SEATS", value=seats)
         tokens = new_tokens(seats)
         found = Import(document=json.dumps({"format": NOTATION, "text": text}, separators=(",", ":")),
-                       token_hashes=[token_hash(t) for t in tokens])
+                       token_hashes=[token_hash(t) for t in tokens],
+                       annotator_hash=token_hash(annotator_key) if annotator_key else None)
         if findings:
             report = transcripts.rejected_at_upload(findings)
             found.reject(report=report)
@@ -823,8 +836,9 @@ class Records(Application[UUID]):
             if verdict.ok:
                 assert verdict.entries is not None
                 record_id = uuid5(NAMESPACE_URL, f"cronaca:import:{import_id}")
-                self._create_imported(record_id, header, verdict.entries, found.token_hashes, import_id, end)
-                report = {**verdict.report, "record_id": str(record_id)}
+                self._create_imported(record_id, header, verdict.entries, found.token_hashes, import_id, end,
+                                      getattr(found, "annotator_hash", None))
+                report = {**verdict.report, "record_id": str(record_id), **self._attach_extras(record_id, document)}
             else:
                 report = verdict.report
         except PersistenceError:
@@ -847,6 +861,48 @@ class Records(Application[UUID]):
                 found.reject(report=report)
 
         return self._change_read(found, conclude).report or report
+
+    def _attach_extras(self, record_id: UUID, document: Any) -> dict[str, Any]:
+        """The file's notes and variations on the record just accepted (lessonfile.attach_extras: all or none).
+        The game stands on its own: when they are refused, the report says why under "extras"."""
+        from domain.records import lessonfile
+
+        try:
+            lessonfile.attach_extras(self, record_id, document)
+        except RecordsError as exc:
+            return {"extras": {"ok": False, "rule": exc.facts.get("rule"), "message": exc.message, "facts": exc.facts}}
+        except PersistenceError:
+            raise  # the store: the relay queues the import again, and attaching is idempotent
+        except Exception:  # noqa: BLE001  (the record is stored: a bug in reading its extras must not reject it)
+            error_id = uuid4().hex[:12]
+            logging.getLogger("cronaca.imports").exception("record %s: extras: internal error %s", record_id, error_id)
+            return {"extras": {"ok": False, "rule": "import/internal-error", "facts": {"error_id": error_id},
+                               "message": f"the service failed while attaching the file's notes and variations (error "
+                                          f"{error_id}); the game was imported without them"}}
+        return {}
+
+    def import_checked(self, document: Any, annotator_key: str | None = None) -> UUID:
+        """Check a record file now, by the same rules as an import's job, and create its record: a lesson
+        file's records (lessonfile.import_lesson) are answered at once, a bad one a 422 naming its entry.
+        The file's notes and variations are the caller's to attach. Its seats get no tokens (nobody would
+        receive them): the annotator key reads every note."""
+        try:
+            header, raw = recordfile.parse(document, Limits.from_env(self.env))
+        except recordfile.BadRecordFile as exc:
+            refused = TooLarge if isinstance(exc, recordfile.FileTooLarge) else Invalid
+            raise refused(exc.message, rule=exc.rule, **exc.facts) from exc
+        verdict = recordfile.check(header, raw, lambda t, ref, f: self.edition(t, ref, f))
+        if not verdict.ok or verdict.entries is None:
+            shown = reveal(verdict.report, ALL if verdict.report.get("file_says_finished") else None)
+            raise Invalid(str(shown.get("message")), rule=shown.get("rule"), entry=shown.get("entry_index"),
+                          event=shown.get("event_index"), **{"facts": shown.get("facts") or {}})
+        found = Import(document=json.dumps(document, separators=(",", ":")), token_hashes=[token_hash(t) for t in new_tokens(len(header.seats))],
+                       annotator_hash=token_hash(annotator_key) if annotator_key else None)
+        record_id = uuid5(NAMESPACE_URL, f"cronaca:import:{found.id}")
+        self._create_imported(record_id, header, verdict.entries, found.token_hashes, found.id, None, found.annotator_hash)
+        found.accept(record_id=str(record_id), report={**verdict.report, "record_id": str(record_id)})
+        self.save(found)
+        return record_id
 
     def _change_read(self, found: Import, change: Callable[[Import], None]) -> Import:
         """`_change_import` on an import this job has just read or saved: no second read unless
@@ -890,7 +946,8 @@ class Records(Application[UUID]):
         return header, recordfile.Verdict(found), None
 
     def _create_imported(self, record_id: UUID, header: recordfile.Header, entries: list[Entry],
-                         token_hashes: list[str], import_id: UUID, end: tuple[bool, dict[str, Any]] | None = None) -> None:
+                         token_hashes: list[str], import_id: UUID, end: tuple[bool, dict[str, Any]] | None = None,
+                         annotator_hash: str | None = None) -> None:
         """Store the record of an accepted import in one save. `end` (over, scores) is where the
         checker's own replay left the game; without it the log is folded here to learn it.
 
@@ -921,6 +978,7 @@ class Records(Application[UUID]):
             commitment=header.commitment if live else None,
             seed=header.seed if live else None,
             origin={"import": str(import_id), **({"cut_from_live": header.commitment} if header.mode == LIVE and not live else {})},
+            annotator_hash=annotator_hash,
         )
         interval = self.snapshotting_intervals.get(Record)
         snapshots: list[Any] = []

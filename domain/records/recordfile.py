@@ -52,6 +52,10 @@ class Header:
     commitment: str | None
     seed: str | None
     claims: dict[str, Any] = field(default_factory=dict)  # what the file says of its end: finished, scores
+    # Teaching kept with the game (issue 14): notes and what-if lines, attached after the record is accepted
+    # (domain/records/lessonfile.py); shapes checked here, the rules and the notes' own checks judge them there.
+    annotations: list[dict[str, Any]] = field(default_factory=list)
+    variations: list[dict[str, Any]] = field(default_factory=list)
 
 
 class FileTooLarge(BadRecordFile):
@@ -122,6 +126,8 @@ def parse(document: Any, limits: Limits | None = None) -> tuple[Header, list[dic
             raise BadRecordFile("file/claims", f"`{path}` must be {'a seat number' if isinstance(seat, Mapping) else 'an object'}, "
                                 f"not {json_type(value)}", field=path, given=json_type(value))
     claims = {key: document[key] for key in ("finished", "scores") if document.get(key) is not None}
+    variations = read_variations(document.get("variations"), limits or Limits())
+    annotations = read_annotations(document.get("annotations"), {v["ref"] for v in variations})
     header = Header(
         title=title,
         edition={"id": edition["id"], "content_hash": edition["content_hash"]},
@@ -132,8 +138,123 @@ def parse(document: Any, limits: Limits | None = None) -> tuple[Header, list[dic
         commitment=chance.get("commitment"),
         seed=chance.get("seed"),
         claims=claims,
+        annotations=annotations,
+        variations=variations,
     )
     return header, [dict(e) for e in entries]
+
+
+MAX_ANNOTATIONS = 10_000  # notes one file may carry (the viewer's benchmark record holds 500)
+MAX_VARIATIONS = 500  # what-if lines one file may carry
+MAX_NOTE_FIELD = 8_000  # the longest note text the service keeps (annotations.py: "annotation/too-long")
+MAX_SHAPES = 64  # shapes on one note (annotations.py)
+
+
+def read_variations(raw: Any, limits: Limits) -> list[dict[str, Any]]:
+    """The file's what-if lines (`"variations"`), parents named before they are used, no cycles.
+
+    Each line's entries are commands only (a variation has no setup), shaped as the main log's;
+    together they count against the same entry limit, since each is re-decided by the rules."""
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise BadRecordFile("file/variations", f"variations must be a list, not {json_type(raw)}", given=json_type(raw))
+    if len(raw) > MAX_VARIATIONS:
+        raise BadRecordFile("file/limit", f"the file carries {len(raw)} variations; this service takes at most {MAX_VARIATIONS}",
+                            allowed=MAX_VARIATIONS, value=len(raw))
+    found: list[dict[str, Any]] = []
+    refs: dict[str, int] = {}
+    total = 0
+    for k, line in enumerate(raw):
+        def bad(message: str, k: int = k, **facts: Any) -> BadRecordFile:
+            return BadRecordFile("file/variations", f"variation {k}: {message}", variation=k, **facts)
+
+        if not isinstance(line, Mapping):
+            raise bad(f"must be an object, not {json_type(line)}")
+        ref = line.get("ref")
+        if not isinstance(ref, str) or not ref or len(ref) > 80:
+            raise bad("`ref` must be a non-empty string of at most 80 characters (the notes and chapters name it)",
+                      field="ref", given=json_type(ref))
+        if ref in refs:
+            raise bad(f"`ref` {ref!r} is also variation {refs[ref]}'s", field="ref", ref=ref)
+        refs[ref] = k
+        for key, kinds, must in (("parent", str | None, "a variation's ref or null"), ("title", str | None, "a string"),
+                                 ("author", str | None, "a string"), ("seed", str | None, "a string or null")):
+            if not isinstance(line.get(key), kinds):
+                raise bad(f"`{key}` must be {must}, not {json_type(line.get(key))}", field=key, ref=ref)
+        step = line.get("from_step")
+        if not isinstance(step, int) or isinstance(step, bool) or step < 0:
+            raise bad(f"`from_step` must be a step number (0 or more), not {json_type(step)}", field="from_step", ref=ref)
+        entries = line.get("entries", [])
+        if not isinstance(entries, list):
+            raise bad(f"`entries` must be a list, not {json_type(entries)}", field="entries", ref=ref)
+        total += len(entries)
+        if total > limits.max_entries:
+            raise _over("max_entries", total, limits, "the number of log entries of the variations")
+        for index, entry in enumerate(entries):
+            if not isinstance(entry, Mapping) or not isinstance(entry.get("command"), Mapping):
+                raise bad(f"entry {index} must be an object with a `command` object (a variation has no setup)",
+                          ref=ref, entry=index)
+            if entry.get("chance") not in (None, "author", "drawn"):
+                raise bad(f'entry {index}: `chance` is "author" or "drawn"', ref=ref, entry=index, field="chance")
+            problem = _entry_problem(entry)
+            if problem is not None:
+                path, must, value = problem
+                raise bad(f"entry {index}: `{path}` must be {must}, not {json_type(value)}", ref=ref, entry=index,
+                          field=path, given=json_type(value))
+        found.append({**line, "title": line.get("title") or "", "author": line.get("author") or "",
+                      "entries": [dict(e) for e in entries]})
+    for k, line in enumerate(found):  # every parent is a line of this file, and following parents ends at the main line
+        seen, parent = {line["ref"]}, line.get("parent")
+        while parent is not None:
+            if parent not in refs:
+                raise BadRecordFile("file/variations", f"variation {k} ({line['ref']}): its parent {parent!r} is no "
+                                    "variation of this file", variation=k, ref=line["ref"], parent=parent)
+            if parent in seen:
+                raise BadRecordFile("file/variations", f"variation {k} ({line['ref']}): its parents go round in a circle",
+                                    variation=k, ref=line["ref"])
+            seen.add(parent)
+            parent = found[refs[parent]].get("parent")
+    return found
+
+
+def read_annotations(raw: Any, lines: set[str]) -> list[dict[str, Any]]:
+    """The file's notes (`"annotations"`): each on the main line (`line` null) or a variation of this file.
+    Their text, places and glyphs are the notes service's to judge (annotations.py), against the board."""
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise BadRecordFile("file/annotations", f"annotations must be a list, not {json_type(raw)}", given=json_type(raw))
+    if len(raw) > MAX_ANNOTATIONS:
+        raise BadRecordFile("file/limit", f"the file carries {len(raw)} notes; this service takes at most {MAX_ANNOTATIONS}",
+                            allowed=MAX_ANNOTATIONS, value=len(raw))
+    found: list[dict[str, Any]] = []
+    for k, note in enumerate(raw):
+        def bad(message: str, k: int = k, **facts: Any) -> BadRecordFile:
+            return BadRecordFile("file/annotations", f"note {k}: {message}", note=k, **facts)
+
+        if not isinstance(note, Mapping):
+            raise bad(f"must be an object, not {json_type(note)}")
+        step = note.get("step")
+        if not isinstance(step, int) or isinstance(step, bool) or step < 0:
+            raise bad(f"`step` must be a step number (0 or more), not {json_type(step)}", field="step")
+        line = note.get("line")
+        if line is not None and line not in lines:
+            raise bad(f"`line` {line!r} is no variation of this file (null is the main line)", field="line", line=line)
+        audience = note.get("audience")
+        if audience is not None and (not isinstance(audience, int) or isinstance(audience, bool)):
+            raise bad(f"`audience` must be a seat number or null, not {json_type(audience)}", field="audience")
+        for key in ("id", "text", "author", "glyph"):
+            if not isinstance(note.get(key), str | None):
+                raise bad(f"`{key}` must be a string, not {json_type(note.get(key))}", field=key)
+        if len(note.get("text") or "") > MAX_NOTE_FIELD:
+            raise FileTooLarge("annotation/too-long", f"note {k}: its text is {len(note['text']):,} characters; a note "
+                               f"holds at most {MAX_NOTE_FIELD:,}", note=k, field="text", allowed=MAX_NOTE_FIELD)
+        shapes = note.get("shapes", [])
+        if not isinstance(shapes, list) or len(shapes) > MAX_SHAPES or not all(isinstance(s, Mapping) for s in shapes):
+            raise bad(f"`shapes` must be a list of at most {MAX_SHAPES} objects", field="shapes")
+        found.append(dict(note))
+    return found
 
 
 def json_type(value: Any) -> str:

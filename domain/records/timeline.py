@@ -46,6 +46,7 @@ class Meta:
     seed: str | None
     origin: dict[str, Any] | None
     created: str
+    annotator_hash: str | None = None  # the record's annotator key, hashed (domain/records/teaching.py)
     version: int = 0
     finished: bool = False
     revealed_seed: str | None = None
@@ -182,6 +183,7 @@ class Timeline:
             seed=payload["seed"],
             origin=payload.get("origin"),
             created=timestamp_of(payload),
+            annotator_hash=payload.get("annotator_hash"),
         )
         self.head = self.game.begin(self.edition_for(self.meta))
         self.checkpoints = [self.head]

@@ -30,9 +30,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from domain.kernel.editions import Edition
 from domain.kernel.notation import Form, Move, Notation, NotationError, Vocabulary, Words
 from domain.serenissima import GAME
-from domain.serenissima.edition import Tables
+from domain.serenissima.edition import Tables, tables
 from domain.serenissima.rules import who
 from domain.serenissima.state import State
 
@@ -164,6 +165,13 @@ def names(t: Tables) -> Names:
     built = Names(ports, zones, {_key(g): g for g in t.goods}, tuple(t.ports), tuple(zone_word(t, z) for z in t.zones))
     _NAMES[id(t)] = (t, built)
     return built
+
+
+def places(edition: Edition) -> tuple[str, ...]:
+    """Every place an annotation's shape may name, as `[%cal]`/`[%csl]` markup writes it: the edition's
+    ports by id, then its sea zones by id (`markup_problems` reads a zone by its port too)."""
+    t = tables(edition)
+    return (*t.ports, *t.zones)
 
 
 def zone_word(t: Tables, zone: str) -> str:

@@ -68,3 +68,45 @@ def drawer(title: str) -> Draw:
 def draw(title: str, view: dict[str, Any], previous: dict[str, Any] | None, edition: Edition, names: Sequence[str]) -> str:
     """The SVG for one step; NoLayout when this title or edition cannot be drawn."""
     return drawer(title)(view, previous, layout_for(title, edition), edition, names)
+
+
+def places(title: str, edition: Edition) -> tuple[str, ...]:
+    """Every place a note's shape may name, as the title's notation spells it (`notation.places`).
+
+    Until a title's notation offers `places(edition)`, the vocabulary its markup already reads.
+    """
+    package = PACKAGES.get(title)
+    if package is None:
+        raise NoLayout(f"there is no board drawing for the title {title!r}")
+    notation = importlib.import_module(f"domain.{package}.notation")
+    listed = getattr(notation, "places", None)
+    if callable(listed):
+        return tuple(listed(edition))
+    if title == "citta-stato":
+        return tuple(notation.PLACES)
+    if title == "la-citta":
+        return (*notation.hex_names(), *(f"E{k:02d}" for k in range(1, 13)))
+    data = edition.data
+    return (*data["ports"], *data["sea_zones"])
+
+
+def anchors(title: str, edition: Edition, seats: int) -> dict[str, dict[str, Any]]:
+    """{place: {"x", "y", "label"}} in the board SVG's own viewBox units, one per place of the title's
+    `places(edition)`: where an arrow starts and ends and a highlight ring is drawn. NoLayout when
+    the title or edition has no board drawing (then nothing can be drawn over it either)."""
+    layout = layout_for(title, edition)
+    package = PACKAGES[title]
+    module = importlib.import_module(f"replay_viewer.boards.{package}")
+    found: dict[str, dict[str, Any]] = module.anchors(layout, edition, seats)
+    by_lower = {name.lower(): spot for name, spot in found.items()}
+    out: dict[str, dict[str, Any]] = {}
+    for place in places(title, edition):
+        spot = found.get(place) or by_lower.get(place.lower())
+        if spot is not None:
+            out[place] = dict(spot)
+    return out
+
+
+def view_box(title: str, edition: Edition) -> list[float]:
+    """The board drawing's viewBox [x, y, w, h]: the units of `anchors`."""
+    return [float(v) for v in layout_for(title, edition)["viewBox"]]

@@ -961,3 +961,71 @@ def draw(view: dict[str, Any], previous: dict[str, Any] | None, layout: dict[str
          names: Sequence[str]) -> str:
     """The SVG document of one step of a Città-Stato game, as the reader of `view` may see it."""
     return _Board(view, previous, layout, edition, names).svg()
+
+
+def anchors(layout: Mapping[str, Any], edition: Edition, seats: int) -> dict[str, dict[str, Any]]:
+    """Where a note's arrow or ring meets each place of the board (`notation.places`), in viewBox units.
+
+    Taken from the same layout entries the drawing reads, so a shape lands on the space it names.
+    Places a printing does not fix (a card, a city, a seat's upgrade track) get one fixed spot: a
+    card its colour's Present card (spread along its foot), a city a strip on the main board's
+    free corner, an upgrade track space the first player board's track.
+    """
+    d = edition.data
+    colours: dict[str, Any] = layout["colours"]
+    out: dict[str, dict[str, Any]] = {}
+
+    def put(name: str, x: float, y: float, label: str) -> None:
+        out[name] = {"x": round(float(x), 1), "y": round(float(y), 1), "label": label}
+
+    decks = layout["decks"]
+    cw, ch = decks["card"]
+    for c, x in decks["columns"].items():
+        cname = colours[c]["name"]
+        put(f"future:{c}", x + cw / 2, decks["future_y"] + ch / 2, f"Future {cname} card")
+        put(f"present:{c}", x + cw / 2, decks["present_y"] + ch / 2, f"Present {cname} card")
+        put(f"deck:{c}", x + cw - 22, decks["future_y"] + 8, f"{cname} deck")
+        cards = [k for k in d["cards"] if str(k).startswith(c) and str(k)[len(c):].isdigit()]
+        cards.sort(key=lambda k: int(str(k)[len(c):]))
+        for n, card in enumerate(cards):
+            spread = (cw - 18) / max(1, len(cards) - 1)
+            put(str(card), x + 9 + n * spread, decks["present_y"] + ch - 7, f"{cname} card {card}")
+    market = layout["market"]
+    mw, mh = market["cell"]
+    costs = list(d["market"]["row_costs"])
+    for row, y in market["rows"].items():
+        if row - 1 >= len(costs):
+            continue
+        for c, x in decks["columns"].items():
+            put(f"market:{c}{costs[row - 1]}", x + mw / 2, y + mh / 2,
+                f"Market, {colours[c]['name']} column, row costing {costs[row - 1]}")
+    sw, sh = layout["schemes"]["card"]
+    for slot, (x, y) in layout["schemes"]["slots"].items():
+        put(f"scheme:{slot}", x + sw / 2, y + sh / 2, f"Political Scheme level {slot}")
+    ww, wh = layout["warfare"]["cell"]
+    for k, (x, y) in layout["warfare"]["spaces"].items():
+        put(f"war:{k}", x + ww / 2, y + wh / 2, f"Warfare space {k}")
+    rt = layout["republic_track"]
+    rw, rh = rt["cell"]
+    spaces = rt["spaces"]
+    for k, (x, y) in spaces.items():
+        put(f"form:{k}", x + rw / 2, y + rh / 2, f"Form of Republic space {k}")
+    for form, (lo, hi) in d["republic_track"]["forms"].items():
+        if lo in spaces and hi in spaces:
+            x0, x1 = spaces[lo][0], spaces[hi][0] + rw
+            put(str(form), (x0 + x1) / 2, spaces[lo][1] + rh + 2 + rt["band"] / 2, layout["forms"][form]["name"])
+    pb = layout["player_board"]
+    bx, by = layout["seats"][0]["at"]
+    tw, th = pb["tracks"]["cell"]
+    for t, y in pb["tracks"]["rows"].items():
+        values = d["tracks"][t]["values"]
+        for space, x in pb["tracks"]["x"].items():
+            if space <= len(values):
+                put(f"track:{t}{space}", bx + x + tw / 2, by + y + th / 2, f"{colours[t]['name']} track space {space}")
+    board = layout["board"]
+    cities = list(d["cities"])
+    left, right = layout["supplies"]["reserve"][0] + 12, board["x"] + board["w"] - 24
+    for n, city in enumerate(cities):
+        x = left + n * (right - left) / max(1, len(cities) - 1)
+        put(str(city), x, board["y"] + board["h"] - 22, f"{d['cities'][city]['name']} (city)")
+    return out

@@ -822,3 +822,23 @@ def draw(view: dict[str, Any], previous: dict[str, Any] | None, layout: dict[str
     markup = markup.replace('<g data-land="" />', _land(view, changed_slots, geo, layout, edition), 1)
     markup = markup.replace('<g data-cities="" />', _cities(view, previous, geo, layout, edition, names), 1)
     return markup.replace('<g data-legend="" />', _legend(geo, layout, edition), 1)
+
+
+def anchors(layout: dict[str, Any], edition: Edition, seats: int) -> dict[str, dict[str, Any]]:
+    """Where a note's arrow or ring meets each place (`notation.places`), in viewBox units: a lane
+    hex `L41` at its centre, a tile slot `S07` or printed edge area `E03` where its name is printed
+    (or, for an edge area whose tip falls off the board, the middle of the part that is drawn)."""
+    _check(layout, edition)
+    geo = _geometry(edition, layout)
+    x0, y0, x1, y1 = (float(v) for v in layout["board"]["clip"])
+    out: dict[str, dict[str, Any]] = {}
+    for h, (x, y) in sorted(geo.centre.items()):
+        out[f"L{h}"] = {"x": x, "y": y, "label": f"lane hex L{h}"}
+    for name in (*geo.slots, *geo.edges):
+        x, y = geo.label_at[name]
+        if not (x0 <= x <= x1 and y0 <= y <= y1):
+            corners = geo.areas[name]
+            x, y = sum(p[0] for p in corners) / len(corners), sum(p[1] for p in corners) / len(corners)
+        kind = "tile slot" if name in geo.slots else "edge area"
+        out[name] = {"x": round(x, 1), "y": round(y, 1), "label": f"{kind} {name}"}
+    return out

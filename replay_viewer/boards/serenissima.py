@@ -791,3 +791,16 @@ def _supply(svg: ET.Element, board: _Board, view: Mapping[str, Any], before: Map
             _halo(piece, board, x, y0, size + 26, size)
         _el(piece, "rect", x=x, y=y0, width=size, height=size, rx=2, fill=board.layout["goods"][good], stroke=c["ink"])
         _text(piece, x + size + 4, y0 + size - 3, "?" if _hidden(n) else str(n), font["size"], c["ink"])
+
+
+def anchors(layout: Mapping[str, Any], edition: Edition, seats: int) -> dict[str, dict[str, Any]]:
+    """Where a note's arrow or ring meets each port (its card) and sea zone (its label's dot), in viewBox units."""
+    board = _board(layout, edition)
+    pc = layout["port_card"]
+    out: dict[str, dict[str, Any]] = {}
+    for pid, (x, y) in board.card.items():
+        out[pid] = {"x": round(x + pc["width"] / 2, 1), "y": round(y + pc["height"] / 2, 1),
+                    "label": board.port_name.get(pid, pid)}
+    for z, (x, y) in board.zone_label.items():
+        out[z] = {"x": float(x), "y": float(y), "label": board.zone_name.get(z, z)}
+    return out

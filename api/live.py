@@ -1,0 +1,279 @@
+"""A lesson's live channel: what the presenter does reaches every student who follows the lesson.
+
+`Lessons` (domain/records/lessons.py) publishes each change of a lesson (the presenter moved, a pause
+opened, answers came in, a move was revealed) as a small message through `Hub.publish`. Each student's
+browser holds one `GET /api/lessons/{id}/live` open: a server-sent event stream fed by `Hub.subscribe`.
+
+Two hubs: `InProcessHub` (queues between the threads of one process: the default) and `RedisHub`
+(Redis pub/sub, channel `cronaca:lesson:<id>`: when several API processes serve, a message published
+by the process that took the presenter's request reaches the students connected to any of them).
+A subscription is opened before the lesson is read for the stream's first event, so nothing published
+in between is lost; a student who steps away and comes back (EventSource reconnects) starts again from
+a fresh `lesson` event, so nothing needs replaying.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import queue
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any, Protocol
+
+from redis.exceptions import RedisError
+
+log = logging.getLogger(__name__)
+
+CHANNEL = "cronaca:lesson:{}"
+PING_SECONDS = 15.0  # a comment line this often: proxies keep the stream open, a gone client is noticed
+BACKLOG = 1000  # messages one slow subscriber may fall behind before it is dropped (it reconnects)
+
+
+class Subscription(Protocol):
+    """One follower's messages: `next_message(timeout)` gives the next one, or None when nothing came
+    within `timeout` seconds (time for a heartbeat); iterating gives the same until closed."""
+
+    closed: bool
+
+    def next_message(self, timeout: float) -> dict[str, Any] | None: ...
+
+    def close(self) -> None: ...
+
+
+class Hub(Protocol):
+    def publish(self, lesson_id: str, message: dict[str, Any]) -> None: ...
+
+    def subscribe(self, lesson_id: str) -> Subscription: ...
+
+    def close(self) -> None: ...
+
+
+class Closed(Exception):
+    """The subscription was closed (or dropped for falling behind, or its connection was lost): the stream ends."""
+
+
+class Unavailable(Exception):
+    """The live channel cannot be followed now (Redis unreachable): the client should retry shortly."""
+
+
+class QueueSubscription:
+    """A follower in this process: a bounded queue the hub fills."""
+
+    def __init__(self, hub: InProcessHub, lesson_id: str) -> None:
+        self.hub = hub
+        self.lesson_id = lesson_id
+        self.queue: queue.Queue[dict[str, Any] | None] = queue.Queue(BACKLOG)
+        self.closed = False
+
+    def deliver(self, message: dict[str, Any]) -> bool:
+        """False when this follower has fallen too far behind: the hub drops it."""
+        try:
+            self.queue.put_nowait(message)
+        except queue.Full:
+            return False
+        return True
+
+    def next_message(self, timeout: float) -> dict[str, Any] | None:
+        if self.closed:
+            raise Closed(self.lesson_id)
+        try:
+            found = self.queue.get(timeout=timeout)
+        except queue.Empty:
+            return None
+        if found is None:  # the sentinel close() or the hub put there
+            self.closed = True
+            raise Closed(self.lesson_id)
+        return found
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self.hub._drop(self)
+            with contextlib.suppress(queue.Full):
+                self.queue.put_nowait(None)  # wakes a reader blocked in next_message
+
+    def __iter__(self) -> Iterator[dict[str, Any] | None]:
+        return _iterate(self)
+
+    def __enter__(self) -> QueueSubscription:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class InProcessHub:
+    """Threads of one process: each subscriber a queue, each publish a put into every queue of the lesson."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._followers: dict[str, set[QueueSubscription]] = {}
+
+    def publish(self, lesson_id: str, message: dict[str, Any]) -> None:
+        key = str(lesson_id)
+        with self._lock:
+            followers = list(self._followers.get(key, ()))
+        for follower in followers:
+            if not follower.deliver(message):
+                log.warning("a follower of lesson %s fell %d messages behind; dropped (it reconnects)", key, BACKLOG)
+                self._drop(follower)
+                follower.closed = True
+
+    def subscribe(self, lesson_id: str) -> QueueSubscription:
+        found = QueueSubscription(self, str(lesson_id))
+        with self._lock:
+            self._followers.setdefault(found.lesson_id, set()).add(found)
+        return found
+
+    def subscribers(self, lesson_id: str) -> int:
+        """How many follow the lesson now (tests and the benchmark check that gone clients are let go)."""
+        with self._lock:
+            return len(self._followers.get(str(lesson_id), ()))
+
+    def _drop(self, follower: QueueSubscription) -> None:
+        with self._lock:
+            found = self._followers.get(follower.lesson_id)
+            if found is not None:
+                found.discard(follower)
+                if not found:
+                    del self._followers[follower.lesson_id]
+
+    def close(self) -> None:
+        with self._lock:
+            followers = [f for group in self._followers.values() for f in group]
+        for follower in followers:
+            follower.close()
+
+
+class RedisSubscription:
+    """A follower through Redis: its own pub/sub connection, subscribed (confirmed) before it is returned."""
+
+    def __init__(self, client: Any, lesson_id: str, confirm_seconds: float = 5.0) -> None:
+        import time
+
+        self.lesson_id = str(lesson_id)
+        self.channel = CHANNEL.format(self.lesson_id)
+        self.closed = False
+        self.pubsub = client.pubsub()
+        try:
+            self.pubsub.subscribe(self.channel)
+            deadline = time.monotonic() + confirm_seconds
+            while True:  # the server's confirmation: from here on no message to the channel is missed
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise Unavailable(f"Redis did not confirm the subscription to {self.channel} in {confirm_seconds} s")
+                found = self.pubsub.get_message(timeout=left)
+                if found is not None and found.get("type") == "subscribe":
+                    break
+        except (OSError, RedisError) as exc:
+            self.pubsub.close()
+            raise Unavailable(f"the live channel (Redis) cannot be reached: {exc}") from exc
+        except BaseException:
+            self.pubsub.close()
+            raise
+
+    def next_message(self, timeout: float) -> dict[str, Any] | None:
+        import time
+
+        if self.closed:
+            raise Closed(self.lesson_id)
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            try:
+                found = self.pubsub.get_message(timeout=left)
+            except (OSError, RedisError) as exc:  # the follower's browser reconnects and subscribes again
+                log.warning("lost the Redis connection following %s: %s", self.channel, exc)
+                self.close()
+                raise Closed(self.lesson_id) from exc
+            if found is None or found.get("type") != "message":
+                continue
+            try:
+                return json.loads(found["data"])  # type: ignore[no-any-return]
+            except ValueError:
+                log.warning("a message on %s is not JSON; skipped", self.channel)
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self.pubsub.close()  # its own connection: closing it ends the subscription on the server
+
+    def __iter__(self) -> Iterator[dict[str, Any] | None]:
+        return _iterate(self)
+
+    def __enter__(self) -> RedisSubscription:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class RedisHub:
+    """Redis pub/sub: every API process publishes to and follows the same channels."""
+
+    def __init__(self, url: str) -> None:
+        import redis
+
+        self.url = url
+        self.client = redis.Redis.from_url(url)
+
+    def publish(self, lesson_id: str, message: dict[str, Any]) -> None:
+        self.client.publish(CHANNEL.format(lesson_id), json.dumps(message, separators=(",", ":")))
+
+    def subscribe(self, lesson_id: str) -> RedisSubscription:
+        return RedisSubscription(self.client, str(lesson_id))
+
+    def close(self) -> None:
+        self.client.close()
+
+
+def _iterate(subscription: Subscription, timeout: float = PING_SECONDS) -> Iterator[dict[str, Any] | None]:
+    """Messages, and None after each `timeout` seconds without one, until the subscription is closed."""
+    while True:
+        try:
+            yield subscription.next_message(timeout)
+        except Closed:
+            return
+
+
+def hub_for(redis_url: str | None) -> Hub:
+    """RedisHub when REDIS_URL is set (several processes), else the in-process one."""
+    return RedisHub(redis_url) if redis_url else InProcessHub()
+
+
+# ---- server-sent events ------------------------------------------------------------------------------
+
+
+def sse_event(kind: str, data: Any, event_id: Any = None) -> str:
+    """One event in the text/event-stream format; the data is one line of JSON (no newline can split it)."""
+    head = f"event: {kind}\n"
+    if event_id is not None:
+        head += f"id: {event_id}\n"
+    return f"{head}data: {json.dumps(data, separators=(',', ':'))}\n\n"
+
+
+def sse_stream(first: dict[str, Any], subscription: Subscription, ping: float = PING_SECONDS,
+               on_close: Callable[[], None] | None = None) -> Iterator[str]:
+    """The lesson first, then every message as it is published, a `: ping` comment when quiet.
+
+    Ends when the subscription ends; when the client goes away the server's next write fails and
+    closes this generator, which closes the subscription (no follower, no thread is left behind)."""
+    try:
+        yield "retry: 2000\n" + sse_event("lesson", first)
+        while True:
+            try:
+                message = subscription.next_message(ping)
+            except Closed:
+                return
+            if message is None:
+                yield ": ping\n\n"
+                continue
+            yield sse_event(str(message.get("type", "message")), message, message.get("seq"))
+    finally:
+        subscription.close()
+        if on_close is not None:
+            on_close()

@@ -1,0 +1,448 @@
+"""The record page's study layer in real Chromium: notes drawn and read, private notes, variations.
+
+One server and one browser for the module. Each title gets a finished random game imported with
+an annotator key (the key is what lets a teacher write); a live game gives seat tokens for the
+private-note test. The annotator draws with the mouse and the keyboard in one browser context, a
+student (no key) reads in another. Screenshots of each title land in docs/screenshots/study-*.png.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect, sync_playwright
+from werkzeug.serving import make_server
+
+from api.app import create_app
+from domain import catalog
+from domain.kernel.selfplay import play_random
+from domain.records import recordfile
+from domain.records.settings import Settings
+from tests.service.helpers import auth
+from tests.service.test_api import wait_for_verdict
+from tests.service.test_browser import CHROMIUM_ARGS
+
+pytestmark = pytest.mark.browser
+TITLES = ["citta-stato", "la-citta", "serenissima"]
+SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+NAMES = ["Ada", "Ben"]
+# two places of each board an arrow is drawn between, and one to ring
+PLACES = {"citta-stato": ("market:G3", "present:O", "war:2"), "la-citta": ("L41", "L75", "E03"),
+          "serenissima": ("venezia", "ragusa", "ionian")}
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any, Any]]:
+    tmp = tmp_path_factory.mktemp("study")
+    app = create_app(Settings.from_env({"SQLITE_DBNAME": str(tmp / "records.sqlite3")}))
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}", app.test_client(), app
+    server.shutdown()
+    app.extensions["cronaca"].records.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_playwright() as p:
+        found = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        yield found
+        found.close()
+
+
+@pytest.fixture
+def context(browser: Any) -> Iterator[Any]:
+    """A new browser context per call: each one a different person at a different computer."""
+    made: list[Any] = []
+
+    def open_one() -> Any:
+        made.append(browser.new_context(viewport={"width": 1400, "height": 1000}))
+        page = made[-1].new_page()
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        return page
+
+    errors: list[str] = []
+    yield open_one
+    for c in made:
+        c.close()
+    assert not errors, f"the page threw: {errors}"
+
+
+_finished: dict[str, tuple[str, str]] = {}
+
+
+def finished_record(client: Any, title: str) -> tuple[str, str]:
+    """A finished random game of `title`, imported as a record file: (record id, annotator key)."""
+    if title not in _finished:
+        game = catalog.game(title)
+        edition = game.default_edition()
+        played = play_random(game, edition, {"players": 2}, f"study-{title}")
+        document = {"format": recordfile.FORMAT, "version": recordfile.VERSION, "title": title, "edition": edition.ref,
+                    "seats": [{"name": n} for n in NAMES], "options": {"players": 2}, "mode": "transcribed",
+                    "chance": {}, "entries": [e.to_json() for e in played.entries]}
+        answer = client.post("/api/imports", json=document)
+        assert answer.status_code in (200, 201, 202), answer.get_json()
+        key = answer.get_json()["annotator_key"]
+        verdict = wait_for_verdict(client, answer.get_json()["id"])
+        assert verdict["status"] == "accepted", verdict
+        _finished[title] = (verdict["record_id"], key)
+    return _finished[title]
+
+
+def decision_steps(app: Any, record_id: str) -> list[int]:
+    steps, _ = app.extensions["cronaca"].teaching.variations.decision_steps(uuid.UUID(record_id), None)
+    return list(steps)
+
+
+def ready(page: Any, step: int, line: str = "main") -> None:
+    """The board of `step` on `line` is on the page and the study layer has drawn what it read."""
+    expect(page.locator("body")).to_have_attribute("data-study", "ready")
+    expect(page.locator("body")).to_have_attribute("data-loaded", "all")
+    expect(page.locator("body")).to_have_attribute("data-study-step", f"{line}:{step}")
+
+
+def click_place(page: Any, place: str, shift: bool = False) -> None:
+    """Click where the board draws `place`: its anchor, through the overlay's own transform."""
+    xy = page.evaluate("""(place) => {
+        document.querySelector('#board').scrollIntoView({block: 'start'});
+        const layer = document.querySelector('#board-wrap svg.cronaca-shapes');
+        const spot = window.__places[place];
+        const p = new DOMPoint(spot.x, spot.y).matrixTransform(layer.getScreenCTM());
+        return [p.x, p.y];
+    }""", place)
+    if shift:
+        page.keyboard.down("Shift")
+    page.mouse.click(xy[0], xy[1])
+    if shift:
+        page.keyboard.up("Shift")
+
+
+def load_places(page: Any, base: str, record_id: str) -> None:
+    page.evaluate("async (url) => { window.__places = (await (await fetch(url)).json()).places; }",
+                  f"{base}/api/records/{record_id}/places")
+
+
+def shot(page: Any, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.evaluate("() => { document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0); }")
+    page.screenshot(path=str(SHOTS / name), full_page=False)
+
+
+@pytest.mark.parametrize("title", TITLES)
+def test_an_annotator_draws_and_writes_and_a_student_sees_it(served: tuple[str, Any, Any], context: Any, title: str) -> None:
+    base, client, app = served
+    record_id, key = finished_record(client, title)
+    steps = client.get(f"/api/records/{record_id}").get_json()["steps"]
+    at = decision_steps(app, record_id)[len(decision_steps(app, record_id)) // 3]
+    a, b, ring = PLACES[title]
+
+    teacher = context()
+    teacher.goto(f"{base}/records/{record_id}#step={at}&key={key}")
+    ready(teacher, at)
+    expect(teacher.locator("#note-form")).to_be_visible()
+    expect(teacher.locator("#key-box")).to_be_hidden()
+    load_places(teacher, base, record_id)
+    # the mouse: a place then another is an arrow; shift+click twice on one place a red ring
+    click_place(teacher, a)
+    expect(teacher.locator("svg.cronaca-shapes .pending.start")).to_have_attribute("data-at", a)
+    click_place(teacher, b)
+    click_place(teacher, ring, shift=True)
+    click_place(teacher, ring, shift=True)
+    expect(teacher.locator("#draft-shapes li")).to_have_count(2)
+    expect(teacher.locator("svg.cronaca-shapes g.arrow")).to_have_count(1)
+    teacher.locator("#note-text").fill(f"**Why** not {title}? <script>window.__owned = 1</script>")
+    teacher.locator("#note-glyph").select_option("?!")
+    teacher.locator("#note-author").fill("Prof. Rossi")
+    teacher.locator("#note-save").click()
+    expect(teacher.locator("#step-notes li.note")).to_have_count(1)
+    expect(teacher.locator("#step-notes li.note strong").first).to_have_text("Prof. Rossi")
+    expect(teacher.locator("#step-notes .note-html strong")).to_have_text("Why")
+    saved = client.get(f"/api/records/{record_id}/annotations?line=main").get_json()["notes"]
+    mine = [n for n in saved if n["step"] == at and n["author"] == "Prof. Rossi"]
+    assert len(mine) == 1
+    assert {"kind": "arrow", "from": a, "to": b, "brush": "green"} in mine[0]["shapes"]
+    assert {"kind": "highlight", "at": ring, "brush": "red"} in mine[0]["shapes"]
+    assert mine[0]["glyph"] == "?!"
+
+    # the student: no key, another browser; the arrow over the board, the comment at its step
+    student = context()
+    student.goto(f"{base}/records/{record_id}#step={at}")
+    ready(student, at)
+    arrow = student.locator(f'svg.cronaca-shapes g.arrow[data-from="{a}"][data-to="{b}"]')
+    expect(arrow).to_have_count(1)
+    expect(arrow).to_have_attribute("data-brush", "green")
+    expect(student.locator(f'svg.cronaca-shapes g.highlight[data-at="{ring}"]')).to_have_attribute("data-brush", "red")
+    expect(student.locator("#step-notes .note-html")).to_contain_text("Why not")
+    expect(student.locator("#step-notes .note-html")).to_contain_text("<script>")  # shown as text, never run
+    assert student.evaluate("() => window.__owned") is None
+    expect(student.locator("#moves .note-comment .note-html strong")).to_have_text("Why")
+    expect(student.locator("#moves .glyph")).to_have_text("?!")
+    expect(student.locator("#note-form")).to_have_count(0)
+    # another step has none of it
+    student.keyboard.press("ArrowRight")
+    ready(student, at + 1)
+    expect(student.locator("svg.cronaca-shapes g.shape")).to_have_count(0)
+    expect(student.locator("#step-notes li.none")).to_be_visible()
+    # the arrow lies over the places the board draws, whatever the page's width
+    student.set_viewport_size({"width": 900, "height": 900})
+    student.keyboard.press("ArrowLeft")
+    ready(student, at)
+    box = student.locator("#board > svg").bounding_box()
+    over = student.locator("svg.cronaca-shapes").bounding_box()
+    assert abs(box["x"] - over["x"]) < 2 and abs(box["width"] - over["width"]) < 3 and abs(box["height"] - over["height"]) < 3
+
+    # the teacher edits, then deletes the note
+    teacher.locator("#step-notes li.note button.edit").click()
+    expect(teacher.locator("#draft-shapes li")).to_have_count(2)
+    teacher.locator("#note-text").fill("*Better*: war")
+    teacher.locator("#note-save").click()
+    expect(teacher.locator("#step-notes .note-html em")).to_have_text("Better")
+    expect(teacher.locator("#step-notes .edited")).to_be_visible()
+    teacher.locator("#step-notes li.note button.delete").click()
+    expect(teacher.locator("#step-notes li.note")).to_have_count(0)
+    assert not [n for n in client.get(f"/api/records/{record_id}/annotations?line=main").get_json()["notes"]
+                if n["step"] == at and n["author"] == "Prof. Rossi"]
+    assert steps >= at
+
+
+def test_the_keyboard_draws_arrows_and_rings(served: tuple[str, Any, Any], context: Any) -> None:
+    base, client, app = served
+    record_id, key = finished_record(client, "la-citta")
+    at = decision_steps(app, record_id)[2]
+    teacher = context()
+    teacher.goto(f"{base}/records/{record_id}#step={at}&key={key}")
+    ready(teacher, at)
+    teacher.locator("#place-find").fill("L41")
+    listbox = teacher.locator("#places")
+    listbox.focus()
+    expect(listbox.locator("[aria-selected=true]")).to_have_attribute("data-place", "L41")
+    listbox.press("Enter")  # the arrow's start
+    expect(teacher.locator("svg.cronaca-shapes .pending.start")).to_have_attribute("data-at", "L41")
+    teacher.locator("#place-find").fill("")
+    listbox.focus()
+    for _ in range(3):
+        listbox.press("ArrowDown")  # moves in the list: not a step of the record
+    target = listbox.locator("[aria-selected=true]").get_attribute("data-place")
+    assert target and target != "L41"
+    listbox.press("Enter")
+    expect(teacher.locator("svg.cronaca-shapes g.arrow")).to_have_attribute("data-from", "L41")
+    expect(teacher.locator("svg.cronaca-shapes g.arrow")).to_have_attribute("data-to", target)
+    listbox.press("h")
+    expect(teacher.locator(f'svg.cronaca-shapes g.highlight[data-at="{target}"]')).to_have_count(1)
+    listbox.press("Enter")
+    listbox.press("Escape")  # a started arrow cancelled
+    expect(teacher.locator("svg.cronaca-shapes .pending.start")).to_have_count(0)
+    ready(teacher, at)  # the record never moved
+    teacher.locator("#note-save").click()  # shapes alone make a note
+    expect(teacher.locator("#step-notes li.note")).to_have_count(1)
+    expect(teacher.locator("#step-notes .note-shapes")).to_contain_text("arrow from")
+
+
+def test_a_seat_only_note_is_seen_by_that_seat_and_the_annotator_only(served: tuple[str, Any, Any], context: Any) -> None:
+    base, client, _ = served
+    answer = client.post("/api/records", json={"title": "serenissima", "seats": NAMES, "options": {}})
+    assert answer.status_code == 201, answer.get_json()
+    body = answer.get_json()
+    record_id, key, tokens = body["id"], body["annotator_key"], [s["token"] for s in body["seats"]]
+    steps = client.get(f"/api/records/{record_id}").get_json()["steps"]
+
+    ada = context()
+    ada.goto(f"{base}/records/{record_id}#step={steps}&token={tokens[0]}")
+    ready(ada, steps)
+    expect(ada.locator("#compose-title")).to_contain_text("private note for Ada")
+    expect(ada.locator("#note-audience")).to_be_disabled()
+    ada.locator("#note-text").fill("Ada: keep the galley near Venezia")
+    ada.locator("#note-save").click()
+    expect(ada.locator("#step-notes li.note .audience")).to_have_text("only Ada")
+
+    seen = client.get(f"/api/records/{record_id}/annotations", headers=auth(key)).get_json()["notes"]
+    assert [n["audience"] for n in seen] == [0]
+    assert client.get(f"/api/records/{record_id}/annotations").get_json()["notes"] == []
+    assert client.get(f"/api/records/{record_id}/annotations", headers=auth(tokens[1])).get_json()["notes"] == []
+
+    for reader in (f"&token={tokens[1]}", ""):  # Ben's seat, then the public
+        other = context()
+        other.goto(f"{base}/records/{record_id}#step={steps}{reader}")
+        ready(other, steps)
+        expect(other.locator("#step-notes li.none")).to_be_visible()
+        assert "Venezia" not in other.locator("#step-notes").inner_text()
+        assert "Venezia" not in other.locator("#moves").inner_text()
+    teacher = context()
+    teacher.goto(f"{base}/records/{record_id}#step={steps}&key={key}")
+    ready(teacher, steps)
+    expect(teacher.locator("#step-notes li.note")).to_contain_text("keep the galley near Venezia")
+    expect(teacher.locator("#step-notes li.note .audience")).to_have_text("only Ada")
+
+
+@pytest.mark.parametrize("title", TITLES)
+def test_a_variation_is_made_and_played_from_the_page(served: tuple[str, Any, Any], context: Any, title: str) -> None:
+    base, client, app = served
+    record_id, key = finished_record(client, title)
+    steps = client.get(f"/api/records/{record_id}").get_json()["steps"]
+    decisions = decision_steps(app, record_id)
+    at = decisions[len(decisions) // 2]
+    teacher = context()
+    if at + 1 in decisions or at + 1 > steps:
+        teacher.goto(f"{base}/records/{record_id}#step={at}&key={key}")
+    else:  # first a step that is not a decision point: the page says so, with the rule
+        teacher.goto(f"{base}/records/{record_id}#step={at + 1}&key={key}")
+        ready(teacher, at + 1)
+        teacher.locator("#whatif").click()
+        expect(teacher.locator("#whatif-problem")).to_contain_text("decision")
+        expect(teacher.locator("#whatif-problem .rule")).to_contain_text("variation/step")
+        teacher.keyboard.press("ArrowLeft")
+    ready(teacher, at)
+    teacher.locator("#whatif-title").fill("what if the other move")
+    teacher.locator("#whatif").click()
+    expect(teacher.locator("#study-line")).to_contain_text("what if the other move")
+    vid = client.get(f"/api/records/{record_id}/variations").get_json()["variations"][-1]["id"]
+    ready(teacher, at, vid)
+    expect(teacher.locator("#legal .legal-move").first).to_be_visible()
+    legal = client.get(f"/api/variations/{vid}/legal").get_json()["commands"]
+    assert teacher.locator("#legal .legal-move").count() == min(300, len(legal))
+    teacher.locator("#legal .legal-move").first.click()
+    branch = teacher.locator(f'#moves li.branch[data-line="{vid}"]')
+    expect(branch.locator(".branch-head")).to_contain_text("1 move")
+    summary = client.get(f"/api/variations/{vid}").get_json()
+    assert summary["moves"] == 1 and summary["last_step"] > at
+    ready(teacher, summary["last_step"], vid)
+    expect(branch).to_be_visible()
+    # the rules refuse a made-up command: its rule and message are shown, nothing is stored
+    teacher.locator("#raw-command").fill('{"type": "no-such-move"}')
+    teacher.locator("#play .play-raw").click()
+    expect(teacher.locator("#play-problem")).to_be_visible()
+    expect(teacher.locator("#play-problem .rule")).to_contain_text("command/")
+    assert client.get(f"/api/variations/{vid}").get_json()["moves"] == 1
+    # a note on the variation's step, then the arrow keys walk the branch back to where it leaves
+    load_places(teacher, base, record_id)
+    a, b, ring = PLACES[title]
+    for place in (b, a, ring, ring):
+        click_place(teacher, place)
+    expect(teacher.locator("#draft-shapes li")).to_have_count(2)
+    teacher.locator("#note-glyph").select_option("!")
+    teacher.locator("#note-text").fill("in the variation")
+    teacher.locator("#note-save").click()
+    expect(teacher.locator("#step-notes li.note")).to_contain_text("in the variation")
+    notes = client.get(f"/api/records/{record_id}/annotations?line={vid}").get_json()["notes"]
+    assert [(n["line"], n["step"]) for n in notes] == [(vid, summary["last_step"])]
+    teacher.evaluate("() => document.activeElement.blur()")  # off the form: the page's keys step again
+    teacher.keyboard.press("Home")
+    ready(teacher, 0, vid)
+    teacher.keyboard.press("End")
+    ready(teacher, summary["last_step"], vid)
+    expect(branch.locator("li.vcurrent")).to_have_count(1)
+    expect(teacher.locator("#said")).not_to_be_empty()
+    middle = min(at, steps)
+    # a student sees the branch and walks it too
+    student = context()
+    student.goto(f"{base}/records/{record_id}#step={middle}")
+    ready(student, middle)
+    student.locator(f'#moves li.branch[data-line="{vid}"] .branch-head a').click()
+    ready(student, min(at + 1, summary["last_step"]), vid)
+    expect(student.locator("#whatif")).to_have_count(0)
+    student.locator("#study-line button.back").click()
+    ready(student, at)
+    student.keyboard.press("End")
+    ready(student, steps)
+
+
+@pytest.mark.parametrize("title", TITLES)
+def test_screenshots_early_middle_and_final_with_notes_and_a_branch(served: tuple[str, Any, Any], context: Any,
+                                                                     title: str) -> None:
+    """docs/screenshots/study-<title>[-early|-final].png, each with what a class would see drawn."""
+    base, client, app = served
+    record_id, key = finished_record(client, title)
+    steps = client.get(f"/api/records/{record_id}").get_json()["steps"]
+    decisions = decision_steps(app, record_id)
+    early, middle = decisions[1], decisions[(2 * len(decisions)) // 3]
+    a, b, ring = PLACES[title]
+
+    def note(step: int, line: str | None, **body: Any) -> None:
+        answer = client.post(f"/api/records/{record_id}/annotations", headers=auth(key),
+                             json={"step": step, "line": line, "author": "Prof. Rossi", **body})
+        assert answer.status_code == 201, answer.get_json()
+
+    note(early, None, text="A **quiet** start: the *market* matters more than it seems.", glyph="!",
+         shapes=[{"kind": "arrow", "from": a, "to": b, "brush": "green"}, {"kind": "highlight", "at": ring, "brush": "yellow"},
+                 {"kind": "label", "at": b, "text": "A", "brush": "blue"}])
+    branched = client.post(f"/api/records/{record_id}/variations", headers=auth(key),
+                           json={"from_step": middle, "parent": None, "title": "the other road", "author": "Prof. Rossi"})
+    assert branched.status_code == 201, branched.get_json()
+    vid = branched.get_json()["id"]
+    for _ in range(2):
+        legal = client.get(f"/api/variations/{vid}/legal").get_json()["commands"]
+        if not legal:
+            break
+        played = client.post(f"/api/variations/{vid}/commands", headers=auth(key), json={"command": legal[-1]["command"]})
+        assert played.status_code == 200, played.get_json()
+    last = client.get(f"/api/variations/{vid}").get_json()["last_step"]
+    note(last, vid, text="Here the other road pays.", glyph="!?", shapes=[{"kind": "arrow", "from": b, "to": a, "brush": "blue"}])
+    note(middle, None, text="The move played: compare with the variation.", glyph="?!",
+         shapes=[{"kind": "highlight", "at": a, "brush": "red"}])
+    note(steps, None, text="Final: *count the points*.", glyph="??", shapes=[{"kind": "arrow", "from": ring, "to": a, "brush": "red"}])
+
+    page = context()
+    for step, line, name, shapes in ((early, None, f"study-{title}-early.png", 3), (last, vid, f"study-{title}.png", 1),
+                                     (steps, None, f"study-{title}-final.png", 1)):
+        page.goto("about:blank")
+        page.goto(f"{base}/records/{record_id}#step={step}&key={key}" + (f"&line={line}" if line else ""))
+        ready(page, step, line or "main")
+        expect(page.locator("svg.cronaca-shapes g.shape")).to_have_count(shapes)
+        expect(page.locator("#step-notes li.note")).to_have_count(1)
+        if line:
+            expect(page.locator(f'#moves li.branch[data-line="{vid}"] li.vcurrent')).to_have_count(1)
+            expect(page.locator("#study-line")).to_contain_text("the other road")
+        shot(page, name)
+
+
+def test_the_annotator_key_typed_in_its_field_opens_the_tools(served: tuple[str, Any, Any], context: Any) -> None:
+    base, client, app = served
+    record_id, key = finished_record(client, "la-citta")
+    at = decision_steps(app, record_id)[0]
+    page = context()
+    page.goto(f"{base}/records/{record_id}#step={at}")
+    ready(page, at)
+    expect(page.locator("#note-form")).to_have_count(0)
+    expect(page.locator("#whatif")).to_have_count(0)
+    page.locator("#key-box summary").click()
+    page.locator("#key").fill("not-the-key")
+    page.locator("#key-form button").click()
+    expect(page.locator("#study-status")).to_contain_text("not this record's annotator key")
+    expect(page.locator("#note-form")).to_have_count(0)
+    page.locator("#key").fill(key)
+    page.locator("#key-form button").click()
+    expect(page.locator("#note-form")).to_be_visible()
+    expect(page.locator("#whatif")).to_be_visible()
+    expect(page.locator("#key-box")).to_be_hidden()
+    assert f"key={key}" in page.url
+    page.locator("#next").click()  # stepping keeps the key in the address
+    ready(page, at + 1)
+    page.wait_for_function("(k) => location.hash.includes('key=' + k)", arg=key)
+
+
+def test_a_board_without_a_drawing_still_takes_words_and_glyphs(served: tuple[str, Any, Any], context: Any) -> None:
+    """The toy title has no board layout: no overlay, no places; a note of words and a glyph still works."""
+    base, client, _ = served
+    answer = client.post("/api/records", json={"title": "toy", "seats": NAMES})
+    assert answer.status_code == 201, answer.get_json()
+    record_id, key = answer.get_json()["id"], answer.get_json()["annotator_key"]
+    page = context()
+    page.goto(f"{base}/records/{record_id}#step=0&key={key}")
+    ready(page, 0)
+    expect(page.locator("#places")).to_contain_text("no drawing")
+    expect(page.locator("svg.cronaca-shapes")).to_have_count(0)
+    page.locator("#note-save").click()  # nothing at all: the service says why
+    expect(page.locator("#note-problem")).to_be_visible()
+    expect(page.locator("#note-problem .rule")).to_contain_text("annotation/empty")
+    page.locator("#note-text").fill("a word")
+    page.locator("#note-glyph").select_option("!!")
+    page.locator("#note-save").click()
+    expect(page.locator("#step-notes li.note .note-html")).to_have_text("a word")
+    expect(page.locator("#step-notes li.note .glyph")).to_have_text("!!")
+    expect(page.locator("#whatif")).to_have_count(0)  # in progress: no variations
