@@ -73,15 +73,16 @@ def submit() -> Any:
     """Submit a record file. It is saved first, then queued; poll its status. The seat tokens of the
     record it will create are in this answer only."""
     svc = service()
-    annotator = new_tokens(1)[0]
+    annotator, arbiter = new_tokens(2)
     if request.mimetype == MEDIA_TYPE:
-        import_id, tokens = svc.records.submit_notation(notation_body(), annotator)
+        import_id, tokens = svc.records.submit_notation(notation_body(), annotator, arbiter)
     else:
-        import_id, tokens = svc.records.submit(_document(), annotator)
+        import_id, tokens = svc.records.submit(_document(), annotator, arbiter)
     hand_over(svc.records, svc.dispatcher, import_id, 1)  # if the queue is down, the relay retries
     status = svc.records.import_status(import_id)
     status["seats"] = [{"seat": i, "token": t} for i, t in enumerate(tokens)]
     status["annotator_key"] = annotator  # shown once: annotations and variations of the record it makes
+    status["arbiter_key"] = arbiter  # shown once: rulings on the record it makes
     response = json_response(status, 202)
     response.headers["Location"] = f"/api/imports/{import_id}"
     return response

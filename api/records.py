@@ -34,13 +34,14 @@ class RecordCollection(MethodView):
     def post(self, body: dict[str, Any]) -> Any:
         """Start a record. Each seat's token is in this answer only: hand each player theirs."""
         records = service().records
-        annotator = new_tokens(1)[0]
+        annotator, arbiter = new_tokens(2)
         record_id, tokens = records.start(body["title"], body["seats"], body["options"], body["mode"],
-                                          body["edition_file"], body["setup_outcomes"], annotator_key=annotator)
+                                          body["edition_file"], body["setup_outcomes"], annotator_key=annotator,
+                                          arbiter_key=arbiter)
         summary = records.summary(record_id)
         seats = [{"seat": i, "name": n, "token": t} for i, (n, t) in enumerate(zip(body["seats"], tokens, strict=True))]
         return {"id": str(record_id), "commitment": summary["chance"]["commitment"], "seats": seats,
-                "annotator_key": annotator, "record": summary}, 201, {"Location": f"/api/records/{record_id}"}
+                "annotator_key": annotator, "arbiter_key": arbiter, "record": summary}, 201, {"Location": f"/api/records/{record_id}"}
 
 
 @blp.route("/<uuid:record_id>")

@@ -53,6 +53,8 @@ class Started(marshmallow.Schema):
     seats = fields.List(fields.Nested(SeatToken), metadata={"description": "each token is shown once: keep it"})
     annotator_key = fields.String(metadata={"description": "shown once: annotate this record and branch variations "
                                                             "from it (Authorization: Bearer <key>)"})
+    arbiter_key = fields.String(metadata={"description": "shown once: record rulings on this record (whoever settles "
+                                                          "a dispute holds it)"})
     record = fields.Nested(RecordSummary)
 
 
@@ -150,6 +152,8 @@ class ImportStatus(marshmallow.Schema):
     seats = fields.List(fields.Nested(SeatToken))
     annotator_key = fields.String(metadata={"description": "only in the answer to the submission: annotate the record "
                                                             "it makes and branch variations from it"})
+    arbiter_key = fields.String(metadata={"description": "only in the answer to the submission: record rulings on the "
+                                                          "record it makes"})
 
 
 class Problem(marshmallow.Schema):

@@ -41,6 +41,7 @@ class Record(Aggregate):
         seed: str | None,
         origin: dict[str, Any] | None,
         annotator_hash: str | None = None,
+        arbiter_hash: str | None = None,
     ) -> None:
         self.title = title
         self.edition = edition
@@ -53,6 +54,7 @@ class Record(Aggregate):
         self.seed = seed
         self.origin = origin
         self.annotator_hash = annotator_hash  # the annotator key's SHA-256 (teaching.py); None: no key was made
+        self.arbiter_hash = arbiter_hash  # the arbiter key's SHA-256: who may record rulings (rulings.py)
         self.entries = 0
         self.steps = 0
         self.finished = False
@@ -102,10 +104,12 @@ class Import(Aggregate):
     """
 
     @event("Submitted")
-    def __init__(self, document: str, token_hashes: list[str], annotator_hash: str | None = None) -> None:
+    def __init__(self, document: str, token_hashes: list[str], annotator_hash: str | None = None,
+                 arbiter_hash: str | None = None) -> None:
         self.document = document
         self.token_hashes = token_hashes
         self.annotator_hash = annotator_hash  # handed on to the record an accepted import makes
+        self.arbiter_hash = arbiter_hash
         self.status = SUBMITTED
         self.attempts = 0
         self.record_id: str | None = None

@@ -204,6 +204,7 @@ class Records(Application[UUID]):
         setup_outcomes: list[Mapping[str, Any]] | None = None,
         seed: str | None = None,
         annotator_key: str | None = None,
+        arbiter_key: str | None = None,
     ) -> tuple[UUID, list[str]]:
         """Create a record and run the setup; returns its id and one secret token per seat.
 
@@ -258,6 +259,7 @@ class Records(Application[UUID]):
             seed=seed,
             origin=None,
             annotator_hash=token_hash(annotator_key) if annotator_key else None,
+            arbiter_hash=token_hash(arbiter_key) if arbiter_key else None,
         )
         record.record(setup, seat=None)
         self.save(record)
@@ -287,6 +289,12 @@ class Records(Application[UUID]):
         if token is None or meta.annotator_hash is None:
             return False
         return secrets.compare_digest(meta.annotator_hash, token_hash(token))
+
+    def is_arbiter(self, meta: Meta, token: str | None) -> bool:
+        """Whether a token is this record's arbiter key (who may record rulings)."""
+        if token is None or meta.arbiter_hash is None:
+            return False
+        return secrets.compare_digest(meta.arbiter_hash, token_hash(token))
 
     def play(
         self,
@@ -719,7 +727,7 @@ class Records(Application[UUID]):
 
     # ---- imports --------------------------------------------------------------------
 
-    def submit(self, document: Any, annotator_key: str | None = None) -> tuple[UUID, list[str]]:
+    def submit(self, document: Any, annotator_key: str | None = None, arbiter_key: str | None = None) -> tuple[UUID, list[str]]:
         """Save an import (the outbox) after shape checks; the rules judge it in a job."""
         try:
             header, _ = recordfile.parse(document, Limits.from_env(self.env))
@@ -728,11 +736,13 @@ class Records(Application[UUID]):
             raise refused(exc.message, rule=exc.rule, **exc.facts) from exc
         tokens = new_tokens(len(header.seats))
         found = Import(document=json.dumps(document, separators=(",", ":")), token_hashes=[token_hash(t) for t in tokens],
-                       annotator_hash=token_hash(annotator_key) if annotator_key else None)
+                       annotator_hash=token_hash(annotator_key) if annotator_key else None,
+                       arbiter_hash=token_hash(arbiter_key) if arbiter_key else None)
         self.save(found)
         return found.id, tokens
 
-    def submit_notation(self, text: str, annotator_key: str | None = None) -> tuple[UUID, list[str]]:
+    def submit_notation(self, text: str, annotator_key: str | None = None,
+                        arbiter_key: str | None = None) -> tuple[UUID, list[str]]:
         """Save a notation file as an import. Its syntax and header are read at once: a file that
         fails there is stored as a rejected import with its report and refused (422, the report in
         the answer); the rules read the moves in the job, as for a record file."""
@@ -750,7 +760,8 @@ class Records(Application[UUID]):
         tokens = new_tokens(seats)
         found = Import(document=json.dumps({"format": NOTATION, "text": text}, separators=(",", ":")),
                        token_hashes=[token_hash(t) for t in tokens],
-                       annotator_hash=token_hash(annotator_key) if annotator_key else None)
+                       annotator_hash=token_hash(annotator_key) if annotator_key else None,
+                       arbiter_hash=token_hash(arbiter_key) if arbiter_key else None)
         if findings:
             report = transcripts.rejected_at_upload(findings)
             found.reject(report=report)
@@ -837,7 +848,7 @@ class Records(Application[UUID]):
                 assert verdict.entries is not None
                 record_id = uuid5(NAMESPACE_URL, f"cronaca:import:{import_id}")
                 self._create_imported(record_id, header, verdict.entries, found.token_hashes, import_id, end,
-                                      getattr(found, "annotator_hash", None))
+                                      getattr(found, "annotator_hash", None), getattr(found, "arbiter_hash", None))
                 report = {**verdict.report, "record_id": str(record_id), **self._attach_extras(record_id, document)}
             else:
                 report = verdict.report
@@ -881,7 +892,7 @@ class Records(Application[UUID]):
                                           f"{error_id}); the game was imported without them"}}
         return {}
 
-    def import_checked(self, document: Any, annotator_key: str | None = None) -> UUID:
+    def import_checked(self, document: Any, annotator_key: str | None = None, arbiter_key: str | None = None) -> UUID:
         """Check a record file now, by the same rules as an import's job, and create its record: a lesson
         file's records (lessonfile.import_lesson) are answered at once, a bad one a 422 naming its entry.
         The file's notes and variations are the caller's to attach. Its seats get no tokens (nobody would
@@ -897,9 +908,11 @@ class Records(Application[UUID]):
             raise Invalid(str(shown.get("message")), rule=shown.get("rule"), entry=shown.get("entry_index"),
                           event=shown.get("event_index"), **{"facts": shown.get("facts") or {}})
         found = Import(document=json.dumps(document, separators=(",", ":")), token_hashes=[token_hash(t) for t in new_tokens(len(header.seats))],
-                       annotator_hash=token_hash(annotator_key) if annotator_key else None)
+                       annotator_hash=token_hash(annotator_key) if annotator_key else None,
+                       arbiter_hash=token_hash(arbiter_key) if arbiter_key else None)
         record_id = uuid5(NAMESPACE_URL, f"cronaca:import:{found.id}")
-        self._create_imported(record_id, header, verdict.entries, found.token_hashes, found.id, None, found.annotator_hash)
+        self._create_imported(record_id, header, verdict.entries, found.token_hashes, found.id, None, found.annotator_hash,
+                              found.arbiter_hash)
         found.accept(record_id=str(record_id), report={**verdict.report, "record_id": str(record_id)})
         self.save(found)
         return record_id
@@ -947,7 +960,7 @@ class Records(Application[UUID]):
 
     def _create_imported(self, record_id: UUID, header: recordfile.Header, entries: list[Entry],
                          token_hashes: list[str], import_id: UUID, end: tuple[bool, dict[str, Any]] | None = None,
-                         annotator_hash: str | None = None) -> None:
+                         annotator_hash: str | None = None, arbiter_hash: str | None = None) -> None:
         """Store the record of an accepted import in one save. `end` (over, scores) is where the
         checker's own replay left the game; without it the log is folded here to learn it.
 
@@ -979,6 +992,7 @@ class Records(Application[UUID]):
             seed=header.seed if live else None,
             origin={"import": str(import_id), **({"cut_from_live": header.commitment} if header.mode == LIVE and not live else {})},
             annotator_hash=annotator_hash,
+            arbiter_hash=arbiter_hash,
         )
         interval = self.snapshotting_intervals.get(Record)
         snapshots: list[Any] = []

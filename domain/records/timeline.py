@@ -47,6 +47,7 @@ class Meta:
     origin: dict[str, Any] | None
     created: str
     annotator_hash: str | None = None  # the record's annotator key, hashed (domain/records/teaching.py)
+    arbiter_hash: str | None = None  # the record's arbiter key, hashed: who may record rulings
     version: int = 0
     finished: bool = False
     revealed_seed: str | None = None
@@ -184,6 +185,7 @@ class Timeline:
             origin=payload.get("origin"),
             created=timestamp_of(payload),
             annotator_hash=payload.get("annotator_hash"),
+            arbiter_hash=payload.get("arbiter_hash"),
         )
         self.head = self.game.begin(self.edition_for(self.meta))
         self.checkpoints = [self.head]
