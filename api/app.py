@@ -40,9 +40,13 @@ def create_app(settings: Settings | None = None, service: Service | None = None,
                                                                      "or POST /api/imports"})
     api.spec.components.security_scheme("teacher", {"type": "http", "scheme": "bearer",
                                                     "description": "a lesson's teacher key from POST /api/lessons"})
-    from api import imports, records, teaching, transcripts, viewer
+    api.spec.components.security_scheme("arbiter", {"type": "http", "scheme": "bearer",
+                                                    "description": "a record's arbiter key from POST /api/records "
+                                                                   "or POST /api/imports: records rulings"})
+    from api import imports, records, rulings, teaching, transcripts, viewer
 
     api.register_blueprint(records.blp)
+    api.register_blueprint(rulings.blp)
     api.register_blueprint(imports.blp)
     api.register_blueprint(transcripts.blp)
     for blueprint in teaching.BLUEPRINTS:

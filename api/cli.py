@@ -15,6 +15,7 @@ from typing import Any
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import Progress
 
 from domain import catalog
@@ -202,6 +203,39 @@ def reconcile(first: str, second: str, as_json: bool) -> None:
         console.print(f"  first: {found['first']['summary']}", markup=False)
         console.print(f"  second: {found['second']['summary']}", markup=False)
     raise click.exceptions.Exit(0 if found["agree"] else 1)
+
+
+@cronaca.command(help="Check an evidence bundle offline, part by part (no service, no database). "
+                      "Exit 0 when everything holds, 1 when something fails, 2 when the file is no bundle.")
+@click.argument("bundle")
+@click.option("--json", "as_json", is_flag=True, help="print the report as JSON")
+def verify(bundle: str, as_json: bool) -> None:
+    from domain.records import evidence
+
+    try:
+        raw = Path(bundle).read_bytes() if bundle != "-" else sys.stdin.buffer.read()
+    except OSError as exc:
+        raise Failed(f"{bundle}: {exc.strerror or exc}") from exc
+    try:
+        report = evidence.verify(raw)
+    except evidence.NotABundle as exc:
+        raise Failed(f"{bundle}: not an evidence bundle: {exc}") from exc
+    if as_json:
+        click.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
+    else:
+        console = Console(highlight=False)
+        verdict = "[green]everything holds[/green]" if report.ok else f"[red]{len(report.failing)} part(s) fail[/red]"
+        console.print(f"[bold]{bundle}[/bold]: record {report.record_id or '?'} — {verdict}")
+        console.print(f"  chain head {report.chain_head or '?'}; rulings head {report.rulings_head or '-'} "
+                      "(compare them with the heads the service published)", markup=False)
+        for line in report.lines:
+            mark = "[green]ok[/green]   " if line.ok else "[red]FAILS[/red]"
+            console.print(f"  {mark} [cyan]{line.part}[/cyan]")
+            for what in line.checked if line.ok else []:
+                console.print(f"        {what}", markup=False)
+            for what in line.problems:
+                console.print(f"        [yellow]{escape(what)}[/yellow]")
+    raise click.exceptions.Exit(0 if report.ok else 1)
 
 
 def _service_commands() -> None:

@@ -20,7 +20,7 @@ import logging
 import queue
 import threading
 from collections.abc import Callable, Iterator
-from typing import Any, Protocol
+from typing import Any, Protocol, Self
 
 from redis.exceptions import RedisError
 
@@ -58,7 +58,29 @@ class Unavailable(Exception):
     """The live channel cannot be followed now (Redis unreachable): the client should retry shortly."""
 
 
-class QueueSubscription:
+class Following:
+    """What every subscription does alike on top of its own `next_message` and `close`: iterating (a None after
+    each quiet `PING_SECONDS`, the stream's cue for a heartbeat, until closed) and closing at the end of a `with`."""
+
+    closed: bool
+
+    def next_message(self, timeout: float) -> dict[str, Any] | None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __iter__(self) -> Iterator[dict[str, Any] | None]:
+        return _iterate(self)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class QueueSubscription(Following):
     """A follower in this process: a bounded queue the hub fills."""
 
     def __init__(self, hub: InProcessHub, lesson_id: str) -> None:
@@ -93,15 +115,6 @@ class QueueSubscription:
             self.hub._drop(self)
             with contextlib.suppress(queue.Full):
                 self.queue.put_nowait(None)  # wakes a reader blocked in next_message
-
-    def __iter__(self) -> Iterator[dict[str, Any] | None]:
-        return _iterate(self)
-
-    def __enter__(self) -> QueueSubscription:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 class InProcessHub:
@@ -147,7 +160,7 @@ class InProcessHub:
             follower.close()
 
 
-class RedisSubscription:
+class RedisSubscription(Following):
     """A follower through Redis: its own pub/sub connection, subscribed (confirmed) before it is returned."""
 
     def __init__(self, client: Any, lesson_id: str, confirm_seconds: float = 5.0) -> None:
@@ -201,15 +214,6 @@ class RedisSubscription:
         if not self.closed:
             self.closed = True
             self.pubsub.close()  # its own connection: closing it ends the subscription on the server
-
-    def __iter__(self) -> Iterator[dict[str, Any] | None]:
-        return _iterate(self)
-
-    def __enter__(self) -> RedisSubscription:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 class RedisHub:

@@ -37,7 +37,7 @@ class RecordCollection(MethodView):
         annotator, arbiter = new_tokens(2)
         record_id, tokens = records.start(body["title"], body["seats"], body["options"], body["mode"],
                                           body["edition_file"], body["setup_outcomes"], annotator_key=annotator,
-                                          arbiter_key=arbiter)
+                                          arbiter_key=arbiter, dice_mode=body["dice"])
         summary = records.summary(record_id)
         seats = [{"seat": i, "name": n, "token": t} for i, (n, t) in enumerate(zip(body["seats"], tokens, strict=True))]
         return {"id": str(record_id), "commitment": summary["chance"]["commitment"], "seats": seats,
@@ -73,7 +73,7 @@ def play(body: dict[str, Any], record_id: UUID) -> Any:
     the game is over); the seat's own view after the command comes with them."""
     records = service().records
     token = bearer()
-    played = records.play(record_id, body["command"], token, body["version"], body["outcomes"])
+    played = records.play(record_id, body["command"], token, body["version"], body["outcomes"], body["contribution"])
     last = played.first_step + len(played.events)
     step = records.step(record_id, last, token)
     events = [
@@ -83,6 +83,34 @@ def play(body: dict[str, Any], record_id: UUID) -> Any:
     ]
     return json_response({"version": played.version, "steps": [played.first_step + 1, last], "events": events,
                           "finished": played.finished, "view": step["view"], "pending": step["pending"]})
+
+
+@blp.route("/<uuid:record_id>/seats/<int:n>/join", methods=["POST"])
+@blp.arguments(schemas.JoinSeat)
+@blp.response(200, schemas.DiceAct)
+@blp.alt_response(409, schema=schemas.Problem, content_type=PROBLEM,
+                  description="the seat has already joined, or the record's dice are not shared")
+@blp.alt_response(422, schema=schemas.Problem, content_type=PROBLEM, description="a commitment or contribution of the wrong shape")
+@blp.alt_response(403, schema=schemas.Problem, content_type=PROBLEM, description="the token is another seat's")
+@blp.doc(security=[{"seat": []}])
+def join(body: dict[str, Any], record_id: UUID, n: int) -> Any:
+    """Shared dice: seat n commits to its secret (SHA-256) and gives its part of the setup; the last seat to join
+    draws the setup (docs/trust.md)."""
+    return json_response(service().records.join(record_id, n, bearer(), body["commitment"], body["contribution"]))
+
+
+@blp.route("/<uuid:record_id>/seats/<int:n>/reveal", methods=["POST"])
+@blp.arguments(schemas.RevealSecret)
+@blp.response(200, schemas.DiceAct)
+@blp.alt_response(409, schema=schemas.Problem, content_type=PROBLEM,
+                  description="a second reveal, a game not over yet, or a record whose dice are not shared")
+@blp.alt_response(422, schema=schemas.Problem, content_type=PROBLEM, description="the secret does not match the commitment")
+@blp.alt_response(403, schema=schemas.Problem, content_type=PROBLEM, description="the token is another seat's")
+@blp.doc(security=[{"seat": []}])
+def reveal(body: dict[str, Any], record_id: UUID, n: int) -> Any:
+    """Shared dice: once the game is over, seat n reveals its secret; anyone can then recompute every outcome
+    of the entries it took part in (docs/trust.md). Contributions that do not match it come back as `problems`."""
+    return json_response(service().records.reveal_secret(record_id, n, bearer(), body["secret"]))
 
 
 @blp.route("/<uuid:record_id>/events")
@@ -162,6 +190,19 @@ def legal(record_id: UUID) -> Any:
     return json_response(service().records.legal(record_id, bearer()))
 
 
+@blp.route("/<uuid:record_id>/verify")
+@blp.response(200, description="the chain recomputed from the stored rows and the log re-decided by the rules: "
+                               '{"ok", "head", "length", "chain": {"ok", "problems": [{"step", "what"}]}, '
+                               '"replay": {"ok", "problems": [{"step", "rule", "what"}]}}')
+@blp.alt_response(404, schema=schemas.Problem, content_type=PROBLEM, description="no such record")
+@blp.doc(security=[{"seat": []}, {}])
+def verify(record_id: UUID) -> Any:
+    """Whether the record's stored events are those that were written (their hash chain) and whether the rules
+    give its log (re-decided as an import is); every problem at its step. A record stored before chains says
+    so (`chain.ok` null) instead of failing."""
+    return json_response(service().records.verify(record_id, bearer()))
+
+
 @blp.route("/<uuid:record_id>/export")
 @blp.response(200, description="a record file (docs/formats/record-json.md)")
 @blp.alt_response(403, schema=schemas.Problem, content_type=PROBLEM, description="the game is not over yet")
@@ -193,4 +234,27 @@ def notation(record_id: UUID) -> Any:
     response = current_app.response_class(text, mimetype=MEDIA_TYPE)
     response.headers["Content-Type"] = f"{MEDIA_TYPE}; charset=utf-8"
     response.headers["Content-Disposition"] = f'inline; filename="record-{record_id}.cronaca.txt"'
+    return response
+
+
+@blp.route("/<uuid:record_id>/evidence")
+@blp.alt_response(403, schema=schemas.Problem, content_type=PROBLEM, description="the game is not over yet")
+@blp.alt_response(404, schema=schemas.Problem, content_type=PROBLEM, description="no such record")
+@blp.doc(responses={"200": {
+    "description": "the evidence bundle: a zip of the record file, its notation, the edition file, the hash chain, "
+                   "commitments and revealed secrets, rulings, the dispute report and a manifest of hashes "
+                   "(docs/formats/evidence.md); `cronaca verify` checks it offline",
+    "content": {"application/zip": {"schema": {"type": "string", "format": "binary"}}}}})
+def evidence(record_id: UUID) -> Any:
+    """A finished record as evidence a third party checks with the package alone (public: the game is over, and
+    the notes in it are the public ones)."""
+    from domain.records import evidence as bundles
+    from domain.records import lessonfile
+
+    found = service()
+    found.records.summary(record_id)  # 404 for no such record, before anything else is read
+    document = lessonfile.record_file(found.teaching, record_id, None)  # 403 while the game is in progress
+    packed = bundles.build(found.records.evidence_parts(record_id, document))
+    response = current_app.response_class(packed, mimetype=bundles.MEDIA_TYPE)
+    response.headers["Content-Disposition"] = f'attachment; filename="evidence-{record_id}.zip"'
     return response

@@ -22,6 +22,9 @@ class StartRecord(Strict):
                                  metadata={"description": "an edition YAML file, if not the title's default"})
     setup_outcomes = fields.List(fields.Dict(), load_default=None, allow_none=True,
                                  metadata={"description": "transcribed mode: the chance outcomes the setup met"})
+    dice = fields.String(load_default=None, allow_none=True, validate=validate.OneOf(["shared"]),
+                         metadata={"description": 'live mode: "shared" makes every seat contribute to chance; the setup '
+                                                  "waits until every seat has joined (docs/trust.md)"})
 
 
 class SeatToken(marshmallow.Schema):
@@ -44,6 +47,7 @@ class RecordSummary(marshmallow.Schema):
     created = fields.String()
     chance = fields.Dict(metadata={"description": "commitment from the start; seed once finished; derivation"})
     origin = fields.Dict()
+    chain = fields.Dict(metadata={"description": "the hash chain's head and length (issue 15; /verify recomputes it)"})
     scores = fields.Dict(metadata={"description": "once finished"})
 
 
@@ -91,6 +95,32 @@ class PlayCommand(Strict):
                              metadata={"description": "the record version the choice was made against (409 if stale)"})
     outcomes = fields.List(fields.Dict(), load_default=None, allow_none=True,
                            metadata={"description": "transcribed mode: the chance outcomes this command met"})
+    contribution = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=200),
+                                 metadata={"description": "shared dice: HMAC-SHA256(seat secret, 'cronaca/entry/<k>') "
+                                                          "for this command's log entry k (docs/trust.md)"})
+
+
+class JoinSeat(Strict):
+    commitment = fields.String(required=True, validate=validate.Length(max=200),
+                               metadata={"description": "SHA-256 (hex) of the seat's secret"})
+    contribution = fields.String(required=True, validate=validate.Length(max=200),
+                                 metadata={"description": "HMAC-SHA256(secret, 'cronaca/entry/0'): the seat's part of the setup"})
+
+
+class RevealSecret(Strict):
+    secret = fields.String(required=True, validate=validate.Length(min=1, max=1000),
+                           metadata={"description": "the secret whose SHA-256 the seat committed to when it joined"})
+
+
+class DiceAct(marshmallow.Schema):
+    seat = fields.Integer()
+    commitment = fields.String()
+    secret = fields.String()
+    waiting = fields.List(fields.Integer(), metadata={"description": "seats that have not joined (or revealed) yet"})
+    started = fields.Boolean(metadata={"description": "join: whether this join drew the setup"})
+    revealed = fields.Boolean()
+    problems = fields.List(fields.Dict(), metadata={"description": "reveal: contributions not matching the secret, by entry"})
+    version = fields.Integer()
 
 
 class PlayResult(marshmallow.Schema):

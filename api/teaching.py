@@ -605,6 +605,24 @@ def question(lesson_id: UUID, pause_id: str) -> Any:
     return _json(found)
 
 
+@lessons.route("/<uuid:lesson_id>/pauses/<pause_id>/board")
+@lessons.response(200, description="an SVG document: the board at the pause's step as the asked seat saw it",
+                  content_type="image/svg+xml")
+@lessons.alt_response(404, schema=schemas.Problem, content_type=PROBLEM,
+                      description="no such lesson or pause; or no board layout (type ends in `no-layout`)")
+def pause_board(lesson_id: UUID, pause_id: str) -> Any:
+    """The pause's board from the asked seat's own view: what that seat knew, nothing the others hid."""
+    from replay_viewer.boards import NoLayout, draw
+
+    try:
+        svg = _teaching().lessons.pause_board(lesson_id, pause_id, draw)
+    except NoLayout as exc:
+        return problem(404, "Not Found", str(exc), type=NO_LAYOUT)
+    response = current_app.response_class(svg, mimetype="image/svg+xml")
+    response.headers["Cache-Control"] = "public, max-age=3600"  # a pause's step and seat never change
+    return response
+
+
 @lessons.route("/<uuid:lesson_id>/pauses/<pause_id>/answers", methods=["POST"])
 @lessons.arguments(AnswerBody)
 @lessons.response(201, description="the answer taken (a later answer of the same student replaces it)")

@@ -1,11 +1,13 @@
 """Notation files through real RQ workers: how long 1,000 imports take from queue to verdict.
 
-    .venv/bin/python -m benchmarks.imports_rq --files 1000 --workers 2 [--store postgres|sqlite]
+    .venv/bin/python -m benchmarks.imports_rq --files 1000 --workers 2 [--store postgres|sqlite] [--batch 10]
 
 Renders seeded self-played games of every title in their notation (a few distinct games, each
 written out again under another Date tag, so every file is its own import), stores each with
-`Records.submit_notation` and queues it on Redis (127.0.0.1:6379, a queue of its own) exactly
-as `POST /api/imports` does, then starts `--workers` `cronaca worker --burst` processes and
+`Records.submit_notation` as `POST /api/imports` does and queues them on Redis (127.0.0.1:6379,
+a queue of its own) as a bulk of imports: `--batch` imports a job (workers.dispatch.hand_over_many;
+each import still marked queued, judged, concluded and given its record on its own; `--batch 1`
+is one job an import, exactly as the API queues one upload), then starts `--workers` `cronaca worker --burst` processes and
 times, on the wall clock, from their start until every import has its verdict. The workers
 stop by themselves when the queue is empty (burst), and the benchmark stops only what it
 started. Target (issue 12): 1,000 files through 2 workers in <= 30 s.
@@ -28,7 +30,7 @@ from domain.kernel.selfplay import play_random
 from domain.records import Records
 from domain.records.settings import Settings
 from domain.transcripts import render_log
-from workers.dispatch import RQDispatcher, hand_over
+from workers.dispatch import BATCH, RQDispatcher, hand_over_many
 
 ROOT = Path(__file__).resolve().parents[1]
 NAMES = ["Ada", "Bruno", "Chiara", "Dario", "Elena"]
@@ -78,6 +80,8 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=1000)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--store", choices=["postgres", "sqlite"], default="postgres")
+    parser.add_argument("--batch", type=int, default=BATCH,
+                        help="imports a job takes (workers.dispatch.hand_over_many); 1: one job an import, as POST /api/imports")
     parser.add_argument("--seed", default="rq-bench")
     parser.add_argument("--timeout", type=float, default=600, help="give up (and stop the workers) after this many seconds")
     args = parser.parse_args()
@@ -95,12 +99,10 @@ def main() -> None:
             settings = Settings.from_env(env)
             records = Records(settings.store)
             dispatcher = RQDispatcher(settings.redis_url or "", queue)
-            ids = []
-            for text in files:
-                import_id, _ = records.submit_notation(text)
-                hand_over(records, dispatcher, import_id, 1)
-                ids.append(import_id)
-            print(f"{len(ids)} notation files rendered, stored and queued in {time.perf_counter() - made:.1f} s "
+            ids = [records.submit_notation(text)[0] for text in files]
+            queued = hand_over_many(records, dispatcher, ids, 1, args.batch)
+            assert queued == len(ids), f"only {queued} of {len(ids)} imports were queued"
+            print(f"{len(ids)} notation files rendered, stored and queued ({args.batch} a job) in {time.perf_counter() - made:.1f} s "
                   f"({sum(len(t) for t in files) / len(files):,.0f} characters each on average)")
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             started = time.perf_counter()

@@ -6,6 +6,7 @@ The kernel's notation and checker know no title; this module binds them to the c
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -69,6 +70,29 @@ def precheck(text: str) -> tuple[Notation | None, list[Finding]]:
                 for e in notation.errors]
     findings += header_findings(notation, game_for, titles())
     return notation, findings
+
+
+_TAG_LINE = re.compile(r"""[ \t\f]*\[[ \t\f]*[^\W\d][\w'./+-]*[ \t\f]*"(\\.|[^"\\\n])*"[ \t\f]*\][ \t\f]*\r?""")  # a whole tag
+_OUTCOME = re.compile(r"\[[^\]\n\"]*\]")  # an outcome in brackets, no quoted word inside: a `?` in it is a value
+
+
+def without_study(text: str) -> bool:
+    """True when a notation file surely has no notes and no variations (nothing a study adds:
+    domain.records.studynotation), told from its characters alone, without parsing it again.
+
+    In kernel.notation.GRAMMAR a comment needs a `{`, a variation a `(`, a glyph a `!` or a `?`
+    outside an outcome's brackets (`war O [B R] ?` is a glyph, `war ?` a word: either way, "maybe").
+    The header's tags may hold any of them in their quoted values (`[Seats "Ada (red), Bruno"]`),
+    so the leading lines that are whole tags are left out. False means only "maybe": the caller
+    reads the file properly."""
+    rows = text.split("\n")
+    start = 0
+    while start < len(rows) and (not rows[start].strip() or _TAG_LINE.fullmatch(rows[start])):
+        start += 1
+    body = "\n".join(rows[start:]) if start else text
+    if "{" in body or "(" in body or "!" in body or '"' in body:
+        return False
+    return "?" not in body or "?" not in _OUTCOME.sub("", body)
 
 
 def seat_names(notation: Notation) -> list[str]:

@@ -123,7 +123,12 @@
     return promise;
   }
 
-  const boardUrl = (c, n) => (c.line ? `/api/variations/${c.line}/steps/${n}/board` : `/api/records/${c.record_id}/steps/${n}/board`);
+  // While a pause is open, its step's board is the asked seat's own view (what Ada knew), not the finished
+  // game's all-seeing one: another seat's war disc or purse would give the answer away.
+  const askedPause = () => (page.pause && page.pause.open !== false && !page.revealed ? page.pause : null);
+  const pausedAt = (c, n) => { const q = askedPause(); return Boolean(q && c && q.chapter === c.id && q.step === n); };
+  const boardUrl = (c, n) => (pausedAt(c, n) ? `/api/lessons/${lessonId}/pauses/${page.pause.id}/board`
+    : c.line ? `/api/variations/${c.line}/steps/${n}/board` : `/api/records/${c.record_id}/steps/${n}/board`);
   const stepUrl = (c, n) => (c.line ? `/api/variations/${c.line}/steps/${n}` : `/api/records/${c.record_id}/steps/${n}`);
 
   function fetchBoard(c, n) {
@@ -159,6 +164,8 @@
   async function show(chapter, n) {
     if (!chapter) return;
     n = Math.max(chapter.from_step, Math.min(chapter.to_step, Math.round(n)));
+    const asked = askedPause();
+    if (!page.teacher && asked && asked.chapter === chapter.id) n = Math.min(n, asked.step); // no peeking at the answer
     const changedChapter = !page.chapter || page.chapter.id !== chapter.id;
     page.chapter = chapter;
     page.step = n;
@@ -173,9 +180,11 @@
     drawShapes(data);
     document.body.dataset.chapter = chapter.id;
     document.body.dataset.step = String(n);
+    document.body.dataset.boardOf = pausedAt(chapter, n) ? "asked-seat" : "all";
     $("lesson-board-region").setAttribute("aria-label", `board at step ${n}`);
     if (page.teacher) showDecider(chapter, n, data);
-    [n + 1, n - 1, n + 2].filter((k) => k >= chapter.from_step && k <= chapter.to_step).forEach((k) => fetchBoard(chapter, k));
+    const ahead = asked && !page.teacher && asked.chapter === chapter.id ? asked.step : chapter.to_step;
+    [n + 1, n - 1, n + 2].filter((k) => k >= chapter.from_step && k <= ahead).forEach((k) => fetchBoard(chapter, k));
   }
 
   function showControls() {
@@ -321,6 +330,8 @@
   function go(chapter, n) {
     if (!chapter) return;
     n = Math.max(chapter.from_step, Math.min(chapter.to_step, Math.round(n)));
+    const asked = askedPause();
+    if (!page.teacher && asked && asked.chapter === chapter.id) n = Math.min(n, asked.step);
     if (page.chapter && chapter.id === page.chapter.id && n === page.step) {
       const p = page.presenter;
       if (page.teacher && (!p || p.chapter !== chapter.id || p.step !== n)) present(); // the class is elsewhere: bring it here
@@ -737,15 +748,18 @@
     if (page.teacher) { $("tally").replaceChildren(); refreshTally(); } else if (fresh) buildChoices(q);
     $("answer").hidden = page.teacher;
     showPauseForm();
+    if (fresh && page.chapter) show(page.chapter, page.step); // the board of the pause's step: the seat's own view
   }
 
   function hidePause() {
+    const was = page.pause;
     page.pause = null;
     page.revealed = null;
     $("pause").hidden = true;
     $("no-pause").hidden = false;
     delete document.body.dataset.pause;
     showPauseForm();
+    if (was && page.chapter) show(page.chapter, page.step); // back to the all-seeing board
   }
 
   function buildChoices(q) {
@@ -854,6 +868,7 @@
     if (message.tally) drawTally(message.tally, played);
     document.body.dataset.revealed = q.id;
     showPauseForm();
+    if (page.chapter) show(page.chapter, page.step); // the answer is out: the all-seeing board again
   }
 
   // ---- wiring ---------------------------------------------------------------------------------
@@ -879,6 +894,8 @@
     $("add-chapter").addEventListener("submit", addChapter);
     $("add-chapter").elements.record.addEventListener("change", recordChosen);
     $("add-chapter").elements.line.addEventListener("change", lineChosen);
+    $("export-lesson").addEventListener("submit", downloadLesson);
+    $("imported-done").addEventListener("click", () => { $("imported-keys").hidden = true; });
     document.addEventListener("keydown", (e) => {
       const t = e.target;
       if (e.altKey || e.ctrlKey || e.metaKey || !page.chapter) return;
@@ -905,6 +922,115 @@
     });
   }
 
+  // ---- the lesson file: downloaded by the teacher, imported on /lessons/new ----------------------
+
+  const IMPORTED = (lid) => `cronaca:imported:${lid}`; // the import's new keys, until the lesson page shows them once
+
+  // A file name from the lesson's title ("Reading a game of Città-Stato" -> lesson-reading-a-game-of-citta-stato.json).
+  function fileName(title) {
+    const slug = String(title || "").normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 60);
+    return `lesson-${slug || lessonId}.json`;
+  }
+
+  // The export answers anyone (the lesson is no secret); a record's annotator key typed here also keeps
+  // that record's notes for one seat only. A key that opens none of the records says so rather than
+  // silently giving the public notes.
+  async function downloadLesson(e) {
+    e.preventDefault();
+    const key = $("export-lesson").elements.key.value.trim();
+    const headers = key ? { Authorization: "Bearer " + key } : {};
+    $("export-button").disabled = true;
+    $("export-status").textContent = "preparing the file…";
+    try {
+      let warning = "";
+      if (key) {
+        const rids = [...new Set(chapters().map((c) => c.record_id))];
+        const readers = await Promise.all(rids.map((rid) => api(`/api/records/${rid}/annotations?line=all`, { headers, cache: "no-store" })));
+        if (!readers.some((r) => r.ok && r.body.reader && r.body.reader !== "public")) {
+          warning = " That key opens none of this lesson's records: the file has their public notes only.";
+        }
+      }
+      const answer = await api(`/api/lessons/${lessonId}/export`, { headers, cache: "no-store" });
+      if (!answer.ok || typeof answer.body !== "object") {
+        $("export-status").textContent = "Not downloaded: " + why(answer) + ".";
+        return;
+      }
+      const name = fileName(answer.body.title || (page.lesson && page.lesson.title));
+      const url = URL.createObjectURL(new Blob([JSON.stringify(answer.body, null, 1) + "\n"], { type: "application/json" }));
+      const link = el("a");
+      link.href = url;
+      link.download = name;
+      document.body.appendChild(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      const records = (answer.body.records || []).length;
+      const notes = (answer.body.records || []).reduce((n, r) => n + ((r.file && r.file.annotations) || []).length, 0);
+      $("export-status").textContent = `Saved ${name}: ${(answer.body.chapters || []).length} chapters, `
+        + `${records} record${records === 1 ? "" : "s"}, ${notes} note${notes === 1 ? "" : "s"}.${warning}`;
+    } finally {
+      $("export-button").disabled = false;
+    }
+  }
+
+  async function importLesson(e) {
+    e.preventDefault();
+    const form = $("import-lesson");
+    const file = form.elements.file.files[0];
+    const say = (sentence) => { $("import-status").textContent = sentence; };
+    if (!file) return say("Choose a lesson file first.");
+    let document_;
+    try {
+      document_ = JSON.parse(await file.text());
+    } catch (err) {
+      return say(`${file.name} is not a lesson file: it is not JSON (${err.message}).`);
+    }
+    const button = form.querySelector("button[type=submit]");
+    button.disabled = true;
+    say(`Checking ${file.name} by the rules…`);
+    const answer = await api("/api/lessons/import", { method: "POST", json: document_ });
+    button.disabled = false;
+    if (!answer.ok) return say(`Not imported (nothing was saved): ${why(answer)}.`);
+    const made = answer.body;
+    try {
+      sessionStorage.setItem(IMPORTED(made.lesson.id), JSON.stringify({ records: made.records || {}, annotator_keys: made.annotator_keys || {} }));
+    } catch (err) {
+      // storage refused (private mode, full): the keys are shown here instead, before leaving
+      return say(`Imported. Annotator keys (shown once): ${Object.entries(made.annotator_keys || {}).map(([ref, k]) => `${ref} ${k}`).join(", ")}. `
+        + `Your lesson: ${made.lesson.link}#key=${made.teacher_key}`);
+    }
+    location.assign(`${made.lesson.link || "/lessons/" + made.lesson.id}#key=${encodeURIComponent(made.teacher_key)}`);
+  }
+
+  // Right after an import, the teacher's page shows the records' new annotator keys, once.
+  function showImportedKeys() {
+    let stored = null;
+    try {
+      stored = sessionStorage.getItem(IMPORTED(lessonId));
+      if (stored) sessionStorage.removeItem(IMPORTED(lessonId));
+    } catch (err) {
+      return;
+    }
+    if (!stored || !page.teacher) return;
+    let made;
+    try { made = JSON.parse(stored); } catch (err) { return; }
+    const list = $("imported-key-list");
+    list.replaceChildren();
+    Object.entries(made.annotator_keys || {}).forEach(([ref, key]) => {
+      const rid = (made.records || {})[ref];
+      const item = el("li");
+      item.dataset.record = rid || "";
+      const used = chapters().filter((c) => c.record_id === rid).map((c) => `“${c.title}”`);
+      const link = el("a", `record ${ref}`);
+      link.href = `/records/${rid}#key=${encodeURIComponent(key)}`;
+      item.append(link, el("span", used.length ? ` (chapters ${used.join(", ")}): ` : ": "), el("code", key, "annotator-key"));
+      list.appendChild(item);
+    });
+    $("imported-keys").hidden = !list.children.length;
+    document.body.dataset.imported = String(list.children.length);
+  }
+
   async function newLessonPage() {
     document.title = "Cronaca — a new lesson";
     $("title").textContent = "A new lesson";
@@ -917,6 +1043,8 @@
       if (!answer.ok) return notice("The lesson could not be made: " + why(answer) + ".");
       location.assign(`${answer.body.link || "/lessons/" + answer.body.lesson.id}#key=${encodeURIComponent(answer.body.teacher_key)}`);
     });
+    $("import-lesson").hidden = false;
+    $("import-lesson").addEventListener("submit", importLesson);
   }
 
   async function main() {
@@ -945,11 +1073,13 @@
     $("share").hidden = !page.teacher;
     $("add-chapter-box").hidden = !page.teacher;
     $("draw").hidden = !page.teacher;
+    $("export-lesson").hidden = !page.teacher;
     $("add-chapter-box").open = page.teacher && answer.body.chapters.length === 0;
     const link = new URL(answer.body.link || `/lessons/${lessonId}`, location.origin).href;
     $("student-link").href = link;
     $("student-link").textContent = link;
     applyLesson(answer.body);
+    showImportedKeys();
     listen();
     document.body.dataset.ready = "yes";
   }

@@ -91,8 +91,10 @@
   }
 
   const last = () => (page.line ? page.lineLast : page.record ? page.record.steps : 0);
-  // Where the shown line's steps and boards are read: the record, or the variation being walked.
-  const lineBase = () => (page.line ? `/api/variations/${page.line}` : `/api/records/${id}`);
+  // Where the shown line's steps and boards are read: the record, the record as ruled (study.js's "ruled"
+  // line, issue 15), or the variation being walked.
+  const lineBase = () => (page.line === "ruled" ? `/api/records/${id}/ruled`
+    : page.line ? `/api/variations/${page.line}` : `/api/records/${id}`);
   // How far the slider reaches: the whole record, or in spoiler-free mode one step past the current one.
   const limit = () => (page.spoilerFree ? Math.min(last(), page.at + 1) : last());
   const names = () => (page.record ? page.record.seats.map((s) => s.name) : []);
@@ -453,6 +455,14 @@
 
   const escape = (text) => String(text).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
 
+  // Where a line's chance outcomes came from (docs/trust.md): drawn by the service from committed seeds, or asserted
+  // by a transcriber (a table's word). A small mark after the line's text; nothing where the line met no chance.
+  const BY = {
+    service: ["⚄", "drawn by the service from committed seeds (provable)"],
+    transcriber: ["✎", "asserted by the transcriber (a table's word)"],
+  };
+  const byMark = (by) => (BY[by] ? ` <span class="by by-${by}" title="${BY[by][1]}" aria-label="${BY[by][1]}">${BY[by][0]}</span>` : "");
+
   // The move list as one piece of markup (thousands of lines: far faster than node by node), every
   // text escaped; then the lines and groups are looked up once for highlighting and spoiler cuts.
   function buildStory() {
@@ -480,7 +490,7 @@
       html.push(`<ol role="list" aria-label="${turn.turn === 0 ? "setup" : `round ${escape(turn.round)}, ${who}`}">`);
       for (let i = start; i < k; i++) {
         const step = byStep[i].step;
-        html.push(`<li role="listitem" data-step="${step}"><a href="#step=${step}${suffix}" data-step="${step}">${escape(byStep[i].text)}</a></li>`);
+        html.push(`<li role="listitem" data-step="${step}"><a href="#step=${step}${suffix}" data-step="${step}">${escape(byStep[i].text)}</a>${byMark(byStep[i].by)}</li>`);
       }
       html.push("</ol></div>");
     });

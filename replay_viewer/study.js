@@ -34,7 +34,11 @@
     drawing: true,
     legal: null, // the pending decision's commands at the shown variation's end
     loaded: false,
+    ruled: null, // the record "as ruled" (issue 15) shown like a line, id RULED; null: no ruling corrects it
+    ruling: null, // the ruling that reading follows
+    ruledStory: [], // that correction's moves in words
   };
+  const RULED = "ruled"; // record.js reads this line's steps and boards under /api/records/{id}/ruled
   let overlay = null;
 
   function el(tag, text, cls) {
@@ -163,6 +167,26 @@
     }
   }
 
+  // Rulings (issue 15): when one corrects the record, its "as ruled" reading is a line the page can walk.
+  async function loadRulings() {
+    const [ruled, listed] = await Promise.all([api(`/api/records/${id}/ruled`, { token: null }),
+      api(`/api/records/${id}/rulings`, { token: null })]);
+    const r = ruled.ok ? ruled.body : null;
+    study.ruled = r && r.corrected ? { id: RULED, ruled: true, parent: null, from_step: r.from_step, last_step: r.steps,
+      title: "as ruled", finished: r.finished, ruling: r.ruling } : null;
+    study.ruling = study.ruled && listed.ok ? (listed.body.rulings || []).find((x) => x.id === r.ruling) || null : null;
+    if (study.ruled) {
+      const told = await api(`/api/records/${id}/ruled/story`, { token: null });
+      study.ruledStory = told.ok ? told.body.lines || [] : [];
+    }
+    keepRuled();
+  }
+
+  function keepRuled() { // loadVariations builds byId anew: the as-ruled line is put back in it
+    if (study.ruled) study.byId.set(RULED, study.ruled);
+    else study.byId.delete(RULED);
+  }
+
   function recordLoaded() {
     return new Promise((resolve) => {
       const check = () => (document.body.dataset.loaded === "all" ? resolve() : setTimeout(check, 40));
@@ -211,6 +235,7 @@
 
   async function reload() {
     await Promise.all([loadNotes(), loadVariations()]);
+    keepRuled();
     decorate();
     render();
   }
@@ -369,9 +394,14 @@
     const branch = moves.querySelector(`li.branch[data-line="${study.line}"]`);
     if (branch) branch.classList.add("open");
     const v = study.byId.get(study.line);
+    if (v && v.ruled && study.step > v.from_step) { // the correction's move in words
+      const said = study.ruledStory.filter((line) => line.step <= study.step).pop();
+      $("said").textContent = said ? `As ruled: ${said.text}` : `As ruled, step ${study.step}.`;
+    }
+    const what = v && v.ruled ? "the correction starts" : "the variation leaves the line";
     if (v && study.step <= v.from_step) {
-      $("said").textContent = study.step === v.from_step ? `Step ${study.step}: the variation leaves the line here.`
-        : `Step ${study.step}, before the variation leaves the line (at step ${v.from_step}).`;
+      $("said").textContent = study.step === v.from_step ? `Step ${study.step}: ${what} here.`
+        : `Step ${study.step}, before ${what} (at step ${v.from_step}).`;
     }
     if (!branch || !v || study.step <= v.from_step) return;
     const items = [...branch.querySelectorAll(`:scope > ol > li[data-vstep]`)].map((node) => ({ node, step: Number(node.dataset.vstep) }));
@@ -397,6 +427,11 @@
 
   function backToMain(n) {
     const v = study.byId.get(study.line);
+    if (v && v.ruled) { // as played again, at the same step (the record's own steps)
+      study.legal = null;
+      R.showLine(null, 0, Math.min(n === undefined ? R.step() : n, R.record() ? R.record().steps : 0));
+      return;
+    }
     let at = n === undefined ? (v ? v.from_step : R.step()) : n;
     let up = v;
     while (up && up.parent && study.byId.has(up.parent)) { // the main-line step this branch (or its parent) leaves from
@@ -434,11 +469,17 @@
     return composing() ? [...shapes, ...study.draft.shapes] : shapes;
   }
 
+  // What the overlay shows, as drawn last: a step with no shapes after one with none redraws nothing.
+  let overlayDrawn = { key: null, places: null };
   function paintShapes() {
     const layer = ensureOverlay();
     if (!layer) return;
-    layer.style.display = study.board ? "" : "none";
     const drawing = composing() && study.drawing;
+    const key = JSON.stringify([study.board, drawing, shapesShown(), study.viewBox,
+      composing() ? [study.start, study.focus, study.brush] : null]);
+    if (overlayDrawn.key === key && overlayDrawn.places === study.places) return;
+    overlayDrawn = { key, places: study.places };
+    layer.style.display = study.board ? "" : "none";
     layer.style.pointerEvents = drawing ? "auto" : "none";
     layer.style.cursor = drawing ? "crosshair" : "";
     S.draw(layer, shapesShown(), study.places, study.viewBox, {
@@ -446,7 +487,7 @@
     });
   }
 
-  const composing = () => study.canAnnotate;
+  const composing = () => study.canAnnotate && !(study.line === RULED && study.ruled && study.step > study.ruled.from_step);
 
   // Lichess's drawing: a place then another draws an arrow, the same place twice a ring; drawing the
   // same shape again takes it away; shift draws red.
@@ -589,7 +630,8 @@
     const notes = notesAt(study.line, study.step);
     const v = study.line ? study.byId.get(study.line) : null;
     const title = document.querySelector("#study .study-title");
-    title.textContent = `Notes at step ${study.step}` + (v && study.step > v.from_step ? ` of the variation “${v.title || "what if"}”` : "");
+    title.textContent = `Notes at step ${study.step}` + (v && study.step > v.from_step
+      ? (v.ruled ? " as ruled" : ` of the variation “${v.title || "what if"}”`) : "");
     const list = $("step-notes");
     list.replaceChildren(...notes.map(noteNode));
     if (!notes.length) list.appendChild(el("li", study.notesError ? "The notes could not be read: " + study.notesError : "No notes on this step.", "none"));
@@ -597,6 +639,7 @@
     renderCompose();
     renderWhatIf();
     renderLineBar();
+    renderRulingSwitch();
     paintShapes();
     document.body.dataset.studyStep = `${study.line || "main"}:${study.step}`;
   }
@@ -612,9 +655,46 @@
       return;
     }
     bar.hidden = false;
+    if (v.ruled) {
+      bar.appendChild(el("span", `As ruled (ruling ${v.ruling}): the main line to step ${v.from_step}, then the correction`
+        + ` · steps to ${v.last_step}`, "line-name"));
+      bar.appendChild(button("↩ as played", "back", () => backToMain(), "the record as it was played, at this step"));
+      return;
+    }
     bar.appendChild(el("span", `Variation “${v.title || "what if"}” from step ${v.from_step}`
       + (v.author ? ` by ${v.author}` : "") + ` · steps to ${v.last_step}`, "line-name"));
     bar.appendChild(button("↩ main line", "back", () => backToMain(), "back to the main line, at the step this variation leaves from"));
+  }
+
+  // "As played" / "as ruled": shown when a ruling corrects the record; the as-ruled reading is walked as a line.
+  function renderRulingSwitch() {
+    let box = $("ruling-switch");
+    if (!box) {
+      box = el("div", undefined, "ruling-switch");
+      box.id = "ruling-switch";
+      box.setAttribute("role", "group");
+      box.setAttribute("aria-label", "which reading of the record");
+      $("study-line").before(box);
+    }
+    if (!study.ruled) {
+      box.hidden = true;
+      return;
+    }
+    box.hidden = false;
+    const ruled = study.line === RULED;
+    const played = button("as played", "reading", () => { if (study.line === RULED) backToMain(); },
+      "the record as it was played");
+    played.id = "as-played";
+    played.setAttribute("aria-pressed", String(!ruled));
+    const asRuled = button("as ruled", "reading", () => {
+      if (study.line !== RULED) enterLine(RULED, Math.min(study.step, study.ruled.last_step));
+    }, `the main line to step ${study.ruled.from_step}, then the arbiter's correction`);
+    asRuled.id = "as-ruled";
+    asRuled.setAttribute("aria-pressed", String(ruled));
+    const r = study.ruling;
+    const about = el("p", r ? `Ruling ${r.id}: ${r.decision}` + (r.reason ? ` — ${r.reason}` : "") : "", "ruling-words");
+    [played, asRuled].forEach((b) => { b.style.fontWeight = b.getAttribute("aria-pressed") === "true" ? "bold" : ""; });
+    box.replaceChildren(el("span", "Reading: ", "label"), played, asRuled, about);
   }
 
   function renderCompose() {
@@ -958,7 +1038,7 @@
     box.replaceChildren();
     const annotator = study.reader === "annotator";
     const v = study.line ? study.byId.get(study.line) : null;
-    if (!annotator || !finished()) {
+    if (!annotator || !finished() || (v && v.ruled)) { // the as-ruled line is the arbiter's, not a what-if
       box.hidden = true;
       return;
     }
@@ -1132,6 +1212,19 @@
 
   // ---- wiring ---------------------------------------------------------------------------------------
 
+  // The notes panel and the branch marks for the step shown, once the frame with its board is done
+  // (several steps within a frame render once).
+  let panelDue = false;
+  function afterBoard() {
+    if (panelDue) return;
+    panelDue = true;
+    requestAnimationFrame(() => setTimeout(() => {
+      panelDue = false;
+      markBranch();
+      render();
+    }, 0));
+  }
+
   function wire() {
     const moves = $("moves");
     // before record.js's own handler: branch links walk the variation; main-line links leave it
@@ -1166,8 +1259,8 @@
       if (moved) study.start = null;
       if (moved && study.draft.editing) study.draft = { editing: null, shapes: [] };
       if (!study.loaded) return;
-      markBranch();
-      render();
+      paintShapes(); // the shapes move with the board, in its frame
+      afterBoard(); // the notes panel and the branch marks in the frame after: they never delay the board
     });
     window.addEventListener("hashchange", () => {
       const key = hashParams().get("key") || null;
@@ -1184,10 +1277,12 @@
     // the record's summary first (its seats name the audiences): record.js tells when its move list is built
     if (!R.record()) await new Promise((resolve) => document.addEventListener("cronaca:story", resolve, { once: true }));
     study.seatToken = R.token() || null;
-    await Promise.all([loadPlaces(), loadNotes(), loadVariations()]);
+    await Promise.all([loadPlaces(), loadNotes(), loadVariations(), loadRulings()]);
+    keepRuled();
     study.loaded = true;
     study.step = R.step();
     study.line = R.line();
+    if (!study.line && study.ruled && hashParams().get("line") === RULED) enterLine(RULED, study.step);
     study.board = Boolean(document.querySelector("#board > svg"));
     decorate();
     render();

@@ -8,6 +8,7 @@ waiting.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Protocol
 from uuid import UUID
@@ -17,6 +18,8 @@ from domain.records import Records
 log = logging.getLogger("cronaca.dispatch")
 
 JOB = "workers.jobs.validate_import"
+BATCH_JOB = "workers.jobs.validate_imports"
+BATCH = 10  # imports a job takes when many are handed over at once: RQ's own cost (~6 ms a job) shared by them
 
 
 class Dispatcher(Protocol):
@@ -30,7 +33,7 @@ class Dispatcher(Protocol):
 class RQDispatcher:
     """Jobs on an RQ queue; a short socket timeout, so a dead Redis fails fast instead of hanging."""
 
-    def __init__(self, redis_url: str, queue: str, job_timeout: int = 600, job: str = JOB) -> None:
+    def __init__(self, redis_url: str, queue: str, job_timeout: int = 600, job: str = JOB, batch_job: str = BATCH_JOB) -> None:
         import redis
         from rq import Queue
 
@@ -38,11 +41,19 @@ class RQDispatcher:
         self.queue = Queue(queue, connection=self.connection)
         self.job_timeout = job_timeout
         self.job = job  # the dotted name a worker imports and runs; tests may put a wrapper of theirs here
+        self.batch_job = batch_job
 
     def enqueue(self, import_id: UUID, attempt: int) -> str:
         job_id = f"import-{import_id}-{attempt}"
         self.queue.enqueue(self.job, str(import_id), job_id=job_id, job_timeout=self.job_timeout, result_ttl=3600,
                            failure_ttl=86400)
+        return job_id
+
+    def enqueue_many(self, import_ids: Sequence[UUID], attempt: int) -> str:
+        """One job for several imports (workers.jobs.validate_imports); its time limit grows with them."""
+        job_id = f"imports-{import_ids[0]}-{len(import_ids)}-{attempt}"
+        self.queue.enqueue(self.batch_job, [str(i) for i in import_ids], job_id=job_id,
+                           job_timeout=self.job_timeout * len(import_ids), result_ttl=3600, failure_ttl=86400)
         return job_id
 
     def lost(self, job_id: str) -> bool:
@@ -81,6 +92,29 @@ def _logged(fn: Any, *args: Any) -> None:
         fn(*args)
     except Exception:  # a job must never take the pool down; the relay retries it later
         log.exception("in-process job failed")
+
+
+def hand_over_many(records: Records, dispatcher: Dispatcher, import_ids: Sequence[UUID], attempt: int,
+                   batch: int = BATCH) -> int:
+    """Queue many imports at once (a bulk upload, the benchmark), `batch` of them a job when the dispatcher
+    takes batches (RQ), else one by one. Each import is still marked queued with its own job's id, gets its
+    own status, report and record, and is found by the relay like any other if its job is lost.
+    Returns how many were queued (it stops at the first refusal: the queue is down, the relay goes on)."""
+    many = getattr(dispatcher, "enqueue_many", None)
+    if many is None or batch <= 1:
+        return next((k for k, i in enumerate(import_ids) if not hand_over(records, dispatcher, i, attempt)), len(import_ids))
+    queued = 0
+    for start in range(0, len(import_ids), batch):
+        chunk = list(import_ids[start:start + batch])
+        try:
+            job_id = many(chunk, attempt)
+        except Exception as exc:  # redis.ConnectionError, TimeoutError...: the relay will try again
+            log.warning("could not queue %d imports from %s: %s", len(chunk), chunk[0], exc)
+            return queued
+        for import_id in chunk:
+            records.mark_queued(import_id, job_id)
+        queued += len(chunk)
+    return queued
 
 
 def hand_over(records: Records, dispatcher: Dispatcher, import_id: UUID, attempt: int) -> bool:

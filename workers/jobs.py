@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import gc
+import logging
 from typing import Any
 from uuid import UUID
 
 from domain.records import Records
 
 _records: Records | None = None
+log = logging.getLogger("cronaca.jobs")
 
 
 def records() -> Records:
@@ -17,7 +20,19 @@ def records() -> Records:
         from domain.records.settings import Settings
 
         _records = Records(Settings.from_env().store)
+        _tune_gc()
     return _records
+
+
+def _tune_gc() -> None:
+    """A worker process only judges imports: what it has loaded by now (modules, the rules, the grammar)
+    lives as long as it does, and a job allocates hundreds of thousands of short-lived objects (the
+    checker's states, a record's ~400 events) with few cycles among them. So the collector leaves the
+    former alone (`gc.freeze`) and runs less often on the latter: about 10% of a job's CPU, measured.
+    Cycles are still collected (only later), so memory stays bounded."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(100_000, 50, 100)
 
 
 def run_validation(app: Records, import_id: UUID) -> dict[str, Any]:
@@ -27,3 +42,30 @@ def run_validation(app: Records, import_id: UUID) -> dict[str, Any]:
 def validate_import(import_id: str) -> dict[str, Any]:
     """RQ entry point (workers.jobs.validate_import)."""
     return run_validation(records(), UUID(import_id))
+
+
+def run_validations(app: Records, import_ids: list[UUID]) -> dict[str, Any]:
+    """Several imports in one job, each judged, stored and concluded exactly as alone (its own
+    status, report and record). One that fails (the store is down, say) does not stop the others;
+    the job then fails with the first error, so the relay queues again the ones left without a
+    verdict (the job is idempotent: the concluded ones are left as they are)."""
+    statuses: dict[str, Any] = {}
+    failed: Exception | None = None
+    for import_id in import_ids:
+        try:
+            report = app.validate_import(import_id)
+        except Exception as exc:  # noqa: BLE001  (raised again below, once the others had their turn)
+            log.warning("import %s: %s", import_id, exc)
+            failed = failed or exc
+            statuses[str(import_id)] = None
+            continue
+        statuses[str(import_id)] = bool(report.get("ok"))
+    if failed is not None:
+        raise failed
+    return {"imports": statuses}
+
+
+def validate_imports(import_ids: list[str]) -> dict[str, Any]:
+    """RQ entry point for a batch (workers.jobs.validate_imports): {"imports": {id: ok}}; the reports
+    are on the imports themselves (GET /api/imports/{id}), not repeated in the job's result."""
+    return run_validations(records(), [UUID(i) for i in import_ids])

@@ -70,6 +70,8 @@ class Finding:
 
     def to_json(self) -> dict[str, Any]:
         out = {k: v for k, v in self.__dict__.items() if v not in (None, [], {})}
+        if self.kind == "chance":
+            out["by"] = "transcriber"  # the outcome at issue is the transcript's word, never a committed draw (docs/trust.md)
         return _stored(out)
 
 
@@ -102,7 +104,7 @@ class Unknown:
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"line": self.line, "column": self.column, "kind": self.kind, "source": self.source,
-                               "assumed": write_outcome(self.assumed)}
+                               "assumed": write_outcome(self.assumed), "by": "transcriber"}  # asserted, not drawn
         what = f"the {self.kind} from {self.source}"
         if self.written is not None:
             out["written"] = write_outcome(self.written)

@@ -253,7 +253,20 @@ _NAMED = re.compile(r'\s*("(?:\\.|[^"\\])*"|[^\s"]+)\s*', re.S)
 
 
 def _word_or_string(found: str) -> str:
-    return json.loads(found) if found.startswith('"') else found
+    return _unquote(found) if found.startswith('"') else found
+
+
+_BAD_ESCAPE = re.compile(r'\\(?!["\\/bfnrt]|u[0-9a-fA-F]{4})')
+
+
+def _unquote(found: str) -> Any:
+    """A quoted word or tag value, JSON's escapes read; a backslash before anything else is kept as
+    written (`[Place "C:\\giochi"]`) and a tab stays a tab: a string the grammar took never
+    turns into a traceback here."""
+    try:
+        return json.loads(found, strict=False)
+    except ValueError:
+        return json.loads(_BAD_ESCAPE.sub(r"\\\\", found), strict=False)
 
 
 def _command(name: str, args: str, shapes: list[Shape], said: dict[str, Any]) -> bool:
@@ -379,7 +392,7 @@ def _value(token: Token) -> Any:
     if token.type == "INT":
         return int(token)
     if token.type == "STRING":
-        return json.loads(str(token))
+        return _unquote(str(token))
     if token.type == "QMARK":
         return UNKNOWN
     return str(token)
@@ -399,7 +412,7 @@ class _Build(Transformer):  # type: ignore[type-arg]
 
     def tag(self, children: list[Any]) -> Tag:
         opened, name, value = children
-        return Tag(str(name), json.loads(str(value)), opened.line)
+        return Tag(str(name), _unquote(str(value)), opened.line)
 
     def outcome(self, children: list[Any]) -> Written:
         opened, *tokens = children
@@ -635,7 +648,7 @@ def _plain_line(line: str, number: int, start: str) -> Any:
         kind = kinds[k + 1]
         if kind == "NAME":
             return texts[k]
-        return int(texts[k]) if kind == "INT" else json.loads(texts[k]) if kind == "STRING" else UNKNOWN
+        return int(texts[k]) if kind == "INT" else _unquote(texts[k]) if kind == "STRING" else UNKNOWN
 
     def outcomes(where: tuple[tuple[int, tuple[int, ...]], ...]) -> tuple[Written, ...]:
         out = []

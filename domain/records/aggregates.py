@@ -18,6 +18,8 @@ from uuid import UUID
 
 from eventsourcing.domain import Aggregate, event
 
+from domain.records import chain as chains
+
 LIVE = "live"
 TRANSCRIBED = "transcribed"
 MODES = (LIVE, TRANSCRIBED)
@@ -42,6 +44,8 @@ class Record(Aggregate):
         origin: dict[str, Any] | None,
         annotator_hash: str | None = None,
         arbiter_hash: str | None = None,
+        dice: str | None = None,
+        chain: str | None = None,
     ) -> None:
         self.title = title
         self.edition = edition
@@ -60,13 +64,40 @@ class Record(Aggregate):
         self.finished = False
         self.revealed_seed: str | None = None
         self.scores: dict[str, Any] | None = None
+        self.dice = dice  # "shared": every seat contributes to chance (domain/records/dice.py); None: the service's seed alone
+        self.joined: list[str | None] = [None] * len(seats)  # shared dice: each seat's commitment, once it joined
+        self.revealed: list[str | None] = [None] * len(seats)  # shared dice: each seat's secret, once revealed
+        self.setup_parts: list[str | None] = [None] * len(seats)  # shared dice: each seat's contribution to entry 0
+        self.chain_head = chain  # the link of the last game item (chain.py); None: stored before chains, or chains off
+        self.chain_length = 1 if chain is not None else 0
+
+    @staticmethod
+    def started_link(title: str, edition: dict[str, str], edition_file: str | None, seats: list[str],
+                     options: dict[str, Any], mode: str, commitment: str | None, dice: str | None = None) -> str:
+        """The `chain` a `Started` with these fields carries: the first link of the record's chain."""
+        return chains.link(chains.GENESIS, chains.started_item(title, edition, edition_file, seats, options, mode, commitment,
+                                                               dice))
+
+    @event("Joined")
+    def join(self, seat: int, commitment: str, contribution: str) -> None:
+        """Shared dice: a seat commits to its secret and gives its part of the setup's chance (entry 0)."""
+        self.joined = [commitment if k == seat else c for k, c in enumerate(self.joined)]
+        self.setup_parts = [contribution if k == seat else c for k, c in enumerate(self.setup_parts)]
+
+    @event("Revealed")
+    def reveal(self, seat: int, secret: str) -> None:
+        """Shared dice: a seat reveals its secret at the end, so anyone can recompute its contributions."""
+        self.revealed = [secret if k == seat else c for k, c in enumerate(self.revealed)]
 
     @event("Happened")
-    def happen(self, event: dict[str, Any], entry: dict[str, Any] | None, seat: int | None) -> None:
+    def happen(self, event: dict[str, Any], entry: dict[str, Any] | None, seat: int | None, chain: str | None = None) -> None:
         """One game event; `entry` (the log entry without its events) only on an entry's first."""
         if entry is not None:
             self.entries += 1
         self.steps += 1
+        if chain is not None:
+            self.chain_head = chain
+            self.chain_length = getattr(self, "chain_length", 0) + 1
 
     def record(self, entry: dict[str, Any], seat: int | None, after: Callable[[], None] | None = None) -> None:
         """Trigger one `Happened` per event of a log entry (`Entry.to_json()`); saved in one go by the caller.
@@ -77,16 +108,58 @@ class Record(Aggregate):
         if not events:
             raise ValueError("a log entry without game events has nothing to be stored on")
         head = {k: v for k, v in entry.items() if k != "events"}
+        chained = getattr(self, "chain_head", None) is not None  # a record stored before chains goes on without
         for k, obj in enumerate(events):  # as `happen` would, without its argument binding (an import's 400 events)
-            self.trigger_event(self.Happened, event=obj, entry=None if k else head, seat=seat)
+            link = None
+            if chained:
+                link = chains.event_link(self.chain_head, self.steps + 1, obj, None if k else chains.entry_head(head, self.mode))
+            self.trigger_event(self.Happened, event=obj, entry=None if k else head, seat=seat, chain=link)
             if after is not None:
                 after()
 
-    @event("Finished")
     def finish(self, seed: str | None, scores: dict[str, Any]) -> None:
+        """The game is over: the seed is revealed, the scores are final (the chain's last link)."""
+        head = getattr(self, "chain_head", None)
+        if head is None:
+            self._finished(seed=seed, scores=scores)
+        else:
+            self._finished(seed=seed, scores=scores, chain=chains.link(head, chains.finished_item(seed, scores)))
+
+    @event("Finished")
+    def _finished(self, seed: str | None, scores: dict[str, Any], chain: str | None = None) -> None:
         self.finished = True
         self.revealed_seed = seed
         self.scores = scores
+        if chain is not None:
+            self.chain_head = chain
+            self.chain_length = getattr(self, "chain_length", 0) + 1
+
+
+class Chained(Aggregate):
+    """A stream whose every event carries `chain`: the link over the previous event's and its own
+    fields (chain.stream_item), so a changed stored row shows (notes, rulings, imports).
+
+    The first event is linked unless its maker passes `chain=chains.OFF` (for the benchmark only);
+    each later event is linked when the stream has a head (one stored before chains has none).
+    Each event method takes `chain` and hands it to `_chained`."""
+
+    @classmethod
+    def _create(cls, event_class: Any, *, id: Any = None, **kwargs: Any) -> Any:  # noqa: A002  (the library's name)
+        if kwargs.get("chain") == chains.OFF:
+            kwargs["chain"] = None
+        elif kwargs.get("chain") is None:
+            kwargs["chain"] = chains.link(chains.GENESIS, chains.stream_item(event_class.__name__, cls.INITIAL_VERSION, kwargs))
+        return super()._create(event_class, id=id, **kwargs)
+
+    def trigger_event(self, event_class: Any, **kwargs: Any) -> None:
+        head = getattr(self, "chain_head", None)
+        if head is not None and kwargs.get("chain") is None:
+            kwargs["chain"] = chains.link(head, chains.stream_item(event_class.__name__, self.version + 1, kwargs))
+        super().trigger_event(event_class, **kwargs)
+
+    def _chained(self, chain: str | None) -> None:
+        if chain is not None:
+            self.chain_head = chain
 
 
 SUBMITTED = "submitted"
@@ -96,7 +169,7 @@ ACCEPTED = "accepted"
 REJECTED = "rejected"
 
 
-class Import(Aggregate):
+class Import(Chained):
     """A submitted record file: submitted -> queued -> validating -> accepted | rejected.
 
     It is saved before any job is queued (the outbox), so a submission survives Redis or
@@ -105,7 +178,8 @@ class Import(Aggregate):
 
     @event("Submitted")
     def __init__(self, document: str, token_hashes: list[str], annotator_hash: str | None = None,
-                 arbiter_hash: str | None = None) -> None:
+                 arbiter_hash: str | None = None, chain: str | None = None) -> None:
+        self._chained(chain)
         self.document = document
         self.token_hashes = token_hashes
         self.annotator_hash = annotator_hash  # handed on to the record an accepted import makes
@@ -116,22 +190,26 @@ class Import(Aggregate):
         self.report: dict[str, Any] | None = None
 
     @event("Queued")
-    def queue(self, job_id: str) -> None:
+    def queue(self, job_id: str, chain: str | None = None) -> None:
+        self._chained(chain)
         self.attempts += 1
         if self.status == SUBMITTED:
             self.status = QUEUED
 
     @event("Validating")
-    def validating(self) -> None:
+    def validating(self, chain: str | None = None) -> None:
+        self._chained(chain)
         self.status = VALIDATING
 
     @event("Accepted")
-    def accept(self, record_id: str, report: dict[str, Any]) -> None:
+    def accept(self, record_id: str, report: dict[str, Any], chain: str | None = None) -> None:
+        self._chained(chain)
         self.status = ACCEPTED
         self.record_id = record_id
         self.report = report
 
     @event("Rejected")
-    def reject(self, report: dict[str, Any]) -> None:
+    def reject(self, report: dict[str, Any], chain: str | None = None) -> None:
+        self._chained(chain)
         self.status = REJECTED
         self.report = report

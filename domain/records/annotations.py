@@ -30,12 +30,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.application import AggregateNotFoundError
-from eventsourcing.domain import Aggregate, event
+from eventsourcing.domain import event
 from eventsourcing.persistence import IntegrityError
 from markdown_it import MarkdownIt
 
 from domain import catalog
 from domain.kernel import Edition
+from domain.records.aggregates import Chained
 from domain.records.application import Conflict, Forbidden, Invalid, NotFound, RecordsError, TooLarge, Unauthorized
 from domain.records.teaching import ANNOTATOR, PUBLIC, SEAT, Who, who
 
@@ -69,24 +70,28 @@ def now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-class Notes(Aggregate):
-    """Every note of one record, on any of its lines; the stream keeps each version of each."""
+class Notes(Chained):
+    """Every note of one record, on any of its lines; the stream keeps each version of each (hash-chained)."""
 
     @event("Opened")
-    def __init__(self, id: UUID, record_id: str) -> None:  # noqa: A002  (the library takes the aggregate id under this name)
+    def __init__(self, id: UUID, record_id: str, chain: str | None = None) -> None:  # noqa: A002  (the library's name)
+        self._chained(chain)
         self.record_id = record_id
         self.notes: dict[str, dict[str, Any]] = {}  # live notes by id, in the order they were made
 
     @event("Annotated")
-    def annotate(self, note: dict[str, Any]) -> None:
+    def annotate(self, note: dict[str, Any], chain: str | None = None) -> None:
+        self._chained(chain)
         self.notes[note["id"]] = dict(note)
 
     @event("Edited")
-    def edit(self, note_id: str, changes: dict[str, Any], at: str) -> None:
+    def edit(self, note_id: str, changes: dict[str, Any], at: str, chain: str | None = None) -> None:
+        self._chained(chain)
         self.notes[note_id] = {**self.notes[note_id], **changes, "edited": at}
 
     @event("Deleted")
-    def delete(self, note_id: str, at: str) -> None:
+    def delete(self, note_id: str, at: str, chain: str | None = None) -> None:
+        self._chained(chain)
         del self.notes[note_id]
 
 

@@ -11,6 +11,7 @@ is revealed (in the `Finished` event and the export) anyone can re-derive every 
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import copy
 import hashlib
@@ -22,6 +23,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid4, uuid5
 
@@ -39,13 +41,15 @@ from domain.kernel import (
     Outcome,
     Reader,
     RuleViolation,
+    SeededChance,
     commitment,
     play,
     reveal,
 )
 from domain.kernel.describe import Sentence, say
 from domain.kernel.violations import ALL
-from domain.records import recordfile, story
+from domain.records import chain as chains
+from domain.records import dice, recordfile, story
 from domain.records.aggregates import LIVE, MODES, TRANSCRIBED, VALIDATING, Import, Record
 from domain.records.directory import Directory
 from domain.records.settings import Limits
@@ -154,11 +158,17 @@ class Board:
 class Records(Application[UUID]):
     """Game records and imports."""
 
+    reveal_hours = 72.0  # shared dice: a seat not revealed this long after the end is marked unverifiable (docs/trust.md)
+
     snapshotting_intervals = {Record: 100}  # noqa: RUF012  (the library reads a class attribute)
     env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": "var/cronaca.sqlite3"}  # noqa: RUF012
 
     def __init__(self, env: Mapping[str, str] | None = None) -> None:
         super().__init__(env)
+        # Every stream is hash-chained (chain.py); off only for the write-path benchmark (CRONACA_CHAIN=off), never in production.
+        self.chain = str(self.env.get("CRONACA_CHAIN") or "on").lower() != "off"
+        with contextlib.suppress(TypeError, ValueError):  # shared dice: hours a seat has to reveal (docs/trust.md)
+            self.reveal_hours = float(self.env.get("CRONACA_REVEAL_HOURS") or self.reveal_hours)
         self._editions: dict[str, Edition] = {}
         self._editions_lock = threading.Lock()
         self._default_editions: dict[str, Edition] = {}  # the checker's, by title (validate_import)
@@ -205,8 +215,12 @@ class Records(Application[UUID]):
         seed: str | None = None,
         annotator_key: str | None = None,
         arbiter_key: str | None = None,
+        dice_mode: str | None = None,
     ) -> tuple[UUID, list[str]]:
         """Create a record and run the setup; returns its id and one secret token per seat.
+
+        `dice_mode="shared"` (live only): every seat contributes to chance (docs/trust.md); the setup
+        then waits until every seat has joined (`join`), so it is not run here.
 
         `annotator_key` (made by the caller, handed out once) is stored hashed: it lets its holder
         annotate the record and branch variations from it (domain/records/teaching.py)."""
@@ -226,12 +240,19 @@ class Records(Application[UUID]):
             edition = self.edition(title, None, edition_file)
         except EditionError as exc:
             raise Invalid(str(exc)) from exc
+        if dice_mode not in (None, dice.SHARED):
+            raise Invalid(f"dice is \"{dice.SHARED}\" (every seat contributes) or left out (the service's seed alone), "
+                          f"not {dice_mode!r}", rule="setup/dice", given=dice_mode)
+        if dice_mode == dice.SHARED and mode != LIVE:
+            raise Invalid("shared dice are for a live record: a transcribed record's outcomes are the table's",
+                          rule="setup/dice", mode=mode)
         if mode == LIVE:
             if setup_outcomes:
                 raise Invalid("a live record draws its own setup: send no \"setup_outcomes\" (they are for a "
                               "transcribed record)", rule="setup/live-outcomes")
             seed = seed or secrets.token_hex(16)
-            chance: Any = recordfile.live_chance(seed, 0)
+            # shared dice: the options are tried with a throwaway seed now; the setup is drawn once all seats joined
+            chance: Any = recordfile.live_chance(secrets.token_hex(16) if dice_mode else seed, 0)
         else:
             seed = None
             chance = ObservedChance(setup_outcomes or [])
@@ -260,10 +281,21 @@ class Records(Application[UUID]):
             origin=None,
             annotator_hash=token_hash(annotator_key) if annotator_key else None,
             arbiter_hash=token_hash(arbiter_key) if arbiter_key else None,
+            **({"dice": dice_mode} if dice_mode else {}),
+            chain=self._first_link(title, edition.ref, edition_file, list(seats), options, mode,
+                                   commitment(seed) if seed else None, dice_mode),
         )
-        record.record(setup, seat=None)
+        if not dice_mode:
+            record.record(setup, seat=None)
         self.save(record)
         return record.id, tokens
+
+    def _first_link(self, title: str, edition: dict[str, str], edition_file: str | None, seats: list[str],
+                    options: dict[str, Any], mode: str, commitment: str | None, dice_mode: str | None) -> str | None:
+        """The `Started` event's link (chain.started_item, as the record file will say it), or None with chains off."""
+        if not self.chain:
+            return None
+        return Record.started_link(title, edition, edition_file, seats, options, mode, commitment, dice_mode)
 
     @staticmethod
     def _no_unused(chance: Any) -> None:
@@ -303,6 +335,7 @@ class Records(Application[UUID]):
         token: str | None,
         expected_version: int | None = None,
         outcomes: list[Mapping[str, Any]] | None = None,
+        contribution: str | None = None,
     ) -> Played:
         """Decide a seat's command and append all its events, or none.
 
@@ -320,6 +353,9 @@ class Records(Application[UUID]):
             seat = self.seat_of(timeline.meta, token)
             if record.finished:
                 raise Conflict("the game is over; a finished record takes no more commands")
+            shared = getattr(record, "dice", None) == dice.SHARED
+            if shared and timeline.meta.waiting:
+                raise Conflict(self._waiting_message(timeline.meta), rule="dice/waiting", waiting=timeline.meta.waiting)
             if expected_version is not None and expected_version != record.version:
                 raise Conflict(
                     f"the record is at version {record.version}, the command was decided against {expected_version}; "
@@ -340,7 +376,14 @@ class Records(Application[UUID]):
                     raise Invalid("a live record draws its own chance: send no \"outcomes\" with its commands",
                                   rule="command/live-outcomes")
                 assert record.seed is not None
-                chance: Any = recordfile.live_chance(record.seed, record.entries)
+                if shared:
+                    chance: Any = SeededChance(dice.entry_seed(record.seed, record.entries,
+                                                               [self._contribution(contribution, record.entries)]))
+                elif contribution is not None:
+                    raise Invalid("this record's dice are the service's alone: send no \"contribution\"",
+                                  rule="dice/not-shared")
+                else:
+                    chance = recordfile.live_chance(record.seed, record.entries)
             else:
                 if outcomes is None:
                     raise Invalid("a transcribed record needs the chance outcomes each command met (\"outcomes\": [...])")
@@ -357,6 +400,8 @@ class Records(Application[UUID]):
                 raise Invalid("the rules accept this command but it changes nothing, so there is nothing to record",
                               rule="command/no-events")
             entry = Entry(cmd.to_json(), tuple(chance.log), tuple(produced)).to_json()
+            if shared:
+                entry["contribution"] = contribution  # the timeline keeps it under the seat (chance.seats), not in the entry
             first_step = record.steps
             record.record(entry, seat=seat)
             finished = game.pending(after).over
@@ -367,6 +412,104 @@ class Records(Application[UUID]):
             except IntegrityError as exc:
                 raise Conflict("another command was appended first; reload the record and decide again") from exc
             return Played(record.version, first_step, list(produced), finished)
+
+    # ---- shared dice (domain/records/dice.py, docs/trust.md) ------------------------------
+
+    @staticmethod
+    def _waiting_message(meta: Meta) -> str:
+        names = ", ".join(f"seat {k} ({meta.seats[k]})" for k in meta.waiting)
+        return f"the record waits for every seat to join its shared dice; not joined yet: {names}"
+
+    @staticmethod
+    def _contribution(value: Any, k: int, rule: str = "dice/contribution") -> str:
+        """A seat's contribution as the protocol writes it, or a 422 naming the entry it was for."""
+        if value is None:
+            raise Invalid(f"this record's dice are shared: a command carries its seat's \"contribution\" for entry {k} "
+                          f"(HMAC-SHA256 of the seat's secret and 'cronaca/entry/{k}', docs/trust.md)",
+                          rule="dice/contribution-missing", entry=k)
+        if not dice.is_hex64(value):
+            raise Invalid(f"the contribution for entry {k} must be 64 lower-case hex digits (an HMAC-SHA256)", rule=rule,
+                          entry=k, field="contribution")
+        return str(value)
+
+    def _shared_record(self, record_id: UUID, seat: int, token: str | None) -> tuple[Record, Timeline]:
+        """The record and its timeline, for an act of seat `seat` on its shared dice: its own token only."""
+        try:
+            record: Record = self.repository.get(record_id)
+        except AggregateNotFoundError as exc:
+            raise NotFound(f"no record {record_id}") from exc
+        timeline = self.timeline(record_id)
+        assert timeline.meta is not None
+        if token is None:
+            raise Unauthorized(f"seat {seat}'s act needs its token (Authorization: Bearer <token>)")
+        mine = self.seat_of(timeline.meta, token)
+        if not 0 <= seat < len(timeline.meta.seats):
+            raise NotFound(f"seat {seat} does not exist; this record has seats 0 to {len(timeline.meta.seats) - 1}")
+        if mine != seat:
+            raise Forbidden(f"this token is for seat {mine}, not seat {seat}: a seat joins and reveals for itself only",
+                            rule="dice/seat", token_seat=mine, seat=seat)
+        if getattr(record, "dice", None) != dice.SHARED:
+            raise Conflict("this record's dice are the service's alone: its seats neither join nor reveal",
+                           rule="dice/not-shared")
+        return record, timeline
+
+    def join(self, record_id: UUID, seat: int, token: str | None, commitment_hex: Any, contribution: Any) -> dict[str, Any]:
+        """A seat joins a shared-dice record: its commitment (sha256 of its secret) and its part of the setup.
+        The last seat to join draws the setup (entry 0) from the service's seed and every seat's part."""
+        record, timeline = self._shared_record(record_id, seat, token)
+        if record.joined[seat] is not None:
+            raise Conflict(f"seat {seat} has already joined (commitment {record.joined[seat]}); a commitment is never replaced",
+                           rule="dice/joined", seat=seat)
+        if not dice.is_hex64(commitment_hex):
+            raise Invalid("the commitment must be 64 lower-case hex digits: the SHA-256 of the seat's secret", rule="dice/commitment",
+                          field="commitment", seat=seat)
+        part = self._contribution(contribution, 0)
+        record.join(seat=seat, commitment=str(commitment_hex), contribution=part)
+        started = False
+        if None not in record.joined:
+            assert record.seed is not None
+            chance = SeededChance(dice.entry_seed(record.seed, 0, [str(p) for p in record.setup_parts]))
+            game = timeline.game
+            try:
+                produced = game.setup(self.edition(record.title, record.edition, record.edition_file), record.options, chance)
+            except RuleViolation as exc:
+                raise Refused(exc, None) from exc
+            setup = Entry(None, tuple(chance.log), tuple(produced), options=record.options).to_json()
+            record.record(setup, seat=None)
+            started = True
+        try:
+            self.save(record)
+        except IntegrityError as exc:
+            raise Conflict("another seat joined at the same moment; join again") from exc
+        waiting = [k for k, c in enumerate(record.joined) if c is None]
+        return {"seat": seat, "commitment": commitment_hex, "waiting": waiting, "started": started, "version": record.version}
+
+    def reveal_secret(self, record_id: UUID, seat: int, token: str | None, secret: Any) -> dict[str, Any]:
+        """A seat reveals its secret once the game is over; it must match the commitment it joined with.
+        Contributions that do not match the secret are stored anyway and named (dice.check_reveals)."""
+        record, timeline = self._shared_record(record_id, seat, token)
+        if not record.finished:
+            raise Conflict("a seat reveals its secret once the game is over: before that, it would let whoever holds the "
+                           "service's seed predict the seat's draws", rule="dice/too-early", seat=seat)
+        if record.revealed[seat] is not None:
+            raise Conflict(f"seat {seat} has already revealed its secret", rule="dice/revealed", seat=seat)
+        if not isinstance(secret, str) or not secret:
+            raise Invalid("the secret is the string the seat's commitment is the SHA-256 of", rule="dice/secret",
+                          field="secret", seat=seat)
+        if dice.seat_commitment(secret) != record.joined[seat]:
+            raise Invalid(f"seat {seat}'s secret does not match its commitment: sha256(secret) is "
+                          f"{dice.seat_commitment(secret)}, the commitment {record.joined[seat]}", rule="dice/secret",
+                          field="secret", seat=seat, commitment=record.joined[seat])
+        record.reveal(seat=seat, secret=secret)
+        try:
+            self.save(record)
+        except IntegrityError as exc:
+            raise Conflict("the record changed at the same moment; reveal again") from exc
+        assert timeline.meta is not None
+        own = {"seat": seat, "commitment": record.joined[seat], "secret": secret,
+               "contributions": dict(timeline.meta.contributions[seat])}
+        return {"seat": seat, "revealed": True, "problems": dice.check_reveals({"dice": dice.SHARED, "seats": [own]}),
+                "waiting": [k for k, s in enumerate(record.revealed) if s is None], "version": record.version}
 
     # ---- reading --------------------------------------------------------------------
 
@@ -407,6 +550,9 @@ class Records(Application[UUID]):
             out: dict[str, Any] = {"step": n, "steps": len(timeline.events), "view_of": which, "view": view, "pending": shown_pending}
             if n > 0:
                 out["event"] = timeline.events[n - 1].type
+                by = self._by_at(timeline, n)
+                if by is not None:
+                    out["by"] = by  # where this step's chance outcomes came from (docs/trust.md)
             if scores is not None:
                 out["scores"] = scores
             return out
@@ -456,6 +602,8 @@ class Records(Application[UUID]):
             meta = timeline.meta
             assert meta is not None
             self.seat_of(meta, token)
+            if not meta.entry_starts:  # shared dice, waiting for its seats: no setup yet
+                return [{"turn": 0, "round": 0, "seat": None, "player": None, "from": 0, "to": 0, "commands": 0}]
             known = timeline.memo.get("turns")
             if known is not None and known[0] == meta.version:
                 return copy.deepcopy(known[1])  # type: ignore[no-any-return]
@@ -490,6 +638,20 @@ class Records(Application[UUID]):
             timeline.memo["story:sentences"] = (len(said), said)
         return said
 
+    @staticmethod
+    def _by_at(timeline: Timeline, step: int) -> str | None:
+        """Who gave the chance outcomes of the entry that caused game event `step` (1-based): "service" or
+        "transcriber"; None when that entry met no chance. Entries stored before `by` existed: from the mode."""
+        meta = timeline.meta
+        assert meta is not None
+        index = bisect.bisect_right(meta.entry_starts, step - 1) - 1
+        if not 0 <= index < len(timeline.entries):
+            return None
+        outcomes = timeline.entries[index].get("outcomes") or []
+        if not outcomes:
+            return None
+        return str(outcomes[0].get("by") or dice.by_of(meta.mode))
+
     def story(self, record_id: UUID, token: str | None = None) -> dict[str, Any]:
         """The move list: one line per event that the title puts in words, as this reader may read it."""
         with self.reading(record_id) as timeline:
@@ -501,6 +663,8 @@ class Records(Application[UUID]):
             if known is not None and known[0] == meta.version:
                 return copy.deepcopy(known[1])  # type: ignore[no-any-return]
             steps = len(timeline.events)
+            if not meta.entry_starts:  # shared dice, waiting for its seats: nothing has happened yet
+                return {"steps": 0, "view_of": which, "lines": []}
             said = self._sentences(timeline)
             rounds = story.rounds_by_step(self.turns(record_id), steps)
             seats = story.seats_by_step(meta.entry_starts, meta.entry_seats, steps)
@@ -510,8 +674,12 @@ class Records(Application[UUID]):
                 if text is None:
                     continue
                 seat = seats[k]
-                lines.append({"step": k, "seat": seat, "player": meta.seats[seat] if seat is not None else None,
-                              "round": rounds[k], "text": text})
+                line = {"step": k, "seat": seat, "player": meta.seats[seat] if seat is not None else None,
+                        "round": rounds[k], "text": text}
+                by = self._by_at(timeline, k)
+                if by is not None:
+                    line["by"] = by  # the entry met chance: drawn by the service, or asserted by a transcriber
+                lines.append(line)
             out = {"steps": steps, "view_of": which, "lines": lines}
             timeline.memo[key] = (meta.version, copy.deepcopy(out))
             return out
@@ -632,10 +800,15 @@ class Records(Application[UUID]):
             meta = timeline.meta
             assert meta is not None
             seat = self.seat_of(meta, token)
+            if meta.waiting:  # shared dice: nothing is decided before every seat has joined
+                return {"step": 0, "version": meta.version, "pending": {"seat": None, "kind": "waiting"}, "commands": [],
+                        "waiting": meta.waiting, "note": self._waiting_message(meta)}
             state = timeline.head
             pending = timeline.game.pending(state)
             out: dict[str, Any] = {"step": len(timeline.events), "version": meta.version,
                                    "pending": {"seat": pending.seat, "kind": pending.kind}}
+            if meta.dice:
+                out["entry"] = len(timeline.entries)  # shared dice: the log entry the next command becomes (its contribution's k)
             if pending.over:
                 out["commands"] = []
             elif seat is not None and seat == pending.seat:
@@ -670,11 +843,35 @@ class Records(Application[UUID]):
             "chance": {"commitment": meta.commitment, "seed": meta.revealed_seed,
                        "derivation": "entry k (0 = setup): SeededChance(seed + '/' + k)" if meta.mode == LIVE else None},
         }
+        if meta.dice == dice.SHARED:
+            out["chance"].update(self._shared_dice(meta))
+        out["chain"] = {"head": meta.chain_head, "length": meta.chain_length}
         if meta.origin:
             out["origin"] = meta.origin
         if meta.finished:
             out["scores"] = meta.scores
         return copy.deepcopy(out)  # the cached metadata stays ours
+
+    def _reveal_deadline(self, meta: Meta) -> str | None:
+        """When a seat that has not revealed is marked unverifiable: `reveal_hours` after the Finished event."""
+        if meta.finished_at is None:
+            return None
+        try:
+            finished = datetime.fromisoformat(meta.finished_at)
+        except ValueError:
+            return None
+        return (finished + timedelta(hours=self.reveal_hours)).isoformat()
+
+    def _shared_dice(self, meta: Meta) -> dict[str, Any]:
+        """A shared-dice record's protocol state: who joined, who revealed, who is unverifiable (docs/trust.md)."""
+        deadline = self._reveal_deadline(meta)
+        now = datetime.now(UTC).isoformat()
+        seats = [{"seat": k, "commitment": c, **({"secret": meta.secrets[k]} if meta.secrets[k] is not None else {})}
+                 for k, c in enumerate(meta.seat_commitments)]
+        status = dice.seats_status(seats, meta.finished_at, deadline, now)
+        return {"dice": dice.SHARED, "derivation": dice.DERIVATION, "waiting": meta.waiting, "reveal_deadline": deadline,
+                "seats": [{**seat, "status": st["status"]} for seat, st in zip(seats, status, strict=True)],
+                "unverifiable": [st["seat"] for st in status if st["status"] == "unverifiable"]}
 
     def find(self, title: str | None = None, player: str | None = None, status: str | None = None) -> list[dict[str, Any]]:
         return [
@@ -706,7 +903,175 @@ class Records(Application[UUID]):
             self.seat_of(meta, token)
             if not meta.finished:
                 raise Forbidden("a record is exported once the game is over: its log holds every secret")
-            return copy.deepcopy(recordfile.export(meta, timeline.entries))  # callers may change it: never our cache
+            document = copy.deepcopy(recordfile.export(meta, timeline.entries))  # callers may change it: never our cache
+            if meta.dice == dice.SHARED:  # a seat past the reveal deadline is marked (docs/trust.md)
+                unverifiable = set(self._shared_dice(meta)["unverifiable"])
+                for seat in document["chance"]["seats"]:
+                    if seat["seat"] in unverifiable:
+                        seat["unverifiable"] = True
+            document["chain"] = {"head": meta.chain_head, "length": meta.chain_length}  # chain.record_items recomputes it
+            return document
+
+    # ---- verifying: the stored rows against their chain, and the log against the rules ------------
+
+    def verify(self, record_id: UUID, token: str | None = None) -> dict[str, Any]:
+        """Recompute the record's chain from its STORED rows (never from a cache) and re-decide its log by the
+        rules (recordfile.check on the file those rows make), each problem at its step.
+
+        A row changed in the database no longer matches its link (chain.verify_links: each link against the
+        one before it as stored, so one changed row is named alone); a removed row leaves a gap in the stream's
+        versions. A record stored before chains has no links: its chain is said to be absent, not broken."""
+        from types import SimpleNamespace
+
+        from domain.records.timeline import FINISHED, HAPPENED, STARTED, decode_rows, select_stream
+
+        rows = decode_rows(self.mapper, select_stream(self.recorder, record_id))
+        if not rows or not rows[0][1].endswith(STARTED):
+            raise NotFound(f"no record {record_id}")
+        # who may ask: a forged token is refused, as everywhere (from the rows: the cached timeline may not fold them)
+        self.seat_of(SimpleNamespace(token_hashes=rows[0][2].get("token_hashes") or []), token)  # type: ignore[arg-type]
+        chain = self._verify_chain(rows, STARTED, HAPPENED, FINISHED)
+        replay = self._verify_replay(record_id, rows)
+        streams = {}  # the record's notes and rulings, each its own chain (annotations.notes_id, rulings)
+        for name in ("notes", "rulings"):
+            with contextlib.suppress(NotFound):
+                streams[name] = self.verify_stream(uuid5(NAMESPACE_URL, f"cronaca:{name}:{record_id}"))
+        ok = chain["ok"] is not False and replay["ok"] and all(s["ok"] is not False for s in streams.values())
+        return {"ok": ok, "head": chain.pop("head"), "length": chain.pop("length"), "chain": chain, "replay": replay,
+                "streams": streams}
+
+    @staticmethod
+    def _verify_chain(rows: list[tuple[int, str, dict[str, Any]]], started: str, happened: str,
+                      finished: str) -> dict[str, Any]:
+        """The chain part of `verify`: the items the rows hold, their stored links, and where they part."""
+        first = rows[0][2]
+        mode = first.get("mode")
+        if first.get("chain") is None:
+            return {"ok": None, "head": None, "length": 0, "problems": [], "note": "no chain (stored before chains)"}
+        items: list[dict[str, Any]] = []
+        links: list[str | None] = []
+        steps: list[int] = []  # the step each item stands at (0: the start; the last step: the end)
+        problems: list[dict[str, Any]] = []
+        entry_head = chains.entry_head
+        offset: int | None = None  # game event n is stored at version offset + n (the rows before are the start's)
+        last_step = 0
+        previous_version = 0
+        for version, topic, payload in rows:
+            is_event = topic.endswith(happened)
+            if is_event and offset is None:
+                offset = previous_version  # the start's last row (Started, or the seats joining): step 1 follows it
+            if version != previous_version + 1:  # rows removed: the versions between are missing
+                in_game = offset is not None and (is_event or topic.endswith(finished))
+                for missing in range(previous_version + 1, version):
+                    step = missing - offset if in_game and offset is not None else None
+                    problems.append({"step": step, "what": f"the stored row at version {missing}"
+                                     + (f" (game event {step})" if step is not None else "") + " is missing: it was removed"})
+            previous_version = version
+            if is_event:  # most rows: kept short
+                assert offset is not None
+                last_step = version - offset
+                entry = payload.get("entry")
+                item = {"step": last_step, "event": payload.get("event"),
+                        "entry": entry_head(entry, mode) if entry.__class__ is dict else entry}  # chains.event_item
+                steps.append(last_step)
+            elif topic.endswith(started):
+                item = chains.started_item(payload["title"], payload["edition"], payload.get("edition_file"),
+                                           [str(s) for s in payload["seats"]], payload["options"], payload["mode"],
+                                           payload.get("commitment"), payload.get("dice"))
+                steps.append(0)
+            elif topic.endswith(finished):
+                item = chains.finished_item(payload.get("seed"), payload.get("scores"))
+                steps.append(last_step)
+            else:
+                continue  # the stream's other events (shared dice: joined, revealed) are checked by the dice
+            items.append(item)
+            links.append(payload.get("chain"))
+        for found in chains.verify_links(items, links):
+            index = found["index"]
+            if index >= len(items):
+                continue
+            item, step = items[index], steps[index]
+            part = "the start (title, edition, seats, options, mode, commitment)" if "started" in item else (
+                "the end (revealed seed, final scores)" if "finished" in item else f"game event {step}")
+            if found["found"] is None:
+                what = f"{part} carries no link"
+            else:
+                what = (f"{part} does not match its stored link: the row was changed after it was written, "
+                        "or the row before it was")
+            problems.append({"step": step, "index": index, "what": what})
+        problems.sort(key=lambda p: (p["step"] if p["step"] is not None else -1))
+        return {"ok": not problems, "head": links[-1] if links else None, "length": len(items), "problems": problems}
+
+    def verify_stream(self, stream_id: UUID) -> dict[str, Any]:
+        """Another stream's chain (notes, rulings, an import: aggregates.Chained) recomputed from its stored rows:
+        {"ok", "head", "length", "problems": [{"version", "event", "what"}]}; ok None for a stream stored before chains."""
+        from domain.records.timeline import decode_rows, select_stream
+
+        rows = decode_rows(self.mapper, select_stream(self.recorder, stream_id))
+        if not rows:
+            raise NotFound(f"no stream {stream_id}")
+        if rows[0][2].get("chain") is None:
+            return {"ok": None, "head": None, "length": 0, "problems": [], "note": "no chain (stored before chains)"}
+        problems: list[dict[str, Any]] = []
+        items, links, names = [], [], []
+        previous_version = 0
+        for version, topic, payload in rows:
+            for missing in range(previous_version + 1, version):
+                problems.append({"version": missing, "event": None, "what": f"the stored row at version {missing} is "
+                                 "missing: it was removed"})
+            previous_version = version
+            name = topic.rsplit(".", 1)[-1]
+            items.append(chains.stream_item(name, version, payload))
+            links.append(payload.get("chain"))
+            names.append((version, name))
+        for found in chains.verify_links(items, links):
+            if found["index"] < len(items):
+                version, name = names[found["index"]]
+                problems.append({"version": version, "event": name, "what": f"{name} (version {version}) "
+                                 + ("carries no link" if found["found"] is None else "does not match its stored link: "
+                                    "the row was changed after it was written, or the row before it was")})
+        problems.sort(key=lambda p: p["version"])
+        return {"ok": not problems, "head": links[-1], "length": len(items), "problems": problems}
+
+    def _verify_replay(self, record_id: UUID, rows: list[tuple[int, str, dict[str, Any]]]) -> dict[str, Any]:
+        """The replay part of `verify`: the stored rows read as a record file and re-decided by the rules
+        (recordfile.check, as an import is), its first finding at its step."""
+        from types import SimpleNamespace
+
+        unfolded = SimpleNamespace(begin=lambda edition: None, evolve=lambda state, event: None)  # read, never fold
+        timeline = Timeline(unfolded, lambda meta: None)  # type: ignore[arg-type]
+        try:
+            timeline.absorb(rows)
+        except Exception as exc:  # noqa: BLE001  (a row changed out of shape: said, never a 500)
+            return {"ok": False, "problems": [{"step": None, "rule": "store/unreadable",
+                                               "what": f"the stored rows cannot be read as a record: {exc!r}"}]}
+        meta = timeline.meta
+        assert meta is not None
+        document = recordfile.export(meta, timeline.entries)
+        if meta.mode == LIVE and not meta.finished and meta.seed is not None:
+            document["chance"]["seed"] = meta.seed  # in progress: the service's own seed re-derives the draws so far
+        unbounded = Limits(max_bytes=2**62, max_seats=2**31, max_entries=2**62, max_depth=2**31)  # stored, not uploaded
+        try:
+            header, raw = recordfile.parse(document, unbounded)
+        except recordfile.BadRecordFile as exc:
+            return {"ok": False, "problems": [{"step": None, "rule": exc.rule, "what": exc.message}]}
+        verdict = recordfile.check(header, raw, lambda t, ref, f: self.edition(t, ref, f))
+        if verdict.ok:
+            return {"ok": True, "problems": [], "entries": verdict.report.get("entries"),
+                    "events": verdict.report.get("events")}
+        report = reveal(verdict.report, ALL if meta.finished else None)  # in progress: no seat's secret
+        entry, event = report.get("entry_index"), report.get("event_index")
+        step = None
+        if report.get("rule") == "file/claims":
+            step = meta.steps  # what the end says against what the log gives
+        elif isinstance(event, int):
+            step = event + 1  # the log's event index (kernel.log.replay): game event n is step n
+        elif isinstance(entry, int) and 0 <= entry < len(meta.entry_starts):
+            step = meta.entry_starts[entry] + 1
+        problem = {"step": step, "entry": entry, "rule": report.get("rule"), "what": str(report.get("message"))}
+        if meta.finished:  # in progress, a fact may be a draw some seat may not see yet
+            problem["facts"] = report.get("facts") or {}
+        return {"ok": False, "problems": [problem]}
 
     def notation(self, record_id: UUID, token: str | None = None, all_seeing: bool = False) -> str:
         """The record in its title's table notation (docs/notation/). Like the export, it holds every
@@ -725,6 +1090,45 @@ class Records(Application[UUID]):
             return transcripts.render_log(meta.title, self._edition_of(meta), [Entry.from_json(e) for e in timeline.entries],
                                           meta.seats, meta.options, meta.scores if meta.finished else None, tags)
 
+    def evidence_parts(self, record_id: UUID, document: Mapping[str, Any] | None = None) -> Any:
+        """What a finished record's evidence bundle is made of (domain/records/evidence.py): the record file
+        (`document`, the export with its notes, variations and rulings, when the caller has it), the notation,
+        the edition file's bytes and the chain links as stored (read from the rows, never recomputed here)."""
+        from importlib import import_module, resources
+
+        from domain.kernel.editions import content_hash
+        from domain.records import evidence
+        from domain.records.timeline import FINISHED, HAPPENED, STARTED, decode_rows, select_stream
+
+        with self.reading(record_id) as timeline:
+            meta = timeline.meta
+            assert meta is not None
+            if not meta.finished:
+                raise Forbidden("evidence is served once the game is over: its record holds every secret")
+            record = copy.deepcopy(dict(document)) if document is not None else copy.deepcopy(recordfile.export(meta, timeline.entries))
+        if meta.edition_file is not None:
+            edition = meta.edition_file.encode()
+        else:  # the title's own edition file, as the package ships it
+            module = catalog.TITLES[meta.title]
+            try:
+                edition = resources.files(module).joinpath("edition.yaml").read_bytes()
+            except (FileNotFoundError, TypeError, NotADirectoryError):  # a one-module title keeps its YAML beside GAME
+                edition = getattr(import_module(module), "EDITION_YAML", b"")
+            edition = edition.encode() if isinstance(edition, str) else edition
+        if content_hash(edition) != meta.edition.get("content_hash"):
+            raise Conflict(f"the edition file this service has for {meta.title} is not the one the record was played "
+                           f"with ({meta.edition.get('content_hash')})", edition=meta.edition)
+        chained = (STARTED, HAPPENED, FINISHED)
+        links = [str(payload["chain"]) for _, topic, payload in decode_rows(self.mapper, select_stream(self.recorder, record_id))
+                 if topic.endswith(chained) and payload.get("chain") is not None]
+        if "rulings" not in record:  # the plain export: the rulings travel with the record all the same
+            from domain.records.rulings import rulings_of
+
+            record["rulings"] = rulings_of(self, record_id)
+        rulings_rows = decode_rows(self.mapper, select_stream(self.recorder, uuid5(NAMESPACE_URL, f"cronaca:rulings:{record_id}")))
+        return evidence.Parts(record_id=str(record_id), record=record, notation=self.notation(record_id), edition=edition,
+                              links=links, rulings_links=[str(p["chain"]) for _, _, p in rulings_rows if p.get("chain") is not None])
+
     # ---- imports --------------------------------------------------------------------
 
     def submit(self, document: Any, annotator_key: str | None = None, arbiter_key: str | None = None) -> tuple[UUID, list[str]]:
@@ -737,7 +1141,8 @@ class Records(Application[UUID]):
         tokens = new_tokens(len(header.seats))
         found = Import(document=json.dumps(document, separators=(",", ":")), token_hashes=[token_hash(t) for t in tokens],
                        annotator_hash=token_hash(annotator_key) if annotator_key else None,
-                       arbiter_hash=token_hash(arbiter_key) if arbiter_key else None)
+                       arbiter_hash=token_hash(arbiter_key) if arbiter_key else None,
+                       chain=None if self.chain else chains.OFF)
         self.save(found)
         return found.id, tokens
 
@@ -761,7 +1166,8 @@ class Records(Application[UUID]):
         found = Import(document=json.dumps({"format": NOTATION, "text": text}, separators=(",", ":")),
                        token_hashes=[token_hash(t) for t in tokens],
                        annotator_hash=token_hash(annotator_key) if annotator_key else None,
-                       arbiter_hash=token_hash(arbiter_key) if arbiter_key else None)
+                       arbiter_hash=token_hash(arbiter_key) if arbiter_key else None,
+                       chain=None if self.chain else chains.OFF)
         if findings:
             report = transcripts.rejected_at_upload(findings)
             found.reject(report=report)
@@ -909,7 +1315,8 @@ class Records(Application[UUID]):
                           event=shown.get("event_index"), **{"facts": shown.get("facts") or {}})
         found = Import(document=json.dumps(document, separators=(",", ":")), token_hashes=[token_hash(t) for t in new_tokens(len(header.seats))],
                        annotator_hash=token_hash(annotator_key) if annotator_key else None,
-                       arbiter_hash=token_hash(arbiter_key) if arbiter_key else None)
+                       arbiter_hash=token_hash(arbiter_key) if arbiter_key else None,
+                       chain=None if self.chain else chains.OFF)
         record_id = uuid5(NAMESPACE_URL, f"cronaca:import:{found.id}")
         self._create_imported(record_id, header, verdict.entries, found.token_hashes, found.id, None, found.annotator_hash,
                               found.arbiter_hash)
@@ -993,7 +1400,14 @@ class Records(Application[UUID]):
             origin={"import": str(import_id), **({"cut_from_live": header.commitment} if header.mode == LIVE and not live else {})},
             annotator_hash=annotator_hash,
             arbiter_hash=arbiter_hash,
+            **({"dice": dice.SHARED} if live and header.shared else {}),
+            chain=self._first_link(header.title, edition.ref, header.edition_file, header.seats, header.options,
+                                   LIVE if live else TRANSCRIBED, header.commitment if live else None,
+                                   dice.SHARED if live and header.shared else None),
         )
+        shared = header.shared if live else None
+        for k, seat_of in enumerate((shared or {}).get("seats", [])):  # shared dice: the seats joined as they did live
+            record.join(seat=k, commitment=seat_of["commitment"], contribution=seat_of["contributions"]["0"])
         interval = self.snapshotting_intervals.get(Record)
         snapshots: list[Any] = []
 
@@ -1003,10 +1417,16 @@ class Records(Application[UUID]):
 
         for index, entry in enumerate(entries):
             seat = None if index == 0 else game.parse_command(entry.command or {}).seat
-            record.record(entry.to_json(), seat=seat, after=snapshot)
+            stored = entry.to_json()
+            if shared and index:
+                stored["contribution"] = dice.contributions_of(shared["seats"], index)[0]
+            record.record(stored, seat=seat, after=snapshot)
         if over:
             record.finish(seed=header.seed, scores=scores)
             snapshot()
+        for k, seat_of in enumerate((shared or {}).get("seats", [])):
+            if seat_of.get("secret") is not None:
+                record.reveal(seat=k, secret=seat_of["secret"])
         self._built_snapshots[record_id] = snapshots
         try:
             with contextlib.suppress(IntegrityError):  # an earlier attempt of this import created it

@@ -24,6 +24,7 @@ from domain.records import recordfile
 from domain.records.application import Forbidden, Invalid, RecordsError, TooLarge, new_tokens
 from domain.records.settings import Limits
 from domain.records.teaching import SEAT, Teaching, who
+from domain.transcripts import without_study
 
 if TYPE_CHECKING:
     from domain.records.application import Records
@@ -60,6 +61,9 @@ def record_file(teaching: Teaching, record_id: UUID, token: str | None) -> dict[
     reader = who(teaching.records, record_id, token)
     document = teaching.records.export(record_id, token if reader.kind == SEAT else None)
     document.update(record_extras(teaching, record_id, token))
+    from domain.records.rulings import rulings_of  # issue 15: the arbiter's rulings travel with the record
+
+    document["rulings"] = rulings_of(teaching.records, record_id)
     return document
 
 
@@ -73,6 +77,8 @@ def attach_extras(records: Records, record_id: UUID, document: Any) -> None:
     if isinstance(document, Mapping) and document.get("format") != NOTATION and not (
             document.get("annotations") or document.get("variations")):
         return  # the common import: a game alone, nothing more to read
+    if isinstance(document, Mapping) and document.get("format") == NOTATION and without_study(str(document.get("text", ""))):
+        return  # a notation file without comments or variations: no record to read back, no second parse
     extras = _extras_of(records, record_id, document)
     if not extras["annotations"] and not extras["variations"]:
         return

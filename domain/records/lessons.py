@@ -29,9 +29,10 @@ from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.domain import Aggregate, event
 from eventsourcing.persistence import IntegrityError
 
-from domain.kernel import MalformedCommand, RuleViolation, SeededChance
+from domain.kernel import RuleViolation, SeededChance
 from domain.records import annotations
 from domain.records.application import Conflict, Forbidden, Invalid, NotFound, TooLarge, Unauthorized, token_hash
+from domain.records.variations import sent_command
 
 if TYPE_CHECKING:
     from domain.records.application import Records
@@ -486,6 +487,18 @@ class Lessons:
             out["played"] = self._played(pause, played, state)
         return out
 
+    def pause_board(self, lesson_id: UUID, pause_id: str, draw: Callable[..., str]) -> bytes:
+        """The board of a pause as the asked seat saw it then: drawn from that seat's own view, never the
+        finished record's all-seeing one (a war disc or a hidden purse would give the answer away)."""
+        lesson = self._load(lesson_id)
+        pause = lesson.pause(pause_id)
+        record_id, line, step, seat = UUID(pause["record_id"]), pause["line"], int(pause["step"]), int(pause["seat"])
+        game, meta, state, _ = self._position(record_id, line, step)
+        previous = self._position(record_id, line, step - 1)[2] if step > 0 else None
+        edition = self.records.edition(meta.title, meta.edition, meta.edition_file)
+        before = game.view(previous, seat) if previous is not None else None
+        return draw(meta.title, game.view(state, seat), before, edition, list(meta.seats)).encode()
+
     def _played(self, pause: Mapping[str, Any], command: Mapping[str, Any] | None, state: Any) -> dict[str, Any] | None:
         """The command played from the pause's step, in the same words as its choice."""
         if command is None:
@@ -509,12 +522,7 @@ class Lessons:
         if not pause["open"]:
             raise Conflict(f"pause {pause_id} is closed: the move was revealed", pause=pause_id)
         game, _, state, _ = self._position(UUID(pause["record_id"]), pause["line"], pause["step"])
-        if not isinstance(command, Mapping):
-            raise Invalid("command must be a JSON object", rule="command/malformed")
-        try:
-            parsed = game.parse_command(command)
-        except MalformedCommand as exc:
-            raise Invalid(exc.message, rule="command/malformed", errors=exc.errors) from exc
+        parsed = sent_command(game, command)
         given = parsed.to_json()
         if canonical(given) not in {canonical(c["command"]) for c in pause["choices"]}:
             raise self._illegal(game, state, parsed, pause)

@@ -15,6 +15,7 @@ from typing import Any
 from domain import catalog
 from domain.kernel import Edition, EditionError, Entry, Game, SeededChance, commitment, replay
 from domain.kernel.events import UnknownEventType
+from domain.records import dice
 from domain.records.aggregates import MODES
 from domain.records.settings import Limits
 
@@ -56,6 +57,9 @@ class Header:
     # (domain/records/lessonfile.py); shapes checked here, the rules and the notes' own checks judge them there.
     annotations: list[dict[str, Any]] = field(default_factory=list)
     variations: list[dict[str, Any]] = field(default_factory=list)
+    # Shared dice (docs/trust.md): {"dice": "shared", "seats": [{"seat", "commitment", "secret"?, "contributions"}]};
+    # None: the service's seed alone (or a transcribed file).
+    shared: dict[str, Any] | None = None
 
 
 class FileTooLarge(BadRecordFile):
@@ -126,6 +130,7 @@ def parse(document: Any, limits: Limits | None = None) -> tuple[Header, list[dic
             raise BadRecordFile("file/claims", f"`{path}` must be {'a seat number' if isinstance(seat, Mapping) else 'an object'}, "
                                 f"not {json_type(value)}", field=path, given=json_type(value))
     claims = {key: document[key] for key in ("finished", "scores") if document.get(key) is not None}
+    shared = read_shared(chance, mode, len(seats))
     variations = read_variations(document.get("variations"), limits or Limits())
     annotations = read_annotations(document.get("annotations"), {v["ref"] for v in variations})
     header = Header(
@@ -140,8 +145,41 @@ def parse(document: Any, limits: Limits | None = None) -> tuple[Header, list[dic
         claims=claims,
         annotations=annotations,
         variations=variations,
+        shared=shared,
     )
     return header, [dict(e) for e in entries]
+
+
+def read_shared(chance: Mapping[str, Any], mode: str, seats: int) -> dict[str, Any] | None:
+    """The file's shared dice (`chance.dice` and `chance.seats`), shapes only; `check` judges the reveals."""
+    if chance.get("dice") is None and chance.get("seats") is None:
+        return None
+    if chance.get("dice") != dice.SHARED:
+        raise BadRecordFile("file/chance", f'chance.dice is "{dice.SHARED}" or left out', field="chance.dice",
+                            given=json_type(chance.get("dice")))
+    if mode != "live":
+        raise BadRecordFile("file/chance", "shared dice belong to a live record; this file is transcribed", mode=mode)
+    found = chance.get("seats")
+    if not isinstance(found, list) or len(found) != seats:
+        raise BadRecordFile("file/chance", f"chance.seats must list the {seats} seats' commitments, in seat order",
+                            field="chance.seats")
+    out = []
+    for k, seat in enumerate(found):
+        where = f"chance.seats.{k}"
+        if not isinstance(seat, Mapping) or seat.get("seat") != k:
+            raise BadRecordFile("file/chance", f"{where} must be an object with \"seat\": {k}", field=where)
+        if not dice.is_hex64(seat.get("commitment")):
+            raise BadRecordFile("file/chance", f"{where}.commitment must be 64 lower-case hex digits", field=f"{where}.commitment")
+        if seat.get("secret") is not None and not isinstance(seat["secret"], str):
+            raise BadRecordFile("file/chance", f"{where}.secret must be a string", field=f"{where}.secret")
+        contributions = seat.get("contributions")
+        if not isinstance(contributions, Mapping) or not all(
+                isinstance(key, str) and key.isdigit() and dice.is_hex64(value) for key, value in contributions.items()):
+            raise BadRecordFile("file/chance", f"{where}.contributions must map entry numbers to 64 hex digits",
+                                field=f"{where}.contributions")
+        out.append({"seat": k, "commitment": seat["commitment"], "contributions": dict(contributions),
+                    **({"secret": seat["secret"]} if seat.get("secret") is not None else {})})
+    return {"dice": dice.SHARED, "seats": out}
 
 
 MAX_ANNOTATIONS = 10_000  # notes one file may carry (the viewer's benchmark record holds 500)
@@ -150,18 +188,24 @@ MAX_NOTE_FIELD = 8_000  # the longest note text the service keeps (annotations.p
 MAX_SHAPES = 64  # shapes on one note (annotations.py)
 
 
+def _extras_list(raw: Any, key: str, most: int, what: str) -> list[Any]:
+    """The file's list `key` of extras (left out: none), at most `most` of them: one reading for notes and variations."""
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise BadRecordFile(f"file/{key}", f"{key} must be a list, not {json_type(raw)}", given=json_type(raw))
+    if len(raw) > most:
+        raise BadRecordFile("file/limit", f"the file carries {len(raw)} {what}; this service takes at most {most}",
+                            allowed=most, value=len(raw))
+    return raw
+
+
 def read_variations(raw: Any, limits: Limits) -> list[dict[str, Any]]:
     """The file's what-if lines (`"variations"`), parents named before they are used, no cycles.
 
     Each line's entries are commands only (a variation has no setup), shaped as the main log's;
     together they count against the same entry limit, since each is re-decided by the rules."""
-    if raw is None:
-        return []
-    if not isinstance(raw, list):
-        raise BadRecordFile("file/variations", f"variations must be a list, not {json_type(raw)}", given=json_type(raw))
-    if len(raw) > MAX_VARIATIONS:
-        raise BadRecordFile("file/limit", f"the file carries {len(raw)} variations; this service takes at most {MAX_VARIATIONS}",
-                            allowed=MAX_VARIATIONS, value=len(raw))
+    raw = _extras_list(raw, "variations", MAX_VARIATIONS, "variations")
     found: list[dict[str, Any]] = []
     refs: dict[str, int] = {}
     total = 0
@@ -221,13 +265,7 @@ def read_variations(raw: Any, limits: Limits) -> list[dict[str, Any]]:
 def read_annotations(raw: Any, lines: set[str]) -> list[dict[str, Any]]:
     """The file's notes (`"annotations"`): each on the main line (`line` null) or a variation of this file.
     Their text, places and glyphs are the notes service's to judge (annotations.py), against the board."""
-    if raw is None:
-        return []
-    if not isinstance(raw, list):
-        raise BadRecordFile("file/annotations", f"annotations must be a list, not {json_type(raw)}", given=json_type(raw))
-    if len(raw) > MAX_ANNOTATIONS:
-        raise BadRecordFile("file/limit", f"the file carries {len(raw)} notes; this service takes at most {MAX_ANNOTATIONS}",
-                            allowed=MAX_ANNOTATIONS, value=len(raw))
+    raw = _extras_list(raw, "annotations", MAX_ANNOTATIONS, "notes")
     found: list[dict[str, Any]] = []
     for k, note in enumerate(raw):
         def bad(message: str, k: int = k, **facts: Any) -> BadRecordFile:
@@ -403,6 +441,11 @@ def export(meta: Any, entries: list[dict[str, Any]]) -> dict[str, Any]:
     chance: dict[str, Any] = {}
     if meta.mode == "live":
         chance = {"commitment": meta.commitment, "seed": meta.revealed_seed, "derivation": "entry k: SeededChance(seed + '/' + k)"}
+        if getattr(meta, "dice", None) == dice.SHARED:
+            chance.update(dice=dice.SHARED, derivation=dice.DERIVATION, seats=[
+                {"seat": k, "commitment": promised, **({"secret": meta.secrets[k]} if meta.secrets[k] is not None else {}),
+                 "contributions": dict(meta.contributions[k])} for k, promised in enumerate(meta.seat_commitments)])
+    entries = dice.mark_outcomes(entries, meta.mode)
     return {
         "format": FORMAT,
         "version": VERSION,
@@ -468,9 +511,20 @@ def _judge(header: Header, raw_entries: list[dict[str, Any]], edition_for: Calla
         return _rejected("chance/commitment", "the revealed seed does not match the commitment published at the start",
                          commitment=header.commitment, sha256_of_seed=commitment(str(header.seed)))
     seed = str(header.seed) if header.mode == "live" and header.seed is not None else None
+    seeded: Callable[[int], SeededChance] | None = (lambda k: live_chance(seed, k)) if seed else None
+    if seed is not None and header.shared is not None:  # shared dice: the service's seed and the seats' contributions
+        problems = dice.check_reveals(header.shared)
+        wrong = next((p for p in problems if p["rule"] != "dice/unrevealed"), None)
+        if wrong is not None:
+            return _rejected(wrong["rule"], wrong["what"], entry=wrong["entry"], seat=wrong["seat"])
+        seed_of = dice.seeds({**header.shared, "seed": seed})
+        missing = next((k for k in range(len(entries)) if not dice.contributions_of(header.shared["seats"], k)), None)
+        if missing is not None:
+            return _rejected("dice/contribution-missing", f"entry {missing} has no seat's contribution in chance.seats",
+                             entry=missing)
+        seeded = lambda k: SeededChance(seed_of(k))  # noqa: E731
     accepted: list[Entry] = []
-    report, state = replay(game, edition, entries, seeded=(lambda k: live_chance(seed, k)) if seed else None,
-                           accepted=accepted)
+    report, state = replay(game, edition, entries, seeded=seeded, accepted=accepted)
     if not report.ok:
         return Verdict(
             {"ok": False, "entry_index": report.entry_index, "event_index": report.event_index,

@@ -29,6 +29,8 @@ EVERY = 16
 STARTED = "Record.Started"
 HAPPENED = "Record.Happened"
 FINISHED = "Record.Finished"
+JOINED = "Record.Joined"  # shared dice (domain/records/dice.py): a seat's commitment and its setup contribution
+REVEALED = "Record.Revealed"  # shared dice: a seat's secret, after the end
 
 
 @dataclass
@@ -55,10 +57,24 @@ class Meta:
     steps: int = 0
     entry_starts: list[int] = field(default_factory=list)  # the step at which each log entry begins
     entry_seats: list[int | None] = field(default_factory=list)
+    chain_head: str | None = None  # the last link of the record's chain (chain.py); None: stored before chains
+    chain_length: int = 0  # the chained items: the start, each game event, the end
+    dice: str | None = None  # "shared": the seats contribute to chance (dice.py)
+    seat_commitments: list[str | None] = field(default_factory=list)  # shared dice: per seat, once joined
+    contributions: list[dict[str, str]] = field(default_factory=list)  # shared dice: per seat, entry k (as text) -> hex
+    secrets: list[str | None] = field(default_factory=list)  # shared dice: per seat, once revealed
+    finished_at: str | None = None  # when the Finished event was stored (the reveal deadline counts from it)
+
+    @property
+    def waiting(self) -> list[int]:
+        """Shared dice: the seats that have not joined yet (the setup waits for them all)."""
+        return [k for k, c in enumerate(self.seat_commitments) if c is None] if self.dice else []
 
     @property
     def entry_sizes(self) -> list[int]:
         """How many game events each log entry caused."""
+        if not self.entry_starts:
+            return []  # shared dice: no setup until every seat has joined
         return [b - a for a, b in zip(self.entry_starts, [*self.entry_starts[1:], self.steps], strict=True)]
 
 
@@ -147,9 +163,11 @@ class Timeline:
         checkpoints = self.checkpoints
         state = self.head
         version = None
+        chained = None  # the last chained row's payload
         for stored_version, topic, payload in rows:
             version = stored_version
             if topic.endswith(HAPPENED):
+                chained = payload
                 obj = payload["event"]
                 if payload["entry"] is not None:
                     self._open_entry(payload["entry"], payload["seat"])
@@ -160,16 +178,27 @@ class Timeline:
                 if not len(events) % EVERY:
                     checkpoints.append(state)
             elif topic.endswith(STARTED):
+                chained = payload
                 self._start(payload)
                 state = self.head
                 checkpoints = self.checkpoints
             elif topic.endswith(FINISHED):
+                chained = payload
                 self._finish(payload)
+            elif topic.endswith(JOINED):
+                self._joined(payload)
+            elif topic.endswith(REVEALED):
+                assert self.meta is not None
+                self.meta.secrets[payload["seat"]] = payload["secret"]
         self.head = state
         if version is not None:
             assert self.meta is not None
             self.meta.version = version
             self.meta.steps = len(events)
+        if chained is not None and chained.get("chain") is not None:
+            assert self.meta is not None
+            self.meta.chain_head = chained["chain"]
+            self.meta.chain_length = 1 + len(events) + self.meta.finished
 
     def _start(self, payload: dict[str, Any]) -> None:
         self.meta = Meta(
@@ -186,22 +215,38 @@ class Timeline:
             created=timestamp_of(payload),
             annotator_hash=payload.get("annotator_hash"),
             arbiter_hash=payload.get("arbiter_hash"),
+            dice=payload.get("dice"),
         )
+        if self.meta.dice:
+            seats = len(self.meta.seats)
+            self.meta.seat_commitments, self.meta.secrets = [None] * seats, [None] * seats
+            self.meta.contributions = [{} for _ in range(seats)]
         self.head = self.game.begin(self.edition_for(self.meta))
         self.checkpoints = [self.head]
 
     def _open_entry(self, head: dict[str, Any], seat: int | None) -> None:
         """A log entry's first game event opens it, kept in the key order `Entry.to_json()` gives."""
         assert self.meta is not None
-        self.entries.append({"outcomes": head["outcomes"], "events": [], **{k: v for k, v in head.items() if k != "outcomes"}})
+        if "contribution" in head and seat is not None:  # shared dice: kept under chance.seats, not in the entry
+            self.meta.contributions[seat][str(len(self.entries))] = head["contribution"]
+        self.entries.append({"outcomes": head["outcomes"], "events": [],
+                             **{k: v for k, v in head.items() if k not in ("outcomes", "contribution")}})
         self.meta.entry_starts.append(len(self.events))
         self.meta.entry_seats.append(seat)
 
     def _finish(self, payload: dict[str, Any]) -> None:
         assert self.meta is not None
         self.meta.finished = True
+        self.meta.finished_at = timestamp_of(payload)
         self.meta.revealed_seed = payload["seed"]
         self.meta.scores = payload["scores"]
+
+    def _joined(self, payload: dict[str, Any]) -> None:
+        """Shared dice: a seat's commitment, and its contribution to the setup (entry 0)."""
+        assert self.meta is not None
+        seat = payload["seat"]
+        self.meta.seat_commitments[seat] = payload["commitment"]
+        self.meta.contributions[seat]["0"] = payload["contribution"]
 
     def state_at(self, step: int) -> Any:
         """The state after the first `step` game events (0 <= step <= len(events))."""
@@ -236,8 +281,8 @@ class Timelines:
             timeline = self._cache.get(record_id)
             if timeline is not None:
                 self._cache.move_to_end(record_id)
-        if timeline is not None and timeline.meta is not None and timeline.meta.finished:
-            return timeline  # a finished record never changes again
+        if timeline is not None and timeline.meta is not None and timeline.meta.finished and None not in timeline.meta.secrets:
+            return timeline  # a finished record never changes again (shared dice: once every seat has revealed)
         if timeline is None:
             decoded = decode_rows(self.mapper, select_stream(self.recorder, record_id))
             if not decoded or not decoded[0][1].endswith(STARTED):

@@ -29,6 +29,7 @@ from eventsourcing.persistence import IntegrityError
 
 from domain import catalog
 from domain.kernel import ALL, Entry, Event, Game, MalformedCommand, ObservedChance, Outcome, RuleViolation, play
+from domain.kernel.commands import Command
 from domain.kernel.describe import say
 from domain.records import recordfile, story
 from domain.records.application import Conflict, Forbidden, Invalid, NotFound, Refused, Unauthorized
@@ -128,6 +129,17 @@ def command_words(title: str, command: Mapping[str, Any], state: Any = None) -> 
         kind = str(command.get("type", "")).rsplit("/", 1)[-1].replace("-", " ")
         rest = [f"{k}={v}" for k, v in command.items() if k not in ("type", "seat")]
         return " ".join([kind, *rest])
+
+
+def sent_command(game: Game, command: Any) -> Command:
+    """A command as a client sent it, read by the title's rules (not yet judged legal). One reading for a
+    variation's play and a lesson pause's answer, so both refuse a malformed one alike: a 422 naming what."""
+    if not isinstance(command, Mapping):
+        raise Invalid("a command is a JSON object", rule="command/malformed")
+    try:
+        return game.parse_command(command)
+    except MalformedCommand as exc:
+        raise Invalid(exc.message, rule="command/malformed", errors=exc.errors) from exc
 
 
 @dataclass
@@ -353,12 +365,7 @@ class Variations:
         state = fold.checkpoints[-1]
         if game.pending(state).over:
             raise Conflict("this variation's game is over: it takes no more commands")
-        if not isinstance(command, Mapping):
-            raise Invalid("a command is an object", rule="command/malformed")
-        try:
-            cmd = game.parse_command(command)
-        except MalformedCommand as exc:
-            raise Invalid(exc.message, rule="command/malformed", errors=exc.errors) from exc
+        cmd = sent_command(game, command)
         k = len(variation.entries)
         if outcomes is not None:
             if not isinstance(outcomes, list):

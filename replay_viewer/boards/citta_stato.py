@@ -63,6 +63,32 @@ def _plural(n: Any, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
+def _mix(colour: str, under: str, alpha: float) -> str | None:
+    """`colour` at `alpha` over `under` as one opaque colour ("#rrggbb"), or None when either is not hex."""
+    if not (len(colour) == len(under) == 7 and colour[0] == under[0] == "#"):
+        return None
+    try:
+        top, bottom = (int(colour[k:k + 2], 16) for k in (1, 3, 5)), (int(under[k:k + 2], 16) for k in (1, 3, 5))
+        return "#" + "".join(f"{round(alpha * a + (1 - alpha) * b):02x}" for a, b in zip(top, bottom, strict=True))
+    except ValueError:
+        return None
+
+
+def _faded(shape: ET.Element, under: str, alpha: float) -> ET.Element:
+    """A piece shown faded (none left): its fill and stroke mixed with the board under it, the picture
+    `opacity` would give on that plain ground without an opacity layer for the browser to composite."""
+    for attr in ("fill", "stroke"):
+        value = shape.get(attr)
+        if value in (None, "none"):
+            continue
+        mixed = _mix(value, under, alpha)
+        if mixed is None:
+            shape.set(f"{attr}-opacity", f"{alpha:g}")
+        else:
+            shape.set(attr, mixed)
+    return shape
+
+
 class _AttrNames(dict[str, str]):
     """Python keywords to SVG attributes, worked out once each: class_ -> class, font_size -> font-size."""
 
@@ -139,8 +165,64 @@ class _Canvas:
         return self.form_name(card["form"]) + (f", {_plural(crowns, 'crown')}" if crowns else "")
 
 
+def _rect_path(x: float, y: float, w: float, h: float, rx: float = 0) -> str:
+    """A rectangle (with round corners of radius rx) as path data: the same outline a <rect> draws."""
+    if not rx:
+        return f"M{x:g},{y:g}H{x + w:g}V{y + h:g}H{x:g}Z"
+    r = min(rx, w / 2, h / 2)
+    arc = f"A{r:g},{r:g} 0 0 1 "
+    return (f"M{x + r:g},{y:g}H{x + w - r:g}{arc}{x + w:g},{y + r:g}V{y + h - r:g}{arc}{x + w - r:g},{y + h:g}"
+            f"H{x + r:g}{arc}{x:g},{y + h - r:g}V{y + r:g}{arc}{x + r:g},{y:g}Z")
+
+
+class _Sheet:
+    """Many printed shapes and labels of one look, drawn as one <path> per look and one <text> per
+    type style (a <tspan> per label): the picture of as many <rect>s and <text>s, in a few
+    elements, so a step's frame walks, lays out and paints far fewer nodes. Spaces do not overlap
+    one another and labels and glyphs sit inside them, so drawing every space, then every label,
+    then every glyph (a crown) changes nothing on screen."""
+
+    def __init__(self) -> None:
+        self.paths: dict[tuple[tuple[str, Any], ...], list[str]] = {}
+        self.texts: dict[tuple[tuple[str, Any], ...], list[tuple[float, float, str]]] = {}
+        self.glyphs: dict[tuple[tuple[str, Any], ...], list[str]] = {}
+
+    def rect(self, x: float, y: float, w: float, h: float, rx: float = 0, **look: Any) -> None:
+        self.paths.setdefault(tuple(look.items()), []).append(_rect_path(x, y, w, h, rx))
+
+    def polygon(self, points: Sequence[tuple[float, float]], **look: Any) -> None:
+        self.glyphs.setdefault(tuple(look.items()), []).append("M" + "L".join(f"{x:g},{y:g}" for x, y in points) + "Z")
+
+    def text(self, x: float, y: float, s: str, **style: Any) -> None:
+        self.texts.setdefault(tuple(style.items()), []).append((x, y, s))
+
+    def draw(self, parent: ET.Element) -> None:
+        for look, parts in self.paths.items():
+            _add(parent, "path", d="".join(parts), **dict(look))
+        for style, labels in self.texts.items():
+            t = _add(parent, "text", **dict(style))
+            for x, y, s in labels:
+                _add(t, "tspan", s, x=x, y=y)
+        for look, parts in self.glyphs.items():
+            _add(parent, "path", d="".join(parts), **dict(look))
+
+
 class _Printed(_Canvas):
-    """The printed board: spaces, labels and empty slots, the same at every step of every game."""
+    """The printed board: spaces, labels and empty slots, the same at every step of every game.
+
+    Drawn as few elements (see _Sheet): each part is one group whose tooltip says what its spaces
+    are, as their printed numbers do; what a space's number alone does not say (a player board
+    track's meaning and rewards) is in its row's tooltip."""
+
+    def sheet_text(self, sheet: _Sheet, x: float, y: float, s: str, size: str = "size", fill: str | None = None,
+                   anchor: str | None = None, bold: bool = False) -> None:
+        sheet.text(x, y, s, font_size=self.font[size], fill=fill, text_anchor=anchor, font_weight="bold" if bold else None)
+
+    def sheet_crown(self, sheet: _Sheet, x: float, y: float, size: float) -> None:
+        """The crown glyph of _Canvas.crown, into a sheet."""
+        c, h = self.lay["crown"], size * 0.7
+        pts = [(0, h), (0, 0), (size * 0.25, h * 0.45), (size * 0.5, 0), (size * 0.75, h * 0.45), (size, 0), (size, h)]
+        sheet.polygon([(x + px, y + py) for px, py in pts], fill=c["fill"], stroke=c["stroke"], stroke_width=0.8)
 
     def main(self) -> str:
         root = ET.Element("g", _attrs({"class": "printed"}))
@@ -157,80 +239,93 @@ class _Printed(_Canvas):
 
     def vp_track(self, root: ET.Element) -> None:
         lay = self.lay["vp_track"]
-        g = self.group(root, "Victory point track")
         cw, ch = lay["cell"]
         every = int(self.data.get("vp_track_crown_every", 0) or 0)
-        for v, (x, y) in lay["spaces"].items():
-            crowned = every > 0 and v > 0 and v % every == 0
-            cell = self.spot(g, f"{v} VP" + (": a crown mark" if crowned else ""))
-            _add(cell, "rect", x=x, y=y, width=cw - 2, height=ch - 2, fill=self.empty["fill"], stroke=self.empty["stroke"])
-            self.text(cell, x + 3, y + 11, str(v), "small", fill=self.faint)
-            if crowned:
-                self.crown(cell, x + cw - 15, y + 3, 11)
+        spaces = lay["spaces"]
+        g = self.group(root, f"Victory point track: spaces {min(spaces)} to {max(spaces)}"
+                       + (f", a crown mark on every {every}th" if every > 0 else ""))
+        sheet = _Sheet()
+        for v, (x, y) in spaces.items():
+            sheet.rect(x, y, cw - 2, ch - 2, fill=self.empty["fill"], stroke=self.empty["stroke"])
+            self.sheet_text(sheet, x + 3, y + 11, str(v), "small", fill=self.faint)
+            if every > 0 and v > 0 and v % every == 0:
+                self.sheet_crown(sheet, x + cw - 15, y + 3, 11)
+        sheet.draw(g)
 
     def small_tracks(self, root: ET.Element) -> None:
         for key, label in (("round_track", "Round"), ("upgrade_track", "Upgrade")):
             lay = self.lay[key]
-            g = self.group(root, f"{label} track")
+            spaces = lay["spaces"]
+            g = self.group(root, f"{label} track: spaces {min(spaces)} to {max(spaces)}")
             self.text(g, *lay["label"], label, bold=True)
             cw, ch = lay["cell"]
-            for n, (x, y) in lay["spaces"].items():
-                cell = self.spot(g, f"{label} space {n}")
-                _add(cell, "rect", x=x, y=y, width=cw, height=ch, rx=3, fill=self.empty["fill"], stroke=self.empty["stroke"])
-                self.text(cell, x + cw / 2, y + ch / 2 + 4, str(n), anchor="middle")
+            sheet = _Sheet()
+            for n, (x, y) in spaces.items():
+                sheet.rect(x, y, cw, ch, 3, fill=self.empty["fill"], stroke=self.empty["stroke"])
+                self.sheet_text(sheet, x + cw / 2, y + ch / 2 + 4, str(n), anchor="middle")
+            sheet.draw(g)
 
     def labels(self, root: ET.Element) -> None:
         d, s, w = self.lay["decks"], self.lay["supplies"], self.lay["warfare"]
+        sheet = _Sheet()
         for (x, y), label in (((d["label"][0], d["future_y"] + 20), "Future"), ((d["label"][0], d["present_y"] + 20), "Present"),
                               (tuple(self.lay["market"]["label"]), "Market"), (tuple(w["label"]), "War"),
                               (tuple(self.lay["schemes"]["label"]), "Political Schemes"),
                               (tuple(self.lay["republic_track"]["label"]), "Form of Republic")):
-            self.text(root, x, y, label, "small" if label in ("Future", "Present") else "size", bold=True)
+            self.sheet_text(sheet, x, y, label, "small" if label in ("Future", "Present") else "size", bold=True)
         for key, label in (("reserve", "Reserve"), ("box", "Box"), ("pool", "Swap pool")):
             x, y = s[key]
-            self.text(root, x, y + s["cube"] - 3, label, "small", bold=True)
+            self.sheet_text(sheet, x, y + s["cube"] - 3, label, "small", bold=True)
+        sheet.draw(root)
 
     def market(self, root: ET.Element) -> None:
         lay = self.lay["market"]
-        g = self.group(root, "Market spaces")
         costs = list(self.data["market"]["row_costs"])
+        columns = self.lay["decks"]["columns"]
+        g = self.group(root, "Market spaces: a column per colour (" + ", ".join(self.colours[c]["name"] for c in columns)
+                       + "), a row per cost (" + ", ".join(f"{c} coins" for c in costs) + ")")
         cw, ch = lay["cell"]
+        sheet = _Sheet()
         for r, y in lay["rows"].items():
             cost = costs[r - 1] if r - 1 < len(costs) else "?"
             coin = self.spot(g, f"Market row costing {cost} coins")
             _add(coin, "circle", cx=lay["cost_x"] + 30, cy=y + ch / 2, r=lay["coin"], fill=self.lay["crown"]["fill"],
                  stroke=self.lay["crown"]["stroke"])
             self.text(coin, lay["cost_x"] + 30, y + ch / 2 + 4, str(cost), anchor="middle", bold=True)
-            for c, x in self.lay["decks"]["columns"].items():
-                cell = self.spot(g, f"Market, {self.colours[c]['name']} column, row costing {cost}")
-                _add(cell, "rect", x=x, y=y, width=cw, height=ch, rx=3, fill=self.empty["fill"], stroke=self.empty["stroke"])
+            for x in columns.values():
+                sheet.rect(x, y, cw, ch, 3, fill=self.empty["fill"], stroke=self.empty["stroke"])
+        sheet.draw(g)
 
     def warfare(self, root: ET.Element) -> None:
         lay = self.lay["warfare"]
-        g = self.group(root, "Warfare spaces")
+        spaces = lay["spaces"]
+        g = self.group(root, f"Warfare spaces {min(spaces)} to {max(spaces)}")
         w, h = lay["cell"]
-        for k, (x, y) in lay["spaces"].items():
-            space = self.spot(g, f"Warfare space {k}")
-            _add(space, "rect", x=x, y=y, width=w, height=h, rx=3, fill=self.empty["fill"], stroke=self.empty["stroke"])
-            self.text(space, x + 4, y + 12, str(k), "small", fill=self.faint)
+        sheet = _Sheet()
+        for k, (x, y) in spaces.items():
+            sheet.rect(x, y, w, h, 3, fill=self.empty["fill"], stroke=self.empty["stroke"])
+            self.sheet_text(sheet, x + 4, y + 12, str(k), "small", fill=self.faint)
+        sheet.draw(g)
 
     def republic_track(self, root: ET.Element) -> None:
         lay = self.lay["republic_track"]
-        g = self.group(root, "Form of Republic spaces")
         rt = self.data["republic_track"]
         crowns = list(rt["crowns"])
         forms = {f: (lo, hi) for f, (lo, hi) in rt["forms"].items()}
         w, h = lay["cell"]
         spaces = lay["spaces"]
+        above = "; ".join(f"{s}: {_plural(crowns[s - 1], 'crown')}" for s in spaces if 0 < s <= len(crowns) and crowns[s - 1])
+        g = self.group(root, f"Form of Republic spaces {min(spaces)} to {max(spaces)}" + (f"; crowns above {above}" if above else ""))
+        sheet = _Sheet()
         for s, (x, y) in spaces.items():
             f = next((f for f, (lo, hi) in forms.items() if lo <= s <= hi), None)
             n = crowns[s - 1] if s - 1 < len(crowns) else 0
-            cell = self.spot(g, f"Form of Republic space {s} ({self.form_name(f)}): {_plural(n, 'crown')} above")
-            _add(cell, "rect", x=x, y=y, width=w, height=h, rx=3,
-                 fill=self.lay["forms"][f]["fill"] if f in self.lay["forms"] else self.empty["fill"], stroke=self.pal["frame"])
-            self.text(cell, x + 4, y + 12, str(s), "small", fill=self.faint)
+            sheet.rect(x, y, w, h, 3, fill=self.lay["forms"][f]["fill"] if f in self.lay["forms"] else self.empty["fill"],
+                       stroke=self.pal["frame"])
+            self.sheet_text(sheet, x + 4, y + 12, str(s), "small", fill=self.faint)
             for k in range(n):
-                self.crown(cell, x + w - 16 - k * 14, y + 3, 12)
+                self.sheet_crown(sheet, x + w - 16 - k * 14, y + 3, 12)
+        sheet.draw(g)
         for f, (lo, hi) in forms.items():
             if lo not in spaces or hi not in spaces:
                 continue
@@ -248,27 +343,30 @@ class _Printed(_Canvas):
         for t, y in pb["tracks"]["rows"].items():
             col = self.colours[t]
             meaning, unit = _TRACK_MEANING.get(t, (col["name"], ""))
-            chip = self.spot(root, f"{col['name']} track: {meaning}")
-            _add(chip, "rect", x=6, y=y + 2, width=12, height=ch - 4, rx=2, fill=col["fill"], stroke=self.pal["outline"])
             values = list(self.data["tracks"][t]["values"])
             rewards = self.data["tracks"][t].get("rewards", {})
-            for space, x in pb["tracks"]["x"].items():
-                if space > len(values):
-                    continue
-                reward = ", ".join(f"{what} {c}" for what, c in rewards.get(space, ()))
-                cell = self.spot(root, f"{col['name']} track ({meaning}) space {space}: {values[space - 1]} {unit}"
-                                 + (f"; reward: {reward}" if reward else ""))
-                _add(cell, "rect", x=x, y=y, width=cw, height=ch, rx=2, fill=col["tint"], stroke=self.pal["frame"])
-                self.text(cell, x + cw / 2, y + ch - 4, str(values[space - 1]), "small", anchor="middle")
-        self.text(root, *pb["war_discs"]["label"], "War", "small", bold=True)
-        self.text(root, *pb["burned"]["label"], "Burned", "small", bold=True)
+            spaces = [space for space in pb["tracks"]["x"] if space <= len(values)]
+            said = ", ".join(f"{space}: {values[space - 1]}" for space in spaces)
+            paid = "; ".join(f"space {space} {', '.join(f'{what} {c}' for what, c in rewards[space])}"
+                             for space in spaces if rewards.get(space))
+            row = self.spot(root, f"{col['name']} track ({meaning}), {unit} by space: {said}" + (f"; rewards: {paid}" if paid else ""))
+            _add(row, "rect", x=6, y=y + 2, width=12, height=ch - 4, rx=2, fill=col["fill"], stroke=self.pal["outline"])
+            sheet = _Sheet()
+            for space in spaces:
+                x = pb["tracks"]["x"][space]
+                sheet.rect(x, y, cw, ch, 2, fill=col["tint"], stroke=self.pal["frame"])
+                self.sheet_text(sheet, x + cw / 2, y + ch - 4, str(values[space - 1]), "small", anchor="middle")
+            sheet.draw(row)
+        sheet = _Sheet()
+        self.sheet_text(sheet, *pb["war_discs"]["label"], "War", "small", bold=True)
+        self.sheet_text(sheet, *pb["burned"]["label"], "Burned", "small", bold=True)
         sw, sh = pb["burned"]["slot"]
         for c, (x, y) in pb["burned"]["at"].items():
             for k in range(int(self.data.get("burn_limit", 3))):
-                _add(root, "rect", x=x + k * (sw + 1), y=y, width=sw, height=sh, rx=1, fill=self.colours[c]["tint"],
-                     stroke=self.empty["stroke"], stroke_width=0.7)
+                sheet.rect(x + k * (sw + 1), y, sw, sh, 1, fill=self.colours[c]["tint"], stroke=self.empty["stroke"], stroke_width=0.7)
         x, y = pb["used_cards"]
-        self.text(root, x + 24, y + 15, "used", "small")
+        self.sheet_text(sheet, x + 24, y + 15, "used", "small")
+        sheet.draw(root)
         return _tostring(root)
 
 
@@ -590,8 +688,10 @@ class _Board(_Canvas):
                 cx = x + lay["indent"] + k * step
                 p = self.piece(g, f"{key}-stack", f"{key}-{c}", f"{_plural(n, self.colours[c]['name'] + ' cube')} in the "
                                f"{label}", changed, colour=c, count=n)
-                self.outline(_add(p, "rect", x=cx, y=y, width=size, height=size, rx=2, fill=self.colours[c]["fill"],
-                                  stroke=self.pal["outline"], opacity=1 if n else 0.35), changed)
+                cube = self.outline(_add(p, "rect", x=cx, y=y, width=size, height=size, rx=2, fill=self.colours[c]["fill"],
+                                         stroke=self.pal["outline"]), changed)
+                if not n:
+                    _faded(cube, self.lay["board"]["fill"], 0.35)
                 self.text(p, cx + size + 3, y + size - 3, str(n), "small")
         pool = self.view.get("republic_pool")
         x, y = lay["pool"]
@@ -713,8 +813,10 @@ class _Board(_Canvas):
             changed = self.changed(lambda v, c=c: v["seats"][i]["supply"][c])
             p = self.piece(g, "supply", f"supply-{i}-{c}", f"{_plural(n, col['name'] + ' cube')} in {name}'s supply",
                            changed, seat=i, colour=c, count=n)
-            self.outline(_add(p, "rect", x=x, y=y, width=size, height=size, rx=3, fill=col["fill"], stroke=self.pal["outline"],
-                              opacity=1 if n else 0.3), changed)
+            cube = self.outline(_add(p, "rect", x=x, y=y, width=size, height=size, rx=3, fill=col["fill"], stroke=self.pal["outline"]),
+                                changed)
+            if not n:
+                _faded(cube, self.lay["player_board"]["fill"], 0.3)
             self.text(p, x + size / 2, y + size / 2 + 5, str(n), "large", fill=col["ink"] if n else self.ink,
                       anchor="middle", bold=True)
 
@@ -729,7 +831,9 @@ class _Board(_Canvas):
             p = self.piece(g, "banners", f"banners-{i}-{b}", f"{_plural(n, col['name'] + ' Banner tile')} ({name})",
                            changed, seat=i, colour=b, count=n)
             pts = f"{x},{y} {x + bw},{y} {x + bw},{y + bh} {x + bw / 2:g},{y + bh - 6} {x},{y + bh}"
-            self.outline(_add(p, "polygon", points=pts, fill=col["fill"], stroke=self.pal["outline"], opacity=1 if n else 0.3), changed)
+            banner = self.outline(_add(p, "polygon", points=pts, fill=col["fill"], stroke=self.pal["outline"]), changed)
+            if not n:
+                _faded(banner, self.lay["player_board"]["fill"], 0.3)
             self.text(p, x + bw + 2, y + bh - 6, str(n), bold=True)
         x, y = pb["crowns"]
         n = s.get("crowns", 0)

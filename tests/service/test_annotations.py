@@ -8,8 +8,6 @@ per module and imported as record files with an annotator key, as a table's tran
 
 from __future__ import annotations
 
-import threading
-from functools import cache
 from typing import Any
 from uuid import UUID, uuid4
 
@@ -17,43 +15,21 @@ import pytest
 
 from domain import catalog
 from domain.kernel.notation import parse
-from domain.kernel.selfplay import play_random
-from domain.records import Records, recordfile
+from domain.records import Records
 from domain.records.annotations import ALL, MAX_SHAPES, MAX_TEXT, Annotations, notes_id, render
 from domain.records.application import Conflict, Forbidden, Invalid, NotFound, RecordsError, TooLarge, Unauthorized
 from domain.records.variations import Variations
+from tests.service.helpers import at_once, import_finished, places, record_file
 
 TITLES = ["citta-stato", "la-citta", "serenissima"]
-NAMES = ["Ada", "Ben"]
 KEY = "annotator-key-for-the-tests"
 
 
-@cache
-def document(title: str) -> dict[str, Any]:
-    """A finished random game of `title` as a transcribed record file (played once per module)."""
-    game = catalog.game(title)
-    edition = game.default_edition()
-    played = play_random(game, edition, {"players": 2}, f"notes-{title}")
-    return {"format": recordfile.FORMAT, "version": recordfile.VERSION, "title": title, "edition": edition.ref,
-            "seats": [{"name": n} for n in NAMES], "options": {"players": 2}, "mode": "transcribed",
-            "chance": {}, "entries": [e.to_json() for e in played.entries]}
-
-
 def finished(records: Records, title: str = "serenissima", key: str = KEY) -> tuple[UUID, list[str]]:
-    """A finished record of `title` imported with an annotator key: its id and its seats' tokens."""
-    import_id, tokens = records.submit(document(title), key)
-    report = records.validate_import(import_id)
-    assert report["ok"], report
-    record_id = UUID(report["record_id"])
+    """A finished random game of `title` imported with an annotator key: its id and its seats' tokens."""
+    record_id, tokens = import_finished(records, record_file(title, f"notes-{title}"), key)
     assert records.summary(record_id)["finished"]
     return record_id, tokens
-
-
-def places(title: str) -> tuple[str, ...]:
-    import importlib
-
-    module = importlib.import_module(catalog.TITLES[title] + ".notation")
-    return module.places(catalog.game(title).default_edition())  # type: ignore[no-any-return]
 
 
 def steps(records: Records, record_id: UUID) -> int:
@@ -357,21 +333,12 @@ def test_restore_recreates_notes_with_their_ids_on_renamed_lines_all_or_nothing(
 
 def test_writers_at_the_same_time_lose_no_note(records: Records, notes: Annotations) -> None:
     record_id, tokens = finished(records, "la-citta")
-    errors: list[BaseException] = []
 
-    def write(token: str, n: int) -> None:
-        try:
-            for k in range(n):
-                notes.add(record_id, token, {"step": k, "text": f"note {k}"})
-        except BaseException as exc:  # noqa: BLE001  (reported below)
-            errors.append(exc)
+    def write(token: str) -> None:
+        for k in range(6):
+            notes.add(record_id, token, {"step": k, "text": f"note {k}"})
 
-    threads = [threading.Thread(target=write, args=(token, 6)) for token in [KEY, *tokens]]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors
+    at_once(write, [KEY, *tokens])
     assert len(notes.all_notes(record_id)) == 18
     assert len(stream(records, record_id)) == 19
 

@@ -3,42 +3,28 @@
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import expect, sync_playwright
-from werkzeug.serving import make_server
+from playwright.sync_api import expect
 
-from api.app import create_app
-from domain.records.settings import Settings
+from tests.service import browsing
+from tests.service.browsing import served_app
 from tests.service.helpers import auth, play_out_http
 from tests.service.test_api import start
 
 pytestmark = pytest.mark.browser
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[str, Any]]:
-    app = create_app(Settings.from_env({"SQLITE_DBNAME": str(tmp_path / "records.sqlite3")}))
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}", app.test_client()
-    server.shutdown()
-    app.extensions["cronaca"].records.close()
+    with served_app(tmp_path) as (base, app):
+        yield base, app.test_client()
 
 
-@pytest.fixture
-def page() -> Iterator[Any]:
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-        yield browser.new_page()
-        browser.close()
+browser, page = browsing.browser, browsing.page  # fixtures, used by name
 
 
 def test_the_slider_page_loads_and_steps(served: tuple[str, Any], page: Any) -> None:

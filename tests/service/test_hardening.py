@@ -308,7 +308,8 @@ def test_accepted_body_types_are_the_documented_ones(client: Any) -> None:
     assert {"/api/records", "/api/records/{record_id}/commands", "/api/imports"} <= set(posts)
     for path, op in posts.items():
         documented = list(op["requestBody"]["content"])
-        address = re.sub(r"\{\w+\}", record_id, path)  # any id fits a route: the guard runs before the view
+        # any id fits a route (a step or seat number where the route wants one): the guard runs before the view
+        address = re.sub(r"\{\w+\}", record_id, path.replace("{n}", "0"))
         answer = client.post(address, data="x", content_type="text/plain",
                              headers=auth(tokens[0]))
         assert assert_problem(answer, 415)["accepted"] == documented, path

@@ -167,7 +167,7 @@ def test_a_clean_import_points_at_its_record_and_an_unread_file_has_nothing_to_r
 def test_the_import_page_links_a_finding_to_the_replay_just_before_it(served: tuple[str, Any], tmp_path: Path) -> None:
     from playwright.sync_api import expect, sync_playwright
 
-    from tests.service.test_browser import CHROMIUM_ARGS
+    from tests.service.browsing import CHROMIUM_ARGS
 
     url, _ = served
     lines, line = planted(written_game())

@@ -12,65 +12,37 @@ start, a middle step with highlights, a pause) land in docs/screenshots/lesson-*
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import expect, sync_playwright
-from werkzeug.serving import make_server
+from playwright.sync_api import expect
 
-from api.app import create_app
-from domain import catalog
-from domain.kernel.bots import GreedyBot, play_bot
-from domain.records import recordfile
-from domain.records.settings import Settings
-from tests.service.helpers import auth
-from tests.service.test_api import wait_for_verdict
-from tests.service.test_browser import CHROMIUM_ARGS
+from tests.service import browsing
+from tests.service.browsing import served_app
+from tests.service.helpers import NAMES, auth, import_finished_http, record_file
 
 pytestmark = pytest.mark.browser
 TITLES = ["citta-stato", "la-citta", "serenissima"]
 SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
-NAMES = ["Ada", "Ben"]
 SHOWN = {"citta-stato": "Città-Stato", "la-citta": "La Città", "serenissima": "Serenissima"}
 
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
-    tmp = tmp_path_factory.mktemp("lesson")
-    app = create_app(Settings.from_env({"SQLITE_DBNAME": str(tmp / "records.sqlite3")}), CRONACA_SSE_PING=1.0)
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}", app.test_client()
-    server.shutdown()
-    app.extensions["cronaca"].records.close()
+    with served_app(tmp_path_factory.mktemp("lesson"), CRONACA_SSE_PING=1.0) as (base, app):
+        yield base, app.test_client()
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_playwright() as p:
-        found = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-        yield found
-        found.close()
+# fixtures, used by name; `context` opens a page per call, each a different person at a different computer
+browser, context = browsing.browser, browsing.context
 
 
 def finished_record(client: Any, title: str) -> tuple[str, str]:
     """A finished greedy-bot game of `title` imported as a transcribed record file: (record id, annotator key)."""
-    game = catalog.game(title)
-    edition = game.default_edition()
-    played = play_bot(game, edition, {"players": 2}, f"lesson-{title}", bot=GreedyBot(turns=1, steps=8, width=4))
-    document = {"format": recordfile.FORMAT, "version": recordfile.VERSION, "title": title, "edition": edition.ref,
-                "seats": [{"name": n} for n in NAMES], "options": {"players": 2}, "mode": "transcribed",
-                "chance": {}, "entries": [e.to_json() for e in played.entries]}
-    answer = client.post("/api/imports", json=document)
-    assert answer.status_code in (200, 201, 202), answer.get_json()
-    key = answer.get_json()["annotator_key"]
-    verdict = wait_for_verdict(client, answer.get_json()["id"])
-    assert verdict["status"] == "accepted", verdict
-    return verdict["record_id"], key
+    record_id, key, _, _ = import_finished_http(client, record_file(title, f"lesson-{title}", greedy=True))
+    return record_id, key
 
 
 def deciding(client: Any, record_id: str, candidates: list[int]) -> tuple[int, int]:
@@ -113,7 +85,7 @@ def add_chapter(page: Any, base: str, record_id: str, first: int, last: int, tit
 
 
 @pytest.mark.parametrize("title", TITLES)
-def test_a_class_follows_a_lesson_and_answers_a_pause(served: tuple[str, Any], browser: Any, title: str) -> None:
+def test_a_class_follows_a_lesson_and_answers_a_pause(served: tuple[str, Any], context: Any, title: str) -> None:
     base, client = served
     record_id, key = finished_record(client, title)
     turns = client.get(f"/api/records/{record_id}/turns").get_json()
@@ -152,190 +124,187 @@ def test_a_class_follows_a_lesson_and_answers_a_pause(served: tuple[str, Any], b
     branch_story = {line["step"]: line["text"] for line in client.get(f"/api/variations/{variation_id}/story").get_json()["lines"]}
     assert branch_story, "the variation's story says nothing"
 
-    teacher_context = browser.new_context(viewport={"width": 1500, "height": 1000})
-    students = [browser.new_context(viewport={"width": 1400, "height": 1000}) for _ in range(2)]
-    try:
-        teacher = teacher_context.new_page()
-        # the teacher makes the lesson on the page and lands on it with the key in the hash
-        teacher.goto(f"{base}/lessons/new")
-        teacher.locator("#new-lesson input[name=title]").fill(f"Reading a game of {SHOWN[title]}")
-        teacher.locator("#new-lesson textarea[name=introduction]").fill("Two chapters: the opening, then the middle game.")
-        teacher.locator("#new-lesson button[type=submit]").click()
-        teacher.wait_for_url(re.compile(r"/lessons/[0-9a-f-]{36}#key="))
-        lesson_id = teacher.url.split("/lessons/")[1].split("#")[0]
-        teacher_key = teacher.url.split("#key=")[1]
-        expect(teacher.locator("body")).to_have_attribute("data-ready", "yes")
-        expect(teacher.locator("#share")).to_be_visible()
+    teacher = context(viewport={"width": 1500, "height": 1000})
+    # the teacher makes the lesson on the page and lands on it with the key in the hash
+    teacher.goto(f"{base}/lessons/new")
+    teacher.locator("#new-lesson input[name=title]").fill(f"Reading a game of {SHOWN[title]}")
+    teacher.locator("#new-lesson textarea[name=introduction]").fill("Two chapters: the opening, then the middle game.")
+    teacher.locator("#new-lesson button[type=submit]").click()
+    teacher.wait_for_url(re.compile(r"/lessons/[0-9a-f-]{36}#key="))
+    lesson_id = teacher.url.split("/lessons/")[1].split("#")[0]
+    teacher_key = teacher.url.split("#key=")[1]
+    expect(teacher.locator("body")).to_have_attribute("data-ready", "yes")
+    expect(teacher.locator("#share")).to_be_visible()
 
-        add_chapter(teacher, base, record_id, one[0], one[1], "The opening", "How Ada and Ben set out.")
-        add_chapter(teacher, base, record_id, two_from, two_to, "The middle game", "Where the game turned.")
-        expect(teacher.locator("#chapters li")).to_have_count(2)
-        lesson = client.get(f"/api/lessons/{lesson_id}", headers=auth(teacher_key)).get_json()
-        c1, c2 = (c["id"] for c in lesson["chapters"])
-        assert [(c["from_step"], c["to_step"], c["line"]) for c in lesson["chapters"]] == [(*one, None), (two_from, two_to, None)]
-        at(teacher, c1, one[0])
+    add_chapter(teacher, base, record_id, one[0], one[1], "The opening", "How Ada and Ben set out.")
+    add_chapter(teacher, base, record_id, two_from, two_to, "The middle game", "Where the game turned.")
+    expect(teacher.locator("#chapters li")).to_have_count(2)
+    lesson = client.get(f"/api/lessons/{lesson_id}", headers=auth(teacher_key)).get_json()
+    c1, c2 = (c["id"] for c in lesson["chapters"])
+    assert [(c["from_step"], c["to_step"], c["line"]) for c in lesson["chapters"]] == [(*one, None), (two_from, two_to, None)]
+    at(teacher, c1, one[0])
 
-        # reordering is the teacher's: swap and swap back, the server keeps the order
-        teacher.locator("#chapters li").nth(0).locator(".chapter-tools button").nth(1).click()
-        expect(teacher.locator("#chapters li").first).to_have_attribute("data-chapter", c2)
-        assert [c["id"] for c in client.get(f"/api/lessons/{lesson_id}").get_json()["chapters"]] == [c2, c1]
-        teacher.locator("#chapters li").nth(0).locator(".chapter-tools button").nth(1).click()
-        expect(teacher.locator("#chapters li").first).to_have_attribute("data-chapter", c1)
-        # a chapter outside the record's steps is refused with the service's sentence; one added is removed again
-        add_chapter(teacher, base, record_id, 0, 99_999, "Too long", "", added=False)
-        expect(teacher.locator("#add-status")).to_contain_text("not inside the main line")
-        add_chapter(teacher, base, record_id, 0, 3, "A spare", "")
-        expect(teacher.locator("#chapters li")).to_have_count(3)
-        teacher.once("dialog", lambda dialog: dialog.accept())
-        teacher.locator("#chapters li").nth(2).locator(".chapter-tools button").nth(2).click()
-        expect(teacher.locator("#chapters li")).to_have_count(2)
-        assert [c["id"] for c in client.get(f"/api/lessons/{lesson_id}").get_json()["chapters"]] == [c1, c2]
-        # a third chapter on a what-if variation, picked in the form's line list
-        add_chapter(teacher, base, record_id, branch_from, branch_last, "What if", "Another way.", line=variation_id)
-        c3 = client.get(f"/api/lessons/{lesson_id}").get_json()["chapters"][2]
-        assert (c3["line"], c3["from_step"], c3["to_step"]) == (variation_id, branch_from, branch_last)
+    # reordering is the teacher's: swap and swap back, the server keeps the order
+    teacher.locator("#chapters li").nth(0).locator(".chapter-tools button").nth(1).click()
+    expect(teacher.locator("#chapters li").first).to_have_attribute("data-chapter", c2)
+    assert [c["id"] for c in client.get(f"/api/lessons/{lesson_id}").get_json()["chapters"]] == [c2, c1]
+    teacher.locator("#chapters li").nth(0).locator(".chapter-tools button").nth(1).click()
+    expect(teacher.locator("#chapters li").first).to_have_attribute("data-chapter", c1)
+    # a chapter outside the record's steps is refused with the service's sentence; one added is removed again
+    add_chapter(teacher, base, record_id, 0, 99_999, "Too long", "", added=False)
+    expect(teacher.locator("#add-status")).to_contain_text("not inside the main line")
+    add_chapter(teacher, base, record_id, 0, 3, "A spare", "")
+    expect(teacher.locator("#chapters li")).to_have_count(3)
+    teacher.once("dialog", lambda dialog: dialog.accept())
+    teacher.locator("#chapters li").nth(2).locator(".chapter-tools button").nth(2).click()
+    expect(teacher.locator("#chapters li")).to_have_count(2)
+    assert [c["id"] for c in client.get(f"/api/lessons/{lesson_id}").get_json()["chapters"]] == [c1, c2]
+    # a third chapter on a what-if variation, picked in the form's line list
+    add_chapter(teacher, base, record_id, branch_from, branch_last, "What if", "Another way.", line=variation_id)
+    c3 = client.get(f"/api/lessons/{lesson_id}").get_json()["chapters"][2]
+    assert (c3["line"], c3["from_step"], c3["to_step"]) == (variation_id, branch_from, branch_last)
 
-        # two students open the link (no key): chapter 1's start until the presenter moves
-        pupils = [s.new_page() for s in students]
-        for pupil in pupils:
-            pupil.goto(f"{base}/lessons/{lesson_id}")
-            expect(pupil.locator("body")).to_have_attribute("data-live", "open")
-            at(pupil, c1, one[0])
-            expect(pupil.locator("#add-chapter-box")).to_be_hidden()
-            expect(pupil.locator("#chapter-intro")).to_contain_text("How Ada and Ben set out.")
-        expect(pupils[0].locator("#follow-text")).to_contain_text("has not started")
-        teacher.locator(f'#chapters li[data-chapter="{c1}"] .chapter-link').click()  # present where it stands
-        expect(teacher.locator("body")).to_have_attribute("data-presented", f"{c1}:{one[0]}:0")
-        expect(pupils[0].locator("#follow")).to_be_hidden()
-        shoot(teacher, f"lesson-{title}-teacher-start")
-        shoot(pupils[0], f"lesson-{title}-student-start")
+    # two students open the link (no key): chapter 1's start until the presenter moves
+    pupils = [context() for _ in range(2)]
+    for pupil in pupils:
+        pupil.goto(f"{base}/lessons/{lesson_id}")
+        expect(pupil.locator("body")).to_have_attribute("data-live", "open")
+        at(pupil, c1, one[0])
+        expect(pupil.locator("#add-chapter-box")).to_be_hidden()
+        expect(pupil.locator("#chapter-intro")).to_contain_text("How Ada and Ben set out.")
+    expect(pupils[0].locator("#follow-text")).to_contain_text("has not started")
+    teacher.locator(f'#chapters li[data-chapter="{c1}"] .chapter-link').click()  # present where it stands
+    expect(teacher.locator("body")).to_have_attribute("data-presented", f"{c1}:{one[0]}:0")
+    expect(pupils[0].locator("#follow")).to_be_hidden()
+    shoot(teacher, f"lesson-{title}-teacher-start")
+    shoot(pupils[0], f"lesson-{title}-student-start")
 
-        # the presenter steps: both students follow, with the notes of the step
-        teacher.locator("#slider").focus()
-        teacher.keyboard.press("ArrowRight")
-        at(teacher, c1, one[0] + 1)
-        for pupil in pupils:
-            at(pupil, c1, one[0] + 1)
-            expect(pupil.locator("#notes .note")).to_have_count(1)
-            expect(pupil.locator("#notes .note-text strong")).to_have_text("Opening")
+    # the presenter steps: both students follow, with the notes of the step
+    teacher.locator("#slider").focus()
+    teacher.keyboard.press("ArrowRight")
+    at(teacher, c1, one[0] + 1)
+    for pupil in pupils:
+        at(pupil, c1, one[0] + 1)
+        expect(pupil.locator("#notes .note")).to_have_count(1)
+        expect(pupil.locator("#notes .note-text strong")).to_have_text("Opening")
 
-        # to chapter 2 (the list), then a few steps: both students follow across chapters
-        teacher.locator(f'#chapters li[data-chapter="{c2}"] .chapter-link').click()
-        at(teacher, c2, two_from)
-        for pupil in pupils:
-            at(pupil, c2, two_from)
-            expect(pupil.locator("#chapter-title")).to_contain_text("The middle game")
-            expect(pupil.locator(f'#chapters li[data-chapter="{c2}"]')).to_have_attribute("aria-current", "true")
-        press_to(teacher, two_from, middle)
-        for pupil in pupils:
-            at(pupil, c2, middle)
-            expect(pupil.locator("#notes .note")).to_have_count(1)
-            expect(pupil.locator("#said")).not_to_be_empty()
+    # to chapter 2 (the list), then a few steps: both students follow across chapters
+    teacher.locator(f'#chapters li[data-chapter="{c2}"] .chapter-link').click()
+    at(teacher, c2, two_from)
+    for pupil in pupils:
+        at(pupil, c2, two_from)
+        expect(pupil.locator("#chapter-title")).to_contain_text("The middle game")
+        expect(pupil.locator(f'#chapters li[data-chapter="{c2}"]')).to_have_attribute("aria-current", "true")
+    press_to(teacher, two_from, middle)
+    for pupil in pupils:
+        at(pupil, c2, middle)
+        expect(pupil.locator("#notes .note")).to_have_count(1)
+        expect(pupil.locator("#said")).not_to_be_empty()
 
-        # highlights for the class: an arrow picked from the lists, a ring clicked on the board
-        teacher.locator("#place-from").select_option(b)
-        teacher.locator("#place-to").select_option(a)
-        teacher.locator("#brush").select_option("red")
-        teacher.locator("#add-shape").click()
-        expect(teacher.locator("body")).to_have_attribute("data-presented", f"{c2}:{middle}:1")
-        teacher.locator("#brush").select_option("green")
-        click_place(teacher, ring)
-        click_place(teacher, ring)
-        expect(teacher.locator("body")).to_have_attribute("data-presented", f"{c2}:{middle}:2")
-        presenter = client.get(f"/api/lessons/{lesson_id}").get_json()["presenter"]
-        assert presenter["shapes"] == [{"kind": "arrow", "from": b, "to": a, "brush": "red"},
-                                       {"kind": "highlight", "at": ring, "brush": "green"}]
-        for pupil in pupils:
-            expect(pupil.locator("body")).to_have_attribute("data-shapes", "2")
-            # the note's blue arrow and the presenter's red one and green ring, over the board
-            expect(pupil.locator("#board svg.overlay .shape")).to_have_count(3)
-            expect(pupil.locator(f'#board svg.overlay .shape[data-kind="arrow"][data-from="{b}"][data-brush="red"]')).to_have_count(1)
-            expect(pupil.locator("#board svg.overlay")).to_have_attribute("aria-label", re.compile("red arrow from"))
-            expect(pupil.locator("#notes .note-shapes")).to_contain_text("blue arrow from")  # the note's shape in words
-        shoot(teacher, f"lesson-{title}-teacher-highlights")
-        shoot(pupils[0], f"lesson-{title}-student-highlights")
+    # highlights for the class: an arrow picked from the lists, a ring clicked on the board
+    teacher.locator("#place-from").select_option(b)
+    teacher.locator("#place-to").select_option(a)
+    teacher.locator("#brush").select_option("red")
+    teacher.locator("#add-shape").click()
+    expect(teacher.locator("body")).to_have_attribute("data-presented", f"{c2}:{middle}:1")
+    teacher.locator("#brush").select_option("green")
+    click_place(teacher, ring)
+    click_place(teacher, ring)
+    expect(teacher.locator("body")).to_have_attribute("data-presented", f"{c2}:{middle}:2")
+    presenter = client.get(f"/api/lessons/{lesson_id}").get_json()["presenter"]
+    assert presenter["shapes"] == [{"kind": "arrow", "from": b, "to": a, "brush": "red"},
+                                   {"kind": "highlight", "at": ring, "brush": "green"}]
+    for pupil in pupils:
+        expect(pupil.locator("body")).to_have_attribute("data-shapes", "2")
+        # the note's blue arrow and the presenter's red one and green ring, over the board
+        expect(pupil.locator("#board svg.overlay .shape")).to_have_count(3)
+        expect(pupil.locator(f'#board svg.overlay .shape[data-kind="arrow"][data-from="{b}"][data-brush="red"]')).to_have_count(1)
+        expect(pupil.locator("#board svg.overlay")).to_have_attribute("aria-label", re.compile("red arrow from"))
+        expect(pupil.locator("#notes .note-shapes")).to_contain_text("blue arrow from")  # the note's shape in words
+    shoot(teacher, f"lesson-{title}-teacher-highlights")
+    shoot(pupils[0], f"lesson-{title}-student-highlights")
 
-        # a student steps away: the banner says where the presenter is; the other keeps following
-        away, follower = pupils
-        away.locator("#slider").focus()
-        away.keyboard.press("ArrowLeft")
-        at(away, c2, middle - 1)
-        expect(away.locator("body")).to_have_attribute("data-following", "no")
-        press_to(teacher, middle, pause_step)
-        at(follower, c2, pause_step)
-        expect(away.locator("#follow")).to_be_visible()
-        expect(away.locator("#follow-text")).to_contain_text(f"The presenter is at chapter 2, step {pause_step}")
-        at(away, c2, middle - 1)  # stayed where it stepped
-        away.locator("#follow-button").click()
-        at(away, c2, pause_step)
-        expect(away.locator("body")).to_have_attribute("data-following", "yes")
-        expect(away.locator("#follow")).to_be_hidden()
+    # a student steps away: the banner says where the presenter is; the other keeps following
+    away, follower = pupils
+    away.locator("#slider").focus()
+    away.keyboard.press("ArrowLeft")
+    at(away, c2, middle - 1)
+    expect(away.locator("body")).to_have_attribute("data-following", "no")
+    press_to(teacher, middle, pause_step)
+    at(follower, c2, pause_step)
+    expect(away.locator("#follow")).to_be_visible()
+    expect(away.locator("#follow-text")).to_contain_text(f"The presenter is at chapter 2, step {pause_step}")
+    at(away, c2, middle - 1)  # stayed where it stepped
+    away.locator("#follow-button").click()
+    at(away, c2, pause_step)
+    expect(away.locator("body")).to_have_attribute("data-following", "yes")
+    expect(away.locator("#follow")).to_be_hidden()
 
-        # a prediction pause: the seat deciding here, its view and choices; two answers
-        seat_name = NAMES[pause_seat]
-        expect(teacher.locator("#pause-decider")).to_contain_text(f"{seat_name} decides at this step")
-        teacher.locator("#pause-question").fill(f"What would you do as {seat_name}?")
-        teacher.locator("#open-pause-button").click()
-        expect(teacher.locator("body")).to_have_attribute("data-pause", re.compile(r"p-"))
-        pause_id = teacher.locator("body").get_attribute("data-pause")
-        question = client.get(f"/api/lessons/{lesson_id}/pauses/{pause_id}").get_json()
-        assert question["seat"] == pause_seat and question["step"] == pause_step and question["choices"]
-        for k, (pupil, name) in enumerate(zip(pupils, ["Anna", "Bruno"], strict=True)):
-            expect(pupil.locator("#pause-title")).to_have_text(f"What would you do as {seat_name}?")
-            expect(pupil.locator("#choices input[type=radio]")).to_have_count(len(question["choices"]))
-            expect(pupil.locator("#choices")).to_contain_text(question["choices"][0]["said"])
-            expect(pupil.locator("#pause-view-data dl.view").first).to_be_visible()  # the seat's view as data
-            pupil.locator("#student").fill(name)
-            pupil.locator("#choices input[type=radio]").nth(min(k, len(question["choices"]) - 1)).check()
-            pupil.locator("#answer button[type=submit]").click()
-            expect(pupil.locator("#answer-status")).to_contain_text("Answer sent")
-        expect(teacher.locator("body")).to_have_attribute("data-tally", "2")
-        expect(teacher.locator("#tally")).to_contain_text("Anna")
-        expect(teacher.locator("#tally")).to_contain_text("Bruno")
-        for pupil in pupils:
-            expect(pupil.locator("#pause-count")).to_have_text("2 answers so far")
-            expect(pupil.locator("#tally")).not_to_contain_text("Anna")  # students never see who picked what
-        tally = client.get(f"/api/lessons/{lesson_id}/pauses/{pause_id}", headers=auth(teacher_key)).get_json()["tally"]
-        assert tally["answers"] == 2
-        assert sorted(s for c in tally["choices"] for s in c["students"]) == ["Anna", "Bruno"]
-        assert pupils[0].evaluate("localStorage.getItem('cronaca:student')") == "Anna"
-        shoot(teacher, f"lesson-{title}-teacher-pause")
-        shoot(pupils[0], f"lesson-{title}-student-pause")
+    # a prediction pause: the seat deciding here, its view and choices; two answers
+    seat_name = NAMES[pause_seat]
+    expect(teacher.locator("#pause-decider")).to_contain_text(f"{seat_name} decides at this step")
+    teacher.locator("#pause-question").fill(f"What would you do as {seat_name}?")
+    teacher.locator("#open-pause-button").click()
+    expect(teacher.locator("body")).to_have_attribute("data-pause", re.compile(r"p-"))
+    pause_id = teacher.locator("body").get_attribute("data-pause")
+    question = client.get(f"/api/lessons/{lesson_id}/pauses/{pause_id}").get_json()
+    assert question["seat"] == pause_seat and question["step"] == pause_step and question["choices"]
+    for k, (pupil, name) in enumerate(zip(pupils, ["Anna", "Bruno"], strict=True)):
+        expect(pupil.locator("#pause-title")).to_have_text(f"What would you do as {seat_name}?")
+        expect(pupil.locator("#choices input[type=radio]")).to_have_count(len(question["choices"]))
+        expect(pupil.locator("#choices")).to_contain_text(question["choices"][0]["said"])
+        expect(pupil.locator("#pause-view-data dl.view").first).to_be_visible()  # the seat's view as data
+        expect(pupil.locator("body")).to_have_attribute("data-board-of", "asked-seat")  # its board, not the all-seeing one
+        pupil.keyboard.press("ArrowRight")  # no peeking at the answer while the pause is open
+        expect(pupil.locator("body")).to_have_attribute("data-step", str(pause_step))
+        pupil.locator("#student").fill(name)
+        pupil.locator("#choices input[type=radio]").nth(min(k, len(question["choices"]) - 1)).check()
+        pupil.locator("#answer button[type=submit]").click()
+        expect(pupil.locator("#answer-status")).to_contain_text("Answer sent")
+    expect(teacher.locator("body")).to_have_attribute("data-tally", "2")
+    expect(teacher.locator("#tally")).to_contain_text("Anna")
+    expect(teacher.locator("#tally")).to_contain_text("Bruno")
+    for pupil in pupils:
+        expect(pupil.locator("#pause-count")).to_have_text("2 answers so far")
+        expect(pupil.locator("#tally")).not_to_contain_text("Anna")  # students never see who picked what
+    tally = client.get(f"/api/lessons/{lesson_id}/pauses/{pause_id}", headers=auth(teacher_key)).get_json()["tally"]
+    assert tally["answers"] == 2
+    assert sorted(s for c in tally["choices"] for s in c["students"]) == ["Anna", "Bruno"]
+    assert pupils[0].evaluate("localStorage.getItem('cronaca:student')") == "Anna"
+    shoot(teacher, f"lesson-{title}-teacher-pause")
+    shoot(pupils[0], f"lesson-{title}-student-pause")
 
-        # reveal: every student sees the move played, and the counts
-        teacher.locator("#reveal").click()
-        expect(teacher.locator("body")).to_have_attribute("data-revealed", pause_id)
-        played = client.get(f"/api/lessons/{lesson_id}/pauses/{pause_id}").get_json()["played"]
-        assert played and played["said"]
-        expect(teacher.locator("#played")).to_contain_text(f"{seat_name} played: {played['said']}")
-        for pupil in pupils:
-            expect(pupil.locator("#played")).to_contain_text(f"{seat_name} played: {played['said']}")
-            expect(pupil.locator("body")).to_have_attribute("data-tally", "2")
-            expect(pupil.locator("#answer")).to_be_hidden()
-        picks = [min(k, len(question["choices"]) - 1) for k in range(2)]
-        for pupil, k in zip(pupils, picks, strict=True):
-            if question["choices"][k]["command"] == played["command"]:
-                expect(pupil.locator("#played")).to_contain_text("as you said")
-            else:
-                expect(pupil.locator("#played")).not_to_contain_text("as you said")
-        expect(pupils[0].locator("#tally li.played")).to_contain_text(played["said"])
-        shoot(pupils[1], f"lesson-{title}-student-reveal")
+    # reveal: every student sees the move played, and the counts
+    teacher.locator("#reveal").click()
+    expect(teacher.locator("body")).to_have_attribute("data-revealed", pause_id)
+    expect(pupils[0].locator("body")).to_have_attribute("data-board-of", "all")  # the answer is out
+    played = client.get(f"/api/lessons/{lesson_id}/pauses/{pause_id}").get_json()["played"]
+    assert played and played["said"]
+    expect(teacher.locator("#played")).to_contain_text(f"{seat_name} played: {played['said']}")
+    for pupil in pupils:
+        expect(pupil.locator("#played")).to_contain_text(f"{seat_name} played: {played['said']}")
+        expect(pupil.locator("body")).to_have_attribute("data-tally", "2")
+        expect(pupil.locator("#answer")).to_be_hidden()
+    picks = [min(k, len(question["choices"]) - 1) for k in range(2)]
+    for pupil, k in zip(pupils, picks, strict=True):
+        if question["choices"][k]["command"] == played["command"]:
+            expect(pupil.locator("#played")).to_contain_text("as you said")
+        else:
+            expect(pupil.locator("#played")).not_to_contain_text("as you said")
+    expect(pupils[0].locator("#tally li.played")).to_contain_text(played["said"])
+    shoot(pupils[1], f"lesson-{title}-student-reveal")
 
-        # on to the variation's chapter (PageDown): the class sees its board and its own story
-        teacher.locator("#slider").focus()
-        teacher.keyboard.press("PageDown")
-        at(teacher, c3["id"], branch_from)
-        first_move = min(branch_story)
-        press_to(teacher, branch_from, first_move)
-        for pupil in pupils:
-            at(pupil, c3["id"], first_move)
-            expect(pupil.locator("#board > .board-wrap > svg").first).to_be_attached()
-            expect(pupil.locator("#said")).to_have_text(branch_story[first_move])
-            expect(pupil.locator("#chapter-intro")).to_contain_text("a variation")
-    finally:
-        teacher_context.close()
-        for context in students:
-            context.close()
+    # on to the variation's chapter (PageDown): the class sees its board and its own story
+    teacher.locator("#slider").focus()
+    teacher.keyboard.press("PageDown")
+    at(teacher, c3["id"], branch_from)
+    first_move = min(branch_story)
+    press_to(teacher, branch_from, first_move)
+    for pupil in pupils:
+        at(pupil, c3["id"], first_move)
+        expect(pupil.locator("#board > .board-wrap > svg").first).to_be_attached()
+        expect(pupil.locator("#said")).to_have_text(branch_story[first_move])
+        expect(pupil.locator("#chapter-intro")).to_contain_text("a variation")
 
 
 def click_place(page: Any, place: str) -> None:
@@ -356,20 +325,16 @@ def shoot(page: Any, name: str) -> None:
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
 
 
-def test_a_wrong_key_reads_as_a_student_and_an_unknown_lesson_says_so(served: tuple[str, Any], browser: Any) -> None:
+def test_a_wrong_key_reads_as_a_student_and_an_unknown_lesson_says_so(served: tuple[str, Any], context: Any) -> None:
     base, client = served
     made = client.post("/api/lessons", json={"title": "Empty", "introduction": ""})
     assert made.status_code == 201, made.get_json()
     lesson_id = made.get_json()["lesson"]["id"]
-    context = browser.new_context()
-    try:
-        page = context.new_page()
-        page.goto(f"{base}/lessons/{lesson_id}#key=not-the-key")
-        expect(page.locator("#notice")).to_contain_text("not this lesson's teacher key")
-        expect(page.locator("body")).to_have_attribute("data-ready", "yes")
-        expect(page.locator("#add-chapter-box")).to_be_hidden()
-        expect(page.locator("#no-chapters")).to_be_visible()
-        page.goto(f"{base}/lessons/00000000-0000-4000-8000-000000000000")
-        expect(page.locator("#notice")).to_contain_text("no lesson here")
-    finally:
-        context.close()
+    page = context()
+    page.goto(f"{base}/lessons/{lesson_id}#key=not-the-key")
+    expect(page.locator("#notice")).to_contain_text("not this lesson's teacher key")
+    expect(page.locator("body")).to_have_attribute("data-ready", "yes")
+    expect(page.locator("#add-chapter-box")).to_be_hidden()
+    expect(page.locator("#no-chapters")).to_be_visible()
+    page.goto(f"{base}/lessons/00000000-0000-4000-8000-000000000000")
+    expect(page.locator("#notice")).to_contain_text("no lesson here")

@@ -5,7 +5,6 @@ naming where, and nothing is stored."""
 from __future__ import annotations
 
 import copy
-import importlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,77 +13,24 @@ from uuid import UUID
 
 import pytest
 
-from domain import catalog
-from domain.kernel.bots import GreedyBot, play_bot
-from domain.records import Records, lessonfile, recordfile
+from domain.records import Records, lessonfile
 from domain.records.application import Invalid, RecordsError
 from domain.records.settings import Settings
 from domain.records.teaching import Teaching
-from tests.service.helpers import auth
-from tests.service.test_api import wait_for_verdict
+from tests.service.helpers import auth, import_finished_http, record_file, same_notes, studied
 
 TITLES = ["citta-stato", "la-citta", "serenissima"]
-NAMES = ["Ada", "Ben"]
 KEY = "the-annotator-key-of-this-test"
-PACKAGES = {"citta-stato": "citta_stato", "la-citta": "la_citta", "serenissima": "serenissima"}
-_files: dict[str, dict[str, Any]] = {}
 
 
 def record_document(title: str) -> dict[str, Any]:
-    """A finished greedy-bot game of `title` as a transcribed record file (played once per module)."""
-    if title not in _files:
-        game = catalog.game(title)
-        edition = game.default_edition()
-        played = play_bot(game, edition, {"players": 2}, f"lessonfile-{title}", bot=GreedyBot(turns=1, steps=8, width=4))
-        _files[title] = {"format": recordfile.FORMAT, "version": recordfile.VERSION, "title": title, "edition": edition.ref,
-                         "seats": [{"name": n} for n in NAMES], "options": {"players": 2}, "mode": "transcribed",
-                         "chance": {}, "entries": [e.to_json() for e in played.entries]}
-    return copy.deepcopy(_files[title])
-
-
-def places(records: Records, title: str) -> tuple[str, ...]:
-    notation = importlib.import_module(f"domain.{PACKAGES[title]}.notation")
-    return tuple(notation.places(records.edition(title)))
+    """A finished greedy-bot game of `title` as a transcribed record file (a fresh copy of one game per title)."""
+    return record_file(title, f"lessonfile-{title}", greedy=True)
 
 
 def study(teaching: Teaching, record_id: UUID, title: str, key: str = KEY) -> dict[str, Any]:
     """Notes on three steps of the main line (one only seat 1 sees), a variation of two moves with a note."""
-    records = teaching.records
-    starts, last = teaching.variations.decision_steps(record_id, None)
-    spots = places(records, title)
-    notes = teaching.notes
-    notes.add(record_id, key, {"step": starts[1], "text": "**Why** not war?", "glyph": "?!", "author": "Prof. Rossi"})
-    notes.add(record_id, key, {"step": starts[2], "text": "", "shapes": [
-        {"kind": "arrow", "from": spots[0], "to": spots[1], "brush": "red"},
-        {"kind": "highlight", "at": spots[2]},
-        {"kind": "label", "at": spots[3], "text": "A", "brush": "blue"}]})
-    notes.add(record_id, key, {"step": last, "text": "only Ben reads this", "audience": 1})
-    branch_at = starts[len(starts) // 2]
-    variation = teaching.variations.branch(record_id, key, branch_at, None, "what if", "Prof. Rossi")
-    vid = UUID(variation["id"])
-    for _ in range(2):
-        legal = teaching.variations.legal(vid)["commands"]
-        if not legal:
-            break
-        teaching.variations.play(vid, key, legal[0]["command"])
-    line = teaching.variations.line(record_id, str(vid))
-    notes.add(record_id, key, {"line": str(vid), "step": line.last_step, "text": "and now?", "glyph": "!",
-                               "shapes": [{"kind": "highlight", "at": spots[0], "brush": "yellow"}]})
-    return {"variation": vid, "from_step": branch_at, "last_step": line.last_step, "steps": last}
-
-
-KEPT = ("step", "audience", "author", "by", "text", "html", "shapes", "glyph")
-
-
-def same_notes(before: list[dict[str, Any]], after: list[dict[str, Any]], lines: dict[str | None, str | None]) -> None:
-    """The same notes on the same steps and lines (renamed), with the same text, shapes, glyph and audience."""
-    def key(note: dict[str, Any]) -> tuple[Any, ...]:
-        return (str(note["line"]), note["step"], note["text"])
-
-    assert len(before) == len(after) and before
-    for old, new in zip(sorted(before, key=lambda n: key({**n, "line": lines[n["line"]]})), sorted(after, key=key), strict=True):
-        assert new["line"] == lines[old["line"]]
-        assert {k: new.get(k) for k in KEPT} == {k: old.get(k) for k in KEPT}
+    return studied(teaching, record_id, title, key, "**Why** not war?", moves=2)
 
 
 @pytest.fixture
@@ -237,10 +183,8 @@ def test_a_record_file_with_a_megabyte_note_is_refused_at_submit(records: Record
 
 
 def test_a_record_file_keeps_its_notes_and_variations_through_export_and_import(client: Any) -> None:
-    answer = client.post("/api/imports", json=record_document("la-citta"))
-    assert answer.status_code in (200, 201, 202), answer.get_json()
-    key = answer.get_json()["annotator_key"]
-    record_id = UUID(wait_for_verdict(client, answer.get_json()["id"])["record_id"])
+    first, key, _, _ = import_finished_http(client, record_document("la-citta"))
+    record_id = UUID(first)
     service = client.application.extensions["cronaca"]
     teaching = service.teaching
     made = study(teaching, record_id, "la-citta", key)
@@ -252,10 +196,8 @@ def test_a_record_file_keeps_its_notes_and_variations_through_export_and_import(
     assert len(document["annotations"]) == 4
     assert client.get(f"/api/records/{record_id}/export", headers=auth("not-a-key")).status_code == 403
 
-    again = client.post("/api/imports", json=document)
-    assert again.status_code in (200, 201, 202), again.get_json()
-    verdict = wait_for_verdict(client, again.get_json()["id"])
-    assert verdict["status"] == "accepted" and "extras" not in verdict["report"], verdict
+    verdict = import_finished_http(client, document).verdict
+    assert "extras" not in verdict["report"], verdict
     new_record = UUID(verdict["record_id"])
     [line] = teaching.variations.of_record(new_record)
     assert line["from_step"] == made["from_step"] and line["id"] != str(made["variation"])
@@ -267,9 +209,7 @@ def test_a_record_file_keeps_its_notes_and_variations_through_export_and_import(
 def test_an_import_whose_notes_are_refused_keeps_the_game_and_says_why(client: Any) -> None:
     document = record_document("serenissima")
     document["annotations"] = [{"id": "n-1", "step": 2, "text": "fine"}, {"id": "n-2", "step": 99_999, "text": "nowhere"}]
-    answer = client.post("/api/imports", json=document)
-    verdict = wait_for_verdict(client, answer.get_json()["id"])
-    assert verdict["status"] == "accepted", verdict
+    verdict = import_finished_http(client, document).verdict
     extras = verdict["report"]["extras"]
     assert extras["ok"] is False and extras["rule"] == "annotation/step" and "note 1" in extras["message"]
     teaching = client.application.extensions["cronaca"].teaching
@@ -336,8 +276,8 @@ def test_a_lesson_travels_over_http_and_a_bad_one_is_a_problem(client: Any) -> N
 def test_notes_written_by_hand_without_ids_get_their_own(client: Any) -> None:
     document = record_document("serenissima")
     document["annotations"] = [{"step": 2, "text": "by hand"}, {"step": 3, "glyph": "!!", "audience": 0}]
-    verdict = wait_for_verdict(client, client.post("/api/imports", json=document).get_json()["id"])
-    assert verdict["status"] == "accepted" and "extras" not in verdict["report"], verdict
+    verdict = import_finished_http(client, document).verdict
+    assert "extras" not in verdict["report"], verdict
     notes = client.application.extensions["cronaca"].teaching.notes.all_notes(UUID(verdict["record_id"]))
     assert sorted((n["step"], n["text"], n["glyph"], n["audience"]) for n in notes) == [(2, "by hand", None, None),
                                                                                          (3, "", "!!", 0)]
@@ -352,10 +292,8 @@ def test_a_notation_file_with_notes_and_a_variation_brings_them_back(client: Any
     record_id = service.records.import_checked(record_document(title), KEY)
     made = study(service.teaching, record_id, title)
     text = studynotation.render_study(service.records, service.teaching, record_id, KEY)
-    answer = client.post("/api/imports", data=text.encode(), content_type="text/x-cronaca-notation")
-    assert answer.status_code in (200, 201, 202), answer.get_json()
-    verdict = wait_for_verdict(client, answer.get_json()["id"])
-    assert verdict["status"] == "accepted" and "extras" not in verdict["report"], verdict
+    verdict = import_finished_http(client, text.encode(), content_type="text/x-cronaca-notation").verdict
+    assert "extras" not in verdict["report"], verdict
     new_record = UUID(verdict["record_id"])
     [line] = service.teaching.variations.of_record(new_record)
     assert line["from_step"] == made["from_step"]

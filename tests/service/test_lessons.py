@@ -8,46 +8,29 @@ discs from each other, so a pause's question can be checked to show only the ask
 from __future__ import annotations
 
 import json
-import threading
 from typing import Any
 from uuid import UUID, uuid4
 
 import pytest
 
 from domain import catalog
-from domain.kernel.selfplay import play_random
-from domain.records import Records, recordfile
+from domain.records import Records
 from domain.records.application import Conflict, Forbidden, Invalid, NotFound, Unauthorized
 from domain.records.lessons import Lessons, canonical, words_for
 from domain.records.teaching import Teaching
+from tests.service.helpers import NAMES, at_once, import_finished, record_file
 
 TITLE = "citta-stato"
-NAMES = ["Ada", "Ben"]
-_documents: dict[str, dict[str, Any]] = {}
 
 
 # Options under which each title's seats hide something from each other (Serenissima: its money).
 OPTIONS: dict[str, dict[str, Any]] = {"citta-stato": {}, "la-citta": {}, "serenissima": {"money": "hidden"}}
 
 
-def document(title: str = TITLE) -> dict[str, Any]:
-    """A finished random game of `title` as a record file (played once per module)."""
-    if title not in _documents:
-        game = catalog.game(title)
-        edition = game.default_edition()
-        options = {"players": 2, **OPTIONS[title]}
-        played = play_random(game, edition, options, f"lessons-{title}")
-        _documents[title] = {"format": recordfile.FORMAT, "version": recordfile.VERSION, "title": title,
-                             "edition": edition.ref, "seats": [{"name": n} for n in NAMES], "options": options,
-                             "mode": "transcribed", "chance": {}, "entries": [e.to_json() for e in played.entries]}
-    return _documents[title]
-
-
 def finished(records: Records, title: str = TITLE, annotator_key: str | None = None) -> UUID:
-    import_id, _ = records.submit(document(title), annotator_key)
-    report = records.validate_import(import_id)
-    assert report["ok"], report
-    return UUID(report["record_id"])
+    """A finished random game of `title` (the same game each time), imported as a record file."""
+    record_id, _ = import_finished(records, record_file(title, f"lessons-{title}", OPTIONS[title]), annotator_key)
+    return record_id
 
 
 def decisions(records: Records, record_id: UUID) -> list[tuple[int, int, dict[str, Any]]]:
@@ -387,20 +370,7 @@ def test_students_answering_at_once_are_all_counted(records: Records, lessons: L
     lessons.present(lesson_id, key, chapter["id"], step)
     pause_id = lessons.open_pause(lesson_id, key, seat)["id"]
     students = [f"student {k}" for k in range(8)]
-    failures: list[BaseException] = []
-
-    def answer(name: str) -> None:
-        try:
-            lessons.answer(lesson_id, pause_id, name, played)
-        except BaseException as exc:  # noqa: BLE001  (reported below)
-            failures.append(exc)
-
-    threads = [threading.Thread(target=answer, args=(name,)) for name in students]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert failures == []
+    at_once(lambda name: lessons.answer(lesson_id, pause_id, name, played), students)
     tally = lessons.tally(lesson_id, pause_id, key)
     assert tally["answers"] == len(students)
     picked = next(c for c in tally["choices"] if canonical(c["command"]) == canonical(played))

@@ -18,13 +18,13 @@ from typing import Any
 
 import pytest
 import redis
-from werkzeug.serving import make_server
 
 from api.app import create_app
 from api.live import BACKLOG, CHANNEL, Closed, InProcessHub, RedisHub, sse_event, sse_stream
 from api.service import Service
 from domain.records import Records
 from domain.records.settings import Settings
+from tests.service.browsing import served_app, serving
 from tests.service.helpers import auth, play_out_http
 from tests.service.test_api import start
 
@@ -171,14 +171,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any,
     from domain import catalog
 
     catalog.TITLES["toy"] = "tests.kernel.toy_game"
-    tmp = tmp_path_factory.mktemp("live")
-    app = create_app(Settings.from_env({"SQLITE_DBNAME": str(tmp / "records.sqlite3")}), CRONACA_SSE_PING=0.2)
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"127.0.0.1:{server.server_port}", app.test_client(), app
-    server.shutdown()
-    app.extensions["cronaca"].records.close()
+    with served_app(tmp_path_factory.mktemp("live"), CRONACA_SSE_PING=0.2) as (base, app):
+        yield base.removeprefix("http://"), app.test_client(), app
 
 
 class Follower:
@@ -297,33 +291,29 @@ def test_two_api_processes_share_a_lesson_through_redis(tmp_path: Path) -> None:
 
     catalog.TITLES["toy"] = "tests.kernel.toy_game"
     env = {"SQLITE_DBNAME": str(tmp_path / "records.sqlite3")}
-    apps, servers = [], []
+    apps = []
     for _ in range(2):
         settings = Settings.from_env(env)
         records = Records(settings.store)
         svc = Service(records, InProcessDispatcher(records), settings, RedisHub(REDIS))
-        app = create_app(settings, service=svc, CRONACA_SSE_PING=0.2)
-        server = make_server("127.0.0.1", 0, app, threaded=True)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        apps.append(app)
-        servers.append(server)
+        apps.append(create_app(settings, service=svc, CRONACA_SSE_PING=0.2))
     try:
         presenter_app, student_app = apps
-        lid, key, chapter, _ = finished_toy_lesson(presenter_app.test_client())
-        follower = Follower(f"127.0.0.1:{servers[1].server_port}", lid)
-        try:
-            assert follower.next_event()["data"]["id"] == lid  # the other process reads the lesson from the store
-            moved = presenter_app.test_client().post(f"/api/lessons/{lid}/present", headers=auth(key),
-                                                     json={"chapter": chapter, "step": 1})
-            assert moved.status_code == 200, moved.get_json()
-            heard = follower.next_event()
-            assert heard["event"] == "present" and heard["data"]["step"] == 1 and heard["data"]["lesson"] == lid
-        finally:
-            follower.close()
-        assert wait_until(lambda: numsub(CHANNEL.format(lid)) == 0)
+        with serving(student_app) as port:
+            lid, key, chapter, _ = finished_toy_lesson(presenter_app.test_client())
+            follower = Follower(f"127.0.0.1:{port}", lid)
+            try:
+                assert follower.next_event()["data"]["id"] == lid  # the other process reads the lesson from the store
+                moved = presenter_app.test_client().post(f"/api/lessons/{lid}/present", headers=auth(key),
+                                                         json={"chapter": chapter, "step": 1})
+                assert moved.status_code == 200, moved.get_json()
+                heard = follower.next_event()
+                assert heard["event"] == "present" and heard["data"]["step"] == 1 and heard["data"]["lesson"] == lid
+            finally:
+                follower.close()
+            assert wait_until(lambda: numsub(CHANNEL.format(lid)) == 0)
     finally:
-        for server, app in zip(servers, apps, strict=True):
-            server.shutdown()
+        for app in apps:
             app.extensions["cronaca"].hub.close()
             app.extensions["cronaca"].records.close()
 

@@ -4,92 +4,43 @@ variations on a new record."""
 
 from __future__ import annotations
 
-import copy
-import importlib
 from typing import Any
 from uuid import UUID
 
 import pytest
 
-from domain import catalog
-from domain.kernel.bots import GreedyBot, play_bot
-from domain.records import recordfile
 from domain.records.teaching import Teaching
 from domain.transcripts import MEDIA_TYPE
-from tests.service.helpers import auth
-from tests.service.test_api import wait_for_verdict
+from tests.service.helpers import auth, import_finished_http, record_file, same_notes, studied
 
 TITLES = ["citta-stato", "la-citta", "serenissima"]
-PACKAGES = {"citta-stato": "citta_stato", "la-citta": "la_citta", "serenissima": "serenissima"}
-NAMES = ["Ada", "Ben"]
-KEPT = ("step", "audience", "author", "by", "text", "html", "shapes", "glyph")
-_files: dict[str, dict[str, Any]] = {}
 
 
 def record_document(title: str) -> dict[str, Any]:
-    """A finished greedy-bot game of `title` as a record file (played once per module)."""
-    if title not in _files:
-        game = catalog.game(title)
-        edition = game.default_edition()
-        played = play_bot(game, edition, {"players": 2}, f"studynotation-{title}", bot=GreedyBot(turns=1, steps=8, width=4))
-        _files[title] = {"format": recordfile.FORMAT, "version": recordfile.VERSION, "title": title, "edition": edition.ref,
-                         "seats": [{"name": n} for n in NAMES], "options": {"players": 2}, "mode": "transcribed",
-                         "chance": {}, "entries": [e.to_json() for e in played.entries]}
-    return copy.deepcopy(_files[title])
+    """A finished greedy-bot game of `title` as a record file (a fresh copy of one game per title)."""
+    return record_file(title, f"studynotation-{title}", greedy=True)
 
 
 def imported(client: Any, body: Any, **more: Any) -> tuple[UUID, str, list[str], dict[str, Any]]:
-    answer = client.post("/api/imports", **({"json": body} if not more else {"data": body, **more}))
-    assert answer.status_code == 202, answer.get_json()
-    sent = answer.get_json()
-    verdict = wait_for_verdict(client, sent["id"], timeout=60)
-    assert verdict["status"] == "accepted", verdict
-    return UUID(verdict["record_id"]), sent["annotator_key"], [s["token"] for s in sent["seats"]], verdict
+    """An accepted import over HTTP: (record id, annotator key, seat tokens, verdict)."""
+    record_id, key, tokens, verdict = import_finished_http(client, body, timeout=60, **more)
+    return UUID(record_id), key, tokens, verdict
 
 
 def study(teaching: Teaching, record_id: UUID, title: str, key: str) -> dict[str, Any]:
     """Notes of every kind on the main line, a variation with a note and a nested variation that leaves
     in the middle of it."""
-    records = teaching.records
-    spots = importlib.import_module(f"domain.{PACKAGES[title]}.notation").places(records.edition(title))
-    starts, last = teaching.variations.decision_steps(record_id, None)
-    notes = teaching.notes
+    made = studied(teaching, record_id, title, key, "**Why** not {war}?\n- one\n- two", moves=3)
+    starts, _ = teaching.variations.decision_steps(record_id, None)
     long = next(k for k in range(1, len(starts)) if starts[k] - starts[k - 1] > 1)  # an entry of several events
-    notes.add(record_id, key, {"step": starts[1], "text": "**Why** not {war}?\n- one\n- two", "glyph": "?!",
-                               "author": "Prof. Rossi"})
-    notes.add(record_id, key, {"step": starts[2], "text": "", "shapes": [
-        {"kind": "arrow", "from": spots[0], "to": spots[1], "brush": "red"}, {"kind": "highlight", "at": spots[2]},
-        {"kind": "label", "at": spots[3], "text": "A", "brush": "blue"}]})
-    notes.add(record_id, key, {"step": starts[3], "glyph": "?"})
-    notes.add(record_id, key, {"step": starts[long - 1] + 1, "text": "in the middle of an entry"})
-    notes.add(record_id, key, {"step": last, "text": "only Ben reads this", "audience": 1})
-    branch_at = starts[len(starts) // 2]
-    variation = teaching.variations.branch(record_id, key, branch_at, None, "what if", "Prof. Rossi")
-    vid = UUID(variation["id"])
-    for _ in range(3):
-        legal = teaching.variations.legal(vid)["commands"]
-        if not legal:
-            break
-        teaching.variations.play(vid, key, legal[0]["command"])
-    line = teaching.variations.line(record_id, str(vid))
-    notes.add(record_id, key, {"line": str(vid), "step": line.last_step, "text": "and now?", "glyph": "!",
-                               "shapes": [{"kind": "highlight", "at": spots[0], "brush": "yellow"}]})
+    teaching.notes.add(record_id, key, {"step": starts[3], "glyph": "?"})
+    teaching.notes.add(record_id, key, {"step": starts[long - 1] + 1, "text": "in the middle of an entry"})
+    vid, branch_at = made["variation"], made["from_step"]
     inner_starts, _ = teaching.variations.decision_steps(record_id, str(vid))
     child = teaching.variations.branch(record_id, key, inner_starts[1], str(vid), "deeper", "")
     legal = teaching.variations.legal(UUID(child["id"]))["commands"]
     teaching.variations.play(UUID(child["id"]), key, legal[-1]["command"])
     return {"variation": str(vid), "child": child["id"], "from_step": branch_at}
-
-
-def same_notes(before: list[dict[str, Any]], after: list[dict[str, Any]], lines: dict[str | None, str | None]) -> None:
-    def key(note: dict[str, Any]) -> tuple[Any, ...]:
-        return (str(note["line"]), note["step"], note["text"], str(note["glyph"]))
-
-    assert len(before) == len(after) and before
-    olds = sorted(before, key=lambda n: key({**n, "line": lines[n["line"]]}))
-    for old, new in zip(olds, sorted(after, key=key), strict=True):
-        assert new["line"] == lines[old["line"]]
-        assert {k: new.get(k) for k in KEPT} == {k: old.get(k) for k in KEPT}
 
 
 @pytest.mark.parametrize("title", TITLES)

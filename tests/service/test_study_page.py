@@ -8,29 +8,21 @@ student (no key) reads in another. Screenshots of each title land in docs/screen
 
 from __future__ import annotations
 
-import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import expect, sync_playwright
-from werkzeug.serving import make_server
+from playwright.sync_api import expect
 
-from api.app import create_app
-from domain import catalog
-from domain.kernel.selfplay import play_random
-from domain.records import recordfile
-from domain.records.settings import Settings
-from tests.service.helpers import auth
-from tests.service.test_api import wait_for_verdict
-from tests.service.test_browser import CHROMIUM_ARGS
+from tests.service import browsing
+from tests.service.browsing import served_app
+from tests.service.helpers import NAMES, auth, import_finished_http, record_file
 
 pytestmark = pytest.mark.browser
 TITLES = ["citta-stato", "la-citta", "serenissima"]
 SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
-NAMES = ["Ada", "Ben"]
 # two places of each board an arrow is drawn between, and one to ring
 PLACES = {"citta-stato": ("market:G3", "present:O", "war:2"), "la-citta": ("L41", "L75", "E03"),
           "serenissima": ("venezia", "ragusa", "ionian")}
@@ -38,40 +30,12 @@ PLACES = {"citta-stato": ("market:G3", "present:O", "war:2"), "la-citta": ("L41"
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any, Any]]:
-    tmp = tmp_path_factory.mktemp("study")
-    app = create_app(Settings.from_env({"SQLITE_DBNAME": str(tmp / "records.sqlite3")}))
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}", app.test_client(), app
-    server.shutdown()
-    app.extensions["cronaca"].records.close()
+    with served_app(tmp_path_factory.mktemp("study")) as (base, app):
+        yield base, app.test_client(), app
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_playwright() as p:
-        found = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-        yield found
-        found.close()
-
-
-@pytest.fixture
-def context(browser: Any) -> Iterator[Any]:
-    """A new browser context per call: each one a different person at a different computer."""
-    made: list[Any] = []
-
-    def open_one() -> Any:
-        made.append(browser.new_context(viewport={"width": 1400, "height": 1000}))
-        page = made[-1].new_page()
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        return page
-
-    errors: list[str] = []
-    yield open_one
-    for c in made:
-        c.close()
-    assert not errors, f"the page threw: {errors}"
+# fixtures, used by name; `context` opens a page per call, each a different person at a different computer
+browser, context = browsing.browser, browsing.context
 
 
 _finished: dict[str, tuple[str, str]] = {}
@@ -80,18 +44,8 @@ _finished: dict[str, tuple[str, str]] = {}
 def finished_record(client: Any, title: str) -> tuple[str, str]:
     """A finished random game of `title`, imported as a record file: (record id, annotator key)."""
     if title not in _finished:
-        game = catalog.game(title)
-        edition = game.default_edition()
-        played = play_random(game, edition, {"players": 2}, f"study-{title}")
-        document = {"format": recordfile.FORMAT, "version": recordfile.VERSION, "title": title, "edition": edition.ref,
-                    "seats": [{"name": n} for n in NAMES], "options": {"players": 2}, "mode": "transcribed",
-                    "chance": {}, "entries": [e.to_json() for e in played.entries]}
-        answer = client.post("/api/imports", json=document)
-        assert answer.status_code in (200, 201, 202), answer.get_json()
-        key = answer.get_json()["annotator_key"]
-        verdict = wait_for_verdict(client, answer.get_json()["id"])
-        assert verdict["status"] == "accepted", verdict
-        _finished[title] = (verdict["record_id"], key)
+        record_id, key, _, _ = import_finished_http(client, record_file(title, f"study-{title}"))
+        _finished[title] = (record_id, key)
     return _finished[title]
 
 

@@ -387,3 +387,47 @@ def test_teaching_bodies_refuse_what_a_cross_site_form_can_send(client: Any, giv
     assert problem(made, 415)["accepted"] == ["application/json"]
     problem(client.post(f"/api/records/{record_id}/annotations", headers=auth(key), data='{"step": 1, "text": "x"}',
                         content_type=given), 415)
+
+
+def test_a_pause_board_is_the_asked_seats_own_view(client: Any) -> None:
+    """A finished Città-Stato game is all-seeing on its record page; in a prediction pause the class sees the
+    board as the asked seat saw it then (its own bag and war discs, not the other's)."""
+    from domain import catalog
+    from replay_viewer.boards import draw, layout_for
+    from tests.service.helpers import NAMES, import_finished_http, record_file
+
+    title = "citta-stato"
+    accepted = import_finished_http(client, record_file(title, "pause-board"))
+    rid = accepted.record_id
+    game = catalog.game(title)
+    edition = game.default_edition()
+    layout_for(title, edition)  # this edition has a drawing
+    steps = client.get(f"/api/records/{rid}").get_json()["steps"]
+    made = client.post("/api/lessons", json={"title": "Pauses", "introduction": ""}).get_json()
+    lid, key = made["lesson"]["id"], made["teacher_key"]
+    base = f"/api/lessons/{lid}"
+    chapter = client.post(f"{base}/chapters", headers=auth(key),
+                          json={"title": "All", "record_id": rid, "from_step": 0, "to_step": steps}).get_json()["id"]
+    # the first decision, past the setup, at which the deciding seat's view hides something of the game
+    from domain.kernel import Entry
+
+    entries = [Entry.from_json(e) for e in record_file(title, "pause-board")["entries"]]
+    states = [game.begin(edition)]  # states[n]: after n game events
+    for event in (e for entry in entries for e in entry.events):
+        states.append(game.evolve(states[-1], event))
+    starts = [sum(len(e.events) for e in entries[:k]) for k in range(1, len(entries))]
+    found = [(n, game.pending(states[n]).seat) for n in starts
+             if game.view(states[n], game.pending(states[n]).seat) != game.view(states[n], None)]
+    assert found, "no decision where a seat's view hides something"
+    step, seat = found[0]
+    state, previous = states[step], states[step - 1]
+    assert client.post(f"{base}/present", headers=auth(key), json={"chapter": chapter, "step": step}).status_code == 200
+    pid = client.post(f"{base}/pauses", headers=auth(key), json={"seat": seat}).get_json()["id"]
+
+    answer = client.get(f"{base}/pauses/{pid}/board")
+    assert answer.status_code == 200 and answer.mimetype == "image/svg+xml"
+    mine = draw(title, game.view(state, seat), game.view(previous, seat), edition, NAMES)
+    everything = client.get(f"/api/records/{rid}/steps/{step}/board").get_data(as_text=True)
+    assert answer.get_data(as_text=True) == mine
+    assert answer.get_data(as_text=True) != everything  # the all-seeing board would show what the seat did not know
+    problem(client.get(f"{base}/pauses/p-nope/board"), 404)

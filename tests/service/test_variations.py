@@ -8,7 +8,6 @@ each), played once per module and imported as a table would send them.
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
 from uuid import UUID, uuid4
 
@@ -16,33 +15,24 @@ import pytest
 
 from domain import catalog
 from domain.kernel import Entry, ObservedChance, Outcome, RuleViolation, fold, play
-from domain.kernel.selfplay import PlayedGame, play_random
+from domain.kernel.selfplay import PlayedGame
 from domain.records import Records, recordfile
 from domain.records.application import Conflict, Forbidden, Invalid, NotFound, Refused, Unauthorized
 from domain.records.variations import AUTHOR, DRAWN, Variations, command_words
+from tests.service.helpers import NAMES, at_once, import_finished, played_game, record_file
 
 TITLES = ["citta-stato", "la-citta", "serenissima"]
-NAMES = ["Ada", "Ben"]
 KEY = "annotator-key-for-tests"
 
 
-@cache
 def played(title: str) -> PlayedGame:
-    game = catalog.game(title)
-    return play_random(game, game.default_edition(), {"players": 2}, f"variations-{title}")
+    """The module's finished random game of `title` (played once)."""
+    return played_game(title, f"variations-{title}")
 
 
 def finished(records: Records, title: str) -> tuple[UUID, list[str]]:
-    """A finished game of `title`, imported with the annotator key: (record id, seat tokens)."""
-    game = catalog.game(title)
-    edition = game.default_edition()
-    document = {"format": recordfile.FORMAT, "version": recordfile.VERSION, "title": title, "edition": edition.ref,
-                "seats": [{"name": n} for n in NAMES], "options": {"players": 2}, "mode": "transcribed",
-                "chance": {}, "entries": [e.to_json() for e in played(title).entries]}
-    import_id, tokens = records.submit(document, annotator_key=KEY)
-    report = records.validate_import(import_id)
-    assert report["ok"], report
-    return UUID(report["record_id"]), tokens
+    """That game, imported with the annotator key: (record id, seat tokens)."""
+    return import_finished(records, record_file(title, f"variations-{title}"), KEY)
 
 
 def entry_steps(title: str) -> list[int]:
@@ -409,9 +399,11 @@ def test_restore_gives_the_same_events(records: Records) -> None:
     drawn_at = next((i for i, e in enumerate(redrawn["entries"]) if e["chance"] == AUTHOR and e["outcomes"]), None)
     if drawn_at is not None:  # the author's outcomes claimed as drawn: the seed does not give them
         redrawn["entries"][drawn_at] = {**redrawn["entries"][drawn_at], "chance": DRAWN}
+        # Under another seed than the variation's own (random) one, what the rules draw for that entry is
+        # fixed (same game, same step, same command), and it is not the author's outcomes: refused there.
         with pytest.raises(Invalid) as caught:
-            variations.restore(copy_id, redrawn, None)
-        assert caught.value.facts["rule"] == "chance/not-from-seed"
+            variations.restore(copy_id, {**redrawn, "seed": "other-1"}, None)
+        assert (caught.value.facts["rule"], caught.value.facts["entry"]) == ("chance/not-from-seed", drawn_at)
     with pytest.raises(Invalid):
         variations.restore(copy_id, {**exported, "entries": "nope"}, None)
     with pytest.raises(Invalid):
@@ -434,28 +426,10 @@ def test_command_words_in_every_title() -> None:
 
 def test_branches_at_once_are_all_listed(records: Records) -> None:
     """Branches saved side by side each find their place in the record's index (a save that lost the race retries)."""
-    import threading
-
     record_id, _ = finished(records, "citta-stato")
     variations = Variations(records)
     steps = entry_steps("citta-stato")[:6]
-    made: list[str] = []
-    failed: list[BaseException] = []
-    gate = threading.Barrier(len(steps))
-
-    def branch(step: int) -> None:
-        try:
-            gate.wait()
-            made.append(variations.branch(record_id, KEY, step, title=f"from {step}")["id"])
-        except BaseException as exc:  # noqa: BLE001  (reported below)
-            failed.append(exc)
-
-    threads = [threading.Thread(target=branch, args=(s,)) for s in steps]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert failed == []
+    made = [b["id"] for b in at_once(lambda step: variations.branch(record_id, KEY, step, title=f"from {step}"), steps)]
     listed = variations.of_record(record_id)
     assert sorted(s["id"] for s in listed) == sorted(made) and len(made) == len(steps)
     assert sorted(s["from_step"] for s in listed) == steps

@@ -15,7 +15,7 @@ from domain import catalog
 from domain.kernel import Entry, SeededChance
 from domain.kernel.bots import GreedyBot
 from domain.kernel.describe import hidden, sentence
-from domain.records import Records
+from domain.records import Records, dice
 from domain.records.aggregates import LIVE, Record
 from domain.records.settings import Settings
 from domain.records.story import lead_changes, plain_words
@@ -355,7 +355,7 @@ def test_demo_records_are_greedy_bot_games(tmp_path: Path, monkeypatch: pytest.M
         assert made["players"] == service_cli.NAMES[:2] and made["finished"] and made["winner"]
         record = records.export(UUID(made["id"]))
         assert len(played) == 1 and played[0].seed == "demo-citta-stato-0"
-        assert record["entries"] == [e.to_json() for e in played[0].entries]
+        assert record["entries"] == dice.mark_outcomes([e.to_json() for e in played[0].entries], record["mode"])
     finally:
         records.close()
 
@@ -387,7 +387,7 @@ def test_the_list_page_shows_winners_files_and_pages(tmp_path: Path) -> None:
     from playwright.sync_api import expect, sync_playwright
     from werkzeug.serving import make_server
 
-    from tests.service.test_browser import CHROMIUM_ARGS
+    from tests.service.browsing import CHROMIUM_ARGS
 
     app = create_app(Settings.from_env({"SQLITE_DBNAME": str(tmp_path / "records.sqlite3")}))
     records = app.extensions["cronaca"].records

@@ -9,7 +9,6 @@ page land in docs/screenshots/ as artefacts for the README.
 
 from __future__ import annotations
 
-import threading
 import time
 import uuid
 import xml.etree.ElementTree as ET
@@ -19,24 +18,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import expect, sync_playwright
-from werkzeug.serving import make_server
+from playwright.sync_api import expect
 
-from api.app import create_app
-from domain import catalog
 from domain.kernel import SeededChance
-from domain.kernel.bots import GreedyBot, play_bot
-from domain.records import recordfile
-from domain.records.settings import Settings
+from tests.service import browsing
+from tests.service.browsing import served_app
 from tests.service.conftest import LONG_TOY
-from tests.service.helpers import auth
-from tests.service.test_api import start, wait_for_verdict
-from tests.service.test_browser import CHROMIUM_ARGS
+from tests.service.helpers import NAMES, auth, import_finished_http, record_file
+from tests.service.test_api import start
 
 pytestmark = pytest.mark.browser
 TITLES = ["citta-stato", "la-citta", "serenissima"]
 SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
-NAMES = ["Ada", "Ben"]
 # In-progress games whose seats hold secrets: Città-Stato's bags and war discs, Serenissima's hidden money.
 LIVE_OPTIONS: dict[str, dict[str, Any]] = {"citta-stato": {}, "la-citta": {}, "serenissima": {"money": "hidden"}}
 
@@ -50,29 +43,11 @@ PIECES: dict[str, tuple[str, Callable[[dict[str, Any]], int]]] = {
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
-    tmp = tmp_path_factory.mktemp("viewer")
-    app = create_app(Settings.from_env({"SQLITE_DBNAME": str(tmp / "records.sqlite3")}))
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}", app.test_client()
-    server.shutdown()
-    app.extensions["cronaca"].records.close()
+    with served_app(tmp_path_factory.mktemp("viewer")) as (base, app):
+        yield base, app.test_client()
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_playwright() as p:
-        found = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-        yield found
-        found.close()
-
-
-@pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    yield context.new_page()
-    context.close()
+browser, page = browsing.browser, browsing.page  # fixtures, used by name
 
 
 _finished: dict[str, str] = {}
@@ -81,17 +56,7 @@ _finished: dict[str, str] = {}
 def finished_record(client: Any, title: str) -> str:
     """A finished greedy-bot game of `title`, imported as a transcribed record file (once per module)."""
     if title not in _finished:
-        game = catalog.game(title)
-        edition = game.default_edition()
-        played = play_bot(game, edition, {"players": 2}, f"viewer-{title}", bot=GreedyBot(turns=1, steps=8, width=4))
-        document = {"format": recordfile.FORMAT, "version": recordfile.VERSION, "title": title, "edition": edition.ref,
-                    "seats": [{"name": n} for n in NAMES], "options": {"players": 2}, "mode": "transcribed",
-                    "chance": {}, "entries": [e.to_json() for e in played.entries]}
-        answer = client.post("/api/imports", json=document)
-        assert answer.status_code in (200, 201, 202), answer.get_json()
-        verdict = wait_for_verdict(client, answer.get_json()["id"])
-        assert verdict["status"] == "accepted", verdict
-        _finished[title] = verdict["record_id"]
+        _finished[title] = import_finished_http(client, record_file(title, f"viewer-{title}", greedy=True)).record_id
     return _finished[title]
 
 

@@ -1,0 +1,183 @@
+"""Hash chains over stored streams: nobody can quietly change a stored event.
+
+Every stored event of a chained stream carries `chain`, the SHA-256 of the previous
+event's link and of its own canonical JSON (`link`); the last link (the head) stands for
+the whole stream, so a record's header shows it and a verifier that holds the head, or
+the file the stream was exported to, finds any changed, added or removed event.
+
+A game record's chain is defined on what its record file carries (`record_items`), so
+the same links are computed by the service as it writes, by `/verify` from the stored
+rows, and by an offline verifier from an exported file alone:
+
+- item 0, the start: ``{"started": {title, edition, seats, options, mode, commitment, dice?}}``
+  (the edition's id and content hash, and its file's text when the record carries one;
+  the seats by name; the commitment is null for a transcribed record; `dice` only when
+  the seats share the chance, as the file's `chance.dice` says);
+- one item per game event, step n (1-based: the state after it is step n):
+  ``{"step": n, "event": <event json>, "entry": <entry head>}``, where the entry head is
+  the log entry without its events (`outcomes` and `setup` or `command`, as the file writes
+  it; each outcome with its `by`; a shared-dice contribution left to chance.seats) on an
+  entry's first event and null on the others;
+- the end, when the game is over: ``{"finished": {"seed", "scores"}}`` (the seed revealed,
+  null for a transcribed record).
+
+Other streams (notes, rulings, imports) chain each stored event's own fields
+(`stream_item`). Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import json.encoder
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from domain.records.dice import by_of
+
+GENESIS = "0" * 64
+"""The link before the first: every chain starts from it."""
+
+OFF = ""
+"""Passed as a new stream's `chain`: no chain at all (the write-path benchmark only, never in production)."""
+
+
+def _refuse(obj: Any) -> Any:
+    raise TypeError(f"Object of type {type(obj).__name__} is not JSON serializable")
+
+
+# json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False) makes a new encoder on every call;
+# its C encoder, made once, gives the same text at about half the cost (the write path hashes every event).
+_C_ENCODER = (json.encoder.c_make_encoder(None, _refuse, json.encoder.c_encode_basestring, None, ":", ",", True, False, True)
+              if json.encoder.c_make_encoder is not None and json.encoder.c_encode_basestring is not None else None)
+
+
+def canonical(obj: Any) -> bytes:
+    """The one byte form of a JSON value that everyone hashes:
+    ``json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()``."""
+    if _C_ENCODER is not None:
+        return "".join(_C_ENCODER(obj, 0)).encode()
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def link(previous: str, item: Mapping[str, Any]) -> str:
+    """The link of `item` after `previous`: sha256(previous + "\\n" + canonical(item)), hex."""
+    return hashlib.sha256(previous.encode() + b"\n" + canonical(item)).hexdigest()
+
+
+# ---- a game record's items ----------------------------------------------------------------
+
+
+def started_item(title: str, edition: Mapping[str, Any], edition_file: str | None, seats: Sequence[str],
+                 options: Mapping[str, Any], mode: str, commitment: str | None, dice: str | None = None) -> dict[str, Any]:
+    """Item 0 of a record: what its record file says of the game before the first event (`dice` only
+    when the seats share the chance: a record without it keeps the shape it always had)."""
+    shown: dict[str, Any] = {"id": edition.get("id"), "content_hash": edition.get("content_hash")}
+    if edition_file is not None:
+        shown["file"] = edition_file
+    started = {"title": title, "edition": shown, "seats": list(seats), "options": dict(options), "mode": mode,
+               "commitment": commitment}
+    if dice is not None:
+        started["dice"] = dice
+    return {"started": started}
+
+
+def event_item(step: int, event: Mapping[str, Any], entry: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Game event `step` (1-based); `entry` is its log entry's head on the entry's first event, else None."""
+    return {"step": step, "event": event, "entry": entry}
+
+
+def event_link(previous: str, step: int, event: Mapping[str, Any], entry: Mapping[str, Any] | None) -> str:
+    """`link(previous, event_item(step, event, entry))`, its canonical bytes put together by hand around the
+    event's and the entry's (the keys "entry" < "event" < "step" are in order): the write path's one hash a game event."""
+    head = b"null" if entry is None else canonical(entry)
+    body = b'{"entry":' + head + b',"event":' + canonical(event) + b',"step":' + str(int(step)).encode() + b"}"
+    return hashlib.sha256(previous.encode() + b"\n" + body).hexdigest()
+
+
+def finished_item(seed: str | None, scores: Any) -> dict[str, Any]:
+    """The last item of a finished record: the revealed seed and the final scores."""
+    return {"finished": {"seed": seed, "scores": scores}}
+
+
+UNCHAINED = ("events", "contribution")
+"""Not part of a chained entry head: the events are items of their own; a seat's contribution to shared
+dice is kept apart in the file (chance.seats) and checked there against the seat's secret (dice.py)."""
+
+
+def entry_head(entry: Mapping[str, Any], mode: str | None) -> dict[str, Any]:
+    """A log entry as its first game event's item carries it: without its events, every outcome marked
+    with its `by` (kept where it says, else derived from the record's mode, as dice.mark_outcomes does),
+    so an entry stored before `by` existed and its export give the same item."""
+    head = {k: v for k, v in entry.items() if k not in UNCHAINED}
+    outcomes = head.get("outcomes")
+    if isinstance(outcomes, list) and not all(type(o) is dict and o.get("by") for o in outcomes):  # else: as stored
+        default = by_of(str(mode))
+        head["outcomes"] = [{**o, "by": o.get("by") or default} if isinstance(o, Mapping) else o for o in outcomes]
+    return head
+
+
+def record_items(document: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The chained items of a record, from its record file (recordfile.export's shape)."""
+    seats = [s.get("name") if isinstance(s, Mapping) else s for s in document.get("seats") or []]
+    edition = document.get("edition") or {}
+    chance = document.get("chance") or {}
+    items: list[dict[str, Any]] = [started_item(
+        document.get("title"), edition, edition.get("file"), seats, document.get("options") or {},  # type: ignore[arg-type]
+        document.get("mode"), chance.get("commitment"), chance.get("dice"))]  # type: ignore[arg-type]
+    step = 0
+    mode = document.get("mode")
+    for entry in document.get("entries") or []:
+        head = entry_head(entry, mode)
+        for k, event in enumerate(entry.get("events") or []):
+            step += 1
+            items.append(event_item(step, event, None if k else head))
+    if document.get("finished"):
+        items.append(finished_item(chance.get("seed"), document.get("scores")))
+    return items
+
+
+# ---- other streams -------------------------------------------------------------------------
+
+SKIPPED = frozenset({"originator_id", "originator_version", "originator_topic", "timestamp", "chain"})
+
+
+def stream_item(name: str, version: int, data: Mapping[str, Any]) -> dict[str, Any]:
+    """A stored event of another stream (notes, rulings, imports): its name, its place and its own
+    fields, without the library's bookkeeping (ids, timestamps) and without its link."""
+    return {"event": name, "version": version, "data": {k: v for k, v in data.items() if k not in SKIPPED}}
+
+
+# ---- computing and checking ----------------------------------------------------------------
+
+
+def chain_of(items: Sequence[Mapping[str, Any]], previous: str = GENESIS) -> list[str]:
+    """The links, one per item, each over the one before (the first over `previous`)."""
+    links = []
+    for item in items:
+        previous = link(previous, item)
+        links.append(previous)
+    return links
+
+
+def verify_links(items: Sequence[Mapping[str, Any]], links: Sequence[str | None]) -> list[dict[str, Any]]:
+    """Where the links do not fit the items: [{"index", "step"?, "expected", "found"}], in order.
+
+    Each link is checked against the link before it *as found*, so one changed item is reported
+    alone rather than with every item after it; an item whose link was recomputed to match shows
+    at the next item (whose link no longer follows). A missing link is found None; links beyond
+    the items are reported with expected None."""
+    problems: list[dict[str, Any]] = []
+    previous: str | None = GENESIS
+    for index, item in enumerate(items):
+        found = links[index] if index < len(links) else None
+        expected = link(previous if previous is not None else GENESIS, item)
+        if found != expected:
+            problem: dict[str, Any] = {"index": index, "expected": expected, "found": found}
+            if "step" in item:
+                problem["step"] = item["step"]
+            problems.append(problem)
+        previous = found if found is not None else expected
+    for index in range(len(items), len(links)):
+        problems.append({"index": index, "expected": None, "found": links[index]})
+    return problems

@@ -1,0 +1,111 @@
+"""A served app and a real Chromium for the page tests: one place for the server and browser plumbing.
+
+The pages need a real HTTP server (a browser cannot talk to Flask's test client, and the live lesson
+stream needs a thread per follower), so `serving` runs werkzeug threaded on a free port. `chromium`
+launches Debian's /usr/bin/chromium through Playwright. The `browser`, `page` and `context` fixtures
+wrap them; a test module takes the ones it uses by assignment (pytest finds fixtures by module attribute,
+and an assignment, unlike an import, is not "unused" to ruff when a test names it as an argument):
+
+    from tests.service import browsing
+    browser, page = browsing.browser, browsing.page  # fixtures, used by name
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+from playwright.sync_api import sync_playwright
+from werkzeug.serving import make_server
+
+from api.app import create_app
+from domain.records.settings import Settings
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+VIEWPORT = {"width": 1400, "height": 1000}  # wide enough for the board and the story side by side
+
+
+@contextmanager
+def serving(app: Flask) -> Iterator[int]:
+    """Serve `app` on 127.0.0.1 (threaded: a thread per request, so live streams do not block) and yield its port."""
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server.server_port
+    finally:
+        server.shutdown()
+
+
+@contextmanager
+def served_app(folder: Path, **config: Any) -> Iterator[tuple[str, Flask]]:
+    """A fresh app on its own SQLite file in `folder`, served: (base URL, app). Its records are closed afterwards.
+
+    `config` goes to `create_app` (e.g. CRONACA_SSE_PING=0.2 for a quick heartbeat).
+    """
+    app = create_app(Settings.from_env({"SQLITE_DBNAME": str(folder / "records.sqlite3")}), **config)
+    try:
+        with serving(app) as port:
+            yield f"http://127.0.0.1:{port}", app
+    finally:
+        app.extensions["cronaca"].records.close()
+
+
+@contextmanager
+def chromium() -> Iterator[Any]:
+    """Debian's Chromium, headless, through Playwright (the browser is the slow part: share it per module)."""
+    with sync_playwright() as p:
+        found = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield found
+        finally:
+            found.close()
+
+
+@contextmanager
+def opened(browser: Any, errors: list[str] | None = None, viewport: dict[str, int] | None = None) -> Iterator[Any]:
+    """A page in a browser context of its own (its own cookies and storage: another person at another computer).
+
+    With `errors`, every uncaught exception the page throws is appended there.
+    """
+    context = browser.new_context(viewport=viewport or VIEWPORT)
+    try:
+        page = context.new_page()
+        if errors is not None:
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+        yield page
+    finally:
+        context.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One Chromium for the module."""
+    with chromium() as found:
+        yield found
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    """A fresh page in a context of its own, per test."""
+    with opened(browser) as made:
+        yield made
+
+
+@pytest.fixture
+def context(browser: Any) -> Iterator[Callable[..., Any]]:
+    """Opens a page per call (`viewport=` optional), each in a context of its own (each a different person).
+
+    The contexts close after the test, and the test fails if any of its pages threw.
+    """
+    errors: list[str] = []
+    with ExitStack() as stack:
+        yield lambda viewport=None: stack.enter_context(opened(browser, errors, viewport))
+    assert not errors, f"the page threw: {errors}"
