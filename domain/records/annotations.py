@@ -20,8 +20,6 @@ import difflib
 import importlib
 import re
 import secrets
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -29,7 +27,6 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, TypeVar
 from uuid import NAMESPACE_URL, UUID, uuid5
 
-from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.domain import event
 from eventsourcing.persistence import IntegrityError
 from markdown_it import MarkdownIt
@@ -38,6 +35,7 @@ from domain import catalog
 from domain.kernel import Edition
 from domain.records.aggregates import Chained
 from domain.records.application import Conflict, Forbidden, Invalid, NotFound, RecordsError, TooLarge, Unauthorized
+from domain.records.kept import Kept
 from domain.records.teaching import ANNOTATOR, PUBLIC, SEAT, Who, who
 
 if TYPE_CHECKING:
@@ -192,8 +190,7 @@ class Annotations:
     def __init__(self, records: Records, variations: Variations | None) -> None:
         self.records = records
         self.variations = variations
-        self._kept: OrderedDict[UUID, Notes] = OrderedDict()  # records' notes as last read, by stream id
-        self._lock = threading.Lock()
+        self._kept: Kept[Notes] = Kept(records, KEPT)  # records' notes as last read, by stream id
 
     # ---- reading ------------------------------------------------------------------------------
 
@@ -388,36 +385,8 @@ class Annotations:
         return out
 
     def _get(self, record_id: UUID) -> Notes | None:
-        """The record's notes as stored now, read-only (shared with other readers: never change it).
-
-        Kept per process and brought up to date with only the events saved since: the library's
-        own fold checks every stored event against a runtime Protocol (~0.2 ms each), which made a
-        record with 500 notes cost 0.1 s a reading."""
-        stream_id = notes_id(record_id)
-        with self._lock:
-            found = self._kept.get(stream_id)
-        if found is None:
-            try:
-                found = self.records.repository.get(stream_id)
-            except AggregateNotFoundError:
-                return None
-        else:
-            newer = list(self.records.repository.event_store.get(stream_id, gt=found.version))
-            if newer:
-                found = copy.deepcopy(found)
-                for stored in newer:
-                    found = stored.mutate(found)
-        self._keep(found)
-        return found
-
-    def _keep(self, notes: Notes) -> None:
-        with self._lock:
-            known = self._kept.get(notes.id)
-            if known is None or known.version < notes.version:
-                self._kept[notes.id] = notes
-            self._kept.move_to_end(notes.id)
-            while len(self._kept) > KEPT:
-                self._kept.popitem(last=False)
+        """The record's notes as stored now, read-only (shared with other readers: never change it)."""
+        return self._kept.get(notes_id(record_id))
 
     def _change(self, record_id: UUID, change: Callable[[Notes], T]) -> T:
         """Apply a change to the record's notes and save it, again when another writer saved first."""
@@ -431,7 +400,7 @@ class Annotations:
                 self.records.save(notes)
             except IntegrityError:
                 continue
-            self._keep(notes)
+            self._kept.keep(notes)
             return result
         raise Conflict(f"the notes of record {record_id} are changing too fast to update")
 

@@ -42,6 +42,7 @@ from domain.kernel.describe import say
 from domain.records import story
 from domain.records.application import Conflict, Forbidden, Invalid, NotFound, RecordsError, Unauthorized
 from domain.records.chain import GENESIS, link, stream_item, verify_links
+from domain.records.kept import Kept
 from domain.records.turns import round_in_view
 from domain.records.variations import AUTHOR, Variation, Variations, _Fold
 
@@ -155,7 +156,7 @@ class Arbitration:
     def __init__(self, records: Records, variations: Variations | None = None) -> None:
         self.records = records
         self.variations = variations if variations is not None else Variations(records)
-        self._kept: OrderedDict[UUID, Rulings] = OrderedDict()
+        self._kept: Kept[Rulings] = Kept(records, KEPT)
         self._folds: OrderedDict[tuple[UUID, str], _Fold] = OrderedDict()
         self._boards: OrderedDict[tuple[UUID, str, int], bytes] = OrderedDict()
         self._lock = threading.Lock()
@@ -168,32 +169,8 @@ class Arbitration:
             return timeline.meta
 
     def _get(self, record_id: UUID) -> Rulings | None:
-        """The record's rulings as stored now (shared: never change it); brought up to date with newer events."""
-        stream_id = rulings_id(record_id)
-        with self._lock:
-            found = self._kept.get(stream_id)
-        if found is None:
-            try:
-                found = self.records.repository.get(stream_id)
-            except AggregateNotFoundError:
-                return None
-        else:
-            newer = list(self.records.repository.event_store.get(stream_id, gt=found.version))
-            if newer:
-                found = copy.deepcopy(found)
-                for stored in newer:
-                    found = stored.mutate(found)
-        self._keep(found)
-        return found
-
-    def _keep(self, rulings: Rulings) -> None:
-        with self._lock:
-            known = self._kept.get(rulings.id)
-            if known is None or known.version < rulings.version:
-                self._kept[rulings.id] = rulings
-            self._kept.move_to_end(rulings.id)
-            while len(self._kept) > KEPT:
-                self._kept.popitem(last=False)
+        """The record's rulings as stored now (shared: never change it)."""
+        return self._kept.get(rulings_id(record_id))
 
     def _rulings(self, record_id: UUID) -> list[dict[str, Any]]:
         found = self._get(record_id)
@@ -353,7 +330,7 @@ class Arbitration:
                 self.records.save(rulings)
             except IntegrityError:
                 continue
-            self._keep(rulings)
+            self._kept.keep(rulings)
             return result
         raise Conflict(f"the rulings of record {record_id} are changing too fast to update")
 
