@@ -475,9 +475,11 @@ class Arbitration:
                 text = say(story.tell(game, e, state, meta.seats), ALL)
                 state = game.evolve(state, e)
                 if text is not None:
-                    out["lines"].append({"step": step, "seat": seat, "round": round_, "text": text,
-                                         "player": meta.seats[seat] if isinstance(seat, int) and 0 <= seat < len(meta.seats)
-                                         else None})
+                    line = {"step": step, "seat": seat, "round": round_, "text": text,
+                            "player": meta.seats[seat] if isinstance(seat, int) and 0 <= seat < len(meta.seats) else None}
+                    if entries[k].get("outcomes"):
+                        line["by"] = "transcriber"  # a correction's outcomes are the arbiter's word
+                    out["lines"].append(line)
         return out
 
 

@@ -578,6 +578,10 @@ class Variations:
         meta = self._meta(UUID(variation.record_id))
         game = catalog.game(meta.title)
         fold = self._fold(variation)
+        # where an entry's chance came from, as the record's own story marks it: drawn from the variation's
+        # seed (anyone can recompute it: "service"), or chosen by its author (a person's word: "transcriber")
+        met = [("service" if e.get("chance") == DRAWN else "transcriber") if e.get("outcomes") else None
+               for e in self.entries(variation_id)]
         lines = []
         for k, (start, seat) in enumerate(zip(fold.starts, variation.seats, strict=True)):
             state = fold.checkpoints[k]
@@ -589,8 +593,11 @@ class Variations:
                 state = game.evolve(state, e)
                 if text is None:
                     continue
-                lines.append({"step": step, "seat": seat, "player": meta.seats[seat] if 0 <= seat < len(meta.seats) else None,
-                              "round": round_, "text": text})
+                line = {"step": step, "seat": seat, "player": meta.seats[seat] if 0 <= seat < len(meta.seats) else None,
+                        "round": round_, "text": text}
+                if k < len(met) and met[k] is not None:
+                    line["by"] = met[k]
+                lines.append(line)
         return {"steps": fold.last_step, "from_step": variation.from_step, "view_of": "all", "lines": lines,
                 "line": str(variation.id)}
 

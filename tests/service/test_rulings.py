@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from functools import cache
+from pathlib import Path
 from typing import Any
 from uuid import UUID
 
@@ -175,6 +176,7 @@ def test_a_correction_is_decided_by_the_rules_and_the_record_reads_as_ruled(clie
     problem(client.get(f"/api/records/{record_id}/ruled/steps/{at + 3}"), 404)
     told = client.get(f"/api/records/{record_id}/ruled/story").get_json()
     assert [line["step"] for line in told["lines"]] == [at + 1, at + 2]
+    assert [line.get("by") for line in told["lines"]] == ["transcriber"] * 2  # rolls the arbiter gives: a person's word
 
     # a later correction is the reading; a ruling without one leaves it
     later = client.post(f"/api/records/{record_id}/rulings", headers=auth(key),
@@ -460,6 +462,7 @@ def test_the_record_page_switches_between_as_played_and_as_ruled(served: tuple[s
     expect(page.locator("body")).to_have_attribute("data-study-step", f"ruled:{last}")
     expect(page.locator("#board > svg")).to_be_visible()
     assert any(url.endswith(f"/api/records/{record_id}/ruled/steps/{last}/board") for url in asked)  # drawn as ruled
+    page.screenshot(path=str(Path(__file__).resolve().parents[2] / "docs" / "screenshots" / "record-as-ruled.png"))
     expect(page.locator("#whatif-box")).to_be_hidden()
     assert "line=ruled" in page.evaluate("() => location.hash")
     page.reload()  # the address keeps the reading

@@ -120,6 +120,7 @@ def test_branch_and_play_legal_commands_in_every_title(records: Records, title: 
     assert told["steps"] == expected_step and told["view_of"] == "all"
     assert told["lines"] and all(start < line["step"] <= expected_step for line in told["lines"])
     assert {line["player"] for line in told["lines"]} <= set(NAMES)
+    marked_as_met(variations, vid, told)
 
     drawn: list[tuple[Any, Any]] = []
 
@@ -149,6 +150,19 @@ def test_board_draws_with_the_viewer(records: Records) -> None:
     svg = variations.board(vid, last, draw)
     assert svg.lstrip().startswith(b"<svg") and b"</svg>" in svg
     assert variations.board(vid, last, draw) is svg  # kept: a step's board never changes
+
+
+def marked_as_met(variations: Variations, vid: UUID, told: dict[str, Any]) -> None:
+    """Each story line of an entry that met chance says where it came from: the variation's seed ("service",
+    recomputable) or its author's choice ("transcriber", a person's word); a line of an entry without chance, nothing."""
+    spans, at = [], variations.summary(vid)["from_step"]
+    for entry in variations.entries(vid):
+        spans.append((at, at + len(entry["events"]), entry))
+        at += len(entry["events"])
+    for line in told["lines"]:
+        entry = next(e for a, b, e in spans if a < line["step"] <= b)
+        expected = ("service" if entry["chance"] == DRAWN else "transcriber") if entry["outcomes"] else None
+        assert line.get("by") == expected, (line, entry["chance"])
 
 
 def chance_point(title: str) -> tuple[int, dict[str, Any], list[Outcome]]:
@@ -364,6 +378,7 @@ def test_restore_gives_the_same_events(records: Records) -> None:
     variations.play(child, KEY, variations.legal(child)["commands"][0]["command"])
     exported = variations.exported(vid)
     before = version(records, record_id)
+    marked_as_met(variations, vid, variations.story(vid))  # the author's outcomes and the drawn ones
 
     # on a second copy of the same game (an import makes a new record)
     copy_id, _ = finished(records, title)
