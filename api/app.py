@@ -6,7 +6,7 @@ from typing import Any
 
 from flask import Flask
 
-from api import problems, security
+from api import health, problems, security
 from api.fastpath import StepFastPath
 from api.service import Service
 from domain.records.settings import Settings
@@ -52,6 +52,7 @@ def create_app(settings: Settings | None = None, service: Service | None = None,
     for blueprint in teaching.BLUEPRINTS:
         api.register_blueprint(blueprint)
     app.register_blueprint(viewer.viewer)
+    app.register_blueprint(health.health)
     problems.register(app)
     security.install(app, body_types)
     app.wsgi_app = StepFastPath(app.wsgi_app, app.extensions["cronaca"].records)  # type: ignore[method-assign]
