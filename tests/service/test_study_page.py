@@ -106,7 +106,9 @@ def test_an_annotator_draws_and_writes_and_a_student_sees_it(served: tuple[str, 
     click_place(teacher, a)
     expect(teacher.locator("svg.cronaca-shapes .pending.start")).to_have_attribute("data-at", a)
     click_place(teacher, b)
+    expect(teacher.locator("#draft-shapes li")).to_have_count(1)  # as a person would: the arrow is drawn, then on
     click_place(teacher, ring, shift=True)
+    expect(teacher.locator("svg.cronaca-shapes .pending.start")).to_have_attribute("data-at", ring)
     click_place(teacher, ring, shift=True)
     expect(teacher.locator("#draft-shapes li")).to_have_count(2)
     expect(teacher.locator("svg.cronaca-shapes g.arrow")).to_have_count(1)
@@ -276,8 +278,12 @@ def test_a_variation_is_made_and_played_from_the_page(served: tuple[str, Any, An
     # a note on the variation's step, then the arrow keys walk the branch back to where it leaves
     load_places(teacher, base, record_id)
     a, b, ring = PLACES[title]
-    for place in (b, a, ring, ring):
+    for k, place in enumerate((b, a, ring, ring)):
         click_place(teacher, place)
+        if k in (0, 2):  # a start picked: wait for it, as a person sees it, before the next click
+            expect(teacher.locator("svg.cronaca-shapes .pending.start")).to_have_attribute("data-at", place)
+        else:
+            expect(teacher.locator("#draft-shapes li")).to_have_count((k + 1) // 2)
     expect(teacher.locator("#draft-shapes li")).to_have_count(2)
     teacher.locator("#note-glyph").select_option("!")
     teacher.locator("#note-text").fill("in the variation")

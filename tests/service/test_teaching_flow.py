@@ -90,6 +90,7 @@ def test_a_lesson_built_in_the_browser_travels_to_a_fresh_service_and_is_taught(
     open_record(teacher, base, record_id, key, arrow_step)
     load_places(teacher, base, record_id)
     click_place(teacher, a)  # the mouse: a place, then another, is an arrow
+    expect(teacher.locator("svg.cronaca-shapes .pending.start")).to_have_attribute("data-at", a)
     click_place(teacher, b)
     expect(teacher.locator("svg.cronaca-shapes g.arrow")).to_have_count(1)
     save_note(teacher, "**Opening**: watch the market.", "!?")
