@@ -45,6 +45,7 @@ from domain.records.chain import GENESIS, link, stream_item, verify_links
 from domain.records.kept import Kept
 from domain.records.turns import round_in_view
 from domain.records.variations import AUTHOR, Variation, Variations, _Fold
+from domain.records.views import all_seeing_step
 
 if TYPE_CHECKING:
     from domain.records.application import Drawing, Records
@@ -418,13 +419,9 @@ class Arbitration:
             return {**self.records.step(record_id, n, token), "reading": RULED, "ruling": None}
         game = catalog.game(meta.title)
         state = self._state(record_id, reading, n)
-        out: dict[str, Any] = {"step": n, "steps": reading.last_step, "view_of": "all", "view": game.view(state, None),
-                               "pending": game.pending(state).to_json()}
-        if n > 0:
-            out["event"] = self._event_at(record_id, reading, n).type
-        out["scores"] = game.scores(state)
-        out.update(reading=RULED, ruling=reading.ruling, from_step=reading.from_step)
-        return out
+        event = self._event_at(record_id, reading, n) if n > 0 else None
+        return {**all_seeing_step(game, state, n, reading.last_step, event),
+                "reading": RULED, "ruling": reading.ruling, "from_step": reading.from_step}
 
     def board(self, record_id: UUID, n: int, token: str | None, draw: Drawing) -> bytes:
         """Step n's board of the as-ruled reading, what changed since step n-1 marked (`draw` may raise NoLayout)."""

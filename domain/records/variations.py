@@ -34,6 +34,7 @@ from domain.kernel.describe import say
 from domain.records import recordfile, story
 from domain.records.application import Conflict, Forbidden, Invalid, NotFound, Refused, Unauthorized
 from domain.records.turns import round_in_view
+from domain.records.views import all_seeing_step
 
 if TYPE_CHECKING:
     from domain.kernel import Edition
@@ -552,13 +553,8 @@ class Variations:
         game = catalog.game(meta.title)
         fold = self._fold(variation)
         state = self._state(variation, fold, n)
-        out: dict[str, Any] = {"step": n, "steps": fold.last_step, "view_of": "all", "view": game.view(state, None),
-                               "pending": game.pending(state).to_json()}
-        if n > 0:
-            out["event"] = self._event_at(variation, fold, n).type
-        out["scores"] = game.scores(state)
-        out["line"] = str(variation.id)
-        return out
+        event = self._event_at(variation, fold, n) if n > 0 else None
+        return {**all_seeing_step(game, state, n, fold.last_step, event), "line": str(variation.id)}
 
     def legal(self, variation_id: UUID) -> dict[str, Any]:
         """The pending decision at the variation's end and its legal commands, each in the table's words."""

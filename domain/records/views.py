@@ -43,3 +43,14 @@ def visible(game: Game, state: Any, seats: int, finished: bool, seat: int | None
     if seat is not None:
         return f"seat:{seat}", game.view(state, seat)
     return "public", public_view(game, state, seats)
+
+
+def all_seeing_step(game: Game, state: Any, n: int, last: int, event: Any | None) -> dict[str, Any]:
+    """A step of a line that only ever shows a finished game (a what-if line, the "as ruled" reading), shaped as
+    a finished record's step: the all-seeing view, the pending decision in full, the running scores."""
+    out: dict[str, Any] = {"step": n, "steps": last, "view_of": "all", "view": game.view(state, None),
+                           "pending": game.pending(state).to_json()}
+    if event is not None:
+        out["event"] = event.type
+    out["scores"] = game.scores(state)
+    return out
