@@ -6,7 +6,7 @@ from typing import Any
 
 from flask import Flask
 
-from api import health, problems, security
+from api import health, logs, metrics, operators, problems, security
 from api.fastpath import StepFastPath
 from api.service import Service
 from domain.records.settings import Settings
@@ -27,6 +27,8 @@ def create_app(settings: Settings | None = None, service: Service | None = None,
     )
     app.config.update(config)
     app.extensions["cronaca"] = service or Service.build(settings)
+    # The records directory read in the background: the first listing does not wait, /readyz says when it is done.
+    app.extensions["cronaca"].records.directory.start_warming()
 
     body_types = security.BodyTypes()
     api = problems.ProblemApi(app, spec_kwargs={
@@ -54,6 +56,10 @@ def create_app(settings: Settings | None = None, service: Service | None = None,
     app.register_blueprint(viewer.viewer)
     app.register_blueprint(health.health)
     problems.register(app)
+    metrics.install(app)  # /metrics, request and command counters (api/metrics.py); before the body guard's hook
     security.install(app, body_types)
     app.wsgi_app = StepFastPath(app.wsgi_app, app.extensions["cronaca"].records)  # type: ignore[method-assign]
+    app.wsgi_app = metrics.wrap(app.wsgi_app)  # type: ignore[method-assign]
+    operators.mount(app, settings.operator_key, settings.redis_url)  # /ops, only with CRONACA_OPERATOR_KEY
+    app.wsgi_app = logs.RequestIds(app.wsgi_app)  # type: ignore[method-assign]  (outermost: every answer has one)
     return app

@@ -5,6 +5,16 @@ only when the process must be restarted. `/readyz` says whether this process can
 store answers a read, and Redis answers a PING when the service is configured with one (jobs and
 live lessons go through it). A process that is not ready answers 503 with the part that failed,
 so traffic goes elsewhere until it recovers by itself.
+
+A new process reads the whole records directory (domain/records/directory.py) in a background thread
+started by api/app.py; until that first catch-up is done /readyz answers 503 with a third check, "directory":
+"warming: N records read", so a load balancer sends it no listing to wait on. A probe waits up to WARM_WAIT
+for it (a small store is read in milliseconds: a process over one is ready at its first probe); a failed
+attempt is started again by the next probe.
+
+A PostgreSQL store without its schema (`cronaca db upgrade` not run yet) is said by /readyz, and every
+other request but /healthz is answered 503 problem+json saying the same (api/schema.py's `Gate`): the
+process starts and waits rather than crashing, and serves once the upgrade has run.
 """
 
 from __future__ import annotations
@@ -13,7 +23,7 @@ import time
 from typing import Any
 from uuid import UUID
 
-from flask import Blueprint
+from flask import Blueprint, current_app, request
 
 from api.service import json_response, service
 
@@ -21,11 +31,37 @@ health = Blueprint("health", __name__)
 
 PROBE_STREAM = UUID(int=0)  # no stream has this id: reading it costs one indexed query that finds nothing
 REDIS_TIMEOUT = 1.0  # seconds: a probe must answer well within an orchestrator's timeout
+WARM_WAIT = 1.0  # seconds a probe waits for the directory's warm-up before saying how far it is
 
 
 @health.route("/healthz")
 def healthz() -> Any:
     return json_response({"status": "ok"})
+
+
+def _gate() -> Any:
+    """This app's schema gate (api/schema.py), made on first use."""
+    from api.schema import Gate
+
+    found = current_app.extensions.get("cronaca-schema")
+    if found is None:
+        found = current_app.extensions.setdefault("cronaca-schema", Gate(service().records))
+    return found
+
+
+@health.before_app_request
+def schema_gate() -> Any:
+    """503 for every request but the probes while the store has no schema (nothing is read or written)."""
+    if request.path in ("/healthz", "/readyz"):
+        return None
+    why = _gate().why_not()
+    if why is None:
+        return None
+    from api.problems import problem
+
+    answer = problem(503, "Service Unavailable", why, rule="store/no-schema")
+    answer.headers["Retry-After"] = "5"
+    return answer
 
 
 def _database() -> str | None:
@@ -37,6 +73,16 @@ def _database() -> str | None:
     except Exception as exc:  # noqa: BLE001  (any failure of the store is "not ready", said in one line)
         return f"the store does not answer: {type(exc).__name__}"
     return None
+
+
+def _warming() -> str | None:
+    """None once the records directory's first catch-up is done, else how far it is (started again if its
+    last attempt failed)."""
+    directory = service().records.directory
+    if not directory.warm.is_set():
+        directory.start_warming()
+        directory.warm.wait(WARM_WAIT)
+    return None if directory.warm.is_set() else directory.progress()
 
 
 def _redis(url: str) -> str | None:
@@ -57,8 +103,12 @@ def _redis(url: str) -> str | None:
 def readyz() -> Any:
     started = time.perf_counter()
     checks: dict[str, str] = {}
-    failed = _database()
+    failed = _gate().why_not() or _database()
     checks["database"] = failed or "ok"
+    if not failed:  # said only while it is not ready: a ready body keeps its two checks
+        warming = _warming()
+        if warming:
+            checks["directory"] = warming
     url = service().settings.redis_url
     if url:
         failed_redis = _redis(url)

@@ -14,10 +14,11 @@ from marshmallow import fields
 from api import schemas
 from api.problems import CONTENT_TYPE as PROBLEM
 from api.problems import problem
+from api.records import REPLAYED, idempotency_key
 from api.security import JSON, json_body
 from api.service import bearer, json_response, service
 from api.transcripts import notation_body
-from domain.records.application import new_tokens
+from domain.records.application import AlreadySubmitted, new_tokens
 from domain.transcripts import MEDIA_TYPE
 from workers.dispatch import hand_over
 
@@ -68,16 +69,26 @@ def _document() -> Any:
 
 @blp.route("", methods=["POST"])
 @blp.response(202, schemas.ImportStatus)
-@blp.doc(requestBody={"content": ACCEPTED, "required": True})
+@blp.doc(requestBody={"content": ACCEPTED, "required": True}, parameters=[schemas.IDEMPOTENCY_KEY])
 def submit() -> Any:
     """Submit a record file. It is saved first, then queued; poll its status. The seat tokens of the
-    record it will create are in this answer only."""
+    record it will create are in this answer only. With an `Idempotency-Key`, a retry of a submission
+    that was saved answers the same import's status, without the tokens and keys (docs/api.md)."""
     svc = service()
     annotator, arbiter = new_tokens(2)
-    if request.mimetype == MEDIA_TYPE:
-        import_id, tokens = svc.records.submit_notation(notation_body(), annotator, arbiter)
-    else:
-        import_id, tokens = svc.records.submit(_document(), annotator, arbiter)
+    key = idempotency_key()
+    try:
+        if request.mimetype == MEDIA_TYPE:
+            import_id, tokens = svc.records.submit_notation(notation_body(), annotator, arbiter, idempotency_key=key)
+        else:
+            import_id, tokens = svc.records.submit(_document(), annotator, arbiter, idempotency_key=key)
+    except AlreadySubmitted as again:
+        # Its seat tokens and keys were shown once, and are stored hashed: a retry never shows them again (a key
+        # is no secret; whoever learnt it must not learn the tokens). The relay queues it if the first did not.
+        response = json_response(svc.records.import_status(again.import_id), 202)
+        response.headers["Location"] = f"/api/imports/{again.import_id}"
+        response.headers[REPLAYED] = "true"
+        return response
     hand_over(svc.records, svc.dispatcher, import_id, 1)  # if the queue is down, the relay retries
     status = svc.records.import_status(import_id)
     status["seats"] = [{"seat": i, "token": t} for i, t in enumerate(tokens)]

@@ -10,6 +10,12 @@ by the process that took the presenter's request reaches the students connected 
 A subscription is opened before the lesson is read for the stream's first event, so nothing published
 in between is lost; a student who steps away and comes back (EventSource reconnects) starts again from
 a fresh `lesson` event, so nothing needs replaying.
+
+Records (issue 16) use the same hubs on topic `record:<id>` (Redis channel `cronaca:record:<id>`): after each
+stored command, join or reveal, api/records.py announces the record's version, steps and whether it is
+finished — nothing secret: a follower then asks for what its own token may see. `GET /api/records/{id}/live`
+(`record_stream`) says the current state when the follower is behind (Last-Event-ID is the version) and ends
+after a bounded lifetime (EventSource reconnects), so no server thread is held for ever.
 """
 
 from __future__ import annotations
@@ -18,7 +24,9 @@ import contextlib
 import json
 import logging
 import queue
+import random
 import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol, Self
 
@@ -26,9 +34,19 @@ from redis.exceptions import RedisError
 
 log = logging.getLogger(__name__)
 
-CHANNEL = "cronaca:lesson:{}"
+CHANNEL = "cronaca:lesson:{}"  # a bare id is a lesson's; a topic with a kind ("record:<id>") is `cronaca:<topic>`
+RECORD_TOPIC = "record:{}"
+RETRY_MS = 2000  # the `retry:` an EventSource waits before reconnecting
+LIFETIME_SECONDS = 300.0  # a record follower's stream ends after about this long (it reconnects): threads come back
+PUBLISH_PAUSE = 2.0  # after Redis failed a publish, publishes are skipped this long (commands do not wait on it)
 PING_SECONDS = 15.0  # a comment line this often: proxies keep the stream open, a gone client is noticed
 BACKLOG = 1000  # messages one slow subscriber may fall behind before it is dropped (it reconnects)
+
+
+def channel_for(topic: str) -> str:
+    """The Redis channel of a topic: `cronaca:lesson:<id>` for a lesson's bare id, `cronaca:<kind>:<id>` else."""
+    topic = str(topic)
+    return f"cronaca:{topic}" if ":" in topic else CHANNEL.format(topic)
 
 
 class Subscription(Protocol):
@@ -167,7 +185,7 @@ class RedisSubscription(Following):
         import time
 
         self.lesson_id = str(lesson_id)
-        self.channel = CHANNEL.format(self.lesson_id)
+        self.channel = channel_for(self.lesson_id)
         self.closed = False
         self.pubsub = client.pubsub()
         try:
@@ -219,20 +237,37 @@ class RedisSubscription(Following):
 class RedisHub:
     """Redis pub/sub: every API process publishes to and follows the same channels."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, publish_timeout: float = 1.0) -> None:
         import redis
+        from redis.backoff import NoBackoff
+        from redis.retry import Retry
 
         self.url = url
-        self.client = redis.Redis.from_url(url)
+        # The followers' pub/sub connections: a Redis that stalls fails a new follower (503) in seconds, not minutes.
+        self.client = redis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=5, retry=Retry(NoBackoff(), 1))
+        # Publishing happens inside the request that stored a change: bounded waits (redis-py's defaults, 5 s
+        # timeouts and 10 retries, would let a stalled Redis hold a command's answer for a minute); one retry
+        # still replaces a pooled connection Redis dropped when it restarted.
+        self.publisher = redis.Redis.from_url(url, socket_connect_timeout=publish_timeout, socket_timeout=publish_timeout,
+                                              retry=Retry(NoBackoff(), 1))
+        self._paused_until = 0.0
 
     def publish(self, lesson_id: str, message: dict[str, Any]) -> None:
-        self.client.publish(CHANNEL.format(lesson_id), json.dumps(message, separators=(",", ":")))
+        """Raises Unavailable within PUBLISH_PAUSE of a failed publish (without asking Redis), else RedisError."""
+        if time.monotonic() < self._paused_until:
+            raise Unavailable("the live channel (Redis) failed a moment ago; this message was not sent")
+        try:
+            self.publisher.publish(channel_for(lesson_id), json.dumps(message, separators=(",", ":")))
+        except (OSError, RedisError):
+            self._paused_until = time.monotonic() + PUBLISH_PAUSE
+            raise
 
     def subscribe(self, lesson_id: str) -> RedisSubscription:
         return RedisSubscription(self.client, str(lesson_id))
 
     def close(self) -> None:
         self.client.close()
+        self.publisher.close()
 
 
 def _iterate(subscription: Subscription, timeout: float = PING_SECONDS) -> Iterator[dict[str, Any] | None]:
@@ -281,3 +316,74 @@ def sse_stream(first: dict[str, Any], subscription: Subscription, ping: float = 
         subscription.close()
         if on_close is not None:
             on_close()
+
+
+# ---- records (issue 16) ---------------------------------------------------------------------------------
+
+
+def record_topic(record_id: Any) -> str:
+    """A record's topic on the hub (Redis channel `cronaca:record:<id>`)."""
+    return RECORD_TOPIC.format(record_id)
+
+
+def record_state(version: int, steps: int, finished: bool) -> dict[str, Any]:
+    """What a record's followers are told: public facts only (the summary says them to anyone), never an
+    event's content or a token."""
+    return {"type": "record", "version": int(version), "steps": int(steps), "finished": bool(finished)}
+
+
+def announce(hub: Hub, record_id: Any, state: dict[str, Any]) -> bool:
+    """Tell the record's followers (any process's, through Redis) its new state. Best effort: the command was
+    stored, so a live channel that is down costs followers a moment (they reconnect, or their page polls), never
+    the command's answer. False when it was not sent."""
+    try:
+        hub.publish(record_topic(record_id), state)
+    except (Unavailable, OSError, RedisError) as exc:
+        log.warning("record %s: its followers were not told of version %s: %s", record_id, state.get("version"),
+                    type(exc).__name__)
+        return False
+    return True
+
+
+def record_stream(current: dict[str, Any], subscription: Subscription, last_seen: int | None,
+                  ping: float = PING_SECONDS, lifetime: float = LIFETIME_SECONDS) -> Iterator[str]:
+    """A record's server-sent events: `retry:`, its state at once unless the follower's Last-Event-ID is already
+    that version, then each newer version as announced (`id:` the version; older or repeated ones, from commands
+    that raced, are skipped), a `: ping` comment when quiet. Ends after the finishing version, when the
+    subscription ends, or after `lifetime` seconds (less up to a tenth, so followers do not all reconnect at
+    once); the follower reconnects with its Last-Event-ID and misses nothing but the events in between, which
+    the state it then gets covers."""
+    deadline = time.monotonic() + lifetime * random.uniform(0.9, 1.0)
+    try:
+        sent = last_seen if last_seen is not None else -1
+        head = f"retry: {RETRY_MS}\n"
+        if current["version"] > sent:  # new, or behind: the current version at once
+            sent = current["version"]
+            yield head + sse_event("record", current, sent)
+        else:
+            yield head + ": up to date\n\n"
+        if current["finished"]:
+            return
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                yield ": reconnect\n\n"
+                return
+            try:
+                message = subscription.next_message(min(ping, left))
+            except Closed:
+                return
+            if message is None:
+                if deadline - time.monotonic() > 0:
+                    yield ": ping\n\n"
+                continue
+            version = message.get("version")
+            if not isinstance(version, int) or version <= sent:
+                continue
+            sent = version
+            state = record_state(version, message.get("steps", 0), message.get("finished", False))
+            yield sse_event("record", state, version)
+            if state["finished"]:
+                return
+    finally:
+        subscription.close()

@@ -1,21 +1,27 @@
-"""/api/records: start, list, read, play, step through, export."""
+"""/api/records: start, list, read, play, step through, export, follow live."""
 
 from __future__ import annotations
 
+import logging
+import re
 from typing import Any
 from uuid import UUID
 
-from flask import current_app, request
+from flask import Response, current_app, request, stream_with_context
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from api import schemas
+from api.live import LIFETIME_SECONDS, PING_SECONDS, Unavailable, announce, record_state, record_stream, record_topic
+from api.metrics import counted_command
 from api.problems import CONTENT_TYPE as PROBLEM
 from api.problems import problem
 from api.service import bearer, json_response, service
-from domain.records.application import new_tokens
+from domain.records.application import RecordsError, new_tokens
 
 blp = Blueprint("records", __name__, url_prefix="/api/records", description="Game records: play, replay, export")
+
+log = logging.getLogger(__name__)
 
 NO_LAYOUT = "/problems/no-layout"  # the problem type of a board that cannot be drawn (the viewer shows the rest)
 
@@ -67,22 +73,36 @@ def get_record(record_id: UUID) -> Any:
                   description="a rule violation (rule id, message, facts), a malformed command or impossible outcomes")
 @blp.alt_response(401, schema=schemas.Problem, content_type=PROBLEM, description="no seat token")
 @blp.alt_response(403, schema=schemas.Problem, content_type=PROBLEM, description="the token is not this command's seat's")
-@blp.doc(security=[{"seat": []}])
+@blp.doc(security=[{"seat": []}], parameters=[schemas.IDEMPOTENCY_KEY])
+@counted_command  # cronaca_commands_total{title,outcome} (api/metrics.py)
 def play(body: dict[str, Any], record_id: UUID) -> Any:
     """A seat's choice. Its events come back as step numbers and types (payloads stay hidden until
-    the game is over); the seat's own view after the command comes with them."""
+    the game is over); the seat's own view after the command comes with them. With an `Idempotency-Key`,
+    a retry of a command that was stored answers what the first attempt answered (docs/api.md)."""
     records = service().records
     token = bearer()
-    played = records.play(record_id, body["command"], token, body["version"], body["outcomes"], body["contribution"])
-    last = played.first_step + len(played.events)
-    step = records.step(record_id, last, token)
-    events = [
-        {"step": played.first_step + k + 1, **e.to_json()} if played.finished
-        else {"step": played.first_step + k + 1, "type": e.type, "redacted": True}
-        for k, e in enumerate(played.events)
-    ]
-    return json_response({"version": played.version, "steps": [played.first_step + 1, last], "events": events,
-                          "finished": played.finished, "view": step["view"], "pending": step["pending"]})
+    played = records.play(record_id, body["command"], token, body["version"], body["outcomes"], body["contribution"],
+                          idempotency_key=idempotency_key())
+    answer = records.played_answer(record_id, played)
+    announce(service().hub, record_id, record_state(played.version, answer["steps"][1], played.finished))
+    response = json_response(answer)
+    if played.replayed:
+        response.headers[REPLAYED] = "true"
+    return response
+
+
+REPLAYED = "Idempotent-Replayed"  # on an answer given again to a retry (the IETF idempotency-key draft's practice)
+
+
+def idempotency_key() -> str | None:
+    """The request's `Idempotency-Key`, or None; a malformed one is refused (400), never ignored."""
+    key = request.headers.get("Idempotency-Key")
+    if key is None:
+        return None
+    if not schemas.IDEMPOTENCY_KEY_SHAPE.fullmatch(key):
+        raise RecordsError("Idempotency-Key must be 1 to 255 visible ASCII characters (a random UUID, say)",
+                           rule="idempotency/key")
+    return key
 
 
 @blp.route("/<uuid:record_id>/seats/<int:n>/join", methods=["POST"])
@@ -96,7 +116,9 @@ def play(body: dict[str, Any], record_id: UUID) -> Any:
 def join(body: dict[str, Any], record_id: UUID, n: int) -> Any:
     """Shared dice: seat n commits to its secret (SHA-256) and gives its part of the setup; the last seat to join
     draws the setup (docs/trust.md)."""
-    return json_response(service().records.join(record_id, n, bearer(), body["commitment"], body["contribution"]))
+    joined = service().records.join(record_id, n, bearer(), body["commitment"], body["contribution"])
+    announce_summary(record_id)  # the last seat's join draws the setup: steps appear
+    return json_response(joined)
 
 
 @blp.route("/<uuid:record_id>/seats/<int:n>/reveal", methods=["POST"])
@@ -110,7 +132,81 @@ def join(body: dict[str, Any], record_id: UUID, n: int) -> Any:
 def reveal(body: dict[str, Any], record_id: UUID, n: int) -> Any:
     """Shared dice: once the game is over, seat n reveals its secret; anyone can then recompute every outcome
     of the entries it took part in (docs/trust.md). Contributions that do not match it come back as `problems`."""
-    return json_response(service().records.reveal_secret(record_id, n, bearer(), body["secret"]))
+    revealed = service().records.reveal_secret(record_id, n, bearer(), body["secret"])
+    announce_summary(record_id)
+    return json_response(revealed)
+
+
+def announce_summary(record_id: UUID) -> None:
+    """Tell the record's live followers its state as the summary now says it (after a join or a reveal)."""
+    svc = service()
+    try:
+        summary = svc.records.summary(record_id)
+    except Exception as exc:  # the change is stored: its answer must not turn into an error for a notification
+        log.warning("record %s: its followers were not told of a join or reveal: %s", record_id, type(exc).__name__)
+        return
+    announce(svc.hub, record_id, record_state(summary["version"], summary["steps"], summary["finished"]))
+
+
+SSE = "text/event-stream"
+PING_CONFIG = "CRONACA_SSE_PING"  # seconds between heartbeats on a quiet stream (as for lessons; tests make it short)
+LIFETIME_CONFIG = "CRONACA_SSE_LIFETIME"  # seconds a follower's stream lasts before it reconnects (api/live.py)
+
+
+@blp.route("/<uuid:record_id>/live")
+@blp.response(200, {"type": "string"}, content_type=SSE,
+              description="server-sent events: `event: record`, `id: <version>`, `data: {\"type\": \"record\", "
+                          "\"version\", \"steps\", \"finished\"}` at once (unless `Last-Event-ID` is already the "
+                          "version) and after each stored command, join or reveal; `: ping` comments when quiet; the "
+                          "stream ends after the finishing version, or after a few minutes (EventSource reconnects)")
+@blp.alt_response(204, description="the record is finished and `Last-Event-ID` is its last version: nothing more "
+                                   "will come (EventSource stops reconnecting)")
+@blp.alt_response(400, schema=schemas.Problem, content_type=PROBLEM, description="a Last-Event-ID that is not a version")
+@blp.alt_response(404, schema=schemas.Problem, content_type=PROBLEM, description="no such record")
+@blp.alt_response(503, schema=schemas.Problem, content_type=PROBLEM,
+                  description="the live channel (Redis) cannot be reached now; retry after `Retry-After` seconds")
+def live(record_id: UUID) -> Any:
+    """Follow a game in progress (EventSource): each event says the record's new version, steps and whether it is
+    finished — nothing secret; ask `GET /api/records/{id}` and its steps with your own token for what you may see.
+    Public, as the summary is: an EventSource sends no Authorization header."""
+    last_seen = last_event_id()
+    svc = service()
+    try:
+        subscription = svc.hub.subscribe(record_topic(record_id))  # before reading: nothing published in between is lost
+    except Unavailable as exc:
+        answer = problem(503, "Service Unavailable", f"{exc}; the page polls meanwhile")
+        answer.headers["Retry-After"] = "2"
+        return answer
+    try:
+        summary = svc.records.summary(record_id)
+    except BaseException:
+        subscription.close()
+        raise
+    current = record_state(summary["version"], summary["steps"], summary["finished"])
+    if current["finished"] and last_seen is not None and last_seen >= current["version"]:
+        subscription.close()
+        return current_app.response_class(status=204)
+    ping = float(current_app.config.get(PING_CONFIG, PING_SECONDS))
+    lifetime = float(current_app.config.get(LIFETIME_CONFIG, LIFETIME_SECONDS))
+    response = Response(stream_with_context(record_stream(current, subscription, last_seen, ping, lifetime)),
+                        mimetype=SSE)
+    response.headers["Cache-Control"] = "no-cache"
+    response.headers["X-Accel-Buffering"] = "no"  # a proxy must not hold events back
+    return response
+
+
+def last_event_id() -> int | None:
+    """The version a reconnecting EventSource last heard (`Last-Event-ID`), or None; anything else is refused."""
+    raw = (request.headers.get("Last-Event-ID") or "").strip()
+    if not raw:
+        return None
+    if not VERSION_SHAPE.fullmatch(raw):
+        raise RecordsError("Last-Event-ID is the record version the stream last sent (a whole number)",
+                           rule="live/last-event-id")
+    return int(raw)
+
+
+VERSION_SHAPE = re.compile(r"[0-9]{1,18}")
 
 
 @blp.route("/<uuid:record_id>/events")

@@ -2,8 +2,20 @@
 
 from __future__ import annotations
 
+import re
+
 import marshmallow
 from marshmallow import fields, validate
+
+IDEMPOTENCY_KEY_SHAPE = re.compile(r"[!-~]{1,255}")
+IDEMPOTENCY_KEY = {  # an OpenAPI header parameter (POST /api/records/{id}/commands, POST /api/imports)
+    "in": "header", "name": "Idempotency-Key", "required": False,
+    "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$"},
+    "description": "a key of the client's own (a random UUID): a retry of a request that was stored answers what "
+                   "the first attempt answered (header `Idempotent-Replayed: true`); the same key with another body "
+                   "is refused (422, rule idempotency/reused). Commands: per record and seat; imports: per service, "
+                   "and a retried import's answer never shows the seat tokens and keys again (docs/api.md).",
+}
 
 
 class Strict(marshmallow.Schema):
@@ -179,11 +191,12 @@ class ImportStatus(marshmallow.Schema):
     attempts = fields.Integer()
     record_id = fields.String(allow_none=True)
     report = fields.Dict(allow_none=True)
-    seats = fields.List(fields.Nested(SeatToken))
-    annotator_key = fields.String(metadata={"description": "only in the answer to the submission: annotate the record "
-                                                            "it makes and branch variations from it"})
-    arbiter_key = fields.String(metadata={"description": "only in the answer to the submission: record rulings on the "
-                                                          "record it makes"})
+    seats = fields.List(fields.Nested(SeatToken), metadata={"description": "only in the first answer to the submission "
+                                                                           "(not to a retry with its Idempotency-Key)"})
+    annotator_key = fields.String(metadata={"description": "only in the first answer to the submission: annotate the "
+                                                            "record it makes and branch variations from it"})
+    arbiter_key = fields.String(metadata={"description": "only in the first answer to the submission: record rulings "
+                                                          "on the record it makes"})
 
 
 class Problem(marshmallow.Schema):

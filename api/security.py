@@ -36,6 +36,11 @@ MAX_DEPTH = 64
 API_SOURCES = "default-src 'none'"
 PAGE_SOURCES = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
                 "base-uri 'none'; form-action 'self'")
+# The operators' pages only (/ops, api/operators.py): rq-dashboard's pages have inline scripts and styles and
+# compile their templates with underscore's `_.template` (new Function), so they need these; no other page does.
+OPS_PAGE_SOURCES = ("default-src 'none'; script-src 'self' 'unsafe-inline' 'unsafe-eval'; "
+                    "style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; "
+                    "base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 
 V = TypeVar("V", bound=Callable[..., Any])
 

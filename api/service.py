@@ -30,11 +30,7 @@ class Service:
     @classmethod
     def build(cls, settings: Settings) -> Service:
         records = Records(settings.store)
-        dispatcher: Dispatcher
-        if settings.redis_url:
-            dispatcher = RQDispatcher(settings.redis_url, settings.queue)
-        else:
-            dispatcher = InProcessDispatcher(records)
+        dispatcher: Dispatcher = RQDispatcher.from_settings(settings) if settings.redis_url else InProcessDispatcher(records)
         return cls(records, dispatcher, settings, hub_for(settings.redis_url))
 
     @property

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import sys
 from pathlib import Path
@@ -156,17 +155,30 @@ def demo_live(records: Any, commands: int = 40) -> tuple[str, list[str]] | None:
     return str(record_id), tokens
 
 
+def configure_logging(default_format: str, default_level: str) -> None:
+    """One handler for every logger of this process: JSON or text lines with the request id (api/logs.py)."""
+    from api import logs
+    from domain.records.settings import log_format, log_level
+
+    logs.configure(log_format(os.environ, default_format), log_level(os.environ, default_level))
+
+
 def _serve(args: Any) -> int:
     from werkzeug.serving import make_server
 
     from api.app import create_app
     from workers import relay
 
-    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    configure_logging("text", "WARNING")  # a person's console by default (CRONACA_LOG_FORMAT, CRONACA_LOG_LEVEL)
     settings = Settings.from_env()
     app = create_app(settings)
     service = app.extensions["cronaca"]
-    if args.demo:
+    from api.schema import Gate
+
+    no_schema = Gate(service.records).why_not()  # PostgreSQL before `cronaca db upgrade`: served as 503 until then
+    if no_schema:
+        print(no_schema, file=sys.stderr)
+    if args.demo and not no_schema:
         service.records.directory.catch_up()
         if not service.records.directory.records:
             keys: dict[str, tuple[str, str]] = {}
@@ -196,7 +208,15 @@ def _serve(args: Any) -> int:
                 seats_file.write_text("".join(links))
                 print(f"  the teacher's, annotators' and seats' links (with their keys) are in {seats_file} "
                       "(readable by you only)")
-    relay.start_thread(service.records, service.dispatcher, settings.requeue_after, settings.relay_interval)
+    if no_schema:  # the relay reads the store: it starts once `cronaca db upgrade` has run
+        import threading
+
+        from api.schema import wait_for_schema
+
+        threading.Thread(target=lambda: wait_for_schema(service.records, lambda why: None) and relay.start_thread(
+            service.records, service.dispatcher, settings.requeue_after, settings.relay_interval), daemon=True).start()
+    else:
+        relay.start_thread(service.records, service.dispatcher, settings.requeue_after, settings.relay_interval)
     server = make_server(args.host, args.port, app, threaded=True)  # listening before the URL is printed
     where = settings.store.get("SQLITE_DBNAME") or settings.store.get("POSTGRES_DBNAME")
     jobs = f"Redis {settings.redis_url}" if settings.redis_url else "in-process"
@@ -208,17 +228,23 @@ def _serve(args: Any) -> int:
 
 
 def _worker(args: Any) -> int:
+    configure_logging("json", "INFO")
     settings = Settings.from_env()
     if not settings.redis_url:
         print("cronaca worker needs REDIS_URL (without it, `cronaca serve` runs jobs in-process)", file=sys.stderr)
         return 2
-    import redis
-    from rq import Queue, SimpleWorker
+    from workers import metrics
+    from workers.worker import resolve_queues, run
 
-    connection = redis.Redis.from_url(settings.redis_url)
-    worker = SimpleWorker([Queue(settings.queue, connection=connection)], connection=connection)
-    worker.work(burst=args.burst, with_scheduler=False)
-    return 0
+    try:
+        queues = resolve_queues(settings, args.queues)
+    except ValueError as exc:
+        print(f"cronaca worker: {exc}", file=sys.stderr)
+        return 2
+    from domain.records.settings import worker_metrics_addr, worker_metrics_port
+
+    metrics.serve(worker_metrics_port(os.environ), worker_metrics_addr(os.environ))
+    return run(settings, queues, burst=args.burst)  # outlives Redis outages (workers/worker.py)
 
 
 def _relay(args: Any) -> int:
@@ -226,13 +252,18 @@ def _relay(args: Any) -> int:
     from workers import relay
     from workers.dispatch import RQDispatcher
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    configure_logging("json", "INFO")
     settings = Settings.from_env()
     if not settings.redis_url:
         print("cronaca relay needs REDIS_URL (without it, `cronaca serve` relays in-process)", file=sys.stderr)
         return 2
     records = Records(settings.store)
-    dispatcher = RQDispatcher(settings.redis_url, settings.queue)
+    import logging
+
+    from api.schema import wait_for_schema
+
+    wait_for_schema(records, logging.getLogger("cronaca.relay").warning)  # no schema yet: wait, never a traceback
+    dispatcher = RQDispatcher.from_settings(settings)
     if args.once:
         print(f"queued {relay.relay_once(records, dispatcher, settings.requeue_after, grace=0)}")
         return 0
@@ -263,17 +294,45 @@ def add_commands(group: Any) -> None:
     def serve(host: str, port: int, demo: bool) -> None:
         run(_serve, host=host, port=port, demo=demo)
 
-    @group.command(help="Run an RQ worker for import jobs (needs REDIS_URL).")
-    @click.option("--burst", is_flag=True, help="stop when the queue is empty")
-    def worker(burst: bool) -> None:
-        run(_worker, burst=burst)
+    @group.command(help="Run an RQ worker for imports, checks and renders (needs REDIS_URL).")
+    @click.option("--burst", is_flag=True, help="stop when the queues are empty")
+    @click.option("--queues", default=None, help="comma-separated roles (imports, checks, renders) or queue names, "
+                                                 "served in this order  [default: imports,checks,renders]")
+    def worker(burst: bool, queues: str | None) -> None:
+        run(_worker, burst=burst, queues=queues)
 
     @group.command(help="Queue imports that are saved but not queued (needs REDIS_URL).")
     @click.option("--once", is_flag=True, help="one pass, then exit")
     def relay(once: bool) -> None:
         run(_relay, once=once)
 
+    from api import status_cli
+
+    status_cli.add_commands(group)  # cronaca status, recheck, render --all (queues and workers)
+
     @group.command(help="Add demo records of every installed title, played by the greedy bot.")
     @click.option("--games", type=int, default=3, show_default=True, help="games (player counts) per title")
     def demo(games: int) -> None:
         run(_demo, games=games)
+
+    @group.command(help="Run COMMAND and start it again whenever it dies, with backoff (the Procfile's lines).",
+                   context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+    @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+    def keep(command: tuple[str, ...]) -> None:
+        from api.keep import keep as keep_running
+
+        configure_logging("json", "INFO")
+        code = keep_running(list(command))
+        if code:
+            raise click.exceptions.Exit(code)
+
+    @group.group(help="The store's schema (api/schema.py, docs/deployment.md).")
+    def db() -> None:
+        pass
+
+    @db.command(help="Create or upgrade the store's schema; run it before the processes start. Safe to repeat, "
+                     "and to run from several hosts at once.")
+    def upgrade() -> None:
+        from api.schema import command
+
+        run(command)

@@ -95,6 +95,9 @@ def main() -> None:
         env.update(store, REDIS_URL="redis://127.0.0.1:6379/0", CRONACA_QUEUE=queue, PYTHONPATH=str(ROOT))
         try:
             made = time.perf_counter()
+            # as a deployment does before its processes start (they never create tables: docs/deployment.md)
+            subprocess.run([sys.executable, "-m", "api.cli", "db", "upgrade"], env=env, cwd=ROOT, check=True,
+                           stdout=subprocess.DEVNULL)
             files = texts(args.files, args.seed)
             settings = Settings.from_env(env)
             records = Records(settings.store)

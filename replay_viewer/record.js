@@ -11,7 +11,9 @@
   // Okabe–Ito colours (told apart by colour-blind readers) and a dash per seat, so no line relies on colour alone.
   const COLOURS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#8F6A00", "#56B4E9"];
   const DASHES = ["", "8 4", "2 3", "10 3 2 3", "4 4", "1 2"];
-  const POLL_MS = 2000;
+  const POLL_MS = 2000; // polling, when the live stream cannot be had
+  const CHECK_MS = 30000; // while the stream is open: a cheap check anyway, should an announcement be lost
+  const STREAM_AGAIN_MS = 30000; // after the stream was refused: poll, and try the stream again this much later
   const CACHE = 120; // boards kept; neighbours are fetched ahead so stepping paints from here
 
   const hashParams = () => new URLSearchParams(location.hash.slice(1));
@@ -825,13 +827,21 @@
   }
 
   // ---- live follow -------------------------------------------------------------------------------
+  // A game in progress is followed through GET /api/records/{id}/live (server-sent events, api/live.py): each
+  // event says only the record's version, steps and whether it is finished, so the page then asks the summary
+  // (with If-None-Match) and whatever its own reader may see. A move made through any API process shows within
+  // a moment. When the stream is refused or keeps failing (no EventSource, a proxy that buffers, the live
+  // channel down), the page polls the summary as before and tries the stream again later.
 
-  async function poll() {
-    if (!page.record || page.record.finished) return;
+  const live = { source: null, failures: 0, timer: 0, again: 0, streamAfter: 0 };
+  let refreshing = null; // the check under way; an announcement meanwhile asks for one more after it
+  let refreshAgain = false;
+
+  async function check() {
     const answer = await api(`/api/records/${id}`, { cache: "no-store", headers: page.etag ? { "If-None-Match": page.etag } : {} });
     if (answer.status === 304 || !answer.ok) {
       if (!answer.ok && answer.status === 404) notice("This record is gone: it was deleted while you were reading it.");
-      return schedule();
+      return;
     }
     const before = page.record;
     const wasAtEnd = page.at >= before.steps;
@@ -843,11 +853,71 @@
       rebuild();
       go(wasAtEnd ? page.record.steps : page.at);
     }
-    schedule();
   }
 
+  function refresh() {
+    if (refreshing) {
+      refreshAgain = true;
+      return refreshing;
+    }
+    refreshing = (async () => {
+      do {
+        refreshAgain = false;
+        try {
+          await check();
+        } catch (err) {
+          notice(`The record could not be brought up to date: ${err.message}.`);
+        }
+      } while (refreshAgain && !page.record.finished);
+    })().finally(() => { refreshing = null; });
+    return refreshing;
+  }
+
+  // What the page does next: nothing once the game is over; with the stream open, a check every CHECK_MS; without
+  // it, open it (unless it was refused a moment ago) or poll every POLL_MS.
   function schedule() {
-    if (page.record && !page.record.finished) setTimeout(poll, POLL_MS);
+    clearTimeout(live.timer);
+    if (!page.record || page.record.finished) return closeStream("finished");
+    if (!live.source && window.EventSource && Date.now() >= live.streamAfter) openStream();
+    live.timer = setTimeout(() => refresh().then(schedule), live.source ? CHECK_MS : POLL_MS);
+  }
+
+  function openStream() {
+    const source = new EventSource(`/api/records/${id}/live`);
+    live.source = source;
+    document.body.dataset.follow = "connecting";
+    source.addEventListener("open", () => { live.failures = 0; });
+    source.addEventListener("record", (e) => {
+      live.failures = 0;
+      document.body.dataset.follow = "stream";
+      let said;
+      try {
+        said = JSON.parse(e.data);
+      } catch {
+        return;
+      }
+      if (said.finished) closeStream("finished");
+      if (said.version !== page.record.version || said.finished !== page.record.finished) refresh().then(schedule);
+    });
+    source.addEventListener("error", () => {
+      if (live.source !== source) return;
+      // CLOSED: refused (an error status, 204 for a finished record); else EventSource reconnects by itself
+      // (the server ends each stream after a few minutes), unless it keeps failing: then poll.
+      if (source.readyState === EventSource.CLOSED || ++live.failures >= 3) {
+        closeStream("polling");
+        live.failures = 0;
+        live.streamAfter = Date.now() + STREAM_AGAIN_MS;
+        refresh().then(schedule);
+      } else {
+        document.body.dataset.follow = "connecting";
+      }
+    });
+  }
+
+  function closeStream(how) {
+    if (live.source) live.source.close();
+    live.source = null;
+    document.body.dataset.follow = how;
   }
 
   // ---- wiring ------------------------------------------------------------------------------------

@@ -3,22 +3,38 @@
 Both run the same job (`workers.jobs.validate_import`). Every hand-over is recorded on the
 import (`Queued`) only after the queue accepted it, so the relay can find what is still
 waiting.
+
+On RQ, each job carries the request id it was queued under (`meta["request_id"]`, workers.context),
+RQ's `Retry` for transient faults (the store or Redis unreachable or busy: `transient`), backing off
+`RETRY_BACKOFF` seconds, and a failure callback (`retry_transient_only`) that takes the retries away
+from any other failure, so nothing but a fault of the moment is run again (a rule verdict is no failure
+at all: the job concludes the import). A job whose worker died is the relay's to queue again, as a new
+attempt counted against CRONACA_MAX_ATTEMPTS (a file that kills its worker is not retried for ever):
+`RQDispatcher.lost` sees it by its worker's stale heartbeat and hands it to RQ's own abandoned-job
+handling (`StartedJobRegistry.cleanup`), which marks it failed.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 from uuid import UUID
 
 from domain.records import Records
+from domain.records.settings import DEFAULT_JOB_RETRIES, RETRY_BACKOFF
+from workers import context
+
+if TYPE_CHECKING:
+    from domain.records.settings import Settings
 
 log = logging.getLogger("cronaca.dispatch")
 
 JOB = "workers.jobs.validate_import"
 BATCH_JOB = "workers.jobs.validate_imports"
+ON_FAILURE = "workers.dispatch.retry_transient_only"
 BATCH = 10  # imports a job takes when many are handed over at once: RQ's own cost (~6 ms a job) shared by them
 
 
@@ -27,13 +43,74 @@ class Dispatcher(Protocol):
 
     def lost(self, job_id: str) -> bool:
         """True when the queue no longer holds this job and will never run it (Redis restarted
-        empty, the job failed, this process restarted...)."""
+        empty, the job failed, its worker died, this process restarted...)."""
+
+
+def transient(exc: BaseException | None) -> bool:
+    """A fault of the moment, worth the same job again later: the store or Redis unreachable, busy or cut."""
+    import redis
+    from eventsourcing.persistence import PersistenceError
+
+    from domain.records import Conflict
+
+    return isinstance(exc, (PersistenceError, redis.RedisError, ConnectionError, TimeoutError, Conflict))
+
+
+def retry_transient_only(job: Any, connection: Any, exc_type: Any, exc: Any, traceback: Any) -> None:
+    """RQ failure callback, run before RQ decides on a retry: only a transient fault keeps the job's retries.
+    A job abandoned by its dead worker keeps them unless it is an import (`meta["outbox"]`): the relay queues
+    those again itself, counting the attempt."""
+    from rq.exceptions import AbandonedJobError
+
+    abandoned = isinstance(exc_type, type) and issubclass(exc_type, AbandonedJobError)
+    if abandoned:
+        if isinstance(job.meta, dict) and job.meta.get("outbox"):
+            job.retries_left = 0
+        return
+    if not transient(exc):
+        job.retries_left = 0
+
+
+def retry_options(retries: int) -> dict[str, Any]:
+    """RQ's enqueue options for `retries` retries with backoff, and the failure callback that keeps them for transient faults."""
+    from rq import Callback, Retry
+
+    options: dict[str, Any] = {"on_failure": Callback(ON_FAILURE)}
+    if retries > 0:
+        options["retry"] = Retry(max=retries, interval=[RETRY_BACKOFF[min(k, len(RETRY_BACKOFF) - 1)]
+                                                       for k in range(retries)])
+    return options
+
+
+def job_meta(**extra: Any) -> dict[str, Any]:
+    """What each job carries besides its arguments: the request id it was queued under."""
+    return {"request_id": context.current(), **extra}
+
+
+def worker_alive(connection: Any, worker_name: str | None, dead_after: float) -> bool:
+    """RQ's worker key says this worker beat less than `dead_after` seconds ago (`last_heartbeat`; the
+    hosts' clocks are assumed in step, as RQ's own registries assume). Without a name: cannot tell, alive."""
+    from rq.worker import Worker
+
+    if not worker_name:
+        return True
+    return _beat_recent(connection.hget(Worker.redis_worker_namespace_prefix + worker_name, "last_heartbeat"), dead_after)
+
+
+def _beat_recent(raw: Any, dead_after: float) -> bool:
+    from rq.utils import now, utcparse
+
+    if raw is None:
+        return False
+    last = utcparse(raw.decode() if isinstance(raw, bytes) else str(raw))
+    return (now() - last).total_seconds() < dead_after
 
 
 class RQDispatcher:
     """Jobs on an RQ queue; a short socket timeout, so a dead Redis fails fast instead of hanging."""
 
-    def __init__(self, redis_url: str, queue: str, job_timeout: int = 600, job: str = JOB, batch_job: str = BATCH_JOB) -> None:
+    def __init__(self, redis_url: str, queue: str, job_timeout: int = 600, job: str = JOB, batch_job: str = BATCH_JOB,
+                 dead_after: float = 15.0, retries: int = DEFAULT_JOB_RETRIES) -> None:
         import redis
         from rq import Queue
 
@@ -42,29 +119,69 @@ class RQDispatcher:
         self.job_timeout = job_timeout
         self.job = job  # the dotted name a worker imports and runs; tests may put a wrapper of theirs here
         self.batch_job = batch_job
+        self.dead_after = dead_after
+        self.retries = retries
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> RQDispatcher:
+        assert settings.redis_url
+        return cls(settings.redis_url, settings.queue, dead_after=settings.dead_after, retries=settings.job_retries)
+
+    def _options(self, attempt: int) -> dict[str, Any]:
+        # a job queued again goes first: its import has waited once already (a killed worker's, say)
+        return {"result_ttl": 3600, "failure_ttl": 86400, "meta": job_meta(outbox=True), "at_front": attempt > 1,
+                **retry_options(self.retries)}
 
     def enqueue(self, import_id: UUID, attempt: int) -> str:
         job_id = f"import-{import_id}-{attempt}"
-        self.queue.enqueue(self.job, str(import_id), job_id=job_id, job_timeout=self.job_timeout, result_ttl=3600,
-                           failure_ttl=86400)
+        self.queue.enqueue(self.job, str(import_id), job_id=job_id, job_timeout=self.job_timeout, **self._options(attempt))
         return job_id
 
     def enqueue_many(self, import_ids: Sequence[UUID], attempt: int) -> str:
         """One job for several imports (workers.jobs.validate_imports); its time limit grows with them."""
         job_id = f"imports-{import_ids[0]}-{len(import_ids)}-{attempt}"
         self.queue.enqueue(self.batch_job, [str(i) for i in import_ids], job_id=job_id,
-                           job_timeout=self.job_timeout * len(import_ids), result_ttl=3600, failure_ttl=86400)
+                           job_timeout=self.job_timeout * len(import_ids), **self._options(attempt))
         return job_id
 
     def lost(self, job_id: str) -> bool:
-        from rq.exceptions import NoSuchJobError
-        from rq.job import Job, JobStatus
+        return self.lost_many([job_id])[job_id]
 
-        try:
-            status = Job.fetch(job_id, connection=self.connection).get_status(refresh=False)
-        except NoSuchJobError:
-            return True
-        return status in (JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED, JobStatus.FINISHED)
+    def lost_many(self, job_ids: Sequence[str]) -> dict[str, bool]:
+        """`lost` for many jobs in a few round trips (the relay asks about every waiting import on each pass):
+        their statuses and workers at once, their workers' heartbeats at once; only started jobs whose worker is
+        dead cost more: RQ's own abandoned-job handling (`StartedJobRegistry.cleanup`, from the relay's thread
+        so with a timer, not SIGALRM) marks them failed, their entries having expired with the heartbeats."""
+        from rq.job import Job, JobStatus
+        from rq.registry import StartedJobRegistry
+        from rq.timeouts import TimerDeathPenalty
+        from rq.worker import Worker
+
+        def read(ids: Sequence[str]) -> list[list[str | None]]:
+            with self.connection.pipeline(transaction=False) as pipe:
+                for job_id in ids:
+                    pipe.hmget(Job.key_for(job_id), "status", "worker_name", "origin")
+                rows = pipe.execute()
+            return [[v.decode() if isinstance(v, bytes) else v for v in row] for row in rows]
+
+        ids = list(dict.fromkeys(job_ids))
+        rows = dict(zip(ids, read(ids), strict=True))
+        started = {job_id: row for job_id, row in rows.items() if row[0] == JobStatus.STARTED}
+        names = sorted({row[1] for row in started.values() if row[1]})
+        with self.connection.pipeline(transaction=False) as pipe:
+            for name in names:
+                pipe.hget(Worker.redis_worker_namespace_prefix + name, "last_heartbeat")
+            beats = dict(zip(names, pipe.execute(), strict=True)) if names else {}
+        dead = [job_id for job_id, row in started.items() if row[1] and not _beat_recent(beats.get(row[1]), self.dead_after)]
+        if dead:
+            for origin in {started[job_id][2] or self.queue.name for job_id in dead}:
+                StartedJobRegistry(origin, connection=self.connection, death_penalty_class=TimerDeathPenalty).cleanup()
+            for job_id, row in zip(dead, read(dead), strict=True):
+                if row[0] == JobStatus.STARTED:  # its entry outlives the worker by a second or so: lost all the same
+                    log.warning("job %s: its worker %s is dead; queued again", job_id, row[1])
+                rows[job_id] = [JobStatus.FAILED if row[0] == JobStatus.STARTED else row[0], *row[1:]]
+        ended = (JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED, JobStatus.FINISHED)
+        return {job_id: rows[job_id][0] is None or rows[job_id][0] in ended for job_id in ids}
 
 
 class InProcessDispatcher:
@@ -94,6 +211,21 @@ def _logged(fn: Any, *args: Any) -> None:
         log.exception("in-process job failed")
 
 
+_refusals = {"said": 0.0, "since": 0}
+SAY_EVERY = 30.0  # seconds: while the queue is down, the relay retries every pass but says so this often
+
+
+def say_refused(what: str) -> None:
+    """A refused hand-over, logged at most every SAY_EVERY seconds with how many went unsaid (bounded noise)."""
+    now = time.monotonic()
+    if now - _refusals["said"] < SAY_EVERY:
+        _refusals["since"] += 1
+        return
+    more = f" ({_refusals['since']} more since the last such line)" if _refusals["since"] else ""
+    log.warning("%s%s", what, more)
+    _refusals.update(said=now, since=0)
+
+
 def hand_over_many(records: Records, dispatcher: Dispatcher, import_ids: Sequence[UUID], attempt: int,
                    batch: int = BATCH) -> int:
     """Queue many imports at once (a bulk upload, the benchmark), `batch` of them a job when the dispatcher
@@ -109,7 +241,7 @@ def hand_over_many(records: Records, dispatcher: Dispatcher, import_ids: Sequenc
         try:
             job_id = many(chunk, attempt)
         except Exception as exc:  # redis.ConnectionError, TimeoutError...: the relay will try again
-            log.warning("could not queue %d imports from %s: %s", len(chunk), chunk[0], exc)
+            say_refused(f"could not queue {len(chunk)} imports from {chunk[0]}: {exc}")
             return queued
         for import_id in chunk:
             records.mark_queued(import_id, job_id)
@@ -122,7 +254,7 @@ def hand_over(records: Records, dispatcher: Dispatcher, import_id: UUID, attempt
     try:
         job_id = dispatcher.enqueue(import_id, attempt)
     except Exception as exc:  # redis.ConnectionError, TimeoutError...: the relay will try again
-        log.warning("could not queue import %s: %s", import_id, exc)
+        say_refused(f"could not queue import {import_id}: {exc}")
         return False
     records.mark_queued(import_id, job_id)
     return True

@@ -24,6 +24,15 @@ def records() -> Records:
     return _records
 
 
+def warm_up() -> None:
+    """Open the store and load the checker at start, so a worker just (re)started is as quick at its first job
+    as at the next. A title's rules load at its first file (all of them here would add seconds to every
+    restart, for titles this worker may never see)."""
+    from domain.records import recordfile  # noqa: F401  (imported for its cost, now)
+
+    records()
+
+
 def _tune_gc() -> None:
     """A worker process only judges imports: what it has loaded by now (modules, the rules, the grammar)
     lives as long as it does, and a job allocates hundreds of thousands of short-lived objects (the
@@ -36,7 +45,15 @@ def _tune_gc() -> None:
 
 
 def run_validation(app: Records, import_id: UUID) -> dict[str, Any]:
-    return app.validate_import(import_id)
+    """Judge one import, counted: an attempt, and the verdict when this run gave it (workers.metrics)."""
+    from workers import metrics
+
+    metrics.count_import("attempts")
+    concluded = app.get_import(import_id).report is not None
+    report = app.validate_import(import_id)
+    if not concluded:
+        metrics.count_import("accepted" if report.get("ok") else "rejected")
+    return report
 
 
 def validate_import(import_id: str) -> dict[str, Any]:
@@ -53,7 +70,7 @@ def run_validations(app: Records, import_ids: list[UUID]) -> dict[str, Any]:
     failed: Exception | None = None
     for import_id in import_ids:
         try:
-            report = app.validate_import(import_id)
+            report = run_validation(app, import_id)
         except Exception as exc:  # noqa: BLE001  (raised again below, once the others had their turn)
             log.warning("import %s: %s", import_id, exc)
             failed = failed or exc

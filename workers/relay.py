@@ -2,9 +2,11 @@
 
 An import is saved before anything is queued. The API tries to queue it at once; when
 Redis is down that fails, and the relay keeps trying until it succeeds. An import is
-queued again, too, when the queue has lost its job (Redis restarted without its data, the
-job failed), or when it has been validating for `requeue_after` seconds without a verdict
-(its worker died mid-job). The job is idempotent, so queuing twice is harmless.
+queued again, too, when the queue has lost its job: Redis restarted without its data, the
+job failed, or its worker died mid-job, which the dispatcher tells by the worker's stale
+heartbeat within CRONACA_REQUEUE_AFTER (workers.dispatch.RQDispatcher.lost); the new job goes
+to the front of the queue. A job still running after its time limit plus `requeue_after` is
+taken as lost whatever the queue says. The job is idempotent, so queuing twice is harmless.
 
 Every import ends in a verdict: one queued `max_attempts` times without one (its job keeps
 failing, or keeps killing its worker) is concluded as rejected, rule `import/attempts`,
@@ -25,7 +27,7 @@ from eventsourcing.persistence import IntegrityError
 from domain.records import Records
 from domain.records.aggregates import QUEUED, SUBMITTED, VALIDATING
 from domain.records.settings import max_attempts as configured_attempts
-from workers.dispatch import Dispatcher, hand_over
+from workers.dispatch import Dispatcher, hand_over, say_refused
 
 log = logging.getLogger("cronaca.relay")
 
@@ -37,21 +39,35 @@ def relay_once(records: Records, dispatcher: Dispatcher, requeue_after: float, g
     records.directory.catch_up()
     now = time.time()
     handed = 0
-    for summary in list(records.directory.imports.values()):
+    summaries = list(records.directory.imports.values())
+    judged: dict[str, bool] = {}
+    many = getattr(dispatcher, "lost_many", None)
+    if many is not None:  # one question for all the imports waiting on a job (a pass over hundreds stays short)
+        asked = [s.job_id for s in summaries if s.job_id and s.status in (QUEUED, VALIDATING) and now - s.touched >= grace]
+        try:
+            judged = many(asked) if asked else {}
+        except Exception as exc:  # the queue is down: nothing to learn this pass
+            say_refused(f"cannot ask the queue about {len(asked)} jobs: {exc}")
+            return 0
+
+    def lost(job_id: str | None) -> bool:
+        return job_id is None or (judged[job_id] if job_id in judged else dispatcher.lost(job_id))
+
+    for summary in summaries:
         age = now - summary.touched
         waiting = summary.status == SUBMITTED and age >= grace
-        stuck = summary.status == VALIDATING and age >= requeue_after
+        stuck = summary.status == VALIDATING and age >= getattr(dispatcher, "job_timeout", 0) + requeue_after
         if not (waiting or stuck) and summary.status in (QUEUED, VALIDATING) and age >= grace:
             try:
-                stuck = summary.job_id is None or dispatcher.lost(summary.job_id)
+                stuck = lost(summary.job_id)
             except Exception as exc:  # the queue is down: nothing to learn this pass
-                log.warning("cannot ask the queue about %s: %s", summary.job_id, exc)
+                say_refused(f"cannot ask the queue about {summary.job_id}: {exc}")
                 break
         if (waiting or stuck) and summary.attempts >= cap:
             try:  # concluded only once its last job ended without a verdict; a slow one may still finish
-                ended = summary.job_id is None or dispatcher.lost(summary.job_id)
+                ended = lost(summary.job_id)
             except Exception as exc:
-                log.warning("cannot ask the queue about %s: %s", summary.job_id, exc)
+                say_refused(f"cannot ask the queue about {summary.job_id}: {exc}")
                 break
             if ended:
                 give_up(records, summary.id, summary.attempts)

@@ -358,7 +358,10 @@ def _candidates(kind: str, pool: tuple[Any, ...], assumed: tuple[Any, ...], part
         return out, True
     n = len(assumed)
     known = Counter(_key(v) for v in (partial or ()) if v != UNKNOWN)
-    counts = Counter(_key(c) for c in pool) - known
+    held = Counter(_key(c) for c in pool)
+    if known - held or sum(known.values()) > n:  # written values this pool could not give (`[Y?]` for a card of
+        known = Counter()  # deck Y): the reading went on as if nothing was written there, and so does the search
+    counts = held - known
     names = sorted(counts)
     by_text = {_key(c): c for c in pool}
     rest = n - sum(known.values())

@@ -109,11 +109,10 @@ class Record(Aggregate):
             raise ValueError("a log entry without game events has nothing to be stored on")
         head = {k: v for k, v in entry.items() if k != "events"}
         chained = getattr(self, "chain_head", None) is not None  # a record stored before chains goes on without
+        links = chains.event_links(self.chain_head, self.steps + 1, events, head, self.mode) if chained else None
         for k, obj in enumerate(events):  # as `happen` would, without its argument binding (an import's 400 events)
-            link = None
-            if chained:
-                link = chains.event_link(self.chain_head, self.steps + 1, obj, None if k else chains.entry_head(head, self.mode))
-            self.trigger_event(self.Happened, event=obj, entry=None if k else head, seat=seat, chain=link)
+            self.trigger_event(self.Happened, event=obj, entry=None if k else head, seat=seat,
+                               chain=links[k] if links is not None else None)
             if after is not None:
                 after()
 
@@ -213,3 +212,16 @@ class Import(Chained):
         self._chained(chain)
         self.status = REJECTED
         self.report = report
+
+
+class RequestKey(Aggregate):
+    """An `Idempotency-Key`'s first use (docs/api.md): saved in the same transaction as what the request
+    stored (`Records.play`, `Records.submit`), so it exists exactly when that does, and a retry through any
+    process finds it by its id (a uuid5 of the key's scope: the record and seat, or the imports; the key
+    itself is never stored). `body` is the SHA-256 of the request as first sent; `answer` what rebuilds
+    the first answer (a command: seat, first step, events, version, finished; an import: its id)."""
+
+    @event("Used")
+    def __init__(self, id: UUID, body: str, answer: dict[str, Any]) -> None:  # noqa: A002  (the library's name)
+        self.body = body
+        self.answer = answer

@@ -50,7 +50,7 @@ from domain.kernel.describe import Sentence, say
 from domain.kernel.violations import ALL
 from domain.records import chain as chains
 from domain.records import dice, recordfile, story
-from domain.records.aggregates import LIVE, MODES, TRANSCRIBED, VALIDATING, Import, Record
+from domain.records.aggregates import LIVE, MODES, TRANSCRIBED, VALIDATING, Import, Record, RequestKey
 from domain.records.directory import Directory
 from domain.records.settings import Limits
 from domain.records.timeline import Meta, Timeline, Timelines
@@ -95,6 +95,14 @@ class TooLarge(RecordsError):
 
     status = 413
     title = "Content Too Large"
+
+
+class AlreadySubmitted(Exception):  # noqa: N818  (not an error: the answer to a retried submission)
+    """A submission retried with its Idempotency-Key: the import it made the first time (docs/api.md)."""
+
+    def __init__(self, import_id: UUID) -> None:
+        super().__init__(f"submitted before as import {import_id}")
+        self.import_id = import_id
 
 
 class Refused(Invalid):
@@ -144,6 +152,8 @@ class Played:
     first_step: int
     events: list[Event]
     finished: bool
+    seat: int | None = None
+    replayed: bool = False  # the answer to a retry with the same Idempotency-Key: nothing was stored this time
 
 
 @dataclass(frozen=True)
@@ -336,11 +346,17 @@ class Records(Application[UUID]):
         expected_version: int | None = None,
         outcomes: list[Mapping[str, Any]] | None = None,
         contribution: str | None = None,
+        idempotency_key: str | None = None,
     ) -> Played:
         """Decide a seat's command and append all its events, or none.
 
         Who may act is checked before the state they act on: a stranger's token is refused
         (401/403) before the record's version or status is compared, so it learns neither.
+
+        With an `idempotency_key` (the seat's own; docs/api.md) the command's events are saved in one
+        transaction with a `RequestKey` for (record, seat, key): a retry of a stored command, through any
+        process, is answered what the first attempt was (`replayed`), even once the record has moved on;
+        the same key with another body is refused (422 idempotency/reused).
         """
         try:
             record: Record = self.repository.get(record_id)
@@ -351,6 +367,15 @@ class Records(Application[UUID]):
             if token is None:
                 raise Unauthorized("a command needs the token of the seat that makes it (Authorization: Bearer <token>)")
             seat = self.seat_of(timeline.meta, token)
+            keyed = body = None
+            if idempotency_key is not None:
+                keyed = uuid5(NAMESPACE_URL, f"cronaca:idempotency:command:{record_id}:{seat}:{idempotency_key}")
+                body = hashlib.sha256(json.dumps({"command": payload, "version": expected_version, "outcomes": outcomes,
+                                                  "contribution": contribution}, sort_keys=True, separators=(",", ":"),
+                                                 default=str).encode()).hexdigest()
+                again = self._played_before(record_id, keyed, body)
+                if again is not None:
+                    return again
             if record.finished:
                 raise Conflict("the game is over; a finished record takes no more commands")
             shared = getattr(record, "dice", None) == dice.SHARED
@@ -407,11 +432,53 @@ class Records(Application[UUID]):
             finished = game.pending(after).over
             if finished:
                 record.finish(seed=record.seed, scores=game.scores(after))
+            used = [] if keyed is None or body is None else [RequestKey(id=keyed, body=body, answer={
+                "seat": seat, "first_step": first_step, "events": len(produced), "version": record.version,
+                "finished": finished})]
             try:
-                self.save(record)
+                self.save(record, *used)
             except IntegrityError as exc:
+                if keyed is not None and body is not None:  # the same key's first attempt, stored a moment before?
+                    again = self._played_before(record_id, keyed, body)
+                    if again is not None:
+                        return again
                 raise Conflict("another command was appended first; reload the record and decide again") from exc
-            return Played(record.version, first_step, list(produced), finished)
+            return Played(record.version, first_step, list(produced), finished, seat)
+
+    def _played_before(self, record_id: UUID, keyed: UUID, body: str) -> Played | None:
+        """The command an Idempotency-Key stored before, as `play` answered it then; None if it stored none."""
+        try:
+            used: RequestKey = self.repository.get(keyed)
+        except AggregateNotFoundError:
+            return None
+        if used.body != body:
+            raise Invalid("this Idempotency-Key was first used with another request: a retry sends the same body, "
+                          "a new command needs a new key", rule="idempotency/reused")
+        first, count = int(used.answer["first_step"]), int(used.answer["events"])
+        with self.reading(record_id) as timeline:  # caught up: the first attempt's events are stored
+            events = list(timeline.events[first:first + count])
+        return Played(int(used.answer["version"]), first, events, bool(used.answer["finished"]), used.answer["seat"],
+                      replayed=True)
+
+    def played_answer(self, record_id: UUID, played: Played) -> dict[str, Any]:
+        """What `POST .../commands` answers for a command: its events (payloads only when it ended the game), and
+        the seat's view and pending decision right after it, as they were then (a retry gets the same answer)."""
+        last = played.first_step + len(played.events)
+        with self.reading(record_id) as timeline:
+            meta = timeline.meta
+            assert meta is not None
+            state = timeline.state_at(last)
+            game = timeline.game
+            _, view = visible(game, state, len(meta.seats), played.finished, played.seat)
+            pending = game.pending(state)
+        shown: dict[str, Any] = {"seat": pending.seat, "kind": pending.kind}
+        if played.finished or (played.seat is not None and played.seat == pending.seat):
+            shown = pending.to_json()
+        events = [{"step": played.first_step + k + 1, **e.to_json()} if played.finished
+                  else {"step": played.first_step + k + 1, "type": e.type, "redacted": True}
+                  for k, e in enumerate(played.events)]
+        return {"version": played.version, "steps": [played.first_step + 1, last], "events": events,
+                "finished": played.finished, "view": view, "pending": shown}
 
     # ---- shared dice (domain/records/dice.py, docs/trust.md) ------------------------------
 
@@ -921,6 +988,14 @@ class Records(Application[UUID]):
         A row changed in the database no longer matches its link (chain.verify_links: each link against the
         one before it as stored, so one changed row is named alone); a removed row leaves a gap in the stream's
         versions. A record stored before chains has no links: its chain is said to be absent, not broken."""
+        from domain.records.timeline import paused_collector
+
+        # A long record: ~100,000 short-lived objects (rows, items, the replay's states), none kept: with the
+        # collector paused they are freed by their counts, and no collection walks the process's whole heap.
+        with paused_collector():
+            return self._verify(record_id, token)
+
+    def _verify(self, record_id: UUID, token: str | None) -> dict[str, Any]:
         from types import SimpleNamespace
 
         from domain.records.timeline import FINISHED, HAPPENED, STARTED, decode_rows, select_stream
@@ -948,11 +1023,11 @@ class Records(Application[UUID]):
         mode = first.get("mode")
         if first.get("chain") is None:
             return {"ok": None, "head": None, "length": 0, "problems": [], "note": "no chain (stored before chains)"}
-        items: list[dict[str, Any]] = []
+        items: list[dict[str, Any] | bytes] = []  # a game event's item as its canonical bytes (chains.event_item_bytes)
         links: list[str | None] = []
         steps: list[int] = []  # the step each item stands at (0: the start; the last step: the end)
         problems: list[dict[str, Any]] = []
-        entry_head = chains.entry_head
+        head_bytes, canonical, event_body = chains.head_bytes, chains.canonical, chains.event_item_bytes
         offset: int | None = None  # game event n is stored at version offset + n (the rows before are the start's)
         last_step = 0
         previous_version = 0
@@ -971,8 +1046,8 @@ class Records(Application[UUID]):
                 assert offset is not None
                 last_step = version - offset
                 entry = payload.get("entry")
-                item = {"step": last_step, "event": payload.get("event"),
-                        "entry": entry_head(entry, mode) if entry.__class__ is dict else entry}  # chains.event_item
+                head = b"null" if entry is None else head_bytes(entry, mode) if entry.__class__ is dict else canonical(entry)
+                item = event_body(last_step, payload.get("event"), head)  # no dict built: 5,000 rows a long record
                 steps.append(last_step)
             elif topic.endswith(started):
                 item = chains.started_item(payload["title"], payload["edition"], payload.get("edition_file"),
@@ -991,8 +1066,9 @@ class Records(Application[UUID]):
             if index >= len(items):
                 continue
             item, step = items[index], steps[index]
-            part = "the start (title, edition, seats, options, mode, commitment)" if "started" in item else (
-                "the end (revealed seed, final scores)" if "finished" in item else f"game event {step}")
+            part = f"game event {step}" if type(item) is bytes else (
+                "the start (title, edition, seats, options, mode, commitment)" if "started" in item else
+                "the end (revealed seed, final scores)")
             if found["found"] is None:
                 what = f"{part} carries no link"
             else:
@@ -1050,9 +1126,8 @@ class Records(Application[UUID]):
         document = recordfile.export(meta, timeline.entries)
         if meta.mode == LIVE and not meta.finished and meta.seed is not None:
             document["chance"]["seed"] = meta.seed  # in progress: the service's own seed re-derives the draws so far
-        unbounded = Limits(max_bytes=2**62, max_seats=2**31, max_entries=2**62, max_depth=2**31)  # stored, not uploaded
         try:
-            header, raw = recordfile.parse(document, unbounded)
+            header, raw = recordfile.parse(document, recordfile.STORED)  # stored, not uploaded: no limits
         except recordfile.BadRecordFile as exc:
             return {"ok": False, "problems": [{"step": None, "rule": exc.rule, "what": exc.message}]}
         verdict = recordfile.check(header, raw, lambda t, ref, f: self.edition(t, ref, f))
@@ -1131,26 +1206,71 @@ class Records(Application[UUID]):
 
     # ---- imports --------------------------------------------------------------------
 
-    def submit(self, document: Any, annotator_key: str | None = None, arbiter_key: str | None = None) -> tuple[UUID, list[str]]:
-        """Save an import (the outbox) after shape checks; the rules judge it in a job."""
+    def submit(self, document: Any, annotator_key: str | None = None, arbiter_key: str | None = None,
+               idempotency_key: str | None = None) -> tuple[UUID, list[str]]:
+        """Save an import (the outbox) after shape checks; the rules judge it in a job.
+
+        With an `idempotency_key`, a retry of a submission that was saved raises `AlreadySubmitted` with the
+        import it made (one import, hence one record, whatever the retries); another body under the same key
+        is refused (422 idempotency/reused)."""
         try:
             header, _ = recordfile.parse(document, Limits.from_env(self.env))
         except recordfile.BadRecordFile as exc:
             refused = TooLarge if isinstance(exc, recordfile.FileTooLarge) else Invalid
             raise refused(exc.message, rule=exc.rule, **exc.facts) from exc
+        stored = json.dumps(document, separators=(",", ":"))
+        keyed = self._import_key(idempotency_key, stored)
+        if keyed is not None and (before := self._submitted_before(*keyed)) is not None:
+            raise AlreadySubmitted(before)
         tokens = new_tokens(len(header.seats))
-        found = Import(document=json.dumps(document, separators=(",", ":")), token_hashes=[token_hash(t) for t in tokens],
+        found = Import(document=stored, token_hashes=[token_hash(t) for t in tokens],
                        annotator_hash=token_hash(annotator_key) if annotator_key else None,
                        arbiter_hash=token_hash(arbiter_key) if arbiter_key else None,
                        chain=None if self.chain else chains.OFF)
-        self.save(found)
+        saved = self._save_import(found, keyed)
+        if saved != found.id:
+            raise AlreadySubmitted(saved)
         return found.id, tokens
 
-    def submit_notation(self, text: str, annotator_key: str | None = None,
-                        arbiter_key: str | None = None) -> tuple[UUID, list[str]]:
+    def _import_key(self, idempotency_key: str | None, stored: str) -> tuple[UUID, str] | None:
+        """(the RequestKey's id, the body's hash) of a keyed submission; imports share one scope of keys."""
+        if idempotency_key is None:
+            return None
+        return (uuid5(NAMESPACE_URL, f"cronaca:idempotency:import:{idempotency_key}"),
+                hashlib.sha256(stored.encode("utf-8", "surrogatepass")).hexdigest())
+
+    def _submitted_before(self, keyed: UUID, body: str) -> UUID | None:
+        """The import a key's first submission saved, None if none; another body under that key is refused."""
+        try:
+            used: RequestKey = self.repository.get(keyed)
+        except AggregateNotFoundError:
+            return None
+        if used.body != body:
+            raise Invalid("this Idempotency-Key was first used with another file: a retry sends the same body, "
+                          "a new submission needs a new key", rule="idempotency/reused")
+        return UUID(str(used.answer["import"]))
+
+    def _save_import(self, found: Import, keyed: tuple[UUID, str] | None) -> UUID:
+        """Save a new import, with its RequestKey in the same transaction when keyed; returns the import that
+        holds the key: this one, or the one a concurrent attempt with the same key saved a moment before."""
+        if keyed is None:
+            self.save(found)
+            return found.id
+        try:
+            self.save(found, RequestKey(id=keyed[0], body=keyed[1], answer={"import": str(found.id)}))
+        except IntegrityError:
+            before = self._submitted_before(*keyed)
+            if before is None:
+                raise
+            return before
+        return found.id
+
+    def submit_notation(self, text: str, annotator_key: str | None = None, arbiter_key: str | None = None,
+                        idempotency_key: str | None = None) -> tuple[UUID, list[str]]:
         """Save a notation file as an import. Its syntax and header are read at once: a file that
         fails there is stored as a rejected import with its report and refused (422, the report in
-        the answer); the rules read the moves in the job, as for a record file."""
+        the answer); the rules read the moves in the job, as for a record file. An `idempotency_key`
+        as for `submit` (a retried refused file is refused again, naming the same import)."""
         from domain import transcripts
 
         limits = Limits.from_env(self.env)
@@ -1162,20 +1282,28 @@ class Records(Application[UUID]):
         if seats > limits.max_seats:
             raise Invalid(f"the file names {seats} seats; this service takes at most {limits.max_seats} (CRONACA_MAX_SEATS)",
                           rule="file/limit", limit="CRONACA_MAX_SEATS", value=seats)
+        stored = json.dumps({"format": NOTATION, "text": text}, separators=(",", ":"))
+        keyed = self._import_key(idempotency_key, stored)
+        before = self._submitted_before(*keyed) if keyed is not None else None
         tokens = new_tokens(seats)
-        found = Import(document=json.dumps({"format": NOTATION, "text": text}, separators=(",", ":")),
+        found = Import(document=stored,
                        token_hashes=[token_hash(t) for t in tokens],
                        annotator_hash=token_hash(annotator_key) if annotator_key else None,
                        arbiter_hash=token_hash(arbiter_key) if arbiter_key else None,
                        chain=None if self.chain else chains.OFF)
         if findings:
             report = transcripts.rejected_at_upload(findings)
-            found.reject(report=report)
-            self.save(found)
+            if before is None:
+                found.reject(report=report)
+                before = self._save_import(found, keyed)
             first = findings[0]
             raise Invalid(f"{len(findings)} finding(s) before the moves were read; the first: {first.message}",
-                          rule=first.rule, import_id=str(found.id), report=reveal(report, ALL))
-        self.save(found)
+                          rule=first.rule, import_id=str(before), report=reveal(report, ALL))
+        if before is not None:
+            raise AlreadySubmitted(before)
+        saved = self._save_import(found, keyed)
+        if saved != found.id:
+            raise AlreadySubmitted(saved)
         return found.id, tokens
 
     def import_status(self, import_id: UUID, token: str | None = None) -> dict[str, Any]:

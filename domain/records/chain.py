@@ -52,17 +52,23 @@ _C_ENCODER = (json.encoder.c_make_encoder(None, _refuse, json.encoder.c_encode_b
               if json.encoder.c_make_encoder is not None and json.encoder.c_encode_basestring is not None else None)
 
 
+def _text(obj: Any) -> str:
+    """`canonical(obj)` before its UTF-8 encoding."""
+    if _C_ENCODER is not None:
+        return "".join(_C_ENCODER(obj, 0))
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def canonical(obj: Any) -> bytes:
     """The one byte form of a JSON value that everyone hashes:
     ``json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()``."""
-    if _C_ENCODER is not None:
-        return "".join(_C_ENCODER(obj, 0)).encode()
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    return _text(obj).encode()
 
 
-def link(previous: str, item: Mapping[str, Any]) -> str:
-    """The link of `item` after `previous`: sha256(previous + "\\n" + canonical(item)), hex."""
-    return hashlib.sha256(previous.encode() + b"\n" + canonical(item)).hexdigest()
+def link(previous: str, item: Mapping[str, Any] | bytes) -> str:
+    """The link of `item` after `previous`: sha256(previous + "\\n" + canonical(item)), hex. An item given
+    as bytes is its canonical form already (`event_item_bytes`: no JSON value is bytes)."""
+    return hashlib.sha256(previous.encode() + b"\n" + (item if type(item) is bytes else canonical(item))).hexdigest()
 
 
 # ---- a game record's items ----------------------------------------------------------------
@@ -87,12 +93,39 @@ def event_item(step: int, event: Mapping[str, Any], entry: Mapping[str, Any] | N
     return {"step": step, "event": event, "entry": entry}
 
 
+# A game event's item is {"entry": head, "event": event, "step": n} (its keys already in order), so its canonical
+# bytes are put together around the event's and the head's own: one canonical JSON and one SHA-256 a game event.
+_EVENT_BODY = b'{"entry":%s,"event":%s,"step":%d}'
+_EVENT_ITEM = b"%s\n" + _EVENT_BODY  # with the link before it: what is hashed
+
+
+def event_item_bytes(step: int, event: Any, head: bytes) -> bytes:
+    """`canonical(event_item(step, event, entry))` from the head's canonical bytes (b"null" on an entry's
+    later events; `head_bytes` on its first): what `verify` hashes for each stored game event."""
+    return _EVENT_BODY % (head, canonical(event), int(step))
+
+
 def event_link(previous: str, step: int, event: Mapping[str, Any], entry: Mapping[str, Any] | None) -> str:
-    """`link(previous, event_item(step, event, entry))`, its canonical bytes put together by hand around the
-    event's and the entry's (the keys "entry" < "event" < "step" are in order): the write path's one hash a game event."""
+    """`link(previous, event_item(step, event, entry))` (`entry` is already an entry head, or None)."""
     head = b"null" if entry is None else canonical(entry)
-    body = b'{"entry":' + head + b',"event":' + canonical(event) + b',"step":' + str(int(step)).encode() + b"}"
-    return hashlib.sha256(previous.encode() + b"\n" + body).hexdigest()
+    return hashlib.sha256(_EVENT_ITEM % (previous.encode(), head, canonical(event), int(step))).hexdigest()
+
+
+def event_links(previous: str, step: int, events: Sequence[Mapping[str, Any]], entry: Mapping[str, Any],
+                mode: str | None) -> list[str]:
+    """The links of one log entry's game events, the first at `step` and after `previous`: the write path's
+    `event_link` for each in turn, in one call. `entry` is the log entry as stored (its head: `entry_head`
+    is taken here, on the first event's item only)."""
+    sha256, join, encoder = hashlib.sha256, "".join, _C_ENCODER
+    head = head_bytes(entry, mode)
+    prev = previous.encode()
+    links = []
+    for event in events:  # most of an import's time in the chain: kept to the one encoding and the one hash
+        body = join(encoder(event, 0)).encode() if encoder is not None else canonical(event)
+        found = sha256(_EVENT_ITEM % (prev, head, body, step)).hexdigest()
+        links.append(found)
+        prev, head, step = found.encode(), b"null", step + 1
+    return links
 
 
 def finished_item(seed: str | None, scores: Any) -> dict[str, Any]:
@@ -109,12 +142,36 @@ def entry_head(entry: Mapping[str, Any], mode: str | None) -> dict[str, Any]:
     """A log entry as its first game event's item carries it: without its events, every outcome marked
     with its `by` (kept where it says, else derived from the record's mode, as dice.mark_outcomes does),
     so an entry stored before `by` existed and its export give the same item."""
-    head = {k: v for k, v in entry.items() if k not in UNCHAINED}
+    if "events" in entry or "contribution" in entry:
+        head = {k: v for k, v in entry.items() if k not in UNCHAINED}
+    else:
+        head = dict(entry)
     outcomes = head.get("outcomes")
-    if isinstance(outcomes, list) and not all(type(o) is dict and o.get("by") for o in outcomes):  # else: as stored
-        default = by_of(str(mode))
-        head["outcomes"] = [{**o, "by": o.get("by") or default} if isinstance(o, Mapping) else o for o in outcomes]
+    if type(outcomes) is list and outcomes:
+        default = None
+        marked = []
+        for o in outcomes:  # every verify and every write: a loop with dict checks, not an ABC's per outcome
+            if type(o) is dict:
+                if not o.get("by"):
+                    default = default or by_of(str(mode))
+                    o = {**o, "by": default}
+            elif isinstance(o, Mapping):
+                o = {**o, "by": o.get("by") or by_of(str(mode))}
+            marked.append(o)
+        if default is not None or any(m is not o for m, o in zip(marked, outcomes, strict=True)):
+            head["outcomes"] = marked
     return head
+
+
+def head_bytes(entry: Mapping[str, Any], mode: str | None) -> bytes:
+    """`canonical(entry_head(entry, mode))`, without the copy when the entry is its own head already
+    (no events, no contribution, every outcome marked: most commands, which meet no chance)."""
+    if "events" in entry or "contribution" in entry:
+        return canonical(entry_head(entry, mode))
+    outcomes = entry.get("outcomes")
+    if isinstance(outcomes, list) and outcomes and not all(type(o) is dict and o.get("by") for o in outcomes):
+        return canonical(entry_head(entry, mode))
+    return canonical(entry)
 
 
 def record_items(document: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -151,7 +208,7 @@ def stream_item(name: str, version: int, data: Mapping[str, Any]) -> dict[str, A
 # ---- computing and checking ----------------------------------------------------------------
 
 
-def chain_of(items: Sequence[Mapping[str, Any]], previous: str = GENESIS) -> list[str]:
+def chain_of(items: Sequence[Mapping[str, Any] | bytes], previous: str = GENESIS) -> list[str]:
     """The links, one per item, each over the one before (the first over `previous`)."""
     links = []
     for item in items:
@@ -160,7 +217,7 @@ def chain_of(items: Sequence[Mapping[str, Any]], previous: str = GENESIS) -> lis
     return links
 
 
-def verify_links(items: Sequence[Mapping[str, Any]], links: Sequence[str | None]) -> list[dict[str, Any]]:
+def verify_links(items: Sequence[Mapping[str, Any] | bytes], links: Sequence[str | None]) -> list[dict[str, Any]]:
     """Where the links do not fit the items: [{"index", "step"?, "expected", "found"}], in order.
 
     Each link is checked against the link before it *as found*, so one changed item is reported
@@ -174,7 +231,7 @@ def verify_links(items: Sequence[Mapping[str, Any]], links: Sequence[str | None]
         expected = link(previous if previous is not None else GENESIS, item)
         if found != expected:
             problem: dict[str, Any] = {"index": index, "expected": expected, "found": found}
-            if "step" in item:
+            if type(item) is not bytes and "step" in item:
                 problem["step"] = item["step"]
             problems.append(problem)
         previous = found if found is not None else expected

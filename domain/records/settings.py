@@ -90,10 +90,79 @@ def db_timeouts(env: Mapping[str, str]) -> tuple[float, float]:
             seconds(env.get("CRONACA_DB_LOCK_TIMEOUT"), DEFAULT_LOCK_TIMEOUT, "CRONACA_DB_LOCK_TIMEOUT"))
 
 
+MIN_OPERATOR_KEY = 16  # characters: the key guards the job queues, and a short one is guessed
+LOG_FORMATS = ("json", "text")
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+def operator_key(env: Mapping[str, str]) -> str | None:
+    """CRONACA_OPERATOR_KEY: the key to the operators' pages (/ops); unset, they do not exist (404)."""
+    key = (env.get("CRONACA_OPERATOR_KEY") or "").strip()
+    if not key:
+        return None
+    if len(key) < MIN_OPERATOR_KEY:
+        raise ValueError(f"CRONACA_OPERATOR_KEY must be at least {MIN_OPERATOR_KEY} characters (it is {len(key)}); "
+                         "make one with: python -c 'import secrets; print(secrets.token_urlsafe(32))'")
+    return key
+
+
+def log_format(env: Mapping[str, str], default: str = "json") -> str:
+    """CRONACA_LOG_FORMAT: json (one object per line, for a log collector) or text (for a person's console)."""
+    found = (env.get("CRONACA_LOG_FORMAT") or default).strip().lower()
+    if found not in LOG_FORMATS:
+        raise ValueError(f"CRONACA_LOG_FORMAT must be json or text, not {found!r}")
+    return found
+
+
+def log_level(env: Mapping[str, str], default: str = "INFO") -> str:
+    """CRONACA_LOG_LEVEL: the least severe level written (DEBUG, INFO, WARNING, ERROR, CRITICAL)."""
+    found = (env.get("CRONACA_LOG_LEVEL") or default).strip().upper()
+    if found not in LOG_LEVELS:
+        raise ValueError(f"CRONACA_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, not {found!r}")
+    return found
+
+
+def job_retries(env: Mapping[str, str]) -> int:
+    """CRONACA_JOB_RETRIES: how often RQ runs a job again after a transient fault (the store or Redis
+    unreachable or busy), waiting RETRY_BACKOFF seconds before each; 0: never (a rule verdict never is)."""
+    value = env.get("CRONACA_JOB_RETRIES")
+    if value is None or value == "":
+        return DEFAULT_JOB_RETRIES
+    if not value.strip().isdigit():
+        raise ValueError(f"CRONACA_JOB_RETRIES must be a whole number (0 or more), not {value!r}")
+    return int(value)
+
+
+def worker_metrics_port(env: Mapping[str, str]) -> int | None:
+    """CRONACA_WORKER_METRICS_PORT: a worker serves its job metrics on this port (when no PROMETHEUS_MULTIPROC_DIR)."""
+    value = env.get("CRONACA_WORKER_METRICS_PORT")
+    return None if value is None or value == "" else positive(value, 0, "CRONACA_WORKER_METRICS_PORT")
+
+
+def worker_metrics_addr(env: Mapping[str, str]) -> str:
+    """CRONACA_WORKER_METRICS_ADDR: the address a worker's metrics port listens on (another host's scraper: 0.0.0.0)."""
+    return env.get("CRONACA_WORKER_METRICS_ADDR") or "127.0.0.1"
+
+
+DEFAULT_JOB_RETRIES = 3
+RETRY_BACKOFF = [1, 4, 15]  # seconds before RQ's 1st, 2nd, 3rd... retry of a job (the last repeats)
+
+
+def keep_timings(env: Mapping[str, str]) -> tuple[float, float, float]:
+    """`cronaca keep` (api/keep.py): (longest wait between restarts, a run long enough to start the backoff over,
+    how long a stopped command may take before SIGKILL), in seconds."""
+    return (seconds(env.get("CRONACA_KEEP_MAX_BACKOFF"), 30.0, "CRONACA_KEEP_MAX_BACKOFF"),
+            seconds(env.get("CRONACA_KEEP_RESET"), 60.0, "CRONACA_KEEP_RESET"),
+            seconds(env.get("CRONACA_KEEP_STOP_WAIT"), 10.0, "CRONACA_KEEP_STOP_WAIT"))
+
+
 @dataclass
 class Settings:
     redis_url: str | None = None
     queue: str = "cronaca-imports"
+    checks_queue: str = "cronaca-checks"  # CRONACA_CHECKS_QUEUE: re-verifying stored records (workers/bulk.py)
+    renders_queue: str = "cronaca-renders"  # CRONACA_RENDERS_QUEUE: writing finished records' files (workers/bulk.py)
+    job_retries: int = DEFAULT_JOB_RETRIES
     max_upload: int = 4 * 1024 * 1024
     requeue_after: float = 30.0
     relay_interval: float = 1.0
@@ -102,6 +171,7 @@ class Settings:
     max_attempts: int = DEFAULT_MAX_ATTEMPTS
     statement_timeout: float = DEFAULT_STATEMENT_TIMEOUT
     lock_timeout: float = DEFAULT_LOCK_TIMEOUT
+    operator_key: str | None = field(default=None, repr=False)  # CRONACA_OPERATOR_KEY: /ops (api/operators.py)
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -110,6 +180,9 @@ class Settings:
         return cls(
             redis_url=env.get("REDIS_URL") or None,
             queue=env.get("CRONACA_QUEUE", "cronaca-imports"),
+            checks_queue=env.get("CRONACA_CHECKS_QUEUE") or "cronaca-checks",
+            renders_queue=env.get("CRONACA_RENDERS_QUEUE") or "cronaca-renders",
+            job_retries=job_retries(env),
             max_upload=int(env.get("CRONACA_MAX_UPLOAD_BYTES", 4 * 1024 * 1024)),
             requeue_after=float(env.get("CRONACA_REQUEUE_AFTER", 30)),
             relay_interval=float(env.get("CRONACA_RELAY_INTERVAL", 1)),
@@ -118,7 +191,26 @@ class Settings:
             max_attempts=max_attempts(env),
             statement_timeout=db_timeouts(env)[0],
             lock_timeout=db_timeouts(env)[1],
+            operator_key=operator_key(env),
         )
+
+
+    @property
+    def queues(self) -> dict[str, str]:
+        """The queues by role, imports first (the order `cronaca worker` serves them in)."""
+        return {"imports": self.queue, "checks": self.checks_queue, "renders": self.renders_queue}
+
+    @property
+    def heartbeat(self) -> float:
+        """Seconds between a worker's heartbeats: a sixth of CRONACA_REQUEUE_AFTER, within [0.2, 5]."""
+        return min(5.0, max(0.2, self.requeue_after / 6))
+
+    @property
+    def dead_after(self) -> float:
+        """Seconds without a heartbeat after which a worker counts as dead and its started jobs as lost:
+        half of CRONACA_REQUEUE_AFTER (at least three heartbeats), so a killed import is queued again
+        within CRONACA_REQUEUE_AFTER of its worker's death."""
+        return max(3 * self.heartbeat, self.requeue_after / 2)
 
 
 def store_env(env: dict[str, str]) -> dict[str, str]:
@@ -137,6 +229,9 @@ def store_env(env: dict[str, str]) -> dict[str, str]:
         out.pop("RECORDS_PERSISTENCE_MODULE", None)  # the library would read it before ours
         db_timeouts(env)  # a wrong value is refused at start, not at the first write
     out["PERSISTENCE_MODULE"] = module
+    if module == BOUNDED_POSTGRES and "RECORDS_CREATE_TABLE" not in out:
+        # Processes never create tables on PostgreSQL (several at once raced): `cronaca db upgrade` does (api/schema.py).
+        out["CREATE_TABLE"] = env.get("CREATE_TABLE") or "false"
     if module == "eventsourcing.sqlite":
         db = out.setdefault("SQLITE_DBNAME", DEFAULT_SQLITE)
         if db != ":memory:" and not db.startswith("file:"):

@@ -11,6 +11,7 @@ any step by folding fewer than `EVERY` events.
 
 from __future__ import annotations
 
+import gc
 import json
 import threading
 from collections import OrderedDict
@@ -99,13 +100,30 @@ def select_stream(recorder: Any, stream_id: UUID, gt: int | None = None) -> list
     return [(row.originator_version, row.topic, row.state) for row in recorder.select_events(stream_id, gt=gt)]
 
 
+class paused_collector:  # noqa: N801  (used as a `with` statement, like contextlib's)
+    """The cyclic garbage collector paused while a whole stream is decoded: json.loads of 5,000 rows makes
+    ~50,000 containers, none in a cycle, and each 700 of them started a collection that, every so often,
+    walked the whole heap (a long-running process's caches): a third of `/verify`'s chain part on a long
+    record, and most of its spread. Left paused if it was paused (a thread in its own pause: it resumes it)."""
+
+    def __enter__(self) -> None:
+        self.was = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc: object) -> None:
+        if self.was:
+            gc.enable()
+
+
 def decode_rows(mapper: Any, rows: list[tuple[int, str, bytes]]) -> list[tuple[int, str, dict[str, Any]]]:
     """(version, topic, payload) of stored rows, undoing the mapper's cipher and compressor if any."""
     cipher = getattr(mapper, "cipher", None)
     compressor = getattr(mapper, "compressor", None)
     if cipher is None and compressor is None:
         # plain JSON: one parse for all rows is much cheaper than one per row
-        payloads = json.loads(b"[" + b",".join(bytes(state) for _, _, state in rows) + b"]")
+        blob = b"[" + b",".join(bytes(state) for _, _, state in rows) + b"]"
+        with paused_collector():
+            payloads = json.loads(blob)
         return [(version, topic, payload) for (version, topic, _), payload in zip(rows, payloads, strict=True)]
     out = []
     for version, topic, state in rows:
@@ -121,10 +139,24 @@ def decode_rows(mapper: Any, rows: list[tuple[int, str, bytes]]) -> list[tuple[i
 _CLASSES: dict[str, type[Event]] = {}
 
 
+def _load_title_of(event_type: str) -> None:
+    """A title's event types are known once its package is imported: a fresh process reading a stream
+    before anything else asked for that title (a verify, a recheck) imports it by the type's prefix."""
+    from domain import catalog
+
+    title = event_type.partition("/")[0]
+    if title in catalog.TITLES:
+        try:
+            catalog.game(title)
+        except Exception:  # noqa: BLE001  (a title that cannot load: event_from_json names the unknown type)
+            return
+
+
 def stored_event(obj: dict[str, Any]) -> Event:
     """`event_from_json` without its per-call field-name check: what we stored passed it once already."""
     cls = _CLASSES.get(obj["type"])
     if cls is None:
+        _load_title_of(obj["type"])
         _CLASSES.update(event_types())
         if obj["type"] not in _CLASSES:
             return event_from_json(obj)  # raises UnknownEventType with the name

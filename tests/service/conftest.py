@@ -48,9 +48,18 @@ def postgres_env(schema: str) -> dict[str, str]:
     }
 
 
+def upgraded(env: dict[str, str]) -> dict[str, str]:
+    """The store's schema made as a deployment makes it (`cronaca db upgrade`, api/schema.py): on PostgreSQL
+    the processes never create tables. The one helper every test building a PostgreSQL store goes through."""
+    from api.schema import upgrade
+
+    upgrade(env)
+    return env
+
+
 @pytest.fixture
-def postgres_schema() -> Iterator[str]:
-    """A schema of its own in database `test`, dropped afterwards (tests run in parallel)."""
+def bare_postgres_schema() -> Iterator[str]:
+    """An empty schema of its own in database `test` (no tables: `cronaca db upgrade` not run), dropped afterwards."""
     import psycopg
 
     schema = f"cronaca_test_{uuid.uuid4().hex[:12]}"
@@ -61,6 +70,13 @@ def postgres_schema() -> Iterator[str]:
     finally:
         with psycopg.connect("host=127.0.0.1 port=5432 user=postgres dbname=test", autocommit=True) as conn:
             conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+@pytest.fixture
+def postgres_schema(bare_postgres_schema: str) -> str:
+    """A schema of its own in database `test`, upgraded (its tables made), dropped afterwards (tests run in parallel)."""
+    upgraded(postgres_env(bare_postgres_schema))
+    return bare_postgres_schema
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import copy
+import http.client
 import importlib
 import json
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple, TypeVar
 from uuid import UUID
@@ -191,3 +193,57 @@ def studied(teaching: Any, record_id: UUID, title: str, key: str, why: str, move
     notes.add(record_id, key, {"line": str(vid), "step": line.last_step, "text": "and now?", "glyph": "!",
                                "shapes": [{"kind": "highlight", "at": spots[0], "brush": "yellow"}]})
     return {"variation": vid, "from_step": branch_at, "last_step": line.last_step, "steps": last}
+
+
+class EventStream:
+    """A browser's EventSource reduced to a plain HTTP client: reads the stream line by line, keeps every byte."""
+
+    def __init__(self, address: str, path: str, last_event_id: int | None = None) -> None:
+        host, port = address.split(":")
+        headers = {"Accept": "text/event-stream"}
+        if last_event_id is not None:
+            headers["Last-Event-ID"] = str(last_event_id)
+        self.connection = http.client.HTTPConnection(host, int(port), timeout=10)
+        self.connection.request("GET", path, headers=headers)
+        self.response = self.connection.getresponse()
+        self.raw = ""
+
+    def next_event(self, skip_comments: bool = True, seconds: float = 5) -> dict[str, Any]:
+        """The next event: {"event", "id", "data"} (a comment gives {"comment"}; `retry` rides on the first).
+        Fails after `seconds` (heartbeats keep the socket busy, so its own timeout would not)."""
+        found: dict[str, Any] = {}
+        deadline = time.monotonic() + seconds
+        for _ in range(10_000):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"no event within {seconds} s; heard {self.raw[-300:]!r}")
+            line = self.response.readline().decode()
+            self.raw += line
+            if line == "":
+                raise EOFError("the stream ended")
+            line = line.rstrip("\n")
+            if line == "":
+                if "comment" in found and "event" not in found and skip_comments:
+                    found = {}
+                    continue
+                if found:
+                    return found
+                continue
+            field, _, value = line.partition(":")
+            value = value.removeprefix(" ")
+            if field == "":
+                found["comment"] = value
+            elif field == "data":
+                found["data"] = json.loads(value)
+            elif field in ("event", "id", "retry"):
+                found[field] = value
+        raise AssertionError("no event in 10,000 lines")
+
+    def rest(self) -> str:
+        """Everything until the server ends the stream (bounded by the connection's timeout)."""
+        text = self.response.read().decode()
+        self.raw += text
+        return text
+
+    def close(self) -> None:
+        self.response.close()
+        self.connection.close()

@@ -50,6 +50,46 @@ def test_canonical_is_the_contracts_json_dumps_on_real_records() -> None:
         previous = chains.link(previous, item)
 
 
+def test_the_write_and_verify_paths_shortcuts_give_the_contracts_links() -> None:
+    """event_links (one entry at a time), head_bytes (no copy when the head is its own) and event_item_bytes
+    (what verify hashes) give exactly chain_of(record_items(file)), with outcomes marked or not, contributions,
+    and a collector paused by someone else left paused."""
+    import gc
+
+    from domain.records.timeline import paused_collector
+
+    for title in ("citta-stato", "la-citta"):
+        document = record_file(title, "shortcuts")
+        links = chains.chain_of(chains.record_items(document))
+        previous, step, mine = links[0], 1, [links[0]]
+        bodies: list[Any] = [chains.record_items(document)[0]]
+        for entry in document["entries"]:
+            head = {k: v for k, v in entry.items() if k != "events"}
+            for variant in (head, {**head, "contribution": "ab" * 32},
+                            {**head, "outcomes": [{**o, "by": "service"} for o in head["outcomes"]]}):
+                assert chains.head_bytes(variant, "live") == chains.canonical(chains.entry_head(variant, "live"))
+            got = chains.event_links(previous, step, entry["events"], head, document["mode"])
+            for k, event in enumerate(entry["events"]):
+                bodies.append(chains.event_item_bytes(step + k, event,
+                                                      b"null" if k else chains.head_bytes(head, document["mode"])))
+            mine += got
+            previous, step = got[-1], step + len(entry["events"])
+        assert mine == links  # the start's link, then every game event's (a file that does not say it ended has no end)
+        assert chains.verify_links(bodies, links[: len(bodies)]) == []
+        bodies[5] = bodies[5].replace(b'"step":', b'"step":1')
+        assert [p["index"] for p in chains.verify_links(bodies, links[: len(bodies)])] == [5]
+    gc.disable()
+    try:
+        with paused_collector():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    with paused_collector():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+
+
 def test_verify_links_names_only_the_changed_item() -> None:
     items = [{"started": {}}, *({"step": n, "event": {"n": n}, "entry": None} for n in range(1, 6))]
     links = chains.chain_of(items)
@@ -419,3 +459,32 @@ def test_a_shared_dice_record_is_chained_from_its_file(client: Any) -> None:
     assert links[-1] == summary["chain"]["head"] == document["chain"]["head"] and len(links) == summary["chain"]["length"]
     answer = client.get(f"/api/records/{record_id}/verify").get_json()
     assert answer["ok"] and answer["chain"]["ok"] and answer["replay"]["ok"], answer
+
+
+FRESH_VERIFY = """
+import sys
+from uuid import UUID
+from domain.records import Records
+from domain.records.settings import Settings
+import os
+app = Records(Settings.from_env({**os.environ, "SQLITE_DBNAME": sys.argv[1]}).store)
+import json; print(json.dumps(app.verify(UUID(sys.argv[2]))))
+"""
+
+
+def test_a_fresh_process_verifies_before_anything_loaded_the_title(tmp_path: Any) -> None:
+    """A new API process or worker asked to verify first: the title's event types are loaded by the type's name."""
+    import subprocess
+    import sys
+
+    from tests.service.conftest import ROOT, subprocess_env
+
+    db = tmp_path / "records.sqlite3"
+    made = Records(Settings.from_env({"SQLITE_DBNAME": str(db)}).store)
+    record_id, tokens = made.start("toy", ["Ada", "Bo"], seed="fresh")
+    play_out(made, record_id, tokens)
+    made.close()
+    answer = subprocess.run([sys.executable, "-c", FRESH_VERIFY, str(db), str(record_id)], cwd=ROOT, timeout=60,
+                            env=subprocess_env({}), capture_output=True, text=True)
+    assert answer.returncode == 0, answer.stderr[-800:]
+    assert json.loads(answer.stdout)["ok"] is True, answer.stdout[-800:]

@@ -7,7 +7,6 @@ the presenter moves, every follower hears it, and a follower who goes away is le
 
 from __future__ import annotations
 
-import http.client
 import json
 import threading
 import time
@@ -25,7 +24,7 @@ from api.service import Service
 from domain.records import Records
 from domain.records.settings import Settings
 from tests.service.browsing import served_app, serving
-from tests.service.helpers import auth, play_out_http
+from tests.service.helpers import EventStream, auth, play_out_http
 from tests.service.test_api import start
 
 REDIS = "redis://127.0.0.1:6379/0"
@@ -175,42 +174,11 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any,
         yield base.removeprefix("http://"), app.test_client(), app
 
 
-class Follower:
-    """A student's browser, reduced to a plain HTTP client reading the event stream line by line."""
+class Follower(EventStream):
+    """A student's browser, reduced to a plain HTTP client reading the lesson's event stream."""
 
     def __init__(self, address: str, lid: str) -> None:
-        host, port = address.split(":")
-        self.connection = http.client.HTTPConnection(host, int(port), timeout=10)
-        self.connection.request("GET", f"/api/lessons/{lid}/live", headers={"Accept": "text/event-stream"})
-        self.response = self.connection.getresponse()
-
-    def next_event(self, skip_pings: bool = True) -> dict[str, Any]:
-        """The next event: {"event", "id"?, "data"} (a comment gives {"comment"})."""
-        found: dict[str, Any] = {}
-        while True:
-            line = self.response.readline().decode()
-            if line == "":
-                raise EOFError("the stream ended")
-            line = line.rstrip("\n")
-            if line == "":
-                if found.get("comment") and skip_pings:
-                    found = {}
-                    continue
-                if found:
-                    return found
-                continue
-            field, _, value = line.partition(":")
-            value = value.removeprefix(" ")
-            if field == "":
-                found["comment"] = value
-            elif field == "data":
-                found["data"] = json.loads(value)
-            elif field in ("event", "id", "retry"):
-                found[field] = value
-
-    def close(self) -> None:
-        self.response.close()  # the response holds the socket open until it is closed too
-        self.connection.close()
+        super().__init__(address, f"/api/lessons/{lid}/live")
 
 
 def finished_toy_lesson(client: Any) -> tuple[str, str, str, int]:
@@ -262,7 +230,7 @@ def test_followers_hear_the_presenter_over_http(served: tuple[str, Any, Any]) ->
                 assert heard["data"]["chapter"] == chapter and heard["data"]["lesson"] == lid
                 assert heard["id"] == str(heard["data"]["seq"]) == str(moved.get_json()["seq"])
         # a quiet stream says it is alive
-        assert followers[0].next_event(skip_pings=False) == {"comment": "ping"}
+        assert followers[0].next_event(skip_comments=False) == {"comment": "ping"}
         # a student who steps away and comes back starts from the lesson as it is now
         followers[0].close()
         again = Follower(address, lid)

@@ -31,8 +31,10 @@ class Stack:
     """One test's service: its own SQLite file, its own queue name, the processes it started."""
 
     def __init__(self, tmp: Path, redis_url: str) -> None:
+        name = f"cronaca-test-{uuid.uuid4().hex[:10]}"
         self.env = {"SQLITE_DBNAME": str(tmp / "records.sqlite3"), "REDIS_URL": redis_url,
-                    "CRONACA_QUEUE": f"cronaca-test-{uuid.uuid4().hex[:10]}", "CRONACA_REQUEUE_AFTER": "0.5",
+                    "CRONACA_QUEUE": name, "CRONACA_CHECKS_QUEUE": f"{name}-checks",
+                    "CRONACA_RENDERS_QUEUE": f"{name}-renders", "CRONACA_REQUEUE_AFTER": "0.5",
                     "CRONACA_RELAY_INTERVAL": "0.2"}
         self.app = create_app(Settings.from_env(self.env))
         self.client = self.app.test_client()
@@ -41,9 +43,9 @@ class Stack:
         self.imports: list[str] = []
         self.tmp = tmp
 
-    def spawn(self, command: str, **extra: str) -> subprocess.Popen[bytes]:
+    def spawn(self, command: str, *args: str, **extra: str) -> subprocess.Popen[bytes]:
         log = open(self.tmp / f"{command}-{len(self.processes)}.log", "wb")  # noqa: SIM115
-        process = subprocess.Popen([*CRONACA, command], cwd=ROOT, env=subprocess_env({**self.env, **extra}),
+        process = subprocess.Popen([*CRONACA, command, *args], cwd=ROOT, env=subprocess_env({**self.env, **extra}),
                                    stdout=log, stderr=subprocess.STDOUT)
         self.processes.append(process)
         return process
@@ -117,9 +119,16 @@ def test_a_worker_killed_mid_job_loses_nothing(stack: Stack) -> None:
     while stack.client.get(f"/api/imports/{import_id}").get_json()["status"] != "validating":
         assert time.time() < deadline, "the worker never took the job"
         time.sleep(0.05)
+    job_id = f"import-{import_id}-1"
+    time.sleep(2 * stack.service.settings.dead_after)  # well past the worker's death time: its heartbeats go on
+    assert not dispatcher.lost(job_id), "a worker busy with a long job was taken for dead"
     os.kill(slow.pid, signal.SIGKILL)
     slow.wait(5)
-    time.sleep(0.6)
+    killed = time.monotonic()
+    while not dispatcher.lost(job_id):  # seen by the worker's stale heartbeat, within CRONACA_REQUEUE_AFTER
+        assert time.monotonic() - killed < 10, "the dead worker's job was never seen lost"
+        time.sleep(0.02)
+    assert time.monotonic() - killed <= stack.service.settings.requeue_after + 1.0  # (1 s: a registry entry's rounding)
     assert stack.client.get(f"/api/imports/{import_id}").get_json()["status"] == "validating"
     dispatcher.job = JOB  # the relay hands the retry to the real job
     stack.spawn("worker")
@@ -170,3 +179,58 @@ def test_imports_submitted_while_redis_is_down_are_processed_when_it_returns(tmp
         stack.close()
         server.terminate()
         server.wait(5)
+
+
+def test_checks_and_renders_run_on_their_queues_and_status_shows_them(stack: Stack) -> None:
+    """`cronaca recheck --all` and `render --all --out` hand their work to a worker serving only those queues;
+    `cronaca status --json` shows the queues, the live worker and the outbox."""
+    import json
+
+    from domain.records import evidence
+
+    document = stack.finished_export()
+    import_id = submit(stack, document)  # queued on the imports queue, which this worker does not serve
+    stack.spawn("worker", "--queues", "checks,renders")
+    cli = [*CRONACA]
+    env = subprocess_env(stack.env)
+
+    def run(*args: str) -> dict:
+        done = subprocess.run([*cli, *args, "--json"], cwd=ROOT, env=env, capture_output=True, timeout=60)
+        assert done.returncode == 0, done.stderr.decode()[-2000:]
+        return json.loads(done.stdout)
+
+    checked = run("recheck", "--all", "--wait", "30")
+    assert checked["checked"] == 1 and checked["ok"] == 1 and not checked["failed"] and len(checked["jobs"]) == 1
+    out = stack.tmp / "rendered"
+    rendered = run("render", "--all", "--out", str(out), "--wait", "30")
+    (record_id,) = rendered["written"]
+    assert evidence.verify((out / f"{record_id}.evidence.zip").read_bytes()).ok
+    assert (out / f"{record_id}.txt").read_text().strip()
+    status = run("status")
+    assert status["queues"]["imports"]["queued"] == 1 and status["queues"]["checks"]["failed"] == 0
+    assert [w["alive"] for w in status["workers"]] == [True] and status["workers"][0]["queues"] == [
+        stack.env["CRONACA_CHECKS_QUEUE"], stack.env["CRONACA_RENDERS_QUEUE"]]
+    assert status["outbox"]["queued"] == 1 and status["outbox"]["without_verdict"] == 1
+    assert stack.client.get(f"/api/imports/{import_id}").get_json()["status"] == "queued"
+
+
+def test_only_transient_faults_keep_their_retries() -> None:
+    """RQ's failure callback: a store or Redis fault keeps the job's retries; anything else, and an import
+    abandoned by its dead worker (the relay's to queue again, counted), loses them."""
+    from types import SimpleNamespace
+
+    from eventsourcing.persistence import OperationalError
+    from rq.exceptions import AbandonedJobError
+
+    from workers.dispatch import retry_transient_only
+
+    def left(exc: BaseException, meta: dict) -> int:
+        job = SimpleNamespace(retries_left=3, meta=meta)
+        retry_transient_only(job, None, type(exc), exc, None)
+        return job.retries_left
+
+    assert left(OperationalError("the store is down"), {"outbox": True}) == 3
+    assert left(redis.ConnectionError("Redis blinked"), {}) == 3
+    assert left(ValueError("a bug"), {}) == 0
+    assert left(AbandonedJobError(), {"outbox": True}) == 0
+    assert left(AbandonedJobError(), {}) == 3
