@@ -303,7 +303,7 @@ def test_a_lesson_follower_on_one_process_hears_the_presenter_on_the_other(stack
 def test_a_record_follower_on_one_host_hears_a_command_made_through_the_other(stack: Stack) -> None:
     """A record's stream (GET /api/records/{id}/live, issue 16) through B says each version a command made
     through A stored, over the deployment's Redis; and nothing in it but public facts."""
-    rid, tokens = start_toy(stack.a.url, 2, target=10)
+    rid, tokens = start_toy(stack.a.url, 2, target=60)  # far: three commands never end it
     web = requests.Session()
     host, port = stack.b.address, stack.b.port
     assert port is not None

@@ -65,7 +65,8 @@ class Stack:
                     process.kill()
         try:  # leave the shared Redis as we found it: the queue, its registries, our jobs
             connection = redis.Redis.from_url(self.env["REDIS_URL"], socket_connect_timeout=1)
-            Queue(self.env["CRONACA_QUEUE"], connection=connection).delete(delete_jobs=True)
+            for name in (self.env["CRONACA_QUEUE"], self.env["CRONACA_CHECKS_QUEUE"], self.env["CRONACA_RENDERS_QUEUE"]):
+                Queue(name, connection=connection).delete(delete_jobs=True)
             patterns = [f"*{self.env['CRONACA_QUEUE']}*", *(f"rq:*:import-{i}-*" for i in self.imports)]
             for pattern in patterns:
                 keys = list(connection.scan_iter(pattern))
