@@ -287,6 +287,43 @@ def hub_for(redis_url: str | None) -> Hub:
 # ---- server-sent events ------------------------------------------------------------------------------
 
 
+# ---- the HTTP side of a live stream (api/records.py, api/teaching.py) ----------------------------------------
+
+SSE = "text/event-stream"
+PING_CONFIG = "CRONACA_SSE_PING"  # app config: seconds between heartbeats on a quiet stream (tests make it short)
+LIFETIME_CONFIG = "CRONACA_SSE_LIFETIME"  # app config: seconds a record follower's stream lasts before it reconnects
+
+
+def subscribe_then_read(hub: Hub, topic: str, read: Callable[[], Any]) -> tuple[Subscription, Any]:
+    """Subscribe first, then read what the follower is told at once: nothing published in between is lost.
+    Raises Unavailable (the hub cannot be reached); a failed read lets the subscription go."""
+    subscription = hub.subscribe(topic)
+    try:
+        return subscription, read()
+    except BaseException:
+        subscription.close()
+        raise
+
+
+def unavailable(exc: Unavailable, meanwhile: str) -> Any:
+    """503 with Retry-After: the live channel is down; `meanwhile` says what the page does until it is back."""
+    from api.problems import problem
+
+    answer = problem(503, "Service Unavailable", f"{exc}; {meanwhile}")
+    answer.headers["Retry-After"] = "2"
+    return answer
+
+
+def sse_response(events: Iterator[str]) -> Any:
+    """The stream as an answer no cache or proxy holds back."""
+    from flask import Response, stream_with_context
+
+    response = Response(stream_with_context(events), mimetype=SSE)
+    response.headers["Cache-Control"] = "no-cache"
+    response.headers["X-Accel-Buffering"] = "no"  # a proxy must not hold events back
+    return response
+
+
 def sse_event(kind: str, data: Any, event_id: Any = None) -> str:
     """One event in the text/event-stream format; the data is one line of JSON (no newline can split it)."""
     head = f"event: {kind}\n"

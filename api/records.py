@@ -7,12 +7,26 @@ import re
 from typing import Any
 from uuid import UUID
 
-from flask import Response, current_app, request, stream_with_context
+from flask import current_app, request
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from api import schemas
-from api.live import LIFETIME_SECONDS, PING_SECONDS, Unavailable, announce, record_state, record_stream, record_topic
+from api.live import (
+    LIFETIME_CONFIG,
+    LIFETIME_SECONDS,
+    PING_CONFIG,
+    PING_SECONDS,
+    SSE,
+    Unavailable,
+    announce,
+    record_state,
+    record_stream,
+    record_topic,
+    sse_response,
+    subscribe_then_read,
+    unavailable,
+)
 from api.metrics import counted_command
 from api.problems import CONTENT_TYPE as PROBLEM
 from api.problems import problem
@@ -148,11 +162,6 @@ def announce_summary(record_id: UUID) -> None:
     announce(svc.hub, record_id, record_state(summary["version"], summary["steps"], summary["finished"]))
 
 
-SSE = "text/event-stream"
-PING_CONFIG = "CRONACA_SSE_PING"  # seconds between heartbeats on a quiet stream (as for lessons; tests make it short)
-LIFETIME_CONFIG = "CRONACA_SSE_LIFETIME"  # seconds a follower's stream lasts before it reconnects (api/live.py)
-
-
 @blp.route("/<uuid:record_id>/live")
 @blp.response(200, {"type": "string"}, content_type=SSE,
               description="server-sent events: `event: record`, `id: <version>`, `data: {\"type\": \"record\", "
@@ -172,27 +181,17 @@ def live(record_id: UUID) -> Any:
     last_seen = last_event_id()
     svc = service()
     try:
-        subscription = svc.hub.subscribe(record_topic(record_id))  # before reading: nothing published in between is lost
+        subscription, summary = subscribe_then_read(svc.hub, record_topic(record_id),
+                                                    lambda: svc.records.summary(record_id))
     except Unavailable as exc:
-        answer = problem(503, "Service Unavailable", f"{exc}; the page polls meanwhile")
-        answer.headers["Retry-After"] = "2"
-        return answer
-    try:
-        summary = svc.records.summary(record_id)
-    except BaseException:
-        subscription.close()
-        raise
+        return unavailable(exc, "the page polls meanwhile")
     current = record_state(summary["version"], summary["steps"], summary["finished"])
     if current["finished"] and last_seen is not None and last_seen >= current["version"]:
         subscription.close()
         return current_app.response_class(status=204)
     ping = float(current_app.config.get(PING_CONFIG, PING_SECONDS))
     lifetime = float(current_app.config.get(LIFETIME_CONFIG, LIFETIME_SECONDS))
-    response = Response(stream_with_context(record_stream(current, subscription, last_seen, ping, lifetime)),
-                        mimetype=SSE)
-    response.headers["Cache-Control"] = "no-cache"
-    response.headers["X-Accel-Buffering"] = "no"  # a proxy must not hold events back
-    return response
+    return sse_response(record_stream(current, subscription, last_seen, ping, lifetime))
 
 
 def last_event_id() -> int | None:

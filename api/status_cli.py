@@ -19,6 +19,7 @@ import json
 import time
 from datetime import datetime
 from typing import Any
+from uuid import UUID
 
 import click
 from rich.console import Console
@@ -183,16 +184,16 @@ def add_commands(group: click.Group) -> None:
 
     @group.command(help="Verify stored records again (hash chain and replay by the rules): all, or the ids given. "
                         "On the checks queue with REDIS_URL, else here. Exit 1 when a record fails.")
-    @click.argument("record_ids", nargs=-1)
+    @click.argument("record_ids", nargs=-1, type=click.UUID)
     @click.option("--all", "every", is_flag=True, help="every record in the store")
     @click.option("--wait", type=float, default=None, help="with REDIS_URL: seconds to wait for the jobs' results")
     @click.option("--json", "as_json", is_flag=True)
-    def recheck(record_ids: tuple[str, ...], every: bool, wait: float | None, as_json: bool) -> None:
+    def recheck(record_ids: tuple[UUID, ...], every: bool, wait: float | None, as_json: bool) -> None:
         from domain.records import Records
         from workers import bulk
 
         settings = Settings.from_env()
-        ids = _all_record_ids(settings, finished_only=False) if every else list(record_ids)
+        ids = _all_record_ids(settings, finished_only=False) if every else [str(i) for i in record_ids]
         if not ids:
             raise click.UsageError("name record ids, or --all")
 
@@ -233,6 +234,10 @@ def add_commands(group: click.Group) -> None:
             raise click.UsageError("--all takes no record, and needs --out DIR")
         settings = Settings.from_env()
         folder = str(Path(out).resolve())  # a worker's working folder is not ours
+        try:
+            Path(folder).mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise click.BadParameter(f"cannot make the folder {folder}: {exc.strerror}", param_hint="--out") from None
         ids = _all_record_ids(settings, finished_only=True)
 
         def here(chosen: list[str]) -> dict[str, Any]:

@@ -12,12 +12,21 @@ from typing import Any
 from uuid import UUID
 
 import marshmallow
-from flask import Response, current_app, stream_with_context
+from flask import Response, current_app
 from flask_smorest import Blueprint
 from marshmallow import fields, validate
 
 from api import schemas
-from api.live import PING_SECONDS, Unavailable, sse_stream
+from api.live import (
+    PING_CONFIG,
+    PING_SECONDS,
+    SSE,
+    Unavailable,
+    sse_response,
+    sse_stream,
+    subscribe_then_read,
+    unavailable,
+)
 from api.problems import CONTENT_TYPE as PROBLEM
 from api.problems import problem
 from api.records import NO_LAYOUT
@@ -38,8 +47,6 @@ ANNOTATOR = [{"annotator": []}]
 READER = [{"annotator": []}, {"seat": []}, {}]
 WRITER = [{"annotator": []}, {"seat": []}]
 TEACHER = [{"teacher": []}]
-SSE = "text/event-stream"
-PING_CONFIG = "CRONACA_SSE_PING"  # seconds between heartbeats on a quiet live stream (tests make it short)
 
 
 # ---- schemas -----------------------------------------------------------------------------------------
@@ -560,21 +567,12 @@ def live(lesson_id: UUID) -> Any:
     """Follow the lesson live (EventSource). A student who steps away and comes back gets the lesson afresh."""
     svc = service()
     try:
-        subscription = svc.hub.subscribe(str(lesson_id))  # before reading: nothing published in between is lost
+        subscription, first = subscribe_then_read(svc.hub, str(lesson_id),
+                                                  lambda: svc.teaching.lessons.get(lesson_id, None))
     except Unavailable as exc:
-        answer = problem(503, "Service Unavailable", f"{exc}; the page retries by itself")
-        answer.headers["Retry-After"] = "2"
-        return answer
-    try:
-        first = svc.teaching.lessons.get(lesson_id, None)
-    except BaseException:
-        subscription.close()
-        raise
+        return unavailable(exc, "the page retries by itself")
     ping = float(current_app.config.get(PING_CONFIG, PING_SECONDS))
-    response = Response(stream_with_context(sse_stream(first, subscription, ping)), mimetype=SSE)
-    response.headers["Cache-Control"] = "no-cache"
-    response.headers["X-Accel-Buffering"] = "no"  # a proxy must not hold events back
-    return response
+    return sse_response(sse_stream(first, subscription, ping))
 
 
 @lessons.route("/<uuid:lesson_id>/pauses", methods=["POST"])

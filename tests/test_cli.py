@@ -118,3 +118,22 @@ def test_selfplay_with_the_greedy_bot(capsys: pytest.CaptureFixture[str]) -> Non
     assert cli.main(["selfplay", "citta-stato", "--players", "3", "--games", "1", "--seed", "bot"]) == 0
     random_line = capsys.readouterr().out
     assert re.fullmatch(r"game 1 seed=bot-0 winner=seat \d scores=\[.*\] events=\d+\n", greedy) and greedy != random_line
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["recheck", "not-a-uuid"], "'not-a-uuid' is not a valid UUID"),
+        (["render", "--all", "--out", "/proc/no-such-folder/out"], "cannot make the folder"),
+    ],
+)
+def test_bulk_commands_refuse_bad_input_naming_it(args: list[str], says: str, tmp_path: Any,
+                                                  monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("SQLITE_DBNAME", str(tmp_path / "records.sqlite3"))
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    with pytest.raises(SystemExit) as done:
+        cli.main(args)
+    assert done.value.code == 2
+    err = capsys.readouterr().err
+    assert says in err and "Traceback" not in err

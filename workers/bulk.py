@@ -45,11 +45,7 @@ JOB_TIMEOUT = 1800  # seconds one batch may take
 def run_checks(app: Records, record_ids: Iterable[str]) -> dict[str, Any]:
     """{"checked", "ok", "failed": {id: [what, ...]}, "missing": [id, ...]}: every record verified from its stored rows."""
     checked, ok, failed, missing = 0, 0, {}, []
-    app.directory.catch_up()
-    for record_id in record_ids:
-        summary = app.directory.records.get(UUID(str(record_id)))
-        if summary is not None:  # its title's event types known before its rows are read (a fresh worker has none)
-            _load_title(summary.title)
+    for record_id in record_ids:  # a fresh worker knows no title yet: reading the rows loads it (timeline.stored_event)
         try:
             found = app.verify(UUID(str(record_id)))
         except NotFound:
@@ -66,15 +62,6 @@ def run_checks(app: Records, record_ids: Iterable[str]) -> dict[str, Any]:
         failed[str(record_id)] = problems[:5]
         log.warning("record %s does not verify: %s", record_id, "; ".join(problems[:3]))
     return {"checked": checked, "ok": ok, "failed": failed, "missing": missing}
-
-
-def _load_title(title: str) -> None:
-    from domain import catalog
-
-    try:
-        catalog.game(title)
-    except Exception as exc:  # noqa: BLE001  (verify then says what it cannot read)
-        log.warning("title %s cannot be loaded: %s", title, exc)
 
 
 def _write_whole(path: Path, data: bytes) -> None:

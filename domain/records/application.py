@@ -447,13 +447,9 @@ class Records(Application[UUID]):
 
     def _played_before(self, record_id: UUID, keyed: UUID, body: str) -> Played | None:
         """The command an Idempotency-Key stored before, as `play` answered it then; None if it stored none."""
-        try:
-            used: RequestKey = self.repository.get(keyed)
-        except AggregateNotFoundError:
+        used = self._used_key(keyed, body, "request", "command")
+        if used is None:
             return None
-        if used.body != body:
-            raise Invalid("this Idempotency-Key was first used with another request: a retry sends the same body, "
-                          "a new command needs a new key", rule="idempotency/reused")
         first, count = int(used.answer["first_step"]), int(used.answer["events"])
         with self.reading(record_id) as timeline:  # caught up: the first attempt's events are stored
             events = list(timeline.events[first:first + count])
@@ -1241,14 +1237,19 @@ class Records(Application[UUID]):
 
     def _submitted_before(self, keyed: UUID, body: str) -> UUID | None:
         """The import a key's first submission saved, None if none; another body under that key is refused."""
+        used = self._used_key(keyed, body, "file", "submission")
+        return None if used is None else UUID(str(used.answer["import"]))
+
+    def _used_key(self, keyed: UUID, body: str, sent: str, made: str) -> RequestKey | None:
+        """The RequestKey stored under this key's id, None if none; a retry must send the body the first did."""
         try:
             used: RequestKey = self.repository.get(keyed)
         except AggregateNotFoundError:
             return None
         if used.body != body:
-            raise Invalid("this Idempotency-Key was first used with another file: a retry sends the same body, "
-                          "a new submission needs a new key", rule="idempotency/reused")
-        return UUID(str(used.answer["import"]))
+            raise Invalid(f"this Idempotency-Key was first used with another {sent}: a retry sends the same body, "
+                          f"a new {made} needs a new key", rule="idempotency/reused")
+        return used
 
     def _save_import(self, found: Import, keyed: tuple[UUID, str] | None) -> UUID:
         """Save a new import, with its RequestKey in the same transaction when keyed; returns the import that

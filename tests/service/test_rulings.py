@@ -30,20 +30,10 @@ from tests.service import browsing
 from tests.service.browsing import served_app
 from tests.service.helpers import auth, play_out, play_out_http
 from tests.service.test_api import wait_for_verdict
+from tests.service.test_teaching_api import problem
 
-PROBLEM = "application/problem+json"
 NAMES = ["Ada", "Ben"]
 BOARD_TITLE = "citta-stato"
-
-
-def problem(answer: Any, status: int, rule: str | None = None) -> dict[str, Any]:
-    assert answer.status_code == status, (answer.status_code, answer.get_data(as_text=True)[:500])
-    assert answer.mimetype == PROBLEM, answer.mimetype
-    body = answer.get_json()
-    assert body["status"] == status and body["detail"], body
-    if rule is not None:
-        assert body.get("rule") == rule, body
-    return body  # type: ignore[no-any-return]
 
 
 def new_record(client: Any, finish: bool = True) -> dict[str, Any]:
