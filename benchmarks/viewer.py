@@ -16,6 +16,9 @@ Serves the app on 127.0.0.1 (werkzeug, threaded, a fresh SQLite file) and drives
    limit off (`--disable-frame-rate-limit --disable-gpu-vsync --run-all-compositor-stages-before-draw`,
    see UNLIMITED: a frame starts as soon as one is needed, so the figure is the page's own time from
    the key to the frame that shows the new board, without the wait for the display's phase).
+   Before the titles, a control in each browser: the same presses, sampled the same way, on a page
+   whose step is one line of text changed in the key's own task: the floor of the method (the wait
+   for the display's next frame, and the frame), which no page can go under.
 2. Loading: a 5,000-step record: the toy title of tests/service/conftest.py with a far target
    (one event per command, so one game runs to thousands of steps; it has no board drawing, so
    its "first board" is the page's sentence saying so, painted after the record, turns, story
@@ -212,6 +215,13 @@ def stepping(browser: Any, base: str, record_id: UUID, start: int, presses: int,
     page.goto(f"{base}/records/{record_id}#step={start}")
     page.wait_for_selector(f'body[data-step="{start}"]')
     page.wait_for_timeout(300)  # the first neighbours are fetched
+    found = pressed(page, presses, gap_ms)
+    context.close()
+    return found
+
+
+def pressed(page: Any, presses: int, gap_ms: int) -> tuple[list[Press], int]:
+    """`presses` × ArrowRight on the page's #slider, each sampled by WATCH."""
     page.evaluate(WATCH)
     page.locator("#slider").focus()
     for k in range(presses):
@@ -220,8 +230,31 @@ def stepping(browser: Any, base: str, record_id: UUID, start: int, presses: int,
         page.wait_for_timeout(gap_ms)
     page.wait_for_timeout(100)  # the last Event Timing entries are delivered
     samples, slow = page.evaluate("[window.__samples, window.__slow]")
-    context.close()
     return [Press(float(a), bool(b), float(c), float(d), float(e), int(f)) for a, b, c, d, e, f in samples], int(slow)
+
+
+CONTROL = """<!doctype html><html><body data-step="0"><input id="slider" aria-label="step"><p id="shown">step 0</p>
+<script>
+  let step = 0;
+  document.getElementById("slider").addEventListener("keydown", (e) => {
+    if (e.key !== "ArrowRight") return;
+    step += 1;
+    document.getElementById("shown").textContent = "step " + step;
+    document.body.dataset.step = String(step);
+  });
+</script></body></html>"""
+
+
+def control(browser: Any, presses: int, gap_ms: int) -> tuple[list[Press], int]:
+    """The method's floor: the same presses, sampled the same way, on a page whose whole step is one text
+    node changed in the keydown's own task. No page can show a key's effect sooner than this: what it
+    measures beyond the page's work is the wait for the display's next frame and the frame itself."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_content(CONTROL)
+    found = pressed(page, presses, gap_ms)
+    context.close()
+    return found
 
 
 def frame_rate(browser: Any) -> int:
@@ -288,6 +321,10 @@ def main() -> None:
         for mode, browser in browsers.items():
             print(f"  {mode}: {frame_rate(browser)} animation frames a second on an empty page")
         table: list[tuple[str, str, dict[str, float]]] = []
+        for mode, browser in browsers.items():  # the floor of the method, in the same browsers and minutes
+            print(f" control, {MODES[mode][0]}: a page that changes one line of text on the key")
+            samples, slow = control(browser, args.presses, args.gap_ms)
+            table.append(("(control)", mode, report("(control)", 0, 0, samples, slow)))
         for title in args.titles:
             players = LARGEST[title]
             game = catalog.game(title)

@@ -6,6 +6,8 @@
 (() => {
   const id = location.pathname.split("/").pop();
   const $ = (name) => document.getElementById(name);
+  // Text that changes only when it differs: an unchanged text written again still costs a frame.
+  const setText = (node, text) => { if (node.textContent !== text) node.textContent = text; };
   const SVG = "http://www.w3.org/2000/svg";
   const TITLES = { "citta-stato": "Città-Stato", "la-citta": "La Città", serenissima: "Serenissima" };
   // Okabe–Ito colours (told apart by colour-blind readers) and a dash per seat, so no line relies on colour alone.
@@ -187,6 +189,9 @@
   function prefetch(n) {
     const around = [n + 1, n - 1, n + 2, n + 3, n - 2, nextTurn(n), previousTurn(n)];
     around.filter((k) => k >= 0 && k <= limit() && !boards.has(k)).forEach((k) => fetchBoard(k));
+    // the next and previous step's sentence too, so a key's status line is written with the rest of the
+    // step's page in the frame after the board, not in a frame of its own when the answer comes
+    [n + 1, n - 1].filter((k) => k >= 0 && k <= limit() && !steps.has(k)).forEach((k) => stepAnswer(k));
   }
 
   // One step's board as the API drew it, kept as its text and an outline of that text: each
@@ -418,13 +423,18 @@
     drawScores(n);
   }
 
-  async function showStep(n) {
+  function stepAnswer(n) {
     let known = steps.get(n);
     if (!known) {
       known = api(`${lineBase()}/steps/${n}`);
       steps.set(n, known);
       if (steps.size > CACHE) steps.delete(steps.keys().next().value);
     }
+    return known;
+  }
+
+  async function showStep(n) {
+    const known = stepAnswer(n);
     const mine = generation;
     const answer = await known;
     if (page.at !== n || mine !== generation) return;
@@ -437,10 +447,12 @@
     const step = answer.body;
     const p = step.pending;
     const next = p.seat === null || p.seat === undefined ? p.kind : `${names()[p.seat] || "seat " + p.seat}: ${p.kind}`;
-    status.textContent = `next: ${next} · view: ${step.view_of}`;
+    // Written only when it says something new: a write of the same text is still a change to paint, and
+    // every frame keeps the browser on the display's beat, so the next key would wait for a whole frame.
+    setText(status, `next: ${next} · view: ${step.view_of}`);
     shownView = step;
     if ($("data").open) renderData(step);
-    else $("state").replaceChildren(); // drawn when opened: a large view costs a frame to lay out
+    else if ($("state").firstChild) $("state").replaceChildren(); // drawn when opened: a large view costs a frame to lay out
   }
   let shownView = null;
 

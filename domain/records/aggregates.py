@@ -13,12 +13,14 @@ many entries and game events so far); game state is always a fold, done by
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 from uuid import UUID
 
 from eventsourcing.domain import Aggregate, event
 
 from domain.records import chain as chains
+from domain.records.rows import Encoded
 
 LIVE = "live"
 TRANSCRIBED = "transcribed"
@@ -99,20 +101,37 @@ class Record(Aggregate):
             self.chain_head = chain
             self.chain_length = getattr(self, "chain_length", 0) + 1
 
-    def record(self, entry: dict[str, Any], seat: int | None, after: Callable[[], None] | None = None) -> None:
-        """Trigger one `Happened` per event of a log entry (`Entry.to_json()`); saved in one go by the caller.
+    def record(self, entry: dict[str, Any], seat: int | None, after: Callable[[], None] | None = None,
+               stamp: datetime | None = None) -> None:
+        """One `Happened` per event of a log entry (`Entry.to_json()`), saved in one go by the caller.
 
+        Each game event is put in its canonical JSON once: the chain hashes those bytes and the
+        store writes them (rows.py). The events are made and applied here as `happen` would
+        have them, without the decorator's argument binding per event (an import's ~420).
         `after` is called after each of them: an import building a whole record takes its
-        snapshots there, from the aggregate in memory (application.Records._create_imported)."""
+        snapshots there, from the aggregate in memory (application.Records._create_imported);
+        `stamp` is the events' timestamp (an import's, one for the record it builds), else now."""
         events = entry["events"]
         if not events:
             raise ValueError("a log entry without game events has nothing to be stored on")
         head = {k: v for k, v in entry.items() if k != "events"}
+        bodies = chains.canonical_events(events)
         chained = getattr(self, "chain_head", None) is not None  # a record stored before chains goes on without
-        links = chains.event_links(self.chain_head, self.steps + 1, events, head, self.mode) if chained else None
-        for k, obj in enumerate(events):  # as `happen` would, without its argument binding (an import's 400 events)
-            self.trigger_event(self.Happened, event=obj, entry=None if k else head, seat=seat,
-                               chain=links[k] if links is not None else None)
+        links = chains.links_of(self.chain_head, self.steps + 1, bodies, chains.head_bytes(head, self.mode)) if chained else None
+        happened, pending = self.Happened, self._pending_events
+        stamp = stamp or happened.create_timestamp()
+        for k, obj in enumerate(events):
+            link = links[k] if links is not None else None
+            version = self.version + 1
+            pending.append(happened(originator_id=self.id, originator_version=version, timestamp=stamp,
+                                    event=Encoded(obj, bodies[k]), entry=None if k else head, seat=seat, chain=link))
+            self.version, self.modified_on = version, stamp
+            self.steps += 1
+            if not k:
+                self.entries += 1
+            if link is not None:
+                self.chain_head = link
+                self.chain_length = getattr(self, "chain_length", 0) + 1
             if after is not None:
                 after()
 

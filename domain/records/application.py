@@ -52,6 +52,7 @@ from domain.records import chain as chains
 from domain.records import dice, recordfile, story
 from domain.records.aggregates import LIVE, MODES, TRANSCRIBED, VALIDATING, Import, Record, RequestKey
 from domain.records.directory import Directory
+from domain.records.rows import RecordMapper
 from domain.records.settings import Limits
 from domain.records.timeline import Meta, Timeline, Timelines
 from domain.records.turns import round_in_view, turn_ranges
@@ -190,6 +191,10 @@ class Records(Application[UUID]):
         self._board_cache: OrderedDict[tuple[UUID, int, str], Board] = OrderedDict()
         self._board_bytes = 0
         self._board_lock = threading.Lock()
+
+    def construct_mapper(self) -> RecordMapper:
+        """The library's mapper, writing a record's game events from the bytes the chain hashed (rows.py)."""
+        return self.factory.mapper(transcoder=self.construct_transcoder(), mapper_class=RecordMapper)
 
     # ---- editions -------------------------------------------------------------------
 
@@ -1544,12 +1549,13 @@ class Records(Application[UUID]):
             if interval and record.version % interval == 0:
                 snapshots.append(Record.Snapshot.take(record))
 
+        stamp = Record.Happened.create_timestamp()  # the record is stored in one save: one time for its game events
         for index, entry in enumerate(entries):
             seat = None if index == 0 else game.parse_command(entry.command or {}).seat
             stored = entry.to_json()
             if shared and index:
                 stored["contribution"] = dice.contributions_of(shared["seats"], index)[0]
-            record.record(stored, seat=seat, after=snapshot)
+            record.record(stored, seat=seat, after=snapshot, stamp=stamp)
         if over:
             record.finish(seed=header.seed, scores=scores)
             snapshot()

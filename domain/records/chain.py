@@ -113,15 +113,28 @@ def event_link(previous: str, step: int, event: Mapping[str, Any], entry: Mappin
 
 def event_links(previous: str, step: int, events: Sequence[Mapping[str, Any]], entry: Mapping[str, Any],
                 mode: str | None) -> list[str]:
-    """The links of one log entry's game events, the first at `step` and after `previous`: the write path's
-    `event_link` for each in turn, in one call. `entry` is the log entry as stored (its head: `entry_head`
-    is taken here, on the first event's item only)."""
-    sha256, join, encoder = hashlib.sha256, "".join, _C_ENCODER
-    head = head_bytes(entry, mode)
+    """The links of one log entry's game events, the first at `step` and after `previous`: `event_link` for
+    each in turn, in one call. `entry` is the log entry as stored (its head: `entry_head` is taken here, on
+    the first event's item only)."""
+    return links_of(previous, step, canonical_events(events), head_bytes(entry, mode))
+
+
+def canonical_events(events: Sequence[Mapping[str, Any]]) -> list[bytes]:
+    """`canonical(event)` of each game event: what its link hashes, and what the store writes (rows.py)."""
+    encoder = _C_ENCODER
+    if encoder is None:
+        return [canonical(event) for event in events]
+    join = "".join
+    return [join(encoder(event, 0)).encode() for event in events]
+
+
+def links_of(previous: str, step: int, bodies: Sequence[bytes], head: bytes) -> list[str]:
+    """The links of one log entry's game events from their canonical bytes (`canonical_events`) and the
+    entry head's (`head_bytes`), the first at `step` and after `previous`: one SHA-256 a game event."""
+    sha256 = hashlib.sha256
     prev = previous.encode()
     links = []
-    for event in events:  # most of an import's time in the chain: kept to the one encoding and the one hash
-        body = join(encoder(event, 0)).encode() if encoder is not None else canonical(event)
+    for body in bodies:
         found = sha256(_EVENT_ITEM % (prev, head, body, step)).hexdigest()
         links.append(found)
         prev, head, step = found.encode(), b"null", step + 1

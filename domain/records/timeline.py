@@ -201,6 +201,7 @@ class Timeline:
             if topic.endswith(HAPPENED):
                 chained = payload
                 obj = payload["event"]
+                obj = {"type": obj["type"], "data": obj["data"]}  # stored canonical, keys sorted (rows.py): "type" first again
                 if payload["entry"] is not None:
                     self._open_entry(payload["entry"], payload["seat"])
                 entries[-1]["events"].append(obj)

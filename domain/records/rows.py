@@ -1,0 +1,93 @@
+"""A record's game events as stored rows: the store writes the very bytes the hash chain hashed.
+
+Each game event is one stored `Record.Happened` row (aggregates.py), ~420 of them an import.
+The library's way to a row is general: an event object made and applied through the
+`@event` decorator's argument binding, then `Mapper.to_stored_event` copying its fields and
+encoding them with `JSONTranscoder` (a new encoder pass per row). The hash chain had already
+put each game event in its canonical JSON (chain.py) to hash it. So `Record.record` keeps
+those bytes on the event it stores (`Encoded`), and `RecordMapper`, the library's extension
+point for turning events into rows (`Application.construct_mapper`), splices them into the
+row instead of encoding the event a second time: the chain then adds one SHA-256 a game
+event to the write path, and a row costs a few string joins.
+
+A row written here decodes to what the library would have written: the same fields in the
+same order (`timestamp`, `event`, `entry`, `seat`, `chain`), the timestamp and the entry
+encoded by the library's own transcoder; only the game event's keys are in sorted order (its
+canonical form). Any other event, or a `Happened` without its bytes, goes the library's way.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from json.encoder import c_encode_basestring, c_make_encoder  # type: ignore[attr-defined]
+from typing import Any
+
+from eventsourcing.persistence import JSONTranscoder, Mapper, StoredEvent
+from eventsourcing.utils import get_topic
+
+
+class Encoded(dict):  # type: ignore[type-arg]  (a JSON object, as the event's own dict)
+    """A game event's JSON object together with its canonical bytes (chain.canonical): what the
+    chain hashed and the row holds. Still a dict to everything else (the library's encoder
+    included), so a row made another way stays right."""
+
+    __slots__ = ("canonical",)
+
+    def __init__(self, obj: dict[str, Any], canonical: bytes) -> None:
+        super().__init__(obj)
+        self.canonical = canonical
+
+
+class RecordMapper(Mapper):  # type: ignore[type-arg]
+    """The library's mapper, with a short way for game events that carry their canonical bytes."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        from domain.records.aggregates import Record
+
+        self._happened = Record.Happened
+        self._topic = get_topic(Record.Happened)
+        self._stamp: tuple[datetime | None, bytes] = (None, b"")
+        # the transcoder's encoder made once (its `encode` makes a new one per call): a log entry's head is
+        # plain JSON, anything else still goes to the transcoder's own `default`
+        plain = self.transcoder.encoder if isinstance(self.transcoder, JSONTranscoder) else None
+        self._entry_encoder = (c_make_encoder(None, plain.default, c_encode_basestring, None, ":", ",", False, False, True)
+                               if plain is not None and c_make_encoder is not None and c_encode_basestring is not None
+                               and not plain.ensure_ascii else None)
+
+    def _entry(self, entry: dict[str, Any]) -> bytes:
+        """The transcoder's bytes for a log entry's head."""
+        if self._entry_encoder is None:
+            return self.transcoder.encode(entry)
+        return "".join(self._entry_encoder(entry, 0)).encode()
+
+    def _timestamp(self, stamp: datetime) -> bytes:
+        """The transcoder's bytes for a timestamp; the events of one log entry share theirs."""
+        last, encoded = self._stamp
+        if stamp is not last:
+            encoded = self.transcoder.encode(stamp)
+            self._stamp = (stamp, encoded)
+        return encoded
+
+    def to_stored_event(self, domain_event: Any) -> StoredEvent:
+        if type(domain_event) is not self._happened:
+            return super().to_stored_event(domain_event)
+        fields = domain_event.__dict__
+        event = fields["event"]
+        if type(event) is not Encoded or getattr(type(domain_event), "class_version", 1) > 1:
+            return super().to_stored_event(domain_event)
+        entry, seat, chain = fields["entry"], fields["seat"], fields["chain"]
+        state = b"".join((
+            b'{"timestamp":', self._timestamp(fields["timestamp"]),
+            b',"event":', event.canonical,
+            b',"entry":', b"null" if entry is None else self._entry(entry),
+            b',"seat":', b"null" if seat is None else b"%d" % seat,
+            b',"chain":', b"null" if chain is None else b'"%s"' % chain.encode(),
+            b"}",
+        ))
+        if self.compressor:
+            state = self.compressor.compress(state)
+        if self.cipher:
+            state = self.cipher.encrypt(state)
+        return StoredEvent(originator_id=fields["originator_id"], originator_version=fields["originator_version"],
+                           topic=self._topic, state=state)

@@ -1,0 +1,139 @@
+"""A record's game events stored from the bytes the chain hashed (domain/records/rows.py).
+
+The short way must write rows the library reads back as it wrote them itself: the same fields, the
+timestamp and entry in the transcoder's own form, and the game event byte for byte what the chain hashed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+from uuid import uuid4
+
+from eventsourcing.persistence import Cipher, Mapper
+
+from domain.records import Records
+from domain.records import chain as chains
+from domain.records.aggregates import Record
+from domain.records.rows import Encoded, RecordMapper
+from domain.records.settings import Settings
+from domain.records.timeline import HAPPENED, select_stream
+from tests.service.helpers import import_finished, play_out, record_file
+
+
+def a_record(chain: str | None = "f" * 64) -> Record:
+    return Record(id=uuid4(), title="toy", edition={"id": "e", "content_hash": "h"}, edition_file=None, seats=["Ada", "Ben"],
+                  token_hashes=["a", "b"], options={}, mode="transcribed", commitment=None, seed=None, origin=None, chain=chain)
+
+
+def recorded(record: Record) -> list[Any]:
+    """Two log entries: a setup of two events with outcomes, a command with one event and a seat."""
+    record.record({"outcomes": [{"kind": "roll", "values": [3], "by": "table"}], "setup": {"players": 2},
+                   "events": [{"type": "toy/set", "data": {"z": [1, {"b": "è", "a": None}], "a": 1.5}},
+                              {"type": "toy/dealt", "data": {"cards": ["x", "y"]}}]}, seat=None)
+    record.record({"outcomes": [], "command": {"type": "toy/move", "seat": 1},
+                   "events": [{"type": "toy/moved", "data": {"seat": 1, "to": "\u2028\""}}]}, seat=1)
+    return record.collect_events()
+
+
+def mappers(records: Records) -> tuple[RecordMapper, Mapper]:  # type: ignore[type-arg]
+    ours = records.mapper
+    assert isinstance(ours, RecordMapper)
+    return ours, Mapper(transcoder=ours.transcoder, compressor=ours.compressor, cipher=ours.cipher)
+
+
+def test_a_row_is_the_librarys_row_with_the_event_as_the_chain_hashed_it(tmp_path: Path) -> None:
+    records = Records(Settings.from_env({"PERSISTENCE_MODULE": "eventsourcing.sqlite",
+                                         "SQLITE_DBNAME": str(tmp_path / "r.sqlite3")}).store)
+    ours, theirs = mappers(records)
+    for chain in ("f" * 64, None):
+        events = recorded(a_record(chain))
+        happened = [e for e in events if type(e) is Record.Happened]
+        assert len(happened) == 3 and all(type(e.event) is Encoded for e in happened)
+        for e in happened:
+            mine, library = ours.to_stored_event(e), theirs.to_stored_event(e)
+            assert (mine.originator_id, mine.originator_version, mine.topic) == (
+                library.originator_id, library.originator_version, library.topic)
+            decoded = ours.transcoder.decode(mine.state)
+            assert decoded == ours.transcoder.decode(library.state)  # the same fields and values
+            assert list(decoded) == list(ours.transcoder.decode(library.state))  # in the same order
+            assert json.dumps(decoded["event"], sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode() \
+                in mine.state  # the event as the chain's canonical form, spliced in
+            assert e.event.canonical == chains.canonical(dict(e.event))
+            # byte for byte the library's row once the event's own keys are in that order
+            sorted_event = json.loads(e.event.canonical)
+            assert mine.state == theirs.to_stored_event(_with_event(e, sorted_event)).state
+            # and the library reads it back into the same event object
+            back = ours.to_domain_event(mine)
+            assert (back.event, back.entry, back.seat, back.chain, back.timestamp) == (
+                dict(e.event), e.entry, e.seat, e.chain, e.timestamp)
+    records.close()
+
+
+def _with_event(e: Any, event: dict[str, Any]) -> Any:
+    return type(e)(originator_id=e.originator_id, originator_version=e.originator_version, timestamp=e.timestamp,
+                   event=event, entry=e.entry, seat=e.seat, chain=e.chain)
+
+
+def test_other_events_and_plain_happened_go_the_librarys_way(tmp_path: Path) -> None:
+    records = Records(Settings.from_env({"PERSISTENCE_MODULE": "eventsourcing.sqlite",
+                                         "SQLITE_DBNAME": str(tmp_path / "r.sqlite3")}).store)
+    ours, theirs = mappers(records)
+    events = recorded(a_record())
+    started = events[0]
+    assert ours.to_stored_event(started).state == theirs.to_stored_event(started).state
+    plain = _with_event(events[1], {"type": "toy/set", "data": {"z": 1, "a": 2}})  # a dict, not Encoded
+    assert ours.to_stored_event(plain).state == theirs.to_stored_event(plain).state
+    assert b'"data":{"z":1,"a":2}' in ours.to_stored_event(plain).state  # the library's order: not the short way
+    records.close()
+
+
+class ReversingCipher(Cipher):
+    """A stand-in cipher (the library's AES needs pycryptodome, which the service does not install): what matters
+    here is that the short way hands its row to the store's cipher like the library's way does."""
+
+    def __init__(self, environment: Any) -> None:
+        self.key = environment.get("CIPHER_KEY")
+
+    def encrypt(self, plaintext: bytes) -> bytes:
+        return b"rev:" + plaintext[::-1]
+
+    def decrypt(self, ciphertext: bytes) -> bytes:
+        assert ciphertext.startswith(b"rev:"), ciphertext[:10]
+        return ciphertext[4:][::-1]
+
+
+def test_a_compressed_and_enciphered_store_reads_what_it_wrote(tmp_path: Path) -> None:
+    """The short way still goes through the store's compressor and cipher, as the library's does."""
+    env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(tmp_path / "r.sqlite3"),
+           "COMPRESSOR_TOPIC": "eventsourcing.compressor:ZlibCompressor",
+           "CIPHER_TOPIC": "tests.service.test_rows:ReversingCipher", "CIPHER_KEY": "k"}
+    records = Records(Settings.from_env(env).store)
+    assert records.mapper.compressor is not None and records.mapper.cipher is not None
+    record_id, tokens = records.start("toy", ["Ada", "Ben"], seed="rows")
+    play_out(records, record_id, tokens)
+    assert records.verify(record_id)["ok"]
+    stored = [bytes(s) for _, topic, s in select_stream(records.recorder, record_id) if topic.endswith(HAPPENED)]
+    assert stored and not any(b'"event"' in s for s in stored)  # enciphered on disk
+    again = Records(Settings.from_env(env).store)
+    assert again.export(record_id) == records.export(record_id)
+    assert again.repository.get(record_id).steps == records.summary(record_id)["steps"]
+    records.close()
+    again.close()
+
+
+def test_an_imported_record_stores_what_its_links_hash_and_exports_type_first(records: Records) -> None:
+    record_id, _ = import_finished(records, record_file("citta-stato", "rows-1"))
+    rows = [(bytes(s), json.loads(bytes(s))) for _, topic, s in select_stream(records.recorder, record_id)
+            if topic.endswith(HAPPENED)]
+    assert len(rows) > 100
+    for raw, payload in rows:
+        assert b'"event":' + chains.canonical(payload["event"]) + b',"entry":' in raw
+    assert len({payload["timestamp"]["_data_"] for _, payload in rows}) == 1  # one save, one time
+    exported = records.export(record_id)
+    events = [e for entry in exported["entries"] for e in entry["events"]]
+    assert events == [payload["event"] for _, payload in rows]
+    assert all(list(e) == ["type", "data"] for e in events)  # as the kernel writes an event, not as it is hashed
+    loaded = records.repository.get(record_id)  # the library's own way back: every row folded through `happen`
+    assert (loaded.steps, loaded.entries, loaded.chain_head) == (len(rows), len(exported["entries"]), exported["chain"]["head"])
