@@ -19,6 +19,13 @@ from domain.kernel.editions import Edition
 from domain.kernel.events import Event, event_from_json
 from domain.kernel.violations import MalformedCommand, RuleViolation, Secret
 
+_SCALARS = frozenset({str, int, float, bool})
+
+
+def is_object(value: Any) -> bool:
+    """A JSON object: a dict (what a parsed file holds) at the cost of a type check, any mapping otherwise."""
+    return type(value) is dict or isinstance(value, Mapping)
+
 
 @dataclass(frozen=True, slots=True)
 class Entry:
@@ -44,14 +51,14 @@ class Entry:
     def from_json(cls, obj: Mapping[str, Any]) -> Entry:
         """Read an entry from a file. A value of the wrong type is a ValueError naming its field, never
         a TypeError from deep inside the rules (an unhashable command type, a nested outcome value)."""
-        if not isinstance(obj, Mapping):
+        if not is_object(obj):
             raise ValueError("an entry must be an object")
         command, options = obj.get("command"), obj.get("setup")
-        if command is not None and not isinstance(command, Mapping):
+        if command is not None and not is_object(command):
             raise ValueError("`command` must be an object")
         if command is not None and not isinstance(command.get("type"), str):
             raise ValueError("`command.type` must be a string")
-        if options is not None and not isinstance(options, Mapping):
+        if options is not None and not is_object(options):
             raise ValueError("`setup` must be an object")
         outcomes, events = obj.get("outcomes", []), obj.get("events", [])
         if not isinstance(outcomes, list):
@@ -59,13 +66,13 @@ class Entry:
         if not isinstance(events, list):
             raise ValueError("`events` must be a list")
         for k, o in enumerate(outcomes):
-            if not isinstance(o, Mapping) or not isinstance(o.get("kind"), str) or not isinstance(o.get("source"), str):
+            if not is_object(o) or not isinstance(o.get("kind"), str) or not isinstance(o.get("source"), str):
                 raise ValueError(f"`outcomes.{k}` must be an object with string `kind` and `source`")
             values = o.get("values")
-            if not isinstance(values, list) or not all(v is None or isinstance(v, str | int | float) for v in values):
+            if not isinstance(values, list) or not all(type(v) in _SCALARS or v is None or isinstance(v, str | int | float) for v in values):
                 raise ValueError(f"`outcomes.{k}.values` must be a list of strings, numbers, booleans or nulls")
         for k, e in enumerate(events):
-            if not isinstance(e, Mapping) or not isinstance(e.get("type"), str) or not isinstance(e.get("data", {}), Mapping):
+            if not is_object(e) or not isinstance(e.get("type"), str) or not is_object(e.get("data", {})):
                 raise ValueError(f"`events.{k}` must be an object with a string `type` and an object `data`")
         return cls(
             command=command,

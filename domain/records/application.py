@@ -1381,8 +1381,8 @@ class Records(Application[UUID]):
             end: tuple[bool, dict[str, Any]] | None = None  # where the checker left the game: no second fold
             if isinstance(document, dict) and document.get("format") == NOTATION:
                 header, verdict, end = self._check_notation(str(document.get("text", "")))
-            else:
-                header, raw = recordfile.parse(document, Limits.from_env(self.env))
+            else:  # stored by `submit` as compact JSON: its length is the file's size
+                header, raw = recordfile.parse(document, Limits.from_env(self.env), size=len(found.document))
                 verdict = recordfile.check(header, raw, lambda t, ref, f: self.edition(t, ref, f))
             if verdict.ok:
                 assert verdict.entries is not None

@@ -15,6 +15,7 @@ from typing import Any
 from domain import catalog
 from domain.kernel import Edition, EditionError, Entry, Game, SeededChance, commitment, replay
 from domain.kernel.events import UnknownEventType
+from domain.kernel.log import is_object
 from domain.records import dice
 from domain.records.aggregates import MODES
 from domain.records.settings import Limits
@@ -71,17 +72,19 @@ STORED = Limits(max_bytes=2**62, max_seats=2**31, max_entries=2**62, max_depth=2
 `parse` then skips measuring it (the walk and the size's json.dumps were a tenth of verifying a long record)."""
 
 
-def parse(document: Any, limits: Limits | None = None) -> tuple[Header, list[dict[str, Any]]]:
+def parse(document: Any, limits: Limits | None = None, size: int | None = None) -> tuple[Header, list[dict[str, Any]]]:
     """Shape checks and limits only; the rules judge the entries later.
 
     It runs at submit, before anything is stored, so it is bounded by the file's size and
     never runs a rule. A file that claims more than `limits` (seats, entries, bytes, nesting)
     is refused here: written as one record, it would hold the event store for minutes.
+    `size` is the file's length as compact JSON when the caller has it (an import stores its file so):
+    then the file is not encoded again only to be measured.
     """
     if not isinstance(document, Mapping):
         raise BadRecordFile("file/not-an-object", "a record file is a JSON object")
     if limits is not STORED:
-        _within(document, limits or Limits())
+        _within(document, limits or Limits(), size)
     if document.get("format") != FORMAT or document.get("version") != VERSION:
         raise BadRecordFile(
             "file/format", f'expected "format": "{FORMAT}" and "version": {VERSION}',
@@ -321,7 +324,7 @@ def _over(limit: str, value: int, limits: Limits, what: str, cls: type[BadRecord
                limit=setting, allowed=allowed, value=value)
 
 
-def _within(document: Mapping[str, Any], limits: Limits) -> None:
+def _within(document: Mapping[str, Any], limits: Limits, size: int | None = None) -> None:
     """The file's claims against the limits, cheapest first and before anything walks the whole file."""
     seats, entries = document.get("seats"), document.get("entries")
     if isinstance(seats, list) and len(seats) > limits.max_seats:
@@ -331,7 +334,8 @@ def _within(document: Mapping[str, Any], limits: Limits) -> None:
     depth = nesting(document, limits.max_depth)
     if depth > limits.max_depth:
         raise _over("max_depth", depth, limits, "the file's nesting of lists and objects")
-    size = len(json.dumps(document, separators=(",", ":")))
+    if size is None:
+        size = len(json.dumps(document, separators=(",", ":")))
     if size > limits.max_bytes:
         raise _over("max_bytes", size, limits, "the file's size in bytes", FileTooLarge)
 
@@ -366,12 +370,13 @@ def _seats_of_title(title: str, seats: int) -> None:
 
 
 _SCALAR = str | int | float | None
+_SCALAR_TYPES = frozenset({str, int, float, bool, type(None)})
 
 
 def _entry_problem(raw: Mapping[str, Any]) -> tuple[str, str, Any] | None:
     """The first field of an entry whose value has the wrong shape: (field path, what it must be, the value)."""
     for key in ("command", "setup"):
-        if raw.get(key) is not None and not isinstance(raw[key], Mapping):
+        if raw.get(key) is not None and not is_object(raw[key]):
             return key, "an object", raw[key]
     command = raw.get("command")
     if command is not None and not isinstance(command.get("type"), str):
@@ -380,7 +385,7 @@ def _entry_problem(raw: Mapping[str, Any]) -> tuple[str, str, Any] | None:
         if key in raw and not isinstance(raw[key], list):
             return key, "a list", raw[key]
     for k, outcome in enumerate(raw.get("outcomes", [])):
-        if not isinstance(outcome, Mapping):
+        if not is_object(outcome):
             return f"outcomes.{k}", "an object", outcome
         for key in ("kind", "source"):
             if not isinstance(outcome.get(key), str):
@@ -389,14 +394,14 @@ def _entry_problem(raw: Mapping[str, Any]) -> tuple[str, str, Any] | None:
         if not isinstance(values, list):
             return f"outcomes.{k}.values", "a list", values
         for j, value in enumerate(values):
-            if not isinstance(value, _SCALAR):
+            if type(value) not in _SCALAR_TYPES and not isinstance(value, _SCALAR):
                 return f"outcomes.{k}.values.{j}", "a string, number, boolean or null", value
     for k, event in enumerate(raw.get("events", [])):
-        if not isinstance(event, Mapping):
+        if not is_object(event):
             return f"events.{k}", "an object", event
         if not isinstance(event.get("type"), str):
             return f"events.{k}.type", "a string", event.get("type")
-        if "data" in event and not isinstance(event["data"], Mapping):
+        if "data" in event and not is_object(event["data"]):
             return f"events.{k}.data", "an object", event["data"]
     return None
 
@@ -412,13 +417,15 @@ def _shape(index: int, raw: Any) -> None:
                             entry=index, field=path, given=json_type(value))
 
 
-def read_entries(raw_entries: list[Any]) -> list[Entry]:
+def read_entries(raw_entries: list[Any], shaped: bool = False) -> list[Entry]:
     """The file's entries as the kernel's log; the first one that cannot be read is a `file/entries`
     finding naming the entry and, where its shape is wrong, the field. (`parse` checks the shapes
-    only: the event types are the title's, known once its engine is loaded.)"""
+    only: the event types are the title's, known once its engine is loaded.) `shaped`: the entries
+    are `parse`'s, their shapes checked there already (`Entry.from_json` still refuses a wrong one)."""
     entries = []
     for index, raw in enumerate(raw_entries):
-        _shape(index, raw)
+        if not shaped:
+            _shape(index, raw)
         try:
             entries.append(Entry.from_json(raw))
         except (UnknownEventType, ValueError, TypeError, KeyError) as exc:
@@ -508,7 +515,7 @@ def _judge(header: Header, raw_entries: list[dict[str, Any]], edition_for: Calla
     except EditionError as exc:
         return _rejected("file/edition", str(exc), edition=header.edition)
     try:
-        entries = read_entries(raw_entries)
+        entries = read_entries(raw_entries, shaped=True)  # `check` takes the entries as `parse` gave them
     except BadRecordFile as exc:
         return _rejected(exc.rule, exc.message, **exc.facts)
     if entries[0].options is None or dict(entries[0].options) != header.options:
