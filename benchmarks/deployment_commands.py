@@ -226,6 +226,20 @@ class Tally:
     games: int = 0
     errors: list[str] = field(default_factory=list)
 
+    def command(self, title: str, status: int, played: Any, t0: float, stop: threading.Event, budget: list[int]) -> bool:
+        """Count one POST /commands sent at `t0`; False when it was refused (the client stops). Spends the
+        run's budget and stops every client when it is spent."""
+        done = time.perf_counter()
+        self.statuses[status] = self.statuses.get(status, 0) + 1
+        if status != 200:
+            self.errors.append(f"command on {title}: {status} {played}")
+            return False
+        self.commands.append((done, done - t0))
+        budget[0] -= 1
+        if budget[0] <= 0:
+            stop.set()
+        return True
+
 
 class Client:
     """One keep-alive connection per API process; `call` alternates between them or sticks to one."""
@@ -303,15 +317,8 @@ def play_live(client: Client, k: int, tally: Tally, stop: threading.Event, budge
             t0 = time.perf_counter()
             status, played = client.call("POST", f"/api/records/{rid}/commands",
                                          {"command": command, "version": legal["version"]}, tokens[seat])
-            done = time.perf_counter()
-            tally.statuses[status] = tally.statuses.get(status, 0) + 1
-            if status != 200:
-                tally.errors.append(f"command on {title}: {status} {played}")
+            if not tally.command(title, status, played, t0, stop, budget):
                 return
-            tally.commands.append((done, done - t0))
-            budget[0] -= 1
-            if budget[0] <= 0:
-                stop.set()
             if played["finished"]:
                 tally.games += 1
                 break
@@ -343,16 +350,9 @@ def play_transcribed(client: Client, k: int, tally: Tally, stop: threading.Event
             status, played = client.call("POST", f"/api/records/{rid}/commands",
                                          {"command": entry["command"], "version": version, "outcomes": entry["outcomes"]},
                                          tokens[seat])
-            done = time.perf_counter()
-            tally.statuses[status] = tally.statuses.get(status, 0) + 1
-            if status != 200:
-                tally.errors.append(f"command on {title}: {status} {played}")
+            if not tally.command(title, status, played, t0, stop, budget):
                 return
-            tally.commands.append((done, done - t0))
             version = played["version"]
-            budget[0] -= 1
-            if budget[0] <= 0:
-                stop.set()
             if played["finished"]:
                 tally.games += 1
 

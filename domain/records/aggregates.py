@@ -94,7 +94,11 @@ class Record(Aggregate):
     @event("Happened")
     def happen(self, event: dict[str, Any], entry: dict[str, Any] | None, seat: int | None, chain: str | None = None) -> None:
         """One game event; `entry` (the log entry without its events) only on an entry's first."""
-        if entry is not None:
+        self._counted(entry is not None, chain)
+
+    def _counted(self, opens_entry: bool, chain: str | None) -> None:
+        """What one game event changes in the aggregate (`happen`, and `record` making its events)."""
+        if opens_entry:
             self.entries += 1
         self.steps += 1
         if chain is not None:
@@ -126,12 +130,7 @@ class Record(Aggregate):
             pending.append(happened(originator_id=self.id, originator_version=version, timestamp=stamp,
                                     event=Encoded(obj, bodies[k]), entry=None if k else head, seat=seat, chain=link))
             self.version, self.modified_on = version, stamp
-            self.steps += 1
-            if not k:
-                self.entries += 1
-            if link is not None:
-                self.chain_head = link
-                self.chain_length = getattr(self, "chain_length", 0) + 1
+            self._counted(not k, link)
             if after is not None:
                 after()
 

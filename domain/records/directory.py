@@ -319,30 +319,13 @@ class Directory:
             found = log.states(whole)
             stamps = [json.loads(found[row[0]]) if row[0] in found else value for row, value in zip(imported, stamps,
                                                                                                 strict=True)]
-        records = self.records
-        deferred = self._deferred
         for (position, oid, _, _), start in zip(started, starts, strict=True):
-            if type(start) is list:
-                if oid in records:  # a stream starts once; never index a record twice
-                    continue
-                summary = records[oid] = RecordSummary(oid, start[1], start[2], start[3], start[0], position)
-                if not deferred:
-                    for key in self._keys(summary):
-                        self._index.setdefault(key, []).append(summary)
+            if type(start) is list:  # [stamp, title, seats, mode], cut from the row (STARTED_RE)
+                self._start(oid, position, start[1], start[2], start[3], start[0])
             else:
                 self._absorb(oid, position, STARTED_TOPIC, start)
-        get = records.get
         for (position, oid, _, _), scored in zip(ended, scores, strict=True):
-            summary = get(oid)
-            if summary is None:
-                continue
-            if not summary.finished and not deferred:
-                self._move_to_finished(summary)
-            summary.finished = True
-            if scored is None:
-                summary.scores_at = position
-            else:
-                self._scored(summary, scored)
+            self._finish(oid, position, scored)
         for (position, oid, topic, _), value in zip(imported, stamps, strict=True):
             if isinstance(value, dict):
                 self._absorb(oid, position, topic, value)

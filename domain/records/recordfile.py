@@ -15,7 +15,7 @@ from typing import Any
 from domain import catalog
 from domain.kernel import Edition, EditionError, Entry, Game, SeededChance, commitment, replay
 from domain.kernel.events import UnknownEventType
-from domain.kernel.log import is_object
+from domain.kernel.log import JSON_SCALARS, is_object
 from domain.records import dice
 from domain.records.aggregates import MODES
 from domain.records.settings import Limits
@@ -370,7 +370,6 @@ def _seats_of_title(title: str, seats: int) -> None:
 
 
 _SCALAR = str | int | float | None
-_SCALAR_TYPES = frozenset({str, int, float, bool, type(None)})
 
 
 def _entry_problem(raw: Mapping[str, Any]) -> tuple[str, str, Any] | None:
@@ -394,7 +393,7 @@ def _entry_problem(raw: Mapping[str, Any]) -> tuple[str, str, Any] | None:
         if not isinstance(values, list):
             return f"outcomes.{k}.values", "a list", values
         for j, value in enumerate(values):
-            if type(value) not in _SCALAR_TYPES and not isinstance(value, _SCALAR):
+            if type(value) not in JSON_SCALARS and not isinstance(value, _SCALAR):
                 return f"outcomes.{k}.values.{j}", "a string, number, boolean or null", value
     for k, event in enumerate(raw.get("events", [])):
         if not is_object(event):

@@ -18,6 +18,7 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
@@ -282,13 +283,7 @@ def test_a_lesson_follower_on_one_process_hears_the_presenter_on_the_other(stack
     chapter = web.post(f"{stack.a.url}/api/lessons/{lid}/chapters", headers=auth(key), timeout=TIMEOUT,
                         json={"title": "All of it", "record_id": rid, "from_step": 0, "to_step": steps})
     assert chapter.status_code == 201, chapter.text
-    host, port = stack.b.address, stack.b.port
-    assert port is not None
-    follower = http.client.HTTPConnection(host, port, timeout=TIMEOUT)
-    try:
-        follower.request("GET", f"/api/lessons/{lid}/live", headers={"Accept": "text/event-stream"})
-        stream = follower.getresponse()
-        assert stream.status == 200 and stream.getheader("Content-Type", "").startswith("text/event-stream")
+    with following(stack.b, f"/api/lessons/{lid}/live") as stream:
         assert next_event(stream)["event"] == "lesson"
         for step in (1, steps):
             moved = web.post(f"{stack.a.url}/api/lessons/{lid}/present", headers=auth(key), timeout=TIMEOUT,
@@ -296,8 +291,6 @@ def test_a_lesson_follower_on_one_process_hears_the_presenter_on_the_other(stack
             assert moved.status_code == 200, moved.text
             heard = next_event(stream)
             assert heard["event"] == "present" and heard["data"]["step"] == step and heard["data"]["lesson"] == lid
-    finally:
-        follower.close()
 
 
 def test_a_record_follower_on_one_host_hears_a_command_made_through_the_other(stack: Stack) -> None:
@@ -305,13 +298,7 @@ def test_a_record_follower_on_one_host_hears_a_command_made_through_the_other(st
     through A stored, over the deployment's Redis; and nothing in it but public facts."""
     rid, tokens = start_toy(stack.a.url, 2, target=60)  # far: three commands never end it
     web = requests.Session()
-    host, port = stack.b.address, stack.b.port
-    assert port is not None
-    follower = http.client.HTTPConnection(host, port, timeout=TIMEOUT)
-    try:
-        follower.request("GET", f"/api/records/{rid}/live", headers={"Accept": "text/event-stream"})
-        stream = follower.getresponse()
-        assert stream.status == 200 and stream.getheader("Content-Type", "").startswith("text/event-stream")
+    with following(stack.b, f"/api/records/{rid}/live") as stream:
         first = next_event(stream)
         assert first["event"] == "record" and first["data"]["finished"] is False
         for _ in range(3):
@@ -325,6 +312,18 @@ def test_a_record_follower_on_one_host_hears_a_command_made_through_the_other(st
             assert heard["event"] == "record" and heard["id"] == str(played.json()["version"])
             assert heard["data"] == {"type": "record", "version": played.json()["version"],
                                      "steps": played.json()["steps"][1], "finished": False}
+
+
+@contextmanager
+def following(host: Any, path: str) -> Iterator[http.client.HTTPResponse]:
+    """An event stream opened on `host` (one of the stack's API processes), checked to be one, closed after."""
+    assert host.port is not None
+    follower = http.client.HTTPConnection(host.address, host.port, timeout=TIMEOUT)
+    try:
+        follower.request("GET", path, headers={"Accept": "text/event-stream"})
+        stream = follower.getresponse()
+        assert stream.status == 200 and stream.getheader("Content-Type", "").startswith("text/event-stream")
+        yield stream
     finally:
         follower.close()
 
