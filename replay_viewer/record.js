@@ -392,8 +392,13 @@
   }
 
   function writeHash() {
-    if (hashDue) history.replaceState(null, "", hashFor(page.at));
+    if (!hashDue) return;
     hashDue = false;
+    // An address the reader has just opened (another seat's token, spoilers on or off) and the page has not
+    // read yet is the hashchange handler's: written over here, the token would be lost before it is read.
+    const params = hashParams();
+    if ((params.get("token") || null) !== page.token || (params.get("spoilers") === "off") !== page.spoilerFree) return;
+    history.replaceState(null, "", hashFor(page.at));
   }
 
   function showPlace(n) {

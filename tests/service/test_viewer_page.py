@@ -265,6 +265,26 @@ def test_the_seat_switcher_shows_a_seat_only_its_own_secrets(served: tuple[str, 
     expect(page.locator("#seat")).to_have_value("public")
 
 
+def test_an_address_the_reader_opened_is_not_written_over_by_a_step(served: tuple[str, Any], page: Any) -> None:
+    """The page writes `#step=` after a step, in an idle moment. An address the reader has just opened
+    (another seat's token) and the page has not read yet must survive that write: here the address is
+    changed without a hashchange, so the page never reads it, and a step follows."""
+    base, client = served
+    record_id = finished_record(client, "la-citta")
+    page.goto(f"{base}/records/{record_id}#step=5")
+    at_step(page, 5)
+    page.evaluate("() => history.replaceState(null, '', '#step=5&token=a-token-not-read-yet')")
+    page.locator("#slider").focus()
+    page.keyboard.press("ArrowRight")
+    at_step(page, 6)
+    page.wait_for_timeout(1200)  # the idle write of #step= (its callback's timeout is 500 ms)
+    assert "token=a-token-not-read-yet" in page.url, page.url
+    page.evaluate("() => history.replaceState(null, '', '#step=6')")  # the page's own address again: written as before
+    page.keyboard.press("ArrowRight")
+    at_step(page, 7)
+    expect(page).to_have_url(f"{base}/records/{record_id}#step=7", timeout=3000)
+
+
 def test_bad_input_is_one_sentence_and_the_page_stays_usable(served: tuple[str, Any], page: Any) -> None:
     base, client = served
     page.goto(f"{base}/records/{uuid.uuid4()}")
