@@ -54,7 +54,7 @@ from domain.records.aggregates import LIVE, MODES, TRANSCRIBED, VALIDATING, Impo
 from domain.records.directory import Directory
 from domain.records.rows import RecordMapper
 from domain.records.settings import Limits
-from domain.records.timeline import Meta, Timeline, Timelines
+from domain.records.timeline import Meta, Timeline, Timelines, loads
 from domain.records.turns import round_in_view, turn_ranges
 from domain.records.views import visible
 
@@ -1024,14 +1024,16 @@ class Records(Application[UUID]):
         mode = first.get("mode")
         if first.get("chain") is None:
             return {"ok": None, "head": None, "length": 0, "problems": [], "note": "no chain (stored before chains)"}
-        items: list[dict[str, Any] | bytes] = []  # a game event's item as its canonical bytes (chains.event_item_bytes)
-        links: list[str | None] = []
-        steps: list[int] = []  # the step each item stands at (0: the start; the last step: the end)
+        # each link is checked against the link before it as stored (as chains.verify_links does), in the same
+        # pass that reads the rows: one changed row is named alone, not with every row after it
         problems: list[dict[str, Any]] = []
-        head_bytes, canonical, event_body = chains.head_bytes, chains.canonical, chains.event_item_bytes
+        head_bytes, canonical, quick, event_link = chains.head_bytes, chains.canonical, chains.quick, chains.event_link_after
         offset: int | None = None  # game event n is stored at version offset + n (the rows before are the start's)
         last_step = 0
         previous_version = 0
+        previous = chains.GENESIS.encode()  # the link before, as stored
+        length = 0
+        head: str | None = None
         for version, topic, payload in rows:
             is_event = topic.endswith(happened)
             if is_event and offset is None:
@@ -1043,41 +1045,38 @@ class Records(Application[UUID]):
                     problems.append({"step": step, "what": f"the stored row at version {missing}"
                                      + (f" (game event {step})" if step is not None else "") + " is missing: it was removed"})
             previous_version = version
-            if is_event:  # most rows: kept short
+            if is_event:  # most rows: kept short (5,000 rows a long record, no item dict built)
                 assert offset is not None
-                last_step = version - offset
-                entry = payload.get("entry")
-                head = b"null" if entry is None else head_bytes(entry, mode) if entry.__class__ is dict else canonical(entry)
-                item = event_body(last_step, payload.get("event"), head)  # no dict built: 5,000 rows a long record
-                steps.append(last_step)
+                last_step = step = version - offset
+                entry, event = payload.get("entry"), payload.get("event")
+                is_dict = entry.__class__ is dict
+                expected = event_link(previous, step, quick(event), b"null" if entry is None else
+                                      head_bytes(entry, mode, quick) if is_dict else quick(entry))
+                if expected != payload.get("chain"):  # decided by the canonical bytes themselves (chains.quick)
+                    expected = event_link(previous, step, canonical(event), b"null" if entry is None else
+                                          head_bytes(entry, mode) if is_dict else canonical(entry))
+                part = f"game event {step}"
             elif topic.endswith(started):
-                item = chains.started_item(payload["title"], payload["edition"], payload.get("edition_file"),
-                                           [str(s) for s in payload["seats"]], payload["options"], payload["mode"],
-                                           payload.get("commitment"), payload.get("dice"))
-                steps.append(0)
+                step, part = 0, "the start (title, edition, seats, options, mode, commitment)"
+                expected = chains.link(previous.decode(), chains.started_item(
+                    payload["title"], payload["edition"], payload.get("edition_file"), [str(s) for s in payload["seats"]],
+                    payload["options"], payload["mode"], payload.get("commitment"), payload.get("dice")))
             elif topic.endswith(finished):
-                item = chains.finished_item(payload.get("seed"), payload.get("scores"))
-                steps.append(last_step)
+                step, part = last_step, "the end (revealed seed, final scores)"
+                expected = chains.link(previous.decode(), chains.finished_item(payload.get("seed"), payload.get("scores")))
             else:
                 continue  # the stream's other events (shared dice: joined, revealed) are checked by the dice
-            items.append(item)
-            links.append(payload.get("chain"))
-        for found in chains.verify_links(items, links):
-            index = found["index"]
-            if index >= len(items):
-                continue
-            item, step = items[index], steps[index]
-            part = f"game event {step}" if type(item) is bytes else (
-                "the start (title, edition, seats, options, mode, commitment)" if "started" in item else
-                "the end (revealed seed, final scores)")
-            if found["found"] is None:
-                what = f"{part} carries no link"
-            else:
-                what = (f"{part} does not match its stored link: the row was changed after it was written, "
+            found = payload.get("chain")
+            if found != expected:
+                what = (f"{part} carries no link" if found is None else
+                        f"{part} does not match its stored link: the row was changed after it was written, "
                         "or the row before it was")
-            problems.append({"step": step, "index": index, "what": what})
+                problems.append({"step": step, "index": length, "what": what})
+            previous = (found if type(found) is str else expected).encode()
+            head = found
+            length += 1
         problems.sort(key=lambda p: (p["step"] if p["step"] is not None else -1))
-        return {"ok": not problems, "head": links[-1] if links else None, "length": len(items), "problems": problems}
+        return {"ok": not problems, "head": head, "length": length, "problems": problems}
 
     def verify_stream(self, stream_id: UUID) -> dict[str, Any]:
         """Another stream's chain (notes, rulings, an import: aggregates.Chained) recomputed from its stored rows:
@@ -1377,7 +1376,7 @@ class Records(Application[UUID]):
         if found.status != VALIDATING:
             found = self._change_read(found, lambda found: None if found.report is not None else found.validating())
         try:
-            document = json.loads(found.document)
+            document = loads(found.document)  # as the stored rows are read (timeline.loads: orjson, json where it must)
             end: tuple[bool, dict[str, Any]] | None = None  # where the checker left the game: no second fold
             if isinstance(document, dict) and document.get("format") == NOTATION:
                 header, verdict, end = self._check_notation(str(document.get("text", "")))

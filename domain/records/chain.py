@@ -30,8 +30,10 @@ from __future__ import annotations
 import hashlib
 import json
 import json.encoder
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
+
+import orjson
 
 from domain.records.dice import by_of
 
@@ -105,6 +107,23 @@ def event_item_bytes(step: int, event: Any, head: bytes) -> bytes:
     return _EVENT_BODY % (head, canonical(event), int(step))
 
 
+def event_link_after(previous: bytes, step: int, body: bytes, head: bytes) -> str:
+    """The link of game event `step` after `previous` (already encoded), from its canonical bytes and its
+    entry head's (`head_bytes`): what `verify` computes for each stored game event, one SHA-256."""
+    return hashlib.sha256(_EVENT_ITEM % (previous, head, body, step)).hexdigest()
+
+
+def quick(obj: Any) -> bytes:
+    """`canonical(obj)` by orjson, about four times faster, for checking stored links only: it gives the same
+    bytes for what a stored row reads back as except for some floats (1e-7, not 1e-07; 0.00001, not 1e-05), NaN and
+    Infinity (null). A link that matches these bytes matched the canonical ones (SHA-256 finds no
+    other text with the same hash), so only a mismatch needs `canonical` to decide it."""
+    try:
+        return orjson.dumps(obj, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # orjson.JSONEncodeError: an integer past 64 bits, a key not a string
+        return canonical(obj)
+
+
 def event_link(previous: str, step: int, event: Mapping[str, Any], entry: Mapping[str, Any] | None) -> str:
     """`link(previous, event_item(step, event, entry))` (`entry` is already an entry head, or None)."""
     head = b"null" if entry is None else canonical(entry)
@@ -176,15 +195,16 @@ def entry_head(entry: Mapping[str, Any], mode: str | None) -> dict[str, Any]:
     return head
 
 
-def head_bytes(entry: Mapping[str, Any], mode: str | None) -> bytes:
+def head_bytes(entry: Mapping[str, Any], mode: str | None, encode: Callable[[Any], bytes] = canonical) -> bytes:
     """`canonical(entry_head(entry, mode))`, without the copy when the entry is its own head already
-    (no events, no contribution, every outcome marked: most commands, which meet no chance)."""
+    (no events, no contribution, every outcome marked: most commands, which meet no chance). `encode`:
+    `quick` where a matching link is all that is asked."""
     if "events" in entry or "contribution" in entry:
-        return canonical(entry_head(entry, mode))
+        return encode(entry_head(entry, mode))
     outcomes = entry.get("outcomes")
     if isinstance(outcomes, list) and outcomes and not all(type(o) is dict and o.get("by") for o in outcomes):
-        return canonical(entry_head(entry, mode))
-    return canonical(entry)
+        return encode(entry_head(entry, mode))
+    return encode(entry)
 
 
 def record_items(document: Mapping[str, Any]) -> list[dict[str, Any]]:

