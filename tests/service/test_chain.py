@@ -527,3 +527,35 @@ def test_verify_decides_a_link_by_the_canonical_bytes_when_the_quick_ones_differ
     rows[2][2]["event"]["data"]["big"] += 1  # step 2, past 64 bits either way
     answer = Records._verify_chain(rows, "Record.Started", HAPPENED, FINISHED)  # noqa: SLF001
     assert not answer["ok"] and [p["step"] for p in answer["problems"]] == [2]
+
+
+def test_canonical_is_the_json_modules_bytes_on_random_values() -> None:
+    """`chains.canonical` is the contract's json.dumps on random values with floats, NaN, big integers, control
+    and astral characters (a faster encoder must give the same bytes; orjson does not: 1e-07, NaN)."""
+    import random
+
+    rnd = random.Random(15)
+    alphabet = [*"aeE.0123456789/ null", '"', "\\", "\b", "\f", "\n", "\r", "\t", "\x00", "\x1f", "\x7f", "\u2028",
+                "\ufeff", "\U0001f600"]
+
+    def text() -> str:
+        return "".join(rnd.choice(alphabet) if rnd.random() < 0.7 else chr(rnd.randint(0x80, 0x2fff))
+                       for _ in range(rnd.randint(0, 6)))
+
+    def value(depth: int = 0) -> Any:
+        r = rnd.random()
+        if depth > 3 or r < 0.5:
+            return rnd.choice([lambda: rnd.randint(-(2**70), 2**70) if rnd.random() < 0.1 else rnd.randint(-1000, 10**6),
+                               text, lambda: rnd.choice([True, False, None]),
+                               lambda: rnd.choice([0.5, 1e-07, 1e16, float("nan"), float("inf"), 3.0, -0.0])])()
+        if r < 0.75:
+            return [value(depth + 1) for _ in range(rnd.randint(0, 4))]
+        return {text(): value(depth + 1) for _ in range(rnd.randint(0, 4))}
+
+    for _ in range(20_000):
+        v = value()
+        assert chains.canonical(v) == json.dumps(v, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    with pytest.raises(UnicodeEncodeError):  # a lone surrogate: refused as the json module's bytes refuse it
+        chains.canonical({"a": "\ud800"})
+    with pytest.raises(TypeError):  # not JSON: refused by both
+        chains.canonical({"a": {1, 2}})
