@@ -1024,16 +1024,15 @@ class Records(Application[UUID]):
         mode = first.get("mode")
         if first.get("chain") is None:
             return {"ok": None, "head": None, "length": 0, "problems": [], "note": "no chain (stored before chains)"}
-        # each link is checked against the link before it as stored (as chains.verify_links does), in the same
-        # pass that reads the rows: one changed row is named alone, not with every row after it
+        items: list[dict[str, Any] | bytes] = []  # a game event's item as bytes, by orjson (chains.quick)
+        links: list[str | None] = []
+        steps: list[int] = []  # the step each item stands at (0: the start; the last step: the end)
+        stored: list[tuple[Any, Any] | None] = []  # a game event's (event, entry): its canonical bytes if asked
         problems: list[dict[str, Any]] = []
-        head_bytes, canonical, quick, event_link = chains.head_bytes, chains.canonical, chains.quick, chains.event_link_after
+        head_bytes, quick, event_body = chains.head_bytes, chains.quick, chains.event_item_bytes
         offset: int | None = None  # game event n is stored at version offset + n (the rows before are the start's)
         last_step = 0
         previous_version = 0
-        previous = chains.GENESIS.encode()  # the link before, as stored
-        length = 0
-        head: str | None = None
         for version, topic, payload in rows:
             is_event = topic.endswith(happened)
             if is_event and offset is None:
@@ -1047,36 +1046,51 @@ class Records(Application[UUID]):
             previous_version = version
             if is_event:  # most rows: kept short (5,000 rows a long record, no item dict built)
                 assert offset is not None
-                last_step = step = version - offset
+                last_step = version - offset
                 entry, event = payload.get("entry"), payload.get("event")
-                is_dict = entry.__class__ is dict
-                expected = event_link(previous, step, quick(event), b"null" if entry is None else
-                                      head_bytes(entry, mode, quick) if is_dict else quick(entry))
-                if expected != payload.get("chain"):  # decided by the canonical bytes themselves (chains.quick)
-                    expected = event_link(previous, step, canonical(event), b"null" if entry is None else
-                                          head_bytes(entry, mode) if is_dict else canonical(entry))
-                part = f"game event {step}"
+                head = b"null" if entry is None else head_bytes(entry, mode, quick) if entry.__class__ is dict else quick(entry)
+                item: dict[str, Any] | bytes = event_body(last_step, event, head, quick)
+                stored.append((event, entry))
+                steps.append(last_step)
             elif topic.endswith(started):
-                step, part = 0, "the start (title, edition, seats, options, mode, commitment)"
-                expected = chains.link(previous.decode(), chains.started_item(
-                    payload["title"], payload["edition"], payload.get("edition_file"), [str(s) for s in payload["seats"]],
-                    payload["options"], payload["mode"], payload.get("commitment"), payload.get("dice")))
+                item = chains.started_item(payload["title"], payload["edition"], payload.get("edition_file"),
+                                           [str(s) for s in payload["seats"]], payload["options"], payload["mode"],
+                                           payload.get("commitment"), payload.get("dice"))
+                stored.append(None)
+                steps.append(0)
             elif topic.endswith(finished):
-                step, part = last_step, "the end (revealed seed, final scores)"
-                expected = chains.link(previous.decode(), chains.finished_item(payload.get("seed"), payload.get("scores")))
+                item = chains.finished_item(payload.get("seed"), payload.get("scores"))
+                stored.append(None)
+                steps.append(last_step)
             else:
                 continue  # the stream's other events (shared dice: joined, revealed) are checked by the dice
-            found = payload.get("chain")
-            if found != expected:
-                what = (f"{part} carries no link" if found is None else
-                        f"{part} does not match its stored link: the row was changed after it was written, "
+            items.append(item)
+            links.append(payload.get("chain"))
+
+        def exact(index: int) -> dict[str, Any] | bytes:
+            """An item in the contract's canonical bytes, where orjson's did not fit its link."""
+            if stored[index] is None:
+                return items[index]
+            event, entry = stored[index]
+            head = b"null" if entry is None else head_bytes(entry, mode) if entry.__class__ is dict else chains.canonical(entry)
+            return event_body(steps[index], event, head)
+
+        for found in chains.verify_links(items, links, exact):
+            index = found["index"]
+            if index >= len(items):
+                continue
+            item, step = items[index], steps[index]
+            part = f"game event {step}" if type(item) is bytes else (
+                "the start (title, edition, seats, options, mode, commitment)" if "started" in item else
+                "the end (revealed seed, final scores)")
+            if found["found"] is None:
+                what = f"{part} carries no link"
+            else:
+                what = (f"{part} does not match its stored link: the row was changed after it was written, "
                         "or the row before it was")
-                problems.append({"step": step, "index": length, "what": what})
-            previous = (found if type(found) is str else expected).encode()
-            head = found
-            length += 1
+            problems.append({"step": step, "index": index, "what": what})
         problems.sort(key=lambda p: (p["step"] if p["step"] is not None else -1))
-        return {"ok": not problems, "head": head, "length": length, "problems": problems}
+        return {"ok": not problems, "head": links[-1] if links else None, "length": len(items), "problems": problems}
 
     def verify_stream(self, stream_id: UUID) -> dict[str, Any]:
         """Another stream's chain (notes, rulings, an import: aggregates.Chained) recomputed from its stored rows:

@@ -68,7 +68,7 @@ def test_the_write_and_verify_paths_shortcuts_give_the_contracts_links() -> None
             for variant in (head, {**head, "contribution": "ab" * 32},
                             {**head, "outcomes": [{**o, "by": "service"} for o in head["outcomes"]]}):
                 assert chains.head_bytes(variant, "live") == chains.canonical(chains.entry_head(variant, "live"))
-            got = chains.event_links(previous, step, entry["events"], head, document["mode"])
+            got = chains.links_of(previous, step, chains.canonical_events(entry["events"]), chains.head_bytes(head, document["mode"]))
             for k, event in enumerate(entry["events"]):
                 bodies.append(chains.event_item_bytes(step + k, event,
                                                       b"null" if k else chains.head_bytes(head, document["mode"])))
