@@ -192,6 +192,11 @@ class Records(Application[UUID]):
         self._board_bytes = 0
         self._board_lock = threading.Lock()
 
+    def close(self) -> None:
+        """The directory's warm-up thread ends before the store closes (Directory.stop_warming)."""
+        self.directory.stop_warming()
+        super().close()
+
     def construct_mapper(self) -> RecordMapper:
         """The library's mapper, writing a record's game events from the bytes the chain hashed (rows.py)."""
         return self.factory.mapper(transcoder=self.construct_transcoder(), mapper_class=RecordMapper)

@@ -414,6 +414,13 @@ class Directory:
         self._warming = (os.getpid(), thread)
         thread.start()
 
+    def stop_warming(self, timeout: float = 30.0) -> None:
+        """Wait for this process's warm-up thread, if one runs: the store must not close under it (a read on
+        an SQLite connection closed by another thread can crash the whole process)."""
+        running = self._warming
+        if running is not None and running[0] == os.getpid() and running[1] is not threading.current_thread():
+            running[1].join(timeout)
+
     def _warm_up(self) -> None:
         started = time.perf_counter()
         try:

@@ -265,3 +265,23 @@ def test_a_failed_warm_up_is_said_and_started_again_by_the_next_probe(tmp_path: 
         assert len(directory.records) == 50
     finally:
         app.extensions["cronaca"].records.close()
+
+
+def test_closing_the_service_waits_for_the_directory_warm_up(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The store is not closed under a warm-up thread still reading it (CI saw a process crash so: an SQLite
+    read from the warm-up thread of a test's service being closed)."""
+    records = Records(Settings.from_env({"SQLITE_DBNAME": str(tmp_path / "warm.sqlite3")}).store)
+    reading = threading.Event()
+    catch_up = records.directory.catch_up
+
+    def slow_catch_up() -> None:
+        reading.set()
+        time.sleep(0.5)
+        catch_up()
+
+    monkeypatch.setattr(records.directory, "catch_up", slow_catch_up)
+    records.directory.start_warming()
+    assert reading.wait(5)
+    records.close()
+    thread = records.directory._warming[1]  # noqa: SLF001
+    assert not thread.is_alive() and records.directory.warm.is_set()
