@@ -296,8 +296,9 @@ def add_commands(group: Any) -> None:
 
     @group.command(help="Run an RQ worker for imports, checks and renders (needs REDIS_URL).")
     @click.option("--burst", is_flag=True, help="stop when the queues are empty")
-    @click.option("--queues", default=None, help="comma-separated roles (imports, checks, renders) or queue names, "
-                                                 "served in this order  [default: imports,checks,renders]")
+    @click.option("--queues", default=None, help="comma-separated roles (retries, imports, checks, renders) or queue "
+                                                 "names, served in this order; imports brings retries with it, first  "
+                                                 "[default: retries,imports,checks,renders]")
     def worker(burst: bool, queues: str | None) -> None:
         run(_worker, burst=burst, queues=queues)
 

@@ -19,6 +19,10 @@ Serves the app on 127.0.0.1 (werkzeug, threaded, a fresh SQLite file) and drives
    Before the titles, a control in each browser: the same presses, sampled the same way, on a page
    whose step is one line of text changed in the key's own task: the floor of the method (the wait
    for the display's next frame, and the frame), which no page can go under.
+   `--frames N` (vsync only): N more presses under a Chromium trace (`toplevel`, `devtools.timeline`),
+   counting the renderer's main frames between one key and the next (its `BeginMainFrame` tasks) and
+   when the last of them started: what keeps the display's beat running into the next key, measured
+   apart from the machine's speed of the minute.
 2. Loading: a 5,000-step record: the toy title of tests/service/conftest.py with a far target
    (one event per command, so one game runs to thousands of steps; it has no board drawing, so
    its "first board" is the page's sentence saying so, painted after the record, turns, story
@@ -30,6 +34,7 @@ Serves the app on 127.0.0.1 (werkzeug, threaded, a fresh SQLite file) and drives
 from __future__ import annotations
 
 import argparse
+import collections
 import functools
 import logging
 import statistics
@@ -204,17 +209,24 @@ class Press(NamedTuple):
         return self.board + self.render
 
 
-def stepping(browser: Any, base: str, record_id: UUID, start: int, presses: int,
-             gap_ms: int, pages: Path | None = None) -> tuple[list[Press], int]:
-    """Every press; and how many keydowns Event Timing saw take 16 ms or more to their presented frame."""
+def opened(browser: Any, base: str, record_id: UUID, start: int, pages: Path | None) -> tuple[Any, Any]:
+    """A new context and page on the record at `start`, its first neighbours fetched; `pages`: another
+    version of the page's files (record.js...) served instead, to measure before against after."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
-    if pages is not None:  # another version of the page's files, to measure before against after
+    if pages is not None:
         for file in pages.iterdir():
             page.route(f"**/viewer/{file.name}", functools.partial(lambda file, route: route.fulfill(path=file), file))
     page.goto(f"{base}/records/{record_id}#step={start}")
     page.wait_for_selector(f'body[data-step="{start}"]')
     page.wait_for_timeout(300)  # the first neighbours are fetched
+    return context, page
+
+
+def stepping(browser: Any, base: str, record_id: UUID, start: int, presses: int,
+             gap_ms: int, pages: Path | None = None) -> tuple[list[Press], int]:
+    """Every press; and how many keydowns Event Timing saw take 16 ms or more to their presented frame."""
+    context, page = opened(browser, base, record_id, start, pages)
     found = pressed(page, presses, gap_ms)
     context.close()
     return found
@@ -231,6 +243,46 @@ def pressed(page: Any, presses: int, gap_ms: int) -> tuple[list[Press], int]:
     page.wait_for_timeout(100)  # the last Event Timing entries are delivered
     samples, slow = page.evaluate("[window.__samples, window.__slow]")
     return [Press(float(a), bool(b), float(c), float(d), float(e), int(f)) for a, b, c, d, e, f in samples], int(slow)
+
+
+TRACED = ["toplevel", "devtools.timeline"]
+
+
+def main_frames(browser: Any, base: str, record_id: UUID, start: int, presses: int, gap_ms: int,
+                pages: Path | None = None) -> list[tuple[int, float]]:
+    """For each of `presses` keys (after 10 untraced ones): how many main frames the renderer ran before
+    the next key, and when the last of them started (ms after the key), from a Chromium trace."""
+    import json
+
+    context, page = opened(browser, base, record_id, start, pages)
+    page.evaluate(WATCH)
+    page.locator("#slider").focus()
+    for k in range(10):
+        page.keyboard.press("ArrowRight")
+        page.evaluate(SAMPLED, k)
+        page.wait_for_timeout(gap_ms)
+    browser.start_tracing(page=page, categories=TRACED)
+    for k in range(10, 10 + presses):
+        page.keyboard.press("ArrowRight")
+        page.evaluate(SAMPLED, k)
+        page.wait_for_timeout(gap_ms)
+    page.wait_for_timeout(200)  # the last key's frames
+    trace = json.loads(browser.stop_tracing())
+    context.close()
+    events = trace["traceEvents"] if isinstance(trace, dict) else trace
+    threads = {(e["pid"], e["tid"]) for e in events
+               if e.get("ph") == "M" and e.get("name") == "thread_name" and e["args"].get("name") == "CrRendererMain"}
+    mine = [e for e in events if (e.get("pid"), e.get("tid")) in threads and e.get("ph") == "X"]
+    keys = sorted(e["ts"] for e in mine if e.get("name") == "EventDispatch"
+                  and (e.get("args", {}).get("data") or {}).get("type") == "keydown")
+    frames = sorted(e["ts"] for e in mine if e.get("name") == "ThreadControllerImpl::RunTask"
+                    and e.get("args", {}).get("src_func") == "ScheduledActionSendBeginMainFrame")
+    found = []
+    for i, key in enumerate(keys):
+        end = keys[i + 1] if i + 1 < len(keys) else key + (gap_ms + 200) * 1000
+        these = [f for f in frames if key <= f < end]
+        found.append((len(these), (these[-1] - key) / 1000 if these else 0.0))
+    return found
 
 
 CONTROL = """<!doctype html><html><body data-step="0"><input id="slider" aria-label="step"><p id="shown">step 0</p>
@@ -311,6 +363,7 @@ def main() -> None:
                         help="vsync: at the display's 60 Hz; unlimited: Chromium's frame-rate limit off")
     parser.add_argument("--no-loading", action="store_true", help="only the stepping figures")
     parser.add_argument("--pages", type=Path, help="a folder of the viewer's files (record.js...) served instead of replay_viewer's")
+    parser.add_argument("--frames", type=int, default=40, help="presses traced to count main frames a key (vsync; 0: none)")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -321,6 +374,7 @@ def main() -> None:
         for mode, browser in browsers.items():
             print(f"  {mode}: {frame_rate(browser)} animation frames a second on an empty page")
         table: list[tuple[str, str, dict[str, float]]] = []
+        frames_table: list[tuple[str, float, float, float]] = []
         for mode, browser in browsers.items():  # the floor of the method, in the same browsers and minutes
             print(f" control, {MODES[mode][0]}: a page that changes one line of text on the key")
             samples, slow = control(browser, args.presses, args.gap_ms)
@@ -337,11 +391,25 @@ def main() -> None:
                 print(f" {MODES[mode][0]}")
                 samples, slow = stepping(browser, base, record_id, start, presses, args.gap_ms, args.pages)
                 table.append((title, mode, report(title, players, steps, samples, slow)))
+            if args.frames and "vsync" in browsers:
+                counted = main_frames(browsers["vsync"], base, record_id, start, min(args.frames, steps - start - 10),
+                                      args.gap_ms, args.pages)
+                spread = collections.Counter(n for n, _ in counted)
+                lasts = [t for _, t in counted]
+                frames_table.append((title, sum(n for n, _ in counted) / len(counted), percentile(lasts, 0.5),
+                                     percentile(lasts, 0.95)))
+                print(f"  {title:12} main frames a key over {len(counted)} traced presses: "
+                      + ", ".join(f"{n}: {spread[n]}" for n in sorted(spread))
+                      + f"; the last started p50 {percentile(lasts, 0.5):.1f} ms, p95 {percentile(lasts, 0.95):.1f} ms after the key")
         print("summary: key press to the frame with the new board, ms (target p95 16)")
         print(f"  {'title':12} {'mode':10} {'p50':>6} {'p95':>6} {'max':>6}  {'work p95':>8}  late frames")
         for title, mode, row in table:
             print(f"  {title:12} {mode:10} {row['p50']:6.1f} {row['p95']:6.1f} {row['max']:6.1f}  {row['work95']:8.1f}  "
                   f"{row['late']:.0f}/{row['presses']:.0f}")
+        if frames_table:
+            print("main frames a key (vsync, traced): what keeps the display's beat running into the next key")
+            for title, mean, p50, p95 in frames_table:
+                print(f"  {title:12} {mean:4.2f} frames a key; the last starts p50 {p50:5.1f} ms, p95 {p95:5.1f} ms after the key")
         for mode, browser in browsers.items():
             if mode != "vsync" or args.no_loading:
                 browser.close()

@@ -373,7 +373,10 @@
 
   // The board is painted in the frame after the key; the move list, the chart's cursor, the step's
   // sentence and status, and fetching the neighbours wait for the frame after it, so they never
-  // delay the board (several calls before that run once, for the step shown by then).
+  // delay the board (several calls before that run once, for the step shown by then). Whatever
+  // else waits for that moment (study.js's notes panel) listens for "cronaca:after-frame" and
+  // goes into the same second frame: a third frame would keep the display's beat running into
+  // the reader's next key.
   let later = false;
   let hashDue = false;
   function afterFrame() {
@@ -388,6 +391,7 @@
         prefetch(n);
         showStep(n);
       }
+      document.dispatchEvent(new CustomEvent("cronaca:after-frame", { detail: { step: n } })); // study.js's panel, same frame
     }, 0));
   }
 
@@ -484,10 +488,13 @@
 
   // The move list as one piece of markup (thousands of lines: far faster than node by node), every
   // text escaped; then the lines and groups are looked up once for highlighting and spoiler cuts.
+  // A line is a link without an href (role=link, in the tab order, Enter and clicks handled in wire):
+  // Chromium's navigation predictor watches a sample of a page's href links with a delayed
+  // IntersectionObserver, which asked for a main frame with nothing to draw 30-120 ms after each step
+  // as the list scrolled, and kept the next key waiting for the display's beat (docs/benchmarks.md).
   function buildStory() {
     const moves = $("moves");
     const byStep = page.story;
-    const suffix = hashFor(0).slice("#step=0".length);
     const html = [];
     let k = 0;
     let round = null;
@@ -509,7 +516,7 @@
       html.push(`<ol role="list" aria-label="${turn.turn === 0 ? "setup" : `round ${escape(turn.round)}, ${who}`}">`);
       for (let i = start; i < k; i++) {
         const step = byStep[i].step;
-        html.push(`<li role="listitem" data-step="${step}"><a href="#step=${step}${suffix}" data-step="${step}">${escape(byStep[i].text)}</a>${byMark(byStep[i].by)}</li>`);
+        html.push(`<li role="listitem" data-step="${step}"><a role="link" tabindex="0" data-step="${step}">${escape(byStep[i].text)}</a>${byMark(byStep[i].by)}</li>`);
       }
       html.push("</ol></div>");
     });
@@ -742,7 +749,8 @@
       const round = roundAt(c.step);
       const when = round === null || round < 1 ? "in the setup" : "round " + round;
       const link = el("a", `${seat ? seat.name : "seat " + c.seat} takes the lead — ${when}`);
-      link.href = hashFor(c.step);
+      link.setAttribute("role", "link"); // no href, as the move list's lines (see buildStory)
+      link.tabIndex = 0;
       link.dataset.step = String(c.step);
       list.appendChild(el("li")).appendChild(link);
     });
@@ -948,13 +956,24 @@
     $("next-turn").addEventListener("click", () => go(nextTurn(page.at), { unbounded: true }));
     $("first").addEventListener("click", () => go(0));
     $("last").addEventListener("click", () => go(last(), { unbounded: true }));
-    // links inside the page (move list, lead changes): move without a page load or a history entry per click
+    // links inside the page (move list, lead changes): move without a page load or a history entry per click;
+    // a move-list line has no href, so its new-tab click (ctrl, cmd, shift or the middle button) is done here
+    const stepLink = (e) => e.target.closest && e.target.closest("a[data-step]");
+    const elsewhere = (link) => window.open(location.pathname + location.search + hashFor(Number(link.dataset.step)), "_blank", "noopener");
     document.addEventListener("click", (e) => {
-      const link = e.target.closest && e.target.closest("a[data-step]");
-      if (!link || e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return;
+      const link = stepLink(e);
+      if (!link || e.button !== 0) return;
+      if (e.ctrlKey || e.metaKey || e.shiftKey) {
+        if (!link.hasAttribute("href")) elsewhere(link);
+        return;
+      }
       e.preventDefault();
       history.pushState(null, "", hashFor(Number(link.dataset.step)));
       go(Number(link.dataset.step), { unbounded: true, keepHash: true });
+    });
+    document.addEventListener("auxclick", (e) => {
+      const link = stepLink(e);
+      if (link && e.button === 1 && !link.hasAttribute("href")) elsewhere(link);
     });
     window.addEventListener("hashchange", () => {
       const params = hashParams();
@@ -965,6 +984,11 @@
     });
     document.addEventListener("keydown", (e) => {
       const t = e.target;
+      if (e.key === "Enter" && t instanceof HTMLAnchorElement && !t.hasAttribute("href") && t.getAttribute("role") === "link") {
+        e.preventDefault(); // a move-list line: Enter follows it as it would an href link
+        t.click();
+        return;
+      }
       if (e.altKey || e.ctrlKey || e.metaKey) return;
       if (t instanceof HTMLSelectElement || t instanceof HTMLTextAreaElement) return;
       if (t instanceof HTMLInputElement && !["range", "checkbox"].includes(t.type)) return;

@@ -1213,20 +1213,24 @@
   // ---- wiring ---------------------------------------------------------------------------------------
 
   // The notes panel and the branch marks for the step shown, once the frame with its board is done
-  // (several steps within a frame render once).
+  // (several steps within a frame render once): in record.js's own task after that frame when it
+  // has one ("cronaca:after-frame"), so both go into one frame; else in a task of its own.
   let panelDue = false;
+  function renderPanel() {
+    if (!panelDue) return;
+    panelDue = false;
+    markBranch();
+    render();
+  }
   function afterBoard() {
     if (panelDue) return;
     panelDue = true;
-    requestAnimationFrame(() => setTimeout(() => {
-      panelDue = false;
-      markBranch();
-      render();
-    }, 0));
+    requestAnimationFrame(() => setTimeout(renderPanel, 0));
   }
 
   function wire() {
     const moves = $("moves");
+    document.addEventListener("cronaca:after-frame", renderPanel);
     // before record.js's own handler: branch links walk the variation; main-line links leave it
     moves.addEventListener("click", (e) => {
       const link = e.target.closest && e.target.closest("a");

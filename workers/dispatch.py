@@ -11,7 +11,10 @@ from any other failure, so nothing but a fault of the moment is run again (a rul
 at all: the job concludes the import). A job whose worker died is the relay's to queue again, as a new
 attempt counted against CRONACA_MAX_ATTEMPTS (a file that kills its worker is not retried for ever):
 `RQDispatcher.lost` sees it by its worker's stale heartbeat and hands it to RQ's own abandoned-job
-handling (`StartedJobRegistry.cleanup`), which marks it failed.
+handling (`StartedJobRegistry.cleanup`), which marks it failed. A worker killed in the moment between
+taking a job off its queue (BLPOP) and marking it started leaves a job that says "queued" but is in no
+queue: `lost` counts it lost once it has been missing for the heartbeat's `dead_after` (RQ alone would
+never run it: its intermediate-queue cleanup covers only single-queue workers, after minutes).
 """
 
 from __future__ import annotations
@@ -110,38 +113,46 @@ class RQDispatcher:
     """Jobs on an RQ queue; a short socket timeout, so a dead Redis fails fast instead of hanging."""
 
     def __init__(self, redis_url: str, queue: str, job_timeout: int = 600, job: str = JOB, batch_job: str = BATCH_JOB,
-                 dead_after: float = 15.0, retries: int = DEFAULT_JOB_RETRIES) -> None:
+                 dead_after: float = 15.0, retries: int = DEFAULT_JOB_RETRIES, retries_queue: str | None = None) -> None:
         import redis
         from rq import Queue
 
         self.connection = redis.Redis.from_url(redis_url, socket_connect_timeout=1, socket_timeout=2)
         self.queue = Queue(queue, connection=self.connection)
+        self.again = Queue(retries_queue or f"{queue}-retries", connection=self.connection)  # attempts after the first
         self.job_timeout = job_timeout
         self.job = job  # the dotted name a worker imports and runs; tests may put a wrapper of theirs here
         self.batch_job = batch_job
         self.dead_after = dead_after
         self.retries = retries
+        self._missing: dict[str, float] = {}  # queued job -> when it was first found in no queue (monotonic)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> RQDispatcher:
         assert settings.redis_url
-        return cls(settings.redis_url, settings.queue, dead_after=settings.dead_after, retries=settings.job_retries)
+        return cls(settings.redis_url, settings.queue, dead_after=settings.dead_after, retries=settings.job_retries,
+                   retries_queue=settings.retries_queue)
 
-    def _options(self, attempt: int) -> dict[str, Any]:
-        # a job queued again goes first: its import has waited once already (a killed worker's, say)
-        return {"result_ttl": 3600, "failure_ttl": 86400, "meta": job_meta(outbox=True), "at_front": attempt > 1,
-                **retry_options(self.retries)}
+    def _options(self) -> dict[str, Any]:
+        return {"result_ttl": 3600, "failure_ttl": 86400, "meta": job_meta(outbox=True), **retry_options(self.retries)}
+
+    def _queue_for(self, attempt: int) -> Any:
+        """A job queued again goes to the retries queue, which workers serve first: its import has waited once
+        already (a killed worker's, say). A queue of its own, not the front of the imports' (RQ's `at_front`
+        pushes each before the last, so of two imports queued again the later went first)."""
+        return self.again if attempt > 1 else self.queue
 
     def enqueue(self, import_id: UUID, attempt: int) -> str:
         job_id = f"import-{import_id}-{attempt}"
-        self.queue.enqueue(self.job, str(import_id), job_id=job_id, job_timeout=self.job_timeout, **self._options(attempt))
+        self._queue_for(attempt).enqueue(self.job, str(import_id), job_id=job_id, job_timeout=self.job_timeout,
+                                         **self._options())
         return job_id
 
     def enqueue_many(self, import_ids: Sequence[UUID], attempt: int) -> str:
         """One job for several imports (workers.jobs.validate_imports); its time limit grows with them."""
         job_id = f"imports-{import_ids[0]}-{len(import_ids)}-{attempt}"
-        self.queue.enqueue(self.batch_job, [str(i) for i in import_ids], job_id=job_id,
-                           job_timeout=self.job_timeout * len(import_ids), **self._options(attempt))
+        self._queue_for(attempt).enqueue(self.batch_job, [str(i) for i in import_ids], job_id=job_id,
+                                         job_timeout=self.job_timeout * len(import_ids), **self._options())
         return job_id
 
     def lost(self, job_id: str) -> bool:
@@ -151,7 +162,8 @@ class RQDispatcher:
         """`lost` for many jobs in a few round trips (the relay asks about every waiting import on each pass):
         their statuses and workers at once, their workers' heartbeats at once; only started jobs whose worker is
         dead cost more: RQ's own abandoned-job handling (`StartedJobRegistry.cleanup`, from the relay's thread
-        so with a timer, not SIGALRM) marks them failed, their entries having expired with the heartbeats."""
+        so with a timer, not SIGALRM) marks them failed, their entries having expired with the heartbeats. Jobs
+        that say "queued" cost one read of their queues (`_taken_and_dropped`)."""
         from rq.job import Job, JobStatus
         from rq.registry import StartedJobRegistry
         from rq.timeouts import TimerDeathPenalty
@@ -181,7 +193,40 @@ class RQDispatcher:
                     log.warning("job %s: its worker %s is dead; queued again", job_id, row[1])
                 rows[job_id] = [JobStatus.FAILED if row[0] == JobStatus.STARTED else row[0], *row[1:]]
         ended = (JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED, JobStatus.FINISHED)
-        return {job_id: rows[job_id][0] is None or rows[job_id][0] in ended for job_id in ids}
+        found = {job_id: rows[job_id][0] is None or rows[job_id][0] in ended for job_id in ids}
+        for job_id in self._taken_and_dropped({job_id: row for job_id, row in rows.items() if row[0] == JobStatus.QUEUED}):
+            found[job_id] = True
+        return found
+
+    def _taken_and_dropped(self, queued: dict[str, list[str | None]]) -> list[str]:
+        """Jobs that say "queued" but have been in no queue for `dead_after` seconds: a worker took them off
+        (BLPOP, or RQ's move to its intermediate list) and died before marking them started. A live worker
+        marks a job started within milliseconds of taking it, so the wait tells the two apart."""
+        from rq import Queue
+        from rq.intermediate_queue import IntermediateQueue
+
+        if not queued:
+            return []
+        origins = sorted({row[2] or self.queue.name for row in queued.values()})
+        with self.connection.pipeline(transaction=False) as pipe:
+            for origin in origins:
+                key = Queue(origin, connection=self.connection).key
+                pipe.lrange(key, 0, -1)
+                pipe.lrange(IntermediateQueue.get_intermediate_queue_key(key), 0, -1)
+            waiting = {v.decode() if isinstance(v, bytes) else v for ids in pipe.execute() for v in ids}
+        now = time.monotonic()
+        dropped = []
+        for job_id in queued:
+            if job_id in waiting:
+                self._missing.pop(job_id, None)
+                continue
+            first = self._missing.setdefault(job_id, now)
+            if now - first >= self.dead_after:
+                log.warning("job %s: taken off its queue by a worker that died before starting it", job_id)
+                dropped.append(job_id)
+        for job_id in [j for j, t in self._missing.items() if now - t > 3600]:  # bounded: long-gone jobs forgotten
+            del self._missing[job_id]
+        return dropped
 
 
 class InProcessDispatcher:

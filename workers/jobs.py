@@ -49,9 +49,8 @@ def run_validation(app: Records, import_id: UUID) -> dict[str, Any]:
     from workers import metrics
 
     metrics.count_import("attempts")
-    concluded = app.get_import(import_id).report is not None
-    report = app.validate_import(import_id)
-    if not concluded:
+    report, concluded_here = app.judge_import(import_id)
+    if concluded_here:
         metrics.count_import("accepted" if report.get("ok") else "rejected")
     return report
 

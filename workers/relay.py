@@ -5,7 +5,7 @@ Redis is down that fails, and the relay keeps trying until it succeeds. An impor
 queued again, too, when the queue has lost its job: Redis restarted without its data, the
 job failed, or its worker died mid-job, which the dispatcher tells by the worker's stale
 heartbeat within CRONACA_REQUEUE_AFTER (workers.dispatch.RQDispatcher.lost); the new job goes
-to the front of the queue. A job still running after its time limit plus `requeue_after` is
+to the retries queue, which workers serve before new uploads, first queued first served. A job still running after its time limit plus `requeue_after` is
 taken as lost whatever the queue says. The job is idempotent, so queuing twice is harmless.
 
 Every import ends in a verdict: one queued `max_attempts` times without one (its job keeps
@@ -22,7 +22,7 @@ import time
 from typing import Any
 from uuid import UUID
 
-from eventsourcing.persistence import IntegrityError
+from eventsourcing.persistence import IntegrityError, PersistenceError
 
 from domain.records import Records
 from domain.records.aggregates import QUEUED, SUBMITTED, VALIDATING
@@ -106,7 +106,9 @@ def run(records: Records, dispatcher: Dispatcher, requeue_after: float, interval
     while not stop.is_set():
         try:
             relay_once(records, dispatcher, requeue_after, max_attempts=max_attempts)
-        except Exception:  # the relay outlives any one bad pass (a database blip, say)
+        except PersistenceError as exc:  # the store away for a moment (a restart, a killed connection): said in one line
+            log.warning("relay pass skipped: the store: %s", (str(exc).strip().splitlines() or [repr(exc)])[0])
+        except Exception:  # the relay outlives any one bad pass
             log.exception("relay pass failed")
         stop.wait(interval)
 

@@ -187,14 +187,23 @@ class CronacaWorker(SimpleWorker):
 
 
 def resolve_queues(settings: Settings, given: str | None) -> list[str]:
-    """Queue names from `--queues`: roles (imports, checks, renders) or names; default all three, imports first."""
+    """Queue names from `--queues`: roles (retries, imports, checks, renders) or names; default all four in that
+    order (`Settings.queues`). The imports queue (by role or name) brings its retries queue with it, first,
+    unless that is named too."""
     roles = settings.queues
     if not given:
         return list(roles.values())
     names = [part.strip() for part in given.split(",") if part.strip()]
     if not names:
         raise ValueError("--queues names no queue")
-    return [roles.get(name, name) for name in names]
+    out: list[str] = []
+    named = {roles.get(name, name) for name in names}
+    for name in names:
+        queue = roles.get(name, name)
+        if queue == roles["imports"] and roles["retries"] not in named | set(out):  # by role or by name
+            out.append(roles["retries"])
+        out.append(queue)
+    return out
 
 
 class _Stop:

@@ -109,19 +109,26 @@ class Record(Aggregate):
                stamp: datetime | None = None) -> None:
         """One `Happened` per event of a log entry (`Entry.to_json()`), saved in one go by the caller.
 
-        Each game event is put in its canonical JSON once: the chain hashes those bytes and the
-        store writes them (rows.py). The events are made and applied here as `happen` would
-        have them, without the decorator's argument binding per event (an import's ~420).
+        Each game event, and the entry's head where it is its own (`chains.own_head`: most are), is put
+        in its canonical JSON once: the chain hashes those bytes and the store writes them (rows.py).
+        The events are made and applied here as `happen` would have them, without the decorator's
+        argument binding per event (an import's ~420).
         `after` is called after each of them: an import building a whole record takes its
         snapshots there, from the aggregate in memory (application.Records._create_imported);
         `stamp` is the events' timestamp (an import's, one for the record it builds), else now."""
         events = entry["events"]
         if not events:
             raise ValueError("a log entry without game events has nothing to be stored on")
-        head = {k: v for k, v in entry.items() if k != "events"}
+        head: dict[str, Any] = {k: v for k, v in entry.items() if k != "events"}
         bodies = chains.canonical_events(events)
-        chained = getattr(self, "chain_head", None) is not None  # a record stored before chains goes on without
-        links = chains.links_of(self.chain_head, self.steps + 1, bodies, chains.head_bytes(head, self.mode)) if chained else None
+        links = None
+        if getattr(self, "chain_head", None) is not None:  # a record stored before chains goes on without
+            if chains.own_head(head):  # most entries: the row writes the head's bytes as hashed, as an event's
+                head = Encoded(head, chains.canonical(head))
+                hashed = head.canonical
+            else:
+                hashed = chains.canonical(chains.entry_head(head, self.mode))
+            links = chains.links_of(self.chain_head, self.steps + 1, bodies, hashed)
         happened, pending = self.Happened, self._pending_events
         stamp = stamp or happened.create_timestamp()
         for k, obj in enumerate(events):

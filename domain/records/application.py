@@ -1389,9 +1389,16 @@ class Records(Application[UUID]):
 
     def validate_import(self, import_id: UUID) -> dict[str, Any]:
         """The job: judge a submitted file and, when it is valid, create its record. Idempotent."""
+        return self.judge_import(import_id)[0]
+
+    def judge_import(self, import_id: UUID) -> tuple[dict[str, Any], bool]:
+        """`validate_import`'s report, and whether this call stored it (False: an earlier attempt, or another
+        process meanwhile, had concluded the import): what the worker counts, without reading the import twice."""
+        from domain.records import lessonfile
+
         found = self.get_import(import_id)
         if found.report is not None:
-            return found.report
+            return found.report, False
         if found.status != VALIDATING:
             found = self._change_read(found, lambda found: None if found.report is not None else found.validating())
         try:
@@ -1405,8 +1412,16 @@ class Records(Application[UUID]):
             if verdict.ok:
                 assert verdict.entries is not None
                 record_id = uuid5(NAMESPACE_URL, f"cronaca:import:{import_id}")
-                self._create_imported(record_id, header, verdict.entries, found.token_hashes, import_id, end,
-                                      getattr(found, "annotator_hash", None), getattr(found, "arbiter_hash", None))
+                keys = (getattr(found, "annotator_hash", None), getattr(found, "arbiter_hash", None))
+                if lessonfile.game_alone(document):  # the common import: its record and its verdict in one save
+                    report = {**verdict.report, "record_id": str(record_id)}
+                    record = self._build_imported(record_id, header, verdict.entries, found.token_hashes, import_id, end, *keys)
+                    if self._save_with_verdict(record, found, report):
+                        return report, True
+                    found = self.get_import(import_id)  # what the conflict left: read again, the accept above was not stored
+                    if found.report is not None:
+                        return found.report, False
+                self._create_imported(record_id, header, verdict.entries, found.token_hashes, import_id, end, *keys)
                 report = {**verdict.report, "record_id": str(record_id), **self._attach_extras(record_id, document)}
             else:
                 report = verdict.report
@@ -1420,16 +1435,35 @@ class Records(Application[UUID]):
             logging.getLogger("cronaca.imports").exception("import %s: internal error %s", import_id, error_id)
             verdict = recordfile.internal_error(error_id)
             report = verdict.report
+            found = self.get_import(import_id)  # as stored: a failed save may have left an accept in memory only
+
+        concluded = [False]
 
         def conclude(found: Import) -> None:
+            concluded[0] = False
             if found.report is not None:  # another attempt concluded first
                 return
             if verdict.ok:
                 found.accept(record_id=report["record_id"], report=report)
             else:
                 found.reject(report=report)
+            concluded[0] = True
 
-        return self._change_read(found, conclude).report or report
+        return self._change_read(found, conclude).report or report, concluded[0]
+
+    def _save_with_verdict(self, record: Record, found: Import, report: dict[str, Any]) -> bool:
+        """An accepted import's new record and its verdict in one save: one transaction (on PostgreSQL one
+        append under the event table's lock, not two), and never a record without its verdict. False when
+        the save conflicts (an earlier attempt made the record, or another process changed the import): nothing
+        was stored, and the caller goes the separate way, which takes both cases."""
+        found.accept(record_id=report["record_id"], report=report)
+        try:
+            self.save(record, found)
+        except IntegrityError:
+            return False
+        finally:
+            self._built_snapshots.pop(record.id, None)
+        return True
 
     def _attach_extras(self, record_id: UUID, document: Any) -> dict[str, Any]:
         """The file's notes and variations on the record just accepted (lessonfile.attach_extras: all or none).
@@ -1520,12 +1554,25 @@ class Records(Application[UUID]):
     def _create_imported(self, record_id: UUID, header: recordfile.Header, entries: list[Entry],
                          token_hashes: list[str], import_id: UUID, end: tuple[bool, dict[str, Any]] | None = None,
                          annotator_hash: str | None = None, arbiter_hash: str | None = None) -> None:
-        """Store the record of an accepted import in one save. `end` (over, scores) is where the
-        checker's own replay left the game; without it the log is folded here to learn it.
+        """Store the record of an accepted import in one save (`_build_imported`), unless an earlier attempt
+        of this import stored it already."""
+        record = self._build_imported(record_id, header, entries, token_hashes, import_id, end, annotator_hash,
+                                      arbiter_hash)
+        try:
+            with contextlib.suppress(IntegrityError):  # an earlier attempt of this import created it
+                self.save(record)
+        finally:
+            self._built_snapshots.pop(record_id, None)
+
+    def _build_imported(self, record_id: UUID, header: recordfile.Header, entries: list[Entry],
+                        token_hashes: list[str], import_id: UUID, end: tuple[bool, dict[str, Any]] | None = None,
+                        annotator_hash: str | None = None, arbiter_hash: str | None = None) -> Record:
+        """The record of an accepted import, built whole in memory and not saved. `end` (over, scores) is
+        where the checker's own replay left the game; without it the log is folded here to learn it.
 
         Its snapshots are taken from the aggregate in memory as it is built, and put by
-        `_take_snapshots`: the library would read the new record back from the store once per
-        snapshot (`snapshotting_intervals`), which cost an import more than its checking."""
+        `_take_snapshots` when it is saved: the library would read the new record back from the store once
+        per snapshot (`snapshotting_intervals`), which cost an import more than its checking."""
         game = catalog.game(header.title)
         edition = self.edition(header.title, header.edition, header.edition_file)
         if end is None:
@@ -1581,11 +1628,7 @@ class Records(Application[UUID]):
             if seat_of.get("secret") is not None:
                 record.reveal(seat=k, secret=seat_of["secret"])
         self._built_snapshots[record_id] = snapshots
-        try:
-            with contextlib.suppress(IntegrityError):  # an earlier attempt of this import created it
-                self.save(record)
-        finally:
-            self._built_snapshots.pop(record_id, None)
+        return record
 
     def _take_snapshots(self, processing_event: ProcessingEvent[UUID]) -> None:
         """The library's snapshotting after a save, except for a record an import built whole

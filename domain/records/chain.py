@@ -182,16 +182,20 @@ def entry_head(entry: Mapping[str, Any], mode: str | None) -> dict[str, Any]:
     return head
 
 
+def own_head(entry: Mapping[str, Any]) -> bool:
+    """The entry is its own head (`entry_head` would give it unchanged): no events, no contribution, every
+    outcome marked with its `by` (most commands, which meet no chance, have none). The store then writes
+    the head's canonical bytes as they were hashed (rows.py), as it does a game event's."""
+    if "events" in entry or "contribution" in entry:
+        return False
+    outcomes = entry.get("outcomes")
+    return not (isinstance(outcomes, list) and outcomes and not all(type(o) is dict and o.get("by") for o in outcomes))
+
+
 def head_bytes(entry: Mapping[str, Any], mode: str | None, encode: Callable[[Any], bytes] = canonical) -> bytes:
     """`canonical(entry_head(entry, mode))`, without the copy when the entry is its own head already
-    (no events, no contribution, every outcome marked: most commands, which meet no chance). `encode`:
-    `quick` where a matching link is all that is asked."""
-    if "events" in entry or "contribution" in entry:
-        return encode(entry_head(entry, mode))
-    outcomes = entry.get("outcomes")
-    if isinstance(outcomes, list) and outcomes and not all(type(o) is dict and o.get("by") for o in outcomes):
-        return encode(entry_head(entry, mode))
-    return encode(entry)
+    (`own_head`). `encode`: `quick` where a matching link is all that is asked."""
+    return encode(entry if own_head(entry) else entry_head(entry, mode))
 
 
 def record_items(document: Mapping[str, Any]) -> list[dict[str, Any]]:

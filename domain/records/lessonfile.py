@@ -67,6 +67,14 @@ def record_file(teaching: Teaching, record_id: UUID, token: str | None) -> dict[
     return document
 
 
+def game_alone(document: Any) -> bool:
+    """The file holds a game and nothing to attach to its record: a JSON file without "annotations" or
+    "variations" (the common import), a notation file without comments or variations."""
+    if isinstance(document, Mapping) and document.get("format") != NOTATION:
+        return not (document.get("annotations") or document.get("variations"))
+    return isinstance(document, Mapping) and without_study(str(document.get("text", "")))
+
+
 def attach_extras(records: Records, record_id: UUID, document: Any) -> None:
     """Recreate a file's notes and variations on the record its import made: all of them or, when one
     is refused, none (rehearsed first on a scratch copy); the refusal names the variation, entry or note.
@@ -74,11 +82,8 @@ def attach_extras(records: Records, record_id: UUID, document: Any) -> None:
     JSON files carry them under "annotations" and "variations"; a notation file in its comments and
     nested lines (domain.records.studynotation.extras, when this service has it). Attaching twice (a
     job run again after a crash) adds nothing: a record that has notes or variations already is left."""
-    if isinstance(document, Mapping) and document.get("format") != NOTATION and not (
-            document.get("annotations") or document.get("variations")):
-        return  # the common import: a game alone, nothing more to read
-    if isinstance(document, Mapping) and document.get("format") == NOTATION and without_study(str(document.get("text", ""))):
-        return  # a notation file without comments or variations: no record to read back, no second parse
+    if game_alone(document):
+        return
     extras = _extras_of(records, record_id, document)
     if not extras["annotations"] and not extras["variations"]:
         return

@@ -10,10 +10,15 @@ point for turning events into rows (`Application.construct_mapper`), splices the
 row instead of encoding the event a second time: the chain then adds one SHA-256 a game
 event to the write path, and a row costs a few string joins.
 
+A log entry's head (on its first game event's row) goes the same way when the chain hashed it
+as it is (`chain.own_head`: no outcome to mark, as most commands): its canonical bytes, already
+made for the link, instead of a second encoding by the transcoder.
+
 A row written here decodes to what the library would have written: the same fields in the
-same order (`timestamp`, `event`, `entry`, `seat`, `chain`), the timestamp and the entry
-encoded by the library's own transcoder; only the game event's keys are in sorted order (its
-canonical form). Any other event, or a `Happened` without its bytes, goes the library's way.
+same order (`timestamp`, `event`, `entry`, `seat`, `chain`), the timestamp and any other entry
+encoded by the library's own transcoder; only the game event's and a hashed head's keys are in
+sorted order (their canonical form; the timeline puts a command's `type` first again). Any other
+event, or a `Happened` without its bytes, goes the library's way.
 """
 
 from __future__ import annotations
@@ -56,7 +61,9 @@ class RecordMapper(Mapper):  # type: ignore[type-arg]
                                and not plain.ensure_ascii else None)
 
     def _entry(self, entry: dict[str, Any]) -> bytes:
-        """The transcoder's bytes for a log entry's head."""
+        """A log entry's head: the bytes the chain hashed when it carries them, else the transcoder's."""
+        if type(entry) is Encoded:
+            return entry.canonical
         if self._entry_encoder is None:
             return self.transcoder.encode(entry)
         return "".join(self._entry_encoder(entry, 0)).encode()

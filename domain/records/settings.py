@@ -160,6 +160,7 @@ def keep_timings(env: Mapping[str, str]) -> tuple[float, float, float]:
 class Settings:
     redis_url: str | None = None
     queue: str = "cronaca-imports"
+    retries_queue: str = ""  # CRONACA_RETRIES_QUEUE: imports queued again (a dead worker's), served first; "": <queue>-retries
     checks_queue: str = "cronaca-checks"  # CRONACA_CHECKS_QUEUE: re-verifying stored records (workers/bulk.py)
     renders_queue: str = "cronaca-renders"  # CRONACA_RENDERS_QUEUE: writing finished records' files (workers/bulk.py)
     job_retries: int = DEFAULT_JOB_RETRIES
@@ -180,6 +181,7 @@ class Settings:
         return cls(
             redis_url=env.get("REDIS_URL") or None,
             queue=env.get("CRONACA_QUEUE", "cronaca-imports"),
+            retries_queue=env.get("CRONACA_RETRIES_QUEUE") or "",
             checks_queue=env.get("CRONACA_CHECKS_QUEUE") or "cronaca-checks",
             renders_queue=env.get("CRONACA_RENDERS_QUEUE") or "cronaca-renders",
             job_retries=job_retries(env),
@@ -195,10 +197,16 @@ class Settings:
         )
 
 
+    def __post_init__(self) -> None:
+        self.retries_queue = self.retries_queue or f"{self.queue}-retries"
+
     @property
     def queues(self) -> dict[str, str]:
-        """The queues by role, imports first (the order `cronaca worker` serves them in)."""
-        return {"imports": self.queue, "checks": self.checks_queue, "renders": self.renders_queue}
+        """The queues by role in the order `cronaca worker` serves them: imports queued again first (in the order
+        they were queued again: a dead worker's import waits behind no new upload and no later retry), then
+        new imports, checks, renders."""
+        return {"retries": self.retries_queue, "imports": self.queue, "checks": self.checks_queue,
+                "renders": self.renders_queue}
 
     @property
     def heartbeat(self) -> float:

@@ -299,12 +299,16 @@ class Timeline:
         self.checkpoints = [self.head]
 
     def _open_entry(self, head: dict[str, Any], seat: int | None) -> None:
-        """A log entry's first game event opens it, kept in the key order `Entry.to_json()` gives."""
+        """A log entry's first game event opens it, its keys in the order `Entry.to_json()` gives them."""
         assert self.meta is not None
         if "contribution" in head and seat is not None:  # shared dice: kept under chance.seats, not in the entry
             self.meta.contributions[seat][str(len(self.entries))] = head["contribution"]
-        self.entries.append({"outcomes": head["outcomes"], "events": [],
-                             **{k: v for k, v in head.items() if k not in ("outcomes", "contribution")}})
+        entry = {"outcomes": head["outcomes"], "events": [],
+                 **{k: v for k, v in head.items() if k not in ("outcomes", "contribution")}}
+        command = entry.get("command")
+        if type(command) is dict and "type" in command:  # a head stored canonical, keys sorted (rows.py): "type" first again
+            entry["command"] = {"type": command["type"], **command}
+        self.entries.append(entry)
         self.meta.entry_starts.append(len(self.events))
         self.meta.entry_seats.append(seat)
 

@@ -174,7 +174,7 @@ def test_workers_killed_mid_job_lose_nothing_and_their_imports_are_taken_up_with
     began = time.monotonic()
     kills: list[tuple[str, float]] = []  # (killed job id, wall time of the kill) for imports left without a verdict
     killed: set[str] = set()  # imports killed once already (killed 5 times, an import is rejected: import/attempts)
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 120  # 20 kills take ~20 s here; CI saw a starved host manage 15 in 60 s
     while len(kills) < 20 and time.monotonic() < deadline:
         # a victim only while another worker is up to take its import (a supervisor's restart takes seconds)
         busy = _busy_worker(deployment, workers, killed) if len(_up(deployment, workers)) >= 2 else None
@@ -194,11 +194,11 @@ def test_workers_killed_mid_job_lose_nothing_and_their_imports_are_taken_up_with
         time.sleep(0.1)
     print(f"{len(kills)} kills in {time.monotonic() - began:.1f} s; {len(deployment.verdicts_so_far(import_ids))} "
           "imports had their verdict by then")
-    assert len(kills) == 20, f"only {len(kills)} workers could be killed mid-job in 60 s"
+    assert len(kills) == 20, f"only {len(kills)} workers could be killed mid-job in 120 s"
 
     deployment.assert_nothing_lost_or_doubled(import_ids, tampered, timeout=60)
 
-    # how long each killed import waited: from the kill to the start of its next job (at the queue's front)
+    # how long each killed import waited: from the kill to the start of its next job (on the retries queue, served first)
     jobs = [j for j in Job.fetch_many([f"import-{i}-{n}" for i in import_ids for n in range(1, 6)],
                                       connection=deployment.redis) if j is not None]
     one_job = max(j.ended_at.timestamp() - j.started_at.timestamp() for j in jobs

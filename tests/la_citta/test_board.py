@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 
 from domain.la_citta.edition import build_tables, tables, terrain
@@ -55,11 +54,9 @@ def test_corner_cutting_around_a_junction():
     assert 55 in t.adj[54], "L54 (G14) and L55 (G15) touch across the corner"
 
 
-def test_distances_are_precomputed_once_and_cheap():
-    start = time.perf_counter()
+def test_distances_are_precomputed_once():
+    """(How long building takes is the rules benchmark's to say, not a timed test's: benchmarks/.)"""
     fresh = build_tables(ED.data)
-    built = time.perf_counter() - start
-    assert built < 1.0, f"building the lane graph took {built:.3f}s"
     assert tables(ED) is tables(ED), "cached per edition content hash"
     # founding: a castle needs distance >= 4; neighbours: 1-2 empty hexes between, i.e. distance 2-3
     n4 = fresh.near[4]

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from flask import Flask
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import expect, sync_playwright
 from werkzeug.serving import make_server
 
 from api.app import create_app
@@ -30,6 +30,11 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 VIEWPORT = {"width": 1400, "height": 1000}  # wide enough for the board and the story side by side
+# How long an `expect` waits for the page to reach what it asserts (Playwright's default is 5 s). The
+# assertions are the same; only the wait grows: on a host-starved VM (2026-11-24: pauses of up to a second,
+# 20-30 in every 5 s) a record's first load alone took over 5 s and the page tests failed by the clock.
+EXPECT_TIMEOUT_MS = 20_000
+expect.set_options(timeout=EXPECT_TIMEOUT_MS)
 
 
 @contextmanager

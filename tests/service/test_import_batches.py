@@ -113,14 +113,14 @@ def test_a_batch_job_gives_each_import_its_own_verdict_and_record(records: Recor
 def test_a_batch_job_goes_on_past_a_failing_import_and_then_fails(records: Records, plain: list[str],
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     ids = [records.submit_notation(text)[0] for text in plain[:3]]
-    real = records.validate_import
+    real = records.judge_import
 
-    def flaky(import_id: UUID) -> dict[str, Any]:
+    def flaky(import_id: UUID) -> tuple[dict[str, Any], bool]:
         if import_id == ids[1]:
             raise OSError("the store went away")
         return real(import_id)
 
-    monkeypatch.setattr(records, "validate_import", flaky)
+    monkeypatch.setattr(records, "judge_import", flaky)
     with pytest.raises(OSError):
         run_validations(records, ids)
     assert [records.import_status(i)["status"] for i in ids] == ["accepted", "submitted", "accepted"]
@@ -179,3 +179,26 @@ def test_a_bad_escape_in_a_header_is_a_finding_with_its_line(records: Records) -
     with pytest.raises(Invalid) as refused:
         records.submit_notation('[Title "citta\\-stato"]\n[Seats "Ada, Bruno"]\n1. Ada: pass\n')
     assert refused.value.facts["rule"] == "notation/title"
+
+
+def test_a_verdict_is_counted_once_by_the_run_that_gave_it(records: Records) -> None:
+    """`cronaca_imports_total`: every run an attempt; accepted (or rejected) only for the run that stored the
+    verdict, read from that run's own outcome (`Records.judge_import`), not from a second read of the import."""
+    from workers import metrics
+    from workers.jobs import run_validation
+
+    def count(outcome: str) -> float:
+        return metrics.IMPORTS.labels(outcome=outcome)._value.get()
+
+    from tests.service.helpers import play_out
+
+    before = {o: count(o) for o in ("attempts", "accepted", "rejected")}
+    record_id, tokens = records.start("toy", ["Ada", "Ben"], seed="counted")
+    play_out(records, record_id, tokens)
+    good = records.export(record_id)
+    accepted, _ = records.submit(good)
+    refused, _ = records.submit({**good, "entries": good["entries"][:-1]})  # still claims the final scores
+    for import_id in (accepted, refused, accepted, refused):  # each run twice: the second finds its verdict
+        run_validation(records, import_id)
+    assert records.get_import(accepted).report["ok"] and not records.get_import(refused).report["ok"]
+    assert {o: count(o) - before[o] for o in before} == {"attempts": 4, "accepted": 1, "rejected": 1}

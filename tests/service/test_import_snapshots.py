@@ -67,3 +67,71 @@ def test_imported_record_ends_where_its_log_ends(records: Records) -> None:
     assert record.finished == game.pending(state).over
     assert record.scores == game.scores(state)
     assert record.steps == sum(len(e.events) for e in played.entries)
+
+
+def test_a_record_and_its_verdict_are_stored_in_one_save(records: Records) -> None:
+    """A file that is a game alone: the import marked validating (one append), then its record and its verdict
+    together (one more): never a record stored without its verdict, one lock of the event table fewer."""
+    game = catalog.game("la-citta")
+    played = play_random(game, game.default_edition(), {"players": 3}, "one-save")
+    text = render_log("la-citta", game.default_edition(), played.entries, ["Ada", "Bruno", "Chiara"], {"players": 3},
+                      played.scores)
+    import_id, _ = records.submit_notation(text)
+    appends: list[set[UUID]] = []
+    insert = records.recorder.insert_events
+
+    def counted(stored_events: list[Any], **kwargs: Any) -> Any:
+        appends.append({e.originator_id for e in stored_events})
+        return insert(stored_events, **kwargs)
+
+    records.recorder.insert_events = counted  # type: ignore[method-assign]
+    try:
+        report = records.validate_import(import_id)
+    finally:
+        del records.recorder.insert_events
+    assert report["ok"]
+    assert appends == [{import_id}, {import_id, UUID(report["record_id"])}]
+    assert records.get_import(import_id).report == report
+
+
+def test_an_import_whose_worker_died_after_storing_its_record_is_concluded_by_the_next_attempt(records: Records) -> None:
+    """A worker of the version before (the record saved first, the verdict after) killed between the two: the
+    next attempt finds the record there (its one-save conflicts), stores nothing twice, and concludes."""
+    game = catalog.game("serenissima")
+    played = play_random(game, game.default_edition(), {"players": 2}, "died-between")
+    text = render_log("serenissima", game.default_edition(), played.entries, ["Ada", "Bruno"], {"players": 2},
+                      played.scores)
+    import_id, _ = records.submit_notation(text)
+    save = records.save
+
+    class Killed(BaseException):
+        """The worker's death: nothing of the job's own handling runs after it."""
+
+    def record_then_die(*aggregates: Any, **kwargs: Any) -> Any:
+        if len(aggregates) == 2:
+            save(aggregates[0])
+            raise Killed
+        return save(*aggregates, **kwargs)
+
+    records.save = record_then_die  # type: ignore[method-assign]
+    try:
+        records.validate_import(import_id)
+    except Killed:
+        pass
+    finally:
+        del records.save
+    left = records.get_import(import_id)
+    assert left.report is None and left.status == "validating"
+    record_id = UUID(str(_record_id_of(import_id)))
+    stored = len(list(records.events.get(record_id)))
+    report = records.validate_import(import_id)
+    assert report["ok"] and report["record_id"] == str(record_id)
+    assert records.get_import(import_id).report == report
+    assert len(list(records.events.get(record_id))) == stored  # nothing stored twice
+    assert records.verify(record_id)["ok"]
+
+
+def _record_id_of(import_id: UUID) -> UUID:
+    from uuid import NAMESPACE_URL, uuid5
+
+    return uuid5(NAMESPACE_URL, f"cronaca:import:{import_id}")

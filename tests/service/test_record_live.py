@@ -200,7 +200,7 @@ def test_the_stream_skips_stale_versions_and_ends_after_its_lifetime() -> None:
     assert [line for line in said if line.startswith("event")] == [said[0], said[1]]
     assert "id: 7\n" in said[0] and "id: 9\n" in said[1]
     assert ": ping\n\n" in said and said[-1] == ": reconnect\n\n"
-    assert 0.35 <= took < 1.0, took
+    assert 0.35 <= took < 3.0, took  # ends after its 0.4 s lifetime (the bound only says it ends: a busy host pauses)
     assert subscription.closed and hub.subscribers(topic) == 0
 
 

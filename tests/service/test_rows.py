@@ -61,9 +61,15 @@ def test_a_row_is_the_librarys_row_with_the_event_as_the_chain_hashed_it(tmp_pat
             assert json.dumps(decoded["event"], sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode() \
                 in mine.state  # the event as the chain's canonical form, spliced in
             assert e.event.canonical == chains.canonical(dict(e.event))
-            # byte for byte the library's row once the event's own keys are in that order
+            if e.entry is not None and chain is not None:  # a head the chain hashed as it is: spliced in as hashed
+                assert type(e.entry) is Encoded and e.entry.canonical == chains.head_bytes(dict(e.entry), "transcribed")
+                assert b'"entry":' + e.entry.canonical + b',"seat":' in mine.state
+            elif e.entry is not None:  # no chain, nothing hashed: the transcoder's bytes
+                assert type(e.entry) is dict
+            # byte for byte the library's row once the event's (and the hashed head's) own keys are in that order
             sorted_event = json.loads(e.event.canonical)
-            assert mine.state == theirs.to_stored_event(_with_event(e, sorted_event)).state
+            sorted_entry = json.loads(e.entry.canonical) if type(e.entry) is Encoded else e.entry
+            assert mine.state == theirs.to_stored_event(_with_event(e, sorted_event, sorted_entry)).state
             # and the library reads it back into the same event object
             back = ours.to_domain_event(mine)
             assert (back.event, back.entry, back.seat, back.chain, back.timestamp) == (
@@ -71,9 +77,38 @@ def test_a_row_is_the_librarys_row_with_the_event_as_the_chain_hashed_it(tmp_pat
     records.close()
 
 
-def _with_event(e: Any, event: dict[str, Any]) -> Any:
+def test_a_head_the_chain_marks_before_hashing_is_stored_as_given(tmp_path: Path) -> None:
+    """An outcome without its `by` is hashed marked (chain.entry_head) but stored as the entry gave it: that
+    head goes the transcoder's way, and the record still verifies."""
+    records = Records(Settings.from_env({"PERSISTENCE_MODULE": "eventsourcing.sqlite",
+                                         "SQLITE_DBNAME": str(tmp_path / "r.sqlite3")}).store)
+    ours, _ = mappers(records)
+    record = a_record()
+    given = {"outcomes": [{"kind": "roll", "values": [3]}], "command": {"type": "toy/move", "seat": 1}}
+    record.record({**given, "events": [{"type": "toy/moved", "data": {"seat": 1}}]}, seat=1)
+    happened = [e for e in record.collect_events() if type(e) is Record.Happened]
+    assert type(happened[0].entry) is dict and happened[0].entry == given
+    state = ours.to_stored_event(happened[0]).state
+    assert b'"entry":{"outcomes":[{"kind":"roll","values":[3]}],"command":{"type":"toy/move","seat":1}}' in state
+    marked = chains.head_bytes(given, "transcribed")
+    assert b'"by"' in marked and happened[0].chain == chains.links_of("f" * 64, 1, [happened[0].event.canonical], marked)[0]
+    records.close()
+
+
+def test_an_export_shows_each_command_type_first(tmp_path: Path) -> None:
+    """Heads stored canonical (keys sorted) read back with each command's `type` first, as an event's."""
+    records = Records(Settings.from_env({"PERSISTENCE_MODULE": "eventsourcing.sqlite",
+                                         "SQLITE_DBNAME": str(tmp_path / "r.sqlite3")}).store)
+    record_id, tokens = records.start("toy", ["Ada", "Ben"], seed="rows")
+    play_out(records, record_id, tokens)
+    commands = [e["command"] for e in records.export(record_id)["entries"] if "command" in e]
+    assert commands and all(next(iter(c)) == "type" for c in commands)
+    records.close()
+
+
+def _with_event(e: Any, event: dict[str, Any], entry: Any = ...) -> Any:
     return type(e)(originator_id=e.originator_id, originator_version=e.originator_version, timestamp=e.timestamp,
-                   event=event, entry=e.entry, seat=e.seat, chain=e.chain)
+                   event=event, entry=e.entry if entry is ... else entry, seat=e.seat, chain=e.chain)
 
 
 def test_other_events_and_plain_happened_go_the_librarys_way(tmp_path: Path) -> None:

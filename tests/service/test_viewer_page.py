@@ -120,6 +120,26 @@ def test_a_finished_game_reads_as_board_story_and_scores(served: tuple[str, Any]
     expect(current).to_be_in_viewport()  # the move list scrolled to it
     expect(page.locator("#moves ol[role=list]").first).to_be_attached()
 
+    # a line jumps to its step when clicked, from the keyboard (Enter on it), and opens it in a new tab with
+    # ctrl; no line (nor lead change) is an href link (Chromium's navigation predictor watches href links through a delayed
+    # IntersectionObserver that asked for empty frames after every step: docs/benchmarks.md, issue 13)
+    expect(page.locator("#moves li[data-step] > a[href], #leads a[href]")).to_have_count(0)
+    early, later = story["lines"][1]["step"], story["lines"][len(story["lines"]) // 3]["step"]
+    page.locator(f'#moves li[data-step="{early}"] > a').click()
+    at_step(page, early)
+    assert page.evaluate("location.hash").startswith(f"#step={early}")
+    page.locator(f'#moves li[data-step="{later}"] > a').focus()
+    page.keyboard.press("Enter")
+    at_step(page, later)
+    with page.context.expect_page() as opened:
+        page.locator(f'#moves li[data-step="{early}"] > a').click(modifiers=["Control"])
+    tab = opened.value
+    expect(tab.locator("body")).to_have_attribute("data-step", str(early))
+    tab.close()
+    at_step(page, later)  # the reader's own tab stayed where it was
+    page.goto(f"{base}/records/{record_id}#step={middle}")
+    at_step(page, middle)
+
     # stepping: the next step whose drawing marks other changes shows exactly those
     k = middle
     while k < steps and (not changed(api_board(client, record_id, k + 1))
@@ -159,6 +179,11 @@ def test_a_finished_game_reads_as_board_story_and_scores(served: tuple[str, Any]
     for label, n in (("early", turns[min(2, len(turns) - 1)]["to"]), ("middle", middle), ("final", steps)):
         page.goto(f"{base}/records/{record_id}#step={n}")
         at_step(page, n)
+        # the status line comes with the step's own answer, after the board: a shot taken before it showed the
+        # step before's "next" (a fragment change, not a new page)
+        pending = client.get(f"/api/records/{record_id}/steps/{n}").get_json()["pending"]
+        said = pending["kind"] if pending.get("seat") is None else f"{NAMES[pending['seat']]}: {pending['kind']}"
+        expect(page.locator("#status")).to_contain_text(f"next: {said} ·")
         page.screenshot(path=str(SHOTS / f"{title}-{label}.png"), full_page=True)
 
     # spoiler-free: nothing after this step, not even how long the game is

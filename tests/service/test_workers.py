@@ -28,13 +28,15 @@ CRONACA = [str(Path(sys.executable).parent / "cronaca")]
 
 
 class Stack:
-    """One test's service: its own SQLite file, its own queue name, the processes it started."""
+    """One test's service: its own SQLite file, its own queue name, the processes it started. CRONACA_REQUEUE_AFTER
+    2 s makes heartbeats every 0.33 s and `dead_after` 1 s: CI saw a live worker's beat go 0.6 s stale on a
+    starved host, so a shorter one would take a busy worker for dead."""
 
     def __init__(self, tmp: Path, redis_url: str) -> None:
         name = f"cronaca-test-{uuid.uuid4().hex[:10]}"
         self.env = {"SQLITE_DBNAME": str(tmp / "records.sqlite3"), "REDIS_URL": redis_url,
                     "CRONACA_QUEUE": name, "CRONACA_CHECKS_QUEUE": f"{name}-checks",
-                    "CRONACA_RENDERS_QUEUE": f"{name}-renders", "CRONACA_REQUEUE_AFTER": "0.5",
+                    "CRONACA_RENDERS_QUEUE": f"{name}-renders", "CRONACA_REQUEUE_AFTER": "2.0",
                     "CRONACA_RELAY_INTERVAL": "0.2"}
         self.app = create_app(Settings.from_env(self.env))
         self.client = self.app.test_client()
@@ -65,7 +67,8 @@ class Stack:
                     process.kill()
         try:  # leave the shared Redis as we found it: the queue, its registries, our jobs
             connection = redis.Redis.from_url(self.env["REDIS_URL"], socket_connect_timeout=1)
-            for name in (self.env["CRONACA_QUEUE"], self.env["CRONACA_CHECKS_QUEUE"], self.env["CRONACA_RENDERS_QUEUE"]):
+            for name in (self.env["CRONACA_QUEUE"], f"{self.env['CRONACA_QUEUE']}-retries", self.env["CRONACA_CHECKS_QUEUE"],
+                         self.env["CRONACA_RENDERS_QUEUE"]):
                 Queue(name, connection=connection).delete(delete_jobs=True)
             patterns = [f"*{self.env['CRONACA_QUEUE']}*", *(f"rq:*:import-{i}-*" for i in self.imports)]
             for pattern in patterns:
@@ -139,6 +142,74 @@ def test_a_worker_killed_mid_job_loses_nothing(stack: Stack) -> None:
     same_events(stack, document, verdict["record_id"])
 
 
+def test_a_job_taken_off_the_queue_by_a_worker_that_died_before_starting_it_is_queued_again(stack: Stack) -> None:
+    """A worker killed between its BLPOP and marking the job started leaves a job that says "queued" and is in
+    no queue (RQ would never run it): it is lost once missing for `dead_after`, and the relay queues it again."""
+    document = stack.finished_export()
+    dispatcher = stack.service.dispatcher
+    waiting_id = submit(stack, stack.finished_export())  # stays in the queue: never lost, however long it waits
+    import_id = submit(stack, document)
+    job_id = f"import-{import_id}-1"
+    queue_key = Queue(stack.env["CRONACA_QUEUE"], connection=dispatcher.connection).key
+    taken = dispatcher.connection.lrem(queue_key, 1, job_id)  # what the dying worker's BLPOP did
+    assert taken == 1
+    assert not dispatcher.lost(job_id), "a job just taken off the queue may be starting on a live worker"
+    taken_at = time.monotonic()
+    while not dispatcher.lost(job_id):
+        assert time.monotonic() - taken_at < 10, "a job in no queue was never seen lost"
+        time.sleep(0.02)
+    assert time.monotonic() - taken_at >= stack.service.settings.dead_after
+    assert not dispatcher.lost(f"import-{waiting_id}-1"), "a job waiting in its queue was taken for lost"
+    # grace 0: the import was queued less than the relay's default 1 s grace ago (dead_after is shorter)
+    assert relay_once(stack.service.records, dispatcher, requeue_after=0.5, grace=0.0) == 1
+    stack.spawn("worker")
+    verdict = wait_for_verdict(stack.client, import_id, timeout=30)
+    assert verdict["status"] == "accepted" and verdict["attempts"] == 2
+    same_events(stack, document, verdict["record_id"])
+    assert wait_for_verdict(stack.client, waiting_id, timeout=30)["attempts"] == 1
+
+
+def test_imports_queued_again_are_served_first_in_the_order_they_were_queued_again(stack: Stack) -> None:
+    """Two imports whose jobs were lost (a dead worker's) are queued again, one after the other, behind a new
+    upload: a worker takes the first one queued again, then the second, then the upload (RQ's `at_front` would
+    have taken the second one queued again first)."""
+    from rq.job import Job
+
+    from workers.dispatch import hand_over
+
+    dispatcher = stack.service.dispatcher
+    documents = [stack.finished_export() for _ in range(3)]
+    first, second = submit(stack, documents[0]), submit(stack, documents[1])
+    for import_id in (first, second):  # their first jobs lost: gone from the queue, as a dead worker's BLPOP leaves them
+        assert dispatcher.connection.lrem(dispatcher.queue.key, 1, f"import-{import_id}-1") == 1
+    upload = submit(stack, documents[2])
+    assert hand_over(stack.service.records, dispatcher, uuid.UUID(first), 2)
+    assert hand_over(stack.service.records, dispatcher, uuid.UUID(second), 2)
+    assert dispatcher.again.job_ids == [f"import-{first}-2", f"import-{second}-2"]
+    assert dispatcher.queue.job_ids == [f"import-{upload}-1"]
+    stack.spawn("worker")  # one worker, all queues: retries first
+    for import_id in (first, second, upload):
+        assert wait_for_verdict(stack.client, import_id, timeout=30)["status"] == "accepted"
+    jobs = Job.fetch_many([f"import-{first}-2", f"import-{second}-2", f"import-{upload}-1"], connection=dispatcher.connection)
+    started = [job.started_at for job in jobs]
+    assert all(started) and started == sorted(started), [(j.id, j.started_at) for j in jobs]
+
+
+def test_a_worker_given_the_imports_queue_serves_its_retries_first() -> None:
+    """`cronaca worker --queues ...`: the imports queue, by role or by its name, brings its retries queue along
+    (a worker that served it alone would leave every import queued again waiting for ever)."""
+    from workers.worker import resolve_queues
+
+    settings = Settings.from_env({"CRONACA_QUEUE": "club-imports"})
+    assert settings.retries_queue == "club-imports-retries"
+    assert resolve_queues(settings, None) == ["club-imports-retries", "club-imports", "cronaca-checks", "cronaca-renders"]
+    assert resolve_queues(settings, "imports") == ["club-imports-retries", "club-imports"]
+    assert resolve_queues(settings, "checks,club-imports") == ["cronaca-checks", "club-imports-retries", "club-imports"]
+    assert resolve_queues(settings, "imports,retries") == ["club-imports", "club-imports-retries"]  # as the operator ordered
+    assert resolve_queues(settings, "checks,renders") == ["cronaca-checks", "cronaca-renders"]
+    assert Settings.from_env({"CRONACA_RETRIES_QUEUE": "again"}).queues["retries"] == "again"
+
+
 def test_imports_submitted_while_redis_is_down_are_processed_when_it_returns(tmp_path: Path) -> None:
     """Our own redis-server on another port (never the shared one): stopped, then started empty."""
     port = free_port()
@@ -209,6 +280,8 @@ def test_checks_and_renders_run_on_their_queues_and_status_shows_them(stack: Sta
     assert (out / f"{record_id}.txt").read_text().strip()
     status = run("status")
     assert status["queues"]["imports"]["queued"] == 1 and status["queues"]["checks"]["failed"] == 0
+    assert status["queues"]["retries"] == {"name": f"{stack.env['CRONACA_QUEUE']}-retries", "queued": 0, "started": 0,
+                                           "scheduled": 0, "failed": 0, "last_failed": []}
     assert [w["alive"] for w in status["workers"]] == [True] and status["workers"][0]["queues"] == [
         stack.env["CRONACA_CHECKS_QUEUE"], stack.env["CRONACA_RENDERS_QUEUE"]]
     assert status["outbox"]["queued"] == 1 and status["outbox"]["without_verdict"] == 1
@@ -235,3 +308,32 @@ def test_only_transient_faults_keep_their_retries() -> None:
     assert left(ValueError("a bug"), {}) == 0
     assert left(AbandonedJobError(), {"outbox": True}) == 0
     assert left(AbandonedJobError(), {}) == 3
+
+
+def test_a_relay_pass_the_store_refused_is_one_warning_line(monkeypatch: pytest.MonkeyPatch,
+                                                              caplog: pytest.LogCaptureFixture) -> None:
+    """A killed database connection (by hand, 2026-11-24) made the relay log a whole traceback as an error; the
+    store away for a moment is a warning in one line, and the relay goes on. Anything else keeps its traceback."""
+    import logging
+    import threading
+
+    from eventsourcing.persistence import OperationalError
+
+    from workers import relay
+
+    faults = [OperationalError("terminating connection due to administrator command\nSSL SYSCALL error"),
+              ValueError("a bug")]
+    stop = threading.Event()
+
+    def once(*args: object, **kwargs: object) -> int:
+        if faults:
+            raise faults.pop(0)
+        stop.set()
+        return 0
+
+    monkeypatch.setattr(relay, "relay_once", once)
+    with caplog.at_level(logging.WARNING, logger="cronaca.relay"):
+        relay.run(None, None, requeue_after=1.0, interval=0.01, stop=stop)  # type: ignore[arg-type]
+    said = [(r.levelname, r.getMessage(), r.exc_info is not None) for r in caplog.records if r.name == "cronaca.relay"]
+    assert said == [("WARNING", "relay pass skipped: the store: terminating connection due to administrator command", False),
+                    ("ERROR", "relay pass failed", True)]
