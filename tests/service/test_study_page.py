@@ -77,6 +77,17 @@ def click_place(page: Any, place: str, shift: bool = False) -> None:
         page.keyboard.up("Shift")
 
 
+def annotator_at(served: tuple[str, Any, Any], context: Any, title: str, nth: int) -> tuple[Any, str, int]:
+    """A teacher's page (the annotator key) on the `nth` decision of `title`'s finished record."""
+    base, client, app = served
+    record_id, key = finished_record(client, title)
+    at = decision_steps(app, record_id)[nth]
+    teacher = context()
+    teacher.goto(f"{base}/records/{record_id}#step={at}&key={key}")
+    ready(teacher, at)
+    return teacher, record_id, at
+
+
 def load_places(page: Any, base: str, record_id: str) -> None:
     page.evaluate("async (url) => { window.__places = (await (await fetch(url)).json()).places; }",
                   f"{base}/api/records/{record_id}/places")
@@ -168,12 +179,7 @@ def test_an_annotator_draws_and_writes_and_a_student_sees_it(served: tuple[str, 
 
 
 def test_the_keyboard_draws_arrows_and_rings(served: tuple[str, Any, Any], context: Any) -> None:
-    base, client, app = served
-    record_id, key = finished_record(client, "la-citta")
-    at = decision_steps(app, record_id)[2]
-    teacher = context()
-    teacher.goto(f"{base}/records/{record_id}#step={at}&key={key}")
-    ready(teacher, at)
+    teacher, _, at = annotator_at(served, context, "la-citta", 2)
     teacher.locator("#place-find").fill("L41")
     listbox = teacher.locator("#places")
     listbox.focus()
@@ -198,6 +204,33 @@ def test_the_keyboard_draws_arrows_and_rings(served: tuple[str, Any, Any], conte
     teacher.locator("#note-save").click()  # shapes alone make a note
     expect(teacher.locator("#step-notes li.note")).to_have_count(1)
     expect(teacher.locator("#step-notes .note-shapes")).to_contain_text("arrow from")
+
+
+def test_a_click_counts_though_the_shapes_are_redrawn_between_press_and_release(
+        served: tuple[str, Any, Any], context: Any) -> None:
+    """Chromium drops a click whose press target left the page before the release: the overlay is
+    redrawn (the place under the pointer, a step's panel) whenever it likes, so no shape may be that
+    target. CI once lost a ring's second click this way on a busy machine."""
+    teacher, record_id, _ = annotator_at(served, context, "serenissima", 3)
+    load_places(teacher, served[0], record_id)
+    a, _, ring = PLACES["serenissima"]
+    click_place(teacher, ring)
+    expect(teacher.locator("svg.cronaca-shapes .pending.start")).to_have_attribute("data-at", ring)
+    teacher.mouse.down()  # the pointer is still on the ring's start: the second half of a ring
+    replaced = teacher.evaluate("""async (place) => {
+        const layer = document.querySelector('#board-wrap svg.cronaca-shapes');
+        const start = layer.querySelector('.pending.start');
+        const spot = window.__places[place];
+        const p = new DOMPoint(spot.x, spot.y).matrixTransform(layer.getScreenCTM());
+        layer.dispatchEvent(new MouseEvent('mousemove', {clientX: p.x, clientY: p.y, bubbles: true}));
+        for (let i = 0; i < 3; i++) await new Promise((r) => requestAnimationFrame(r));
+        return !start.isConnected;
+    }""", a)
+    assert replaced  # the page redrew the overlay while the button was down (the focus moved)
+    teacher.mouse.up()
+    expect(teacher.locator("#draft-shapes li")).to_have_count(1)
+    expect(teacher.locator("#draft-shapes li")).to_have_attribute("data-kind", "highlight")
+    expect(teacher.locator(f'svg.cronaca-shapes g.highlight[data-at="{ring}"]')).to_have_count(1)
 
 
 def test_a_seat_only_note_is_seen_by_that_seat_and_the_annotator_only(served: tuple[str, Any, Any], context: Any) -> None:
