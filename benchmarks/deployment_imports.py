@@ -9,8 +9,8 @@ and cached under var/bench/), each file given its own seat names so every one is
 For each worker count: a PostgreSQL schema of its own in database `test` (127.0.0.1:5432, tables made as
 `cronaca db upgrade` makes them, dropped after) and queue names of its own on the shared Redis (deleted
 after). `--files` files are submitted with `Records.submit`, as `POST /api/imports` does (its time is
-printed: the API's share), and queued with `workers.dispatch.hand_over_many` (`--batch` imports a job; 1 is
-one job an upload, as the API queues them). Then the workers start, each the Procfile's `worker` line with
+printed: the API's share), and queued with `workers.dispatch.hand_over_many`, as `cronaca import` does
+(`--batch` imports a job, 10 as there; 1 is one job an upload, as the API queues them). Then the workers start, each the Procfile's `worker` line with
 `--burst` (`cronaca worker --burst`: it stops when the queues are empty) in a process group of its own,
 and the wall clock runs from their start until every import has its verdict. Printed per worker count:
 files/s and seconds; the workers' CPU per file (their rusage, with one idle worker's start-up measured and
@@ -305,7 +305,7 @@ def profile(count: int, args: argparse.Namespace, base: list[dict[str, Any]], tm
     print(f"  the rest (the rules' check, building and hashing the events, RQ; and waiting for a core when the machine is "
           f"busy): {(wall - db - rd) / done * 1000:.1f} ms a file")
     if profiler is not None:
-        pstats.Stats(profiler).sort_stats("tottime").print_stats(args.cprofile)
+        pstats.Stats(profiler).sort_stats(args.sort).print_stats(args.cprofile)
 
 
 def main() -> None:
@@ -316,6 +316,7 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=300, help="stop the workers of one count after this long")
     parser.add_argument("--profile", type=int, default=0, help="then this many files through one in-process worker")
     parser.add_argument("--cprofile", type=int, default=0, help="with --profile: print the top N functions (cProfile)")
+    parser.add_argument("--sort", default="tottime", help="with --cprofile: pstats' order (tottime, cumulative, ...)")
     parser.add_argument("--seed", default="deploy-imports")
     args = parser.parse_args()
     base = exports(args.seed)

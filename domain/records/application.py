@@ -27,7 +27,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid4, uuid5
 
-from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent
+from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent, project_aggregate
 from eventsourcing.persistence import IntegrityError, PersistenceError
 
 from domain import catalog
@@ -1363,10 +1363,13 @@ class Records(Application[UUID]):
         return found
 
     def get_import(self, import_id: UUID) -> Import:
-        try:
-            return self.repository.get(import_id)  # type: ignore[no-any-return]
-        except AggregateNotFoundError as exc:
-            raise NotFound(f"no import {import_id}") from exc
+        """An import folded from its own events by the library's projector. Not the repository's `get`, which
+        asks the snapshot table first: imports are never snapshotted, and that was one database round trip
+        of every import read (a status poll, each of a batch job's imports)."""
+        found = project_aggregate(None, self.events.get(import_id))
+        if not isinstance(found, Import):
+            raise NotFound(f"no import {import_id}")
+        return found
 
     def _change_import(self, import_id: UUID, change: Callable[[Import], None]) -> Import:
         """Apply a change to an import, retrying when another process appended first
@@ -1402,34 +1405,26 @@ class Records(Application[UUID]):
         if found.status != VALIDATING:
             found = self._change_read(found, lambda found: None if found.report is not None else found.validating())
         try:
-            document = loads(found.document)  # as the stored rows are read (timeline.loads: orjson, json where it must)
-            end: tuple[bool, dict[str, Any]] | None = None  # where the checker left the game: no second fold
-            if isinstance(document, dict) and document.get("format") == NOTATION:
-                header, verdict, end = self._check_notation(str(document.get("text", "")))
-            else:  # stored by `submit` as compact JSON: its length is the file's size
-                header, raw = recordfile.parse(document, Limits.from_env(self.env), size=len(found.document))
-                verdict = recordfile.check(header, raw, lambda t, ref, f: self.edition(t, ref, f))
+            verdict, header, document = self._verdict_on(found)
             if verdict.ok:
-                assert verdict.entries is not None
+                assert verdict.entries is not None and header is not None
                 record_id = uuid5(NAMESPACE_URL, f"cronaca:import:{import_id}")
                 keys = (getattr(found, "annotator_hash", None), getattr(found, "arbiter_hash", None))
                 if lessonfile.game_alone(document):  # the common import: its record and its verdict in one save
                     report = {**verdict.report, "record_id": str(record_id)}
-                    record = self._build_imported(record_id, header, verdict.entries, found.token_hashes, import_id, end, *keys)
+                    record = self._build_imported(record_id, header, verdict.entries, found.token_hashes, import_id,
+                                                  verdict.end, *keys)
                     if self._save_with_verdict(record, found, report):
                         return report, True
                     found = self.get_import(import_id)  # what the conflict left: read again, the accept above was not stored
                     if found.report is not None:
                         return found.report, False
-                self._create_imported(record_id, header, verdict.entries, found.token_hashes, import_id, end, *keys)
+                self._create_imported(record_id, header, verdict.entries, found.token_hashes, import_id, verdict.end, *keys)
                 report = {**verdict.report, "record_id": str(record_id), **self._attach_extras(record_id, document)}
             else:
                 report = verdict.report
         except PersistenceError:
             raise  # the store is down or busy: the relay queues it again, a bounded number of times
-        except recordfile.BadRecordFile as exc:  # stored before a check existed, or under other limits
-            verdict = recordfile.refused(exc)
-            report = verdict.report
         except Exception:  # noqa: BLE001  (a bug met by one file ends in a verdict, never in a retry loop)
             error_id = uuid4().hex[:12]
             logging.getLogger("cronaca.imports").exception("import %s: internal error %s", import_id, error_id)
@@ -1450,6 +1445,80 @@ class Records(Application[UUID]):
             concluded[0] = True
 
         return self._change_read(found, conclude).report or report, concluded[0]
+
+    def judge_imports(self, import_ids: list[UUID]) -> list[tuple[dict[str, Any], bool]]:
+        """`judge_import` for each of several imports (a batch job's), with two saves for them all where each
+        alone takes two: one marks them validating, one stores every verdict and, with an accepted game alone,
+        its record. On PostgreSQL that is two locks of the event table and two commits a batch, not a file,
+        so the batch's workers wait less for each other. Whatever is not plain (a file with notes or variations,
+        an internal error) or conflicts (another process at one of them) goes `judge_import`'s own way, which
+        reads it again; so the reports, records and verdicts are those each import alone would have."""
+        from domain.records import lessonfile
+
+        found = {import_id: self.get_import(import_id) for import_id in import_ids}
+        waiting = [f for f in found.values() if f.report is None and f.status != VALIDATING]
+        for each in waiting:
+            each.validating()
+        try:
+            if waiting:
+                self.save(*waiting)
+        except IntegrityError:  # another process changed one of them: each its own way
+            return [self.judge_import(import_id) for import_id in import_ids]
+        alone: set[UUID] = set()
+        together: list[Any] = []
+        concluded: set[UUID] = set()
+        built: list[UUID] = []
+        try:
+            for import_id, each in found.items():
+                if each.report is not None:
+                    continue
+                try:
+                    verdict, header, document = self._verdict_on(each)
+                    if verdict.ok and not lessonfile.game_alone(document):
+                        alone.add(import_id)  # its notes and variations are attached after the record exists
+                        continue
+                    if verdict.ok:
+                        assert verdict.entries is not None and header is not None
+                        record_id = uuid5(NAMESPACE_URL, f"cronaca:import:{import_id}")
+                        record = self._build_imported(record_id, header, verdict.entries, each.token_hashes, import_id,
+                                                      verdict.end, getattr(each, "annotator_hash", None),
+                                                      getattr(each, "arbiter_hash", None))
+                        built.append(record_id)
+                        each.accept(record_id=str(record_id), report={**verdict.report, "record_id": str(record_id)})
+                        together.append(record)
+                    else:
+                        each.reject(report=verdict.report)
+                except PersistenceError:
+                    raise
+                except Exception:  # noqa: BLE001  (judge_import meets it again and gives its internal-error verdict)
+                    alone.add(import_id)
+                    continue
+                together.append(each)
+                concluded.add(import_id)
+            if together:
+                self.save(*together)
+        except IntegrityError:  # an earlier attempt stored one of the records: nothing of this save was stored
+            alone.update(concluded)
+            concluded.clear()
+        finally:
+            for record_id in built:
+                self._built_snapshots.pop(record_id, None)
+        return [(found[i].report or {}, True) if i in concluded else
+                self.judge_import(i) if i in alone else (found[i].report or {}, False) for i in import_ids]
+
+    def _verdict_on(self, found: Import) -> tuple[recordfile.Verdict, recordfile.Header | None, Any]:
+        """The rules' verdict on an import's stored file, with the file's header and document; a file that
+        `parse` refuses (stored before a check existed, or under other limits) is a refusal."""
+        document = loads(found.document)  # as the stored rows are read (timeline.loads: orjson, json where it must)
+        try:
+            if isinstance(document, dict) and document.get("format") == NOTATION:
+                header, verdict = self._check_notation(str(document.get("text", "")))
+            else:  # stored by `submit` as compact JSON: its length is the file's size
+                header, raw = recordfile.parse(document, Limits.from_env(self.env), size=len(found.document))
+                verdict = recordfile.check(header, raw, lambda t, ref, f: self.edition(t, ref, f))
+        except recordfile.BadRecordFile as exc:
+            return recordfile.refused(exc), None, document
+        return verdict, header, document
 
     def _save_with_verdict(self, record: Record, found: Import, report: dict[str, Any]) -> bool:
         """An accepted import's new record and its verdict in one save: one transaction (on PostgreSQL one
@@ -1504,7 +1573,7 @@ class Records(Application[UUID]):
                        arbiter_hash=token_hash(arbiter_key) if arbiter_key else None,
                        chain=None if self.chain else chains.OFF)
         record_id = uuid5(NAMESPACE_URL, f"cronaca:import:{found.id}")
-        self._create_imported(record_id, header, verdict.entries, found.token_hashes, found.id, None, found.annotator_hash,
+        self._create_imported(record_id, header, verdict.entries, found.token_hashes, found.id, verdict.end, found.annotator_hash,
                               found.arbiter_hash)
         found.accept(record_id=str(record_id), report={**verdict.report, "record_id": str(record_id)})
         self.save(found)
@@ -1531,9 +1600,9 @@ class Records(Application[UUID]):
             return transcripts.default_edition(game, edition_id)  # another edition: the checker's own refusal
         return cached
 
-    def _check_notation(self, text: str) -> tuple[recordfile.Header, recordfile.Verdict, tuple[bool, dict[str, Any]] | None]:
-        """The dispute checker's verdict on a notation file, the header of the record it makes, and
-        (when clean) whether the game is over and its scores, as the checker's own last state gives them."""
+    def _check_notation(self, text: str) -> tuple[recordfile.Header, recordfile.Verdict]:
+        """The dispute checker's verdict on a notation file and the header of the record it makes; a clean
+        verdict's `end` is whether the game is over and its scores, as the checker's own last state gives them."""
         from domain import transcripts
 
         report = transcripts.check_text(text, edition_for=self._default_edition)
@@ -1548,8 +1617,8 @@ class Records(Application[UUID]):
             found.update(ok=False, summary=f"move {empty} causes no game event; a record cannot store it")
         if report.ok and empty is None and report.entries is not None and report.scores is not None:
             header.edition = self._default_edition(catalog.game(title), None).ref
-            return header, recordfile.Verdict(found, list(report.entries)), (report.finished, report.scores)
-        return header, recordfile.Verdict(found), None
+            return header, recordfile.Verdict(found, list(report.entries), (report.finished, report.scores))
+        return header, recordfile.Verdict(found)
 
     def _create_imported(self, record_id: UUID, header: recordfile.Header, entries: list[Entry],
                          token_hashes: list[str], import_id: UUID, end: tuple[bool, dict[str, Any]] | None = None,

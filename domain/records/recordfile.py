@@ -477,6 +477,8 @@ def export(meta: Any, entries: list[dict[str, Any]]) -> dict[str, Any]:
 class Verdict:
     report: dict[str, Any]
     entries: list[Entry] | None = None  # the accepted log, events filled in by the rules
+    # (over, scores) where the rules' replay left the game: the record is built without folding its log again
+    end: tuple[bool, dict[str, Any]] | None = None
 
     @property
     def ok(self) -> bool:
@@ -550,7 +552,7 @@ def _judge(header: Header, raw_entries: list[dict[str, Any]], edition_for: Calla
     if header.mode == "live" and not over:
         found["note"] = ("a live record's log cut before its end is imported as transcribed: its seed is known to "
                          "whoever holds the file, so the rest of the game takes the table's outcomes")
-    return Verdict(found, accepted)
+    return Verdict(found, accepted, (over, game.scores(state)))
 
 
 def _claims(game: Game, state: Any, claims: Mapping[str, Any], entries: int) -> Verdict | None:

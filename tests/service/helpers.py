@@ -247,3 +247,27 @@ class EventStream:
     def close(self) -> None:
         self.response.close()
         self.connection.close()
+
+
+class Killed(BaseException):
+    """A worker's death: nothing of the job's own handling runs after it."""
+
+
+def record_stored_then_killed(records: Any, import_id: UUID) -> None:
+    """An import's job as a worker of the version before ran it (the record saved, then the verdict), killed
+    between the two: the record is stored, the import left validating without a verdict."""
+    save = records.save
+
+    def record_then_die(*aggregates: Any, **kwargs: Any) -> Any:
+        if len(aggregates) == 2:
+            save(aggregates[0])
+            raise Killed
+        return save(*aggregates, **kwargs)
+
+    records.save = record_then_die
+    try:
+        records.validate_import(import_id)
+    except Killed:
+        pass
+    finally:
+        del records.save

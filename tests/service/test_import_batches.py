@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 from typing import Any
-from uuid import UUID
+from uuid import NAMESPACE_URL, UUID, uuid5
 
 import pytest
 
@@ -14,8 +14,10 @@ from domain import catalog, transcripts
 from domain.kernel.notation import parse
 from domain.kernel.selfplay import play_random
 from domain.records import Records, lessonfile
-from domain.records.application import Invalid
+from domain.records.application import Invalid, NotFound
+from domain.records.teaching import Teaching
 from domain.transcripts import render_log, without_study
+from tests.service.helpers import record_stored_then_killed
 from workers.dispatch import hand_over_many
 from workers.jobs import run_validations
 
@@ -113,17 +115,132 @@ def test_a_batch_job_gives_each_import_its_own_verdict_and_record(records: Recor
 def test_a_batch_job_goes_on_past_a_failing_import_and_then_fails(records: Records, plain: list[str],
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     ids = [records.submit_notation(text)[0] for text in plain[:3]]
-    real = records.judge_import
+    real = records.get_import
 
-    def flaky(import_id: UUID) -> tuple[dict[str, Any], bool]:
+    def flaky(import_id: UUID) -> Any:  # the batch's reads fail with it, then each alone is tried
         if import_id == ids[1]:
             raise OSError("the store went away")
         return real(import_id)
 
-    monkeypatch.setattr(records, "judge_import", flaky)
+    monkeypatch.setattr(records, "get_import", flaky)
     with pytest.raises(OSError):
         run_validations(records, ids)
+    monkeypatch.setattr(records, "get_import", real)
     assert [records.import_status(i)["status"] for i in ids] == ["accepted", "submitted", "accepted"]
+
+
+def _appends(records: Records, monkeypatch: pytest.MonkeyPatch) -> list[set[UUID]]:
+    """The streams of each append to the event store from now on (on PostgreSQL each one locks the table)."""
+    appends: list[set[UUID]] = []
+    insert = records.recorder.insert_events
+
+    def counted(stored_events: list[Any], **kwargs: Any) -> Any:
+        appends.append({e.originator_id for e in stored_events})
+        return insert(stored_events, **kwargs)
+
+    monkeypatch.setattr(records.recorder, "insert_events", counted)
+    return appends
+
+
+def _without_id(report: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in report.items() if k != "record_id"}
+
+
+def test_a_batch_is_stored_in_two_appends_with_the_verdicts_each_alone_gives(
+        records: Records, plain: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every import of a batch marked validating in one append, then every verdict, with each accepted game's
+    record, in one more: two locks of the event table a batch, not two a file."""
+    broken = plain[0].replace("[Result ", '[Result "Ada 999, Bruno 0"]\n[Was ', 1)
+    texts = [plain[0], broken, plain[1], plain[2]]
+    ids = [records.submit_notation(text)[0] for text in texts]
+    appends = _appends(records, monkeypatch)
+    answer = run_validations(records, ids)
+    together = list(appends)
+    assert answer == {"imports": {str(ids[0]): True, str(ids[1]): False, str(ids[2]): True, str(ids[3]): True}}
+    found = [records.import_status(i) for i in ids]
+    made = {UUID(f["record_id"]) for f in found if f["record_id"]}
+    assert len(made) == 3
+    assert together == [set(ids), set(ids) | made]
+    for text, batched in zip(texts, found, strict=True):  # what the same file imported alone is told and given
+        alone = records.validate_import(records.submit_notation(text)[0])
+        assert _without_id(batched["report"]) == _without_id(alone)
+        if alone["ok"]:
+            mine, theirs = records.summary(UUID(batched["record_id"])), records.summary(UUID(alone["record_id"]))
+            assert (mine["steps"], mine["finished"], mine["scores"]) == (theirs["steps"], theirs["finished"], theirs["scores"])
+
+
+def test_a_batch_whose_save_conflicts_stores_nothing_and_goes_each_its_own_way(
+        records: Records, plain: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """An earlier attempt at one import (a worker of the version before, killed between its record and its
+    verdict) left that record stored: the batch's one save conflicts and stores nothing, then each import is
+    judged alone; nothing is stored twice."""
+    ids = [records.submit_notation(text)[0] for text in plain]
+    record_stored_then_killed(records, ids[1])
+    left = UUID(records.summary(uuid5(NAMESPACE_URL, f"cronaca:import:{ids[1]}"))["id"])
+    stored = len(list(records.events.get(left)))
+    alone: list[UUID] = []
+    judge = records.judge_import
+
+    def spied(import_id: UUID) -> tuple[dict[str, Any], bool]:
+        alone.append(import_id)
+        return judge(import_id)
+
+    monkeypatch.setattr(records, "judge_import", spied)
+    assert run_validations(records, ids) == {"imports": {str(i): True for i in ids}}
+    assert alone == ids  # the conflict sent every one its own way
+    found = [records.import_status(i) for i in ids]
+    assert [f["status"] for f in found] == ["accepted"] * 3
+    assert found[1]["record_id"] == str(left) and len(list(records.events.get(left))) == stored
+
+
+def test_a_batch_sends_a_file_with_notes_and_a_failing_one_their_own_way(
+        records: Records, plain: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file with notes (attached after its record exists) and one whose record cannot be built (a bug: an
+    internal-error verdict) are judged alone; the rest of the batch is stored together."""
+    lines = plain[1].split("\n")
+    turn = next(k for k, line in enumerate(lines) if line[:1].isdigit())
+    noted = plain[1].replace(lines[turn], lines[turn] + " {a note}", 1)
+    ids = [records.submit_notation(text)[0] for text in (plain[0], noted, plain[2])]
+    build = records._build_imported
+
+    def broken(record_id: UUID, *args: Any, **kwargs: Any) -> Any:
+        if record_id == uuid5(NAMESPACE_URL, f"cronaca:import:{ids[2]}"):
+            raise RuntimeError("a bug met by one file")
+        return build(record_id, *args, **kwargs)
+
+    monkeypatch.setattr(records, "_build_imported", broken)
+    alone: list[UUID] = []
+    judge = records.judge_import
+    monkeypatch.setattr(records, "judge_import", lambda i: alone.append(i) or judge(i))
+    appends = _appends(records, monkeypatch)
+    assert run_validations(records, ids) == {"imports": {str(ids[0]): True, str(ids[1]): True, str(ids[2]): False}}
+    assert alone == ids[1:]
+    found = [records.import_status(i) for i in ids]
+    assert appends[:2] == [set(ids), {ids[0], UUID(found[0]["record_id"])}]
+    assert "extras" not in found[1]["report"]
+    notes = Teaching(records).notes.all_notes(UUID(found[1]["record_id"]))
+    assert [n["text"] for n in notes] == ["a note"]
+    assert found[2]["report"]["rule"] == "import/internal-error" and found[2]["record_id"] is None
+
+
+def test_an_import_is_read_without_asking_the_snapshots(records: Records, plain: list[str],
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Imports are never snapshotted: reading one is one query of its events, not a snapshot query first; an id
+    that is not an import's is no import."""
+    import_id, _ = records.submit_notation(plain[0])
+    report = records.validate_import(import_id)
+    assert records.snapshots is not None
+
+    def no_snapshots(*_: Any, **__: Any) -> Any:
+        raise AssertionError("an import read asked the snapshot table")
+
+    monkeypatch.setattr(records.snapshots, "get", no_snapshots)
+    found = records.get_import(import_id)
+    assert found.status == "accepted" and found.report == report
+    with pytest.raises(NotFound):
+        records.get_import(UUID(report["record_id"]))
+    with pytest.raises(NotFound):
+        records.get_import(uuid5(NAMESPACE_URL, "no such import"))
 
 
 class Batches:

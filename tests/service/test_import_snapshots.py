@@ -13,6 +13,7 @@ from domain.kernel.selfplay import play_random
 from domain.records import Records
 from domain.records.aggregates import Record
 from domain.transcripts import render_log
+from tests.service.helpers import record_stored_then_killed
 
 
 def _imported(records: Records, seed: str) -> tuple[UUID, Any]:
@@ -102,24 +103,7 @@ def test_an_import_whose_worker_died_after_storing_its_record_is_concluded_by_th
     text = render_log("serenissima", game.default_edition(), played.entries, ["Ada", "Bruno"], {"players": 2},
                       played.scores)
     import_id, _ = records.submit_notation(text)
-    save = records.save
-
-    class Killed(BaseException):
-        """The worker's death: nothing of the job's own handling runs after it."""
-
-    def record_then_die(*aggregates: Any, **kwargs: Any) -> Any:
-        if len(aggregates) == 2:
-            save(aggregates[0])
-            raise Killed
-        return save(*aggregates, **kwargs)
-
-    records.save = record_then_die  # type: ignore[method-assign]
-    try:
-        records.validate_import(import_id)
-    except Killed:
-        pass
-    finally:
-        del records.save
+    record_stored_then_killed(records, import_id)
     left = records.get_import(import_id)
     assert left.report is None and left.status == "validating"
     record_id = UUID(str(_record_id_of(import_id)))

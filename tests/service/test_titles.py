@@ -45,3 +45,28 @@ def test_a_self_played_game_imports_and_exports_unchanged(title: str, tmp_path: 
             assert records.step(record_id, n, None)["view_of"] == "all"
     finally:
         records.close()
+
+
+@pytest.mark.parametrize("title", REAL)
+def test_the_check_says_where_the_game_ends_as_a_fold_of_its_log_does(title: str) -> None:
+    """An import builds its record from `Verdict.end` without folding the log again: it must be what the fold
+    gives, for a finished game and for one cut in the middle."""
+    game = catalog.game(title)
+    edition = game.default_edition()
+    players = game.seats[0] + 1 if game.seats[0] < game.seats[1] else game.seats[0]
+    played = play_random(game, edition, {"players": players}, f"end-{title}")
+    for entries in (played.entries, played.entries[: len(played.entries) // 2]):
+        document = {
+            "format": recordfile.FORMAT, "version": recordfile.VERSION, "title": title, "edition": edition.ref,
+            "seats": [{"name": f"player {k}"} for k in range(players)], "options": {"players": players},
+            "mode": "transcribed", "chance": {}, "entries": [e.to_json() for e in entries],
+        }
+        header, raw = recordfile.parse(document)
+        verdict = recordfile.check(header, raw, lambda t, ref, f: edition)
+        assert verdict.ok and verdict.entries is not None, verdict.report
+        state = game.begin(edition)
+        for entry in verdict.entries:
+            for event in entry.events:
+                state = game.evolve(state, event)
+        assert verdict.end == (game.pending(state).over, game.scores(state))
+        assert verdict.end[0] is (entries is played.entries)

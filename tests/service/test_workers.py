@@ -16,6 +16,7 @@ import redis
 from rq import Queue
 
 from api.app import create_app
+from domain.records.application import token_hash
 from domain.records.settings import Settings
 from tests.service.conftest import ROOT, free_port, subprocess_env
 from tests.service.helpers import play_out_http
@@ -286,6 +287,42 @@ def test_checks_and_renders_run_on_their_queues_and_status_shows_them(stack: Sta
         stack.env["CRONACA_CHECKS_QUEUE"], stack.env["CRONACA_RENDERS_QUEUE"]]
     assert status["outbox"]["queued"] == 1 and status["outbox"]["without_verdict"] == 1
     assert stack.client.get(f"/api/imports/{import_id}").get_json()["status"] == "queued"
+
+
+def test_cronaca_import_queues_many_files_ten_a_job_for_the_workers(stack: Stack) -> None:
+    """`cronaca import` with REDIS_URL: each file saved as an upload is, the good ones queued 10 a job (one job
+    here), judged by a real worker; a bad file refused at its name; one JSON line a file, written to a file
+    that only its owner may read; exit 1 for the refused one."""
+    import json
+
+    files = []
+    for k in range(3):
+        path = stack.tmp / f"game-{k}.json"
+        path.write_bytes(stack.finished_export())
+        files.append(path)
+    bad = stack.tmp / "torn.json"
+    bad.write_text('{"format": "cronaca-record", "entries": [')
+    out = stack.tmp / "imported.jsonl"
+    stack.spawn("worker")
+    done = subprocess.run([*CRONACA, "import", *map(str, files), str(bad), "--wait", "60", "--out", str(out)], cwd=ROOT,
+                          env=subprocess_env(stack.env), capture_output=True, timeout=120)
+    assert done.returncode == 1, done.stderr.decode()[-2000:]
+    assert oct(out.stat().st_mode & 0o777) == oct(0o600)
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [line["file"] for line in lines] == [*map(str, files), str(bad)]
+    assert [line.get("status") for line in lines] == ["accepted"] * 3 + [None]
+    assert "JSON" in lines[3]["error"] or "json" in lines[3]["error"].lower()
+    jobs = set()
+    for line in lines[:3]:
+        status = stack.client.get(f"/api/imports/{line['import_id']}").get_json()
+        assert status["record_id"] == line["record_id"] and status["attempts"] == 1
+        directory = stack.service.records.directory
+        directory.catch_up()
+        jobs.update(s.job_id for s in directory.imports.values() if str(s.id) == line["import_id"])
+        found = stack.service.records.get_import(uuid.UUID(line["import_id"]))  # the tokens printed are the seats'
+        assert found.token_hashes == [token_hash(seat["token"]) for seat in line["seats"]]
+        assert found.annotator_hash == token_hash(line["annotator_key"])
+    assert len(jobs) == 1 and next(iter(jobs)).startswith("imports-")
 
 
 def test_only_transient_faults_keep_their_retries() -> None:

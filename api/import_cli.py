@@ -1,0 +1,175 @@
+"""`cronaca import FILE...`: many record and notation files at once (a tournament's, a club's archive).
+
+Each file is saved as `POST /api/imports` saves it (the same checks and limits: a bad file is refused at its
+name, with the rule, and the others go on), then judged 10 a job: with REDIS_URL queued for the workers
+(`workers.dispatch.hand_over_many`; `--wait` for the verdicts), else here, in this process. A batch of ten is
+stored in two saves, not two each (`Records.judge_imports`), which is what lets a deployment take 10,000 files
+in about a minute (docs/benchmarks.md, "Ninth session"); an upload through the API is a job of its own.
+
+What each file got is printed as one JSON line (`--out FILE` writes them there instead): its import id,
+status, record id once judged, and the seat tokens and the annotator and arbiter keys of the record it makes.
+Those are shown here only, once, as the API shows them: keep the output as the secret it is. A file's
+refusal says why in the same line; the exit status is 1 when a file was refused or rejected.
+
+click for the command (the project's command-line library), rich for the progress on standard error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+from uuid import UUID
+
+import click
+from rich.console import Console
+from rich.progress import Progress
+
+from domain.records.settings import Limits, Settings
+
+
+def read_file(path: Path, settings: Settings) -> tuple[str, Any]:
+    """("json", the parsed record file) or ("notation", its text), bounded as the API bounds an upload."""
+    from api.security import BadBody, load_json
+    from domain.records.application import TooLarge
+
+    raw = path.read_bytes()
+    if path.suffix.lower() == ".json" or raw.lstrip()[:1] == b"{":  # a notation file opens with a "[Tag"
+        if len(raw) > settings.max_upload:
+            raise TooLarge(f"the file is {len(raw)} bytes, more than this service takes ({settings.max_upload}, "
+                           "CRONACA_MAX_UPLOAD_BYTES)", rule="file/limit", limit="CRONACA_MAX_UPLOAD_BYTES")
+        try:
+            return "json", load_json(raw)
+        except BadBody as exc:
+            raise click.ClickException(exc.detail.replace("the body", "the file", 1)) from exc
+    if b"\x00" in raw:
+        raise click.ClickException("this is not a text file (it holds NUL bytes)")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise click.ClickException(f"the notation is not UTF-8 text (byte {exc.start})") from exc
+    too_large = Limits.from_env(os.environ).notation_size(text)
+    if too_large is not None:
+        raise TooLarge(too_large, rule="file/limit", limit="CRONACA_MAX_NOTATION_BYTES")
+    return "notation", text
+
+
+def submit_files(records: Any, paths: Sequence[Path], settings: Settings,
+                 progress: Any = None) -> list[dict[str, Any]]:
+    """Save each file as an import: a line per file, {file, import_id, seats, annotator_key, arbiter_key}, or
+    {file, error, rule} when it is refused (nothing of it stored, unless a notation file's refusal, which is
+    kept as a rejected import, as the API keeps it)."""
+    from domain.records.application import RecordsError, new_tokens
+
+    lines = []
+    for path in paths:
+        line: dict[str, Any] = {"file": str(path)}
+        annotator, arbiter = new_tokens(2)
+        try:
+            kind, body = read_file(path, settings)
+            submit = records.submit_notation if kind == "notation" else records.submit
+            import_id, tokens = submit(body, annotator, arbiter)
+        except RecordsError as exc:
+            line.update(error=exc.message, rule=exc.facts.get("rule"), import_id=exc.facts.get("import_id"))
+        except (click.ClickException, OSError) as exc:
+            line.update(error=exc.message if isinstance(exc, click.ClickException) else str(exc), rule="file/read")
+        else:
+            line.update(import_id=str(import_id), seats=[{"seat": k, "token": t} for k, t in enumerate(tokens)],
+                        annotator_key=annotator, arbiter_key=arbiter)
+        lines.append(line)
+        if progress is not None:
+            progress()
+    return lines
+
+
+def judge_here(records: Any, ids: list[UUID], batch: int, progress: Any = None) -> None:
+    """The embedded default (no REDIS_URL): the workers' own job, a batch at a time, in this process."""
+    from workers.jobs import run_validations
+
+    for start in range(0, len(ids), batch):
+        chunk = ids[start:start + batch]
+        run_validations(records, chunk)
+        if progress is not None:
+            progress(len(chunk))
+
+
+def wait_for_verdicts(records: Any, ids: list[UUID], seconds: float, progress: Any = None) -> None:
+    """Poll the imports until each has its verdict or `seconds` have passed."""
+    left = set(ids)
+    deadline = time.monotonic() + seconds
+    while left and time.monotonic() < deadline:
+        done = {i for i in left if records.get_import(i).report is not None}
+        left -= done
+        if progress is not None and done:
+            progress(len(done))
+        if left:
+            time.sleep(0.5)
+
+
+@contextmanager
+def _output(out: str | None) -> Iterator[IO[str]]:
+    if out is None:
+        yield sys.stdout
+        return
+    with open(out, "w", encoding="utf-8") as stream:  # noqa: PTH123  (click's path, a plain file)
+        os.chmod(out, 0o600)  # seat tokens and keys: the operator's to hand out, nobody else's to read
+        yield stream
+
+
+def add_commands(group: click.Group) -> None:
+    """`cronaca import` (added to api/cli.py's group)."""
+
+    @group.command(name="import", help="Import many record files (JSON) and notation files: each saved as the API "
+                                       "saves an upload, then judged 10 a job (by the workers with REDIS_URL, else "
+                                       "here). One JSON line a file: import id, status, record id, seat tokens and "
+                                       "keys (secrets: shown once). Exit 1 when a file was refused or rejected.")
+    @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+    @click.option("--batch", type=click.IntRange(1, 100), default=None, help="imports a job (default 10)")
+    @click.option("--wait", type=float, default=None, help="with REDIS_URL: seconds to wait for the verdicts")
+    @click.option("--out", type=click.Path(dir_okay=False), default=None,
+                  help="write the JSON lines to this file (made readable by you alone), not standard output")
+    def import_files(files: tuple[Path, ...], batch: int | None, wait: float | None, out: str | None) -> None:
+        from domain.records import Records
+        from workers.dispatch import BATCH, hand_over_many
+
+        settings = Settings.from_env()
+        size = batch or BATCH
+        records = Records(settings.store)
+        try:
+            with Progress(console=Console(stderr=True), transient=True) as bar:
+                saving = bar.add_task("saving", total=len(files))
+                lines = submit_files(records, files, settings, lambda: bar.advance(saving))
+                ids = [UUID(line["import_id"]) for line in lines if "error" not in line]
+                judging = bar.add_task("judging", total=len(ids))
+                if not settings.redis_url:
+                    judge_here(records, ids, size, lambda n: bar.advance(judging, n))
+                else:
+                    from workers.dispatch import RQDispatcher
+
+                    queued = hand_over_many(records, RQDispatcher.from_settings(settings), ids, 1, size)
+                    if queued < len(ids):  # the queue is down: saved, and the relay queues the rest
+                        Console(stderr=True).print(f"[yellow]{len(ids) - queued} imports saved but not queued: "
+                                                   "the relay (cronaca relay) queues them when Redis is back")
+                    if wait:
+                        wait_for_verdicts(records, ids, wait, lambda n: bar.advance(judging, n))
+            refused = False
+            with _output(out) as stream:
+                for line in lines:
+                    if "error" not in line:
+                        status = records.import_status(UUID(line["import_id"]))
+                        line.update(status=status["status"], record_id=status.get("record_id"))
+                        if status["status"] == "rejected":
+                            report = status.get("report") or {}
+                            findings = report.get("findings") or [{}]
+                            line.update(rule=report.get("rule") or findings[0].get("rule"))
+                    refused = refused or "error" in line or line.get("status") == "rejected"
+                    stream.write(json.dumps(line) + "\n")
+        finally:
+            records.close()
+        if refused:
+            raise click.exceptions.Exit(1)

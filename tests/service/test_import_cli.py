@@ -1,0 +1,73 @@
+"""`cronaca import` on the embedded default (SQLite, no Redis): many files saved as uploads are, then judged
+here 10 a job by the workers' own batch job; one JSON line a file. (With Redis and a real worker:
+tests/service/test_workers.py.)"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+import pytest
+from click.testing import CliRunner
+
+from api.cli import cronaca
+from domain import catalog
+from domain.kernel.selfplay import play_random
+from domain.records import Records
+from domain.records.settings import Settings
+from domain.transcripts import render_log
+
+
+def _notation(seed: str, title: str = "citta-stato", players: int = 2) -> str:
+    game = catalog.game(title)
+    played = play_random(game, game.default_edition(), {"players": players}, seed)
+    return render_log(title, game.default_edition(), played.entries, ["Ada", "Bruno", "Chiara"][:players],
+                      {"players": players}, played.scores)
+
+
+def test_many_files_are_imported_here_in_batches_each_with_its_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(tmp_path / "records.sqlite3")}
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    good = [_notation("cli-1"), _notation("cli-2", "la-citta", 3), _notation("cli-3", "serenissima")]
+    paths = []
+    for k, text in enumerate(good):
+        paths.append(tmp_path / f"game-{k}.txt")
+        paths[-1].write_text(text)
+    records = Records(Settings.from_env(env).store)
+    try:
+        document = records.export(UUID(records.validate_import(records.submit_notation(good[0])[0])["record_id"]))
+    finally:
+        records.close()
+    (tmp_path / "export.json").write_text(json.dumps(document))
+    paths.append(tmp_path / "export.json")
+    (tmp_path / "claims.txt").write_text(good[1].replace("[Result ", '[Result "Ada 999, Bruno 0, Chiara 1"]\n[Was ', 1))
+    paths.append(tmp_path / "claims.txt")  # read at once, refused by the rules in the job: rejected
+    (tmp_path / "binary.txt").write_bytes(b"\x00\x01 not a text")
+    paths.append(tmp_path / "binary.txt")  # refused at its name, nothing stored
+    batches: list[int] = []
+    judge = Records.judge_imports
+
+    def counted(self: Records, ids: list[UUID]) -> Any:
+        batches.append(len(ids))
+        return judge(self, ids)
+
+    monkeypatch.setattr(Records, "judge_imports", counted)
+    result = CliRunner().invoke(cronaca, ["import", *map(str, paths), "--batch", "3"])
+    assert result.exit_code == 1, result.output
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [line["file"] for line in lines] == list(map(str, paths))
+    assert [line.get("status") for line in lines] == ["accepted"] * 4 + ["rejected", None]
+    assert lines[4]["rule"] == "notation/result"
+    assert "NUL" in lines[5]["error"] and not lines[5].get("import_id")
+    assert batches == [3, 2]  # five saved files, judged three and two a job
+    records = Records(Settings.from_env(env).store)
+    try:
+        for line in lines[:4]:
+            assert records.summary(UUID(line["record_id"]))["finished"]
+            assert len(line["seats"]) == len(records.summary(UUID(line["record_id"]))["seats"])
+    finally:
+        records.close()
