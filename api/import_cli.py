@@ -168,7 +168,12 @@ def add_commands(group: click.Group) -> None:
                             findings = report.get("findings") or [{}]
                             line.update(rule=report.get("rule") or findings[0].get("rule"))
                     refused = refused or "error" in line or line.get("status") == "rejected"
-                    stream.write(json.dumps(line) + "\n")
+                    stream.write(json.dumps({k: v for k, v in line.items() if v is not None}) + "\n")
+            counts: dict[str, int] = {}
+            for line in lines:
+                said = "refused" if "error" in line else line["status"]
+                counts[said] = counts.get(said, 0) + 1
+            Console(stderr=True).print(f"{len(lines)} files: " + ", ".join(f"{n} {what}" for what, n in sorted(counts.items())))
         finally:
             records.close()
         if refused:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 from uuid import uuid4
 
+import pytest
 from eventsourcing.persistence import Cipher, Mapper
 
 from domain.records import Records
@@ -183,3 +184,32 @@ def test_a_stream_is_selected_as_the_library_selects_it(records: Records) -> Non
     ours = [(version, topic, bytes(state)) for version, topic, state in select_stream(records.recorder, record_id)]
     assert ours == library
     assert [row[0] for row in select_stream(records.recorder, record_id, gt=90)] == [row[0] for row in library[90:]]
+
+
+@pytest.mark.postgres
+def test_rows_sent_as_columns_are_stored_as_given_with_their_notification_ids(postgres_schema: str) -> None:
+    """pgstore.ColumnsInsert: an append's rows as four arrays (one a column) in binary: each row read back byte
+    for byte (bytes with NUL and high bytes, a topic in any script), the notification ids returned in order,
+    and a row already there refused whole, nothing of the append stored."""
+    from eventsourcing.persistence import IntegrityError, StoredEvent
+
+    from domain.records.pgstore import ColumnsInsert
+    from tests.service.conftest import postgres_env
+
+    records = Records(Settings.from_env(postgres_env(postgres_schema)).store)
+    try:
+        assert isinstance(records.recorder, ColumnsInsert)
+        stream = uuid4()
+        rows = [StoredEvent(originator_id=stream, originator_version=k + 1, topic=f"città:Evento{k}",
+                            state=bytes([0, 255, k % 256]) + "è\u2028".encode() * k) for k in range(300)]
+        ids = records.recorder.insert_events(rows)
+        assert ids is not None and len(ids) == 300 and ids == sorted(ids) and len(set(ids)) == 300
+        back = records.recorder.select_events(stream)
+        assert [(e.originator_id, e.originator_version, e.topic, bytes(e.state)) for e in back] == [
+            (e.originator_id, e.originator_version, e.topic, e.state) for e in rows]
+        again = [StoredEvent(originator_id=stream, originator_version=301, topic="t", state=b"new"), rows[5]]
+        with pytest.raises(IntegrityError):
+            records.recorder.insert_events(again)
+        assert len(records.recorder.select_events(stream)) == 300
+    finally:
+        records.close()
