@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from flask import Flask
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import expect, sync_playwright
 from werkzeug.serving import make_server
 
 from api import security
@@ -388,7 +388,8 @@ def test_the_viewer_runs_under_its_csp_and_keeps_the_token_out_of_addresses(tmp_
             page.on("request", lambda r: requests.append(r))
             page.goto(f"{base}/records/{record_id}#token={tokens[0]}")
             page.wait_for_selector("body[data-loaded]")
-            page.wait_for_function("document.querySelector('#status').textContent.includes('seat:0')")
+            # not wait_for_function: Playwright polls a string predicate with eval, which this CSP refuses
+            expect(page.locator("#status")).to_contain_text("seat:0")
             page.goto(base + "/")
             page.wait_for_selector("#records tbody tr")
             page.goto(base + "/api/docs")
