@@ -59,8 +59,7 @@ def read_file(path: Path, settings: Settings) -> tuple[str, Any]:
     return "notation", text
 
 
-def submit_files(records: Any, paths: Sequence[Path], settings: Settings,
-                 progress: Any = None) -> list[dict[str, Any]]:
+def submit_files(records: Any, paths: Sequence[Path], settings: Settings) -> list[dict[str, Any]]:
     """Save each file as an import: a line per file, {file, import_id, seats, annotator_key, arbiter_key}, or
     {file, error, rule} when it is refused (nothing of it stored, unless a notation file's refusal, which is
     kept as a rejected import, as the API keeps it)."""
@@ -82,20 +81,16 @@ def submit_files(records: Any, paths: Sequence[Path], settings: Settings,
             line.update(import_id=str(import_id), seats=[{"seat": k, "token": t} for k, t in enumerate(tokens)],
                         annotator_key=annotator, arbiter_key=arbiter)
         lines.append(line)
-        if progress is not None:
-            progress()
     return lines
 
 
-def judge_here(records: Any, ids: list[UUID], batch: int, progress: Any = None) -> None:
+def judge_here(records: Any, ids: list[UUID], batch: int) -> None:
     """The embedded default (no REDIS_URL): the workers' own job, a batch at a time, in this process."""
     from workers.jobs import run_validations
 
     for start in range(0, len(ids), batch):
-        chunk = ids[start:start + batch]
-        run_validations(records, chunk)
-        if progress is not None:
-            progress(len(chunk))
+        if ids[start:start + batch]:
+            run_validations(records, ids[start:start + batch])
 
 
 def wait_for_verdicts(records: Any, ids: list[UUID], seconds: float, progress: Any = None) -> None:
@@ -142,21 +137,31 @@ def add_commands(group: click.Group) -> None:
         records = Records(settings.store)
         try:
             with Progress(console=Console(stderr=True), transient=True) as bar:
-                saving = bar.add_task("saving", total=len(files))
-                lines = submit_files(records, files, settings, lambda: bar.advance(saving))
-                ids = [UUID(line["import_id"]) for line in lines if "error" not in line]
-                judging = bar.add_task("judging", total=len(ids))
-                if not settings.redis_url:
-                    judge_here(records, ids, size, lambda n: bar.advance(judging, n))
-                else:
+                # A batch is saved and at once queued (or judged): all saved first, the relay would queue each
+                # import older than its grace on its own, one job each (seen by hand, 248 of 400 queued twice).
+                dispatcher = None
+                if settings.redis_url:
                     from workers.dispatch import RQDispatcher
 
-                    queued = hand_over_many(records, RQDispatcher.from_settings(settings), ids, 1, size)
-                    if queued < len(ids):  # the queue is down: saved, and the relay queues the rest
-                        Console(stderr=True).print(f"[yellow]{len(ids) - queued} imports saved but not queued: "
-                                                   "the relay (cronaca relay) queues them when Redis is back")
-                    if wait:
-                        wait_for_verdicts(records, ids, wait, lambda n: bar.advance(judging, n))
+                    dispatcher = RQDispatcher.from_settings(settings)
+                saving = bar.add_task("saving and queuing" if dispatcher else "judging", total=len(files))
+                lines, ids, unqueued = [], [], 0
+                for start in range(0, len(files), size):
+                    chunk = submit_files(records, files[start:start + size], settings)
+                    lines += chunk
+                    chunk_ids = [UUID(line["import_id"]) for line in chunk if "error" not in line]
+                    ids += chunk_ids
+                    if dispatcher is None:
+                        judge_here(records, chunk_ids, size)
+                    else:  # once the queue refuses, the rest are saved only: the relay queues them when it is back
+                        unqueued += len(chunk_ids) - (0 if unqueued else hand_over_many(records, dispatcher, chunk_ids, 1, size))
+                    bar.advance(saving, len(chunk))
+                if unqueued:
+                    Console(stderr=True).print(f"[yellow]{unqueued} imports saved but not queued: the queue is down; the "
+                                               "relay (cronaca relay) queues them when Redis is back")
+                if dispatcher is not None and wait:
+                    judging = bar.add_task("judging", total=len(ids))
+                    wait_for_verdicts(records, ids, wait, lambda n: bar.advance(judging, n))
             refused = False
             with _output(out) as stream:
                 for line in lines:
