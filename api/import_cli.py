@@ -116,6 +116,29 @@ def _output(out: str | None) -> Iterator[IO[str]]:
         yield stream
 
 
+def _write(records: Any, lines: list[dict[str, Any]], out: str | None) -> bool:
+    """Each file's line with its import's status as it stands, and a count on standard error; True when a file
+    was refused or rejected."""
+    refused = False
+    with _output(out) as stream:
+        for line in lines:
+            if "error" not in line:
+                status = records.import_status(UUID(line["import_id"]))
+                line.update(status=status["status"], record_id=status.get("record_id"))
+                if status["status"] == "rejected":
+                    report = status.get("report") or {}
+                    findings = report.get("findings") or [{}]
+                    line.update(rule=report.get("rule") or findings[0].get("rule"))
+            refused = refused or "error" in line or line.get("status") == "rejected"
+            stream.write(json.dumps({k: v for k, v in line.items() if v is not None}) + "\n")
+    counts: dict[str, int] = {}
+    for line in lines:
+        said = "refused" if "error" in line else line["status"]
+        counts[said] = counts.get(said, 0) + 1
+    Console(stderr=True).print(f"{len(lines)} files: " + ", ".join(f"{n} {what}" for what, n in sorted(counts.items())))
+    return refused
+
+
 def add_commands(group: click.Group) -> None:
     """`cronaca import` (added to api/cli.py's group)."""
 
@@ -135,6 +158,7 @@ def add_commands(group: click.Group) -> None:
         settings = Settings.from_env()
         size = batch or BATCH
         records = Records(settings.store)
+        lines: list[dict[str, Any]] = []
         try:
             with Progress(console=Console(stderr=True), transient=True) as bar:
                 # A batch is saved and at once queued (or judged): all saved first, the relay would queue each
@@ -145,7 +169,8 @@ def add_commands(group: click.Group) -> None:
 
                     dispatcher = RQDispatcher.from_settings(settings)
                 saving = bar.add_task("saving and queuing" if dispatcher else "judging", total=len(files))
-                lines, ids, unqueued = [], [], 0
+                ids: list[UUID] = []
+                unqueued = 0
                 for start in range(0, len(files), size):
                     chunk = submit_files(records, files[start:start + size], settings)
                     lines += chunk
@@ -161,25 +186,14 @@ def add_commands(group: click.Group) -> None:
                                                "relay (cronaca relay) queues them when Redis is back")
                 if dispatcher is not None and wait:
                     judging = bar.add_task("judging", total=len(ids))
-                    wait_for_verdicts(records, ids, wait, lambda n: bar.advance(judging, n))
-            refused = False
-            with _output(out) as stream:
-                for line in lines:
-                    if "error" not in line:
-                        status = records.import_status(UUID(line["import_id"]))
-                        line.update(status=status["status"], record_id=status.get("record_id"))
-                        if status["status"] == "rejected":
-                            report = status.get("report") or {}
-                            findings = report.get("findings") or [{}]
-                            line.update(rule=report.get("rule") or findings[0].get("rule"))
-                    refused = refused or "error" in line or line.get("status") == "rejected"
-                    stream.write(json.dumps({k: v for k, v in line.items() if v is not None}) + "\n")
-            counts: dict[str, int] = {}
-            for line in lines:
-                said = "refused" if "error" in line else line["status"]
-                counts[said] = counts.get(said, 0) + 1
-            Console(stderr=True).print(f"{len(lines)} files: " + ", ".join(f"{n} {what}" for what, n in sorted(counts.items())))
-        finally:
-            records.close()
+                    try:
+                        wait_for_verdicts(records, ids, wait, lambda n: bar.advance(judging, n))
+                    except KeyboardInterrupt:  # stop waiting, not importing: the lines (and their tokens) still come
+                        Console(stderr=True).print("[yellow]stopped waiting: the statuses below are as they stand")
+        finally:  # whatever stops the run, the files saved so far get their lines: their tokens are shown only here
+            try:
+                refused = _write(records, lines, out)
+            finally:
+                records.close()
         if refused:
             raise click.exceptions.Exit(1)

@@ -28,16 +28,26 @@ def _notation(seed: str, title: str = "citta-stato", players: int = 2) -> str:
                       {"players": players}, played.scores)
 
 
-def test_many_files_are_imported_here_in_batches_each_with_its_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(tmp_path / "records.sqlite3")}
+def _environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **more: str) -> dict[str, str]:
+    """The command's store (a fresh SQLite file) and whatever else, in the environment it reads; no Redis unless given."""
+    env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(tmp_path / "records.sqlite3"), **more}
     monkeypatch.delenv("REDIS_URL", raising=False)
     for key, value in env.items():
         monkeypatch.setenv(key, value)
+    return env
+
+
+def _written(tmp_path: Path, texts: list[str]) -> list[Path]:
+    paths = [tmp_path / f"game-{k}.txt" for k in range(len(texts))]
+    for path, text in zip(paths, texts, strict=True):
+        path.write_text(text)
+    return paths
+
+
+def test_many_files_are_imported_here_in_batches_each_with_its_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    env = _environment(tmp_path, monkeypatch)
     good = [_notation("cli-1"), _notation("cli-2", "la-citta", 3), _notation("cli-3", "serenissima")]
-    paths = []
-    for k, text in enumerate(good):
-        paths.append(tmp_path / f"game-{k}.txt")
-        paths[-1].write_text(text)
+    paths = _written(tmp_path, good)
     records = Records(Settings.from_env(env).store)
     try:
         document = records.export(UUID(records.validate_import(records.submit_notation(good[0])[0])["record_id"]))
@@ -85,14 +95,8 @@ def test_each_batch_is_queued_as_soon_as_it_is_saved(tmp_path: Path, monkeypatch
     import workers.dispatch
 
     queue = f"cronaca-test-{uuid.uuid4().hex[:10]}"
-    env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(tmp_path / "records.sqlite3"),
-           "REDIS_URL": "redis://127.0.0.1:6379/0", "CRONACA_QUEUE": queue}
-    for key, value in env.items():
-        monkeypatch.setenv(key, value)
-    paths = []
-    for k in range(5):
-        paths.append(tmp_path / f"game-{k}.txt")
-        paths[-1].write_text(_notation(f"queued-{k}"))
+    env = _environment(tmp_path, monkeypatch, REDIS_URL="redis://127.0.0.1:6379/0", CRONACA_QUEUE=queue)
+    paths = _written(tmp_path, [_notation(f"queued-{k}") for k in range(5)])
     said: list[str] = []
     submit, hand_over_many = Records.submit_notation, workers.dispatch.hand_over_many
 
@@ -115,3 +119,27 @@ def test_each_batch_is_queued_as_soon_as_it_is_saved(tmp_path: Path, monkeypatch
     finally:
         for name in (queue, f"{queue}-retries"):
             Queue(name, connection=redis.Redis.from_url(env["REDIS_URL"])).delete(delete_jobs=True)
+
+
+def test_a_run_that_stops_still_prints_the_lines_of_the_files_it_saved(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seat tokens and keys are shown once, here: a run cut short (a failure, Ctrl-C) still prints the line, tokens
+    included, of every file it saved, with its status as it stands."""
+    _environment(tmp_path, monkeypatch)
+    paths = _written(tmp_path, [_notation(f"stops-{k}") for k in range(4)])
+    submit = Records.submit_notation
+    seen: list[int] = []
+
+    def failing(self: Records, *args: Any, **kwargs: Any) -> Any:
+        seen.append(1)
+        if len(seen) == 3:
+            raise RuntimeError("the disk is full")
+        return submit(self, *args, **kwargs)
+
+    monkeypatch.setattr(Records, "submit_notation", failing)
+    result = CliRunner().invoke(cronaca, ["import", *map(str, paths), "--batch", "2"])
+    assert isinstance(result.exception, RuntimeError)
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [line["file"] for line in lines] == list(map(str, paths[:2]))
+    assert [line["status"] for line in lines] == ["accepted", "accepted"]  # the first batch, judged before the failure
+    assert all(len(line["seats"]) == 2 and line["annotator_key"] and line["arbiter_key"] for line in lines)
