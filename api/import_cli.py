@@ -30,12 +30,13 @@ import click
 from rich.console import Console
 from rich.progress import Progress
 
-from domain.records.settings import Limits, Settings
+from domain.records.settings import Settings
 
 
 def read_file(path: Path, settings: Settings) -> tuple[str, Any]:
     """("json", the parsed record file) or ("notation", its text), bounded as the API bounds an upload."""
     from api.security import BadBody, load_json
+    from api.transcripts import bounded, notation_text
     from domain.records.application import TooLarge
 
     raw = path.read_bytes()
@@ -47,16 +48,11 @@ def read_file(path: Path, settings: Settings) -> tuple[str, Any]:
             return "json", load_json(raw)
         except BadBody as exc:
             raise click.ClickException(exc.detail.replace("the body", "the file", 1)) from exc
-    if b"\x00" in raw:
-        raise click.ClickException("this is not a text file (it holds NUL bytes)")
     try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise click.ClickException(f"the notation is not UTF-8 text (byte {exc.start})") from exc
-    too_large = Limits.from_env(os.environ).notation_size(text)
-    if too_large is not None:
-        raise TooLarge(too_large, rule="file/limit", limit="CRONACA_MAX_NOTATION_BYTES")
-    return "notation", text
+        text = notation_text(raw)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
+    return "notation", bounded(text)
 
 
 def submit_files(records: Any, paths: Sequence[Path], settings: Settings) -> list[dict[str, Any]]:
@@ -94,11 +90,16 @@ def judge_here(records: Any, ids: list[UUID], batch: int) -> None:
 
 
 def wait_for_verdicts(records: Any, ids: list[UUID], seconds: float, progress: Any = None) -> None:
-    """Poll the imports until each has its verdict or `seconds` have passed."""
+    """Wait until each import has its verdict or `seconds` have passed: the directory, caught up from the store's
+    notification log, says each import's status (one read a look, not one an import, while workers write)."""
+    from domain.records.aggregates import ACCEPTED, REJECTED
+
     left = set(ids)
     deadline = time.monotonic() + seconds
     while left and time.monotonic() < deadline:
-        done = {i for i in left if records.get_import(i).report is not None}
+        records.directory.catch_up()
+        known = records.directory.imports
+        done = {i for i in left if i in known and known[i].status in (ACCEPTED, REJECTED)}
         left -= done
         if progress is not None and done:
             progress(len(done))

@@ -43,7 +43,7 @@ class ReconcileBody(marshmallow.Schema):
     second = fields.String(required=True, validate=validate.Length(min=1, max=MAX_TEXT))
 
 
-def _bounded(text: str) -> str:
+def bounded(text: str) -> str:
     """The same size bound as an import (CRONACA_MAX_NOTATION_BYTES): 413 beyond it."""
     too_large = Limits.from_env(os.environ).notation_size(text)
     if too_large is not None:
@@ -53,18 +53,26 @@ def _bounded(text: str) -> str:
 
 def notation_body() -> str:
     """The notation text of a request: a `text/x-cronaca-notation` body, or JSON `{"text": ...}`."""
-    return _bounded(_notation_text())
+    return bounded(_notation_text())
+
+
+def notation_text(raw: bytes) -> str:
+    """A notation file's bytes as its text (UTF-8, a BOM allowed), or ValueError saying why not (`cronaca import`
+    reads files with it too)."""
+    if b"\x00" in raw:
+        raise ValueError("this is not a text file (it holds NUL bytes)")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"the notation is not UTF-8 text (byte {exc.start})") from exc
 
 
 def _notation_text() -> str:
     if request.mimetype == MEDIA_TYPE:
-        raw = request.get_data()
-        if b"\x00" in raw:
-            raise BadRequest("this is not a text file (it holds NUL bytes)")
         try:
-            return raw.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            raise BadRequest(f"the notation is not UTF-8 text (byte {exc.start})") from exc
+            return notation_text(request.get_data())
+        except ValueError as exc:
+            raise BadRequest(str(exc)) from exc
     body = request.get_json(silent=True)
     try:
         return str(CheckBody().load(body if isinstance(body, dict) else {})["text"])
@@ -87,4 +95,4 @@ def check() -> Any:
 @blp.response(200, description="every disagreement, the first divergence, and which version the rules accept")
 def reconcile(body: dict[str, Any]) -> Any:
     """Two transcripts of one game (each player kept a log), aligned turn by turn."""
-    return json_response(reveal(reconcile_texts(_bounded(body["first"]), _bounded(body["second"])), ALL))
+    return json_response(reveal(reconcile_texts(bounded(body["first"]), bounded(body["second"])), ALL))

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from uuid import UUID
 
 from domain.records import Records
-from domain.records.settings import DEFAULT_JOB_RETRIES, RETRY_BACKOFF
+from domain.records.settings import DEFAULT_JOB_RETRIES, RETRY_BACKOFF, retries_queue_of
 from workers import context
 
 if TYPE_CHECKING:
@@ -119,7 +119,7 @@ class RQDispatcher:
 
         self.connection = redis.Redis.from_url(redis_url, socket_connect_timeout=1, socket_timeout=2)
         self.queue = Queue(queue, connection=self.connection)
-        self.again = Queue(retries_queue or f"{queue}-retries", connection=self.connection)  # attempts after the first
+        self.again = Queue(retries_queue or retries_queue_of(queue), connection=self.connection)  # attempts after the first
         self.job_timeout = job_timeout
         self.job = job  # the dotted name a worker imports and runs; tests may put a wrapper of theirs here
         self.batch_job = batch_job

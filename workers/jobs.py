@@ -50,9 +50,16 @@ def run_validation(app: Records, import_id: UUID) -> dict[str, Any]:
 
     metrics.count_import("attempts")
     report, concluded_here = app.judge_import(import_id)
+    _verdict_counted(report, concluded_here)
+    return report
+
+
+def _verdict_counted(report: dict[str, Any], concluded_here: bool) -> None:
+    """The verdict, when this run gave it (workers.metrics)."""
+    from workers import metrics
+
     if concluded_here:
         metrics.count_import("accepted" if report.get("ok") else "rejected")
-    return report
 
 
 def validate_import(import_id: str) -> dict[str, Any]:
@@ -66,18 +73,17 @@ def run_validations(app: Records, import_ids: list[UUID]) -> dict[str, Any]:
     moment, say), each is tried alone: one that fails does not stop the others; the job then fails with
     the first error, so the relay queues again the ones left without a verdict (the job is idempotent:
     the concluded ones are left as they are)."""
-    from workers import metrics
-
     if len(import_ids) > 1:
         try:
             judged = app.judge_imports(import_ids)
         except Exception as exc:  # noqa: BLE001  (each alone next: what can be concluded is)
             log.warning("imports %s together: %s; each alone", ", ".join(map(str, import_ids)), exc)
         else:
+            from workers import metrics
+
             for report, concluded_here in judged:
                 metrics.count_import("attempts")
-                if concluded_here:
-                    metrics.count_import("accepted" if report.get("ok") else "rejected")
+                _verdict_counted(report, concluded_here)
             return {"imports": {str(i): bool(report.get("ok")) for i, (report, _) in zip(import_ids, judged, strict=True)}}
     statuses: dict[str, Any] = {}
     failed: Exception | None = None

@@ -137,6 +137,16 @@ def titles() -> list[str]:
     return found
 
 
+def imported_record_id(import_id: UUID) -> UUID:
+    """The id of the record an import makes: the same whichever attempt makes it, so it is made at most once."""
+    return uuid5(NAMESPACE_URL, f"cronaca:import:{import_id}")
+
+
+def _keys_of(found: Import) -> tuple[str | None, str | None]:
+    """An import's annotator and arbiter key hashes (None on an import saved before they existed)."""
+    return getattr(found, "annotator_hash", None), getattr(found, "arbiter_hash", None)
+
+
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
@@ -1408,18 +1418,16 @@ class Records(Application[UUID]):
             verdict, header, document = self._verdict_on(found)
             if verdict.ok:
                 assert verdict.entries is not None and header is not None
-                record_id = uuid5(NAMESPACE_URL, f"cronaca:import:{import_id}")
-                keys = (getattr(found, "annotator_hash", None), getattr(found, "arbiter_hash", None))
+                record_id = imported_record_id(import_id)
                 if lessonfile.game_alone(document):  # the common import: its record and its verdict in one save
                     report = {**verdict.report, "record_id": str(record_id)}
-                    record = self._build_imported(record_id, header, verdict.entries, found.token_hashes, import_id,
-                                                  verdict.end, *keys)
-                    if self._save_with_verdict(record, found, report):
+                    if self._save_with_verdict(self._record_of(found, header, verdict), found, report):
                         return report, True
                     found = self.get_import(import_id)  # what the conflict left: read again, the accept above was not stored
                     if found.report is not None:
                         return found.report, False
-                self._create_imported(record_id, header, verdict.entries, found.token_hashes, import_id, verdict.end, *keys)
+                self._create_imported(record_id, header, verdict.entries, found.token_hashes, import_id, verdict.end,
+                                      *_keys_of(found))
                 report = {**verdict.report, "record_id": str(record_id), **self._attach_extras(record_id, document)}
             else:
                 report = verdict.report
@@ -1478,13 +1486,10 @@ class Records(Application[UUID]):
                         alone.add(import_id)  # its notes and variations are attached after the record exists
                         continue
                     if verdict.ok:
-                        assert verdict.entries is not None and header is not None
-                        record_id = uuid5(NAMESPACE_URL, f"cronaca:import:{import_id}")
-                        record = self._build_imported(record_id, header, verdict.entries, each.token_hashes, import_id,
-                                                      verdict.end, getattr(each, "annotator_hash", None),
-                                                      getattr(each, "arbiter_hash", None))
-                        built.append(record_id)
-                        each.accept(record_id=str(record_id), report={**verdict.report, "record_id": str(record_id)})
+                        assert header is not None
+                        record = self._record_of(each, header, verdict)
+                        built.append(record.id)
+                        each.accept(record_id=str(record.id), report={**verdict.report, "record_id": str(record.id)})
                         together.append(record)
                     else:
                         each.reject(report=verdict.report)
@@ -1519,6 +1524,12 @@ class Records(Application[UUID]):
         except recordfile.BadRecordFile as exc:
             return recordfile.refused(exc), None, document
         return verdict, header, document
+
+    def _record_of(self, found: Import, header: recordfile.Header, verdict: recordfile.Verdict) -> Record:
+        """The record a clean verdict on `found` makes, built in memory (`_build_imported`), not saved."""
+        assert verdict.entries is not None
+        return self._build_imported(imported_record_id(found.id), header, verdict.entries, found.token_hashes, found.id,
+                                    verdict.end, *_keys_of(found))
 
     def _save_with_verdict(self, record: Record, found: Import, report: dict[str, Any]) -> bool:
         """An accepted import's new record and its verdict in one save: one transaction (on PostgreSQL one
@@ -1572,7 +1583,7 @@ class Records(Application[UUID]):
                        annotator_hash=token_hash(annotator_key) if annotator_key else None,
                        arbiter_hash=token_hash(arbiter_key) if arbiter_key else None,
                        chain=None if self.chain else chains.OFF)
-        record_id = uuid5(NAMESPACE_URL, f"cronaca:import:{found.id}")
+        record_id = imported_record_id(found.id)
         self._create_imported(record_id, header, verdict.entries, found.token_hashes, found.id, verdict.end, found.annotator_hash,
                               found.arbiter_hash)
         found.accept(record_id=str(record_id), report={**verdict.report, "record_id": str(record_id)})

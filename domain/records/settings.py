@@ -156,6 +156,11 @@ def keep_timings(env: Mapping[str, str]) -> tuple[float, float, float]:
             seconds(env.get("CRONACA_KEEP_STOP_WAIT"), 10.0, "CRONACA_KEEP_STOP_WAIT"))
 
 
+def retries_queue_of(queue: str) -> str:
+    """The retries queue of an imports queue when CRONACA_RETRIES_QUEUE does not name one."""
+    return f"{queue}-retries"
+
+
 @dataclass
 class Settings:
     redis_url: str | None = None
@@ -196,9 +201,8 @@ class Settings:
             operator_key=operator_key(env),
         )
 
-
     def __post_init__(self) -> None:
-        self.retries_queue = self.retries_queue or f"{self.queue}-retries"
+        self.retries_queue = self.retries_queue or retries_queue_of(self.queue)
 
     @property
     def queues(self) -> dict[str, str]:
