@@ -85,7 +85,8 @@ class ProblemApi(Api):
         data = getattr(error, "data", None) or {}
         extra: dict[str, Any] = {}
         messages = data.get("messages")
-        detail = DETAILS.get(code, error.description or error.name)
+        own = error.description if error.description != type(error).description else None  # raised saying why
+        detail = own or DETAILS.get(code, error.description or error.name)
         allowed = getattr(error, "valid_methods", None)
         if code == 405 and allowed:
             detail = f"this address takes {', '.join(sorted(allowed))}; see /api/docs"

@@ -27,7 +27,7 @@ from eventsourcing.persistence import IntegrityError, PersistenceError
 from domain.records import Records
 from domain.records.aggregates import QUEUED, SUBMITTED, VALIDATING
 from domain.records.settings import max_attempts as configured_attempts
-from workers.dispatch import Dispatcher, hand_over, say_refused
+from workers.dispatch import Dispatcher, hand_over, hand_over_many, say_refused
 
 log = logging.getLogger("cronaca.relay")
 
@@ -53,6 +53,10 @@ def relay_once(records: Records, dispatcher: Dispatcher, requeue_after: float, g
     def lost(job_id: str | None) -> bool:
         return job_id is None or (judged[job_id] if job_id in judged else dispatcher.lost(job_id))
 
+    # Imports never queued (saved while Redis was down, or by an API process that could not queue them) go
+    # BATCH a job, as `cronaca import` queues them; one queued again goes alone, so that a file that kills
+    # its worker takes no other import's attempts with it.
+    fresh: list[UUID] = []
     for summary in summaries:
         age = now - summary.touched
         waiting = summary.status == SUBMITTED and age >= grace
@@ -72,11 +76,13 @@ def relay_once(records: Records, dispatcher: Dispatcher, requeue_after: float, g
             if ended:
                 give_up(records, summary.id, summary.attempts)
             continue
-        if (waiting or stuck) and hand_over(records, dispatcher, summary.id, summary.attempts + 1):
+        if waiting and summary.attempts == 0:
+            fresh.append(summary.id)  # queued below, several a job
+        elif (waiting or stuck) and hand_over(records, dispatcher, summary.id, summary.attempts + 1):
             handed += 1
         elif waiting or stuck:
             break  # the queue is down: try again next pass
-    return handed
+    return handed + hand_over_many(records, dispatcher, fresh, 1) if fresh else handed
 
 
 def give_up(records: Records, import_id: UUID, attempts: int) -> None:

@@ -112,6 +112,16 @@ def _select_rows(self: PostgresAggregateRecorder, originator_id: Any, gt: int | 
         return cursor.fetchall()
 
 
+def _select_many_rows(self: PostgresAggregateRecorder, originator_ids: list[Any]) -> list[tuple[Any, int, str, bytes]]:
+    """(id, version, topic, state) of several streams' rows, by id and oldest first (timeline.select_streams)."""
+    query = SQL("SELECT originator_id, originator_version, topic, state FROM {schema}.{table} "
+                "WHERE originator_id = ANY(%s) ORDER BY originator_id, originator_version").format(
+        schema=Identifier(self.datastore.schema), table=Identifier(self.events_table_name))
+    with self.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row) as cursor:
+        cursor.execute(query, [list(originator_ids)], prepare=True)
+        return cursor.fetchall()
+
+
 class BoundedAggregateRecorder(ColumnsInsert):
     """Snapshots."""
 
@@ -126,6 +136,7 @@ class BoundedApplicationRecorder(PostgresApplicationRecorder, ColumnsInsert):
     insert_events = _bounded(PostgresApplicationRecorder.insert_events, "a write (nothing was written)")
     select_events = _bounded(PostgresApplicationRecorder.select_events, "a read")
     select_rows = _bounded(_select_rows, "a read")
+    select_many_rows = _bounded(_select_many_rows, "a read")
     select_notifications = _bounded(PostgresApplicationRecorder.select_notifications, "a read")
 
 

@@ -415,3 +415,15 @@ def test_the_viewer_runs_under_its_csp_and_keeps_the_token_out_of_addresses(tmp_
     finally:
         server.shutdown()
         app.extensions["cronaca"].records.close()
+
+
+@pytest.mark.parametrize(("raw", "why"), [(b'[Title "la-citta"]\n\x001. A: x\n', "it holds NUL bytes"),
+                                          (b'[Title "la-citta"]\n\xff\xfe1. A: x\n', "not UTF-8 text (byte 19)")])
+def test_a_notation_upload_that_is_no_text_says_why(client: Any, raw: bytes, why: str) -> None:
+    """A notation body that is not UTF-8 text is answered with the reason (a NUL byte, the first bad byte),
+    not the generic "send a JSON object", on each address that takes notation; nothing is stored."""
+    for path in ("/api/imports", "/api/check"):
+        found = assert_problem(client.post(path, data=raw, content_type="text/x-cronaca-notation"), 400)
+        assert why in found["detail"], (path, found)
+        assert "JSON object" not in found["detail"]
+    assert client.get("/api/records").get_json()["total"] == 0

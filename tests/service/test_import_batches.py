@@ -115,17 +115,24 @@ def test_a_batch_job_gives_each_import_its_own_verdict_and_record(records: Recor
 def test_a_batch_job_goes_on_past_a_failing_import_and_then_fails(records: Records, plain: list[str],
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     ids = [records.submit_notation(text)[0] for text in plain[:3]]
-    real = records.get_import
+    real, real_many = records.get_import, records.get_imports
 
     def flaky(import_id: UUID) -> Any:  # the batch's reads fail with it, then each alone is tried
         if import_id == ids[1]:
             raise OSError("the store went away")
         return real(import_id)
 
+    def flaky_many(import_ids: list[UUID]) -> Any:
+        if ids[1] in import_ids:
+            raise OSError("the store went away")
+        return real_many(import_ids)
+
     monkeypatch.setattr(records, "get_import", flaky)
+    monkeypatch.setattr(records, "get_imports", flaky_many)
     with pytest.raises(OSError):
         run_validations(records, ids)
     monkeypatch.setattr(records, "get_import", real)
+    monkeypatch.setattr(records, "get_imports", real_many)
     assert [records.import_status(i)["status"] for i in ids] == ["accepted", "submitted", "accepted"]
 
 

@@ -240,6 +240,15 @@ def test_imports_submitted_while_redis_is_down_are_processed_when_it_returns(tmp
         time.sleep(1.0)
         assert {stack.client.get(f"/api/imports/{i}").get_json()["status"] for i in during} == {"submitted"}
         server = own_redis()  # back, and empty
+        back = time.monotonic()
+        while {stack.client.get(f"/api/imports/{i}").get_json()["status"] for i in during} != {"queued"}:
+            assert time.monotonic() - back < 20, "the relay did not queue the imports saved while Redis was down"
+            time.sleep(0.1)
+        # the three never queued go as one batch job, as `cronaca import` queues them (a file queued again goes alone)
+        directory = stack.service.records.directory
+        directory.catch_up()
+        jobs = {str(s.id): s.job_id for s in directory.imports.values()}
+        assert len({jobs[i] for i in during}) == 1 and jobs[during[0]].startswith("imports-"), jobs
         stack.spawn("worker")
         for import_id, document in zip([before, *during], documents, strict=True):
             verdict = wait_for_verdict(stack.client, import_id, timeout=40)
