@@ -3,8 +3,10 @@
 Each file is saved as `POST /api/imports` saves it (the same checks and limits: a bad file is refused at its
 name, with the rule, and the others go on), then judged 10 a job: with REDIS_URL queued for the workers
 (`workers.dispatch.hand_over_many`; `--wait` for the verdicts), else here, in this process. A batch of ten is
-stored in two saves, not two each (`Records.judge_imports`), which is what lets a deployment take 10,000 files
-in about a minute (docs/benchmarks.md, "Ninth session"); an upload through the API is a job of its own.
+stored in two saves, not two each (`Records.judge_imports`), which is what lets two workers on two cores take
+10,000 files in 70-90 s (docs/benchmarks.md, issue 16's sessions); an upload through the API is a job of its own.
+When the store fails past its own retries the run stops at that file: every file gets its line (those not
+tried say so), and what was saved is queued by the relay once the store is back.
 
 What each file got is printed as one JSON line (`--out FILE` writes them there instead): its import id,
 status, record id once judged, and the seat tokens and the annotator and arbiter keys of the record it makes.
@@ -27,10 +29,13 @@ from typing import IO, Any
 from uuid import UUID
 
 import click
+from eventsourcing.persistence import PersistenceError
 from rich.console import Console
 from rich.progress import Progress
 
 from domain.records.settings import Settings
+
+STORE_AWAY = "store/unavailable"  # a line's rule when the store failed at or before its file
 
 
 def read_file(path: Path, settings: Settings) -> tuple[str, Any]:
@@ -55,13 +60,14 @@ def read_file(path: Path, settings: Settings) -> tuple[str, Any]:
     return "notation", bounded(text)
 
 
-def submit_files(records: Any, paths: Sequence[Path], settings: Settings) -> list[dict[str, Any]]:
+def submit_files(records: Any, paths: Sequence[Path], settings: Settings, lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Save each file as an import: a line per file, {file, import_id, seats, annotator_key, arbiter_key}, or
     {file, error, rule} when it is refused (nothing of it stored, unless a notation file's refusal, which is
-    kept as a rejected import, as the API keeps it)."""
+    kept as a rejected import, as the API keeps it). Each line goes into `lines` as soon as its file is saved,
+    so that a failure later in the batch loses no file's tokens; the batch's lines are returned."""
     from domain.records.application import RecordsError, new_tokens
 
-    lines = []
+    start = len(lines)
     for path in paths:
         line: dict[str, Any] = {"file": str(path)}
         annotator, arbiter = new_tokens(2)
@@ -69,6 +75,12 @@ def submit_files(records: Any, paths: Sequence[Path], settings: Settings) -> lis
             kind, body = read_file(path, settings)
             submit = records.submit_notation if kind == "notation" else records.submit
             import_id, tokens = submit(body, annotator, arbiter)
+        except PersistenceError as exc:  # the store away past its own retries: stop here, say which files are left
+            said = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            line.update(error=f"the store failed while saving this file ({said}); it may not be saved: import it "
+                              "again once the store is back", rule=STORE_AWAY)
+            lines.append(line)
+            break
         except RecordsError as exc:
             line.update(error=exc.message, rule=exc.facts.get("rule"), import_id=exc.facts.get("import_id"))
         except (click.ClickException, OSError) as exc:
@@ -77,7 +89,7 @@ def submit_files(records: Any, paths: Sequence[Path], settings: Settings) -> lis
             line.update(import_id=str(import_id), seats=[{"seat": k, "token": t} for k, t in enumerate(tokens)],
                         annotator_key=annotator, arbiter_key=arbiter)
         lines.append(line)
-    return lines
+    return lines[start:]
 
 
 def judge_here(records: Any, ids: list[UUID], batch: int) -> None:
@@ -124,8 +136,11 @@ def _write(records: Any, lines: list[dict[str, Any]], out: str | None) -> bool:
     with _output(out) as stream:
         for line in lines:
             if "error" not in line:
-                status = records.import_status(UUID(line["import_id"]))
-                line.update(status=status["status"], record_id=status.get("record_id"))
+                try:
+                    status = records.import_status(UUID(line["import_id"]))
+                except PersistenceError:  # the store away: the line (its tokens shown only here) is written all the same
+                    status = {"status": "saved", "status_unread": "the store did not answer; GET /api/imports/<id> tells"}
+                line.update(status=status["status"], record_id=status.get("record_id"), status_unread=status.get("status_unread"))
                 if status["status"] == "rejected":
                     report = status.get("report") or {}
                     findings = report.get("findings") or [{}]
@@ -134,7 +149,7 @@ def _write(records: Any, lines: list[dict[str, Any]], out: str | None) -> bool:
             stream.write(json.dumps({k: v for k, v in line.items() if v is not None}) + "\n")
     counts: dict[str, int] = {}
     for line in lines:
-        said = "refused" if "error" in line else line["status"]
+        said = ("not saved" if line.get("rule") == STORE_AWAY else "refused") if "error" in line else line["status"]
         counts[said] = counts.get(said, 0) + 1
     Console(stderr=True).print(f"{len(lines)} files: " + ", ".join(f"{n} {what}" for what, n in sorted(counts.items())))
     return refused
@@ -172,11 +187,20 @@ def add_commands(group: click.Group) -> None:
                 saving = bar.add_task("saving and queuing" if dispatcher else "judging", total=len(files))
                 ids: list[UUID] = []
                 unqueued = 0
+                stopped = False
                 for start in range(0, len(files), size):
-                    chunk = submit_files(records, files[start:start + size], settings)
-                    lines += chunk
+                    chunk = submit_files(records, files[start:start + size], settings, lines)
                     chunk_ids = [UUID(line["import_id"]) for line in chunk if "error" not in line]
                     ids += chunk_ids
+                    if chunk[-1].get("rule") == STORE_AWAY:  # the rest not tried: a line each, saying so
+                        left = files[start + len(chunk):]
+                        lines += [{"file": str(path), "error": f"not submitted: the store failed at {chunk[-1]['file']}",
+                                   "rule": STORE_AWAY} for path in left]
+                        Console(stderr=True).print(f"[red]stopped: {chunk[-1]['file']}: {chunk[-1]['error']}; {len(left)} "
+                                                   "files after it not submitted (their lines say so); the relay queues "
+                                                   "those saved once the store is back")
+                        stopped = True
+                        break
                     if dispatcher is None:
                         judge_here(records, chunk_ids, size)
                     else:  # once the queue refuses, the rest are saved only: the relay queues them when it is back
@@ -185,12 +209,15 @@ def add_commands(group: click.Group) -> None:
                 if unqueued:
                     Console(stderr=True).print(f"[yellow]{unqueued} imports saved but not queued: the queue is down; the "
                                                "relay (cronaca relay) queues them when Redis is back")
-                if dispatcher is not None and wait:
+                if dispatcher is not None and wait and not stopped:
                     judging = bar.add_task("judging", total=len(ids))
                     try:
                         wait_for_verdicts(records, ids, wait, lambda n: bar.advance(judging, n))
                     except KeyboardInterrupt:  # stop waiting, not importing: the lines (and their tokens) still come
                         Console(stderr=True).print("[yellow]stopped waiting: the statuses below are as they stand")
+                    except PersistenceError as exc:
+                        Console(stderr=True).print(f"[yellow]stopped waiting: the store failed ({exc}); the statuses "
+                                                   "below are as they stand")
         finally:  # whatever stops the run, the files saved so far get their lines: their tokens are shown only here
             try:
                 refused = _write(records, lines, out)

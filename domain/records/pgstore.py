@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import psycopg.errors
-from eventsourcing.persistence import InterfaceError, OperationalError
+from eventsourcing.persistence import IntegrityError, InterfaceError, OperationalError, StoredEvent
 from eventsourcing.postgres import PostgresAggregateRecorder, PostgresApplicationRecorder, PostgresFactory
 from eventsourcing.utils import Environment, EnvType
 from psycopg.rows import tuple_row
@@ -46,13 +46,27 @@ def _timed_out(exc: BaseException) -> bool:
 
 
 def _bounded(call: Callable[..., Any], what: str) -> Callable[..., Any]:
-    """The library's call without its retries for timeouts: a cut statement is answered at once."""
+    """The library's call without its retries for timeouts: a cut statement is answered at once.
+
+    An append retried after its connection was lost may find its own rows there: the server committed
+    them, and the connection died before the answer came back (seen by hand: `pg_terminate_backend` while
+    `cronaca import` saved files stopped it with "duplicate key", its file saved). When every row the
+    retry meets is the one it sends, byte for byte, the append was stored: it succeeds, with the rows'
+    notification ids. Any other row there is another writer's, and the conflict stands (IntegrityError)."""
     unretried = getattr(call, "__wrapped__", call)
+    appends = call.__name__ == "insert_events"
 
     def run(self: PostgresAggregateRecorder, *args: Any, **kwargs: Any) -> Any:
+        lost = False
         for attempt in range(RETRIES):
             try:
                 return unretried(self, *args, **kwargs)
+            except IntegrityError:
+                if lost and appends:
+                    stored, ids = _stored_already(self, args[0] if args else kwargs["stored_events"])
+                    if stored:
+                        return ids
+                raise
             except (InterfaceError, OperationalError) as exc:
                 if isinstance(exc, StoreBusy):
                     raise
@@ -61,6 +75,7 @@ def _bounded(call: Callable[..., Any], what: str) -> Callable[..., Any]:
                                     "try again in a moment") from exc
                 if attempt == RETRIES - 1:
                     raise
+                lost = True
                 # A connection lost (the server restarted, pg_terminate_backend) usually means every idle one of
                 # the pool is dead too: drop them all at once, or each retry would draw the next dead one.
                 pool = getattr(getattr(self, "datastore", None), "pool", None)
@@ -73,6 +88,28 @@ def _bounded(call: Callable[..., Any], what: str) -> Callable[..., Any]:
     run.__name__ = call.__name__
     run.__doc__ = call.__doc__
     return run
+
+
+def _stored_already(self: PostgresAggregateRecorder, stored_events: Sequence[StoredEvent]) -> tuple[bool, list[int] | None]:
+    """Whether every one of these rows is in the table as given (same stream, version, topic and bytes), and
+    their notification ids (None for a table without, as the library's `insert_events` answers there)."""
+    if not stored_events:
+        return False, None
+    with_ids = isinstance(self, PostgresApplicationRecorder)
+    query = SQL("SELECT originator_id, originator_version, topic, state{ids} FROM {schema}.{table} "
+                "WHERE originator_id = ANY(%s)").format(
+        ids=SQL(", notification_id") if with_ids else SQL(""),
+        schema=Identifier(self.datastore.schema), table=Identifier(self.events_table_name))
+    with self.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row) as cursor:
+        cursor.execute(query, [list({e.originator_id for e in stored_events})])
+        found = {(row[0], row[1]): row for row in cursor.fetchall()}
+    ids = []
+    for event in stored_events:
+        row = found.get((event.originator_id, event.originator_version))
+        if row is None or row[2] != event.topic or bytes(row[3]) != event.state:
+            return False, None
+        ids.append(row[4] if with_ids else 0)
+    return True, ids if with_ids else None
 
 
 class ColumnsInsert(PostgresAggregateRecorder):

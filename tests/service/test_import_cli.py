@@ -142,4 +142,47 @@ def test_a_run_that_stops_still_prints_the_lines_of_the_files_it_saved(tmp_path:
     lines = [json.loads(line) for line in result.stdout.splitlines()]
     assert [line["file"] for line in lines] == list(map(str, paths[:2]))
     assert [line["status"] for line in lines] == ["accepted", "accepted"]  # the first batch, judged before the failure
+    # and a failure in the middle of a batch: the files of that batch saved before it keep their lines too
+    seen.clear()
+    result = CliRunner().invoke(cronaca, ["import", *map(str, paths), "--batch", "4"])
+    assert isinstance(result.exception, RuntimeError)
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [line["file"] for line in lines] == list(map(str, paths[:2]))
+    assert [line["status"] for line in lines] == ["submitted", "submitted"]  # saved, not yet judged
     assert all(len(line["seats"]) == 2 and line["annotator_key"] and line["arbiter_key"] for line in lines)
+
+
+def test_a_store_that_fails_stops_the_run_with_a_line_for_every_file(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The store away past its own retries while saving the third of five files: no traceback; the run stops
+    there, the two saved keep their lines and tokens (their status unread, the store not answering), the third
+    says the store failed while saving it, the last two that they were not submitted; exit 1."""
+    from eventsourcing.persistence import OperationalError
+
+    _environment(tmp_path, monkeypatch)
+    paths = _written(tmp_path, [_notation(f"away-{k}") for k in range(5)])
+    submit = Records.submit_notation
+    seen: list[int] = []
+
+    def store_goes(self: Records, *args: Any, **kwargs: Any) -> Any:
+        seen.append(1)
+        if len(seen) == 3:
+            def away(*_: Any, **__: Any) -> Any:
+                raise OperationalError("connection failed: Connection refused")
+            monkeypatch.setattr(Records, "import_status", away)
+            away()
+        return submit(self, *args, **kwargs)
+
+    monkeypatch.setattr(Records, "submit_notation", store_goes)
+    result = CliRunner().invoke(cronaca, ["import", *map(str, paths), "--batch", "2"])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.exception
+    assert "Traceback" not in result.output
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [line["file"] for line in lines] == list(map(str, paths))
+    assert [line["status"] for line in lines[:2]] == ["saved", "saved"] and all("store" in line["status_unread"] for line in lines[:2])
+    assert all(len(line["seats"]) == 2 and line["annotator_key"] for line in lines[:2])
+    assert [line.get("rule") for line in lines[2:]] == ["store/unavailable"] * 3
+    assert "failed while saving this file" in lines[2]["error"] and "Connection refused" in lines[2]["error"]
+    assert all(line["error"] == f"not submitted: the store failed at {paths[2]}" for line in lines[3:])
+    said = " ".join(result.stderr.split())
+    assert "5 files: 3 not saved, 2 saved" in said and "2 files after it not submitted" in said
