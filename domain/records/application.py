@@ -208,7 +208,7 @@ class Records(Application[UUID]):
         super().close()
 
     def construct_event_store(self) -> RecordEventStore:
-        """The library's event store, its recordings made at less cost (rows.py)."""
+        """The library's event store, its `put` making no recordings that nothing here reads (rows.py)."""
         return RecordEventStore(mapper=self.mapper, recorder=self.recorder)
 
     def construct_transcoder(self) -> Transcoder:

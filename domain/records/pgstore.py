@@ -96,12 +96,13 @@ def _stored_already(self: PostgresAggregateRecorder, stored_events: Sequence[Sto
     if not stored_events:
         return False, None
     with_ids = isinstance(self, PostgresApplicationRecorder)
-    query = SQL("SELECT originator_id, originator_version, topic, state{ids} FROM {schema}.{table} "
-                "WHERE originator_id = ANY(%s)").format(
-        ids=SQL(", notification_id") if with_ids else SQL(""),
+    query = SQL("SELECT t.originator_id, t.originator_version, t.topic, t.state{ids} FROM {schema}.{table} AS t "
+                "JOIN unnest(%s::{id_type}[], %s::bigint[]) AS k(i, v) ON t.originator_id = k.i "
+                "AND t.originator_version = k.v").format(
+        ids=SQL(", t.notification_id") if with_ids else SQL(""), id_type=Identifier(self.datastore.originator_id_type),
         schema=Identifier(self.datastore.schema), table=Identifier(self.events_table_name))
     with self.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row) as cursor:
-        cursor.execute(query, [list({e.originator_id for e in stored_events})])
+        cursor.execute(query, [[e.originator_id for e in stored_events], [e.originator_version for e in stored_events]])
         found = {(row[0], row[1]): row for row in cursor.fetchall()}
     ids = []
     for event in stored_events:

@@ -241,7 +241,8 @@ def test_a_command_whose_commit_answer_was_lost_is_answered_as_stored_once(postg
 @pytest.mark.postgres
 def test_a_retry_that_meets_another_writers_rows_is_still_a_conflict(postgres_schema: str, monkeypatch: Any) -> None:
     """The same retry, when what it meets is not its own rows (another writer appended while the connection was
-    down): a conflict, as ever, and nothing of the losing append stored."""
+    down): a conflict, as ever, and nothing of the losing append stored. When they are its own, the append
+    answers their notification ids, as the library's insert does."""
     from eventsourcing.persistence import IntegrityError, StoredEvent
 
     from domain.records import Records
@@ -264,5 +265,13 @@ def test_a_retry_that_meets_another_writers_rows_is_still_a_conflict(postgres_sc
             raise AssertionError("another writer's row was taken for this append's")
         assert lost == ["before"]
         assert [bytes(e.state) for e in records.recorder.select_events(stream)] == [b"theirs"]
+        # and an append whose answer is lost after its commit answers its own rows' notification ids, in order
+        lost = lose_an_answer(records, monkeypatch, committed=True)
+        mine = [StoredEvent(originator_id=stream, originator_version=v, topic="t", state=b"mine %d" % v) for v in (2, 3)]
+        ids = records.recorder.insert_events(mine)
+        assert lost == ["after"]
+        log = records.recorder.select_notifications(0, limit=1_000_000)
+        assert ids == [n.id for n in log if n.originator_id == stream and n.originator_version in (2, 3)]
+        assert [bytes(e.state) for e in records.recorder.select_events(stream)] == [b"theirs", b"mine 2", b"mine 3"]
     finally:
         records.close()
