@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import http
 import json
+import logging
 from typing import Any
 
 from apispec import BasePlugin
+from eventsourcing.persistence import InterfaceError, OperationalError
 from flask import Response
 from flask_smorest import Api
 from flask_smorest.utils import prepare_response
@@ -125,6 +127,21 @@ def register(app: Any) -> None:
             answer.headers["WWW-Authenticate"] = 'Bearer realm="cronaca"'
         if exc.status == 503:
             answer.headers["Retry-After"] = "1"  # a statement cut by a timeout: the store is busy, not down
+        return answer
+
+    @app.errorhandler(OperationalError)
+    @app.errorhandler(InterfaceError)
+    def store_away(exc: Exception) -> Response:
+        """The event store unreachable past its own retries (PostgreSQL down or restarting, every connection cut):
+        the service is unavailable for a moment, not broken (each append is one transaction: all of it or none).
+        503 with Retry-After, which clients and balancers retry; the cause in the log, one line, not in the answer.
+        (Was a 500 "the service failed" with a traceback logged.)"""
+        logging.getLogger("cronaca.api").warning("the store did not answer: %s",
+                                                 (str(exc).strip().splitlines() or [type(exc).__name__])[0])
+        answer = problem(503, "Service Unavailable", "the event store cannot be reached just now; try again in a "
+                         "moment (a command or upload sent again with the same Idempotency-Key is answered as stored "
+                         "if this attempt was)")
+        answer.headers["Retry-After"] = "2"
         return answer
 
     @app.errorhandler(RuleViolation)

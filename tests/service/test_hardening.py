@@ -37,7 +37,11 @@ def build(tmp_path: Path, **config: Any) -> Flask:
 def app(tmp_path: Path) -> Iterator[Flask]:
     built = build(tmp_path)
     yield built
-    built.extensions["cronaca"].records.close()
+    service = built.extensions["cronaca"]
+    pool = getattr(service.dispatcher, "pool", None)
+    if pool is not None:
+        pool.shutdown(wait=True)  # in-process jobs still reading must finish before the store closes (SQLite: a crash)
+    service.records.close()
 
 
 @pytest.fixture
@@ -427,3 +431,41 @@ def test_a_notation_upload_that_is_no_text_says_why(client: Any, raw: bytes, why
         assert why in found["detail"], (path, found)
         assert "JSON object" not in found["detail"]
     assert client.get("/api/records").get_json()["total"] == 0
+
+
+def test_a_store_that_cannot_be_reached_is_a_503_with_retry_after(app: Flask, client: Any, monkeypatch: pytest.MonkeyPatch,
+                                                                   caplog: pytest.LogCaptureFixture) -> None:
+    """The event store unreachable past its own retries (PostgreSQL down, every connection cut): a command and an
+    upload are answered 503 with Retry-After, problem+json, the cause in one log line and not in the answer (was
+    500, "the service failed"); nothing is stored; once the store answers, the same requests go through."""
+    from eventsourcing.persistence import OperationalError
+
+    records = app.extensions["cronaca"].records
+    finished_id, finished_tokens = start(client)
+    play_out_http(client, finished_id, finished_tokens)
+    document = client.get(f"/api/records/{finished_id}/export").data
+    record_id, tokens = start(client)
+    seat = client.get(f"/api/records/{record_id}/legal").get_json()["pending"]["seat"]
+    legal = client.get(f"/api/records/{record_id}/legal", headers=auth(tokens[seat])).get_json()
+    body = {"command": legal["commands"][0], "version": legal["version"]}
+    imports_before = len(records.recorder.select_notifications(0, limit=1_000_000))
+
+    def away(*_: Any, **__: Any) -> Any:
+        raise OperationalError('connection failed: connection to server at "10.0.0.5", port 5432 failed: refused')
+
+    real = records.recorder.insert_events
+    records.recorder.insert_events = away
+    try:
+        with caplog.at_level("WARNING", logger="cronaca.api"):
+            for answer in (client.post(f"/api/records/{record_id}/commands", json=body, headers=auth(tokens[seat])),
+                           client.post("/api/imports", data=document, content_type="application/json")):
+                found = assert_problem(answer, 503)
+                assert answer.headers["Retry-After"] == "2" and "try again" in found["detail"]
+                assert "10.0.0.5" not in answer.get_data(as_text=True)  # the cause is the operator's, in the log
+    finally:
+        records.recorder.insert_events = real
+    said = [r.getMessage() for r in caplog.records if "the store did not answer" in r.getMessage()]
+    assert len(said) == 2 and all("10.0.0.5" in line for line in said)
+    assert len(records.recorder.select_notifications(0, limit=1_000_000)) == imports_before  # nothing stored
+    assert client.post(f"/api/records/{record_id}/commands", json=body, headers=auth(tokens[seat])).status_code == 200
+    assert client.post("/api/imports", data=document, content_type="application/json").status_code == 202
