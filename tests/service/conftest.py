@@ -100,10 +100,16 @@ def client(store_env: dict[str, str]) -> Iterator[Any]:
     app = create_app(Settings.from_env(store_env))
     app.config["TESTING"] = True
     yield app.test_client()
+    close_app(app)
+
+
+def close_app(app: Any) -> None:
+    """Close an app's store after its in-process jobs finished: SQLite closed under a job thread still reading
+    it crashes the interpreter (seen: a segmentation fault at a fixture's teardown)."""
     service = app.extensions["cronaca"]
     pool = getattr(service.dispatcher, "pool", None)
     if pool is not None:
-        pool.shutdown(wait=True)  # in-process jobs still writing must finish before the store closes
+        pool.shutdown(wait=True)
     service.records.close()
 
 

@@ -20,6 +20,7 @@ from werkzeug.serving import make_server
 from api import security
 from api.app import create_app
 from domain.records.settings import Settings
+from tests.service.conftest import close_app
 from tests.service.helpers import auth, play_out_http
 
 PROBLEM = "application/problem+json"
@@ -37,11 +38,7 @@ def build(tmp_path: Path, **config: Any) -> Flask:
 def app(tmp_path: Path) -> Iterator[Flask]:
     built = build(tmp_path)
     yield built
-    service = built.extensions["cronaca"]
-    pool = getattr(service.dispatcher, "pool", None)
-    if pool is not None:
-        pool.shutdown(wait=True)  # in-process jobs still reading must finish before the store closes (SQLite: a crash)
-    service.records.close()
+    close_app(built)
 
 
 @pytest.fixture

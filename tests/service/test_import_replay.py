@@ -24,6 +24,7 @@ from domain.kernel.selfplay import play_random
 from domain.records.settings import Settings
 from domain.records.views import public_view
 from domain.transcripts import MEDIA_TYPE, check_text, render_log
+from tests.service.conftest import close_app
 from tests.service.helpers import auth
 from tests.service.test_api import wait_for_verdict
 
@@ -70,7 +71,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]
     thread.start()
     yield f"http://127.0.0.1:{server.server_port}", app
     server.shutdown()
-    app.extensions["cronaca"].records.close()
+    close_app(app)
 
 
 def submit(client: Any, body: bytes) -> tuple[str, list[str], dict[str, Any]]:

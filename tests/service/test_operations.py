@@ -34,7 +34,7 @@ from api.app import create_app
 from api.keep import Keeper
 from api.security import OPS_PAGE_SOURCES
 from domain.records.settings import Settings
-from tests.service.conftest import ROOT, free_port, subprocess_env
+from tests.service.conftest import ROOT, close_app, free_port, subprocess_env
 from tests.service.helpers import auth, play_out_http
 from tests.service.test_api import start
 
@@ -66,7 +66,7 @@ def make_app(tmp: Path, **env: str) -> Any:
 def app(tmp_path: Path) -> Iterator[Any]:
     found = make_app(tmp_path)
     yield found
-    found.extensions["cronaca"].records.close()
+    close_app(found)
 
 
 def legal(client: Any, record_id: str, token: str) -> dict[str, Any]:

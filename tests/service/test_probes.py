@@ -18,6 +18,7 @@ from domain.kernel import Entry, Outcome
 from domain.kernel.selfplay import play_random
 from domain.records import Records
 from domain.records.settings import Settings
+from tests.service.conftest import close_app
 from tests.service.helpers import auth, play_out
 from tests.service.test_api import wait_for_verdict
 
@@ -30,7 +31,7 @@ def app_client(tmp_path: Path) -> Iterator[tuple[Any, Records]]:
     app.config["TESTING"] = True
     records = app.extensions["cronaca"].records
     yield app.test_client(), records
-    records.close()
+    close_app(app)
 
 
 def finished_live(records: Records, title: str, seats: list[str], seed: str = "probe") -> tuple[uuid.UUID, list[str]]:
