@@ -65,7 +65,7 @@ def submit_files(records: Any, paths: Sequence[Path], settings: Settings, lines:
     {file, error, rule} when it is refused (nothing of it stored, unless a notation file's refusal, which is
     kept as a rejected import, as the API keeps it). Each line goes into `lines` as soon as its file is saved,
     so that a failure later in the batch loses no file's tokens; the batch's lines are returned."""
-    from domain.records.application import RecordsError, new_tokens
+    from domain.records.application import RecordsError, first_line, new_tokens
 
     start = len(lines)
     for path in paths:
@@ -76,8 +76,7 @@ def submit_files(records: Any, paths: Sequence[Path], settings: Settings, lines:
             submit = records.submit_notation if kind == "notation" else records.submit
             import_id, tokens = submit(body, annotator, arbiter)
         except PersistenceError as exc:  # the store away past its own retries: stop here, say which files are left
-            said = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-            line.update(error=f"the store failed while saving this file ({said}); it may not be saved: import it "
+            line.update(error=f"the store failed while saving this file ({first_line(exc)}); it may not be saved: import it "
                               "again once the store is back", rule=STORE_AWAY)
             lines.append(line)
             break

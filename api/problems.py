@@ -17,6 +17,7 @@ from werkzeug.exceptions import HTTPException
 from api.schemas import Problem
 from domain.kernel import RuleViolation
 from domain.records import RecordsError
+from domain.records.application import first_line
 
 CONTENT_TYPE = "application/problem+json"
 
@@ -136,8 +137,7 @@ def register(app: Any) -> None:
         the service is unavailable for a moment, not broken (each append is one transaction: all of it or none).
         503 with Retry-After, which clients and balancers retry; the cause in the log, one line, not in the answer.
         (Was a 500 "the service failed" with a traceback logged.)"""
-        logging.getLogger("cronaca.api").warning("the store did not answer: %s",
-                                                 (str(exc).strip().splitlines() or [type(exc).__name__])[0])
+        logging.getLogger("cronaca.api").warning("the store did not answer: %s", first_line(exc))
         answer = problem(503, "Service Unavailable", "the event store cannot be reached just now; try again in a "
                          "moment (a command or upload sent again with the same Idempotency-Key is answered as stored "
                          "if this attempt was)")

@@ -26,6 +26,7 @@ from eventsourcing.persistence import IntegrityError, PersistenceError
 
 from domain.records import Records
 from domain.records.aggregates import QUEUED, SUBMITTED, VALIDATING
+from domain.records.application import first_line
 from domain.records.settings import max_attempts as configured_attempts
 from workers.dispatch import Dispatcher, hand_over, hand_over_many, say_refused
 
@@ -82,7 +83,9 @@ def relay_once(records: Records, dispatcher: Dispatcher, requeue_after: float, g
             handed += 1
         elif waiting or stuck:
             break  # the queue is down: try again next pass
-    return handed + hand_over_many(records, dispatcher, fresh, 1) if fresh else handed
+    if fresh:
+        handed += hand_over_many(records, dispatcher, fresh, 1)
+    return handed
 
 
 def give_up(records: Records, import_id: UUID, attempts: int) -> None:
@@ -113,7 +116,7 @@ def run(records: Records, dispatcher: Dispatcher, requeue_after: float, interval
         try:
             relay_once(records, dispatcher, requeue_after, max_attempts=max_attempts)
         except PersistenceError as exc:  # the store away for a moment (a restart, a killed connection): said in one line
-            log.warning("relay pass skipped: the store: %s", (str(exc).strip().splitlines() or [repr(exc)])[0])
+            log.warning("relay pass skipped: the store: %s", first_line(exc))
         except Exception:  # the relay outlives any one bad pass
             log.exception("relay pass failed")
         stop.wait(interval)

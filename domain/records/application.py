@@ -59,6 +59,12 @@ from domain.records.turns import round_in_view, turn_ranges
 from domain.records.views import visible
 
 
+def first_line(exc: BaseException) -> str:
+    """An exception's first line (its type's name when it says nothing): what a one-line log or message
+    quotes of a store's fault, whose text may run to a query and its context."""
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
 class RecordsError(Exception):
     """Base of what the service refuses, each with a status the HTTP edge maps directly."""
 

@@ -45,16 +45,15 @@ def _timed_out(exc: BaseException) -> bool:
     return isinstance(exc.__cause__, psycopg.errors.LockNotAvailable | psycopg.errors.QueryCanceled)
 
 
-def _bounded(call: Callable[..., Any], what: str) -> Callable[..., Any]:
+def _bounded(call: Callable[..., Any], what: str, appends: bool = False) -> Callable[..., Any]:
     """The library's call without its retries for timeouts: a cut statement is answered at once.
 
     An append retried after its connection was lost may find its own rows there: the server committed
     them, and the connection died before the answer came back (seen by hand: `pg_terminate_backend` while
     `cronaca import` saved files stopped it with "duplicate key", its file saved). When every row the
-    retry meets is the one it sends, byte for byte, the append was stored: it succeeds, with the rows'
+    retry meets is the one it sends, byte for byte, the append (`appends`) was stored: it succeeds, with the rows'
     notification ids. Any other row there is another writer's, and the conflict stands (IntegrityError)."""
     unretried = getattr(call, "__wrapped__", call)
-    appends = call.__name__ == "insert_events"
 
     def run(self: PostgresAggregateRecorder, *args: Any, **kwargs: Any) -> Any:
         lost = False
@@ -163,7 +162,7 @@ def _select_many_rows(self: PostgresAggregateRecorder, originator_ids: list[Any]
 class BoundedAggregateRecorder(ColumnsInsert):
     """Snapshots."""
 
-    insert_events = _bounded(PostgresAggregateRecorder.insert_events, "a write (nothing was written)")
+    insert_events = _bounded(PostgresAggregateRecorder.insert_events, "a write (nothing was written)", appends=True)
     select_events = _bounded(PostgresAggregateRecorder.select_events, "a read")
     select_rows = _bounded(_select_rows, "a read")
 
@@ -171,7 +170,7 @@ class BoundedAggregateRecorder(ColumnsInsert):
 class BoundedApplicationRecorder(PostgresApplicationRecorder, ColumnsInsert):
     """Records and imports (the library's application recorder, its rows inserted by `ColumnsInsert`)."""
 
-    insert_events = _bounded(PostgresApplicationRecorder.insert_events, "a write (nothing was written)")
+    insert_events = _bounded(PostgresApplicationRecorder.insert_events, "a write (nothing was written)", appends=True)
     select_events = _bounded(PostgresApplicationRecorder.select_events, "a read")
     select_rows = _bounded(_select_rows, "a read")
     select_many_rows = _bounded(_select_many_rows, "a read")

@@ -30,6 +30,8 @@ from typing import Any
 from eventsourcing.persistence import EventStore, JSONTranscoder, Mapper, Recording, StoredEvent
 from eventsourcing.utils import get_topic
 
+from domain.records.timeline import loads
+
 
 class Encoded(dict):  # type: ignore[type-arg]  (a JSON object, as the event's own dict)
     """A game event's JSON object together with its canonical bytes (chain.canonical): what the
@@ -128,8 +130,6 @@ class RecordTranscoder(JSONTranscoder):
     `json.JSONDecoder(object_hook=...)` does. Writing is the library's."""
 
     def decode(self, data: bytes) -> Any:
-        from domain.records.timeline import loads
-
         return self._revived(loads(data))
 
     def _revived(self, obj: Any) -> Any:
