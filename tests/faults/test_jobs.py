@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 import redis
+from rq import Queue
 from rq.job import Job, JobStatus
 from rq.registry import StartedJobRegistry
 
@@ -78,11 +79,12 @@ class Deployment:
                 process.wait(5)
         self.records.close()
 
-    def documents(self, count: int) -> tuple[list[bytes], set[int]]:
-        """`count` record files of one finished toy game (about 120 moves), every TAMPERED_EVERY-th one with its
-        last move taken out (the file still claims the final scores: the rules reject it); and which are tampered."""
+    def documents(self, count: int, target: int = 200) -> tuple[list[bytes], set[int]]:
+        """`count` record files of one finished toy game (about 120 moves for a target of 200), every
+        TAMPERED_EVERY-th one with its last move taken out (the file still claims the final scores: the rules
+        reject it); and which are tampered."""
         answer = self.client.post("/api/records", json={"title": "toy", "seats": ["ann", "bob"],
-                                                        "edition_file": LONG_TOY.format(target=200)}).get_json()
+                                                        "edition_file": LONG_TOY.format(target=target)}).get_json()
         play_out_http(self.client, answer["id"], [s["token"] for s in answer["seats"]])
         self.seeds.add(answer["id"])
         good = self.client.get(f"/api/records/{answer['id']}/export").get_json()
@@ -146,7 +148,7 @@ def _busy_worker(deployment: Deployment, workers: dict[int, subprocess.Popen[byt
 
 def _up(deployment: Deployment, workers: dict[int, subprocess.Popen[bytes]]) -> list[int]:
     """The pids of our workers registered in Redis and beating (booted, able to take a job)."""
-    from rq import Queue, Worker
+    from rq import Worker
 
     found = Worker.all(queue=Queue(deployment.settings.queue, connection=deployment.redis))
     return [w.pid for w in found if w.pid in workers and w.last_heartbeat is not None
@@ -165,7 +167,7 @@ def test_workers_killed_mid_job_lose_nothing_and_their_imports_are_taken_up_with
         deployment: Deployment) -> None:
     """200 imports, 4 workers, 20 SIGKILLs of a worker mid-job, each followed by a new worker (a supervisor's
     restart). A killed import is taken up again (its next job started) within CRONACA_REQUEUE_AFTER plus one job."""
-    documents, tampered = deployment.documents(200)
+    documents, tampered = deployment.documents(200, target=400)  # jobs long enough for 20 kills before the end
     deployment.spawn("relay")
     began = time.monotonic()
     import_ids = [deployment.submit(d) for d in documents]  # a backlog: all queued before the workers start
@@ -173,12 +175,21 @@ def test_workers_killed_mid_job_lose_nothing_and_their_imports_are_taken_up_with
     workers = {p.pid: p for p in (deployment.spawn("worker") for _ in range(4))}
     began = time.monotonic()
     kills: list[tuple[str, float]] = []  # (killed job id, wall time of the kill) for imports left without a verdict
+    retries = Queue(deployment.settings.retries_queue, connection=deployment.redis)
     killed: set[str] = set()  # imports killed once already (killed 5 times, an import is rejected: import/attempts)
     deadline = time.monotonic() + 120  # 20 kills take ~20 s here; CI saw a starved host manage 15 in 60 s
+    looked = time.monotonic()  # when we last asked whether every import had ended
     while len(kills) < 20 and time.monotonic() < deadline:
-        # a victim only while another worker is up to take its import (a supervisor's restart takes seconds)
-        busy = _busy_worker(deployment, workers, killed) if len(_up(deployment, workers)) >= 2 else None
+        # a victim only while another worker is up to take its import (a supervisor's restart takes seconds), and
+        # none while a killed import waits in the retries queue: a worker busy now takes it when its job ends
+        # (retries are served first); killing that worker too would make it wait for a restart, not for one job
+        busy = (_busy_worker(deployment, workers, killed)
+                if len(_up(deployment, workers)) >= 2 and not retries.count else None)
         if busy is None:
+            if time.monotonic() > looked + 1:  # every import ended: no more victims to be had
+                looked = time.monotonic()
+                if len(deployment.verdicts_so_far(import_ids)) == len(import_ids):
+                    break
             time.sleep(0.01)
             continue
         job_id, pid = busy
