@@ -97,7 +97,7 @@ class Record(Aggregate):
         self._counted(entry is not None, chain)
 
     def _counted(self, opens_entry: bool, chain: str | None) -> None:
-        """What one game event changes in the aggregate (`happen`, and `record` making its events)."""
+        """What one game event changes in the aggregate (`happen`; `record` sets the same for a whole entry)."""
         if opens_entry:
             self.entries += 1
         self.steps += 1
@@ -106,22 +106,24 @@ class Record(Aggregate):
             self.chain_length = getattr(self, "chain_length", 0) + 1
 
     def record(self, entry: dict[str, Any], seat: int | None, after: Callable[[], None] | None = None,
-               stamp: datetime | None = None) -> None:
+               stamp: datetime | None = None, every: int = 1) -> None:
         """One `Happened` per event of a log entry (`Entry.to_json()`), saved in one go by the caller.
 
         Each game event, and the entry's head where it is its own (`chains.own_head`: most are), is put
         in its canonical JSON once: the chain hashes those bytes and the store writes them (rows.py).
         The events are made and applied here as `happen` would have them, without the decorator's
-        argument binding per event (an import's ~420).
-        `after` is called after each of them: an import building a whole record takes its
-        snapshots there, from the aggregate in memory (application.Records._create_imported);
-        `stamp` is the events' timestamp (an import's, one for the record it builds), else now."""
+        argument binding per event (an import's ~420), and the aggregate's counts are set once for the
+        entry, not once an event.
+        `after` is called after each event whose version is a multiple of `every`, the aggregate then as
+        that event left it: an import building a whole record takes its snapshots there, from the aggregate
+        in memory (application.Records._build_imported); `stamp` is the events' timestamp (an import's, one
+        for the record it builds), else now."""
         events = entry["events"]
         if not events:
             raise ValueError("a log entry without game events has nothing to be stored on")
         head: dict[str, Any] = {k: v for k, v in entry.items() if k != "events"}
         bodies = chains.canonical_events(events)
-        links = None
+        links: list[str] | None = None
         if getattr(self, "chain_head", None) is not None:  # a record stored before chains goes on without
             if chains.own_head(head):  # most entries: the row writes the head's bytes as hashed, as an event's
                 head = Encoded(head)
@@ -129,24 +131,33 @@ class Record(Aggregate):
             else:
                 hashed = chains.canonical(chains.entry_head(head, self.mode))
             links = chains.links_of(self.chain_head, self.steps + 1, bodies, hashed)
-        happened, pending, new = self.Happened, self._pending_events, object.__new__
+        happened, append, new, originator = self.Happened, self._pending_events.append, object.__new__, self.id
         stamp = stamp or happened.create_timestamp()
+        first, steps, length = self._version, self.steps, getattr(self, "chain_length", 0)
+        self.entries += 1
+
+        def counted(n: int) -> None:
+            """The aggregate as after the entry's first n events (what `happen` would have left)."""
+            self._version, self._modified_on, self.steps = first + n, stamp, steps + n
+            if links is not None:
+                self.chain_head, self.chain_length = links[n - 1], length + n
+
+        version = first
         for k, obj in enumerate(events):
-            link = links[k] if links is not None else None
-            version = self.version + 1
+            version += 1
             body = Encoded(obj)
             body.canonical = bodies[k]
             # The event as the frozen dataclass's __init__ makes it (its fields, in their order, in its __dict__),
             # without that __init__'s object.__setattr__ per field and __post_init__'s check that the id is a
             # UUID (it is this aggregate's): a third of the cost of each of an import's ~420 events.
             made = new(happened)
-            made.__dict__.update(originator_id=self.id, originator_version=version, timestamp=stamp, event=body,
-                                 entry=None if k else head, seat=seat, chain=link)
-            pending.append(made)
-            self.version, self.modified_on = version, stamp
-            self._counted(not k, link)
-            if after is not None:
+            made.__dict__.update(originator_id=originator, originator_version=version, timestamp=stamp, event=body,
+                                 entry=None if k else head, seat=seat, chain=links[k] if links is not None else None)
+            append(made)
+            if after is not None and version % every == 0:
+                counted(k + 1)
                 after()
+        counted(len(events))
 
     def finish(self, seed: str | None, scores: dict[str, Any]) -> None:
         """The game is over: the seed is revealed, the scores are final (the chain's last link)."""

@@ -1722,8 +1722,7 @@ class Records(Application[UUID]):
         snapshots: list[Any] = []
 
         def snapshot() -> None:
-            if interval and record.version % interval == 0:
-                snapshots.append(Record.Snapshot.take(record))
+            snapshots.append(Record.Snapshot.take(record))
 
         stamp = Record.Happened.create_timestamp()  # the record is stored in one save: one time for its game events
         for index, entry in enumerate(entries):
@@ -1731,10 +1730,11 @@ class Records(Application[UUID]):
             stored = entry.to_json()
             if shared and index:
                 stored["contribution"] = dice.contributions_of(shared["seats"], index)[0]
-            record.record(stored, seat=seat, after=snapshot, stamp=stamp)
+            record.record(stored, seat=seat, after=snapshot if interval else None, stamp=stamp, every=interval or 1)
         if over:
             record.finish(seed=header.seed, scores=scores)
-            snapshot()
+            if interval and record.version % interval == 0:
+                snapshot()
         for k, seat_of in enumerate((shared or {}).get("seats", [])):
             if seat_of.get("secret") is not None:
                 record.reveal(seat=k, secret=seat_of["secret"])
