@@ -98,6 +98,34 @@ class RecordMapper(Mapper):  # type: ignore[type-arg]
         return stored_event(fields["originator_id"], fields["originator_version"], self._topic, state)
 
 
+    def to_stored_events(self, domain_events: Any) -> list[StoredEvent]:
+        """`to_stored_event` of each, the game events' rows made in one loop (an import saves ~4,200 a batch):
+        the same bytes, without a call, a type check of the mapper's settings and a StoredEvent __init__ a row."""
+        happened, topic, timestamp, entry_bytes, new = self._happened, self._topic, self._timestamp, self._entry, _new
+        if self.compressor or self.cipher or getattr(happened, "class_version", 1) > 1:
+            return list(map(self.to_stored_event, domain_events))
+        rows = []
+        append, join = rows.append, b"".join
+        for domain_event in domain_events:
+            fields = domain_event.__dict__
+            event = fields.get("event") if type(domain_event) is happened else None
+            if type(event) is not Encoded:
+                append(self.to_stored_event(domain_event))
+                continue
+            entry, seat, chain = fields["entry"], fields["seat"], fields["chain"]
+            made = new(StoredEvent)
+            made.__dict__.update(originator_id=fields["originator_id"], originator_version=fields["originator_version"],
+                                 topic=topic, state=join((
+                                     b'{"timestamp":', timestamp(fields["timestamp"]),
+                                     b',"event":', event.canonical,
+                                     b',"entry":', b"null" if entry is None else entry_bytes(entry),
+                                     b',"seat":', b"null" if seat is None else b"%d" % seat,
+                                     b',"chain":', b"null" if chain is None else b'"%s"' % chain.encode(),
+                                     b"}")))
+            append(made)
+        return rows
+
+
 def stored_event(originator_id: Any, originator_version: int, topic: str, state: bytes) -> StoredEvent:
     """`StoredEvent(...)` as its frozen dataclass __init__ makes it (the fields in its __dict__, in their order),
     without that __init__'s object.__setattr__ per field: one a row, ~420 rows an import."""
@@ -119,7 +147,10 @@ class RecordEventStore(EventStore):  # type: ignore[type-arg]
     ~8,400 frozen dataclasses, and freeing them, took a twentieth of the batch job's CPU."""
 
     def put(self, domain_events: Any, **kwargs: Any) -> list[Recording]:  # type: ignore[type-arg]
-        self.recorder.insert_events(list(map(self.mapper.to_stored_event, domain_events)), **kwargs)
+        mapper = self.mapper
+        rows = mapper.to_stored_events(domain_events) if isinstance(mapper, RecordMapper) else list(
+            map(mapper.to_stored_event, domain_events))
+        self.recorder.insert_events(rows, **kwargs)
         return []
 
 

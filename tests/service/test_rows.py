@@ -125,6 +125,26 @@ def test_other_events_and_plain_happened_go_the_librarys_way(tmp_path: Path) -> 
     records.close()
 
 
+def test_a_saves_rows_made_in_one_loop_are_those_made_one_at_a_time(tmp_path: Path) -> None:
+    """RecordMapper.to_stored_events (what RecordEventStore.put stores): for game events with their bytes, others,
+    a plain Happened and a head the chain marked, row for row what to_stored_event makes."""
+    records = Records(Settings.from_env({"PERSISTENCE_MODULE": "eventsourcing.sqlite",
+                                         "SQLITE_DBNAME": str(tmp_path / "r.sqlite3")}).store)
+    ours, _ = mappers(records)
+    record = a_record()
+    events = list(recorded(record))
+    record.record({"outcomes": [{"kind": "roll", "values": [2]}], "command": {"type": "toy/move", "seat": 0},
+                   "events": [{"type": "toy/moved", "data": {"seat": 0}}]}, seat=0)
+    events += record.collect_events()
+    events.append(_with_event(events[1], {"type": "toy/set", "data": {"z": 1, "a": 2}}))
+    assert {type(e.event) for e in events if type(e) is Record.Happened} == {Encoded, dict}
+    assert any(type(e) is not Record.Happened for e in events)
+    one_by_one = [ours.to_stored_event(e) for e in events]
+    assert ours.to_stored_events(events) == one_by_one
+    assert [bytes(r.state) for r in ours.to_stored_events(events)] == [bytes(r.state) for r in one_by_one]
+    records.close()
+
+
 class ReversingCipher(Cipher):
     """A stand-in cipher (the library's AES needs pycryptodome, which the service does not install): what matters
     here is that the short way hands its row to the store's cipher like the library's way does."""
