@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import psycopg.errors
-from eventsourcing.persistence import IntegrityError, InterfaceError, OperationalError, StoredEvent
+from eventsourcing.persistence import IntegrityError, InterfaceError, OperationalError, ProgrammingError, StoredEvent
 from eventsourcing.postgres import PostgresAggregateRecorder, PostgresApplicationRecorder, PostgresFactory
 from eventsourcing.utils import Environment, EnvType
 from psycopg.rows import tuple_row
@@ -169,6 +169,16 @@ class BoundedAggregateRecorder(ColumnsInsert):
 
 class BoundedApplicationRecorder(PostgresApplicationRecorder, ColumnsInsert):
     """Records and imports (the library's application recorder, its rows inserted by `ColumnsInsert`)."""
+
+    def _fetch_ids_after_insert_events(self, curs: Any, stored_events: Sequence[StoredEvent], **_: Any) -> list[int]:
+        """The library's, the appended rows' notification ids read as tuples: its cursors make a dict of every
+        row in Python (an import's batch returns ~4,200 ids; a twentieth of the batch job's CPU went there)."""
+        assert curs.statusmessage and curs.statusmessage.startswith("INSERT"), curs.statusmessage
+        curs.row_factory = tuple_row
+        try:
+            return [row[0] for row in curs.fetchall()]
+        except psycopg.ProgrammingError as exc:
+            raise ProgrammingError(f"Couldn't get all notification IDs (expected {len(stored_events)})") from exc
 
     insert_events = _bounded(PostgresApplicationRecorder.insert_events, "a write (nothing was written)", appends=True)
     select_events = _bounded(PostgresApplicationRecorder.select_events, "a read")
