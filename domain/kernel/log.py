@@ -49,9 +49,18 @@ class Entry:
         return out
 
     @classmethod
-    def from_json(cls, obj: Mapping[str, Any]) -> Entry:
+    def from_json(cls, obj: Mapping[str, Any], checked: bool = False) -> Entry:
         """Read an entry from a file. A value of the wrong type is a ValueError naming its field, never
-        a TypeError from deep inside the rules (an unhashable command type, a nested outcome value)."""
+        a TypeError from deep inside the rules (an unhashable command type, a nested outcome value).
+        `checked`: the caller has checked these same shapes already (recordfile.parse, every import's
+        ~180 entries), so they are not checked again; an unknown event type or field still is."""
+        if checked:
+            return cls(
+                command=obj.get("command"),
+                options=obj.get("setup"),
+                outcomes=tuple(Outcome.from_json(o if type(o) is dict else dict(o)) for o in obj.get("outcomes", [])),
+                events=tuple(event_from_json(e if type(e) is dict else dict(e)) for e in obj.get("events", [])),
+            )
         if not is_object(obj):
             raise ValueError("an entry must be an object")
         command, options = obj.get("command"), obj.get("setup")

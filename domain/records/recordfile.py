@@ -420,13 +420,13 @@ def read_entries(raw_entries: list[Any], shaped: bool = False) -> list[Entry]:
     """The file's entries as the kernel's log; the first one that cannot be read is a `file/entries`
     finding naming the entry and, where its shape is wrong, the field. (`parse` checks the shapes
     only: the event types are the title's, known once its engine is loaded.) `shaped`: the entries
-    are `parse`'s, their shapes checked there already (`Entry.from_json` still refuses a wrong one)."""
+    are `parse`'s, their shapes checked there already (`_shape`), so `Entry.from_json` does not check them again."""
     entries = []
     for index, raw in enumerate(raw_entries):
         if not shaped:
             _shape(index, raw)
         try:
-            entries.append(Entry.from_json(raw))
+            entries.append(Entry.from_json(raw, checked=shaped))
         except (UnknownEventType, ValueError, TypeError, KeyError) as exc:
             raise BadRecordFile("file/entries", f"entry {index} cannot be read: {exc}", entry=index) from exc
     return entries
