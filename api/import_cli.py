@@ -1,10 +1,10 @@
 """`cronaca import FILE...`: many record and notation files at once (a tournament's, a club's archive).
 
 Each file is saved as `POST /api/imports` saves it (the same checks and limits: a bad file is refused at its
-name, with the rule, and the others go on), then judged 10 a job: with REDIS_URL queued for the workers
-(`workers.dispatch.hand_over_many`; `--wait` for the verdicts), else here, in this process. A batch of ten is
+name, with the rule, and the others go on), then judged 20 a job: with REDIS_URL queued for the workers
+(`workers.dispatch.hand_over_many`; `--wait` for the verdicts), else here, in this process. A batch of 20 is
 stored in two saves, not two each (`Records.judge_imports`), which is what lets two workers on two cores take
-10,000 files in 70-90 s (docs/benchmarks.md, issue 16's sessions); an upload through the API is a job of its own.
+10,000 files in 60-70 s (docs/benchmarks.md, issue 16's sessions); an upload through the API is a job of its own.
 When the store fails past its own retries the run stops at that file: every file gets its line (those not
 tried say so), and what was saved is queued by the relay once the store is back.
 
@@ -158,11 +158,11 @@ def add_commands(group: click.Group) -> None:
     """`cronaca import` (added to api/cli.py's group)."""
 
     @group.command(name="import", help="Import many record files (JSON) and notation files: each saved as the API "
-                                       "saves an upload, then judged 10 a job (by the workers with REDIS_URL, else "
+                                       "saves an upload, then judged 20 a job (by the workers with REDIS_URL, else "
                                        "here). One JSON line a file: import id, status, record id, seat tokens and "
                                        "keys (secrets: shown once). Exit 1 when a file was refused or rejected.")
     @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
-    @click.option("--batch", type=click.IntRange(1, 100), default=None, help="imports a job (default 10)")
+    @click.option("--batch", type=click.IntRange(1, 100), default=None, help="imports a job (default 20)")
     @click.option("--wait", type=float, default=None, help="with REDIS_URL: seconds to wait for the verdicts")
     @click.option("--out", type=click.Path(dir_okay=False), default=None,
                   help="write the JSON lines to this file (made readable by you alone), not standard output")

@@ -310,7 +310,7 @@ def add_commands(group: Any) -> None:
     from api import import_cli, status_cli
 
     status_cli.add_commands(group)  # cronaca status, recheck, render --all (queues and workers)
-    import_cli.add_commands(group)  # cronaca import: many files, judged 10 a job
+    import_cli.add_commands(group)  # cronaca import: many files, judged 20 a job
 
     @group.command(help="Add demo records of every installed title, played by the greedy bot.")
     @click.option("--games", type=int, default=3, show_default=True, help="games (player counts) per title")

@@ -1,6 +1,6 @@
 """Record files through real `cronaca worker` processes on PostgreSQL (issue 16): files/s at 1, 2, 4 workers.
 
-    .venv/bin/python -m benchmarks.deployment_imports --files 10000 --workers 1,2,4 [--batch 10] [--profile 200]
+    .venv/bin/python -m benchmarks.deployment_imports --files 10000 --workers 1,2,4 [--batch 20] [--profile 200]
 
 The files: JSON exports of finished games of the three titles at 2-5 players (greedy-bot games, as the
 demo records, imported once into a scratch SQLite store and exported with `Records.export`; made once
@@ -10,7 +10,7 @@ For each worker count: a PostgreSQL schema of its own in database `test` (127.0.
 `cronaca db upgrade` makes them, dropped after) and queue names of its own on the shared Redis (deleted
 after). `--files` files are submitted with `Records.submit`, as `POST /api/imports` does (its time is
 printed: the API's share), and queued with `workers.dispatch.hand_over_many`, as `cronaca import` does
-(`--batch` imports a job, 10 as there; 1 is one job an upload, as the API queues them). Then the workers start, each the Procfile's `worker` line with
+(`--batch` imports a job, `workers.dispatch.BATCH` (20) as there; 1 is one job an upload, as the API queues them). Then the workers start, each the Procfile's `worker` line with
 `--burst` (`cronaca worker --burst`: it stops when the queues are empty) in a process group of its own,
 and the wall clock runs from their start until every import has its verdict. Printed per worker count:
 files/s and seconds; the workers' CPU per file (their rusage, with one idle worker's start-up measured and
@@ -332,10 +332,12 @@ def profile(count: int, args: argparse.Namespace, base: list[dict[str, Any]], tm
 
 
 def main() -> None:
+    from workers.dispatch import BATCH
+
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--files", type=int, default=10_000, help="files per worker count")
     parser.add_argument("--workers", default="1,2,4", help="comma-separated worker counts, each run on its own")
-    parser.add_argument("--batch", type=int, default=10, help="imports a job (1: one job an upload, as the API)")
+    parser.add_argument("--batch", type=int, default=BATCH, help="imports a job (1: one job an upload, as the API)")
     parser.add_argument("--timeout", type=float, default=300, help="stop the workers of one count after this long")
     parser.add_argument("--profile", type=int, default=0, help="then this many files through one in-process worker")
     parser.add_argument("--cprofile", type=int, default=0, help="with --profile: print the top N functions (cProfile)")

@@ -1,5 +1,5 @@
 """`cronaca import` on the embedded default (SQLite, no Redis): many files saved as uploads are, then judged
-here 10 a job by the workers' own batch job; one JSON line a file. (With Redis and a real worker:
+here 20 a job by the workers' own batch job; one JSON line a file. (With Redis and a real worker:
 tests/service/test_workers.py.)"""
 
 from __future__ import annotations

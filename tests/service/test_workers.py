@@ -298,8 +298,8 @@ def test_checks_and_renders_run_on_their_queues_and_status_shows_them(stack: Sta
     assert stack.client.get(f"/api/imports/{import_id}").get_json()["status"] == "queued"
 
 
-def test_cronaca_import_queues_many_files_ten_a_job_for_the_workers(stack: Stack) -> None:
-    """`cronaca import` with REDIS_URL: each file saved as an upload is, the good ones queued 10 a job (one job
+def test_cronaca_import_queues_many_files_in_batch_jobs_for_the_workers(stack: Stack) -> None:
+    """`cronaca import` with REDIS_URL: each file saved as an upload is, the good ones queued 20 a job (one job
     here), judged by a real worker; a bad file refused at its name; one JSON line a file, written to a file
     that only its owner may read; exit 1 for the refused one."""
     import json
