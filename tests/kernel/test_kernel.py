@@ -121,6 +121,21 @@ def test_selfplay_is_reproducible_and_replays_clean() -> None:
     assert fold(GAME, GAME.begin(ed), events) == one.state
 
 
+def test_an_entry_whose_shapes_were_checked_reads_as_one_checked_here() -> None:
+    """`Entry.from_json(checked=True)` (entries recordfile.parse has shaped) skips the shape checks, not the reading:
+    the same entry as the checking way, and an unknown event type or field still refused."""
+    ed = GAME.default_edition()
+    game = play_random(GAME, ed, {"players": 2}, "seed-8")
+    for entry in game.entries:
+        written = json.loads(json.dumps(entry.to_json()))
+        assert Entry.from_json(written, checked=True) == Entry.from_json(written) == entry
+    unknown = {"outcomes": [], "command": {"type": "toy/draw", "seat": 0}, "events": [{"type": "toy/nope", "data": {}}]}
+    extra = {**unknown, "events": [{"type": "toy/drawn", "data": {"seat": 0, "cube": 1, "extra": 1}}]}
+    for bad in (unknown, extra):
+        with pytest.raises(ValueError):
+            Entry.from_json(bad, checked=True)
+
+
 def test_replay_names_the_first_impossible_outcome_and_illegal_command() -> None:
     ed = GAME.default_edition()
     setup = Entry(None, (), (Started(ed.ref, 2),), options={"players": 2})
