@@ -191,6 +191,7 @@ def replay(
     check_events: bool = True,
     seeded: Callable[[int], Chance] | None = None,
     accepted: list[Entry] | None = None,
+    seats: list[int | None] | None = None,
 ) -> tuple[Report, Any]:
     """Re-decide every entry; stop at the first violation.
 
@@ -198,7 +199,9 @@ def replay(
     drawn again from the entry's seed (a live record whose seed is revealed): each entry's
     written outcomes are then compared with the seed's before its legality counts, so a
     changed draw is reported at the entry where it was changed. `accepted`, when given,
-    collects each entry as the rules decided it (events filled in where a log omits them).
+    collects each entry as the rules decided it (events filled in where a log omits them);
+    `seats` each accepted entry's deciding seat as its command was parsed (None for the setup),
+    so that a record built from them need not parse every command again.
     """
     state = game.begin(edition)
     events_seen = 0
@@ -249,6 +252,8 @@ def replay(
             return report, state
         if accepted is not None:
             accepted.append(Entry(entry.command, tuple(chance.log), tuple(produced), entry.options))
+        if seats is not None:
+            seats.append(None if index == 0 else command.seat)
         state = after
         events_seen += len(produced)
     return Report(True, len(entries), events_seen), state

@@ -1560,7 +1560,7 @@ class Records(Application[UUID]):
         """The record a clean verdict on `found` makes, built in memory (`_build_imported`), not saved."""
         assert verdict.entries is not None
         return self._build_imported(imported_record_id(found.id), header, verdict.entries, found.token_hashes, found.id,
-                                    verdict.end, *_keys_of(found))
+                                    verdict.end, *_keys_of(found), seats=verdict.seats)
 
     def _save_with_verdict(self, record: Record, found: Import, report: dict[str, Any]) -> bool:
         """An accepted import's new record and its verdict in one save: one transaction (on PostgreSQL one
@@ -1677,9 +1677,12 @@ class Records(Application[UUID]):
 
     def _build_imported(self, record_id: UUID, header: recordfile.Header, entries: list[Entry],
                         token_hashes: list[str], import_id: UUID, end: tuple[bool, dict[str, Any]] | None = None,
-                        annotator_hash: str | None = None, arbiter_hash: str | None = None) -> Record:
+                        annotator_hash: str | None = None, arbiter_hash: str | None = None,
+                        seats: list[int | None] | None = None) -> Record:
         """The record of an accepted import, built whole in memory and not saved. `end` (over, scores) is
         where the checker's own replay left the game; without it the log is folded here to learn it.
+        `seats`: each entry's deciding seat, as the checker's replay parsed it; without them each command is
+        parsed again here.
 
         Its snapshots are taken from the aggregate in memory as it is built, and put by
         `_take_snapshots` when it is saved: the library would read the new record back from the store once
@@ -1726,7 +1729,7 @@ class Records(Application[UUID]):
 
         stamp = Record.Happened.create_timestamp()  # the record is stored in one save: one time for its game events
         for index, entry in enumerate(entries):
-            seat = None if index == 0 else game.parse_command(entry.command or {}).seat
+            seat = seats[index] if seats is not None else None if index == 0 else game.parse_command(entry.command or {}).seat
             stored = entry.to_json()
             if shared and index:
                 stored["contribution"] = dice.contributions_of(shared["seats"], index)[0]

@@ -479,6 +479,8 @@ class Verdict:
     entries: list[Entry] | None = None  # the accepted log, events filled in by the rules
     # (over, scores) where the rules' replay left the game: the record is built without folding its log again
     end: tuple[bool, dict[str, Any]] | None = None
+    # each accepted entry's deciding seat (None for the setup), as the replay parsed its command
+    seats: list[int | None] | None = None
 
     @property
     def ok(self) -> bool:
@@ -538,7 +540,8 @@ def _judge(header: Header, raw_entries: list[dict[str, Any]], edition_for: Calla
                              entry=missing)
         seeded = lambda k: SeededChance(seed_of(k))  # noqa: E731
     accepted: list[Entry] = []
-    report, state = replay(game, edition, entries, seeded=seeded, accepted=accepted)
+    seats: list[int | None] = []
+    report, state = replay(game, edition, entries, seeded=seeded, accepted=accepted, seats=seats)
     if not report.ok:
         return Verdict(
             {"ok": False, "entry_index": report.entry_index, "event_index": report.event_index,
@@ -552,7 +555,7 @@ def _judge(header: Header, raw_entries: list[dict[str, Any]], edition_for: Calla
     if header.mode == "live" and not over:
         found["note"] = ("a live record's log cut before its end is imported as transcribed: its seed is known to "
                          "whoever holds the file, so the rest of the game takes the table's outcomes")
-    return Verdict(found, accepted, (over, game.scores(state)))
+    return Verdict(found, accepted, (over, game.scores(state)), seats)
 
 
 def _claims(game: Game, state: Any, claims: Mapping[str, Any], entries: int) -> Verdict | None:

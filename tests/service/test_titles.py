@@ -49,8 +49,8 @@ def test_a_self_played_game_imports_and_exports_unchanged(title: str, tmp_path: 
 
 @pytest.mark.parametrize("title", REAL)
 def test_the_check_says_where_the_game_ends_as_a_fold_of_its_log_does(title: str) -> None:
-    """An import builds its record from `Verdict.end` without folding the log again: it must be what the fold
-    gives, for a finished game and for one cut in the middle."""
+    """An import builds its record from `Verdict.end` and `Verdict.seats` without folding the log or parsing its
+    commands again: they must be what the fold and the parse give, for a finished game and for one cut in the middle."""
     game = catalog.game(title)
     edition = game.default_edition()
     players = game.seats[0] + 1 if game.seats[0] < game.seats[1] else game.seats[0]
@@ -70,3 +70,6 @@ def test_the_check_says_where_the_game_ends_as_a_fold_of_its_log_does(title: str
                 state = game.evolve(state, event)
         assert verdict.end == (game.pending(state).over, game.scores(state))
         assert verdict.end[0] is (entries is played.entries)
+        # and each entry's deciding seat as the replay parsed it: what the record stores, parsed nowhere else
+        assert verdict.seats == [None] + [game.parse_command(e.command or {}).seat for e in verdict.entries[1:]]
+        assert len(set(verdict.seats[1:])) == players
