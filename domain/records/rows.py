@@ -76,51 +76,40 @@ class RecordMapper(Mapper):  # type: ignore[type-arg]
         return encoded
 
     def to_stored_event(self, domain_event: Any) -> StoredEvent:
-        if type(domain_event) is not self._happened:
-            return super().to_stored_event(domain_event)
-        fields = domain_event.__dict__
-        event = fields["event"]
-        if type(event) is not Encoded or getattr(type(domain_event), "class_version", 1) > 1:
-            return super().to_stored_event(domain_event)
-        entry, seat, chain = fields["entry"], fields["seat"], fields["chain"]
-        state = b"".join((
-            b'{"timestamp":', self._timestamp(fields["timestamp"]),
-            b',"event":', event.canonical,
-            b',"entry":', b"null" if entry is None else self._entry(entry),
-            b',"seat":', b"null" if seat is None else b"%d" % seat,
-            b',"chain":', b"null" if chain is None else b'"%s"' % chain.encode(),
-            b"}",
-        ))
-        if self.compressor:
-            state = self.compressor.compress(state)
-        if self.cipher:
-            state = self.cipher.encrypt(state)
-        return stored_event(fields["originator_id"], fields["originator_version"], self._topic, state)
+        return self.to_stored_events((domain_event,))[0]
 
     def to_stored_events(self, domain_events: Any) -> list[StoredEvent]:
-        """`to_stored_event` of each, the game events' rows made in one loop (an import saves ~4,200 a batch):
-        the same bytes, without a call, a type check of the mapper's settings and a StoredEvent __init__ a row."""
+        """The rows of a save's events, the game events' made in one loop (an import saves ~4,200 a batch) from
+        their canonical bytes; any other event, or a `Happened` without its bytes, the library's way."""
+        library = super().to_stored_event
         happened, topic, timestamp, entry_bytes, new = self._happened, self._topic, self._timestamp, self._entry, _new
-        if self.compressor or self.cipher or getattr(happened, "class_version", 1) > 1:
-            return list(map(self.to_stored_event, domain_events))
+        if getattr(happened, "class_version", 1) > 1:
+            return list(map(library, domain_events))
+        compress = self.compressor.compress if self.compressor else None
+        encrypt = self.cipher.encrypt if self.cipher else None
         rows = []
         append, join = rows.append, b"".join
         for domain_event in domain_events:
             fields = domain_event.__dict__
             event = fields.get("event") if type(domain_event) is happened else None
             if type(event) is not Encoded:
-                append(self.to_stored_event(domain_event))
+                append(library(domain_event))
                 continue
             entry, seat, chain = fields["entry"], fields["seat"], fields["chain"]
+            state = join((
+                b'{"timestamp":', timestamp(fields["timestamp"]),
+                b',"event":', event.canonical,
+                b',"entry":', b"null" if entry is None else entry_bytes(entry),
+                b',"seat":', b"null" if seat is None else b"%d" % seat,
+                b',"chain":', b"null" if chain is None else b'"%s"' % chain.encode(),
+                b"}"))
+            if compress is not None:
+                state = compress(state)
+            if encrypt is not None:
+                state = encrypt(state)
             made = new(StoredEvent)
             made.__dict__.update(originator_id=fields["originator_id"], originator_version=fields["originator_version"],
-                                 topic=topic, state=join((
-                                     b'{"timestamp":', timestamp(fields["timestamp"]),
-                                     b',"event":', event.canonical,
-                                     b',"entry":', b"null" if entry is None else entry_bytes(entry),
-                                     b',"seat":', b"null" if seat is None else b"%d" % seat,
-                                     b',"chain":', b"null" if chain is None else b'"%s"' % chain.encode(),
-                                     b"}")))
+                                 topic=topic, state=state)
             append(made)
         return rows
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -121,22 +122,32 @@ def test_each_batch_is_queued_as_soon_as_it_is_saved(tmp_path: Path, monkeypatch
             Queue(name, connection=redis.Redis.from_url(env["REDIS_URL"])).delete(delete_jobs=True)
 
 
+def _failing_at_third_file(monkeypatch: pytest.MonkeyPatch, fail: Callable[[], None]) -> list[int]:
+    """`Records.submit_notation` calling `fail` when the third file is submitted (the others saved as ever);
+    the calls so far, to be cleared for another run."""
+    submit = Records.submit_notation
+    seen: list[int] = []
+
+    def submitting(self: Records, *args: Any, **kwargs: Any) -> Any:
+        seen.append(1)
+        if len(seen) == 3:
+            fail()
+        return submit(self, *args, **kwargs)
+
+    monkeypatch.setattr(Records, "submit_notation", submitting)
+    return seen
+
+
 def test_a_run_that_stops_still_prints_the_lines_of_the_files_it_saved(tmp_path: Path,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """Seat tokens and keys are shown once, here: a run cut short (a failure, Ctrl-C) still prints the line, tokens
     included, of every file it saved, with its status as it stands."""
     _environment(tmp_path, monkeypatch)
     paths = _written(tmp_path, [_notation(f"stops-{k}") for k in range(4)])
-    submit = Records.submit_notation
-    seen: list[int] = []
+    def disk_full() -> None:
+        raise RuntimeError("the disk is full")
 
-    def failing(self: Records, *args: Any, **kwargs: Any) -> Any:
-        seen.append(1)
-        if len(seen) == 3:
-            raise RuntimeError("the disk is full")
-        return submit(self, *args, **kwargs)
-
-    monkeypatch.setattr(Records, "submit_notation", failing)
+    seen = _failing_at_third_file(monkeypatch, disk_full)
     result = CliRunner().invoke(cronaca, ["import", *map(str, paths), "--batch", "2"])
     assert isinstance(result.exception, RuntimeError)
     lines = [json.loads(line) for line in result.stdout.splitlines()]
@@ -161,19 +172,14 @@ def test_a_store_that_fails_stops_the_run_with_a_line_for_every_file(tmp_path: P
 
     _environment(tmp_path, monkeypatch)
     paths = _written(tmp_path, [_notation(f"away-{k}") for k in range(5)])
-    submit = Records.submit_notation
-    seen: list[int] = []
+    def away(*_: Any, **__: Any) -> Any:
+        raise OperationalError("connection failed: Connection refused")
 
-    def store_goes(self: Records, *args: Any, **kwargs: Any) -> Any:
-        seen.append(1)
-        if len(seen) == 3:
-            def away(*_: Any, **__: Any) -> Any:
-                raise OperationalError("connection failed: Connection refused")
-            monkeypatch.setattr(Records, "import_status", away)
-            away()
-        return submit(self, *args, **kwargs)
+    def store_goes() -> None:
+        monkeypatch.setattr(Records, "import_status", away)
+        away()
 
-    monkeypatch.setattr(Records, "submit_notation", store_goes)
+    _failing_at_third_file(monkeypatch, store_goes)
     result = CliRunner().invoke(cronaca, ["import", *map(str, paths), "--batch", "2"])
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.exception
     assert "Traceback" not in result.output
