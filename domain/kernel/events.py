@@ -61,6 +61,13 @@ def _layout(cls: type) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return found
 
 
+def event_layout(cls: type) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(field names, each field's declared type as written, "int" or "str | None"): what code generated
+    from an event class needs (records.chain's encoder of an event's canonical JSON)."""
+    fields = dataclasses.fields(cls)
+    return tuple(f.name for f in fields), tuple(str(getattr(f.type, "__name__", f.type)) for f in fields)
+
+
 def event(type_name: str) -> Callable[[E], E]:
     """Register an event class under its stored type name (e.g. "citta-stato/cubes-drawn")."""
 

@@ -37,11 +37,12 @@ class Entry:
     events: tuple[Event, ...]
     options: Mapping[str, Any] | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "outcomes": [o.to_json() for o in self.outcomes],
-            "events": [e.to_json() for e in self.events],
-        }
+    def to_json(self, events: bool = True) -> dict[str, Any]:
+        """The entry as a file writes it; without `events`, only its head (what a record's writer, which puts
+        the events in their canonical bytes straight from the objects, needs as JSON)."""
+        out: dict[str, Any] = {"outcomes": [o.to_json() for o in self.outcomes]}
+        if events:
+            out["events"] = [e.to_json() for e in self.events]
         if self.options is not None:
             out["setup"] = dict(self.options)
         else:

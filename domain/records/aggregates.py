@@ -20,7 +20,7 @@ from uuid import UUID
 from eventsourcing.domain import Aggregate, event
 
 from domain.records import chain as chains
-from domain.records.rows import Encoded
+from domain.records.rows import CanonicalEvent, Encoded
 
 LIVE = "live"
 TRANSCRIBED = "transcribed"
@@ -111,6 +111,7 @@ class Record(Aggregate):
 
         Each game event, and the entry's head where it is its own (`chains.own_head`: most are), is put
         in its canonical JSON once: the chain hashes those bytes and the store writes them (rows.py).
+        An import gives the events as `CanonicalEvent`s, those bytes made from the rules' event objects.
         The events are made and applied here as `happen` would have them, without the decorator's
         argument binding per event (an import's ~420), and the aggregate's counts are set once for the
         entry, not once an event.
@@ -122,7 +123,8 @@ class Record(Aggregate):
         if not events:
             raise ValueError("a log entry without game events has nothing to be stored on")
         head: dict[str, Any] = {k: v for k, v in entry.items() if k != "events"}
-        bodies = chains.canonical_events(events)
+        carried = all(type(e) is CanonicalEvent for e in events)  # an import's: the bytes made from the rules' events
+        bodies = [e.canonical for e in events] if carried else chains.canonical_events(events)
         links: list[str] | None = None
         if getattr(self, "chain_head", None) is not None:  # a record stored before chains goes on without
             if chains.own_head(head):  # most entries: the row writes the head's bytes as hashed, as an event's
@@ -145,8 +147,11 @@ class Record(Aggregate):
         version = first
         for k, obj in enumerate(events):
             version += 1
-            body = Encoded(obj)
-            body.canonical = bodies[k]
+            if carried:
+                body = obj
+            else:
+                body = Encoded(obj)
+                body.canonical = bodies[k]
             # The event as the frozen dataclass's __init__ makes it (its fields, in their order, in its __dict__),
             # without that __init__'s object.__setattr__ per field and __post_init__'s check that the id is a
             # UUID (it is this aggregate's): a third of the cost of each of an import's ~420 events.

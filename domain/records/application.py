@@ -52,7 +52,7 @@ from domain.records import chain as chains
 from domain.records import dice, recordfile, story
 from domain.records.aggregates import LIVE, MODES, TRANSCRIBED, VALIDATING, Import, Record, RequestKey
 from domain.records.directory import Directory
-from domain.records.rows import RecordEventStore, RecordMapper, RecordTranscoder, stored_event
+from domain.records.rows import CanonicalEvent, RecordEventStore, RecordMapper, RecordTranscoder, stored_event
 from domain.records.settings import Limits
 from domain.records.timeline import Meta, Timeline, Timelines, loads, select_streams
 from domain.records.turns import round_in_view, turn_ranges
@@ -1730,7 +1730,8 @@ class Records(Application[UUID]):
         stamp = Record.Happened.create_timestamp()  # the record is stored in one save: one time for its game events
         for index, entry in enumerate(entries):
             seat = seats[index] if seats is not None else None if index == 0 else game.parse_command(entry.command or {}).seat
-            stored = entry.to_json()
+            stored = entry.to_json(events=False)
+            stored["events"] = [CanonicalEvent(chains.event_bytes(e)) for e in entry.events]  # the rules' own, no JSON objects
             if shared and index:
                 stored["contribution"] = dice.contributions_of(shared["seats"], index)[0]
             record.record(stored, seat=seat, after=snapshot if interval else None, stamp=stamp, every=interval or 1)

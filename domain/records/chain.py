@@ -30,11 +30,14 @@ from __future__ import annotations
 import hashlib
 import json
 import json.encoder
+import operator
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import orjson
 
+from domain.kernel.events import Event, event_layout
+from domain.kernel.frozen import thaw
 from domain.records.dice import by_of
 
 GENESIS = "0" * 64
@@ -132,6 +135,70 @@ def canonical_events(events: Sequence[Mapping[str, Any]]) -> list[bytes]:
         return [canonical(event) for event in events]
     join = "".join
     return [join(encoder(event, 0)).encode() for event in events]
+
+
+def event_bytes(event: Event) -> bytes:
+    """`canonical(event.to_json())` from the event itself, without its JSON object: what an import's record
+    stores and hashes for each of the rules' own events (~400 a file), in a third of the time.
+    Each event class gets its own encoder, made once (`_event_encoder`)."""
+    encode = _EVENT_ENCODERS.get(type(event))
+    if encode is None:
+        encode = _EVENT_ENCODERS[type(event)] = _event_encoder(type(event))
+    return encode(event)
+
+
+_EVENT_ENCODERS: dict[type, Callable[[Event], bytes]] = {}
+
+
+def _json_text(value: Any) -> str:
+    """A field's value as `canonical` writes it (a frozen container thawed first)."""
+    kind = type(value)
+    if kind is str:
+        return _string(value)
+    if kind is int:
+        return int.__repr__(value)
+    return _text(thaw(value))
+
+
+_string: Callable[[str], str] = json.encoder.c_encode_basestring or json.encoder.py_encode_basestring  # type: ignore[attr-defined]
+"""A string as `canonical` writes it (ensure_ascii off)."""
+
+
+def _event_encoder(cls: type[Event]) -> Callable[[Event], bytes]:
+    """An event class's canonical JSON as one format string, its fields in sorted order, like
+    `{"data":{"a":%d,"b":%s},"type":"t"}`: a field declared `int` or `str` (most are) is put in directly
+    when its value has exactly that type; any other value, or field, goes through `_json_text`.
+    Generated from the dataclass's own fields, as `frozen.frozen_init` is."""
+    names, declared = event_layout(cls)
+    order = sorted(range(len(names)), key=lambda k: names[k])
+    keys = [_text(names[k]) for k in order]
+    fast, general, exact = [], [], []
+    for position, k in enumerate(order):
+        value = f"v[{position}]"
+        general.append(f"_json_text({value})")
+        if declared[k] == "int":
+            fast.append((f"{keys[position]}:%d", value))
+            exact.append(f"type({value}) is int")
+        elif declared[k] == "str":
+            fast.append((f"{keys[position]}:%s", f"_string({value})"))
+            exact.append(f"type({value}) is str")
+        else:
+            fast.append((f"{keys[position]}:%s", f"_json_text({value})"))
+    around = ('{"data":{', '},"type":' + _text(cls.type).replace("%", "%%") + "}")
+    ns: dict[str, Any] = {
+        "_fast": around[0] + ",".join(slot for slot, _ in fast) + around[1],
+        "_general": around[0] + ",".join(f"{key}:%s" for key in keys) + around[1],
+        "_json_text": _json_text, "_string": _string,
+        "_get": operator.attrgetter(*(names[k] for k in order)) if names else None,
+    }
+    fetch = "v = ()" if not names else "v = (_get(e),)" if len(names) == 1 else "v = _get(e)"
+    source = (f"def encode(e):\n    {fetch}\n"
+              f"    if {' and '.join(exact) or 'True'}:\n"
+              f"        return (_fast % ({''.join(arg + ', ' for _, arg in fast)})).encode()\n"
+              f"    return (_general % ({''.join(arg + ', ' for arg in general)})).encode()\n")
+    exec(source, ns)  # noqa: S102 - generated from the event class's own field names
+    encode: Callable[[Event], bytes] = ns["encode"]
+    return encode
 
 
 def links_of(previous: str, step: int, bodies: Sequence[bytes], head: bytes) -> list[str]:

@@ -9,6 +9,8 @@ those bytes on the event it stores (`Encoded`), and `RecordMapper`, the library'
 point for turning events into rows (`Application.construct_mapper`), splices them into the
 row instead of encoding the event a second time: the chain then adds one SHA-256 a game
 event to the write path, and a row costs a few string joins.
+An import's events come as `CanonicalEvent`s instead: their bytes made straight from the rules'
+event objects (`chain.event_bytes`), with no JSON object made of them at all.
 
 A log entry's head (on its first game event's row) goes the same way when the chain hashed it
 as it is (`chain.own_head`: no outcome to mark, as most commands): its canonical bytes, already
@@ -23,6 +25,7 @@ event, or a `Happened` without its bytes, goes the library's way.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from datetime import datetime
 from json.encoder import c_encode_basestring, c_make_encoder  # type: ignore[attr-defined]
 from typing import Any
@@ -40,6 +43,37 @@ class Encoded(dict):  # type: ignore[type-arg]  (a JSON object, as the event's o
 
     __slots__ = ("canonical",)
     canonical: bytes  # set by its maker right after dict's own constructor (no Python __init__: one an event)
+
+
+class CanonicalEvent(Mapping[str, Any]):
+    """A game event carried by its canonical bytes alone: an import's record stores the rules' own events,
+    put in their canonical JSON straight from the event objects (`chain.event_bytes`), so no JSON object
+    is made of them. Read as a mapping (nothing on the write path does), it is the object those bytes are."""
+
+    __slots__ = ("canonical",)
+
+    def __init__(self, canonical: bytes) -> None:
+        self.canonical = canonical
+
+    def _object(self) -> dict[str, Any]:
+        found: dict[str, Any] = loads(self.canonical)
+        return found
+
+    def __getitem__(self, key: str) -> Any:
+        return self._object()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._object())
+
+    def __len__(self) -> int:
+        return len(self._object())
+
+    def __repr__(self) -> str:
+        return f"CanonicalEvent({self.canonical!r})"
+
+
+_CARRIED = (Encoded, CanonicalEvent)
+"""The forms of a game event that carry their canonical bytes (the row is made from those)."""
 
 
 class RecordMapper(Mapper):  # type: ignore[type-arg]
@@ -82,7 +116,8 @@ class RecordMapper(Mapper):  # type: ignore[type-arg]
         """The rows of a save's events, the game events' made in one loop (an import saves ~4,200 a batch) from
         their canonical bytes; any other event, or a `Happened` without its bytes, the library's way."""
         library = super().to_stored_event
-        happened, topic, timestamp, entry_bytes, new = self._happened, self._topic, self._timestamp, self._entry, _new
+        happened, topic, timestamp, entry_bytes, new, carried = (self._happened, self._topic, self._timestamp, self._entry,
+                                                                 _new, _CARRIED)
         if getattr(happened, "class_version", 1) > 1:
             return list(map(library, domain_events))
         compress = self.compressor.compress if self.compressor else None
@@ -92,7 +127,7 @@ class RecordMapper(Mapper):  # type: ignore[type-arg]
         for domain_event in domain_events:
             fields = domain_event.__dict__
             event = fields.get("event") if type(domain_event) is happened else None
-            if type(event) is not Encoded:
+            if type(event) not in carried:
                 append(library(domain_event))
                 continue
             entry, seat, chain = fields["entry"], fields["seat"], fields["chain"]

@@ -50,6 +50,35 @@ def test_canonical_is_the_contracts_json_dumps_on_real_records() -> None:
         previous = chains.link(previous, item)
 
 
+def test_an_events_bytes_made_from_the_object_are_its_canonical_json() -> None:
+    """chain.event_bytes (an import's record stores the rules' own events that way): byte for byte
+    canonical(event.to_json()) for every event of a played game of each title, and for values a field's
+    declaration does not promise (a bool or float where an int is declared, None or a number where a string is,
+    strings JSON escapes, nested objects)."""
+    import dataclasses
+
+    from api.service_cli import bot_game
+    from domain.kernel.events import event_from_json
+
+    seen: dict[type, Any] = {}
+    for title, players in (("citta-stato", 3), ("la-citta", 4), ("serenissima", 3)):
+        for entry in bot_game(title, {"players": players}, f"bytes-{title}"):
+            for obj in entry["events"]:
+                event = event_from_json(obj)
+                assert chains.event_bytes(event) == chains.canonical(event.to_json())
+                seen.setdefault(type(event), event)
+    assert len(seen) > 30
+    odd = ["\u2028\"\\\n è", True, 1.5, -0.0, 2**70, None, [1, {"b": None, "a": "x"}], {"z": [True], "a": 1e-7}]
+    changed = 0
+    for cls, event in seen.items():
+        for field in dataclasses.fields(cls):
+            for value in odd:
+                made = cls(**{**{f.name: getattr(event, f.name) for f in dataclasses.fields(cls)}, field.name: value})
+                assert chains.event_bytes(made) == chains.canonical(made.to_json()), (cls, field.name, value)
+                changed += 1
+    assert changed > 500
+
+
 def test_the_write_and_verify_paths_shortcuts_give_the_contracts_links() -> None:
     """event_links (one entry at a time), head_bytes (no copy when the head is its own) and event_item_bytes
     (what verify hashes) give exactly chain_of(record_items(file)), with outcomes marked or not, contributions,

@@ -78,6 +78,35 @@ def test_a_row_is_the_librarys_row_with_the_event_as_the_chain_hashed_it(tmp_pat
     records.close()
 
 
+def test_events_carried_by_their_bytes_make_the_rows_and_links_their_objects_make(tmp_path: Path) -> None:
+    """An import gives `Record.record` its events as `CanonicalEvent`s (chain.event_bytes of the rules' objects):
+    the same links and, row for row, the same stored bytes as the same entries given as JSON objects; such an
+    event still reads as the object its bytes are."""
+    from domain.records.rows import CanonicalEvent
+
+    records = Records(Settings.from_env({"PERSISTENCE_MODULE": "eventsourcing.sqlite",
+                                         "SQLITE_DBNAME": str(tmp_path / "r.sqlite3")}).store)
+    ours, _ = mappers(records)
+    entries = [({"outcomes": [{"kind": "roll", "values": [3], "by": "table"}], "setup": {"players": 2}},
+                [{"type": "toy/set", "data": {"z": [1, {"b": "è", "a": None}], "a": 1.5}},
+                 {"type": "toy/dealt", "data": {"cards": ["x", "y"]}}], None),
+               ({"outcomes": [{"kind": "roll", "values": [2]}], "command": {"type": "toy/move", "seat": 1}},
+                [{"type": "toy/moved", "data": {"seat": 1, "to": "\u2028\""}}], 1)]
+    given, carried = a_record(), a_record()
+    stamp = Record.Happened.create_timestamp()
+    for head, events, seat in entries:
+        given.record({**head, "events": events}, seat=seat, stamp=stamp)
+        carried.record({**head, "events": [CanonicalEvent(chains.canonical(e)) for e in events]}, seat=seat, stamp=stamp)
+    theirs = [e for e in given.collect_events() if type(e) is Record.Happened]
+    mine = [e for e in carried.collect_events() if type(e) is Record.Happened]
+    assert all(type(e.event) is CanonicalEvent for e in mine) and len(mine) == len(theirs) == 3
+    assert [e.chain for e in mine] == [e.chain for e in theirs] and None not in [e.chain for e in mine]
+    assert [r.state for r in ours.to_stored_events(mine)] == [r.state for r in ours.to_stored_events(theirs)]
+    assert [dict(e.event) for e in mine] == [e for _, events, _ in entries for e in events]
+    assert mine[2].event["data"]["to"] == "\u2028\"" and len(mine[0].event) == 2 and list(mine[1].event) == ["data", "type"]
+    records.close()
+
+
 def test_a_head_the_chain_marks_before_hashing_is_stored_as_given(tmp_path: Path) -> None:
     """An outcome without its `by` is hashed marked (chain.entry_head) but stored as the entry gave it: that
     head goes the transcoder's way, and the record still verifies."""
