@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import psycopg.errors
-from eventsourcing.persistence import IntegrityError, InterfaceError, OperationalError, ProgrammingError, StoredEvent
+from eventsourcing.persistence import IntegrityError, InterfaceError, OperationalError, StoredEvent
 from eventsourcing.postgres import PostgresAggregateRecorder, PostgresApplicationRecorder, PostgresFactory
 from eventsourcing.utils import Environment, EnvType
 from psycopg.rows import tuple_row
@@ -112,26 +112,25 @@ def _stored_already(self: PostgresAggregateRecorder, stored_events: Sequence[Sto
     return True, ids if with_ids else None
 
 
-class ColumnsInsert(PostgresAggregateRecorder):
-    """The library's INSERT of an append's rows, with the rows sent as four arrays, one a column, in binary:
-    `unnest(%b::uuid[], %b::bigint[], %b::text[], %b::bytea[])`, not one array of the `stored_event` composite.
-    psycopg dumps a composite array row by row in Python (about a tenth of an import's CPU for its ~420 rows,
-    after sending it in binary rather than as text had cut that from ~10 ms to ~1.5); arrays of uuids,
-    integers, text and bytes it dumps in C. The rows, their order and the statement's RETURNING are the
-    library's; so are the lock and the notification it takes first (PostgresApplicationRecorder)."""
+class CopyRows(PostgresAggregateRecorder):
+    """An append's rows sent by `COPY ... FROM STDIN (FORMAT BINARY)`, not by the library's INSERT of a
+    composite array: psycopg writes each row in C, and the server stores a copied row for about two thirds of
+    what an inserted one costs it (`benchmarks/deployment_imports.py`: an import's ~400 rows, 4,200 a batch).
+    The rows and their order are the library's; COPY takes the columns' defaults, as INSERT does (a notification
+    id from the table's sequence). Snapshots' rows go this way too (autocommit: the COPY is its own transaction)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.insert_events_statement = SQL(
-            "INSERT INTO {schema}.{table} AS t (originator_id, originator_version, topic, state) "
-            "SELECT * FROM unnest(%b::{id_type}[], %b::bigint[], %b::text[], %b::bytea[])"
-        ).format(schema=Identifier(self.datastore.schema), table=Identifier(self.events_table_name),
-                 id_type=Identifier(self.datastore.originator_id_type))
+        self.copy_rows_statement = SQL(
+            "COPY {schema}.{table} (originator_id, originator_version, topic, state) FROM STDIN (FORMAT BINARY)"
+        ).format(schema=Identifier(self.datastore.schema), table=Identifier(self.events_table_name))
 
     def _insert_stored_events(self, curs: Any, stored_events: Any, **_: Any) -> None:
-        curs.execute(self.insert_events_statement, ([e.originator_id for e in stored_events],
-                                                    [e.originator_version for e in stored_events],
-                                                    [e.topic for e in stored_events], [e.state for e in stored_events]))
+        with curs.copy(self.copy_rows_statement) as copy:
+            copy.set_types([self.datastore.originator_id_type, "int8", "text", "bytea"])
+            write = copy.write_row
+            for e in stored_events:
+                write((e.originator_id, e.originator_version, e.topic, e.state))
 
 
 def _select_rows(self: PostgresAggregateRecorder, originator_id: Any, gt: int | None = None) -> list[tuple[int, str, bytes]]:
@@ -159,7 +158,7 @@ def _select_many_rows(self: PostgresAggregateRecorder, originator_ids: list[Any]
         return cursor.fetchall()
 
 
-class BoundedAggregateRecorder(ColumnsInsert):
+class BoundedAggregateRecorder(CopyRows):
     """Snapshots."""
 
     insert_events = _bounded(PostgresAggregateRecorder.insert_events, "a write (nothing was written)", appends=True)
@@ -167,20 +166,27 @@ class BoundedAggregateRecorder(ColumnsInsert):
     select_rows = _bounded(_select_rows, "a read")
 
 
-class BoundedApplicationRecorder(PostgresApplicationRecorder, ColumnsInsert):
-    """Records and imports (the library's application recorder, its rows inserted by `ColumnsInsert`)."""
+class BoundedApplicationRecorder(PostgresApplicationRecorder, CopyRows):
+    """Records and imports: the library's append (the event table's lock, its notification, the rows, commit)
+    with the rows copied (`CopyRows`), so outside the library's pipeline (COPY cannot run in one)."""
 
-    def _fetch_ids_after_insert_events(self, curs: Any, stored_events: Sequence[StoredEvent], **_: Any) -> list[int]:
-        """The library's, the appended rows' notification ids read as tuples: its cursors make a dict of every
-        row in Python (an import's batch returns ~4,200 ids; a twentieth of the batch job's CPU went there)."""
-        assert curs.statusmessage and curs.statusmessage.startswith("INSERT"), curs.statusmessage
-        curs.row_factory = tuple_row
-        try:
-            return [row[0] for row in curs.fetchall()]
-        except psycopg.ProgrammingError as exc:
-            raise ProgrammingError(f"Couldn't get all notification IDs (expected {len(stored_events)})") from exc
+    def _append(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> list[int]:
+        """The rows, under the lock that orders every append's notification ids as the appends commit; their
+        ids, which COPY cannot return: the sequence gave them one after another (no other writer can take one
+        while the lock is held), so they end at the session's `lastval()`."""
+        if not stored_events:
+            return []
+        with self.datastore.get_connection() as conn, conn.transaction(), conn.cursor(row_factory=tuple_row) as curs:
+            self._lock_table(curs)
+            self._notify_channel(curs)
+            self._insert_stored_events(curs, stored_events, **kwargs)
+            curs.execute("SELECT lastval()")
+            row = curs.fetchone()
+            assert row is not None
+            last = int(row[0])
+        return list(range(last - len(stored_events) + 1, last + 1))
 
-    insert_events = _bounded(PostgresApplicationRecorder.insert_events, "a write (nothing was written)", appends=True)
+    insert_events = _bounded(_append, "a write (nothing was written)", appends=True)
     select_events = _bounded(PostgresApplicationRecorder.select_events, "a read")
     select_rows = _bounded(_select_rows, "a read")
     select_many_rows = _bounded(_select_many_rows, "a read")

@@ -236,23 +236,26 @@ def test_a_stream_is_selected_as_the_library_selects_it(records: Records) -> Non
 
 
 @pytest.mark.postgres
-def test_rows_sent_as_columns_are_stored_as_given_with_their_notification_ids(postgres_schema: str) -> None:
-    """pgstore.ColumnsInsert: an append's rows as four arrays (one a column) in binary: each row read back byte
+def test_rows_copied_are_stored_as_given_with_their_notification_ids(postgres_schema: str) -> None:
+    """pgstore.CopyRows: an append's rows copied in binary (COPY FROM STDIN): each row read back byte
     for byte (bytes with NUL and high bytes, a topic in any script), the notification ids returned in order,
     and a row already there refused whole, nothing of the append stored."""
     from eventsourcing.persistence import IntegrityError, StoredEvent
 
-    from domain.records.pgstore import ColumnsInsert
+    from domain.records.pgstore import CopyRows
     from tests.service.conftest import postgres_env
 
     records = Records(Settings.from_env(postgres_env(postgres_schema)).store)
     try:
-        assert isinstance(records.recorder, ColumnsInsert)
+        assert isinstance(records.recorder, CopyRows)
         stream = uuid4()
         rows = [StoredEvent(originator_id=stream, originator_version=k + 1, topic=f"città:Evento{k}",
                             state=bytes([0, 255, k % 256]) + "è\u2028".encode() * k) for k in range(300)]
         ids = records.recorder.insert_events(rows)
         assert ids is not None and len(ids) == 300 and ids == sorted(ids) and len(set(ids)) == 300
+        records.recorder.insert_events([StoredEvent(originator_id=uuid4(), originator_version=1, topic="t", state=b"x")])
+        log = records.recorder.select_notifications(0, limit=1_000_000)
+        assert ids == [n.id for n in log if n.originator_id == stream]  # the ids COPY gave them, not a guess
         back = records.recorder.select_events(stream)
         assert [(e.originator_id, e.originator_version, e.topic, bytes(e.state)) for e in back] == [
             (e.originator_id, e.originator_version, e.topic, e.state) for e in rows]
