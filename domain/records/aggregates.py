@@ -225,9 +225,13 @@ class Import(Chained):
 
     @event("Submitted")
     def __init__(self, document: str, token_hashes: list[str], annotator_hash: str | None = None,
-                 arbiter_hash: str | None = None, chain: str | None = None) -> None:
+                 arbiter_hash: str | None = None, chain: str | None = None, depth: int | None = None) -> None:
         self._chained(chain)
         self.document = document
+        # the file's nesting as `recordfile.parse` measured it at submit, when it also checked every entry's shape:
+        # the job neither walks the file nor checks those shapes again (None: an import stored before, or a
+        # notation file: the job checks all)
+        self.depth = depth
         self.token_hashes = token_hashes
         self.annotator_hash = annotator_hash  # handed on to the record an accepted import makes
         self.arbiter_hash = arbiter_hash

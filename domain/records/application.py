@@ -1274,7 +1274,7 @@ class Records(Application[UUID]):
         found = Import(document=stored, token_hashes=[token_hash(t) for t in tokens],
                        annotator_hash=token_hash(annotator_key) if annotator_key else None,
                        arbiter_hash=token_hash(arbiter_key) if arbiter_key else None,
-                       chain=None if self.chain else chains.OFF)
+                       chain=None if self.chain else chains.OFF, depth=header.depth)
         saved = self._save_import(found, keyed)
         if saved != found.id:
             raise AlreadySubmitted(saved)
@@ -1550,7 +1550,8 @@ class Records(Application[UUID]):
             if isinstance(document, dict) and document.get("format") == NOTATION:
                 header, verdict = self._check_notation(str(document.get("text", "")))
             else:  # stored by `submit` as compact JSON: its length is the file's size
-                header, raw = recordfile.parse(document, Limits.from_env(self.env), size=len(found.document))
+                header, raw = recordfile.parse(document, Limits.from_env(self.env), size=len(found.document),
+                                               depth=getattr(found, "depth", None))  # (None: stored before it was kept)
                 verdict = recordfile.check(header, raw, lambda t, ref, f: self.edition(t, ref, f))
         except recordfile.BadRecordFile as exc:
             return recordfile.refused(exc), None, document
@@ -1613,7 +1614,7 @@ class Records(Application[UUID]):
         found = Import(document=json.dumps(document, separators=(",", ":")), token_hashes=[token_hash(t) for t in new_tokens(len(header.seats))],
                        annotator_hash=token_hash(annotator_key) if annotator_key else None,
                        arbiter_hash=token_hash(arbiter_key) if arbiter_key else None,
-                       chain=None if self.chain else chains.OFF)
+                       chain=None if self.chain else chains.OFF, depth=header.depth)
         record_id = imported_record_id(found.id)
         self._create_imported(record_id, header, verdict.entries, found.token_hashes, found.id, verdict.end, found.annotator_hash,
                               found.arbiter_hash)

@@ -61,6 +61,9 @@ class Header:
     # Shared dice (docs/trust.md): {"dice": "shared", "seats": [{"seat", "commitment", "secret"?, "contributions"}]};
     # None: the service's seed alone (or a transcribed file).
     shared: dict[str, Any] | None = None
+    # The file's nesting of lists and objects as `parse` measured it (None: not measured, STORED limits):
+    # kept with an import (`Import.depth`), so its job need not walk the file again.
+    depth: int | None = None
 
 
 class FileTooLarge(BadRecordFile):
@@ -72,19 +75,21 @@ STORED = Limits(max_bytes=2**62, max_seats=2**31, max_entries=2**62, max_depth=2
 `parse` then skips measuring it (the walk and the size's json.dumps were a tenth of verifying a long record)."""
 
 
-def parse(document: Any, limits: Limits | None = None, size: int | None = None) -> tuple[Header, list[dict[str, Any]]]:
+def parse(document: Any, limits: Limits | None = None, size: int | None = None,
+          depth: int | None = None) -> tuple[Header, list[dict[str, Any]]]:
     """Shape checks and limits only; the rules judge the entries later.
 
     It runs at submit, before anything is stored, so it is bounded by the file's size and
     never runs a rule. A file that claims more than `limits` (seats, entries, bytes, nesting)
     is refused here: written as one record, it would hold the event store for minutes.
     `size` is the file's length as compact JSON when the caller has it (an import stores its file so):
-    then the file is not encoded again only to be measured.
+    then the file is not encoded again only to be measured. `depth` is the file's nesting as this
+    function measured it at submit (`Header.depth`, kept as `Import.depth`): the file is not walked again,
+    and its entries' shapes, which that call checked, are not checked again; the limits still are.
     """
     if not isinstance(document, Mapping):
         raise BadRecordFile("file/not-an-object", "a record file is a JSON object")
-    if limits is not STORED:
-        _within(document, limits or Limits(), size)
+    measured = None if limits is STORED else _within(document, limits or Limits(), size, depth)
     if document.get("format") != FORMAT or document.get("version") != VERSION:
         raise BadRecordFile(
             "file/format", f'expected "format": "{FORMAT}" and "version": {VERSION}',
@@ -117,7 +122,7 @@ def parse(document: Any, limits: Limits | None = None, size: int | None = None) 
                                 given=json_type(chance[key]))
     if not isinstance(entries, list) or not entries:
         raise BadRecordFile("file/entries", "entries must be a non-empty list of objects, the setup first")
-    for index, raw in enumerate(entries):  # each an object of the right shape, or the entry and field that is not
+    for index, raw in enumerate(entries if depth is None else ()):  # each of the right shape, or the entry and field that is not
         _shape(index, raw)
     players = options.get("players", len(seats))
     if players != len(seats):
@@ -155,6 +160,7 @@ def parse(document: Any, limits: Limits | None = None, size: int | None = None) 
         annotations=annotations,
         variations=variations,
         shared=shared,
+        depth=measured,
     )
     return header, [dict(e) for e in entries]
 
@@ -324,20 +330,23 @@ def _over(limit: str, value: int, limits: Limits, what: str, cls: type[BadRecord
                limit=setting, allowed=allowed, value=value)
 
 
-def _within(document: Mapping[str, Any], limits: Limits, size: int | None = None) -> None:
-    """The file's claims against the limits, cheapest first and before anything walks the whole file."""
+def _within(document: Mapping[str, Any], limits: Limits, size: int | None = None, depth: int | None = None) -> int:
+    """The file's claims against the limits, cheapest first and before anything walks the whole file (not at all
+    when its `depth` is known); its nesting."""
     seats, entries = document.get("seats"), document.get("entries")
     if isinstance(seats, list) and len(seats) > limits.max_seats:
         raise _over("max_seats", len(seats), limits, "the number of seats")
     if isinstance(entries, list) and len(entries) > limits.max_entries:
         raise _over("max_entries", len(entries), limits, "the number of log entries")
-    depth = nesting(document, limits.max_depth)
+    if depth is None:
+        depth = nesting(document, limits.max_depth)
     if depth > limits.max_depth:
         raise _over("max_depth", depth, limits, "the file's nesting of lists and objects")
     if size is None:
         size = len(json.dumps(document, separators=(",", ":")))
     if size > limits.max_bytes:
         raise _over("max_bytes", size, limits, "the file's size in bytes", FileTooLarge)
+    return depth
 
 
 def nesting(document: Any, stop: int) -> int:

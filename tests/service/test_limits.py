@@ -226,3 +226,74 @@ def test_the_service_answers_503_while_the_store_is_locked(bounded_env: dict[str
         assert client.post("/api/records", json={"title": "toy", "seats": ["eve", "fay"]}).status_code == 201
     finally:
         app.extensions["cronaca"].records.close()
+
+
+# ---- what submit measured is kept with the import: its job does not walk the file again ---------------------------
+
+
+def _counting(monkeypatch: Any) -> dict[str, int]:
+    """Count the file walks (`nesting`) and entry shape checks (`_shape`) from here on."""
+    from domain.records import recordfile
+
+    calls = {"nesting": 0, "_shape": 0}
+    for name in calls:
+        real = getattr(recordfile, name)
+
+        def counted(*args: Any, _real: Any = real, _name: str = name) -> Any:
+            calls[_name] += 1
+            return _real(*args)
+
+        monkeypatch.setattr(recordfile, name, counted)
+    return calls
+
+
+def test_an_imports_job_keeps_submits_measure_and_still_holds_the_limits(tmp_path: Path, monkeypatch: Any) -> None:
+    """Submit measures the file's nesting and checks each entry's shape; the import keeps the nesting (`Import.depth`),
+    so its job walks the file no second time and checks no shape again: the same verdict, and a limit lowered
+    since the file was submitted still refuses it."""
+    from domain.records import recordfile
+    from tests.service.helpers import record_file
+
+    env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(tmp_path / "kept.sqlite3")}
+    records = Records(Settings.from_env(env).store)
+    document = record_file("la-citta", "kept-depth")
+    calls = _counting(monkeypatch)
+    import_id, _ = records.submit(document)
+    assert calls == {"nesting": 1, "_shape": len(document["entries"])}
+    assert records.get_import(import_id).depth == recordfile.nesting(document, 100) > 3
+    calls.update(nesting=0, _shape=0)
+    report = records.validate_import(import_id)
+    assert report["ok"] and calls == {"nesting": 0, "_shape": 0}
+    second, _ = records.submit(record_file("la-citta", "kept-depth-2"))
+    records.close()
+    calls.update(nesting=0, _shape=0)
+    lowered = Records(Settings.from_env({**env, "CRONACA_MAX_DEPTH": "3"}).store)
+    refused = lowered.validate_import(second)
+    assert not refused["ok"] and refused["rule"] == "file/limit" and refused["facts"]["limit"] == "CRONACA_MAX_DEPTH"
+    assert calls == {"nesting": 0, "_shape": 0}  # the kept depth held against the lowered limit
+    lowered.close()
+
+
+def test_an_import_stored_before_its_depth_was_kept_is_checked_whole(tmp_path: Path, monkeypatch: Any) -> None:
+    """An import whose stored `Submitted` has no depth (stored before it was kept) reads as depth None, and its job
+    walks the file and checks every entry's shape, as before; the verdict is the same."""
+    import sqlite3
+
+    from tests.service.helpers import record_file
+
+    path = tmp_path / "old.sqlite3"
+    records = Records(Settings.from_env({"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(path)}).store)
+    document = record_file("citta-stato", "old-import")
+    import_id, _ = records.submit(document)
+    records.close()
+    with sqlite3.connect(path) as db:
+        (state,) = db.execute("SELECT state FROM stored_events WHERE topic LIKE '%Import.Submitted'").fetchone()
+        payload = json.loads(state)
+        assert payload.pop("depth") > 3
+        db.execute("UPDATE stored_events SET state = ? WHERE topic LIKE '%Import.Submitted'", (json.dumps(payload).encode(),))
+    records = Records(Settings.from_env({"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(path)}).store)
+    assert records.get_import(import_id).depth is None
+    calls = _counting(monkeypatch)
+    report = records.validate_import(import_id)
+    assert report["ok"] and calls == {"nesting": 1, "_shape": len(document["entries"])}
+    records.close()
