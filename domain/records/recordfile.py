@@ -122,8 +122,9 @@ def parse(document: Any, limits: Limits | None = None, size: int | None = None,
                                 given=json_type(chance[key]))
     if not isinstance(entries, list) or not entries:
         raise BadRecordFile("file/entries", "entries must be a non-empty list of objects, the setup first")
-    for index, raw in enumerate(entries if depth is None else ()):  # each of the right shape, or the entry and field that is not
-        _shape(index, raw)
+    if depth is None:  # (a depth measured at submit: this function checked the shapes then)
+        for index, raw in enumerate(entries):  # each an object of the right shape, or the entry and field that is not
+            _shape(index, raw)
     players = options.get("players", len(seats))
     if players != len(seats):
         raise BadRecordFile("file/seats", f"options.players is {players!r} but the file names {len(seats)} seats; "
