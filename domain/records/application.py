@@ -1266,7 +1266,7 @@ class Records(Application[UUID]):
         except recordfile.BadRecordFile as exc:
             refused = TooLarge if isinstance(exc, recordfile.FileTooLarge) else Invalid
             raise refused(exc.message, rule=exc.rule, **exc.facts) from exc
-        stored = json.dumps(document, separators=(",", ":"))
+        stored = header.compact or json.dumps(document, separators=(",", ":"))  # as parse measured it
         keyed = self._import_key(idempotency_key, stored)
         if keyed is not None and (before := self._submitted_before(*keyed)) is not None:
             raise AlreadySubmitted(before)

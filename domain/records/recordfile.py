@@ -64,6 +64,9 @@ class Header:
     # The file's nesting of lists and objects as `parse` measured it (None: not measured, STORED limits):
     # kept with an import (`Import.depth`), so its job need not walk the file again.
     depth: int | None = None
+    # The file as compact JSON, when `parse` made it to measure the file's size: what an import stores, so that
+    # submit does not encode a 36-86 KB file a second time (None when the caller gave the size).
+    compact: str | None = field(default=None, repr=False, compare=False)
 
 
 class FileTooLarge(BadRecordFile):
@@ -89,7 +92,7 @@ def parse(document: Any, limits: Limits | None = None, size: int | None = None,
     """
     if not isinstance(document, Mapping):
         raise BadRecordFile("file/not-an-object", "a record file is a JSON object")
-    measured = None if limits is STORED else _within(document, limits or Limits(), size, depth)
+    measured, compact = (None, None) if limits is STORED else _within(document, limits or Limits(), size, depth)
     if document.get("format") != FORMAT or document.get("version") != VERSION:
         raise BadRecordFile(
             "file/format", f'expected "format": "{FORMAT}" and "version": {VERSION}',
@@ -162,6 +165,7 @@ def parse(document: Any, limits: Limits | None = None, size: int | None = None,
         variations=variations,
         shared=shared,
         depth=measured,
+        compact=compact,
     )
     return header, [dict(e) for e in entries]
 
@@ -331,9 +335,10 @@ def _over(limit: str, value: int, limits: Limits, what: str, cls: type[BadRecord
                limit=setting, allowed=allowed, value=value)
 
 
-def _within(document: Mapping[str, Any], limits: Limits, size: int | None = None, depth: int | None = None) -> int:
+def _within(document: Mapping[str, Any], limits: Limits, size: int | None = None,
+            depth: int | None = None) -> tuple[int, str | None]:
     """The file's claims against the limits, cheapest first and before anything walks the whole file (not at all
-    when its `depth` is known); its nesting."""
+    when its `depth` is known); its nesting, and its compact JSON when that was made to measure its size."""
     seats, entries = document.get("seats"), document.get("entries")
     if isinstance(seats, list) and len(seats) > limits.max_seats:
         raise _over("max_seats", len(seats), limits, "the number of seats")
@@ -343,11 +348,13 @@ def _within(document: Mapping[str, Any], limits: Limits, size: int | None = None
         depth = nesting(document, limits.max_depth)
     if depth > limits.max_depth:
         raise _over("max_depth", depth, limits, "the file's nesting of lists and objects")
+    compact = None
     if size is None:
-        size = len(json.dumps(document, separators=(",", ":")))
+        compact = json.dumps(document, separators=(",", ":"))
+        size = len(compact)
     if size > limits.max_bytes:
         raise _over("max_bytes", size, limits, "the file's size in bytes", FileTooLarge)
-    return depth
+    return depth, compact
 
 
 def nesting(document: Any, stop: int) -> int:

@@ -297,3 +297,26 @@ def test_an_import_stored_before_its_depth_was_kept_is_checked_whole(tmp_path: P
     report = records.validate_import(import_id)
     assert report["ok"] and calls == {"nesting": 1, "_shape": len(document["entries"])}
     records.close()
+
+
+def test_submit_encodes_the_file_once_and_stores_what_parse_measured(tmp_path: Path, monkeypatch: Any) -> None:
+    """`parse` makes the file's compact JSON to measure its size (`Header.compact`); submit stores that text and
+    does not encode the 36-86 KB file a second time. The stored document is the file's compact JSON either way."""
+    from tests.service.helpers import record_file
+
+    records = Records(Settings.from_env({"PERSISTENCE_MODULE": "eventsourcing.sqlite",
+                                         "SQLITE_DBNAME": str(tmp_path / "once.sqlite3")}).store)
+    document = record_file("serenissima", "encoded-once")
+    real, encoded = json.dumps, []
+
+    def counted(obj: Any, *args: Any, **kwargs: Any) -> str:
+        if obj is document:
+            encoded.append(obj)
+        return real(obj, *args, **kwargs)
+
+    monkeypatch.setattr(json, "dumps", counted)
+    import_id, _ = records.submit(document)
+    monkeypatch.undo()
+    assert len(encoded) == 1
+    assert records.get_import(import_id).document == json.dumps(document, separators=(",", ":"))
+    records.close()
