@@ -132,13 +132,18 @@ def _write(records: Any, lines: list[dict[str, Any]], out: str | None) -> bool:
     """Each file's line with its import's status as it stands, and a count on standard error; True when a file
     was refused or rejected."""
     refused = False
+    unread = {"status": "saved", "status_unread": "the store did not answer; GET /api/imports/<id> tells"}
+    ids = [UUID(line["import_id"]) for line in lines if "error" not in line]
+    statuses: dict[UUID, dict[str, Any]] = {}
+    for start in range(0, len(ids), 100):  # a query for 100 imports, not one an import
+        try:
+            statuses.update(records.import_statuses(ids[start:start + 100]))
+        except PersistenceError:  # the store away: the lines (their tokens shown only here) are written all the same
+            continue
     with _output(out) as stream:
         for line in lines:
             if "error" not in line:
-                try:
-                    status = records.import_status(UUID(line["import_id"]))
-                except PersistenceError:  # the store away: the line (its tokens shown only here) is written all the same
-                    status = {"status": "saved", "status_unread": "the store did not answer; GET /api/imports/<id> tells"}
+                status = statuses.get(UUID(line["import_id"]), unread)
                 line.update(status=status["status"], record_id=status.get("record_id"), status_unread=status.get("status_unread"))
                 if status["status"] == "rejected":
                     report = status.get("report") or {}

@@ -290,8 +290,7 @@ def hand_over_many(records: Records, dispatcher: Dispatcher, import_ids: Sequenc
         except Exception as exc:  # redis.ConnectionError, TimeoutError...: the relay will try again
             say_refused(f"could not queue {len(chunk)} imports from {chunk[0]}: {exc}")
             return queued
-        for import_id in chunk:
-            records.mark_queued(import_id, job_id)
+        records.mark_queued_many(chunk, job_id)  # one append for the batch
         queued += len(chunk)
     return queued
 

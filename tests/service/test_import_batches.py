@@ -286,6 +286,36 @@ def test_hand_over_many_queues_batches_and_marks_each_import(records: Records, p
     assert [records.get_import(i).status for i in later] == ["queued", "queued", "submitted", "submitted"]
 
 
+def test_a_batch_is_marked_queued_in_one_append_and_a_taken_import_goes_its_own_way(
+        records: Records, plain: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """`hand_over_many` marks a batch's imports queued in one append (one lock of the event table a batch, not one
+    an import); when a worker took the job first and appended to one of them, that save stores nothing and each is
+    marked on its own: every import queued exactly once, the taken one still validating."""
+    ids = [records.submit_notation(plain[k % 3])[0] for k in range(4)]
+    appends = _appends(records, monkeypatch)
+    assert hand_over_many(records, Batches(), ids, 1, batch=4) == 4
+    assert appends == [set(ids)]
+    assert [(records.get_import(i).status, records.get_import(i).attempts) for i in ids] == [("queued", 1)] * 4
+
+    later = [records.submit_notation(plain[k % 3])[0] for k in range(3)]
+    read = records.get_imports
+
+    def worker_takes_one_first(import_ids: list[UUID]) -> dict[UUID, Any]:
+        found = read(import_ids)
+        records.mark_validating(import_ids[1])  # the job was on the queue already: a worker took it meanwhile
+        return found
+
+    monkeypatch.setattr(records, "get_imports", worker_takes_one_first)
+    appends.clear()
+    assert hand_over_many(records, Batches(), later, 1, batch=3) == 3
+    monkeypatch.setattr(records, "get_imports", read)
+    # the worker's validating, the batch's append (refused whole), then each import alone
+    assert appends == [{later[1]}, set(later), {later[0]}, {later[1]}, {later[2]}]
+    queued = [[e for e in records.events.get(i) if type(e).__name__ == "Queued"] for i in later]
+    assert [len(q) for q in queued] == [1, 1, 1]
+    assert [records.get_import(i).status for i in later] == ["queued", "validating", "queued"]
+
+
 # ---- tag values the parser used to choke on ---------------------------------------------------------
 
 

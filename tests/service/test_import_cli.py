@@ -176,7 +176,7 @@ def test_a_store_that_fails_stops_the_run_with_a_line_for_every_file(tmp_path: P
         raise OperationalError("connection failed: Connection refused")
 
     def store_goes() -> None:
-        monkeypatch.setattr(Records, "import_status", away)
+        monkeypatch.setattr(Records, "import_statuses", away)
         away()
 
     _failing_at_third_file(monkeypatch, store_goes)
