@@ -63,32 +63,76 @@ def read_file(path: Path, settings: Settings) -> tuple[str, Any]:
 def submit_files(records: Any, paths: Sequence[Path], settings: Settings, lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Save each file as an import: a line per file, {file, import_id, seats, annotator_key, arbiter_key}, or
     {file, error, rule} when it is refused (nothing of it stored, unless a notation file's refusal, which is
-    kept as a rejected import, as the API keeps it). Each line goes into `lines` as soon as its file is saved,
+    kept as a rejected import, as the API keeps it). Record files in a row are saved together, in one append
+    (`Records.submit_many`), a notation file alone. Each line goes into `lines` as soon as its file is saved,
     so that a failure later in the batch loses no file's tokens; the batch's lines are returned."""
-    from domain.records.application import RecordsError, first_line, new_tokens
+    from domain.records.application import RecordsError, new_tokens
 
     start = len(lines)
+    waiting: list[tuple[dict[str, Any], Any, str, str]] = []  # record files read, to be saved together
+
+    def save_waiting() -> bool:
+        """The record files read so far, saved in one append; False when the store failed (their lines say so)."""
+        if not waiting:
+            return True
+        try:
+            answers = records.submit_many([(body, annotator, arbiter) for _, body, annotator, arbiter in waiting])
+        except PersistenceError as exc:  # the store away past its own retries: none of them saved
+            for line, *_ in waiting:
+                lines.append(_store_away(line, exc))
+            return False
+        for (line, _, annotator, arbiter), answer in zip(waiting, answers, strict=True):
+            if isinstance(answer, RecordsError):
+                line.update(error=answer.message, rule=answer.facts.get("rule"), import_id=answer.facts.get("import_id"))
+            else:
+                _saved(line, *answer, annotator, arbiter)
+            lines.append(line)
+        waiting.clear()
+        return True
+
     for path in paths:
         line: dict[str, Any] = {"file": str(path)}
         annotator, arbiter = new_tokens(2)
         try:
             kind, body = read_file(path, settings)
-            submit = records.submit_notation if kind == "notation" else records.submit
-            import_id, tokens = submit(body, annotator, arbiter)
-        except PersistenceError as exc:  # the store away past its own retries: stop here, say which files are left
-            line.update(error=f"the store failed while saving this file ({first_line(exc)}); it may not be saved: import it "
-                              "again once the store is back", rule=STORE_AWAY)
+        except (click.ClickException, OSError, RecordsError) as exc:
+            if not save_waiting():
+                break
+            line.update(error=exc.message if isinstance(exc, click.ClickException | RecordsError) else str(exc),
+                        rule=exc.facts.get("rule") if isinstance(exc, RecordsError) else "file/read")
             lines.append(line)
+            continue
+        if kind != "notation":
+            waiting.append((line, body, annotator, arbiter))
+            continue
+        if not save_waiting():
+            break
+        try:
+            import_id, tokens = records.submit_notation(body, annotator, arbiter)
+        except PersistenceError as exc:
+            lines.append(_store_away(line, exc))
             break
         except RecordsError as exc:
             line.update(error=exc.message, rule=exc.facts.get("rule"), import_id=exc.facts.get("import_id"))
-        except (click.ClickException, OSError) as exc:
-            line.update(error=exc.message if isinstance(exc, click.ClickException) else str(exc), rule="file/read")
         else:
-            line.update(import_id=str(import_id), seats=[{"seat": k, "token": t} for k, t in enumerate(tokens)],
-                        annotator_key=annotator, arbiter_key=arbiter)
+            _saved(line, import_id, tokens, annotator, arbiter)
         lines.append(line)
+    else:
+        save_waiting()
     return lines[start:]
+
+
+def _saved(line: dict[str, Any], import_id: Any, tokens: list[str], annotator: str, arbiter: str) -> None:
+    line.update(import_id=str(import_id), seats=[{"seat": k, "token": t} for k, t in enumerate(tokens)],
+                annotator_key=annotator, arbiter_key=arbiter)
+
+
+def _store_away(line: dict[str, Any], exc: Exception) -> dict[str, Any]:
+    from domain.records.application import first_line
+
+    line.update(error=f"the store failed while saving this file ({first_line(exc)}); it may not be saved: import it "
+                      "again once the store is back", rule=STORE_AWAY)
+    return line
 
 
 def judge_here(records: Any, ids: list[UUID], batch: int) -> None:

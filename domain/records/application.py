@@ -20,7 +20,7 @@ import logging
 import secrets
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -1261,24 +1261,50 @@ class Records(Application[UUID]):
         With an `idempotency_key`, a retry of a submission that was saved raises `AlreadySubmitted` with the
         import it made (one import, hence one record, whatever the retries); another body under the same key
         is refused (422 idempotency/reused)."""
+        header, stored = self._checked_file(document)
+        keyed = self._import_key(idempotency_key, stored)
+        if keyed is not None and (before := self._submitted_before(*keyed)) is not None:
+            raise AlreadySubmitted(before)
+        found, tokens = self._new_import(header, stored, annotator_key, arbiter_key)
+        saved = self._save_import(found, keyed)
+        if saved != found.id:
+            raise AlreadySubmitted(saved)
+        return found.id, tokens
+
+    def submit_many(self, files: Sequence[tuple[Any, str | None, str | None]]) -> list[tuple[UUID, list[str]] | RecordsError]:
+        """`submit` of several record files, each (document, annotator key, arbiter key), saved in one append, not
+        one a file (`cronaca import`'s chunks: each append takes the event table's lock). A file `submit` would
+        refuse is answered with that refusal, nothing of it stored; the others are saved together, or, when the
+        store fails (PersistenceError, raised), none of them."""
+        answers: list[tuple[Import, list[str]] | RecordsError] = []
+        for document, annotator_key, arbiter_key in files:
+            try:
+                header, stored = self._checked_file(document)
+                answers.append(self._new_import(header, stored, annotator_key, arbiter_key))
+            except RecordsError as exc:
+                answers.append(exc)
+        made = [answer[0] for answer in answers if not isinstance(answer, RecordsError)]
+        if made:
+            self.save(*made)
+        return [answer if isinstance(answer, RecordsError) else (answer[0].id, answer[1]) for answer in answers]
+
+    def _checked_file(self, document: Any) -> tuple[recordfile.Header, str]:
+        """A record file's header and the compact JSON an import stores, or the refusal `submit` answers."""
         try:
             header, _ = recordfile.parse(document, Limits.from_env(self.env))
         except recordfile.BadRecordFile as exc:
             refused = TooLarge if isinstance(exc, recordfile.FileTooLarge) else Invalid
             raise refused(exc.message, rule=exc.rule, **exc.facts) from exc
-        stored = header.compact or json.dumps(document, separators=(",", ":"))  # as parse measured it
-        keyed = self._import_key(idempotency_key, stored)
-        if keyed is not None and (before := self._submitted_before(*keyed)) is not None:
-            raise AlreadySubmitted(before)
+        return header, header.compact or json.dumps(document, separators=(",", ":"))  # as parse measured it
+
+    def _new_import(self, header: recordfile.Header, stored: str, annotator_key: str | None,
+                    arbiter_key: str | None) -> tuple[Import, list[str]]:
+        """A new import of a checked file, not saved, and its seats' tokens (shown once, by the caller)."""
         tokens = new_tokens(len(header.seats))
-        found = Import(document=stored, token_hashes=[token_hash(t) for t in tokens],
-                       annotator_hash=token_hash(annotator_key) if annotator_key else None,
-                       arbiter_hash=token_hash(arbiter_key) if arbiter_key else None,
-                       chain=None if self.chain else chains.OFF, depth=header.depth)
-        saved = self._save_import(found, keyed)
-        if saved != found.id:
-            raise AlreadySubmitted(saved)
-        return found.id, tokens
+        return Import(document=stored, token_hashes=[token_hash(t) for t in tokens],
+                      annotator_hash=token_hash(annotator_key) if annotator_key else None,
+                      arbiter_hash=token_hash(arbiter_key) if arbiter_key else None,
+                      chain=None if self.chain else chains.OFF, depth=header.depth), tokens
 
     def _import_key(self, idempotency_key: str | None, stored: str) -> tuple[UUID, str] | None:
         """(the RequestKey's id, the body's hash) of a keyed submission; imports share one scope of keys."""

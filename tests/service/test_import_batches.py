@@ -4,6 +4,7 @@ and tag values that used to stop the parser with a traceback."""
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid5
@@ -314,6 +315,29 @@ def test_a_batch_is_marked_queued_in_one_append_and_a_taken_import_goes_its_own_
     queued = [[e for e in records.events.get(i) if type(e).__name__ == "Queued"] for i in later]
     assert [len(q) for q in queued] == [1, 1, 1]
     assert [records.get_import(i).status for i in later] == ["queued", "validating", "queued"]
+
+
+def test_record_files_submitted_together_take_one_append_and_a_refused_one_none(
+        records: Records, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`Records.submit_many`: the files `submit` takes are saved in one append, each its own import with its own
+    tokens and keys; a file `submit` refuses is answered with the same refusal and stores nothing."""
+    from tests.service.helpers import record_file
+
+    good = [record_file("citta-stato", "many-1"), record_file("serenissima", "many-2")]
+    bad = {**record_file("la-citta", "many-3"), "mode": "sideways"}
+    appends = _appends(records, monkeypatch)
+    answers = records.submit_many([(good[0], "a1", "r1"), (bad, None, None), (good[1], None, "r2")])
+    assert isinstance(answers[1], Invalid) and answers[1].facts["rule"] == "file/mode"
+    with pytest.raises(Invalid) as alone:
+        records.submit(bad)
+    assert alone.value.message == answers[1].message
+    made = [answer for answer in answers if not isinstance(answer, Invalid)]
+    assert len(made) == 2 and appends == [{import_id for import_id, _ in made}]
+    for (import_id, tokens), document in zip(made, good, strict=True):
+        found = records.get_import(import_id)
+        assert found.document == json.dumps(document, separators=(",", ":")) and len(tokens) == len(document["seats"])
+        assert records.import_status(import_id, tokens[0])["status"] == "submitted"
+    assert records.get_import(made[0][0]).annotator_hash and not records.get_import(made[1][0]).annotator_hash
 
 
 # ---- tag values the parser used to choke on ---------------------------------------------------------

@@ -192,3 +192,77 @@ def test_a_store_that_fails_stops_the_run_with_a_line_for_every_file(tmp_path: P
     assert all(line["error"] == f"not submitted: the store failed at {paths[2]}" for line in lines[3:])
     said = " ".join(result.stderr.split())
     assert "5 files: 3 not saved, 2 saved" in said and "2 files after it not submitted" in said
+
+
+def _record_files(tmp_path: Path, count: int) -> list[Path]:
+    from tests.service.helpers import record_file
+
+    paths = []
+    for k in range(count):
+        paths.append(tmp_path / f"record-{k}.json")
+        paths[-1].write_text(json.dumps(record_file("la-citta", f"cli-json-{k % 2}")))
+    return paths
+
+
+def test_record_files_in_a_row_are_saved_together_in_file_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Record files one after another are saved in one append (`Records.submit_many`), a notation file or an
+    unreadable file between them alone, and every line stays in the files' order, with its own tokens."""
+    env = _environment(tmp_path, monkeypatch)
+    records = _record_files(tmp_path, 4)
+    notation = _written(tmp_path, [_notation("cli-between")])[0]
+    unreadable = tmp_path / "broken.json"
+    unreadable.write_text('{"format": ')
+    paths = [records[0], records[1], notation, records[2], unreadable, records[3]]
+    saves: list[int] = []
+    many = Records.submit_many
+
+    def counted(self: Records, files: Any) -> Any:
+        saves.append(len(files))
+        return many(self, files)
+
+    monkeypatch.setattr(Records, "submit_many", counted)
+    result = CliRunner().invoke(cronaca, ["import", *map(str, paths), "--batch", "20"])
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert result.exit_code == 1  # the unreadable file is refused
+    assert [line["file"] for line in lines] == list(map(str, paths))
+    assert saves == [2, 1, 1]  # two in a row, then one after the notation file, one after the unreadable file
+    assert [line.get("status") for line in lines] == ["accepted", "accepted", "accepted", "accepted", None, "accepted"]
+    assert lines[4]["rule"] == "file/read" and "JSON" in lines[4]["error"]
+    tokens = [seat["token"] for line in lines if "seats" in line for seat in line["seats"]]
+    assert len(tokens) == len(set(tokens)) == 2 * 5
+    store = Records(Settings.from_env(env).store)
+    try:
+        for line in lines:
+            if "import_id" in line:
+                assert store.import_status(UUID(line["import_id"]), line["seats"][0]["token"])["status"] == "accepted"
+    finally:
+        store.close()
+
+
+def test_a_store_failing_while_record_files_are_saved_together_names_each_of_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The store away while a chunk of record files is saved together: none of them saved, each one's line says
+    the store failed while saving it, the files after them that they were not submitted; the chunk before keeps
+    its lines and tokens; exit 1, no traceback."""
+    from eventsourcing.persistence import OperationalError
+
+    _environment(tmp_path, monkeypatch)
+    paths = _record_files(tmp_path, 5)
+    many = Records.submit_many
+    calls: list[int] = []
+
+    def failing_second(self: Records, files: Any) -> Any:
+        calls.append(len(files))
+        if len(calls) == 2:
+            raise OperationalError("connection failed: Connection refused")
+        return many(self, files)
+
+    monkeypatch.setattr(Records, "submit_many", failing_second)
+    result = CliRunner().invoke(cronaca, ["import", *map(str, paths), "--batch", "2"])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [line["file"] for line in lines] == list(map(str, paths))
+    assert calls == [2, 2]
+    assert [line["status"] for line in lines[:2]] == ["accepted", "accepted"] and all(line["seats"] for line in lines[:2])
+    assert all("store failed while saving this file" in line["error"] for line in lines[2:4])
+    assert all("not submitted" in line["error"] for line in lines[4:])
