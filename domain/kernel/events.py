@@ -56,7 +56,7 @@ def _layout(cls: type) -> tuple[tuple[str, ...], tuple[str, ...]]:
     if found is None:
         fields = dataclasses.fields(cls)
         names = tuple(f.name for f in fields)
-        containers = tuple(f.name for f in fields if str(getattr(f.type, "__name__", f.type)) not in _SCALAR_TYPES)
+        containers = tuple(f.name for f in fields if _declared(f) not in _SCALAR_TYPES)
         found = _LAYOUT[cls] = (names, containers)
     return found
 
@@ -65,7 +65,12 @@ def event_layout(cls: type) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(field names, each field's declared type as written, "int" or "str | None"): what code generated
     from an event class needs (records.chain's encoder of an event's canonical JSON)."""
     fields = dataclasses.fields(cls)
-    return tuple(f.name for f in fields), tuple(str(getattr(f.type, "__name__", f.type)) for f in fields)
+    return tuple(f.name for f in fields), tuple(map(_declared, fields))
+
+
+def _declared(field: dataclasses.Field[Any]) -> str:
+    """A field's type as its class declares it ("int", "str | None"): annotations are strings here."""
+    return str(getattr(field.type, "__name__", field.type))
 
 
 def event(type_name: str) -> Callable[[E], E]:

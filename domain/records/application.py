@@ -1261,7 +1261,7 @@ class Records(Application[UUID]):
         With an `idempotency_key`, a retry of a submission that was saved raises `AlreadySubmitted` with the
         import it made (one import, hence one record, whatever the retries); another body under the same key
         is refused (422 idempotency/reused)."""
-        header, stored = self._checked_file(document)
+        header, _, stored = self._checked_file(document)
         keyed = self._import_key(idempotency_key, stored)
         if keyed is not None and (before := self._submitted_before(*keyed)) is not None:
             raise AlreadySubmitted(before)
@@ -1279,7 +1279,7 @@ class Records(Application[UUID]):
         answers: list[tuple[Import, list[str]] | RecordsError] = []
         for document, annotator_key, arbiter_key in files:
             try:
-                header, stored = self._checked_file(document)
+                header, _, stored = self._checked_file(document)
                 answers.append(self._new_import(header, stored, annotator_key, arbiter_key))
             except RecordsError as exc:
                 answers.append(exc)
@@ -1288,14 +1288,15 @@ class Records(Application[UUID]):
             self.save(*made)
         return [answer if isinstance(answer, RecordsError) else (answer[0].id, answer[1]) for answer in answers]
 
-    def _checked_file(self, document: Any) -> tuple[recordfile.Header, str]:
-        """A record file's header and the compact JSON an import stores, or the refusal `submit` answers."""
+    def _checked_file(self, document: Any) -> tuple[recordfile.Header, list[dict[str, Any]], str]:
+        """A record file's header, its raw entries and the compact JSON an import stores, or the refusal `submit`
+        answers."""
         try:
-            header, _ = recordfile.parse(document, Limits.from_env(self.env))
+            header, raw = recordfile.parse(document, Limits.from_env(self.env))
         except recordfile.BadRecordFile as exc:
             refused = TooLarge if isinstance(exc, recordfile.FileTooLarge) else Invalid
             raise refused(exc.message, rule=exc.rule, **exc.facts) from exc
-        return header, header.compact or json.dumps(document, separators=(",", ":"))  # as parse measured it
+        return header, raw, header.compact or json.dumps(document, separators=(",", ":"))  # as parse measured it
 
     def _new_import(self, header: recordfile.Header, stored: str, annotator_key: str | None,
                     arbiter_key: str | None) -> tuple[Import, list[str]]:
@@ -1651,20 +1652,13 @@ class Records(Application[UUID]):
         file's records (lessonfile.import_lesson) are answered at once, a bad one a 422 naming its entry.
         The file's notes and variations are the caller's to attach. Its seats get no tokens (nobody would
         receive them): the annotator key reads every note."""
-        try:
-            header, raw = recordfile.parse(document, Limits.from_env(self.env))
-        except recordfile.BadRecordFile as exc:
-            refused = TooLarge if isinstance(exc, recordfile.FileTooLarge) else Invalid
-            raise refused(exc.message, rule=exc.rule, **exc.facts) from exc
+        header, raw, stored = self._checked_file(document)
         verdict = recordfile.check(header, raw, lambda t, ref, f: self.edition(t, ref, f))
         if not verdict.ok or verdict.entries is None:
             shown = reveal(verdict.report, ALL if verdict.report.get("file_says_finished") else None)
             raise Invalid(str(shown.get("message")), rule=shown.get("rule"), entry=shown.get("entry_index"),
                           event=shown.get("event_index"), **{"facts": shown.get("facts") or {}})
-        found = Import(document=json.dumps(document, separators=(",", ":")), token_hashes=[token_hash(t) for t in new_tokens(len(header.seats))],
-                       annotator_hash=token_hash(annotator_key) if annotator_key else None,
-                       arbiter_hash=token_hash(arbiter_key) if arbiter_key else None,
-                       chain=None if self.chain else chains.OFF, depth=header.depth)
+        found, _ = self._new_import(header, stored, annotator_key, arbiter_key)  # its seats' tokens handed to nobody
         record_id = imported_record_id(found.id)
         self._create_imported(record_id, header, verdict.entries, found.token_hashes, found.id, verdict.end, found.annotator_hash,
                               found.arbiter_hash)
