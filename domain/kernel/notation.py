@@ -251,7 +251,7 @@ _BRUSHED = re.compile(rf"\s*(?:({'|'.join(BRUSHES)})\s+(?=[^\s,]))?(.*?)\s*", re
 _ARROW = re.compile(rf"\s*({_PLACE})\s*-\s*({_PLACE})\s*")
 _HIGHLIGHT = re.compile(rf"\s*({_PLACE})\s*")
 _LABEL = re.compile(rf"\s*(?:({'|'.join(BRUSHES)})\s+)?({_PLACE})\s+(\"(?:\\.|[^\"\\])*\"|\S+)\s*", re.S)
-_NAMED = re.compile(r'\s*("(?:\\.|[^"\\])*"|[^\s"]+)\s*', re.S)
+_NAMED = re.compile(r'\s*("(?:\\.|[^"\\])*"|[^\s"](?:[^"]*[^\s"])?)\s*', re.S)  # quoted, or words: [%for Maria Grazia]
 
 
 def _word_or_string(found: str) -> str:
@@ -1019,7 +1019,10 @@ class Vocabulary:
 @functools.lru_cache(maxsize=8192)
 def _quoted(word: str) -> str:
     """A word as it must be written so that it reads back the same (cached: lark builds a lexer per call, ~1 ms)."""
-    tokens = list(_PARSER.lex(word + "\n")) if word else []
+    try:
+        tokens = list(_PARSER.lex(word + "\n")) if word else []
+    except UnexpectedInput:  # a character no terminal takes (an emoji in a player's name): quoted
+        tokens = []
     if len(tokens) == 2 and tokens[0].type in ("NAME", "INT") and str(tokens[0]) == word and (
         tokens[0].type == "NAME" or word.isdigit()
     ):
