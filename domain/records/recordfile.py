@@ -114,7 +114,7 @@ def parse(document: Any, limits: Limits | None = None, size: int | None = None,
     _seats_of_title(title, len(seats))
     named = seat_names_problem([s["name"] for s in seats]) if limits is not STORED else None
     if named is not None:  # a name its notation (and so its evidence bundle) could not carry; stored records are as they were
-        raise BadRecordFile("file/seats", f"seats.{named[0]}.name: {named[1]}", field=f"seats.{named[0]}.name")
+        raise BadRecordFile("file/seats", f"seats[{named[0]}].name: {named[1]}", field=f"seats[{named[0]}].name")
     mode = document.get("mode")
     if not isinstance(mode, str) or mode not in MODES:
         raise BadRecordFile("file/mode", f"mode must be one of {list(MODES)}", given=mode)

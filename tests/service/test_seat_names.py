@@ -192,7 +192,8 @@ def test_a_name_the_notation_cannot_carry_is_refused_at_the_start(client: Any, s
     document["seats"] = [{"name": n} for n in seats]
     answer = client.post("/api/imports", json=document)
     assert answer.status_code == 422, answer.get_json()
-    assert f"seats.{at}.name" in answer.get_json()["detail"] and says in answer.get_json()["detail"]
+    assert answer.get_json()["rule"] == "file/seats" and answer.get_json()["facts"]["field"] == f"seats[{at}].name"
+    assert f"seats[{at}].name" in answer.get_json()["detail"] and says in answer.get_json()["detail"]
     # and in a notation file's header (a quoted name may spell a line break as \n)
     text = transcripts.render_log("citta-stato", *_played("citta-stato"), ["Ada", "Bruno"], {"players": 2})
     header = f'[Seats {json.dumps(", ".join(json.dumps(n) for n in seats))}]'
