@@ -19,8 +19,11 @@ One file a game (docs/notation/<title>.md for each title's words)::
 * A header of tags in the PGN manner; seats in seat order, by name, each optionally with
   its colour; the setup options as `key=value` pairs (or a JSON object).
 * One line per turn: an optional round number (`1.`), the player by name or colour, then
-  that player's moves separated by commas. A move is a verb and its words, from the
-  title's vocabulary (`Form`); the parser turns each into the engine's command.
+  that player's moves separated by commas. A name of words stands as it is (`Maria Grazia:`),
+  any other is quoted (`"Bea (red)":`); the Seats and Result lists quote a name holding their
+  own characters (`"\\"Rossi, Mario\\", Bea"`): see "header helpers" below. A move is a
+  verb and its words, from the title's vocabulary (`Form`); the parser turns each into the
+  engine's command.
 * Chance outcomes in brackets right after the move that met them, in the order the rules
   ask for them (`[B R]`, `[3 5]`); `[?]` where nobody wrote it down, `?` for one unknown
   value. A line of only `= [..]` adds outcomes to the move before it.
