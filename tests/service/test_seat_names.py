@@ -11,6 +11,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from uuid import UUID
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
@@ -23,7 +24,7 @@ from domain.kernel.notation import fold_name, seat_name_problem, seat_names_prob
 from domain.records import evidence
 from domain.records.settings import Settings
 from tests.citta_stato.test_notation import VENEZIA
-from tests.service.helpers import import_finished_http, record_file
+from tests.service.helpers import auth, import_finished_http, record_file, same_notes, studied
 
 ROOT = Path(__file__).resolve().parents[2]
 TITLES = ("citta-stato", "la-citta", "serenissima")
@@ -272,3 +273,31 @@ def test_the_command_line_renders_checks_and_verifies_such_names(client: Any, ca
         assert cli.main(["check", str(notation)]) == 0 and "clean" in capsys.readouterr().out
         bundle.write_bytes(client.get(f"/api/records/{made}/evidence").get_data())
         assert cli.main(["verify", str(bundle)]) == 0, capsys.readouterr()
+
+
+@pytest.mark.parametrize(("title", "seats"), [
+    ("citta-stato", ["Rossi, Mario", 'Bea "la rossa" (red)']),
+    ("la-citta", ["Maria Grazia", "[%for x] {y}"]),
+    ("serenissima", ["Ada", "Ada Rossi"]),
+])
+def test_notes_for_and_by_such_seats_come_back_through_a_study_import(service: Any, client: Any, title: str,
+                                                                      seats: list[str]) -> None:
+    """The notes' `[%for seat]` and a seat's own note (its author its name) with these names, written and read back."""
+    document = record_file(title, "names")
+    document["seats"] = [{"name": n} for n in seats]
+    made = import_finished_http(client, document)
+    record_id = UUID(made.record_id)
+    teaching = service.extensions["cronaca"].teaching
+    studied(teaching, record_id, title, made.annotator_key, "why?", moves=2)  # a note for seat 1, a variation
+    starts, _ = teaching.variations.decision_steps(record_id, None)
+    teaching.notes.add(record_id, made.tokens[1], {"step": starts[2], "text": "my own", "audience": 1})
+    text = client.get(f"/api/records/{record_id}/notation", headers=auth(made.annotator_key)).get_data(as_text=True)
+    assert "my own" in text and "only Ben reads this" in text
+    copy = import_finished_http(client, text.encode(), content_type=transcripts.MEDIA_TYPE)
+    assert "extras" not in copy.verdict["report"], copy.verdict["report"]
+    lines = {line["title"]: line["id"] for line in teaching.variations.of_record(UUID(copy.record_id))}
+    old = {line["title"]: line["id"] for line in teaching.variations.of_record(record_id)}
+    same_notes(teaching.notes.all_notes(record_id), teaching.notes.all_notes(UUID(copy.record_id)),
+               {None: None, old["what if"]: lines["what if"]})
+    own = [n for n in teaching.notes.all_notes(UUID(copy.record_id)) if n["text"] == "my own"]
+    assert [(n["author"], n["by"], n["audience"]) for n in own] == [(seats[1], "seat:1", 1)]
