@@ -13,7 +13,16 @@ from typing import Any
 from domain import catalog
 from domain.kernel import Edition, EditionError, Entry, Game
 from domain.kernel.dispute import NARROWING_BUDGET, DisputeReport, Finding, check, header_findings, reconcile
-from domain.kernel.notation import Notation, NotationError, Words, parse, render, write_options, write_result
+from domain.kernel.notation import (
+    Notation,
+    NotationError,
+    Words,
+    parse,
+    render,
+    write_options,
+    write_result,
+    write_seats,
+)
 
 MEDIA_TYPE = "text/x-cronaca-notation"
 
@@ -120,7 +129,7 @@ def render_log(title: str, edition: Edition, entries: Sequence[Entry], seats: Se
     header: dict[str, str] = {"Title": title, "Edition": edition.id}
     if edition.content_hash != game.default_edition().content_hash:
         header["EditionHash"] = edition.content_hash
-    header["Seats"] = ", ".join(seats)
+    header["Seats"] = write_seats(list(seats))
     header["Options"] = write_options(options)
     if scores and scores.get("finished"):
         totals = {s["seat"]: s["total"] for s in scores.get("seats", [])}

@@ -35,10 +35,12 @@ from domain.kernel.notation import (
     Turn,
     Words,
     Written,
+    fold_name,
     parse,
     read_options,
     read_result,
     read_seats,
+    seat_name_problem,
     write_outcome,
 )
 from domain.kernel.violations import ImpossibleOutcome, MalformedCommand, RuleViolation, Secret
@@ -187,6 +189,9 @@ def summary(report: DisputeReport) -> str:
 # ---- chance as the table wrote it --------------------------------------------------------------
 
 
+_NAME_WORDS = 8  # the most words a player's name written bare in brackets is looked for in
+
+
 class WrittenChance:
     """Outcomes as written in a notation file: values only, in the order the rules ask for them.
 
@@ -217,10 +222,22 @@ class WrittenChance:
         found = tuple(v if v == UNKNOWN else by_text.get(str(v), v) for v in values)
         if self.seat_of is None or all(not isinstance(v, str) or v == UNKNOWN or v in by_text for v in found):
             return found
-        out = []
-        for value in found:
-            seat = self.seat_of(value) if isinstance(value, str) and value != UNKNOWN and value not in by_text else None
-            out.append(by_text[str(seat)] if seat is not None and str(seat) in by_text else value)
+        out: list[Any] = []
+        k = 0
+        while k < len(found):  # a player's name of several words, written bare (`[Maria Grazia]`): the longest that names a seat
+            taken = 1
+            for end in range(min(len(found), k + _NAME_WORDS), k, -1):
+                run = found[k:end]
+                if not all(isinstance(v, str) and v != UNKNOWN and v not in by_text for v in run):
+                    continue
+                seat = self.seat_of(" ".join(run))
+                if seat is not None and str(seat) in by_text:
+                    out.append(by_text[str(seat)])
+                    taken = end - k
+                    break
+            else:
+                out.append(found[k])
+            k += taken
         return tuple(out)
 
     @property
@@ -420,15 +437,15 @@ class _Checker:
         return self._seats[player]
 
     def _seat_of(self, player: str) -> int | None:
-        wanted = player.strip().lower()
+        wanted = fold_name(player)
         for i, name in enumerate(self.seats):
-            if name.lower() == wanted:
+            if fold_name(name) == wanted:
                 return i
         for i, colour in enumerate(self.colours):
-            if colour is not None and colour.lower() == wanted:
+            if colour is not None and fold_name(colour) == wanted:
                 return i
         for i, colour in enumerate(self.words.colours[: len(self.seats)]):
-            if colour.lower() == wanted:
+            if fold_name(colour) == wanted:
                 return i
         return None
 
@@ -812,9 +829,13 @@ def _header(notation: Notation, game: Game | None, title: str | None, findings: 
     else:
         read = read_seats(seats_text)
         seats, colours = [n for n, _ in read], [c for _, c in read]
-        twice = [n for n, k in Counter(n.lower() for n in seats).items() if k > 1]
+        twice = [n for n, k in Counter(fold_name(n) for n in seats).items() if k > 1]
         if twice:
             findings.append(Finding("header", tag_line("Seats"), "notation/seats", f"line {tag_line('Seats')}: {twice[0]!r} names two seats"))
+        uncarried = next(((k, problem) for k, name in enumerate(seats) if (problem := seat_name_problem(name))), None)
+        if uncarried is not None:
+            findings.append(Finding("header", tag_line("Seats"), "notation/seats",
+                                    f"line {tag_line('Seats')}: seat {uncarried[0]}: {uncarried[1]}"))
     options: dict[str, Any] = {}
     if notation.tag("Options"):
         try:
@@ -1011,14 +1032,14 @@ def reconcile(
     a, b = parse(first), parse(second)
     report_a = check(first, game_for, edition_for, budget, titles)
     report_b = check(second, game_for, edition_for, budget, titles)
-    seats_a = [n.lower() for n, _ in read_seats(a.tag("Seats") or "")]
-    colours_a = [(c or "").lower() for _, c in read_seats(a.tag("Seats") or "")]
-    seats_b = [n.lower() for n, _ in read_seats(b.tag("Seats") or "")]
-    colours_b = [(c or "").lower() for _, c in read_seats(b.tag("Seats") or "")]
+    seats_a = [fold_name(n) for n, _ in read_seats(a.tag("Seats") or "")]
+    colours_a = [fold_name(c or "") for _, c in read_seats(a.tag("Seats") or "")]
+    seats_b = [fold_name(n) for n, _ in read_seats(b.tag("Seats") or "")]
+    colours_b = [fold_name(c or "") for _, c in read_seats(b.tag("Seats") or "")]
 
     def seat_in(names: list[str], colours: list[str]) -> Callable[[str], int | None]:
         def find(player: str) -> int | None:
-            p = player.lower()
+            p = fold_name(player)
             return names.index(p) if p in names else colours.index(p) if p and p in colours else None
         return find
 
@@ -1062,7 +1083,7 @@ def _what_differs(ta: Turn | None, tb: Turn | None) -> str:
         return "only the second transcript has this turn"
     if tb is None:
         return "only the first transcript has this turn"
-    if ta.player.lower() != tb.player.lower():
+    if fold_name(ta.player) != fold_name(tb.player):
         return f"the player: {ta.player} in the first, {tb.player} in the second"
     for k in range(max(len(ta.moves), len(tb.moves))):
         ma = ta.moves[k] if k < len(ta.moves) else None

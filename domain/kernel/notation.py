@@ -19,8 +19,11 @@ One file a game (docs/notation/<title>.md for each title's words)::
 * A header of tags in the PGN manner; seats in seat order, by name, each optionally with
   its colour; the setup options as `key=value` pairs (or a JSON object).
 * One line per turn: an optional round number (`1.`), the player by name or colour, then
-  that player's moves separated by commas. A move is a verb and its words, from the
-  title's vocabulary (`Form`); the parser turns each into the engine's command.
+  that player's moves separated by commas. A name of words stands as it is (`Maria Grazia:`),
+  any other is quoted (`"Bea (red)":`); the Seats and Result lists quote a name holding their
+  own characters (`"\\"Rossi, Mario\\", Bea"`): see "header helpers" below. A move is a
+  verb and its words, from the title's vocabulary (`Form`); the parser turns each into the
+  engine's command.
 * Chance outcomes in brackets right after the move that met them, in the order the rules
   ask for them (`[B R]`, `[3 5]`); `[?]` where nobody wrote it down, `?` for one unknown
   value. A line of only `= [..]` adds outcomes to the move before it.
@@ -50,6 +53,7 @@ import itertools
 import json
 import operator
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -73,7 +77,8 @@ tag: OPEN NAME STRING "]" _NL
 setup: SETUP ":"? (_item (_item | QMARK)*)?
 turn: ordinal? player ":" move (_SEP move)*
 ?ordinal: INT "."
-?player: NAME | STRING
+?player: NAME | STRING | named
+named: NAME (NAME | INT)+
 move: NAME _word* (_item (_item | QMARK)*)?
 _word: NAME | INT | STRING | QMARK
 more: EQ _item (_item | QMARK)*
@@ -85,7 +90,7 @@ _item: outcome | COMMENT | GLYPH
 outcome: OPEN (NAME | INT | STRING | QMARK)* "]"
 
 SETUP.2: "Setup"
-NAME: /[^\W\d][\w'.\/+-]*/
+NAME: /[^\W\d][\w'\u2019.\/+-]*/
 INT: /\d+/
 QMARK: "?"
 OPEN: "["
@@ -249,7 +254,7 @@ _BRUSHED = re.compile(rf"\s*(?:({'|'.join(BRUSHES)})\s+(?=[^\s,]))?(.*?)\s*", re
 _ARROW = re.compile(rf"\s*({_PLACE})\s*-\s*({_PLACE})\s*")
 _HIGHLIGHT = re.compile(rf"\s*({_PLACE})\s*")
 _LABEL = re.compile(rf"\s*(?:({'|'.join(BRUSHES)})\s+)?({_PLACE})\s+(\"(?:\\.|[^\"\\])*\"|\S+)\s*", re.S)
-_NAMED = re.compile(r'\s*("(?:\\.|[^"\\])*"|[^\s"]+)\s*', re.S)
+_NAMED = re.compile(r'\s*("(?:\\.|[^"\\])*"|[^\s"](?:[^"]*[^\s"])?)\s*', re.S)  # quoted, or words: [%for Maria Grazia]
 
 
 def _word_or_string(found: str) -> str:
@@ -431,6 +436,10 @@ class _Build(Transformer):  # type: ignore[type-arg]
         glyph = next((c.glyph for c in comments if c.glyph is not None), None)
         return Move(str(verb), tuple(_value(c) for c in said), written, comments, verb.line, verb.column, text, glyph)
 
+    def named(self, children: list[Any]) -> Token:
+        """A player of several words (`Maria Grazia: ...`): one name, its words one space apart."""
+        return Token.new_borrow_pos("NAME", " ".join(map(str, children)), children[0])
+
     def turn(self, children: list[Any]) -> Turn:
         ordinal = int(children[0]) if isinstance(children[0], Token) and children[0].type == "INT" else None
         rest = children[1:] if ordinal is not None else children
@@ -542,7 +551,7 @@ _FIRST = {ch: kind for kind in reversed(_PLAIN_KINDS) if kind != "STRING" for ch
           if re.match(_TERMINALS[kind], ch)}
 
 # A plan says where each token of a line stands, by index: ("tag", name, value), ("setup", outcomes)
-# or ("turn", ordinal, player, moves), a move being (verb, words, outcomes), an outcome (its `[`, values).
+# or ("turn", ordinal, player, moves), the player the indexes of its words, a move being (verb, words, outcomes), an outcome (its `[`, values).
 _Plan = tuple[Any, ...]
 _plans: dict[tuple[str, ...], _Plan | None] = {}  # (start, kinds...) -> its plan (None: lark must read the line)
 
@@ -573,6 +582,7 @@ def _plan(start: str, line: str, kinds: list[str], columns: list[int]) -> _Plan 
         return None
     ordinal = at[children[0].column] if isinstance(children[0], Token) and children[0].type == "INT" else None
     rest = children[1:] if ordinal is not None else children
+    player = tuple(at[t.column] for t in rest[0].children) if isinstance(rest[0], Tree) else (at[rest[0].column],)
     moves = []
     for move in rest[1:]:
         verb, *parts = move.children
@@ -586,7 +596,7 @@ def _plan(start: str, line: str, kinds: list[str], columns: list[int]) -> _Plan 
             kinds[k + 1] in ("NAME", "INT") for k in words) else -1
         numbers = tuple(i for i, k in enumerate(words) if kinds[k + 1] == "INT")
         moves.append((first, words, outcomes(parts), plain, numbers))
-    return ("turn", ordinal, at[rest[0].column], tuple(moves))
+    return ("turn", ordinal, player, tuple(moves))
 
 
 def _lex(line: str) -> tuple[list[str], list[str], list[int]] | None:
@@ -677,7 +687,8 @@ def _plain_line(line: str, number: int, start: str) -> Any:
         if written:
             said = " ".join([said, *(_outcome_text(w.values) for w in written)])
         moves.append(Move(texts[verb], values, written, (), number, columns[verb] + 1, said))
-    return Turn(value(player), tuple(moves), number, columns[player] + 1,
+    said = value(player[0]) if len(player) == 1 else " ".join(texts[k] for k in player)
+    return Turn(said, tuple(moves), number, columns[player[0]] + 1,
                 int(texts[ordinal]) if ordinal is not None else None)
 
 
@@ -1011,7 +1022,10 @@ class Vocabulary:
 @functools.lru_cache(maxsize=8192)
 def _quoted(word: str) -> str:
     """A word as it must be written so that it reads back the same (cached: lark builds a lexer per call, ~1 ms)."""
-    tokens = list(_PARSER.lex(word + "\n")) if word else []
+    try:
+        tokens = list(_PARSER.lex(word + "\n")) if word else []
+    except UnexpectedInput:  # a character no terminal takes (an emoji in a player's name): quoted
+        tokens = []
     if len(tokens) == 2 and tokens[0].type in ("NAME", "INT") and str(tokens[0]) == word and (
         tokens[0].type == "NAME" or word.isdigit()
     ):
@@ -1039,13 +1053,102 @@ def write_tag(name: str, value: str) -> str:
 
 
 # ---- header helpers ----------------------------------------------------------------------------
+#
+# Names as people write them. A seat's name is the header's (`[Seats ...]`); a turn line only has to
+# say which seat it is, so it is read as the name folded (`fold_name`: case, spacing, Unicode's two
+# spellings of an accent). In the Seats and Result lists a name holding the lists' own characters
+# (a comma, a quote, brackets, a backslash, spaces at its ends) is written as a quoted string with
+# its `\"` and `\\` escaped, as PGN writes strings; every other name stands as it is.
+
+
+def fold_name(name: str) -> str:
+    """A name as a turn line is matched to a seat: `Maria  GRAZIA` is `Maria Grazia`."""
+    return " ".join(unicodedata.normalize("NFC", name).casefold().split())
+
+
+_UNCARRIED = {"Cc": "a control character", "Cs": "a lone surrogate", "Zl": "a line separator",
+              "Zp": "a paragraph separator"}
+
+
+def seat_name_problem(name: Any) -> str | None:
+    """Why the notation cannot carry this seat's name (None: it can). A name is written on one line
+    of a text file (a turn's player, the Seats tag): no line breaks or control characters in it."""
+    if not isinstance(name, str) or not name.strip():
+        return "a seat's name needs at least one letter or sign (it is empty or only spaces)"
+    for ch in name:
+        what = _UNCARRIED.get(unicodedata.category(ch))
+        if what is not None:
+            return (f"a seat's name is written on one line of the table notation; it holds {what} "
+                    f"(U+{ord(ch):04X}), which no such line can carry")
+    return None
+
+
+def seat_names_problem(names: Sequence[Any]) -> tuple[int, str] | None:
+    """The first seat (its index) whose name the notation cannot carry or cannot tell from an
+    earlier seat's (the same name but for case, spacing or how its accents are encoded)."""
+    seen: dict[str, int] = {}
+    for k, name in enumerate(names):
+        problem = seat_name_problem(name)
+        if problem is not None:
+            return k, problem
+        folded = fold_name(name)
+        if folded in seen:
+            return k, (f"{name!r} is the name of seat {seen[folded]} ({names[seen[folded]]!r}) as the notation "
+                       "reads names (case and spacing aside): give each seat a name of its own")
+        seen[folded] = k
+    return None
+
+
+@functools.lru_cache(maxsize=4096)
+def write_player(name: str) -> str:
+    """A seat's name as the player of a turn line: as it is when its words read back as it
+    (`Ada`, `Maria Grazia`, `Gianmaria D'Angelo`), else a quoted string (`"Bea (red)"`, `"Setup"`)."""
+    try:
+        tokens = [t for t in _PARSER.lex(name + "\n") if t.type != "_NL"] if name else []
+    except UnexpectedInput:
+        tokens = []
+    if tokens and tokens[0].type == "NAME" and all(t.type in ("NAME", "INT") for t in tokens) and (
+        " ".join(map(str, tokens)) == name
+    ):
+        return name
+    return json.dumps(name, ensure_ascii=False)
+
+
+_LISTED = re.compile(r'[,"(){}\[\]\\]')  # what a name in the Seats or Result list is quoted for
+
+
+def _list_name(name: str) -> str:
+    """A name in the Seats or Result list: as it is, or quoted where it holds the list's own characters."""
+    if name and name == name.strip() and not _LISTED.search(name):
+        return name
+    return json.dumps(name, ensure_ascii=False)
+
+
+def _leading_string(part: str) -> tuple[str, str] | None:
+    """A part of a list that opens with a quoted string: (the string read, what follows it)."""
+    if not part.startswith('"'):
+        return None
+    k = 1
+    while k < len(part) and part[k] != '"':
+        k += 2 if part[k] == "\\" else 1
+    if k >= len(part):
+        return None
+    try:
+        return str(_unquote(part[: k + 1])), part[k + 1 :].strip()
+    except ValueError:
+        return None
 
 
 def read_seats(value: str) -> list[tuple[str, str | None]]:
-    """`Ada (red), Bruno, "Gian Maria" (blue)` -> [(name, colour or None)]."""
+    """`Ada (red), Bruno, "Gian Maria" (blue), "Rossi, Mario"` -> [(name, colour or None)]."""
     out: list[tuple[str, str | None]] = []
     for part in _split_list(value):
         colour = None
+        quoted = _leading_string(part)
+        if quoted is not None and (not quoted[1] or (quoted[1].startswith("(") and quoted[1].endswith(")"))):
+            name, rest = quoted
+            out.append((name, rest[1:-1].strip() or None if rest else None))
+            continue
         if part.endswith(")") and "(" in part:
             part, colour = part[: part.rindex("(")].strip(), part[part.rindex("(") + 1 : -1].strip() or None
         out.append((part.strip().strip('"'), colour))
@@ -1054,7 +1157,7 @@ def read_seats(value: str) -> list[tuple[str, str | None]]:
 
 def write_seats(names: Sequence[str], colours: Sequence[str | None] | None = None) -> str:
     colours = list(colours or [None] * len(names))
-    return ", ".join(f"{n} ({c})" if c else n for n, c in zip(names, colours, strict=True))
+    return ", ".join(f"{_list_name(n)} ({c})" if c else _list_name(n) for n, c in zip(names, colours, strict=True))
 
 
 def read_options(value: str) -> dict[str, Any]:
@@ -1086,24 +1189,35 @@ def write_options(options: Mapping[str, Any]) -> str:
 
 
 def read_result(value: str) -> dict[str, int]:
-    """`Ada 45, Bruno 38` -> {"Ada": 45, "Bruno": 38}."""
+    """`Ada 45, Bruno 38, "Rossi, Mario" 40` -> {"Ada": 45, "Bruno": 38, "Rossi, Mario": 40}."""
     out: dict[str, int] = {}
     for part in _split_list(value):
-        name, _, score = part.strip().rpartition(" ")
+        quoted = _leading_string(part.strip())
+        if quoted is not None:  # `"Rossi, Mario" 31`: the name exactly as quoted
+            name, score = quoted
+        else:
+            name, _, score = part.strip().rpartition(" ")
+            name = name.strip().strip('"')
         if not name or not score.lstrip("-").isdigit():
             raise ValueError(f"{part!r} is not a name and a score")
-        out[name.strip().strip('"')] = int(score)
+        out[name] = int(score)
     return out
 
 
 def write_result(names: Sequence[str], totals: Sequence[int]) -> str:
-    return ", ".join(f"{n} {t}" for n, t in zip(names, totals, strict=True))
+    return ", ".join(f"{_list_name(n)} {t}" for n, t in zip(names, totals, strict=True))
 
 
 def _split_list(value: str) -> list[str]:
+    """A list's parts at its commas: none inside quotes (where a backslash escapes what follows) or brackets."""
     parts, depth, quoted, current = [], 0, False, []
+    escaped = False
     for ch in value:
-        if ch == '"':
+        if escaped:
+            escaped = False
+        elif ch == "\\" and quoted:
+            escaped = True
+        elif ch == '"':
             quoted = not quoted
         elif ch in "({" and not quoted:
             depth += 1
@@ -1226,7 +1340,7 @@ def render_turns(game: Any, words: Words, state: Any, entries: Sequence[Any], se
         previous = seat
         prefix = f"{own}. " if own != shown_round else " " * (len(str(own)) + 2)
         shown_round = own
-        out.append(f"{prefix}{_quoted(seats[seat])}: " + ", ".join(moves))
+        out.append(f"{prefix}{write_player(seats[seat])}: " + ", ".join(moves))
         if after is not None:
             out += after(first + start, first + k - 1)
     return out

@@ -47,6 +47,7 @@ from domain.kernel import (
     reveal,
 )
 from domain.kernel.describe import Sentence, say
+from domain.kernel.notation import seat_names_problem
 from domain.kernel.violations import ALL
 from domain.records import chain as chains
 from domain.records import dice, recordfile, story
@@ -281,6 +282,9 @@ class Records(Application[UUID]):
         low, high = game.seats
         if not low <= len(seats) <= high:
             raise Invalid(f"{title} is played by {low} to {high} seats, not {len(seats)}", seats=len(seats))
+        named = seat_names_problem(seats)
+        if named is not None:  # refused now: the record's notation and evidence bundle must carry every name
+            raise Invalid(f"seats[{named[0]}]: {named[1]}", rule="setup/seats", field=f"seats[{named[0]}]")
         options = {"players": len(seats), **dict(options or {})}
         if options["players"] != len(seats):
             raise Invalid(f"options.players is {options['players']!r} but {len(seats)} seats are named; "

@@ -16,6 +16,7 @@ from domain import catalog
 from domain.kernel import Edition, EditionError, Entry, Game, SeededChance, commitment, replay
 from domain.kernel.events import UnknownEventType
 from domain.kernel.log import JSON_SCALARS, is_object
+from domain.kernel.notation import seat_names_problem
 from domain.records import dice
 from domain.records.aggregates import MODES
 from domain.records.settings import Limits
@@ -111,6 +112,9 @@ def parse(document: Any, limits: Limits | None = None, size: int | None = None,
     if not isinstance(seats, list) or not seats or not all(isinstance(s, Mapping) and isinstance(s.get("name"), str) for s in seats):
         raise BadRecordFile("file/seats", 'seats must be a non-empty list of {"name": ...}')
     _seats_of_title(title, len(seats))
+    named = seat_names_problem([s["name"] for s in seats]) if limits is not STORED else None
+    if named is not None:  # a name its notation (and so its evidence bundle) could not carry; stored records are as they were
+        raise BadRecordFile("file/seats", f"seats[{named[0]}].name: {named[1]}", field=f"seats[{named[0]}].name")
     mode = document.get("mode")
     if not isinstance(mode, str) or mode not in MODES:
         raise BadRecordFile("file/mode", f"mode must be one of {list(MODES)}", given=mode)

@@ -33,6 +33,7 @@ from domain.kernel.notation import (
     Variation,
     Words,
     _quoted,
+    fold_name,
     parse,
     read_seats,
     render,
@@ -40,6 +41,7 @@ from domain.kernel.notation import (
     write_comment,
     write_markup,
     write_outcome,
+    write_player,
 )
 from domain.records.application import Forbidden, Invalid
 
@@ -297,8 +299,8 @@ class _Reader:
         markup: Markup = comment.markup
         audience = None
         if markup.audience is not None:
-            wanted = markup.audience.lower()
-            found = [k for k, name in enumerate(self.seats) if name.lower() == wanted]
+            wanted = fold_name(markup.audience)
+            found = [k for k, name in enumerate(self.seats) if fold_name(name) == wanted]
             if not found:
                 raise Invalid(f"line {comment.line}: [%for {markup.audience}] names none of the seats "
                               f"({', '.join(self.seats)})", rule="notation/audience", line=comment.line)
@@ -374,7 +376,7 @@ class _Reader:
                 row = rows[-1] + ", "
                 rows.pop()
             else:
-                row = f"{_quoted(turn.player)}: "
+                row = f"{write_player(turn.player)}: "
             for move, said in zip(turn.moves, texts, strict=True):
                 placed[(len(rows) + 1, len(row) + 1)] = move
                 row += said + ", "
