@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+from uuid import UUID
 
 import pytest
 
@@ -22,11 +23,13 @@ from api.app import create_app
 from domain import catalog
 from domain.kernel.selfplay import play_random
 from domain.records import Records
+from domain.records.annotations import notes_id
 from domain.records.settings import Settings
 from domain.transcripts import MEDIA_TYPE, render_log
 from tests.service.conftest import close_app
-from tests.service.helpers import auth
+from tests.service.helpers import auth, play_out_http
 from tests.service.test_api import wait_for_verdict
+from tests.service.test_chain import rows_of, tamper
 
 NAMES = ["Ada", "Bruno", "Chiara"]
 
@@ -154,3 +157,80 @@ def test_hidden_money_stays_with_its_seat_in_a_finding(app_client: tuple[Any, Re
         if seat != owner:
             theirs = client.get(f"/api/imports/{import_id}", headers=auth(token)).get_json()["report"]
             assert next(f for f in theirs["findings"] if f["line"] == number)["held"] == {"hidden": True}
+
+
+# ---- /verify of a game in progress: nothing of a private note --------------------------------------------------
+
+KEY = "annotator-key-of-the-counts-test"
+
+
+def with_notes(client: Any, records: Records, private: bool) -> tuple[str, list[str]]:
+    """A Città-Stato record in progress, two moves in, with one note for everyone; with `private`, also a note of
+    seat 0's own, one the annotator wrote for seat 1, and a private note edited, and one deleted."""
+    record_id, tokens = records.start("citta-stato", NAMES, seed="counts-verify", annotator_key=KEY)
+    assert play_out_http(client, str(record_id), tokens, limit=2, must_finish=False) == 2
+    notes = f"/api/records/{record_id}/annotations"
+    assert client.post(notes, json={"step": 1, "text": "for everyone"}, headers=auth(KEY)).status_code == 201
+    if private:
+        mine = client.post(notes, json={"step": 2, "text": "Bruno bluffs", "audience": 0}, headers=auth(tokens[0]))
+        assert mine.status_code == 201, mine.get_json()
+        assert client.post(notes, json={"step": 2, "text": "for Bruno", "audience": 1}, headers=auth(KEY)).status_code == 201
+        gone = client.post(notes, json={"step": 1, "text": "oops", "audience": 0}, headers=auth(tokens[0])).get_json()
+        assert client.patch(f"{notes}/{mine.get_json()['id']}", json={"text": "Bruno bluffs twice"},
+                            headers=auth(tokens[0])).status_code == 200
+        assert client.delete(f"{notes}/{gone['id']}", headers=auth(tokens[0])).status_code == 204
+    return str(record_id), tokens
+
+
+def test_verify_in_progress_tells_the_public_nothing_of_private_notes(app_client: tuple[Any, Records]) -> None:
+    client, records = app_client
+    plain, plain_tokens = with_notes(client, records, private=False)
+    noted, tokens = with_notes(client, records, private=True)
+    public = [client.get(f"/api/records/{r}/verify") for r in (plain, noted)]
+    assert all(r.status_code == 200 for r in public)
+    assert public[0].get_data() == public[1].get_data()  # byte for byte: same length, same bytes
+    answer = public[0].get_json()
+    assert answer["ok"] and answer["streams"]["notes"] == {"ok": True, "view_of": "public", "events": 1, "problems": []}
+    assert "length" not in answer["streams"]["notes"] and "head" not in answer["streams"]["notes"]
+
+    own = client.get(f"/api/records/{noted}/verify", headers=auth(tokens[0])).get_json()["streams"]["notes"]
+    assert own == {"ok": True, "view_of": "seat:0", "events": 1 + 4, "problems": []}  # its own notes' events, verified
+    other = client.get(f"/api/records/{noted}/verify", headers=auth(tokens[1])).get_json()["streams"]["notes"]
+    assert other["events"] == 2  # the public note and the one written for seat 1, none of seat 0's
+    assert client.get(f"/api/records/{plain}/verify", headers=auth(plain_tokens[0])).get_json()["streams"]["notes"][
+        "events"] == 1
+
+
+def test_verify_in_progress_without_a_public_note_shows_no_notes_stream(app_client: tuple[Any, Records]) -> None:
+    client, records = app_client
+    record_id, tokens = records.start("citta-stato", NAMES, seed="counts-verify-2", annotator_key=KEY)
+    before = client.get(f"/api/records/{record_id}/verify").get_data()
+    made = client.post(f"/api/records/{record_id}/annotations", json={"step": 1, "text": "mine", "audience": 2},
+                       headers=auth(tokens[2]))
+    assert made.status_code == 201, made.get_json()
+    assert client.get(f"/api/records/{record_id}/verify").get_data() == before
+    assert "notes" not in client.get(f"/api/records/{record_id}/verify").get_json()["streams"]
+    assert client.get(f"/api/records/{record_id}/verify", headers=auth(tokens[2])).get_json()["streams"]["notes"][
+        "events"] == 1
+
+
+def test_a_changed_private_note_is_said_to_the_public_without_where(app_client: tuple[Any, Records], tmp_path: Path) -> None:
+    """Tampering is no seat's secret: the public verdict fails, but names no version, event or count."""
+    client, records = app_client
+    record_id, tokens = with_notes(client, records, private=True)
+    stream = notes_id(UUID(record_id))
+    version = next(v for v, topic, p in rows_of(records, stream)
+                   if topic.endswith("Annotated") and p["note"]["audience"] == 0)
+
+    def change(state: dict[str, Any]) -> dict[str, Any]:
+        state["note"]["text"] = "Bruno never bluffs"
+        return state
+
+    tamper(records, {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(tmp_path / "counts.sqlite3")},
+           stream, version, change)
+    public = client.get(f"/api/records/{record_id}/verify").get_json()
+    assert public["ok"] is False and public["streams"]["notes"]["events"] == 1
+    (problem,) = public["streams"]["notes"]["problems"]
+    assert problem["event"] is None and not re.search(r"\d", problem["what"])
+    own = client.get(f"/api/records/{record_id}/verify", headers=auth(tokens[0])).get_json()["streams"]["notes"]
+    assert [p["event"] for p in own["problems"]] == ["Annotated"] and own["ok"] is False
