@@ -17,12 +17,12 @@ one form a verb, so `TableVocabulary` keeps the extra forms beside it and tries 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from domain.kernel.editions import Edition
-from domain.kernel.notation import Arg, Form, Move, Notation, NotationError, Unfit, Vocabulary, Words
+from domain.kernel.notation import PUBLIC, Arg, Form, Move, Notation, NotationError, Unfit, Vocabulary, Words
 
 from .edition import BANNERS, COLOURS, default
 from .state import State
@@ -289,6 +289,22 @@ def whose(state: State) -> tuple[int | None, str]:
     return found.seat, found.kind
 
 
+NOBODYS = ("deck:republic", "ghost-discs")  # the Republic cards dealt one to each seat; a random Ghost War disc
+
+
+def secret_outcomes(state: State, seat: int | None, command: Mapping[str, Any] | None,
+                    asked: Sequence[tuple[str, str]]) -> list[int | str | None]:
+    """A Republic card drawn from the face-down pool is its drawer's; the setup's deal of Republic cards is
+    no one seat's (each holds one of them), nor is the Ghost's random disc until it is turned. Everything
+    else chance decides is laid on the table (bag draws go to the supply, cards to the rows)."""
+    return [None if source in NOBODYS else seat if source == "republic-pool" else PUBLIC for _, source in asked]
+
+
+def secret_words(command: Mapping[str, Any]) -> str | None:
+    """A War disc is placed face down: its value is its seat's until the war is resolved."""
+    return "disc ?" if command.get("type") == "citta-stato/war-disc" else None
+
+
 VOCABULARY = TableVocabulary(_forms())
 WORDS = Words(VOCABULARY, colours=SEAT_COLOURS, held=held, round_of=round_of, turn_starts=turn_starts,
-              seat_sources=("first-player",), whose=whose)
+              seat_sources=("first-player",), whose=whose, secret_outcomes=secret_outcomes, secret_words=secret_words)

@@ -28,6 +28,7 @@ from domain.kernel.contract import Game, Pending, fold, play
 from domain.kernel.editions import Edition, EditionError
 from domain.kernel.log import Entry
 from domain.kernel.notation import (
+    PUBLIC,
     UNKNOWN,
     Move,
     Notation,
@@ -43,7 +44,7 @@ from domain.kernel.notation import (
     seat_name_problem,
     write_outcome,
 )
-from domain.kernel.violations import ImpossibleOutcome, MalformedCommand, RuleViolation, Secret
+from domain.kernel.violations import MARK, ImpossibleOutcome, MalformedCommand, RuleViolation, Secret
 
 NARROWING_BUDGET = 20_000  # moves re-decided, in all, while narrowing unknown outcomes
 CANDIDATES = 400  # possible values of one unknown outcome tried at most
@@ -61,10 +62,10 @@ class Finding:
     round: int | None = None
     seat: int | None = None
     player: str | None = None
-    written: str | None = None
+    written: Any = None  # text, or a Secret whose `shown` hides a face-down outcome (`_hide`)
     held: Any = None
     alternatives: Any = None
-    assumed: str | None = None
+    assumed: Any = None  # text, or a Secret (a hidden move went on with)
     did_you_mean: list[str] = field(default_factory=list)
     expected: list[str] = field(default_factory=list)
     step: int | None = None  # game events of the checked log before this line: the replay step just before it
@@ -103,6 +104,7 @@ class Unknown:
     consistent: list[tuple[Any, ...]] | None = None  # None: undetermined
     tried: int = 0
     written: tuple[Any, ...] | None = None  # what was written, where that could not happen
+    owner: int | str | None = PUBLIC  # who alone may read it while the game is in progress (Words.secret_outcomes)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"line": self.line, "column": self.column, "kind": self.kind, "source": self.source,
@@ -129,6 +131,11 @@ class Unknown:
                                   f"{', '.join(shown[:8])}{' …' if len(shown) > 8 else ''}")
             else:
                 out["message"] = f"{said} no possible value fits what follows"
+        if self.owner != PUBLIC:  # a face-down draw: its value, and what could have been, are its seat's
+            whose = "no seat's" if self.owner is None else f"seat {self.owner}'s alone"
+            shown = {"assumed": "[?]", "written": "[?]", "consistent": {"hidden": True},
+                     "message": f"line {self.line}: {what} is hidden: {whose} to read while the game is in progress"}
+            out.update({k: Secret(out[k], self.owner, shown[k]) for k in shown if k in out})
         return {k: _stored(v) for k, v in out.items()}
 
 
@@ -213,6 +220,7 @@ class WrittenChance:
         self.log: list[Outcome] = []
         self.unknowns: list[tuple[int, str, str, tuple[Any, ...], tuple[Any, ...], tuple[Any, ...] | None]] = []
         self.failed_at: int | None = None
+        self.asked: list[tuple[str, str]] = []  # (kind, source) of each written outcome the rules took, in order
 
     def _as_items(self, values: Sequence[Any], contents: Sequence[Any]) -> tuple[Any, ...]:
         """Written words as the items they name; a player named where the items are seat numbers is that seat."""
@@ -253,6 +261,7 @@ class WrittenChance:
         index = self.next
         self.next += 1
         self.failed_at = index
+        self.asked.append((kind, source))
         return index, self.written[index]
 
     def draw(self, source: str, contents: Sequence[Any], n: int) -> tuple[Any, ...]:
@@ -514,13 +523,14 @@ class _Checker:
         try:
             produced = self.game.setup(self.edition, self.options, chance)
         except RuleViolation as exc:
-            self.finding("chance" if isinstance(exc, ImpossibleOutcome) else "header", line, exc.rule,
-                         exc.stored()["message"], facts=exc.stored()["facts"])
+            found = self.finding("chance" if isinstance(exc, ImpossibleOutcome) else "header", line, exc.rule,
+                                 exc.stored()["message"], facts=exc.stored()["facts"])
+            self._hide(found, None, self._owners(state, None, None, chance), about=chance.failed_at)
             return None
         except (KeyError, ValueError, TypeError) as exc:
             self.finding("header", line, "notation/options", f"the game cannot be set up with these options: {exc}")
             return None
-        self._note_unknowns(chance, -1, line)
+        self._note_unknowns(chance, -1, self._owners(state, None, None, chance))
         if chance.unused:
             extra = chance.unused[0]
             self.finding("chance", extra.line, "chance/unused-outcome",
@@ -530,11 +540,52 @@ class _Checker:
         self.setup_entry = Entry(None, tuple(chance.log), tuple(produced), options=self.options)
         return after
 
-    def _note_unknowns(self, chance: WrittenChance, move: int, line: int) -> None:
+    def _note_unknowns(self, chance: WrittenChance, move: int, owners: Sequence[int | str | None]) -> None:
         for index, kind, source, values, pool, partial in chance.unknowns:
             written = chance.written[index]
             self.unknowns.append(Unknown(written.line, written.column, kind, source, move, index, tuple(values),
-                                         pool, partial))
+                                         pool, partial, owner=owners[index] if index < len(owners) else PUBLIC))
+
+    # -- what a finding shows while the game is in progress
+    def _owners(self, state: Any, seat: int | None, command: Mapping[str, Any] | None, chance: WrittenChance | None,
+                written: int | None = None) -> list[int | str | None]:
+        """Who alone may read each outcome written at a move (`Words.secret_outcomes`): the title's word for those
+        the rules took (`chance.asked`); the moving seat for the rest, whose source nobody knows (a move that could
+        not be read, an outcome more than the rules asked for). `written`: how many; all of `chance`'s by default."""
+        count = len(chance.written) if written is None and chance is not None else written or 0
+        hook = self.words.secret_outcomes
+        if hook is None:
+            return [PUBLIC] * count
+        asked = chance.asked[:count] if chance is not None else []
+        said = list(hook(state, seat, command, asked)) if asked else []
+        return [*said, *[seat] * (count - len(said))]
+
+    def _words(self, command: Mapping[str, Any] | None) -> str | None:
+        """How everyone but its seat reads a command whose words are hidden (`Words.secret_words`), else None."""
+        hook = self.words.secret_words
+        return hook(command) if hook is not None and command is not None else None
+
+    def _hide(self, found: Finding, move: Move | None, owners: Sequence[int | str | None], words: str | None = None,
+              about: int | None = None) -> None:
+        """Wrap what `found` shows of a hidden outcome or of hidden words as a `Secret` of the seat they belong to,
+        as a rule's facts are (kernel.violations): `written`, which every other reader reads with each hidden
+        outcome as `[?]` and hidden words as `secret_words` gives them; the message and facts too when they are
+        about a hidden outcome (`about`, its index) or hidden words. Shown whole to all once the game is over."""
+        private = [o for o in owners if o != PUBLIC]
+        if words is not None:
+            private.append(found.seat)
+        if not private:
+            return
+        owner = private[0] if all(o == private[0] for o in private) else None
+        if found.written is not None and move is not None:
+            found.written = Secret(found.written, owner, _public_text(move, owners, words))
+        if words is None and (about is None or about >= len(owners) or owners[about] == PUBLIC):
+            return
+        whose = "no seat's" if owner is None else f"{self.seats[owner]}'s alone" if 0 <= owner < len(self.seats) else "one seat's"
+        found.message = Secret(found.message, owner, f"line {found.line}: what is written here does not stand "
+                                                     f"({found.rule}); it is {whose} to read while the game is in progress")
+        found.facts = {k: v if k in OPEN_FACTS or (isinstance(v, Mapping) and MARK in v) else Secret(v, owner)
+                       for k, v in found.facts.items()}
 
     # -- one move
     def move(self, state: Any, seat: int, move: Move, turn: Turn, pending: Any = None) -> Any:
@@ -553,15 +604,18 @@ class _Checker:
                                  "notation/move", exc.message, did_you_mean=exc.did_you_mean, expected=exc.expected,
                                  column=exc.column)
         except MalformedCommand as exc:
+            public = _public_text(move, self._owners(state, seat, None, None, len(move.outcomes)), None)
             return self._replace(state, seat, move, None, "notation", "notation/move",
-                                 f"line {move.line}: {move.text!r} does not say a whole move: {exc.message}",
+                                 f"line {move.line}: {public!r} does not say a whole move: {exc.message}",
                                  facts={"errors": exc.errors})
         if pending.seat != seat and not pending.over:
             waiting = self.seats[pending.seat] if pending.seat is not None else "nobody"
-            self.finding("order", move.line, "notation/out-of-turn",
-                         f"line {move.line}: {self.seats[seat]} moves here, but the rules wait for {waiting} "
-                         f"({pending.kind}): a line out of order, or a turn written twice; this move is skipped",
-                         state, seat, written=move.text, column=move.column, assumed="skipped")
+            found = self.finding("order", move.line, "notation/out-of-turn",
+                                 f"line {move.line}: {self.seats[seat]} moves here, but the rules wait for {waiting} "
+                                 f"({pending.kind}): a line out of order, or a turn written twice; this move is skipped",
+                                 state, seat, written=move.text, column=move.column, assumed="skipped")
+            self._hide(found, move, self._owners(state, seat, said[0] if said else None, None, len(move.outcomes)),
+                       next((w for c in said if (w := self._words(c)) is not None), None))
             return state
         if len(commands) == 1:  # the common move: one command, with the move's own outcomes
             return self._decide(state, seat, move, commands[0], said[0])
@@ -653,18 +707,22 @@ class _Checker:
             if left_out and isinstance(message, str):
                 message += (f"; the line leaves {self.say(command, state)!r} to its end, and it meets chance here: "
                             f"write it, with what happened (or [?])")
-            self.finding("chance", bad.line if bad else move.line, exc.rule, message,
-                         state, seat, written=move.text, column=bad.column if bad else move.column,
-                         facts=stored["facts"], assumed="a possible outcome in its place")
+            found = self.finding("chance", bad.line if bad else move.line, exc.rule, message,
+                                 state, seat, written=move.text, column=bad.column if bad else move.column,
+                                 facts=stored["facts"], assumed="a possible outcome in its place")
+            self._hide(found, move, self._owners(state, seat, written, chance), self._words(written), chance.failed_at)
             return self._with_possible_chance(state, seat, move, command, chance)
         except RuleViolation as exc:
             return self._replace(state, seat, move, written, "rule", exc.rule, _at(move.line, exc.stored()["message"]),
                                  facts=exc.stored()["facts"])
         if chance.next < len(chance.written):
             extra = chance.unused[0]
-            self.finding("chance", extra.line, "chance/unused-outcome",
-                         f"line {extra.line}: {move.text!r} meets {len(chance.written) - len(chance.unused)} outcome(s); "
-                         f"{len(chance.unused)} more are written", state, seat, column=extra.column, written=move.text)
+            words, owners = self._words(written), self._owners(state, seat, written, chance)
+            found = self.finding("chance", extra.line, "chance/unused-outcome",
+                                 f"line {extra.line}: {_public_text(move, owners, words)!r} meets "
+                                 f"{len(chance.written) - len(chance.unused)} outcome(s); {len(chance.unused)} more are "
+                                 "written", state, seat, column=extra.column, written=move.text)
+            self._hide(found, move, owners, words)
         return self._keep(state, seat, move, command, chance, produced, after)
 
     def _meant(self, move: Move, seat: int, near: Sequence[str], state: Any = None) -> list[dict[str, Any]]:
@@ -694,7 +752,7 @@ class _Checker:
     def _keep(self, state: Any, seat: int, move: Move, command: Command, chance: WrittenChance, produced: Sequence[Any],
               after: Any, assumed: bool = False) -> Any:
         if chance.unknowns:
-            self._note_unknowns(chance, len(self.checked), move.line)
+            self._note_unknowns(chance, len(self.checked), self._owners(state, seat, self._json(command), chance))
         said, self._said = self._said, None
         self.checked.append(Checked(state, seat, command, tuple(move.outcomes),
                                     Entry(self._json(command), tuple(chance.log), tuple(produced)), move.line, assumed,
@@ -728,22 +786,29 @@ class _Checker:
         options = self.alternatives(state, seat, written)
         shown = [self.say(c, state) for c in options]
         waiting = bool(options) and all(c.seat != seat for c in options)  # an unreadable move out of turn
+        # hidden words: the move's own, or (a move that could not be read) those of the move that stands for it
+        words = self._words(written) if written is not None else self._words(self._json(options[0])) if options else None
         if waiting or (self.words.skip_refused and written is not None
                        and not any(c.kind == written.get("type") for c in options)):
             if kind is not None:  # nothing of its kind can be done here: nothing was done, the step stays open
-                self.finding(kind, move.line, rule, message, state, seat, written=move.text,
-                             alternatives=Secret(shown, seat, {"hidden": True, "count": len(shown)}),
-                             assumed="skipped: " + ("another player is to decide" if waiting
-                                                    else "nothing of its kind could be done here"), **more)
+                found = self.finding(kind, move.line, rule, message, state, seat, written=move.text,
+                                     alternatives=Secret(shown, seat, {"hidden": True, "count": len(shown)}),
+                                     assumed="skipped: " + ("another player is to decide" if waiting
+                                                            else "nothing of its kind could be done here"), **more)
+                self._hide(found, move, self._owners(state, seat, written, None, len(move.outcomes)), words)
             return state
+        found = None
         if kind is not None:
-            self.finding(kind, move.line, rule, message, state, seat, written=move.text,
-                         alternatives=Secret(shown, seat, {"hidden": True, "count": len(shown)}),
-                         assumed=shown[0] if shown else "nothing: no legal move", **more)
+            assumed = self._words(self._json(options[0])) if options else None
+            found = self.finding(kind, move.line, rule, message, state, seat, written=move.text,
+                                 alternatives=Secret(shown, seat, {"hidden": True, "count": len(shown)}),
+                                 assumed=Secret(shown[0], seat, assumed) if assumed is not None
+                                 else shown[0] if shown else "nothing: no legal move", **more)
         for option in options:
             chance = self.chance(move.outcomes)
             try:
                 produced, after = play(self.game, state, option, chance)
+                owners = self._owners(state, seat, self._json(option), chance, len(move.outcomes))
             except RuleViolation:
                 chance = self.chance([Written(None, move.line, move.column)] * 8)
                 try:
@@ -752,7 +817,12 @@ class _Checker:
                     continue
                 chance.written = chance.written[: chance.next]
                 chance.unknowns = []
+                owners = self._owners(state, seat, None, None, len(move.outcomes))  # the written ones did not fit it
+            if found is not None:
+                self._hide(found, move, owners, words)
             return self._keep(state, seat, move, option, chance, produced, after, assumed=True)
+        if found is not None:
+            self._hide(found, move, self._owners(state, seat, written, None, len(move.outcomes)), words)
         return state
 
     # -- narrowing what nobody wrote down
@@ -806,6 +876,22 @@ class _Checker:
 
     def written_at(self, unknown: Unknown) -> tuple[int, int]:
         return (unknown.line, unknown.column)
+
+
+OPEN_FACTS = frozenset({"source", "kind", "expected_count"})
+"""Facts of a finding about a hidden outcome that every reader may still read: where it comes from, how many."""
+
+
+def _public_text(move: Move, owners: Sequence[int | str | None], words: str | None) -> str:
+    """What a move says as every reader may read it: each hidden outcome `[?]`, hidden words as `words` gives them.
+    The move's text ends with the outcomes written on its line (those on a later `= [..]` line are not in it)."""
+    parts = [write_outcome(w.values) if w.values is not None else "[?]" for w in move.outcomes]
+    text, k = move.text, len(parts)
+    while k and not text.endswith(" " + " ".join(parts[:k])):
+        k -= 1
+    head = text[: len(text) - len(" ".join(parts[:k])) - 1] if k else text
+    shown = [p if i < len(owners) and owners[i] == PUBLIC else "[?]" for i, p in enumerate(parts[:k])]
+    return " ".join([head if words is None else words, *shown])
 
 
 def _at(line: int, message: Any) -> Any:

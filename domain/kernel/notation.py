@@ -1252,6 +1252,13 @@ class Words:
     `(index of the last command it stands for, its words)`; commands after the last move are left
     to the line's end. Only the last command of a move may meet chance, and none left to the end.
     `write(state, command)` writes one command as a move in that state (the checker's alternatives).
+
+    What a finding may show while the game is in progress: `secret_outcomes(state, seat, command, asked)`
+    says, for each outcome the rules asked of a move (`(kind, source)` in order; `command` None for the
+    setup), who alone may read it: that seat, None for no seat (a deal to every seat), or PUBLIC; an outcome
+    the rules never asked for (a move that could not be read) is then the moving seat's. `secret_words(command)`
+    is how everyone but its seat reads a command whose words are themselves hidden (a War disc placed face
+    down), None for a command everyone may read. A title with neither has no secret in what a line says.
     """
 
     vocabulary: Vocabulary
@@ -1267,7 +1274,13 @@ class Words:
     # (seat, kind) of the pending decision, as the title's `pending` gives them, without its details: the
     # checker asks before every move, and some titles' details cost more than the decision itself
     whose: Callable[[Any], tuple[int | None, str]] | None = None
+    secret_outcomes: Callable[[Any, int | None, Mapping[str, Any] | None, Sequence[tuple[str, str]]],
+                              Sequence[int | str | None]] | None = None
+    secret_words: Callable[[Mapping[str, Any]], str | None] | None = None
 
+
+PUBLIC = "public"
+"""`Words.secret_outcomes` of an outcome every reader may read."""
 
 HEADER_ORDER = ("Title", "Edition", "EditionHash", "Date", "Place", "Seats", "Options", "Result", "Transcriber")
 

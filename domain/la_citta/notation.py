@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
 from domain.kernel.editions import Edition
-from domain.kernel.notation import Arg, Form, Move, NotationError, Vocabulary, Words
+from domain.kernel.notation import PUBLIC, Arg, Form, Move, NotationError, Vocabulary, Words
 from domain.la_citta.game import GAME
 from domain.la_citta.state import State
 
@@ -214,5 +215,17 @@ def whose(state: State) -> tuple[int | None, str]:
     return found.seat, found.kind
 
 
+_FACE_DOWN = {"la-citta/blind-draw": "politics", "la-citta/poll": "voice"}
+
+
+def secret_outcomes(state: State, seat: int | None, command: Mapping[str, Any] | None,
+                    asked: Sequence[tuple[str, str]]) -> list[int | str | None]:
+    """A blind draw's card is its taker's, and so are the voice cards a poll turns up (the others learn them at
+    the tally): each is the command's first outcome. Every other outcome is laid face up (the display's refills,
+    the cards turned at the tally, the year's voice card)."""
+    hidden = _FACE_DOWN.get(str((command or {}).get("type")))
+    return [seat if k == 0 and source == hidden else PUBLIC for k, (_, source) in enumerate(asked)]
+
+
 WORDS = Words(LaCittaVocabulary(_forms()), colours=COLOURS, held=held, round_of=round_of, turn_starts=turn_starts,
-              whose=whose)
+              whose=whose, secret_outcomes=secret_outcomes)

@@ -183,6 +183,48 @@ class Board:
     finished: bool
 
 
+NOTE_EVENTS = ("Annotated", "Edited", "Deleted")
+
+
+def notes_as_read(rows: list[tuple[int, str, dict[str, Any]]], whole: dict[str, Any] | None, seat: int | None
+                  ) -> dict[str, Any] | None:
+    """What `/verify` says of a record's notes stream to a reader of the game in progress (no token: the public;
+    a seat's token: that seat): its verdict on the events of the notes this reader may read (for everyone, or
+    for its seat, by each note's last audience), never the stream's head, length or versions, which count and
+    place every private note. A row of a note it may not read that does not fit its link is said once, without
+    where: an honest stream has none, so two records that differ only by private notes answer alike. None when
+    there is nothing this reader may read and nothing wrong (a stream of private notes alone, or none).
+    `whole`: `Records._stream_verdict(rows)`."""
+    audience: dict[str, Any] = {}  # note id -> its last audience
+    about: dict[int, str] = {}  # version -> the note its event is about
+    for version, topic, payload in rows:
+        name = topic.rsplit(".", 1)[-1]
+        if name == "Annotated" and isinstance(payload.get("note"), dict):
+            note_id = str(payload["note"].get("id"))
+            audience[note_id] = payload["note"].get("audience")
+        elif name in NOTE_EVENTS:
+            note_id = str(payload.get("note_id"))
+            changes = payload.get("changes")
+            if isinstance(changes, dict) and "audience" in changes:
+                audience[note_id] = changes["audience"]
+        else:
+            continue
+        about[version] = note_id
+    readable = {v for v, note_id in about.items() if audience.get(note_id) is None or (seat is not None and audience[note_id] == seat)}
+    if whole is None or (not readable and whole["ok"] is not False):
+        return None
+    if whole["ok"] is None:
+        return {"ok": None, "view_of": "public" if seat is None else f"seat:{seat}", "events": len(readable),
+                "problems": [], "note": whole.get("note")}
+    problems = [{"event": p["event"], "what": str(p["what"]).replace(f" (version {p['version']})", "")}
+                for p in whole["problems"] if p["version"] in readable]
+    if any(p["version"] not in readable for p in whole["problems"]):
+        problems.append({"event": None, "what": "a stored row this reader may not read (a private note, the stream's "
+                                                "opening) is missing or does not match its link"})
+    return {"ok": not problems, "view_of": "public" if seat is None else f"seat:{seat}", "events": len(readable),
+            "problems": problems}
+
+
 class Records(Application[UUID]):
     """Game records and imports."""
 
@@ -1043,13 +1085,19 @@ class Records(Application[UUID]):
         if not rows or not rows[0][1].endswith(STARTED):
             raise NotFound(f"no record {record_id}")
         # who may ask: a forged token is refused, as everywhere (from the rows: the cached timeline may not fold them)
-        self.seat_of(SimpleNamespace(token_hashes=rows[0][2].get("token_hashes") or []), token)  # type: ignore[arg-type]
+        seat = self.seat_of(SimpleNamespace(token_hashes=rows[0][2].get("token_hashes") or []), token)  # type: ignore[arg-type]
         chain = self._verify_chain(rows, STARTED, HAPPENED, FINISHED)
         replay = self._verify_replay(record_id, rows)
+        finished = any(topic.endswith(FINISHED) for _, topic, _ in rows)
         streams = {}  # the record's notes and rulings, each its own chain (annotations.notes_id, rulings)
         for name in ("notes", "rulings"):
-            with contextlib.suppress(NotFound):
-                streams[name] = self.verify_stream(uuid5(NAMESPACE_URL, f"cronaca:{name}:{record_id}"))
+            stored = decode_rows(self.mapper, select_stream(self.recorder, uuid5(NAMESPACE_URL, f"cronaca:{name}:{record_id}")))
+            if name == "notes" and not finished:  # in progress: nothing of a note this reader may not read
+                part = notes_as_read(stored, self._stream_verdict(stored) if stored else None, seat)
+                if part is not None:
+                    streams[name] = part
+            elif stored:
+                streams[name] = self._stream_verdict(stored)
         ok = chain["ok"] is not False and replay["ok"] and all(s["ok"] is not False for s in streams.values())
         return {"ok": ok, "head": chain.pop("head"), "length": chain.pop("length"), "chain": chain, "replay": replay,
                 "streams": streams}
@@ -1138,6 +1186,11 @@ class Records(Application[UUID]):
         rows = decode_rows(self.mapper, select_stream(self.recorder, stream_id))
         if not rows:
             raise NotFound(f"no stream {stream_id}")
+        return self._stream_verdict(rows)
+
+    @staticmethod
+    def _stream_verdict(rows: list[tuple[int, str, dict[str, Any]]]) -> dict[str, Any]:
+        """`verify_stream` of a stream's stored rows (at least one)."""
         if rows[0][2].get("chain") is None:
             return {"ok": None, "head": None, "length": 0, "problems": [], "note": "no chain (stored before chains)"}
         problems: list[dict[str, Any]] = []
