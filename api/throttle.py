@@ -69,6 +69,16 @@ if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1])
 if c > tonumber(ARGV[2]) then return {1, ttl} end
 return {0, ttl}
 """
+# KEYS: client. ARGV: per-client budget. Returns the ms until the client may send a credential again, or -1 now.
+BLOCKED = """
+local c = redis.call('GET', KEYS[1])
+if c and tonumber(c) > tonumber(ARGV[1]) then
+  local ttl = redis.call('PTTL', KEYS[1])
+  if ttl > 0 then return ttl end
+  return 1
+end
+return -1
+"""
 
 
 @dataclass(frozen=True)
@@ -131,11 +141,11 @@ class RedisCounts:
         self.client = redis.Redis.from_url(url, socket_connect_timeout=REDIS_TIMEOUT, socket_timeout=REDIS_TIMEOUT,
                                            retry=Retry(NoBackoff(), 1))
         self._fail = self.client.register_script(FAIL)
+        self._blocked = self.client.register_script(BLOCKED)
 
     def blocked(self, client: str, budget: int) -> int | None:
-        with self.client.pipeline(transaction=False) as pipe:
-            count, ms = pipe.get(client).pttl(client).execute()
-        return _seconds(ms if ms > 0 else 1) if count is not None and int(count) > budget else None
+        ms = int(self._blocked(keys=[client], args=[budget]))  # one round trip on every request with a credential
+        return _seconds(ms) if ms > 0 else None
 
     def fail(self, client: str, target: str, limits: Throttle) -> Verdict:
         limited, ms = self._fail(keys=[client, target],
