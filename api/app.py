@@ -6,7 +6,7 @@ from typing import Any
 
 from flask import Flask
 
-from api import health, logs, metrics, operators, problems, security
+from api import health, logs, metrics, operators, problems, security, throttle
 from api.fastpath import StepFastPath
 from api.service import Service
 from domain.records.settings import Settings
@@ -57,9 +57,11 @@ def create_app(settings: Settings | None = None, service: Service | None = None,
     app.register_blueprint(health.health)
     problems.register(app)
     metrics.install(app)  # /metrics, request and command counters (api/metrics.py); before the body guard's hook
+    guard = throttle.Guard.from_settings(settings)  # wrong credentials' budget, shared through Redis (api/throttle.py)
+    throttle.install(app, guard)
     security.install(app, body_types)
-    app.wsgi_app = StepFastPath(app.wsgi_app, app.extensions["cronaca"].records)  # type: ignore[method-assign]
+    app.wsgi_app = StepFastPath(app.wsgi_app, app.extensions["cronaca"].records, guard)  # type: ignore[method-assign]
     app.wsgi_app = metrics.wrap(app.wsgi_app)  # type: ignore[method-assign]
-    operators.mount(app, settings.operator_key, settings.redis_url)  # /ops, only with CRONACA_OPERATOR_KEY
+    operators.mount(app, settings.operator_key, settings.redis_url, guard)  # /ops, only with CRONACA_OPERATOR_KEY
     app.wsgi_app = logs.RequestIds(app.wsgi_app)  # type: ignore[method-assign]  (outermost: every answer has one)
     return app

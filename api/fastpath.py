@@ -16,6 +16,7 @@ from typing import Any
 from uuid import UUID
 
 from api.security import API_HEADERS
+from api.throttle import Guard
 from domain.records import Records
 from domain.records.application import Board
 
@@ -26,12 +27,15 @@ Wsgi = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 
 class StepFastPath:
-    def __init__(self, app: Wsgi, records: Records) -> None:
+    def __init__(self, app: Wsgi, records: Records, guard: Guard) -> None:
         self.app = app
         self.records = records
+        self.guard = guard
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-        if environ.get("REQUEST_METHOD") == "GET" and not environ.get("QUERY_STRING"):
+        # A client over its budget of wrong credentials learns nothing from a credential here either: Flask answers 429.
+        if (environ.get("REQUEST_METHOD") == "GET" and not environ.get("QUERY_STRING")
+                and not (environ.get("HTTP_AUTHORIZATION") and self.guard.blocked(environ) is not None)):
             found = STEP.match(environ.get("PATH_INFO", ""))
             if found is not None:
                 body = self._answer(found.group(1), int(found.group(2)), environ.get("HTTP_AUTHORIZATION"))

@@ -3,7 +3,8 @@
 Without the key set nothing is mounted and /ops/* is the service's own 404. With it, every /ops request needs
 either `Authorization: Bearer <key>` (scripts, curl) or the cookie a login form sets (a browser: rq-dashboard is a
 page that polls JSON, which cannot send a header). No credentials: 401 with the login form; a wrong key: 403.
-Keys are compared in constant time (hmac.compare_digest). The cookie holds no key: an expiry and an HMAC of it
+Keys are compared in constant time (hmac.compare_digest), and each wrong one (by header or the form) is counted by
+api/throttle.py: past the budget the asker gets 429 with Retry-After before its key is looked at. The cookie holds no key: an expiry and an HMAC of it
 under the key (so changing the key signs everyone out), HttpOnly, SameSite=Strict (no other site's page can make
 the browser send it, which is what keeps the dashboard's POST actions from being forged), Path=/ops, Secure
 behind HTTPS.
@@ -25,6 +26,7 @@ from typing import Any
 from flask import Flask, Response, redirect, request
 
 from api.security import OPS_PAGE_SOURCES
+from api.throttle import OPERATOR, Guard, too_many
 
 COOKIE = "cronaca_ops"
 SESSION_SECONDS = 8 * 3600
@@ -77,7 +79,7 @@ def _headers(response: Response) -> Response:
     return response
 
 
-def _login_page(status: int, error: str = "") -> Response:
+def _login_page(status: int, error: str = "", retry_after: int | None = None) -> Response:
     root = request.script_root or ""
     wanted = request.form.get("next") or (request.full_path if request.path != "/login" else "") or "/rq/"
     if not wanted.startswith("/") or wanted.startswith("//"):
@@ -87,11 +89,19 @@ def _login_page(status: int, error: str = "") -> Response:
     response = Response(body, status=status, mimetype="text/html")
     if status == 401:
         response.headers["WWW-Authenticate"] = REALM
+    if retry_after is not None:
+        response.headers["Retry-After"] = str(retry_after)
     return response
 
 
-def build(key: str, redis_url: str | None) -> Flask:
-    """The /ops app: login, logout and rq-dashboard under /rq, every request checked against the key."""
+def _refused_form(retry_after: int) -> Response:
+    return _login_page(429, f"Too many wrong keys were sent from this address; try again in {retry_after} s.",
+                       retry_after)
+
+
+def build(key: str, redis_url: str | None, throttle: Guard) -> Flask:
+    """The /ops app: login, logout and rq-dashboard under /rq, every request checked against the key; the
+    wrong keys are counted against their sender and against the operator key itself (one for the service)."""
     import rq_dashboard
     from rq_dashboard.web import setup_rq_connection
 
@@ -105,9 +115,15 @@ def build(key: str, redis_url: str | None) -> Flask:
             return None
         given = request.headers.get("Authorization")
         if given:
+            wait = throttle.blocked(request.environ)
+            if wait is not None:
+                return _headers(too_many(wait))
             scheme, _, value = given.partition(" ")
             if scheme.lower() == "bearer" and _same(value.strip(), key):
                 return None
+            verdict = throttle.failed(request.environ, OPERATOR)
+            if verdict.limited:
+                return _headers(too_many(verdict.retry_after))
             return _headers(Response("the operator key is wrong\n", status=403, mimetype="text/plain"))
         if valid_session(request.cookies.get(COOKIE), key):
             return None
@@ -117,7 +133,13 @@ def build(key: str, redis_url: str | None) -> Flask:
     def login() -> Any:
         if request.method == "GET":
             return _login_page(200)
+        wait = throttle.blocked(request.environ)
+        if wait is not None:
+            return _refused_form(wait)
         if not _same(request.form.get("key", ""), key):
+            verdict = throttle.failed(request.environ, OPERATOR)
+            if verdict.limited:
+                return _refused_form(verdict.retry_after)
             return _login_page(403, "That is not the operator key.")
         root = request.script_root or ""
         wanted = request.form.get("next") or "/rq/"
@@ -152,11 +174,11 @@ def build(key: str, redis_url: str | None) -> Flask:
     return ops
 
 
-def mount(app: Flask, key: str | None, redis_url: str | None) -> None:
+def mount(app: Flask, key: str | None, redis_url: str | None, guard: Guard) -> None:
     """Dispatch /ops to the operators' app when a key is set; without one /ops stays unknown (404)."""
     if not key:
         return
     from werkzeug.middleware.dispatcher import DispatcherMiddleware
 
-    app.extensions["cronaca.operators"] = ops = build(key, redis_url)
+    app.extensions["cronaca.operators"] = ops = build(key, redis_url, guard)
     app.wsgi_app = DispatcherMiddleware(app.wsgi_app, {"/ops": ops})  # type: ignore[method-assign]

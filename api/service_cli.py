@@ -170,7 +170,11 @@ def _serve(args: Any) -> int:
     from workers import relay
 
     configure_logging("text", "WARNING")  # a person's console by default (CRONACA_LOG_FORMAT, CRONACA_LOG_LEVEL)
-    settings = Settings.from_env()
+    try:
+        settings = Settings.from_env()
+    except ValueError as exc:  # a weak CRONACA_OPERATOR_KEY, a limit that is not a number: said, not a traceback
+        print(f"cronaca serve: {exc}", file=sys.stderr)
+        return 2
     app = create_app(settings)
     service = app.extensions["cronaca"]
     from api.schema import Gate

@@ -9,6 +9,7 @@ from domain.records.application import (
     RecordsError,
     Refused,
     Unauthorized,
+    WrongKey,
 )
 
-__all__ = ["Conflict", "Forbidden", "Invalid", "NotFound", "Records", "RecordsError", "Refused", "Unauthorized"]
+__all__ = ["Conflict", "Forbidden", "Invalid", "NotFound", "Records", "RecordsError", "Refused", "Unauthorized", "WrongKey"]

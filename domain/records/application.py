@@ -94,6 +94,12 @@ class Unauthorized(RecordsError):
     status = 401
 
 
+class WrongKey(Forbidden):
+    """A credential that opens nothing here: no seat's token, not the annotator's, arbiter's or teacher's key.
+    The HTTP edge counts each against the asker's budget of failures (api/throttle.py); a valid token asking
+    for what it may not do (another seat's command) stays a plain Forbidden and is never counted."""
+
+
 class Invalid(RecordsError):
     status = 422
 
@@ -409,7 +415,7 @@ class Records(Application[UUID]):
         for seat, known in enumerate(meta.token_hashes):
             if secrets.compare_digest(known, digest):
                 return seat
-        raise Forbidden("this token opens no seat of this record")
+        raise WrongKey("this token opens no seat of this record")
 
     def is_annotator(self, meta: Meta, token: str | None) -> bool:
         """Whether a token is this record's annotator key (never a seat's token)."""
@@ -1464,7 +1470,7 @@ class Records(Application[UUID]):
             digest = token_hash(token)
             seats = [i for i, known in enumerate(found.token_hashes) if secrets.compare_digest(known, digest)]
             if not seats:
-                raise Forbidden("this token opens no seat of this import")
+                raise WrongKey("this token opens no seat of this import")
             reader = seats[0]
         report = found.report
         if report is not None and (report.get("file_says_finished") or (report.get("ok") and report.get("finished"))):

@@ -31,7 +31,7 @@ from eventsourcing.persistence import IntegrityError
 
 from domain.kernel import RuleViolation, SeededChance
 from domain.records import annotations
-from domain.records.application import Conflict, Forbidden, Invalid, NotFound, TooLarge, Unauthorized, token_hash
+from domain.records.application import Conflict, Invalid, NotFound, TooLarge, Unauthorized, WrongKey, token_hash
 from domain.records.variations import sent_command
 
 if TYPE_CHECKING:
@@ -209,7 +209,7 @@ class Lessons:
         lesson = self._load(lesson_id)
         teacher = token is not None and self._is_teacher(lesson, token)
         if token is not None and not teacher:
-            raise Forbidden("this key is not this lesson's teacher key; students need no key")
+            raise WrongKey("this key is not this lesson's teacher key; students need no key")
         return self._shown(lesson, teacher)
 
     def _shown(self, lesson: Lesson, teacher: bool) -> dict[str, Any]:
@@ -237,7 +237,7 @@ class Lessons:
         if token is None:
             raise Unauthorized("only the lesson's teacher may do this: send the teacher key (Authorization: Bearer <key>)")
         if not self._is_teacher(lesson, token):
-            raise Forbidden("this key is not this lesson's teacher key")
+            raise WrongKey("this key is not this lesson's teacher key")
 
     def _serial(self, lesson_id: UUID) -> AbstractContextManager[Any]:
         """The lock that orders one lesson's changes and their messages in this process (the class sees

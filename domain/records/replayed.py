@@ -167,14 +167,14 @@ class ImportReplays:
 
     def _reader(self, checked: CheckedGame, token: str | None) -> tuple[Reader, int | None, str]:
         """(reader, seat, view name) as `import_status` decides who reads."""
-        from domain.records.application import Forbidden, token_hash
+        from domain.records.application import WrongKey, token_hash
 
         seat: int | None = None
         if token is not None:
             digest = token_hash(token)
             found = [i for i, known in enumerate(checked.token_hashes) if secrets.compare_digest(known, digest)]
             if not found:
-                raise Forbidden("this token opens no seat of this import")
+                raise WrongKey("this token opens no seat of this import")
             seat = found[0]
         if checked.all_seeing:
             return ALL, None, "all"

@@ -40,7 +40,7 @@ from domain import catalog
 from domain.kernel import ALL, Event
 from domain.kernel.describe import say
 from domain.records import story
-from domain.records.application import Conflict, Forbidden, Invalid, NotFound, RecordsError, Unauthorized
+from domain.records.application import Conflict, Invalid, NotFound, RecordsError, Unauthorized, WrongKey
 from domain.records.chain import GENESIS, link, stream_item, verify_links
 from domain.records.kept import Kept
 from domain.records.turns import round_in_view
@@ -245,8 +245,8 @@ class Arbitration:
             raise Unauthorized("a ruling needs the record's arbiter key (Authorization: Bearer <key>)")
         if not self.records.is_arbiter(meta, token):
             if meta.arbiter_hash is None:
-                raise Forbidden("this record was made without an arbiter key: nobody may record rulings on it")
-            raise Forbidden("this key is not the record's arbiter key: only its holder may record rulings")
+                raise WrongKey("this record was made without an arbiter key: nobody may record rulings on it")
+            raise WrongKey("this key is not the record's arbiter key: only its holder may record rulings")
 
     @staticmethod
     def _step(meta: Meta, step: Any) -> int | None:

@@ -6,7 +6,9 @@ rather than in `api` (nothing imports `api`).
 
 from __future__ import annotations
 
+import math
 import os
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,6 +57,36 @@ class Limits:
         return cls(**found)
 
 
+@dataclass(frozen=True)
+class Throttle:
+    """The budget of wrong credentials (seat tokens, annotator, arbiter, teacher and operator keys) before the
+    service answers 429 (api/throttle.py; docs/deployment.md, Wrong credentials). The variable of each is in `ENV`."""
+
+    window: float = 60.0  # seconds a count of failures lasts, from the first of them
+    per_client: int = 20  # wrong credentials one address may send in a window (all targets together)
+    per_target: int = 100  # wrong credentials one record, import, lesson (or the operator key) takes in a window
+    proxies: int = 0  # trusted proxies in front: 0, REMOTE_ADDR is the client; n, the n-th X-Forwarded-For from the right
+    prefix: str = "cronaca:throttle:"  # the Redis keys' prefix (the counters are shared by every API process)
+
+    ENV = {  # noqa: RUF012  (a class constant, not a field: no annotation)
+        "window": "CRONACA_AUTH_WINDOW",
+        "per_client": "CRONACA_AUTH_FAILURES_PER_CLIENT",
+        "per_target": "CRONACA_AUTH_FAILURES_PER_TARGET",
+        "proxies": "CRONACA_TRUSTED_PROXIES",
+        "prefix": "CRONACA_THROTTLE_PREFIX",
+    }
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> Throttle:
+        proxies = env.get(cls.ENV["proxies"]) or "0"
+        if not proxies.strip().isdigit():
+            raise ValueError(f"CRONACA_TRUSTED_PROXIES must be a whole number (0 or more), not {proxies!r}")
+        return cls(window=seconds(env.get(cls.ENV["window"]), cls.window, cls.ENV["window"]),
+                   per_client=positive(env.get(cls.ENV["per_client"]), cls.per_client, cls.ENV["per_client"]),
+                   per_target=positive(env.get(cls.ENV["per_target"]), cls.per_target, cls.ENV["per_target"]),
+                   proxies=int(proxies), prefix=env.get(cls.ENV["prefix"]) or cls.prefix)
+
+
 def positive(value: str | None, default: int, name: str) -> int:
     if value is None or value == "":
         return default
@@ -90,19 +122,40 @@ def db_timeouts(env: Mapping[str, str]) -> tuple[float, float]:
             seconds(env.get("CRONACA_DB_LOCK_TIMEOUT"), DEFAULT_LOCK_TIMEOUT, "CRONACA_DB_LOCK_TIMEOUT"))
 
 
-MIN_OPERATOR_KEY = 16  # characters: the key guards the job queues, and a short one is guessed
+MIN_OPERATOR_KEY = 32  # characters: the key guards the job queues, and a short one is guessed
+MIN_OPERATOR_KEY_BITS = 80  # its characters' own spread (Shannon), times its length: a token_hex(16) has ~87 at least
 LOG_FORMATS = ("json", "text")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+MAKE_A_KEY = "make one with: python -c 'import secrets; print(secrets.token_urlsafe(32))'"
+
+
+def key_bits(key: str) -> float:
+    """How many bits of randomness a key's characters can hold at most, judged from the key alone: its length
+    times the Shannon entropy of its characters' frequencies ("aaaa…" holds 0, "abab…" 1 a character)."""
+    counts = Counter(key)
+    return -sum(n * math.log2(n / len(key)) for n in counts.values())
+
+
+def repeats(key: str) -> bool:
+    """Whether the key is a shorter part written out again and again ("0123456789abcdef" twice)."""
+    return any(len(key) % size == 0 and key == key[:size] * (len(key) // size) for size in range(1, len(key) // 2 + 1))
 
 
 def operator_key(env: Mapping[str, str]) -> str | None:
-    """CRONACA_OPERATOR_KEY: the key to the operators' pages (/ops); unset, they do not exist (404)."""
+    """CRONACA_OPERATOR_KEY: the key to the operators' pages (/ops); unset, they do not exist (404).
+
+    A weak key is refused when the process starts (the message says what is needed): whoever guesses it holds
+    the job queues, and the failure budget (api/throttle.py) only slows a guesser, it does not stop one."""
     key = (env.get("CRONACA_OPERATOR_KEY") or "").strip()
     if not key:
         return None
     if len(key) < MIN_OPERATOR_KEY:
-        raise ValueError(f"CRONACA_OPERATOR_KEY must be at least {MIN_OPERATOR_KEY} characters (it is {len(key)}); "
-                         "make one with: python -c 'import secrets; print(secrets.token_urlsafe(32))'")
+        raise ValueError(f"CRONACA_OPERATOR_KEY must be at least {MIN_OPERATOR_KEY} random characters (it is "
+                         f"{len(key)}), about 128 bits; {MAKE_A_KEY}")
+    if repeats(key) or key_bits(key) < MIN_OPERATOR_KEY_BITS:
+        raise ValueError("CRONACA_OPERATOR_KEY must be random: this one repeats characters or a part of itself, so it "
+                         "is guessed far sooner than its length says (a random key of 32 characters holds about 128 "
+                         f"bits); {MAKE_A_KEY}")
     return key
 
 
@@ -178,6 +231,7 @@ class Settings:
     statement_timeout: float = DEFAULT_STATEMENT_TIMEOUT
     lock_timeout: float = DEFAULT_LOCK_TIMEOUT
     operator_key: str | None = field(default=None, repr=False)  # CRONACA_OPERATOR_KEY: /ops (api/operators.py)
+    throttle: Throttle = field(default_factory=Throttle)  # CRONACA_AUTH_*: wrong credentials' budget (api/throttle.py)
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -199,6 +253,7 @@ class Settings:
             statement_timeout=db_timeouts(env)[0],
             lock_timeout=db_timeouts(env)[1],
             operator_key=operator_key(env),
+            throttle=Throttle.from_env(env),
         )
 
     def __post_init__(self) -> None:

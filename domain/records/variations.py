@@ -32,7 +32,7 @@ from domain.kernel import ALL, Entry, Event, Game, MalformedCommand, ObservedCha
 from domain.kernel.commands import Command
 from domain.kernel.describe import say
 from domain.records import recordfile, story
-from domain.records.application import Conflict, Forbidden, Invalid, NotFound, Refused, Unauthorized
+from domain.records.application import Conflict, Invalid, NotFound, Refused, Unauthorized, WrongKey
 from domain.records.turns import round_in_view
 from domain.records.views import all_seeing_step
 
@@ -254,7 +254,7 @@ class Variations:
         if token is None:
             raise Unauthorized(f"{what} needs the record's annotator key (Authorization: Bearer <key>)")
         if not self.records.is_annotator(meta, token):
-            raise Forbidden(f"this key is not the record's annotator key: only its holder may {what.split()[0]}")
+            raise WrongKey(f"this key is not the record's annotator key: only its holder may {what.split()[0]}")
 
     def _finished_only(self, meta: Any) -> None:
         if not meta.finished:

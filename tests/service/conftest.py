@@ -14,7 +14,7 @@ import pytest
 from api.app import create_app
 from domain import catalog
 from domain.records import Records
-from domain.records.settings import Settings
+from domain.records.settings import Settings, Throttle
 
 TOY = "toy=tests.kernel.toy_game"
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,6 +34,13 @@ provenance:
 @pytest.fixture(autouse=True)
 def toy_title(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(catalog.TITLES, "toy", "tests.kernel.toy_game")
+
+
+@pytest.fixture(autouse=True)
+def own_throttle_counts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test's apps count wrong credentials under Redis keys of their own: each test client is 127.0.0.1,
+    and the real Redis is shared by the tests running in parallel (api/throttle.py)."""
+    monkeypatch.setattr(Throttle, "prefix", f"cronaca-test:{uuid.uuid4().hex[:12]}:throttle:")
 
 
 def postgres_env(schema: str) -> dict[str, str]:

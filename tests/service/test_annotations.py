@@ -17,7 +17,16 @@ from domain import catalog
 from domain.kernel.notation import parse
 from domain.records import Records
 from domain.records.annotations import ALL, MAX_SHAPES, MAX_TEXT, Annotations, notes_id, render
-from domain.records.application import Conflict, Forbidden, Invalid, NotFound, RecordsError, TooLarge, Unauthorized
+from domain.records.application import (
+    Conflict,
+    Forbidden,
+    Invalid,
+    NotFound,
+    RecordsError,
+    TooLarge,
+    Unauthorized,
+    WrongKey,
+)
 from domain.records.variations import Variations
 from tests.service.helpers import at_once, import_finished, places, record_file
 
@@ -141,14 +150,14 @@ def test_who_may_write_what(records: Records, notes: Annotations) -> None:
     adas = notes.add(record_id, ada, {"step": 2, "text": "mine", "audience": 0})
     bad = [
         (lambda: notes.add(record_id, None, {"step": 1, "text": "x"}), Unauthorized),
-        (lambda: notes.add(record_id, "the other record's key", {"step": 1, "text": "x"}), Forbidden),
-        (lambda: notes.add(record_id, other_ada, {"step": 1, "text": "x"}), Forbidden),
+        (lambda: notes.add(record_id, "the other record's key", {"step": 1, "text": "x"}), WrongKey),  # counted by the throttle (api/throttle.py)
+        (lambda: notes.add(record_id, other_ada, {"step": 1, "text": "x"}), WrongKey),  # counted by the throttle (api/throttle.py)
         (lambda: notes.add(record_id, ada, {"step": 1, "text": "for Ben", "audience": 1}), Forbidden),
         (lambda: notes.edit(record_id, public["id"], ada, {"text": "x"}), Forbidden),
         (lambda: notes.edit(record_id, adas["id"], ada, {"audience": 1}), Forbidden),
         (lambda: notes.edit(record_id, adas["id"], None, {"text": "x"}), Unauthorized),
         (lambda: notes.delete(record_id, public["id"], ben), Forbidden),
-        (lambda: notes.delete(record_id, adas["id"], "the other record's key"), Forbidden),
+        (lambda: notes.delete(record_id, adas["id"], "the other record's key"), WrongKey),  # counted by the throttle (api/throttle.py)
         (lambda: notes.add(uuid4(), KEY, {"step": 1, "text": "x"}), NotFound),
     ]
     before = stream(records, record_id)
