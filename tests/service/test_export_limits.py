@@ -288,3 +288,25 @@ def test_a_lessons_file_stays_within_the_upload_limit(small: Any) -> None:
     assert len(json.dumps(document, separators=(",", ":"))) <= SMALL
     answer = client.post("/api/lessons/import", json=document)
     assert answer.status_code == 201, answer.get_json()
+
+
+def test_notes_of_8000_characters_on_one_step_stop_at_the_default_4_mib(plain: Any) -> None:
+    """The file of the issue: 600 such notes made 9.8 MB. Now the notes stop where the file reaches 4 MiB,
+    and that file, served as it is, is imported whole by the same service."""
+    client = plain
+    record_id, key, _ = record(client)
+    text = "Why *not* the market? " * 363 + "ab"  # 7,988 characters, its HTML as long again
+    made = 0
+    while made < 600:
+        answer = client.post(f"/api/records/{record_id}/annotations", headers=auth(key), json={"step": 3, "text": text})
+        if answer.status_code != 201:
+            break
+        made += 1
+    found = over(answer, 413, "CRONACA_MAX_UPLOAD_BYTES")
+    assert found["facts"]["allowed"] == 4 * 1024 * 1024 and 200 < made < 600
+    answer = client.get(f"/api/records/{record_id}/export", headers=auth(key))
+    body = answer.get_data()
+    assert 4 * 1024 * 1024 - 2 * 16_500 < len(body) <= 4 * 1024 * 1024, len(body)
+    copy = import_finished_http(client, body, timeout=120, content_type="application/json")
+    assert "extras" not in copy.verdict["report"], copy.verdict
+    assert len(notes_of(client, copy.record_id, copy.annotator_key)) == made
