@@ -15,9 +15,11 @@ record's index in the same transaction), `Rulings.size`. The record's own part (
 from its export once per record version and kept (`_BASES`). Each part counts every item as the export
 writes it (compact JSON, non-ASCII escaped, as `recordfile._within` measures a file) plus one byte for its
 comma, and the three extras' keys are counted as `EXTRAS`, so the sum is never less than the file: what it
-allows is imported. A record in progress also keeps `RESERVE` bytes free for the rest of its game (the
-longest game's whole file is about 86 KB), because its commands are checked against the entry limit and
-its own log's bytes only (reading every extras stream at each command would slow play).
+allows is imported. A record in progress counts its own part rounded up to `GRAIN` and with `RESERVE`
+bytes more for the rest of its game (the longest game's whole file is about 86 KB): its commands are
+checked against the entry limit and its own log's bytes only (reading every extras stream at each command
+would slow play), and a seat writing notes must not learn, from where they stop, how long the log's hidden
+draws are (sizes are a path too).
 
 The stream ids of the extras live here, so this module reads each part without importing its service; it
 answers with an `Over` (or None), which the caller raises as its 4xx (`application.over_limit`).
@@ -48,6 +50,7 @@ VARIATIONS = "variations per record file"  # recordfile.MAX_VARIATIONS
 EXTRAS = len(',"annotations":[],"variations":[],"rulings":[]')
 SLACK = 512  # the export's "chain" (head and length) and a shared-dice seat's "unverifiable" marks
 RESERVE = 256 * 1024  # kept free on a record in progress for the rest of its game
+GRAIN = 64 * 1024  # a record in progress: its own part counted in steps of this (its log's exact length is secret)
 KEPT = 1024  # records whose own part's size is kept per process
 
 
@@ -92,12 +95,17 @@ class Room:
     finished: bool
 
     @property
-    def total(self) -> int:
-        return self.record + self.notes + self.variations + self.rulings + EXTRAS + SLACK
+    def record_counted(self) -> int:
+        """The record's own part as counted: exact once its game is over; in progress, rounded up to `GRAIN` and
+        with room for the rest of its game, so no refusal depends on the length of what its log hides."""
+        if self.finished:
+            return self.record
+        grain = min(GRAIN, max(1, self.allowed // 64))
+        return -(-self.record // grain) * grain + min(RESERVE, self.allowed // 4)
 
     @property
-    def kept_free(self) -> int:
-        return 0 if self.finished else min(RESERVE, self.allowed // 4)
+    def total(self) -> int:
+        return self.record_counted + self.notes + self.variations + self.rulings + EXTRAS + SLACK
 
 
 def limits(records: Records) -> Limits:
@@ -155,12 +163,11 @@ class Over:
 def over_bytes(records: Records, record_id: UUID, what: str, **parts: int) -> Over | None:
     """Whether a change would make the record's file more than an import takes (`parts`: the streams as changed)."""
     room = measure(records, record_id, **parts)
-    most = room.allowed - room.kept_free
-    if room.total <= most:
+    if room.total <= room.allowed:
         return None
-    kept = f", keeping {room.kept_free} bytes free for the rest of its game" if room.kept_free else ""
-    return Over(BYTES, most, room.total, f"{what} would make the record's file {room.total} bytes, more than this "
-                f"service imports ({room.allowed}, {BYTES}){kept}: an export it could not import again", bytes=True)
+    kept = "" if room.finished else " (its game still on: its own part counted with room for the rest of it)"
+    return Over(BYTES, room.allowed, room.total, f"{what} would make the record's file {room.total} bytes, more than "
+                f"this service imports ({room.allowed}, {BYTES}){kept}: an export it could not import again", bytes=True)
 
 
 def over_count(value: int, allowed: int, limit: str, what: str) -> Over | None:

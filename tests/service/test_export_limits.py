@@ -310,3 +310,17 @@ def test_notes_of_8000_characters_on_one_step_stop_at_the_default_4_mib(plain: A
     copy = import_finished_http(client, body, timeout=120, content_type="application/json")
     assert "extras" not in copy.verdict["report"], copy.verdict
     assert len(notes_of(client, copy.record_id, copy.annotator_key)) == made
+
+
+def test_a_record_in_progress_is_counted_without_its_logs_exact_length() -> None:
+    """Where a seat's notes stop must not say how long the log's hidden draws are: in progress, the record's
+    own part counts in 64 KiB steps (and room for the rest of the game); once over, exactly."""
+    from domain.records.room import GRAIN, RESERVE, Room
+
+    def total(own: int, finished: bool) -> int:
+        return Room(own, 0, 0, 0, 4 * 1024 * 1024, finished).total
+
+    assert total(10_000, False) == total(10_037, False) == total(GRAIN, False)
+    assert total(GRAIN + 1, False) == total(GRAIN, False) + GRAIN
+    assert total(10_000, False) - total(10_000, True) >= RESERVE
+    assert total(10_037, True) - total(10_000, True) == 37
