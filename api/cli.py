@@ -15,9 +15,9 @@ from typing import Any
 
 import click
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import Progress
 
+from api import terminal
 from domain import catalog
 from domain.kernel import MalformedCommand, RuleViolation
 from domain.kernel.selfplay import play_random
@@ -96,30 +96,30 @@ def _shown(value: Any) -> Any:
 
 
 def _print_report(console: Console, path: str, report: dict[str, Any]) -> None:
-    verdict = "[green]clean[/green]" if report["ok"] else f"[red]{len(report['findings'])} finding(s)[/red]"
-    console.print(f"[bold]{path}[/bold]: {report.get('title') or '?'}, {report['moves']} moves — {verdict}")
-    console.print(f"  {report['summary']}", highlight=False)
+    """One file's report: the file's own words (path, title, messages, moves) as written, never read as markup."""
+    verdict = ("clean", "green") if report["ok"] else (f"{len(report['findings'])} finding(s)", "red")
+    console.print(terminal.line((path, "bold"), f": {report.get('title') or '?'}, {report['moves']} moves — ", verdict))
+    console.print(terminal.line(f"  {report['summary']}"))
     for finding in report["findings"]:
         where = f"line {finding['line']}"
         if finding.get("column"):
             where += f":{finding['column']}"
         who = ", ".join(str(x) for x in (f"round {finding['round']}" if finding.get("round") is not None else None,
                                           finding.get("player")) if x)
-        console.print(f"  [yellow]{where}[/yellow]{' (' + who + ')' if who else ''} [cyan]{finding['rule']}[/cyan]",
-                      highlight=False)
-        console.print(f"    {finding['message']}", highlight=False, markup=False)
+        console.print(terminal.line("  ", (where, "yellow"), f" ({who})" if who else "", " ", (str(finding["rule"]), "cyan")))
+        console.print(terminal.line(f"    {finding['message']}"))
         if finding.get("written"):
-            console.print(f"    written: {finding['written']}", highlight=False, markup=False)
+            console.print(terminal.line(f"    written: {finding['written']}"))
         if finding.get("held") is not None:
-            console.print(f"    held: {json.dumps(finding['held'], ensure_ascii=False)}", highlight=False, markup=False)
+            console.print(terminal.line(f"    held: {json.dumps(finding['held'], ensure_ascii=False)}"))
         if finding.get("alternatives"):
-            console.print(f"    legal instead: {'; '.join(map(str, finding['alternatives']))}", highlight=False, markup=False)
+            console.print(terminal.line(f"    legal instead: {'; '.join(map(str, finding['alternatives']))}"))
         if finding.get("assumed"):
-            console.print(f"    went on with: {finding['assumed']}", highlight=False, markup=False)
+            console.print(terminal.line(f"    went on with: {finding['assumed']}"))
         if finding.get("did_you_mean"):
-            console.print(f"    did you mean: {', '.join(finding['did_you_mean'])}", highlight=False, markup=False)
+            console.print(terminal.line(f"    did you mean: {', '.join(finding['did_you_mean'])}"))
     for unknown in report.get("unknowns", []):
-        console.print(f"  [blue]unknown[/blue] {unknown['message']}", highlight=False, markup=False)
+        console.print(terminal.line("  ", ("unknown", "blue"), f" {unknown['message']}"))
 
 
 @cronaca.command(help="Check notation files: every finding at its line. Exit 0 clean, 1 findings, 2 unreadable input.")
@@ -129,10 +129,10 @@ def _print_report(console: Console, path: str, report: dict[str, Any]) -> None:
 def check(files: Sequence[str], as_json: bool, budget: int | None) -> None:
     from domain.transcripts import check_text
 
-    console = Console(highlight=False)
+    console = terminal.console()
     texts = [(path, _read_text(path)) for path in files]
     reports: list[tuple[str, dict[str, Any]]] = []
-    with Progress(console=Console(stderr=True), transient=True, disable=len(texts) < 2) as progress:
+    with Progress(console=terminal.console(stderr=True), transient=True, disable=len(texts) < 2) as progress:
         task = progress.add_task("checking", total=len(texts))
         for path, text in texts:
             found = check_text(text, **({"budget": budget} if budget is not None else {}))
@@ -187,21 +187,21 @@ def reconcile(first: str, second: str, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(found, indent=2, ensure_ascii=False))
     else:
-        console = Console(highlight=False)
+        console = terminal.console()
         if found["agree"]:
-            console.print(f"[green]the two transcripts agree[/green] ({found['turns']['first']} turns)")
+            console.print(terminal.line(("the two transcripts agree", "green"), f" ({found['turns']['first']} turns)"))
         for tag in found["header"]:
-            console.print(f"  header {tag['tag']}: {tag['first']!r} / {tag['second']!r}", markup=False)
+            console.print(terminal.line(f"  header {tag['tag']}: {tag['first']!r} / {tag['second']!r}"))
         for d in found["disagreements"]:
-            console.print(f"  [yellow]turn {d['turn']}[/yellow]: {d['what']}", highlight=False, markup=False)
+            console.print(terminal.line("  ", (f"turn {d['turn']}", "yellow"), f": {d['what']}"))
             for side in ("first", "second"):
                 if d[side]:
-                    console.print(f"    {side} (line {d[side]['line']}): {d[side]['text']}", markup=False)
+                    console.print(terminal.line(f"    {side} (line {d[side]['line']}): {d[side]['text']}"))
         if found["rules_accept"]:
-            console.print(f"  first divergence: turn {found['first_divergence']['turn']} — {found['rules_accept']['verdict']}",
-                          markup=False)
-        console.print(f"  first: {found['first']['summary']}", markup=False)
-        console.print(f"  second: {found['second']['summary']}", markup=False)
+            console.print(terminal.line(f"  first divergence: turn {found['first_divergence']['turn']} — "
+                               f"{found['rules_accept']['verdict']}"))
+        console.print(terminal.line(f"  first: {found['first']['summary']}"))
+        console.print(terminal.line(f"  second: {found['second']['summary']}"))
     raise click.exceptions.Exit(0 if found["agree"] else 1)
 
 
@@ -223,18 +223,18 @@ def verify(bundle: str, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
     else:
-        console = Console(highlight=False)
-        verdict = "[green]everything holds[/green]" if report.ok else f"[red]{len(report.failing)} part(s) fail[/red]"
-        console.print(f"[bold]{bundle}[/bold]: record {report.record_id or '?'} — {verdict}")
-        console.print(f"  chain head {report.chain_head or '?'}; rulings head {report.rulings_head or '-'} "
-                      "(compare them with the heads the service published)", markup=False)
-        for line in report.lines:
-            mark = "[green]ok[/green]   " if line.ok else "[red]FAILS[/red]"
-            console.print(f"  {mark} [cyan]{line.part}[/cyan]")
-            for what in line.checked if line.ok else []:
-                console.print(f"        {what}", markup=False)
-            for what in line.problems:
-                console.print(f"        [yellow]{escape(what)}[/yellow]")
+        console = terminal.console()
+        verdict = ("everything holds", "green") if report.ok else (f"{len(report.failing)} part(s) fail", "red")
+        console.print(terminal.line((bundle, "bold"), f": record {report.record_id or '?'} — ", verdict))
+        console.print(terminal.line(f"  chain head {report.chain_head or '?'}; rulings head {report.rulings_head or '-'} "
+                           "(compare them with the heads the service published)"))
+        for part in report.lines:
+            mark = ("ok", "green") if part.ok else ("FAILS", "red")
+            console.print(terminal.line("  ", mark, "   " if part.ok else "", " ", (str(part.part), "cyan")))
+            for what in part.checked if part.ok else []:
+                console.print(terminal.line(f"        {what}"))
+            for what in part.problems:
+                console.print(terminal.line("        ", (str(what), "yellow")))
     raise click.exceptions.Exit(0 if report.ok else 1)
 
 

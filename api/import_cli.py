@@ -30,9 +30,9 @@ from uuid import UUID
 
 import click
 from eventsourcing.persistence import PersistenceError
-from rich.console import Console
 from rich.progress import Progress
 
+from api import terminal
 from domain.records.settings import Settings
 
 STORE_AWAY = "store/unavailable"  # a line's rule when the store failed at or before its file
@@ -199,7 +199,7 @@ def _write(records: Any, lines: list[dict[str, Any]], out: str | None) -> bool:
     for line in lines:
         said = ("not saved" if line.get("rule") == STORE_AWAY else "refused") if "error" in line else line["status"]
         counts[said] = counts.get(said, 0) + 1
-    Console(stderr=True).print(f"{len(lines)} files: " + ", ".join(f"{n} {what}" for what, n in sorted(counts.items())))
+    terminal.console(stderr=True).print(terminal.line(f"{len(lines)} files: " + ", ".join(f"{n} {what}" for what, n in sorted(counts.items()))))
     return refused
 
 
@@ -224,7 +224,7 @@ def add_commands(group: click.Group) -> None:
         records = Records(settings.store)
         lines: list[dict[str, Any]] = []
         try:
-            with Progress(console=Console(stderr=True), transient=True) as bar:
+            with Progress(console=terminal.console(stderr=True), transient=True) as bar:
                 # A batch is saved and at once queued (or judged): all saved first, the relay would queue each
                 # import older than its grace on its own, one job each (seen by hand, 248 of 400 queued twice).
                 dispatcher = None
@@ -244,9 +244,9 @@ def add_commands(group: click.Group) -> None:
                         left = files[start + len(chunk):]
                         lines += [{"file": str(path), "error": f"not submitted: the store failed at {chunk[-1]['file']}",
                                    "rule": STORE_AWAY} for path in left]
-                        Console(stderr=True).print(f"[red]stopped: {chunk[-1]['file']}: {chunk[-1]['error']}; {len(left)} "
-                                                   "files after it not submitted (their lines say so); the relay queues "
-                                                   "those saved once the store is back")
+                        terminal.console(stderr=True).print(terminal.line((
+                            f"stopped: {chunk[-1]['file']}: {chunk[-1]['error']}; {len(left)} files after it not "
+                            "submitted (their lines say so); the relay queues those saved once the store is back", "red")))
                         stopped = True
                         break
                     if dispatcher is None:
@@ -255,17 +255,19 @@ def add_commands(group: click.Group) -> None:
                         unqueued += len(chunk_ids) - (0 if unqueued else hand_over_many(records, dispatcher, chunk_ids, 1, size))
                     bar.advance(saving, len(chunk))
                 if unqueued:
-                    Console(stderr=True).print(f"[yellow]{unqueued} imports saved but not queued: the queue is down; the "
-                                               "relay (cronaca relay) queues them when Redis is back")
+                    terminal.console(stderr=True).print(terminal.line((f"{unqueued} imports saved but not queued: the queue is "
+                                                              "down; the relay (cronaca relay) queues them when Redis is back",
+                                                              "yellow")))
                 if dispatcher is not None and wait and not stopped:
                     judging = bar.add_task("judging", total=len(ids))
                     try:
                         wait_for_verdicts(records, ids, wait, lambda n: bar.advance(judging, n))
                     except KeyboardInterrupt:  # stop waiting, not importing: the lines (and their tokens) still come
-                        Console(stderr=True).print("[yellow]stopped waiting: the statuses below are as they stand")
+                        terminal.console(stderr=True).print(terminal.line(("stopped waiting: the statuses below are as they stand",
+                                                                  "yellow")))
                     except PersistenceError as exc:
-                        Console(stderr=True).print(f"[yellow]stopped waiting: the store failed ({exc}); the statuses "
-                                                   "below are as they stand")
+                        terminal.console(stderr=True).print(terminal.line((f"stopped waiting: the store failed ({exc}); the "
+                                                                  "statuses below are as they stand", "yellow")))
         finally:  # whatever stops the run, the files saved so far get their lines: their tokens are shown only here
             try:
                 refused = _write(records, lines, out)

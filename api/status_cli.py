@@ -26,6 +26,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from api import terminal
 from domain.records.settings import Settings
 
 FAILED_SHOWN = 5  # failed jobs listed per queue
@@ -178,7 +179,7 @@ def add_commands(group: click.Group) -> None:
         if as_json:
             click.echo(json.dumps(report, indent=2))
         else:
-            _print_status(report, Console(highlight=False))
+            _print_status(report, terminal.console())
         if settings.redis_url and not report["redis"]["reachable"]:
             raise click.exceptions.Exit(1)
 
@@ -258,7 +259,7 @@ def _report(result: dict[str, Any], job_ids: list[str], unfinished: list[str], r
     if as_json:
         click.echo(json.dumps({**result, "jobs": job_ids, "unfinished": unfinished}, indent=2))
         return
-    console = Console(highlight=False)
+    console = terminal.console()
     if job_ids and not result and not unfinished:
         console.print(f"queued {len(job_ids)} job(s) on the {role} queue: {escape(', '.join(job_ids))}")
         return

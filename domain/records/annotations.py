@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, TypeVar
-from uuid import NAMESPACE_URL, UUID, uuid5
+from uuid import UUID
 
 from eventsourcing.domain import event
 from eventsourcing.persistence import IntegrityError
@@ -33,8 +33,18 @@ from markdown_it import MarkdownIt
 
 from domain import catalog
 from domain.kernel import Edition
+from domain.records import recordfile, room
 from domain.records.aggregates import Chained
-from domain.records.application import Conflict, Forbidden, Invalid, NotFound, RecordsError, TooLarge, Unauthorized
+from domain.records.application import (
+    Conflict,
+    Forbidden,
+    Invalid,
+    NotFound,
+    RecordsError,
+    TooLarge,
+    Unauthorized,
+    over_limit,
+)
 from domain.records.kept import Kept
 from domain.records.teaching import ANNOTATOR, PUBLIC, SEAT, Who, who
 
@@ -59,9 +69,7 @@ NOTE_ID = re.compile(r"n-[0-9A-Za-z_-]{1,40}")
 T = TypeVar("T")
 
 
-def notes_id(record_id: UUID) -> UUID:
-    """The id of a record's notes stream: derived, so any process finds it."""
-    return uuid5(NAMESPACE_URL, f"cronaca:notes:{record_id}")
+notes_id = room.notes_id  # the id of a record's notes stream: derived, so any process finds it
 
 
 def now() -> str:
@@ -76,21 +84,25 @@ class Notes(Chained):
         self._chained(chain)
         self.record_id = record_id
         self.notes: dict[str, dict[str, Any]] = {}  # live notes by id, in the order they were made
+        self.size = 0  # the bytes the live notes take in the record file, as exported (room.py)
 
     @event("Annotated")
     def annotate(self, note: dict[str, Any], chain: str | None = None) -> None:
         self._chained(chain)
         self.notes[note["id"]] = dict(note)
+        self.size += room.item(shown(note))
 
     @event("Edited")
     def edit(self, note_id: str, changes: dict[str, Any], at: str, chain: str | None = None) -> None:
         self._chained(chain)
-        self.notes[note_id] = {**self.notes[note_id], **changes, "edited": at}
+        before = self.notes[note_id]
+        self.notes[note_id] = {**before, **changes, "edited": at}
+        self.size += room.item(shown(self.notes[note_id])) - room.item(shown(before))
 
     @event("Deleted")
     def delete(self, note_id: str, at: str, chain: str | None = None) -> None:
         self._chained(chain)
-        del self.notes[note_id]
+        self.size -= room.item(shown(self.notes.pop(note_id)))
 
 
 # ---- Markdown --------------------------------------------------------------------------------------
@@ -384,6 +396,18 @@ class Annotations:
             raise Invalid("a note needs a text, a shape or a glyph: this one has none", rule="annotation/empty")
         return out
 
+    def _within_limits(self, record_id: UUID, notes: Notes, count: int, size: int) -> None:
+        """A change that adds notes or bytes must leave the record's file importable (room.py): at most
+        recordfile.MAX_ANNOTATIONS notes, and the whole file within CRONACA_MAX_UPLOAD_BYTES."""
+        if len(notes.notes) > count:
+            over = room.over_count(len(notes.notes), recordfile.MAX_ANNOTATIONS, room.NOTES, "the record's notes")
+            if over is not None:
+                raise over_limit(over)
+        if notes.size > size:
+            over = room.over_bytes(self.records, record_id, "this note", notes=notes.size)
+            if over is not None:
+                raise over_limit(over)
+
     def _get(self, record_id: UUID) -> Notes | None:
         """The record's notes as stored now, read-only (shared with other readers: never change it)."""
         return self._kept.get(notes_id(record_id))
@@ -393,9 +417,11 @@ class Annotations:
         for _ in range(20):
             found = self._get(record_id)
             notes = copy.deepcopy(found) if found is not None else Notes(id=notes_id(record_id), record_id=str(record_id))
+            before = (len(found.notes), found.size) if found is not None else (0, 0)
             result = change(notes)
             if not notes.pending_events:
                 return result  # nothing changed: nothing to save
+            self._within_limits(record_id, notes, *before)
             try:
                 self.records.save(notes)
             except IntegrityError:

@@ -50,7 +50,7 @@ from domain.kernel.describe import Sentence, say
 from domain.kernel.notation import seat_names_problem
 from domain.kernel.violations import ALL
 from domain.records import chain as chains
-from domain.records import dice, recordfile, story
+from domain.records import dice, recordfile, room, story
 from domain.records.aggregates import LIVE, MODES, TRANSCRIBED, VALIDATING, Import, Record, RequestKey
 from domain.records.directory import Directory
 from domain.records.rows import CanonicalEvent, RecordEventStore, RecordMapper, RecordTranscoder, stored_event
@@ -109,6 +109,13 @@ class TooLarge(RecordsError):
 
     status = 413
     title = "Content Too Large"
+
+
+def over_limit(over: room.Over) -> RecordsError:
+    """A change refused because the record's (or lesson's) file would pass an import's limit: 413 for its bytes,
+    422 for a count, rule `file/limit` with the limit's name, the most allowed and the value, as an import says it."""
+    return (TooLarge if over.bytes else Invalid)(over.message, rule="file/limit", limit=over.limit, allowed=over.allowed,
+                                                 value=over.value)
 
 
 class AlreadySubmitted(Exception):  # noqa: N818  (not an error: the answer to a retried submission)
@@ -333,6 +340,9 @@ class Records(Application[UUID]):
         named = seat_names_problem(seats)
         if named is not None:  # refused now: the record's notation and evidence bundle must carry every name
             raise Invalid(f"seats[{named[0]}]: {named[1]}", rule="setup/seats", field=f"seats[{named[0]}]")
+        over = room.over_count(len(seats), Limits.from_env(self.env).max_seats, room.SEATS, "the record's seats")
+        if over is not None:
+            raise over_limit(over)
         options = {"players": len(seats), **dict(options or {})}
         if options["players"] != len(seats):
             raise Invalid(f"options.players is {options['players']!r} but {len(seats)} seats are named; "
@@ -518,6 +528,8 @@ class Records(Application[UUID]):
             entry = Entry(cmd.to_json(), tuple(chance.log), tuple(produced)).to_json()
             if shared:
                 entry["contribution"] = contribution  # the timeline keeps it under the seat (chance.seats), not in the entry
+            own = self._room_for(record_id, timeline.meta.version, record.entries, entry, record.mode, len(record.seats),
+                                 shared)
             first_step = record.steps
             record.record(entry, seat=seat)
             finished = game.pending(after).over
@@ -534,7 +546,24 @@ class Records(Application[UUID]):
                     if again is not None:
                         return again
                 raise Conflict("another command was appended first; reload the record and decide again") from exc
+            if not finished:
+                room.keep_own(record_id, record.version, own)
             return Played(record.version, first_step, list(produced), finished, seat)
+
+    def _room_for(self, record_id: UUID, version: int, entries: int, entry: dict[str, Any], mode: str, seats: int,
+                  shared: bool) -> int:
+        """Refuse a command whose entry the record file could not hold on import (CRONACA_MAX_ENTRIES, and its
+        own bytes within CRONACA_MAX_UPLOAD_BYTES; room.py); the record's own part grown by it."""
+        over = room.over_entries(self, entries + 1, "the number of log entries")
+        if over is not None:
+            raise over_limit(over)
+        exported = dice.mark_outcomes([{k: v for k, v in entry.items() if k != "contribution"}], mode)[0]
+        # shared dice: the export lists each entry's contributions under chance.seats, one hex digest per seat
+        added = room.item(exported) + (seats * room.item({"0000000": "0" * 64}) if shared else 0)
+        own, over = room.own_bytes(self, record_id, version, added)
+        if over is not None:
+            raise over_limit(over)
+        return own
 
     def _played_before(self, record_id: UUID, keyed: UUID, body: str) -> Played | None:
         """The command an Idempotency-Key stored before, as `play` answered it then; None if it stored none."""

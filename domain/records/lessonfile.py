@@ -22,6 +22,7 @@ from uuid import UUID
 from domain.kernel import Entry
 from domain.records import recordfile
 from domain.records.application import Forbidden, Invalid, RecordsError, TooLarge, new_tokens
+from domain.records.lessons import MAX_CHAPTERS, MAX_RECORDS
 from domain.records.settings import Limits
 from domain.records.teaching import SEAT, Teaching, who
 from domain.transcripts import without_study
@@ -32,8 +33,6 @@ if TYPE_CHECKING:
 FORMAT = "cronaca-lesson"
 VERSION = 1
 NOTATION = "cronaca-notation"  # an import's stored notation document: {"format": NOTATION, "text": ...}
-MAX_RECORDS = 32  # record files one lesson file may carry
-MAX_CHAPTERS = 256
 SCRATCH = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
 
 

@@ -30,8 +30,17 @@ from eventsourcing.domain import Aggregate, event
 from eventsourcing.persistence import IntegrityError
 
 from domain.kernel import RuleViolation, SeededChance
-from domain.records import annotations
-from domain.records.application import Conflict, Invalid, NotFound, TooLarge, Unauthorized, WrongKey, token_hash
+from domain.records import annotations, room
+from domain.records.application import (
+    Conflict,
+    Invalid,
+    NotFound,
+    TooLarge,
+    Unauthorized,
+    WrongKey,
+    over_limit,
+    token_hash,
+)
 from domain.records.variations import sent_command
 
 if TYPE_CHECKING:
@@ -42,6 +51,10 @@ MAX_TITLE = 200
 MAX_INTRODUCTION = 8_000
 MAX_QUESTION = 2_000
 MAX_STUDENT = 40
+MAX_RECORDS = 32  # records one lesson file may carry (lessonfile.py): a lesson's chapters use at most these
+MAX_CHAPTERS = 256  # chapters one lesson file may carry
+RECORDS = "records per lesson file"
+CHAPTERS = "chapters per lesson file"
 CHAPTER_FIELDS = ("title", "introduction", "record_id", "line", "from_step", "to_step")
 MAIN = "main"
 STRIPES = 64
@@ -320,8 +333,13 @@ class Lessons:
         """A chapter at the end of the lesson: a finished record's main line or variation, a step range."""
         self._teacher(self._load(lesson_id), token)  # a stranger learns nothing of the records named
         chapter = {"id": f"c-{secrets.token_hex(6)}", **self._chapter(body)}
+
+        def change(lesson: Lesson) -> None:
+            self._within_limits(lesson, [*lesson.chapters, chapter])
+            lesson.add_chapter(chapter)
+
         with self._serial(lesson_id):
-            lesson, _ = self._change(lesson_id, token, lambda lesson: lesson.add_chapter(chapter))
+            lesson, _ = self._change(lesson_id, token, change)
             self._publish_chapters(lesson)
         return dict(chapter)
 
@@ -332,6 +350,7 @@ class Lessons:
             checked = self._chapter(changes, {k: v for k, v in current.items() if k != "id"})
             differs = {k: v for k, v in checked.items() if current.get(k) != v}
             if differs:
+                self._within_limits(lesson, [{**c, **differs} if c["id"] == chapter_id else c for c in lesson.chapters])
                 lesson.edit_chapter(chapter_id=chapter_id, changes=differs)
             return {**current, **differs}
 
@@ -339,6 +358,31 @@ class Lessons:
             lesson, chapter = self._change(lesson_id, token, change)
             self._publish_chapters(lesson)
         return chapter
+
+    def _within_limits(self, lesson: Lesson, chapters: list[dict[str, Any]]) -> None:
+        """The lesson's chapters as changed must leave its file importable (lessonfile.import_lesson): at most
+        MAX_CHAPTERS chapters on MAX_RECORDS records, and the whole file (each record's file as its annotator key
+        exports it, room.py) within CRONACA_MAX_UPLOAD_BYTES, the most one request body brings.
+
+        Checked when a chapter is added or moved to another record: a note or a variation added later to one of
+        its records is checked against that record's file alone."""
+        used = list(dict.fromkeys(str(c["record_id"]) for c in chapters))
+        for over in (room.over_count(len(chapters), MAX_CHAPTERS, CHAPTERS, "the lesson's chapters"),
+                     room.over_count(len(used), MAX_RECORDS, RECORDS, "the records the lesson's chapters use")):
+            if over is not None:
+                raise over_limit(over)
+        ref = f"r{MAX_RECORDS}"
+        total = room.size({"format": "cronaca-lesson", "version": 1, "title": lesson.title,
+                           "introduction": lesson.introduction, "records": [], "chapters": []})
+        total += sum(room.measure(self.records, UUID(r)).total + room.item({"ref": ref, "file": {}}) for r in used)
+        total += sum(room.item({"title": c.get("title", ""), "introduction": c.get("introduction", ""), "record": ref,
+                                "line": c.get("line"), "from_step": c["from_step"], "to_step": c["to_step"]})
+                     for c in chapters)
+        allowed = room.limits(self.records).max_bytes
+        if total > allowed:
+            raise over_limit(room.Over(room.BYTES, allowed, total, f"the lesson's file would be {total} bytes with this "
+                                       f"chapter, more than this service imports ({allowed}, {room.BYTES}): an export "
+                                       "it could not import again", bytes=True))
 
     def remove_chapter(self, lesson_id: UUID, chapter_id: str, token: str | None) -> None:
         def change(lesson: Lesson) -> None:

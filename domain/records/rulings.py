@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
-from uuid import NAMESPACE_URL, UUID, uuid5
+from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.domain import Aggregate, event
@@ -39,8 +39,16 @@ from eventsourcing.persistence import IntegrityError
 from domain import catalog
 from domain.kernel import ALL, Event
 from domain.kernel.describe import say
-from domain.records import story
-from domain.records.application import Conflict, Invalid, NotFound, RecordsError, Unauthorized, WrongKey
+from domain.records import room, story
+from domain.records.application import (
+    Conflict,
+    Invalid,
+    NotFound,
+    RecordsError,
+    Unauthorized,
+    WrongKey,
+    over_limit,
+)
 from domain.records.chain import GENESIS, link, stream_item, verify_links
 from domain.records.kept import Kept
 from domain.records.turns import round_in_view
@@ -65,9 +73,7 @@ KEPT = 256  # records whose rulings and as-ruled folds are kept per process
 T = TypeVar("T")
 
 
-def rulings_id(record_id: UUID) -> UUID:
-    """The id of a record's rulings stream: derived, so any process finds it."""
-    return uuid5(NAMESPACE_URL, f"cronaca:rulings:{record_id}")
+rulings_id = room.rulings_id  # the id of a record's rulings stream: derived, so any process finds it
 
 
 def now() -> str:
@@ -82,11 +88,13 @@ class Rulings(Aggregate):
         self.record_id = record_id
         self.rulings: list[dict[str, Any]] = []
         self.chain_head = chain
+        self.size = 0  # the bytes the rulings take in the record file (room.py)
 
     @event("Ruled")
     def rule(self, ruling: dict[str, Any], chain: str) -> None:
         self.rulings.append(ruling)
         self.chain_head = chain
+        self.size += room.item(ruling)
 
 
 def open_rulings(record_id: UUID) -> Rulings:
@@ -236,6 +244,9 @@ class Arbitration:
             if len(rulings.rulings) >= MAX_RULINGS:
                 raise Invalid(f"a record holds at most {MAX_RULINGS} rulings", rule="ruling/too-many", limit=MAX_RULINGS)
             add_ruling(rulings, ruling)
+            over = room.over_bytes(self.records, record_id, "this ruling", rulings=rulings.size)
+            if over is not None:
+                raise over_limit(over)
 
         self._change(record_id, change)
         return copy.deepcopy(ruling)

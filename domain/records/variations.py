@@ -21,7 +21,7 @@ from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
-from uuid import NAMESPACE_URL, UUID, uuid5
+from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.domain import Aggregate, event
@@ -31,8 +31,16 @@ from domain import catalog
 from domain.kernel import ALL, Entry, Event, Game, MalformedCommand, ObservedChance, Outcome, RuleViolation, play
 from domain.kernel.commands import Command
 from domain.kernel.describe import say
-from domain.records import recordfile, story
-from domain.records.application import Conflict, Invalid, NotFound, Refused, Unauthorized, WrongKey
+from domain.records import recordfile, room, story
+from domain.records.application import (
+    Conflict,
+    Invalid,
+    NotFound,
+    Refused,
+    Unauthorized,
+    WrongKey,
+    over_limit,
+)
 from domain.records.turns import round_in_view
 from domain.records.views import all_seeing_step
 
@@ -64,6 +72,7 @@ class Variation(Aggregate):
         self.seats: list[int] = []
         self.chances: list[str] = []
         self.events = 0
+        self.size = exported_size(parent, from_step, title, author, seed)  # its bytes in the record file (room.py)
 
     @event("Played")
     def played(self, entry: dict[str, Any], seat: int, chance: str) -> None:
@@ -71,6 +80,7 @@ class Variation(Aggregate):
         self.seats.append(seat)
         self.chances.append(chance)
         self.events += len(entry["events"])
+        self.size += room.item({**entry, "chance": chance})
 
     @property
     def last_step(self) -> int:
@@ -85,13 +95,27 @@ class RecordVariations(Aggregate):
         self.record_id = record_id
         self.variation_ids: list[str] = []
 
+        self.size = 0  # the bytes the variations take in the record file, as measured by each change (room.py)
+        self.entries = 0  # their entries, all lines together (an import counts them against CRONACA_MAX_ENTRIES)
+
     @event("Added")
     def add(self, variation_id: str) -> None:
         self.variation_ids.append(variation_id)
 
+    @event("Grew")
+    def grow(self, size: int, entries: int) -> None:
+        """A variation made or played on: what it added to the record file (saved with the variation's own events)."""
+        self.size += size
+        self.entries += entries
 
-def index_id(record_id: UUID) -> UUID:
-    return uuid5(NAMESPACE_URL, f"cronaca:variations:{record_id}")
+
+index_id = room.variations_id
+
+
+def exported_size(parent: str | None, from_step: int, title: str, author: str, seed: str) -> int:
+    """A variation without entries as the record file writes it (lessonfile.record_extras; its ref is its id)."""
+    return room.item({"ref": str(UUID(int=0)), "parent": parent, "from_step": from_step, "title": title,
+                      "author": author, "seed": seed, "entries": []})
 
 
 @dataclass(frozen=True)
@@ -343,14 +367,55 @@ class Variations:
         """The variation and its place in the record's index, in one transaction (retried if the index moved)."""
         pending = variation.collect_events()
         for _ in range(20):
-            try:
-                index: RecordVariations = self.records.repository.get(index_id(record_id))
-            except AggregateNotFoundError:
-                index = RecordVariations(id=index_id(record_id), record_id=str(record_id))
+            index = self._index(record_id)
+            self._within_limits(record_id, index, 1, variation.size, len(variation.entries))
             index.add(str(variation.id))
+            index.grow(size=variation.size, entries=len(variation.entries))
             try:
                 self.records.save(index, *pending)
             except IntegrityError:
+                continue
+            return
+        raise Conflict(f"the variations of record {record_id} are changing too fast; try again")
+
+    def _index(self, record_id: UUID) -> RecordVariations:
+        try:
+            found: RecordVariations = self.records.repository.get(index_id(record_id))
+        except AggregateNotFoundError:
+            return RecordVariations(id=index_id(record_id), record_id=str(record_id))
+        return found
+
+    def _within_limits(self, record_id: UUID, index: RecordVariations, lines: int, size: int, entries: int) -> None:
+        """What a change adds to the record's variations must leave its file importable (room.py): at most
+        recordfile.MAX_VARIATIONS lines, their entries within CRONACA_MAX_ENTRIES, the file within its bytes."""
+        if lines:
+            over = room.over_count(len(index.variation_ids) + lines, recordfile.MAX_VARIATIONS, room.VARIATIONS,
+                                   "the record's variations")
+            if over is not None:
+                raise over_limit(over)
+        over = room.over_entries(self.records, index.entries + entries, "the number of log entries of the variations")
+        if over is not None:
+            raise over_limit(over)
+        over = room.over_bytes(self.records, record_id, "this variation", variations=index.size + size)
+        if over is not None:
+            raise over_limit(over)
+
+    def _save_played(self, variation: Variation, size: int) -> None:
+        """A command played on a variation, saved with what it adds to the record's index (in one transaction,
+        retried while only the index moved: another line of the record played at the same moment)."""
+        record_id = UUID(variation.record_id)
+        based_on = variation.version - len(variation.pending_events)
+        pending = variation.collect_events()
+        for _ in range(20):
+            index = self._index(record_id)
+            self._within_limits(record_id, index, 0, size, 1)
+            index.grow(size=size, entries=1)
+            try:
+                self.records.save(index, *pending)
+            except IntegrityError as exc:
+                if self._variation(variation.id).version != based_on:
+                    raise Conflict("another command was played on this variation first; reload it and decide "
+                                   "again") from exc
                 continue
             return
         raise Conflict(f"the variations of record {record_id} are changing too fast; try again")
@@ -389,11 +454,9 @@ class Variations:
                                  rule="command/no-events")
         entry = Entry(cmd.to_json(), tuple(chance.log), tuple(produced)).to_json()
         first = variation.last_step + 1
+        before = variation.size
         variation.played(entry=entry, seat=cmd.seat, chance=marked)
-        try:
-            self.records.save(variation)
-        except IntegrityError as exc:
-            raise Conflict("another command was played on this variation first; reload it and decide again") from exc
+        self._save_played(variation, variation.size - before)
         fold = self._fold(variation)
         before = state
         said = []
