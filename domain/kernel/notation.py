@@ -322,7 +322,8 @@ def read_comment(raw: str, line: int, glyph: str | None = None) -> Comment:
     for found in _PIECES.finditer(body):
         escaped, name, args, text = found.groups()
         if escaped is not None:
-            pieces.append((_UNESCAPE.get(escaped, escaped) if escaped in '{}\\[ ntr"' else "\\" + escaped, True))
+            kept = escaped in '{}\\[ ntr"' or escaped.isspace()  # escape_comment escapes any space at an end
+            pieces.append((_UNESCAPE.get(escaped, escaped) if kept else "\\" + escaped, True))
         elif name is not None and _command(name, args, shapes, said):
             marked = True
         else:

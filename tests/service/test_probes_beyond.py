@@ -173,9 +173,6 @@ def test_a_note_of_odd_text_reads_back_the_same_through_the_notation(app_client:
     assert before == text and after == text
 
 
-@pytest.mark.xfail(strict=True, reason="issue 28 beyond: domain/kernel/notation.py escape_comment writes a backslash "
-                                       "before leading/trailing white space that read_comment does not read back "
-                                       "(left to the notation's owner; see notes/probe-security.md)")
 @pytest.mark.parametrize("text", UNICODE_SPACE)
 def test_a_note_with_unicode_space_at_an_end_reads_back_the_same_through_the_notation(
     app_client: tuple[Any, Records], text: str,
