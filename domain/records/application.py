@@ -162,6 +162,19 @@ def imported_record_id(import_id: UUID) -> UUID:
     return uuid5(NAMESPACE_URL, f"cronaca:import:{import_id}")
 
 
+def _rulings_left(document: Any) -> dict[str, Any]:
+    """What the report says of a file's rulings: they are not carried into the new record. A ruling is the word
+    of the arbiter who holds the old record's key; whoever imports the file holds only the new record's, so
+    taking them over would let any file speak for an arbiter. The new record's arbiter rules afresh."""
+    found = document.get("rulings") if isinstance(document, Mapping) else None
+    if not isinstance(found, list) or not found:
+        return {}
+    return {"rulings": {"carried": False, "count": len(found),
+                        "message": f"the file's {len(found)} {'ruling stays' if len(found) == 1 else 'rulings stay'} with "
+                                   "the record it was exported from: a ruling is its arbiter's word, "
+                                   "and this record's arbiter (the key in the submit answer) rules afresh"}}
+
+
 def _keys_of(found: Import) -> tuple[str | None, str | None]:
     """An import's annotator and arbiter key hashes (None on an import saved before they existed)."""
     return getattr(found, "annotator_hash", None), getattr(found, "arbiter_hash", None)
@@ -1593,7 +1606,7 @@ class Records(Application[UUID]):
                 assert verdict.entries is not None and header is not None
                 record_id = imported_record_id(import_id)
                 if lessonfile.game_alone(document):  # the common import: its record and its verdict in one save
-                    report = {**verdict.report, "record_id": str(record_id)}
+                    report = {**verdict.report, "record_id": str(record_id), **_rulings_left(document)}
                     if self._save_with_verdict(self._record_of(found, header, verdict), found, report):
                         return report, True
                     found = self.get_import(import_id)  # what the conflict left: read again, the accept above was not stored
@@ -1601,7 +1614,8 @@ class Records(Application[UUID]):
                         return found.report, False
                 self._create_imported(record_id, header, verdict.entries, found.token_hashes, import_id, verdict.end,
                                       *_keys_of(found))
-                report = {**verdict.report, "record_id": str(record_id), **self._attach_extras(record_id, document)}
+                report = {**verdict.report, "record_id": str(record_id), **self._attach_extras(record_id, document),
+                          **_rulings_left(document)}
             else:
                 report = verdict.report
         except PersistenceError:
