@@ -241,14 +241,17 @@ class RedisSubscription(Following):
 class RedisHub:
     """Redis pub/sub: every API process publishes to and follows the same channels."""
 
-    def __init__(self, url: str, publish_timeout: float = 1.0) -> None:
+    def __init__(self, url: str, publish_timeout: float = 1.0, followers: int = 250) -> None:
         import redis
         from redis.backoff import NoBackoff
         from redis.retry import Retry
 
         self.url = url
         # The followers' pub/sub connections: a Redis that stalls fails a new follower (503) in seconds, not minutes.
-        self.client = redis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=5, retry=Retry(NoBackoff(), 1))
+        # Each follower holds a pub/sub connection of this pool for its stream's life: the pool holds as many as the
+        # process's stream cap (redis-py's default, 100, refused the 101st follower "Too many connections").
+        self.client = redis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=5, retry=Retry(NoBackoff(), 1),
+                                           max_connections=followers + 8)
         # Publishing happens inside the request that stored a change: bounded waits (redis-py's defaults, 5 s
         # timeouts and 10 retries, would let a stalled Redis hold a command's answer for a minute); one retry
         # still replaces a pooled connection Redis dropped when it restarted.
@@ -283,9 +286,9 @@ def _iterate(subscription: Subscription, timeout: float = PING_SECONDS) -> Itera
             return
 
 
-def hub_for(redis_url: str | None) -> Hub:
-    """RedisHub when REDIS_URL is set (several processes), else the in-process one."""
-    return RedisHub(redis_url) if redis_url else InProcessHub()
+def hub_for(redis_url: str | None, followers: int = 250) -> Hub:
+    """RedisHub when REDIS_URL is set (several processes), else the in-process one; `followers`: the stream cap."""
+    return RedisHub(redis_url, followers=followers) if redis_url else InProcessHub()
 
 
 # ---- how many streams one process holds -----------------------------------------------------------------

@@ -32,7 +32,7 @@ class Service:
     def build(cls, settings: Settings) -> Service:
         records = Records(settings.store)
         dispatcher: Dispatcher = RQDispatcher.from_settings(settings) if settings.redis_url else InProcessDispatcher(records)
-        return cls(records, dispatcher, settings, hub_for(settings.redis_url))
+        return cls(records, dispatcher, settings, hub_for(settings.redis_url, settings.live_streams))
 
     def __post_init__(self) -> None:
         if self.streams is None:

@@ -51,6 +51,11 @@ def open_stream(port: int, path: str, client: str, timeout: float = 10.0) -> Str
     head, _, rest = raw.partition(b"\r\n\r\n")
     lines = head.decode("latin-1").split("\r\n")
     headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
+    while len(rest) < int(headers.get("content-length", 0)):  # a refusal's whole body
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        rest += chunk
     return Stream(sock, int(lines[0].split()[1]), headers, rest.decode("utf-8", "replace"))
 
 
@@ -183,3 +188,54 @@ def answered(sock: socket.socket) -> bool:
     with selectors.DefaultSelector() as selector:
         selector.register(sock, selectors.EVENT_READ)
         return bool(selector.select(timeout=0))
+
+
+def hold_under_attack(port: int, record_id: str, tokens: list[str], streams_count: int = 200,
+                      per_client: int = 10, slow_clients: int = 50, workers: int = 1) -> None:
+    """`streams_count` followers of the record (`per_client` from each address) and `slow_clients` slowloris
+    clients at once: the next stream of a full address is refused 429 with Retry-After; /healthz and commands p99
+    <= 200 ms while six commands are played and every stream hears each; every slow client is cut; afterwards
+    /healthz answers as fast. Needs the server's CRONACA_LIVE_STREAMS_PER_CLIENT = `per_client` and header/body
+    deadlines of a few seconds."""
+    path = f"/api/records/{record_id}/live"
+    with (followers(port, [path] * streams_count, per_client) as streams,
+          Slowloris(port, slow_clients, every=0.5) as slow):
+        refused = [f"{s.status} {s.text[:300]}" for s in streams if s.status != 200]
+        assert not refused, f"{len(refused)} of {streams_count} streams refused, first: {refused[:1]}"
+        extra: list[Stream] = []  # the caps are per process: a full address may still reach another worker
+        try:
+            while len(extra) <= per_client * workers and (not extra or extra[-1].status == 200):
+                extra.append(open_stream(port, path, source(0)))
+        finally:
+            for stream in extra:
+                stream.sock.close()
+        over = extra[-1]
+        assert over.status == 429 and over.headers["retry-after"].isdigit(), over.text
+        assert over.headers["content-type"] == "application/problem+json"
+        healthz, commands = Timings(), Timings()
+        for _ in range(6):
+            for _ in range(5):
+                timed(port, "GET", "/healthz", healthz)
+            legal = timed(port, "GET", f"/api/records/{record_id}/legal", commands)
+            seat = legal["pending"]["seat"]
+            mine = timed(port, "GET", f"/api/records/{record_id}/legal", commands,
+                         headers={"Authorization": f"Bearer {tokens[seat]}"})
+            played = timed(port, "POST", f"/api/records/{record_id}/commands", commands,
+                           {"command": mine["commands"][0], "version": mine["version"]},
+                           headers={"Authorization": f"Bearer {tokens[seat]}"})
+            version = played["version"]
+            late = read_until(streams, lambda s, v=version: v in s.ids(), timeout=10)
+            assert not late, f"{len(late)} streams did not hear version {version}"
+            time.sleep(0.3)
+        assert set(healthz.statuses) == {200} and set(commands.statuses) == {200}, commands.statuses
+        assert healthz.p99() <= 0.2, sorted(healthz.took)[-5:]
+        assert commands.p99() <= 0.2, sorted(commands.took)[-5:]
+        wait = time.monotonic() + 8  # heads are cut 2 s after their first byte, bodies 3 s after their headers
+        while slow.held() and time.monotonic() < wait:
+            time.sleep(0.2)
+        assert slow.held() == 0, f"{slow.held()} slow clients still held"
+        assert all(cut is not None and cut < 12 for cut in slow.cut_after), slow.cut_after
+    after = Timings()
+    for _ in range(20):
+        timed(port, "GET", "/healthz", after)
+    assert set(after.statuses) == {200} and after.p99() <= 0.2, after.took
