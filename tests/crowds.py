@@ -227,6 +227,8 @@ def hold_under_attack(port: int, record_id: str, tokens: list[str], streams_coun
             late = read_until(streams, lambda s, v=version: v in s.ids(), timeout=10)
             assert not late, f"{len(late)} streams did not hear version {version}"
             time.sleep(0.3)
+        print(f"{streams_count} streams, {slow_clients} slow clients: /healthz p99 {healthz.p99() * 1000:.0f} ms, "
+              f"commands p99 {commands.p99() * 1000:.0f} ms")
         assert set(healthz.statuses) == {200} and set(commands.statuses) == {200}, commands.statuses
         assert healthz.p99() <= 0.2, sorted(healthz.took)[-5:]
         assert commands.p99() <= 0.2, sorted(commands.took)[-5:]
