@@ -18,11 +18,17 @@ import tempfile
 from typing import Any
 
 from api import logs
-from domain.records.settings import log_format, log_level
+from domain.records.settings import live_streams, log_format, log_level
 
 workers = int(os.environ.get("CRONACA_API_WORKERS", "2"))  # processes, not threads, use more cores (docs/deployment.md)
-worker_class = "gthread"
-threads = int(os.environ.get("CRONACA_API_THREADS", "1"))
+# gthread with read deadlines (api/gunicorn_worker.py): a live stream holds one pool thread for its life, a request
+# being read holds one only until its header/body deadline. The pool is the process's stream cap (api/live.py,
+# StreamCaps) plus STREAM_FREE_THREADS, so streams can never take the threads /healthz and commands need.
+worker_class = "api.gunicorn_worker.ReadDeadlineWorker"
+STREAM_FREE_THREADS = 64
+threads = int(os.environ.get("CRONACA_API_THREADS") or live_streams(os.environ) + STREAM_FREE_THREADS)
+worker_connections = max(1000, threads * 2)  # connections a worker holds (kept alive, waiting for bytes, served)
+keepalive = 5  # seconds an idle kept-alive connection waits in the poller (no thread) for its next request
 graceful_timeout = 10
 timeout = 30
 # gunicorn's control socket (`gunicornc`) defaults to one path per user, which every master of a host (two API

@@ -21,6 +21,7 @@ after a bounded lifetime (EventSource reconnects), so no server thread is held f
 from __future__ import annotations
 
 import contextlib
+import http
 import json
 import logging
 import queue
@@ -32,6 +33,8 @@ from typing import Any, Protocol, Self
 
 from redis.exceptions import RedisError
 
+from api.problems import problem
+
 log = logging.getLogger(__name__)
 
 CHANNEL = "cronaca:lesson:{}"  # a bare id is a lesson's; a topic with a kind ("record:<id>") is `cronaca:<topic>`
@@ -41,6 +44,7 @@ LIFETIME_SECONDS = 300.0  # a record follower's stream ends after about this lon
 PUBLISH_PAUSE = 2.0  # after Redis failed a publish, publishes are skipped this long (commands do not wait on it)
 PING_SECONDS = 15.0  # a comment line this often: proxies keep the stream open, a gone client is noticed
 BACKLOG = 1000  # messages one slow subscriber may fall behind before it is dropped (it reconnects)
+CROWDED_RETRY_SECONDS = 5  # the `Retry-After` of a stream refused for a full cap (api/live.py, StreamCaps)
 
 
 def channel_for(topic: str) -> str:
@@ -237,14 +241,17 @@ class RedisSubscription(Following):
 class RedisHub:
     """Redis pub/sub: every API process publishes to and follows the same channels."""
 
-    def __init__(self, url: str, publish_timeout: float = 1.0) -> None:
+    def __init__(self, url: str, publish_timeout: float = 1.0, followers: int = 250) -> None:
         import redis
         from redis.backoff import NoBackoff
         from redis.retry import Retry
 
         self.url = url
         # The followers' pub/sub connections: a Redis that stalls fails a new follower (503) in seconds, not minutes.
-        self.client = redis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=5, retry=Retry(NoBackoff(), 1))
+        # Each follower holds a pub/sub connection of this pool for its stream's life: the pool holds as many as the
+        # process's stream cap (redis-py's default, 100, refused the 101st follower "Too many connections").
+        self.client = redis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=5, retry=Retry(NoBackoff(), 1),
+                                           max_connections=followers + 8)
         # Publishing happens inside the request that stored a change: bounded waits (redis-py's defaults, 5 s
         # timeouts and 10 retries, would let a stalled Redis hold a command's answer for a minute); one retry
         # still replaces a pooled connection Redis dropped when it restarted.
@@ -279,9 +286,92 @@ def _iterate(subscription: Subscription, timeout: float = PING_SECONDS) -> Itera
             return
 
 
-def hub_for(redis_url: str | None) -> Hub:
-    """RedisHub when REDIS_URL is set (several processes), else the in-process one."""
-    return RedisHub(redis_url) if redis_url else InProcessHub()
+def hub_for(redis_url: str | None, followers: int = 250) -> Hub:
+    """RedisHub when REDIS_URL is set (several processes), else the in-process one; `followers`: the stream cap."""
+    return RedisHub(redis_url, followers=followers) if redis_url else InProcessHub()
+
+
+# ---- how many streams one process holds -----------------------------------------------------------------
+
+
+class Crowded(Exception):
+    """A new stream would pass a cap: 429 (this client's) or 503 (the process's), with Retry-After."""
+
+    def __init__(self, status: int, detail: str) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.detail = detail
+
+
+class StreamCaps:
+    """How many live streams this process holds, in all and per client address (CRONACA_LIVE_STREAMS,
+    CRONACA_LIVE_STREAMS_PER_CLIENT, docs/deployment.md). Each open stream holds a server thread for its whole
+    life: the total cap keeps threads free for every other request (gunicorn's pool is sized above it,
+    api/gunicorn_conf.py); the per-client cap keeps one address from taking them all."""
+
+    def __init__(self, total: int, per_client: int) -> None:
+        self.total = total
+        self.per_client = per_client
+        self._lock = threading.Lock()
+        self._by_client: dict[str, int] = {}
+        self._open = 0
+
+    @property
+    def open(self) -> int:
+        return self._open
+
+    def admit(self, client: str) -> Callable[[], None]:
+        """Count one more stream of `client`, or raise Crowded; the answer lets it go (once, however often called)."""
+        with self._lock:
+            if self._by_client.get(client, 0) >= self.per_client:
+                raise Crowded(429, f"this address follows {self.per_client} live streams already "
+                                   "(CRONACA_LIVE_STREAMS_PER_CLIENT); close one, or retry after Retry-After seconds")
+            if self._open >= self.total:
+                raise Crowded(503, f"this server holds {self.total} live streams already (CRONACA_LIVE_STREAMS); "
+                                   "retry after Retry-After seconds")
+            self._by_client[client] = self._by_client.get(client, 0) + 1
+            self._open += 1
+        released = threading.Event()
+
+        def release() -> None:
+            with self._lock:
+                if released.is_set():
+                    return
+                released.set()
+                self._open -= 1
+                left = self._by_client[client] - 1
+                if left:
+                    self._by_client[client] = left
+                else:
+                    del self._by_client[client]
+
+        return release
+
+
+def crowded(exc: Crowded) -> Any:
+    """The problem+json answer of a refused stream, with Retry-After (EventSource itself retries after `retry:`)."""
+    answer = problem(exc.status, http.HTTPStatus(exc.status).phrase, exc.detail)
+    answer.headers["Retry-After"] = str(CROWDED_RETRY_SECONDS)
+    return answer
+
+
+def admitted(caps: StreamCaps, client: str, open_stream: Callable[[], Any]) -> Any:
+    """`open_stream()`'s answer if `client` may open one more stream, else 429/503. The stream counts until the
+    server closes its answer (the client left, or it ended); an answer that is not a stream (204, 404, 503) at once."""
+    try:
+        release = caps.admit(client)
+    except Crowded as exc:
+        return crowded(exc)
+    try:
+        answer = open_stream()
+    except BaseException:
+        release()
+        raise
+    if getattr(answer, "mimetype", None) == SSE and getattr(answer, "status_code", None) == 200:
+        answer.call_on_close(release)
+    else:
+        release()
+    return answer
 
 
 # ---- server-sent events ------------------------------------------------------------------------------
@@ -307,8 +397,6 @@ def subscribe_then_read(hub: Hub, topic: str, read: Callable[[], Any]) -> tuple[
 
 def unavailable(exc: Unavailable, meanwhile: str) -> Any:
     """503 with Retry-After: the live channel is down; `meanwhile` says what the page does until it is back."""
-    from api.problems import problem
-
     answer = problem(503, "Service Unavailable", f"{exc}; {meanwhile}")
     answer.headers["Retry-After"] = "2"
     return answer

@@ -19,6 +19,7 @@ from api.live import (
     PING_SECONDS,
     SSE,
     Unavailable,
+    admitted,
     announce,
     record_state,
     record_stream,
@@ -172,26 +173,35 @@ def announce_summary(record_id: UUID) -> None:
                                    "will come (EventSource stops reconnecting)")
 @blp.alt_response(400, schema=schemas.Problem, content_type=PROBLEM, description="a Last-Event-ID that is not a version")
 @blp.alt_response(404, schema=schemas.Problem, content_type=PROBLEM, description="no such record")
+@blp.alt_response(429, schema=schemas.Problem, content_type=PROBLEM,
+                  description="this address follows CRONACA_LIVE_STREAMS_PER_CLIENT streams already; retry after "
+                              "`Retry-After` seconds")
 @blp.alt_response(503, schema=schemas.Problem, content_type=PROBLEM,
-                  description="the live channel (Redis) cannot be reached now; retry after `Retry-After` seconds")
+                  description="the live channel (Redis) cannot be reached now, or this server holds "
+                              "CRONACA_LIVE_STREAMS streams already; retry after `Retry-After` seconds")
 def live(record_id: UUID) -> Any:
     """Follow a game in progress (EventSource): each event says the record's new version, steps and whether it is
     finished — nothing secret; ask `GET /api/records/{id}` and its steps with your own token for what you may see.
-    Public, as the summary is: an EventSource sends no Authorization header."""
+    Public, as the summary is: an EventSource sends no Authorization header. Streams are capped per address and
+    per process (429 / 503 with `Retry-After` beyond, docs/deployment.md)."""
     last_seen = last_event_id()
     svc = service()
-    try:
-        subscription, summary = subscribe_then_read(svc.hub, record_topic(record_id),
-                                                    lambda: svc.records.summary(record_id))
-    except Unavailable as exc:
-        return unavailable(exc, "the page polls meanwhile")
-    current = record_state(summary["version"], summary["steps"], summary["finished"])
-    if current["finished"] and last_seen is not None and last_seen >= current["version"]:
-        subscription.close()
-        return current_app.response_class(status=204)
-    ping = float(current_app.config.get(PING_CONFIG, PING_SECONDS))
-    lifetime = float(current_app.config.get(LIFETIME_CONFIG, LIFETIME_SECONDS))
-    return sse_response(record_stream(current, subscription, last_seen, ping, lifetime))
+
+    def follow() -> Any:
+        try:
+            subscription, summary = subscribe_then_read(svc.hub, record_topic(record_id),
+                                                        lambda: svc.records.summary(record_id))
+        except Unavailable as exc:
+            return unavailable(exc, "the page polls meanwhile")
+        current = record_state(summary["version"], summary["steps"], summary["finished"])
+        if current["finished"] and last_seen is not None and last_seen >= current["version"]:
+            subscription.close()
+            return current_app.response_class(status=204)
+        ping = float(current_app.config.get(PING_CONFIG, PING_SECONDS))
+        lifetime = float(current_app.config.get(LIFETIME_CONFIG, LIFETIME_SECONDS))
+        return sse_response(record_stream(current, subscription, last_seen, ping, lifetime))
+
+    return admitted(svc.streams, request.remote_addr or "", follow)
 
 
 def last_event_id() -> int | None:

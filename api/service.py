@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from flask import current_app, request
 
-from api.live import Hub, hub_for
+from api.live import Hub, StreamCaps, hub_for
 from domain.records import Records, Unauthorized
 from domain.records.settings import Settings
 from workers.dispatch import Dispatcher, InProcessDispatcher, RQDispatcher
@@ -24,6 +24,7 @@ class Service:
     dispatcher: Dispatcher
     settings: Settings
     hub: Hub = field(default_factory=lambda: hub_for(None))  # lessons' live channel (api/live.py)
+    streams: StreamCaps | None = None  # the live streams this process holds; from the settings' caps when None
     _teaching: Teaching | None = None
     _teaching_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -31,7 +32,11 @@ class Service:
     def build(cls, settings: Settings) -> Service:
         records = Records(settings.store)
         dispatcher: Dispatcher = RQDispatcher.from_settings(settings) if settings.redis_url else InProcessDispatcher(records)
-        return cls(records, dispatcher, settings, hub_for(settings.redis_url))
+        return cls(records, dispatcher, settings, hub_for(settings.redis_url, settings.live_streams))
+
+    def __post_init__(self) -> None:
+        if self.streams is None:
+            self.streams = StreamCaps(self.settings.live_streams, self.settings.live_streams_per_client)
 
     @property
     def teaching(self) -> Teaching:

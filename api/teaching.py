@@ -12,7 +12,7 @@ from typing import Any
 from uuid import UUID
 
 import marshmallow
-from flask import Response, current_app
+from flask import Response, current_app, request
 from flask_smorest import Blueprint
 from marshmallow import fields, validate
 
@@ -22,6 +22,7 @@ from api.live import (
     PING_SECONDS,
     SSE,
     Unavailable,
+    admitted,
     sse_response,
     sse_stream,
     subscribe_then_read,
@@ -561,18 +562,27 @@ def present(body: dict[str, Any], lesson_id: UUID) -> Any:
 @lessons.response(200, {"type": "string"}, description="server-sent events: first `lesson` (the lesson as GET gives it), then `present`, "
                                    "`pause`, `answers`, `reveal`... each with `id: <seq>`; a `: ping` comment when "
                                    "quiet", content_type=SSE)
+@lessons.alt_response(429, schema=schemas.Problem, content_type=PROBLEM,
+                      description="this address follows CRONACA_LIVE_STREAMS_PER_CLIENT streams already; retry "
+                                  "after `Retry-After` seconds")
 @lessons.alt_response(503, schema=schemas.Problem, content_type=PROBLEM,
-                      description="the live channel (Redis) cannot be reached now; retry after `Retry-After` seconds")
+                      description="the live channel (Redis) cannot be reached now, or this server holds "
+                                  "CRONACA_LIVE_STREAMS streams already; retry after `Retry-After` seconds")
 def live(lesson_id: UUID) -> Any:
-    """Follow the lesson live (EventSource). A student who steps away and comes back gets the lesson afresh."""
+    """Follow the lesson live (EventSource). A student who steps away and comes back gets the lesson afresh.
+    Streams are capped per address and per process (429 / 503 with `Retry-After` beyond, docs/deployment.md)."""
     svc = service()
-    try:
-        subscription, first = subscribe_then_read(svc.hub, str(lesson_id),
-                                                  lambda: svc.teaching.lessons.get(lesson_id, None))
-    except Unavailable as exc:
-        return unavailable(exc, "the page retries by itself")
-    ping = float(current_app.config.get(PING_CONFIG, PING_SECONDS))
-    return sse_response(sse_stream(first, subscription, ping))
+
+    def follow() -> Any:
+        try:
+            subscription, first = subscribe_then_read(svc.hub, str(lesson_id),
+                                                      lambda: svc.teaching.lessons.get(lesson_id, None))
+        except Unavailable as exc:
+            return unavailable(exc, "the page retries by itself")
+        ping = float(current_app.config.get(PING_CONFIG, PING_SECONDS))
+        return sse_response(sse_stream(first, subscription, ping))
+
+    return admitted(svc.streams, request.remote_addr or "", follow)
 
 
 @lessons.route("/<uuid:lesson_id>/pauses", methods=["POST"])

@@ -111,6 +111,15 @@ def seconds(value: str | None, default: float, name: str) -> float:
     return number
 
 
+DEFAULT_LIVE_STREAMS = 250  # per API process; gunicorn's thread pool is this plus STREAM_FREE_THREADS
+DEFAULT_LIVE_STREAMS_PER_CLIENT = 50  # a class behind one school's address follows one lesson
+
+
+def live_streams(env: Mapping[str, str]) -> int:
+    """How many live streams (server-sent events) one API process holds at once (CRONACA_LIVE_STREAMS)."""
+    return positive(env.get("CRONACA_LIVE_STREAMS"), DEFAULT_LIVE_STREAMS, "CRONACA_LIVE_STREAMS")
+
+
 def max_attempts(env: Mapping[str, str]) -> int:
     """CRONACA_MAX_ATTEMPTS: how often the relay queues one import before it concludes it as rejected."""
     return positive(env.get("CRONACA_MAX_ATTEMPTS"), DEFAULT_MAX_ATTEMPTS, "CRONACA_MAX_ATTEMPTS")
@@ -232,6 +241,8 @@ class Settings:
     lock_timeout: float = DEFAULT_LOCK_TIMEOUT
     operator_key: str | None = field(default=None, repr=False)  # CRONACA_OPERATOR_KEY: /ops (api/operators.py)
     throttle: Throttle = field(default_factory=Throttle)  # CRONACA_AUTH_*: wrong credentials' budget (api/throttle.py)
+    live_streams: int = DEFAULT_LIVE_STREAMS  # CRONACA_LIVE_STREAMS: live streams one API process holds (api/live.py)
+    live_streams_per_client: int = DEFAULT_LIVE_STREAMS_PER_CLIENT  # CRONACA_LIVE_STREAMS_PER_CLIENT: of one address
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -254,6 +265,9 @@ class Settings:
             lock_timeout=db_timeouts(env)[1],
             operator_key=operator_key(env),
             throttle=Throttle.from_env(env),
+            live_streams=live_streams(env),
+            live_streams_per_client=positive(env.get("CRONACA_LIVE_STREAMS_PER_CLIENT"),
+                                             DEFAULT_LIVE_STREAMS_PER_CLIENT, "CRONACA_LIVE_STREAMS_PER_CLIENT"),
         )
 
     def __post_init__(self) -> None:
