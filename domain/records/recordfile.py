@@ -18,6 +18,7 @@ from domain.kernel.events import UnknownEventType
 from domain.kernel.log import JSON_SCALARS, is_object
 from domain.records import dice
 from domain.records.aggregates import MODES
+from domain.records.chain import key_commitment
 from domain.records.settings import Limits
 
 FORMAT = "cronaca-record"
@@ -474,6 +475,8 @@ def export(meta: Any, entries: list[dict[str, Any]]) -> dict[str, Any]:
             chance.update(dice=dice.SHARED, derivation=dice.DERIVATION, seats=[
                 {"seat": k, "commitment": promised, **({"secret": meta.secrets[k]} if meta.secrets[k] is not None else {}),
                  "contributions": dict(meta.contributions[k])} for k, promised in enumerate(meta.seat_commitments)])
+    if getattr(meta, "chain_key", None) is not None:  # the chain's key, committed to and (the game over) revealed
+        chance.update(chain_commitment=key_commitment(meta.chain_key), chain_key=meta.revealed_chain_key)
     entries = dice.mark_outcomes(entries, meta.mode)
     return {
         "format": FORMAT,
