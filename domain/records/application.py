@@ -1753,7 +1753,9 @@ class Records(Application[UUID]):
         # A live record's chance is only ever the service's own secret: a live log cut before its
         # end carries a seed everyone holding the file knows, so it goes on as a transcribed record.
         live = header.mode == LIVE and header.seed is not None and over
-        chain_key = secrets.token_hex(32) if self.chain else None  # the record's own key: the file's links are not kept
+        # a finished file's revealed key gives back its own links (an export imported again is the same record);
+        # any other record draws a key of its own (a key in an unfinished file is known to whoever holds it)
+        chain_key = (header.chain_key if over and header.chain_key else secrets.token_hex(32)) if self.chain else None
         record = Record(
             id=record_id,
             title=header.title,

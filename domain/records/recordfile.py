@@ -18,7 +18,7 @@ from domain.kernel.events import UnknownEventType
 from domain.kernel.log import JSON_SCALARS, is_object
 from domain.records import dice
 from domain.records.aggregates import MODES
-from domain.records.chain import key_commitment
+from domain.records.chain import key_commitment, record_key
 from domain.records.settings import Limits
 
 FORMAT = "cronaca-record"
@@ -62,6 +62,9 @@ class Header:
     # Shared dice (docs/trust.md): {"dice": "shared", "seats": [{"seat", "commitment", "secret"?, "contributions"}]};
     # None: the service's seed alone (or a transcribed file).
     shared: dict[str, Any] | None = None
+    # The chain key the file reveals (`chance.chain_key`, the one its `chain_commitment` promised; chain.record_key):
+    # a finished file's record is stored under it again, so its export gives back the same links. None: none revealed.
+    chain_key: str | None = None
     # The file's nesting of lists and objects as `parse` measured it (None: not measured, STORED limits):
     # kept with an import (`Import.depth`), so its job need not walk the file again.
     depth: int | None = None
@@ -150,6 +153,10 @@ def parse(document: Any, limits: Limits | None = None, size: int | None = None,
                                 f"not {json_type(value)}", field=path, given=json_type(value))
     claims = {key: document[key] for key in ("finished", "scores") if document.get(key) is not None}
     shared = read_shared(chance, mode, len(seats))
+    try:
+        chain_key = record_key(document) if chance.get("chain_key") is not None else None
+    except ValueError as exc:
+        raise BadRecordFile("file/chance", str(exc), field="chance.chain_key") from exc
     variations = read_variations(document.get("variations"), limits or Limits())
     annotations = read_annotations(document.get("annotations"), {v["ref"] for v in variations})
     header = Header(
@@ -161,6 +168,7 @@ def parse(document: Any, limits: Limits | None = None, size: int | None = None,
         mode=mode,
         commitment=chance.get("commitment"),
         seed=chance.get("seed"),
+        chain_key=chain_key,
         claims=claims,
         annotations=annotations,
         variations=variations,
