@@ -290,3 +290,32 @@ def test_a_transcribed_records_links_confirm_no_guess_and_the_old_ones_did(app_c
     summary = client.get(f"/api/records/{finished_id}").get_json()
     assert summary["finished"] and chains.is_key(summary["chance"]["chain_key"])
     finished_and_checked(client, finished_id, summary, tmp_path)
+
+
+def test_a_notes_stream_is_keyed_and_one_stored_before_keys_still_verifies(app_client: tuple[Any, Records]) -> None:
+    """A seat's private note is a secret too: its stream's links are keyed (the key never leaves), so a guessed
+    note gives no published link; a stream stored before keys (no chain_key) keeps verifying on unsalted links."""
+    from uuid import uuid4
+
+    from domain.records.annotations import Notes
+
+    _, records = app_client
+    note = {"id": "n-1", "audience": "seat:0", "text": "attack Mantova next turn", "step": 3, "line": "main"}
+    notes = Notes(id=uuid4(), record_id="r")
+    notes.annotate(note=note)
+    records.save(notes)
+    events = list(records.repository.event_store.get(notes.id))
+    items = [chains.stream_item(type(e).__name__, e.originator_version, e.__dict__) for e in events]
+    links = [e.chain for e in events]
+    assert chains.is_key(notes.chain_key) and chains.verify_links(items, links, key=notes.chain_key) == []
+    assert chains.chain_of(items)[-1] != links[-1]  # the true note, hashed as before, gives nothing published
+    assert records.verify_stream(notes.id)["ok"] is True
+
+    old = Notes(id=uuid4(), record_id="r", chain=chains.link(chains.GENESIS, chains.stream_item("Opened", 1, {"record_id": "r"})))
+    assert getattr(old, "chain_key", None) is None
+    old.annotate(note=note)
+    records.save(old)
+    checked = records.verify_stream(old.id)
+    assert checked["ok"] is True and checked["length"] == 2
+    rebuilt = [chains.stream_item("Opened", 1, {"record_id": "r"}), chains.stream_item("Annotated", 2, {"note": note})]
+    assert chains.chain_of(rebuilt)[-1] == checked["head"]  # unsalted: the old scheme, as stored
