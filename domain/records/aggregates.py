@@ -12,6 +12,7 @@ many entries and game events so far); game state is always a fold, done by
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -48,6 +49,7 @@ class Record(Aggregate):
         arbiter_hash: str | None = None,
         dice: str | None = None,
         chain: str | None = None,
+        chain_key: str | None = None,
     ) -> None:
         self.title = title
         self.edition = edition
@@ -72,13 +74,18 @@ class Record(Aggregate):
         self.setup_parts: list[str | None] = [None] * len(seats)  # shared dice: each seat's contribution to entry 0
         self.chain_head = chain  # the link of the last game item (chain.py); None: stored before chains, or chains off
         self.chain_length = 1 if chain is not None else 0
+        # the key every link is made under (chain.py), kept as the seed is and revealed at the end with it;
+        # None: a record stored before chain keys (its links are unsalted)
+        self.chain_key = chain_key
 
     @staticmethod
     def started_link(title: str, edition: dict[str, str], edition_file: str | None, seats: list[str],
-                     options: dict[str, Any], mode: str, commitment: str | None, dice: str | None = None) -> str:
+                     options: dict[str, Any], mode: str, commitment: str | None, dice: str | None = None,
+                     chain_key: str | None = None) -> str:
         """The `chain` a `Started` with these fields carries: the first link of the record's chain."""
-        return chains.link(chains.GENESIS, chains.started_item(title, edition, edition_file, seats, options, mode, commitment,
-                                                               dice))
+        return chains.link(chains.GENESIS, chains.started_item(
+            title, edition, edition_file, seats, options, mode, commitment, dice,
+            chains.key_commitment(chain_key) if chain_key is not None else None), chain_key)
 
     @event("Joined")
     def join(self, seat: int, commitment: str, contribution: str) -> None:
@@ -132,7 +139,7 @@ class Record(Aggregate):
                 hashed = head.canonical = chains.canonical(head)
             else:
                 hashed = chains.canonical(chains.entry_head(head, self.mode))
-            links = chains.links_of(self.chain_head, self.steps + 1, bodies, hashed)
+            links = chains.links_of(self.chain_head, self.steps + 1, bodies, hashed, getattr(self, "chain_key", None))
         happened, append, new, originator = self.Happened, self._pending_events.append, object.__new__, self.id
         stamp = stamp or happened.create_timestamp()
         first, steps, length = self._version, self.steps, getattr(self, "chain_length", 0)
@@ -166,14 +173,18 @@ class Record(Aggregate):
 
     def finish(self, seed: str | None, scores: dict[str, Any]) -> None:
         """The game is over: the seed is revealed, the scores are final (the chain's last link)."""
-        head = getattr(self, "chain_head", None)
+        head, key = getattr(self, "chain_head", None), getattr(self, "chain_key", None)
         if head is None:
             self._finished(seed=seed, scores=scores)
-        else:
+        elif key is None:  # a record stored before chain keys
             self._finished(seed=seed, scores=scores, chain=chains.link(head, chains.finished_item(seed, scores)))
+        else:  # the key revealed with the seed: from now on anyone can recompute every link
+            self._finished(seed=seed, scores=scores, chain=chains.link(head, chains.finished_item(seed, scores, key), key),
+                           chain_key=key)
 
     @event("Finished")
-    def _finished(self, seed: str | None, scores: dict[str, Any], chain: str | None = None) -> None:
+    def _finished(self, seed: str | None, scores: dict[str, Any], chain: str | None = None,
+                  chain_key: str | None = None) -> None:
         self.finished = True
         self.revealed_seed = seed
         self.scores = scores
@@ -188,25 +199,32 @@ class Chained(Aggregate):
 
     The first event is linked unless its maker passes `chain=chains.OFF` (for the benchmark only);
     each later event is linked when the stream has a head (one stored before chains has none).
-    Each event method takes `chain` and hands it to `_chained`."""
+    The links are keyed (chain.py): the first event carries the stream's chain key (drawn here), which
+    never leaves the service (its streams are checked by `/verify`; a seat's private notes stay secret).
+    Each event method takes `chain` and hands it to `_chained`; the first also takes `chain_key`."""
 
     @classmethod
     def _create(cls, event_class: Any, *, id: Any = None, **kwargs: Any) -> Any:  # noqa: A002  (the library's name)
         if kwargs.get("chain") == chains.OFF:
             kwargs["chain"] = None
         elif kwargs.get("chain") is None:
-            kwargs["chain"] = chains.link(chains.GENESIS, chains.stream_item(event_class.__name__, cls.INITIAL_VERSION, kwargs))
+            kwargs["chain_key"] = kwargs.get("chain_key") or secrets.token_hex(32)
+            kwargs["chain"] = chains.link(chains.GENESIS, chains.stream_item(event_class.__name__, cls.INITIAL_VERSION, kwargs),
+                                          kwargs["chain_key"])
         return super()._create(event_class, id=id, **kwargs)
 
     def trigger_event(self, event_class: Any, **kwargs: Any) -> None:
         head = getattr(self, "chain_head", None)
         if head is not None and kwargs.get("chain") is None:
-            kwargs["chain"] = chains.link(head, chains.stream_item(event_class.__name__, self.version + 1, kwargs))
+            kwargs["chain"] = chains.link(head, chains.stream_item(event_class.__name__, self.version + 1, kwargs),
+                                          getattr(self, "chain_key", None))
         super().trigger_event(event_class, **kwargs)
 
-    def _chained(self, chain: str | None) -> None:
+    def _chained(self, chain: str | None, chain_key: str | None = None) -> None:
         if chain is not None:
             self.chain_head = chain
+        if chain_key is not None:
+            self.chain_key = chain_key
 
 
 SUBMITTED = "submitted"
@@ -225,8 +243,9 @@ class Import(Chained):
 
     @event("Submitted")
     def __init__(self, document: str, token_hashes: list[str], annotator_hash: str | None = None,
-                 arbiter_hash: str | None = None, chain: str | None = None, depth: int | None = None) -> None:
-        self._chained(chain)
+                 arbiter_hash: str | None = None, chain: str | None = None, depth: int | None = None,
+                 chain_key: str | None = None) -> None:
+        self._chained(chain, chain_key)
         self.document = document
         # the file's nesting as `recordfile.parse` measured it at submit, when it also checked every entry's shape:
         # the job neither walks the file nor checks those shapes again (None: an import stored before, or a

@@ -80,8 +80,9 @@ class Notes(Chained):
     """Every note of one record, on any of its lines; the stream keeps each version of each (hash-chained)."""
 
     @event("Opened")
-    def __init__(self, id: UUID, record_id: str, chain: str | None = None) -> None:  # noqa: A002  (the library's name)
-        self._chained(chain)
+    def __init__(self, id: UUID, record_id: str, chain: str | None = None,  # noqa: A002  (the library's name)
+                 chain_key: str | None = None) -> None:
+        self._chained(chain, chain_key)
         self.record_id = record_id
         self.notes: dict[str, dict[str, Any]] = {}  # live notes by id, in the order they were made
         self.size = 0  # the bytes the live notes take in the record file, as exported (room.py)

@@ -391,6 +391,7 @@ class Records(Application[UUID]):
             raise Invalid("the setup causes no game event, so there is nothing to record", rule="setup/no-events")
         setup = Entry(None, tuple(chance.log), tuple(produced), options=options).to_json()
         tokens = new_tokens(len(seats))
+        chain_key = secrets.token_hex(32) if self.chain else None  # every link keyed (chain.py), revealed at the end
         record = Record(
             id=uuid4(),
             title=title,
@@ -407,7 +408,8 @@ class Records(Application[UUID]):
             arbiter_hash=token_hash(arbiter_key) if arbiter_key else None,
             **({"dice": dice_mode} if dice_mode else {}),
             chain=self._first_link(title, edition.ref, edition_file, list(seats), options, mode,
-                                   commitment(seed) if seed else None, dice_mode),
+                                   commitment(seed) if seed else None, dice_mode, chain_key),
+            chain_key=chain_key,
         )
         if not dice_mode:
             record.record(setup, seat=None)
@@ -415,11 +417,12 @@ class Records(Application[UUID]):
         return record.id, tokens
 
     def _first_link(self, title: str, edition: dict[str, str], edition_file: str | None, seats: list[str],
-                    options: dict[str, Any], mode: str, commitment: str | None, dice_mode: str | None) -> str | None:
+                    options: dict[str, Any], mode: str, commitment: str | None, dice_mode: str | None,
+                    chain_key: str | None) -> str | None:
         """The `Started` event's link (chain.started_item, as the record file will say it), or None with chains off."""
         if not self.chain:
             return None
-        return Record.started_link(title, edition, edition_file, seats, options, mode, commitment, dice_mode)
+        return Record.started_link(title, edition, edition_file, seats, options, mode, commitment, dice_mode, chain_key)
 
     @staticmethod
     def _no_unused(chance: Any) -> None:
@@ -1039,6 +1042,8 @@ class Records(Application[UUID]):
             "chance": {"commitment": meta.commitment, "seed": meta.revealed_seed,
                        "derivation": "entry k (0 = setup): SeededChance(seed + '/' + k)" if meta.mode == LIVE else None},
         }
+        if meta.chain_key is not None:  # the chain's key: committed to from the start, revealed with the seed at the end
+            out["chance"].update(chain_commitment=chains.key_commitment(meta.chain_key), chain_key=meta.revealed_chain_key)
         if meta.dice == dice.SHARED:
             out["chance"].update(self._shared_dice(meta))
         out["chain"] = {"head": meta.chain_head, "length": meta.chain_length}
@@ -1158,6 +1163,8 @@ class Records(Application[UUID]):
         mode = first.get("mode")
         if first.get("chain") is None:
             return {"ok": None, "head": None, "length": 0, "problems": [], "note": "no chain (stored before chains)"}
+        key = first.get("chain_key")  # None: stored before chain keys, its links unsalted
+        promised = chains.key_commitment(key) if key is not None else None
         items: list[dict[str, Any] | bytes] = []  # a game event's item as bytes, by orjson (chains.quick)
         links: list[str | None] = []
         steps: list[int] = []  # the step each item stands at (0: the start; the last step: the end)
@@ -1189,11 +1196,11 @@ class Records(Application[UUID]):
             elif topic.endswith(started):
                 item = chains.started_item(payload["title"], payload["edition"], payload.get("edition_file"),
                                            [str(s) for s in payload["seats"]], payload["options"], payload["mode"],
-                                           payload.get("commitment"), payload.get("dice"))
+                                           payload.get("commitment"), payload.get("dice"), promised)
                 stored.append(None)
                 steps.append(0)
             elif topic.endswith(finished):
-                item = chains.finished_item(payload.get("seed"), payload.get("scores"))
+                item = chains.finished_item(payload.get("seed"), payload.get("scores"), payload.get("chain_key"))
                 stored.append(None)
                 steps.append(last_step)
             else:
@@ -1209,14 +1216,14 @@ class Records(Application[UUID]):
             head = b"null" if entry is None else head_bytes(entry, mode) if entry.__class__ is dict else chains.canonical(entry)
             return event_body(steps[index], event, head)
 
-        for found in chains.verify_links(items, links, exact):
+        for found in chains.verify_links(items, links, exact, key):
             index = found["index"]
             if index >= len(items):
                 continue
             item, step = items[index], steps[index]
             part = f"game event {step}" if type(item) is bytes else (
                 "the start (title, edition, seats, options, mode, commitment)" if "started" in item else
-                "the end (revealed seed, final scores)")
+                "the end (revealed seed, final scores, revealed chain key)")
             if found["found"] is None:
                 what = f"{part} carries no link"
             else:
@@ -1243,6 +1250,7 @@ class Records(Application[UUID]):
             return {"ok": None, "head": None, "length": 0, "problems": [], "note": "no chain (stored before chains)"}
         problems: list[dict[str, Any]] = []
         items, links, names = [], [], []
+        key = rows[0][2].get("chain_key")  # None: stored before chain keys, its links unsalted
         previous_version = 0
         for version, topic, payload in rows:
             for missing in range(previous_version + 1, version):
@@ -1253,7 +1261,7 @@ class Records(Application[UUID]):
             items.append(chains.stream_item(name, version, payload))
             links.append(payload.get("chain"))
             names.append((version, name))
-        for found in chains.verify_links(items, links):
+        for found in chains.verify_links(items, links, key=key):
             if found["index"] < len(items):
                 version, name = names[found["index"]]
                 problems.append({"version": version, "event": name, "what": f"{name} (version {version}) "
@@ -1355,7 +1363,8 @@ class Records(Application[UUID]):
             record["rulings"] = rulings_of(self, record_id)
         rulings_rows = decode_rows(self.mapper, select_stream(self.recorder, uuid5(NAMESPACE_URL, f"cronaca:rulings:{record_id}")))
         return evidence.Parts(record_id=str(record_id), record=record, notation=self.notation(record_id), edition=edition,
-                              links=links, rulings_links=[str(p["chain"]) for _, _, p in rulings_rows if p.get("chain") is not None])
+                              links=links, rulings_links=[str(p["chain"]) for _, _, p in rulings_rows if p.get("chain") is not None],
+                              rulings_key=rulings_rows[0][2].get("chain_key") if rulings_rows else None)
 
     # ---- imports --------------------------------------------------------------------
 
@@ -1850,6 +1859,9 @@ class Records(Application[UUID]):
         # A live record's chance is only ever the service's own secret: a live log cut before its
         # end carries a seed everyone holding the file knows, so it goes on as a transcribed record.
         live = header.mode == LIVE and header.seed is not None and over
+        # a finished file's revealed key gives back its own links (an export imported again is the same record);
+        # any other record draws a key of its own (a key in an unfinished file is known to whoever holds it)
+        chain_key = (header.chain_key if over and header.chain_key else secrets.token_hex(32)) if self.chain else None
         record = Record(
             id=record_id,
             title=header.title,
@@ -1867,7 +1879,8 @@ class Records(Application[UUID]):
             **({"dice": dice.SHARED} if live and header.shared else {}),
             chain=self._first_link(header.title, edition.ref, header.edition_file, header.seats, header.options,
                                    LIVE if live else TRANSCRIBED, header.commitment if live else None,
-                                   dice.SHARED if live and header.shared else None),
+                                   dice.SHARED if live and header.shared else None, chain_key),
+            chain_key=chain_key,
         )
         shared = header.shared if live else None
         for k, seat_of in enumerate((shared or {}).get("seats", [])):  # shared dice: the seats joined as they did live

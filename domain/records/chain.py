@@ -22,12 +22,20 @@ rows, and by an offline verifier from an exported file alone:
   null for a transcribed record).
 
 Other streams (notes, rulings, imports) chain each stored event's own fields
-(`stream_item`). Pure: no I/O.
+(`stream_item`).
+
+Every link is keyed: HMAC-SHA256 under the stream's chain key, 32 random bytes drawn at its start,
+committed to in its first item (`chain_commitment`, sha256 of the key's hex) and, for a record,
+revealed in its end item as its seed is. So while a record is in progress its published head lets
+nobody confirm a guess of a hidden value (a face-down disc, a drawn card): without the key no link
+can be recomputed. A stream stored before chain keys has none: its links stay sha256, as they were.
+Pure: no I/O.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import json.encoder
 import operator
@@ -70,19 +78,37 @@ def canonical(obj: Any) -> bytes:
     return _text(obj).encode()
 
 
-def link(previous: str, item: Mapping[str, Any] | bytes) -> str:
-    """The link of `item` after `previous`: sha256(previous + "\\n" + canonical(item)), hex. An item given
-    as bytes is its canonical form already (`event_item_bytes`: no JSON value is bytes)."""
-    return hashlib.sha256(previous.encode() + b"\n" + (item if type(item) is bytes else canonical(item))).hexdigest()
+def key_commitment(key: str) -> str:
+    """What a stream publishes of its chain key at the start: sha256 of the key's hex text, hex (as a seed's
+    commitment is made)."""
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def _digest(key: str | None, message: bytes) -> str:
+    """A link's hash of `message`: HMAC-SHA256 under the stream's chain key (the 32 bytes its 64 hex digits
+    spell), so nobody without the key can confirm a guess of a hidden value from a published link; a stream
+    stored before chain keys (key None) keeps its unsalted sha256(message)."""
+    if key is None:
+        return hashlib.sha256(message).hexdigest()
+    return hmac.digest(bytes.fromhex(key), message, "sha256").hex()
+
+
+def link(previous: str, item: Mapping[str, Any] | bytes, key: str | None = None) -> str:
+    """The link of `item` after `previous`: HMAC-SHA256(key, previous + "\\n" + canonical(item)), hex
+    (sha256 of the same bytes with no key: a stream stored before chain keys). An item given as bytes is
+    its canonical form already (`event_item_bytes`: no JSON value is bytes)."""
+    return _digest(key, previous.encode() + b"\n" + (item if type(item) is bytes else canonical(item)))
 
 
 # ---- a game record's items ----------------------------------------------------------------
 
 
 def started_item(title: str, edition: Mapping[str, Any], edition_file: str | None, seats: Sequence[str],
-                 options: Mapping[str, Any], mode: str, commitment: str | None, dice: str | None = None) -> dict[str, Any]:
+                 options: Mapping[str, Any], mode: str, commitment: str | None, dice: str | None = None,
+                 chain_commitment: str | None = None) -> dict[str, Any]:
     """Item 0 of a record: what its record file says of the game before the first event (`dice` only
-    when the seats share the chance: a record without it keeps the shape it always had)."""
+    when the seats share the chance, `chain_commitment` only when the record has a chain key: a record
+    without them keeps the shape it always had)."""
     shown: dict[str, Any] = {"id": edition.get("id"), "content_hash": edition.get("content_hash")}
     if edition_file is not None:
         shown["file"] = edition_file
@@ -90,6 +116,8 @@ def started_item(title: str, edition: Mapping[str, Any], edition_file: str | Non
                "commitment": commitment}
     if dice is not None:
         started["dice"] = dice
+    if chain_commitment is not None:
+        started["chain_commitment"] = chain_commitment
     return {"started": started}
 
 
@@ -123,10 +151,11 @@ def quick(obj: Any) -> bytes:
         return canonical(obj)
 
 
-def event_link(previous: str, step: int, event: Mapping[str, Any], entry: Mapping[str, Any] | None) -> str:
-    """`link(previous, event_item(step, event, entry))` (`entry` is already an entry head, or None)."""
+def event_link(previous: str, step: int, event: Mapping[str, Any], entry: Mapping[str, Any] | None,
+               key: str | None = None) -> str:
+    """`link(previous, event_item(step, event, entry), key)` (`entry` is already an entry head, or None)."""
     head = b"null" if entry is None else canonical(entry)
-    return hashlib.sha256(_EVENT_ITEM % (previous.encode(), head, canonical(event), int(step))).hexdigest()
+    return _digest(key, _EVENT_ITEM % (previous.encode(), head, canonical(event), int(step)))
 
 
 def canonical_events(events: Sequence[Mapping[str, Any]]) -> list[bytes]:
@@ -202,22 +231,34 @@ def _event_encoder(cls: type[Event]) -> Callable[[Event], bytes]:
     return encode
 
 
-def links_of(previous: str, step: int, bodies: Sequence[bytes], head: bytes) -> list[str]:
+def links_of(previous: str, step: int, bodies: Sequence[bytes], head: bytes, key: str | None = None) -> list[str]:
     """The links of one log entry's game events from their canonical bytes (`canonical_events`) and the
-    entry head's (`head_bytes`), the first at `step` and after `previous`: one SHA-256 a game event."""
-    sha256 = hashlib.sha256
+    entry head's (`head_bytes`), the first at `step` and after `previous`: one HMAC-SHA256 a game event
+    under the record's chain key (one SHA-256 for a record stored before chain keys)."""
     prev = previous.encode()
     links = []
+    if key is None:
+        sha256 = hashlib.sha256
+        for body in bodies:
+            found = sha256(_EVENT_ITEM % (prev, head, body, step)).hexdigest()
+            links.append(found)
+            prev, head, step = found.encode(), b"null", step + 1
+        return links
+    secret, digest = bytes.fromhex(key), hmac.digest
     for body in bodies:
-        found = sha256(_EVENT_ITEM % (prev, head, body, step)).hexdigest()
+        found = digest(secret, _EVENT_ITEM % (prev, head, body, step), "sha256").hex()
         links.append(found)
         prev, head, step = found.encode(), b"null", step + 1
     return links
 
 
-def finished_item(seed: str | None, scores: Any) -> dict[str, Any]:
-    """The last item of a finished record: the revealed seed and the final scores."""
-    return {"finished": {"seed": seed, "scores": scores}}
+def finished_item(seed: str | None, scores: Any, chain_key: str | None = None) -> dict[str, Any]:
+    """The last item of a finished record: the revealed seed, the final scores and, for a record with one,
+    the revealed chain key (a record without keeps the shape it always had)."""
+    finished = {"seed": seed, "scores": scores}
+    if chain_key is not None:
+        finished["chain_key"] = chain_key
+    return {"finished": finished}
 
 
 UNCHAINED = ("events", "contribution")
@@ -273,7 +314,7 @@ def record_items(document: Mapping[str, Any]) -> list[dict[str, Any]]:
     chance = document.get("chance") or {}
     items: list[dict[str, Any]] = [started_item(
         document.get("title"), edition, edition.get("file"), seats, document.get("options") or {},  # type: ignore[arg-type]
-        document.get("mode"), chance.get("commitment"), chance.get("dice"))]  # type: ignore[arg-type]
+        document.get("mode"), chance.get("commitment"), chance.get("dice"), chance.get("chain_commitment"))]  # type: ignore[arg-type]
     step = 0
     mode = document.get("mode")
     for entry in document.get("entries") or []:
@@ -282,35 +323,60 @@ def record_items(document: Mapping[str, Any]) -> list[dict[str, Any]]:
             step += 1
             items.append(event_item(step, event, None if k else head))
     if document.get("finished"):
-        items.append(finished_item(chance.get("seed"), document.get("scores")))
+        items.append(finished_item(chance.get("seed"), document.get("scores"), chance.get("chain_key")))
     return items
+
+
+def record_key(document: Mapping[str, Any]) -> str | None:
+    """The chain key a record file's links are made under: its revealed `chance.chain_key` (None: a record
+    stored before chain keys, whose links are unsalted). Raises ValueError where the file commits to a key
+    it does not reveal, or reveals one that is not the one committed to."""
+    chance = document.get("chance") or {}
+    promised, key = chance.get("chain_commitment"), chance.get("chain_key")
+    if promised is None and key is None:
+        return None
+    if not isinstance(key, str) or not is_key(key):
+        raise ValueError("chance.chain_commitment is given but chance.chain_key is not revealed as 64 hex digits")
+    if key_commitment(key) != promised:
+        raise ValueError(f"chance.chain_key does not match chance.chain_commitment: sha256(key) is {key_commitment(key)}")
+    return key
+
+
+def is_key(value: Any) -> bool:
+    """A chain key: 64 lower-case hex digits (32 random bytes)."""
+    return type(value) is str and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
 
 
 # ---- other streams -------------------------------------------------------------------------
 
-SKIPPED = frozenset({"originator_id", "originator_version", "originator_topic", "timestamp", "chain"})
+SKIPPED = frozenset({"originator_id", "originator_version", "originator_topic", "timestamp", "chain", "chain_key"})
 
 
 def stream_item(name: str, version: int, data: Mapping[str, Any]) -> dict[str, Any]:
     """A stored event of another stream (notes, rulings, imports): its name, its place and its own
-    fields, without the library's bookkeeping (ids, timestamps) and without its link."""
-    return {"event": name, "version": version, "data": {k: v for k, v in data.items() if k not in SKIPPED}}
+    fields, without the library's bookkeeping (ids, timestamps), its link and the stream's chain key
+    (its first event carries the key: the item then carries the key's commitment instead)."""
+    item = {"event": name, "version": version, "data": {k: v for k, v in data.items() if k not in SKIPPED}}
+    if data.get("chain_key") is not None:
+        item["chain_commitment"] = key_commitment(str(data["chain_key"]))
+    return item
 
 
 # ---- computing and checking ----------------------------------------------------------------
 
 
-def chain_of(items: Sequence[Mapping[str, Any] | bytes], previous: str = GENESIS) -> list[str]:
+def chain_of(items: Sequence[Mapping[str, Any] | bytes], previous: str = GENESIS, key: str | None = None) -> list[str]:
     """The links, one per item, each over the one before (the first over `previous`)."""
     links = []
     for item in items:
-        previous = link(previous, item)
+        previous = link(previous, item, key)
         links.append(previous)
     return links
 
 
 def verify_links(items: Sequence[Mapping[str, Any] | bytes], links: Sequence[str | None],
-                 exact: Callable[[int], Mapping[str, Any] | bytes] | None = None) -> list[dict[str, Any]]:
+                 exact: Callable[[int], Mapping[str, Any] | bytes] | None = None,
+                 key: str | None = None) -> list[dict[str, Any]]:
     """Where the links do not fit the items: [{"index", "step"?, "expected", "found"}], in order.
 
     Each link is checked against the link before it *as found*, so one changed item is reported
@@ -322,9 +388,9 @@ def verify_links(items: Sequence[Mapping[str, Any] | bytes], links: Sequence[str
     previous: str | None = GENESIS
     for index, item in enumerate(items):
         found = links[index] if index < len(links) else None
-        expected = link(previous if previous is not None else GENESIS, item)
+        expected = link(previous if previous is not None else GENESIS, item, key)
         if found != expected and exact is not None:
-            expected = link(previous if previous is not None else GENESIS, exact(index))
+            expected = link(previous if previous is not None else GENESIS, exact(index), key)
         if found != expected:
             problem: dict[str, Any] = {"index": index, "expected": expected, "found": found}
             if type(item) is not bytes and "step" in item:

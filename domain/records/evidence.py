@@ -86,6 +86,7 @@ class Parts:
     links: list[str]  # the record stream's stored chain links, one per chained item
     rulings: list[dict[str, Any]] | None = None  # None: the record file's own "rulings"
     rulings_links: list[str] = field(default_factory=list)  # the rulings stream's stored links (rulings.py)
+    rulings_key: str | None = None  # the rulings stream's chain key, revealed with the record's (None: stored before keys)
     report: dict[str, Any] | None = None  # None: worked out here from the notation
 
 
@@ -102,9 +103,11 @@ def commitments_of(record: Mapping[str, Any]) -> dict[str, Any]:
             "dice": chance.get("dice") or dice.SERVICE, "seats": seats}
 
 
-def rulings_items(record_id: str, rulings: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """The chained items of a record's rulings stream (domain/records/rulings.py): its opening, then one per ruling."""
-    return [chain.stream_item("Opened", 1, {"record_id": record_id}),
+def rulings_items(record_id: str, rulings: Sequence[Mapping[str, Any]], key: str | None = None) -> list[dict[str, Any]]:
+    """The chained items of a record's rulings stream (domain/records/rulings.py): its opening (with the commitment
+    to its chain key, when it has one), then one per ruling."""
+    opened = {"record_id": record_id, **({"chain_key": key} if key is not None else {})}
+    return [chain.stream_item("Opened", 1, opened),
             *(chain.stream_item("Ruled", k + 2, {"ruling": ruling}) for k, ruling in enumerate(rulings))]
 
 
@@ -140,7 +143,8 @@ def build(parts: Parts) -> bytes:
         EDITION: parts.edition,
         CHAIN: _json_bytes({"links": list(parts.links)}),
         COMMITMENTS: _json_bytes(commitments_of(parts.record)),
-        RULINGS: _json_bytes({"rulings": rulings, "links": list(parts.rulings_links)}),
+        RULINGS: _json_bytes({"rulings": rulings, "links": list(parts.rulings_links),
+                              **({"key": parts.rulings_key} if parts.rulings_key is not None else {})}),
         REPORT: _json_bytes(report),
     }
     manifest = {"format": FORMAT, "version": VERSION, "record_id": parts.record_id,
@@ -458,11 +462,12 @@ class _Verifier:
             return
         try:
             items = chain.record_items(self.record)
+            key = chain.record_key(self.record)
         except (KeyError, ValueError, TypeError) as exc:
             line.fails(f"cannot be recomputed from record.json: {exc!r}")
             return
-        computed = chain.chain_of(items)
-        for wrong in chain.verify_links(items, links)[:5]:
+        computed = chain.chain_of(items, key=key)
+        for wrong in chain.verify_links(items, links, key=key)[:5]:
             where = f"item {wrong.get('index')}" + (f" (step {wrong['step']})" if wrong.get("step") is not None else "")
             line.fails(f"{where}: record.json gives the link {wrong.get('expected')}, chain.json has {wrong.get('found')}")
         if len(links) != len(computed):
@@ -621,8 +626,12 @@ class _Verifier:
                 line.fails(f"{len(rulings)} ruling(s) but no chain: the rulings stream always has one")
             return
         record_id = self.manifest.get("record_id") if self.manifest is not None else None
-        items = rulings_items(str(record_id), rulings)
-        for wrong in chain.verify_links(items, links)[:5]:
+        key = found.get("key")
+        if key is not None and not chain.is_key(key):
+            line.fails('"key" must be the rulings stream\'s chain key: 64 lower-case hex digits')
+            return
+        items = rulings_items(str(record_id), rulings, key)
+        for wrong in chain.verify_links(items, links, key=key)[:5]:
             index = int(wrong["index"])
             named = f"ruling {rulings[index - 1].get('id')}" if 1 <= index <= len(rulings) else f"link {index}"
             if index == 0:

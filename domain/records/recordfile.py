@@ -19,6 +19,7 @@ from domain.kernel.log import JSON_SCALARS, is_object
 from domain.kernel.notation import seat_names_problem
 from domain.records import dice
 from domain.records.aggregates import MODES
+from domain.records.chain import key_commitment, record_key
 from domain.records.settings import Limits
 
 FORMAT = "cronaca-record"
@@ -62,6 +63,9 @@ class Header:
     # Shared dice (docs/trust.md): {"dice": "shared", "seats": [{"seat", "commitment", "secret"?, "contributions"}]};
     # None: the service's seed alone (or a transcribed file).
     shared: dict[str, Any] | None = None
+    # The chain key the file reveals (`chance.chain_key`, the one its `chain_commitment` promised; chain.record_key):
+    # a finished file's record is stored under it again, so its export gives back the same links. None: none revealed.
+    chain_key: str | None = None
     # The file's nesting of lists and objects as `parse` measured it (None: not measured, STORED limits):
     # kept with an import (`Import.depth`), so its job need not walk the file again.
     depth: int | None = None
@@ -153,6 +157,10 @@ def parse(document: Any, limits: Limits | None = None, size: int | None = None,
                                 f"not {json_type(value)}", field=path, given=json_type(value))
     claims = {key: document[key] for key in ("finished", "scores") if document.get(key) is not None}
     shared = read_shared(chance, mode, len(seats))
+    try:
+        chain_key = record_key(document) if chance.get("chain_key") is not None else None
+    except ValueError as exc:
+        raise BadRecordFile("file/chance", str(exc), field="chance.chain_key") from exc
     variations = read_variations(document.get("variations"), limits or Limits())
     annotations = read_annotations(document.get("annotations"), {v["ref"] for v in variations})
     header = Header(
@@ -164,6 +172,7 @@ def parse(document: Any, limits: Limits | None = None, size: int | None = None,
         mode=mode,
         commitment=chance.get("commitment"),
         seed=chance.get("seed"),
+        chain_key=chain_key,
         claims=claims,
         annotations=annotations,
         variations=variations,
@@ -478,6 +487,8 @@ def export(meta: Any, entries: list[dict[str, Any]]) -> dict[str, Any]:
             chance.update(dice=dice.SHARED, derivation=dice.DERIVATION, seats=[
                 {"seat": k, "commitment": promised, **({"secret": meta.secrets[k]} if meta.secrets[k] is not None else {}),
                  "contributions": dict(meta.contributions[k])} for k, promised in enumerate(meta.seat_commitments)])
+    if getattr(meta, "chain_key", None) is not None:  # the chain's key, committed to and (the game over) revealed
+        chance.update(chain_commitment=key_commitment(meta.chain_key), chain_key=meta.revealed_chain_key)
     entries = dice.mark_outcomes(entries, meta.mode)
     return {
         "format": FORMAT,

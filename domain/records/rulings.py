@@ -84,11 +84,15 @@ class Rulings(Aggregate):
     """Every ruling on one record, in the order they were made; each event carries its chain link."""
 
     @event("Opened")
-    def __init__(self, id: UUID, record_id: str, chain: str) -> None:  # noqa: A002  (the library takes the id under this name)
+    def __init__(self, id: UUID, record_id: str, chain: str,  # noqa: A002  (the library takes the id under this name)
+                 chain_key: str | None = None) -> None:
         self.record_id = record_id
         self.rulings: list[dict[str, Any]] = []
         self.chain_head = chain
         self.size = 0  # the bytes the rulings take in the record file (room.py)
+        # the key the stream's links are made under (chain.py), revealed in the record's evidence once the game
+        # is over; None: a stream stored before chain keys (unsalted links)
+        self.chain_key = chain_key
 
     @event("Ruled")
     def rule(self, ruling: dict[str, Any], chain: str) -> None:
@@ -99,14 +103,25 @@ class Rulings(Aggregate):
 
 def open_rulings(record_id: UUID) -> Rulings:
     """A new (unsaved) rulings stream for a record, its first link over its own fields."""
-    first = link(GENESIS, stream_item("Opened", 1, {"record_id": str(record_id)}))
-    return Rulings(id=rulings_id(record_id), record_id=str(record_id), chain=first)
+    key = secrets.token_hex(32)
+    first = link(GENESIS, stream_item("Opened", 1, {"record_id": str(record_id), "chain_key": key}), key)
+    return Rulings(id=rulings_id(record_id), record_id=str(record_id), chain=first, chain_key=key)
 
 
 def add_ruling(rulings: Rulings, ruling: dict[str, Any]) -> None:
     """Append a ruling with its link after the stream's head."""
     item = stream_item("Ruled", rulings.version + 1, {"ruling": ruling})
-    rulings.rule(ruling=ruling, chain=link(rulings.chain_head, item))
+    rulings.rule(ruling=ruling, chain=link(rulings.chain_head, item, getattr(rulings, "chain_key", None)))
+
+
+def rulings_key(records: Records, record_id: UUID) -> str | None:
+    """The key of a record's rulings chain, for its evidence once the game is over (None: no rulings stream,
+    or one stored before chain keys)."""
+    try:
+        found: Rulings = records.repository.get(rulings_id(record_id))
+    except AggregateNotFoundError:
+        return None
+    return getattr(found, "chain_key", None)
 
 
 def latest_correction(rulings: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -130,6 +145,7 @@ def verify(records: Records, record_id: UUID) -> dict[str, Any]:
     each problem at its ruling ({"index", "ruling"?, "what"})."""
     stored = list(records.repository.event_store.get(rulings_id(record_id)))
     items, links, names = [], [], []
+    key = stored[0].__dict__.get("chain_key") if stored else None
     for e in stored:
         data = {k: v for k, v in e.__dict__.items()}
         items.append(stream_item(type(e).__name__, e.originator_version, data))
@@ -137,7 +153,7 @@ def verify(records: Records, record_id: UUID) -> dict[str, Any]:
         ruling = data.get("ruling")
         names.append(ruling.get("id") if isinstance(ruling, Mapping) else None)
     problems = []
-    for found in verify_links(items, links):
+    for found in verify_links(items, links, key=key):
         index = found["index"]
         where = {"index": index, **({"ruling": names[index]} if index < len(names) and names[index] else {})}
         what = "the event's link is missing" if found["found"] is None else (

@@ -55,6 +55,8 @@ class Meta:
     version: int = 0
     finished: bool = False
     revealed_seed: str | None = None
+    chain_key: str | None = None  # the key of the record's chain links: the service's secret until the end (chain.py)
+    revealed_chain_key: str | None = None  # the same key, once the Finished event revealed it
     scores: dict[str, Any] | None = None
     steps: int = 0
     entry_starts: list[int] = field(default_factory=list)  # the step at which each log entry begins
@@ -310,6 +312,7 @@ class Timeline:
             annotator_hash=payload.get("annotator_hash"),
             arbiter_hash=payload.get("arbiter_hash"),
             dice=payload.get("dice"),
+            chain_key=payload.get("chain_key"),
         )
         if self.meta.dice:
             seats = len(self.meta.seats)
@@ -337,6 +340,7 @@ class Timeline:
         self.meta.finished = True
         self.meta.finished_at = timestamp_of(payload)
         self.meta.revealed_seed = payload["seed"]
+        self.meta.revealed_chain_key = payload.get("chain_key")
         self.meta.scores = payload["scores"]
 
     def _joined(self, payload: dict[str, Any]) -> None:

@@ -153,7 +153,7 @@ def test_a_served_bundle_verifies_part_by_part(service: Any, client: Any, bundle
     links = json.loads(files["chain.json"])["links"]
     assert manifest["record_id"] == record_id == report.record_id
     assert manifest["files"] == {name: hashlib.sha256(files[name]).hexdigest() for name in evidence.PARTS[1:]}
-    assert links == chain.chain_of(chain.record_items(record))
+    assert links == chain.chain_of(chain.record_items(record), key=chain.record_key(record))
     assert manifest["chain_head"] == links[-1] == report.chain_head
     assert summary["chain"] == {"head": links[-1], "length": len(links)} == record["chain"]
     assert "sha256:" + hashlib.sha256(files["edition.yaml"]).hexdigest() == summary["edition"]["content_hash"]
@@ -374,7 +374,8 @@ def test_rulings_are_chained_and_their_corrections_re_decided(client: Any, live:
     record = _json(files["record.json"])
     served = _json(files["rulings.json"])
     assert len(served["rulings"]) == 2 and served["rulings"] == record["rulings"]
-    assert served["links"] == chain.chain_of(evidence.rulings_items(record_id, served["rulings"]))
+    key = served["key"]  # the rulings stream's chain key, revealed with the record's
+    assert served["links"] == chain.chain_of(evidence.rulings_items(record_id, served["rulings"], key), key=key)
     published = client.get(f"/api/records/{record_id}/rulings").get_json()
     assert published["rulings"] == served["rulings"]
     assert _json(files["manifest.json"])["rulings_head"] == served["links"][-1] == published["chain"]["head"]
@@ -387,8 +388,8 @@ def test_rulings_are_chained_and_their_corrections_re_decided(client: Any, live:
         forged = dict(files)
         record["rulings"] = rulings
         forged["record.json"] = _dump(record)
-        links = chain.chain_of(evidence.rulings_items(record_id, rulings)) if relink else served["links"]
-        forged["rulings.json"] = _dump({"rulings": rulings, "links": links})
+        links = chain.chain_of(evidence.rulings_items(record_id, rulings, key), key=key) if relink else served["links"]
+        forged["rulings.json"] = _dump({"rulings": rulings, "links": links, "key": key})
         manifest = _json(forged["manifest.json"])
         manifest["rulings_head"] = links[-1]
         forged["manifest.json"] = _dump(manifest)

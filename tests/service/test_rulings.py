@@ -22,7 +22,7 @@ from playwright.sync_api import expect
 from domain import catalog
 from domain.kernel import Entry, SeededChance, fold, play
 from domain.kernel.selfplay import PlayedGame, play_random
-from domain.records import Records, recordfile
+from domain.records import Records, evidence, recordfile
 from domain.records.application import Conflict, Forbidden, Invalid, Unauthorized
 from domain.records.chain import chain_of, stream_item
 from domain.records.rulings import Arbitration, rulings_id, verify
@@ -108,10 +108,13 @@ def test_the_arbiter_rules_and_everyone_reads_the_rulings_in_the_export_too(clie
 
     exported = client.get(f"/api/records/{record_id}/export").get_json()
     assert exported["rulings"] == listed["rulings"]
-    # anyone holding the file recomputes the rulings stream's head: its opening, then one item per ruling
-    items = [stream_item("Opened", 1, {"record_id": record_id}),
+    # anyone holding the file and the stream's chain key (revealed in the evidence once the game is over) recomputes
+    # the rulings stream's head: its opening (with the key's commitment), then one item per ruling
+    key = json.loads(evidence.unpack(client.get(f"/api/records/{record_id}/evidence").data)["rulings.json"])["key"]
+    items = [stream_item("Opened", 1, {"record_id": record_id, "chain_key": key}),
              *(stream_item("Ruled", k + 2, {"ruling": r}) for k, r in enumerate(exported["rulings"]))]
-    assert chain_of(items)[-1] == listed["chain"]["head"]
+    assert chain_of(items, key=key)[-1] == listed["chain"]["head"]
+    assert chain_of(items)[-1] != listed["chain"]["head"]  # without the key, no link is recomputed
     # the file still imports as it did (the rulings are the arbiter's, not the game's)
     reimport = client.post("/api/imports", json=exported)
     assert wait_for_verdict(client, reimport.get_json()["id"])["status"] == "accepted"
