@@ -244,9 +244,11 @@ def links_of(previous: str, step: int, bodies: Sequence[bytes], head: bytes, key
             links.append(found)
             prev, head, step = found.encode(), b"null", step + 1
         return links
-    secret, digest = bytes.fromhex(key), hmac.digest
+    keyed = hmac.new(bytes.fromhex(key), digestmod=hashlib.sha256)  # the key's pads hashed once, copied per event
     for body in bodies:
-        found = digest(secret, _EVENT_ITEM % (prev, head, body, step), "sha256").hex()
+        mac = keyed.copy()
+        mac.update(_EVENT_ITEM % (prev, head, body, step))
+        found = mac.hexdigest()
         links.append(found)
         prev, head, step = found.encode(), b"null", step + 1
     return links
