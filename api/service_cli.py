@@ -13,6 +13,7 @@ from domain.records.settings import Settings
 
 NAMES = ["Ada", "Bruno", "Chiara", "Dario", "Elena", "Fabio"]
 SOLO = "solo"
+LISTEN_BACKLOG = 1024  # connections waiting to be accepted (werkzeug: 128); the kernel caps it at somaxconn
 # Per title, the tables the demo sits, in order: `games` of them per title. Città-Stato's solo is
 # the human against the Ghost (scenario 1, first game of the campaign).
 TABLES: dict[str, list[int | str]] = {"citta-stato": [3, SOLO, 4, 2, 5], "la-citta": [3, 4, 2, 5], "serenissima": [3, 4, 2]}
@@ -222,6 +223,9 @@ def _serve(args: Any) -> int:
     else:
         relay.start_thread(service.records, service.dispatcher, settings.requeue_after, settings.relay_interval)
     server = make_server(args.host, args.port, app, threaded=True)  # listening before the URL is printed
+    # werkzeug listens with a backlog of 128: viewers of a live game who open their streams at once (a class, a
+    # reload of many tabs) overflow it and wait out SYN retries (1, 3, 7 s). Listening again widens the queue.
+    server.socket.listen(LISTEN_BACKLOG)
     where = settings.store.get("SQLITE_DBNAME") or settings.store.get("POSTGRES_DBNAME")
     jobs = f"Redis {settings.redis_url}" if settings.redis_url else "in-process"
     print(f"Cronaca is running at http://{args.host}:{args.port}/  (store: {where}; jobs: {jobs}; API: /api/docs)",

@@ -300,7 +300,9 @@ def test_a_notes_stream_is_keyed_and_one_stored_before_keys_still_verifies(app_c
     from domain.records.annotations import Notes
 
     _, records = app_client
-    note = {"id": "n-1", "audience": "seat:0", "text": "attack Mantova next turn", "step": 3, "line": "main"}
+    note = {"id": "n-1", "line": None, "step": 3, "audience": 0, "author": "Ada", "by": "seat:0",
+            "text": "attack Mantova next turn", "shapes": [], "glyph": None, "created": "2026-12-01T00:00:00Z",
+            "edited": None}  # a note as the service stores it (annotations.shown reads each field)
     notes = Notes(id=uuid4(), record_id="r")
     notes.annotate(note=note)
     records.save(notes)

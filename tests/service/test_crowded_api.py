@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shlex
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -29,7 +30,7 @@ def test_the_api_line_serves_while_200_streams_are_open_and_50_clients_trickle(t
                           "CRONACA_LIVE_STREAMS_PER_CLIENT": str(PER_CLIENT), "CRONACA_HEADER_TIMEOUT": "2",
                           "CRONACA_BODY_TIMEOUT": "3", "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "metrics")})
     log = (tmp_path / "api.log").open("wb")
-    server = subprocess.Popen(["/work/main/.venv/bin/python", "-m", *argv], env=env, cwd=ROOT, stdout=log,
+    server = subprocess.Popen([sys.executable, "-m", *argv], env=env, cwd=ROOT, stdout=log,
                               stderr=subprocess.STDOUT)
     try:
         probe = Timings()

@@ -64,11 +64,12 @@ def every_read(client: Any, record_id: UUID, headers: dict[str, str]) -> dict[st
 
 
 def unchained(value: Any) -> Any:
-    """An answer without its creation time and its hash chain's head. The head is a hash over the events, secrets
+    """An answer without its creation time, its hash chain's head and its chain key's commitment (each record
+    draws its own key: issue 28's first item). The head is a hash over the events, secrets
     and all, so two tables that differ in a secret have different heads however it is salted (issue 28's first
     item makes it unguessable); everything else of the summary and of /verify must be the same."""
     if isinstance(value, dict):
-        return {k: unchained(v) for k, v in value.items() if k not in ("created", "head")}
+        return {k: unchained(v) for k, v in value.items() if k not in ("created", "head", "chain_commitment")}
     if isinstance(value, list):
         return [unchained(v) for v in value]
     return value

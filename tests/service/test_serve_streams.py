@@ -4,6 +4,7 @@ process's cap (CRONACA_LIVE_STREAMS) answers 503 with Retry-After beyond."""
 from __future__ import annotations
 
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -18,7 +19,7 @@ def test_cronaca_serve_holds_200_streams_and_refuses_the_201st(tmp_path: Path) -
     env = subprocess_env({"SQLITE_DBNAME": str(tmp_path / "db.sqlite"), "CRONACA_LIVE_STREAMS": "200",
                           "CRONACA_LIVE_STREAMS_PER_CLIENT": "20"})
     log = (tmp_path / "serve.log").open("wb")
-    server = subprocess.Popen(["/work/main/.venv/bin/python", "-m", "api.cli", "serve", "--host", "127.0.0.1",
+    server = subprocess.Popen([sys.executable, "-m", "api.cli", "serve", "--host", "127.0.0.1",
                                "--port", str(port)], env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + 30
