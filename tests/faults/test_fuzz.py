@@ -34,6 +34,8 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 import pytest
 import requests
 
+from domain.records.room import notes_id
+from domain.transcripts import without_study
 from tests.faults.conftest import OwnPostgres
 from tests.faults.fuzzing import elapsed, group_cpu_seconds, log_errors, mutate_notation, streams
 from tests.faults.harness import Deployment, Process
@@ -375,11 +377,18 @@ def test_mutated_files_through_http_all_end_in_a_verdict_and_rejected_ones_store
     assert {k: after.get(k) for k in before} == before
     new = {k: v for k, v in after.items() if k not in before}
     records = {uuid5(NAMESPACE_URL, f"cronaca:import:{i}"): i for i in verdicts}
+    studies = {notes_id(uuid5(NAMESPACE_URL, f"cronaca:import:{i}")): i for i in accepted
+               if files[imports[i][0]][1] == NOTATION}
     for stream_id, stream in new.items():
         if stream.kind == "Import":
             assert str(stream_id) in imports, f"an import stream nobody was told of: {stream_id}"
         elif stream.kind == "Record":
             assert records.get(stream_id) in accepted, f"record {stream_id} of a rejected or unknown import"
+        elif stream.kind == "Notes" and stream_id in studies:
+            # a damaged byte can make a glyph or a comment (`a` with its 0x40 bit flipped is `!`): that file is a
+            # study now, and an accepted study's notes belong to its record
+            k = imports[studies[stream_id]][0]
+            assert not without_study(files[k][2].decode("utf-8", "surrogatepass")), files[k][3]
         else:
             raise AssertionError(f"a {stream.kind} stream {stream_id} made by an import of a plain game file")
     assert all(UUID(i) in new and new[UUID(i)].kind == "Import" for i in imports)
