@@ -38,8 +38,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import redis
 from flask import Flask, Response, request
+from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
+from redis.retry import Retry
 
 from api.problems import problem, records_problem
 from domain.records import WrongKey
@@ -134,9 +137,6 @@ class RedisCounts:
     """The counters in Redis, shared by every API process."""
 
     def __init__(self, url: str) -> None:
-        import redis
-        from redis.backoff import NoBackoff
-        from redis.retry import Retry
 
         self.client = redis.Redis.from_url(url, socket_connect_timeout=REDIS_TIMEOUT, socket_timeout=REDIS_TIMEOUT,
                                            retry=Retry(NoBackoff(), 1))

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
-from uuid import UUID
+from uuid import UUID, uuid4
 
 import pytest
 
@@ -30,6 +30,7 @@ from domain.kernel import SeededChance
 from domain.records import Records, evidence, recordfile
 from domain.records import application as application_module
 from domain.records import chain as chains
+from domain.records.annotations import Notes
 from domain.records.settings import Settings
 from tests.service.conftest import close_app
 from tests.service.helpers import import_finished, play_out, record_file
@@ -51,7 +52,6 @@ def app_client(tmp_path: Path) -> Iterator[tuple[Any, Records]]:
 @pytest.fixture
 def legacy(monkeypatch: pytest.MonkeyPatch) -> Any:
     """Records started while this is on are stored as before chain keys (no key: unsalted links)."""
-
     def token_hex(n: int | None = None) -> Any:
         return None if n == 32 else real_secrets.token_hex(n)
 
@@ -295,9 +295,7 @@ def test_a_transcribed_records_links_confirm_no_guess_and_the_old_ones_did(app_c
 def test_a_notes_stream_is_keyed_and_one_stored_before_keys_still_verifies(app_client: tuple[Any, Records]) -> None:
     """A seat's private note is a secret too: its stream's links are keyed (the key never leaves), so a guessed
     note gives no published link; a stream stored before keys (no chain_key) keeps verifying on unsalted links."""
-    from uuid import uuid4
 
-    from domain.records.annotations import Notes
 
     _, records = app_client
     note = {"id": "n-1", "line": None, "step": 3, "audience": 0, "author": "Ada", "by": "seat:0",

@@ -19,7 +19,9 @@ import pytest
 
 from api.app import create_app
 from domain.records import lessonfile, lessons, recordfile
+from domain.records.room import GRAIN, RESERVE, Room
 from domain.records.settings import Settings
+from tests.service.conftest import close_app
 from tests.service.helpers import Accepted, auth, import_finished_http
 from tests.service.test_api import wait_for_verdict
 from tests.service.test_limits import PROBLEM, toy_export
@@ -31,8 +33,7 @@ SMALL = 60_000  # CRONACA_MAX_UPLOAD_BYTES of the services here: a toy record fi
 def service(tmp_path: Path, **env: str) -> Iterator[Any]:
     app = create_app(Settings.from_env({"SQLITE_DBNAME": str(tmp_path / "room.sqlite3"), **env}))
     yield app.test_client()
-    app.extensions["cronaca"].dispatcher.pool.shutdown(wait=True)
-    app.extensions["cronaca"].records.close()
+    close_app(app)
 
 
 @pytest.fixture
@@ -315,8 +316,6 @@ def test_notes_of_8000_characters_on_one_step_stop_at_the_default_4_mib(plain: A
 def test_a_record_in_progress_is_counted_without_its_logs_exact_length() -> None:
     """Where a seat's notes stop must not say how long the log's hidden draws are: in progress, the record's
     own part counts in 64 KiB steps (and room for the rest of the game); once over, exactly."""
-    from domain.records.room import GRAIN, RESERVE, Room
-
     def total(own: int, finished: bool) -> int:
         return Room(own, 0, 0, 0, 4 * 1024 * 1024, finished).total
 

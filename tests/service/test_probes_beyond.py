@@ -16,10 +16,11 @@ from api.app import create_app
 from domain import catalog
 from domain.kernel import Entry, Outcome
 from domain.kernel.selfplay import play_random
-from domain.records import Records
+from domain.records import Records, studynotation
 from domain.records.settings import Settings
 from tests.service.conftest import close_app
-from tests.service.helpers import auth, places
+from tests.service.helpers import auth, import_finished_http, places, record_file
+from tests.service.test_api import wait_for_verdict
 
 SEATS = ["Ada", "Bruno", "Chiara"]
 
@@ -148,10 +149,6 @@ UNICODE_SPACE = ["\u00a0nbsp", "nbsp\u00a0", "\u3000ideographic", "\x0bvt", "\x0
 def notation_round_trip(client: Any, records: Records, text: str) -> tuple[str, str]:
     """A finished Città-Stato record with one note of `text` (and a what-if line named by it), its notation
     (`GET …/notation`), imported again: (the note's text before, after)."""
-    from domain.records import studynotation
-    from tests.service.helpers import record_file
-    from tests.service.test_api import wait_for_verdict
-
     teaching = client.application.extensions["cronaca"].teaching
     record_id = records.import_checked(record_file("citta-stato", "beyond-notation"), KEY)
     starts, _ = teaching.variations.decision_steps(record_id, None)
@@ -206,9 +203,6 @@ def test_a_seats_private_note_changes_no_byte_of_what_others_read(app_client: tu
 
 
 def test_a_record_files_rulings_stay_behind_and_the_import_report_says_so(app_client: tuple[Any, Records]) -> None:
-    from tests.service.helpers import import_finished_http, record_file
-    from tests.service.test_api import wait_for_verdict
-
     client, _ = app_client
     sent = client.post("/api/imports", json=record_file("citta-stato", "beyond-notation")).get_json()
     record_id = wait_for_verdict(client, sent["id"])["record_id"]

@@ -19,12 +19,13 @@ from hypothesis import strategies as st
 
 from api import cli
 from api.app import create_app
-from domain import transcripts
+from domain import catalog, transcripts
 from domain.kernel.notation import fold_name, seat_name_problem, seat_names_problem
 from domain.records import evidence
 from domain.records.settings import Settings
 from tests.citta_stato.test_notation import VENEZIA
-from tests.service.helpers import auth, import_finished_http, record_file, same_notes, studied
+from tests.service.conftest import close_app
+from tests.service.helpers import auth, import_finished_http, played_game, record_file, same_notes, studied
 
 ROOT = Path(__file__).resolve().parents[2]
 TITLES = ("citta-stato", "la-citta", "serenissima")
@@ -35,11 +36,7 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     app = create_app(Settings.from_env({"SQLITE_DBNAME": str(tmp_path_factory.mktemp("names") / "records.sqlite3")}))
     app.config["TESTING"] = True
     yield app
-    found = app.extensions["cronaca"]
-    pool = getattr(found.dispatcher, "pool", None)
-    if pool is not None:
-        pool.shutdown(wait=True)
-    found.records.close()
+    close_app(app)
 
 
 @pytest.fixture(scope="module")
@@ -205,9 +202,6 @@ def test_a_name_the_notation_cannot_carry_is_refused_at_the_start(client: Any, s
 
 
 def _played(title: str) -> tuple[Any, list[Any]]:
-    from domain import catalog
-    from tests.service.helpers import played_game
-
     return catalog.game(title).default_edition(), played_game(title, "names").entries
 
 
