@@ -37,6 +37,7 @@ from eventsourcing.utils import Environment
 
 from domain.records.application import Records
 from domain.records.settings import store_env
+from domain.records.store import construct_factory
 
 VERSION_TABLE = "cronaca_schema"
 NO_SCHEMA = 'the store has no schema: run "cronaca db upgrade"'
@@ -74,7 +75,7 @@ def _factory(store: Mapping[str, str]) -> InfrastructureFactory[Any]:
     merged.update(store)
     merged.update(UPGRADE_TIMEOUTS)
     merged.update({"CREATE_TABLE": "false", "RECORDS_CREATE_TABLE": "false"})
-    return InfrastructureFactory.construct(Environment(Records.name, merged))
+    return construct_factory(Environment(Records.name, merged))
 
 
 def _recorders(factory: InfrastructureFactory[Any]) -> list[Recorder]:

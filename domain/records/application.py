@@ -28,7 +28,14 @@ from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid4, uuid5
 
 from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent, project_aggregate
-from eventsourcing.persistence import IntegrityError, JSONTranscoder, PersistenceError, Transcoder
+from eventsourcing.persistence import (
+    InfrastructureFactory,
+    IntegrityError,
+    JSONTranscoder,
+    PersistenceError,
+    Transcoder,
+)
+from eventsourcing.utils import Environment
 
 from domain import catalog
 from domain.kernel import (
@@ -55,6 +62,7 @@ from domain.records.aggregates import LIVE, MODES, TRANSCRIBED, VALIDATING, Impo
 from domain.records.directory import Directory
 from domain.records.rows import CanonicalEvent, RecordEventStore, RecordMapper, RecordTranscoder, stored_event
 from domain.records.settings import Limits
+from domain.records.store import construct_factory
 from domain.records.timeline import Meta, Timeline, Timelines, loads, select_streams
 from domain.records.turns import round_in_view, turn_ranges
 from domain.records.views import visible
@@ -281,6 +289,10 @@ class Records(Application[UUID]):
         """The directory's warm-up thread ends before the store closes (Directory.stop_warming)."""
         self.directory.stop_warming()
         super().close()
+
+    def construct_factory(self, env: Environment) -> InfrastructureFactory[Any]:
+        """The store's own factory for the library's SQLite and PostgreSQL modules (domain/records/store)."""
+        return construct_factory(env)
 
     def construct_event_store(self) -> RecordEventStore:
         """The library's event store, its `put` making no recordings that nothing here reads (rows.py)."""

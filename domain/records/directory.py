@@ -13,7 +13,8 @@ filter reads the shortest list that covers one of its filters and checks the oth
 
 A new process reads the whole log once (issue 16: 100,000 records took 10-50 s through the
 library's notifications, one JSON document and one summary at a time). On PostgreSQL and SQLite
-with plain JSON (no cipher, no compressor) that catch-up is done in bulk (`_SqlLog`):
+with plain JSON (no cipher, no compressor) that catch-up is done in bulk (`_SqlLog`, by the store's
+`RowRecorder.select_notified_rows`, domain/records/store):
 
 - windows of notification ids, never `LIMIT`: a window's rows are sorted in memory, where a large
   `LIMIT` made PostgreSQL sort every row after the position on each page;
@@ -54,6 +55,7 @@ from uuid import UUID
 from eventsourcing.utils import get_topic
 
 from domain.records.aggregates import ACCEPTED, QUEUED, REJECTED, SUBMITTED, VALIDATING, Import, Record
+from domain.records.store import RowRecorder
 from domain.records.story import winners
 from domain.records.timeline import decode_rows, paused_collector, timestamp_of
 
@@ -121,36 +123,18 @@ class ImportSummary:
     job_id: str | None = None
 
 
-# PostgreSQL: an import's state cut to its first bytes (`short`), a Finished state left out while its scores wait
-# (`none`). (Cutting more out of a Started state in SQL, with position() and substring(), cost the database more
-# than the regular expression below costs here.)
-_PG_WINDOW = """
-SELECT notification_id, originator_id, topic,
-  CASE WHEN topic = ANY(%(short)s) THEN substring(state FROM 1 FOR %(prefix)s)
-       WHEN topic = ANY(%(none)s) THEN ''::bytea
-       ELSE state END
-FROM {schema}.{table}
-WHERE notification_id > %(after)s AND notification_id <= %(upto)s AND topic = ANY(%(topics)s)
-ORDER BY notification_id
-"""
-
-
 class _SqlLog:
-    """The notification log read in bulk, straight from the events table (PostgreSQL or SQLite)."""
+    """The notification log read in bulk, straight from the events table (the store's `RowRecorder`)."""
 
-    def __init__(self, recorder: Any) -> None:
+    def __init__(self, recorder: RowRecorder) -> None:
         self.recorder = recorder
-        self.postgres = not hasattr(recorder, "convert_originator_id")
 
     @staticmethod
     def of(recorder: Any, mapper: Any) -> _SqlLog | None:
         """The bulk reader for this store, or None: read the library's way (module doc)."""
-        from eventsourcing.postgres import PostgresApplicationRecorder
-        from eventsourcing.sqlite import SQLiteApplicationRecorder
-
         if getattr(mapper, "cipher", None) is not None or getattr(mapper, "compressor", None) is not None:
             return None
-        if isinstance(recorder, PostgresApplicationRecorder | SQLiteApplicationRecorder):
+        if isinstance(recorder, RowRecorder):
             return _SqlLog(recorder)
         return None
 
@@ -159,57 +143,13 @@ class _SqlLog:
 
     def window(self, after: int, upto: int, short: Sequence[str]) -> list[tuple[int, UUID, str, bytes]]:
         """(id, originator id, topic, state) of the directory's notifications in (after, upto], oldest first;
-        the state of a topic in `short` cut to its first PREFIX bytes."""
-        if self.postgres:
-            from psycopg.rows import tuple_row
-            from psycopg.sql import SQL, Identifier
-
-            statement = SQL(_PG_WINDOW).format(schema=Identifier(self.recorder.datastore.schema),
-                                               table=Identifier(self.recorder.events_table_name))
-            params = {"short": [t for t in short if t != FINISHED_TOPIC] or [""],
-                      "none": [t for t in short if t == FINISHED_TOPIC] or [""], "prefix": PREFIX,
-                      "after": after, "upto": upto, "topics": TOPICS}
-            return self._bounded(lambda conn: conn.cursor(binary=True, row_factory=tuple_row).execute(
-                statement, params).fetchall())
-        marks = ",".join("?" * len(TOPICS))
-        cut = ",".join("?" * len(short)) or "NULL"
-        sql = (f"SELECT rowid, originator_id, topic, CASE WHEN topic IN ({cut}) THEN substr(state, 1, ?) ELSE state END "
-               f"FROM {self.recorder.events_table_name} WHERE rowid > ? AND rowid <= ? AND topic IN ({marks}) "
-               "ORDER BY rowid")
-        convert = self.recorder.convert_originator_id
-        with self.recorder.datastore.transaction(commit=False) as c:
-            c.execute(sql, [*short, PREFIX, after, upto, *TOPICS])
-            return [(row[0], convert(row[1]), row[2], bytes(row[3])) for row in c.fetchall()]
+        the state of a topic in `short` cut to its first PREFIX bytes (a Finished one's left out: its scores wait)."""
+        return self.recorder.select_notified_rows(after, upto, TOPICS, short=[t for t in short if t != FINISHED_TOPIC],
+                                                  prefix=PREFIX, empty=[t for t in short if t == FINISHED_TOPIC])
 
     def states(self, ids: Sequence[int]) -> dict[int, bytes]:
         """The whole stored state of these notifications, by id."""
-        if not ids:
-            return {}
-        if self.postgres:
-            from psycopg.rows import tuple_row
-            from psycopg.sql import SQL, Identifier
-
-            statement = SQL("SELECT notification_id, state FROM {schema}.{table} WHERE notification_id = ANY(%s)").format(
-                schema=Identifier(self.recorder.datastore.schema), table=Identifier(self.recorder.events_table_name))
-            rows = self._bounded(lambda conn: conn.cursor(binary=True, row_factory=tuple_row).execute(
-                statement, (list(ids),)).fetchall())
-            return {row[0]: bytes(row[1]) for row in rows}
-        sql = f"SELECT rowid, state FROM {self.recorder.events_table_name} WHERE rowid IN ({','.join('?' * len(ids))})"
-        with self.recorder.datastore.transaction(commit=False) as c:
-            c.execute(sql, list(ids))
-            return {row[0]: bytes(row[1]) for row in c.fetchall()}
-
-    def _bounded(self, query: Any) -> Any:
-        """One read on a pooled connection, with the store's own retries and timeouts (domain/records/pgstore.py)."""
-        def read(recorder: Any) -> Any:
-            with recorder.datastore.get_connection() as conn:
-                return query(conn)
-
-        try:
-            from domain.records.pgstore import _bounded
-        except ImportError:  # pragma: no cover  (pgstore imports psycopg, which this path already needs)
-            return read(self.recorder)
-        return _bounded(read, "a read of the records directory")(self.recorder)
+        return self.recorder.select_states(ids)
 
 
 class Directory:

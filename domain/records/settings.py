@@ -17,7 +17,7 @@ DEFAULT_SQLITE = "var/cronaca.sqlite3"
 DEFAULT_MAX_ATTEMPTS = 5  # queued this often without a verdict, an import is concluded as rejected
 DEFAULT_STATEMENT_TIMEOUT = 5.0  # seconds any one PostgreSQL statement may run
 DEFAULT_LOCK_TIMEOUT = 2.0  # seconds a PostgreSQL statement may wait for a lock (the event table's, say)
-BOUNDED_POSTGRES = "domain.records.pgstore:BoundedPostgresFactory"
+BOUNDED_POSTGRES = "domain.records.store.postgres:PostgresStore"
 
 
 @dataclass(frozen=True)
@@ -299,7 +299,7 @@ def store_env(env: dict[str, str]) -> dict[str, str]:
 
     The records application reads its limits (CRONACA_MAX_*, CRONACA_DB_*) from the same
     mapping. PostgreSQL is eventsourcing's own store with every statement bounded in time
-    (domain.records.pgstore), so one slow write can never stop every other.
+    (domain.records.store.postgres), so one slow write can never stop every other.
     """
     keys = [k for k in env if k.startswith(("PERSISTENCE_MODULE", "SQLITE_", "POSTGRES_", "RECORDS_", "COMPRESSOR_", "CIPHER_",
                                             "CRONACA_MAX_", "CRONACA_DB_"))]

@@ -3,7 +3,7 @@
 A record's stream holds one stored event per game event (aggregates.py). The library's
 `repository.get` maps every stored event to an object and checks it against a runtime
 Protocol before mutating an aggregate (~20 µs per event). Game state needs none of that:
-we select the stream's rows, decode their JSON in one parse, and fold each game event
+we select the stream's rows (the store's `select_rows`, domain/records/store), decode their JSON in one parse, and fold each game event
 with the title's own `evolve`. Streams are append-only, so a state once folded for step n
 is true forever: each `Timeline` keeps a checkpoint every `EVERY` game events and serves
 any step by folding fewer than `EVERY` events.
@@ -14,17 +14,18 @@ from __future__ import annotations
 import gc
 import json
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
 
 import orjson
-from eventsourcing.sqlite import SQLiteAggregateRecorder
 
 from domain.kernel import Edition, Event, Game, event_from_json
+from domain.kernel.cache import Bounded
 from domain.kernel.events import event_types
+from domain.records.store import select_stream
+from domain.records.store import select_streams as select_streams  # the store's reads, imported from here by callers
 
 EVERY = 16
 
@@ -80,51 +81,6 @@ class Meta:
         if not self.entry_starts:
             return []  # shared dice: no setup until every seat has joined
         return [b - a for a, b in zip(self.entry_starts, [*self.entry_starts[1:], self.steps], strict=True)]
-
-
-def select_stream(recorder: Any, stream_id: UUID, gt: int | None = None) -> list[tuple[int, str, bytes]]:
-    """(version, topic, state) of a stream's stored events after version `gt`, oldest first.
-
-    On SQLite and PostgreSQL we select just those three columns ourselves: the recorder's
-    `select_events` also builds a UUID (and on PostgreSQL a dict) and a `StoredEvent` for every
-    row, about a fifth of the cost of folding a record from storage now that each game event is
-    a row (pgstore.select_rows on PostgreSQL). Other recorders are asked the
-    ordinary way.
-    """
-    if isinstance(recorder, SQLiteAggregateRecorder):
-        statement = (f"SELECT originator_version, topic, state FROM {recorder.events_table_name} "
-                     "WHERE originator_id=? ")
-        params: list[Any] = [stream_id.hex]
-        if gt is not None:
-            statement += "AND originator_version>? "
-            params.append(gt)
-        with recorder.datastore.transaction(commit=False) as c:
-            c.execute(statement + "ORDER BY originator_version", params)
-            return [tuple(row) for row in c.fetchall()]
-    select_rows = getattr(recorder, "select_rows", None)  # PostgreSQL: pgstore.select_rows, likewise, as tuples
-    if select_rows is not None:
-        return select_rows(stream_id, gt=gt)
-    return [(row.originator_version, row.topic, row.state) for row in recorder.select_events(stream_id, gt=gt)]
-
-
-def select_streams(recorder: Any, stream_ids: list[UUID]) -> dict[UUID, list[tuple[int, str, bytes]]]:
-    """`select_stream` of several streams in one query (a batch job's imports): every stream's rows,
-    oldest first, by id; a stream with no rows is missing."""
-    found: dict[UUID, list[tuple[int, str, bytes]]] = {}
-    if isinstance(recorder, SQLiteAggregateRecorder):
-        marks = ",".join("?" * len(stream_ids))
-        with recorder.datastore.transaction(commit=False) as c:
-            c.execute(f"SELECT originator_id, originator_version, topic, state FROM {recorder.events_table_name} "
-                      f"WHERE originator_id IN ({marks}) ORDER BY originator_id, originator_version",
-                      [i.hex for i in stream_ids])
-            rows = [(UUID(row[0]), row[1], row[2], row[3]) for row in c.fetchall()]
-    elif getattr(recorder, "select_many_rows", None) is not None:  # PostgreSQL: pgstore.select_many_rows
-        rows = recorder.select_many_rows(stream_ids)
-    else:
-        rows = [(i, version, topic, state) for i in stream_ids for version, topic, state in select_stream(recorder, i)]
-    for stream_id, version, topic, state in rows:
-        found.setdefault(stream_id, []).append((version, topic, state))
-    return found
 
 
 class paused_collector:  # noqa: N801  (used as a `with` statement, like contextlib's)
@@ -365,7 +321,8 @@ class Timeline:
 
 
 class Timelines:
-    """An LRU of timelines, caught up from the recorder on each read of an unfinished record."""
+    """A bounded cache of timelines (least recently read dropped first), caught up from the recorder on each read
+    of an unfinished record."""
 
     def __init__(self, recorder: Any, mapper: Any, game_for: Callable[[str], Game],
                  edition_for: Callable[[Meta], Edition], maxsize: int = 64) -> None:
@@ -374,15 +331,11 @@ class Timelines:
         self.game_for = game_for
         self.edition_for = edition_for
         self.maxsize = maxsize
-        self._cache: OrderedDict[UUID, Timeline] = OrderedDict()
-        self._lock = threading.Lock()
+        self._cache: Bounded[UUID, Timeline] = Bounded("timelines", maxsize)
 
     def get(self, record_id: UUID) -> Timeline | None:
         """The record's timeline, up to date; None if there is no such record."""
-        with self._lock:
-            timeline = self._cache.get(record_id)
-            if timeline is not None:
-                self._cache.move_to_end(record_id)
+        timeline = self._cache.get(record_id)
         if timeline is not None and timeline.meta is not None and timeline.meta.finished and None not in timeline.meta.secrets:
             return timeline  # a finished record never changes again (shared dice: once every seat has revealed)
         if timeline is None:
@@ -397,9 +350,5 @@ class Timelines:
             with timeline.lock:
                 gt = timeline.meta.version if timeline.meta is not None else None
                 timeline.absorb(decode_rows(self.mapper, select_stream(self.recorder, record_id, gt=gt)))
-        with self._lock:
-            self._cache[record_id] = timeline
-            self._cache.move_to_end(record_id)
-            while len(self._cache) > self.maxsize:
-                self._cache.popitem(last=False)
+        self._cache.put(record_id, timeline)
         return timeline

@@ -225,7 +225,7 @@ def test_an_imported_record_stores_what_its_links_hash_and_exports_type_first(re
 
 
 def test_a_stream_is_selected_as_the_library_selects_it(records: Records) -> None:
-    """select_stream reads its three columns itself (SQLite; pgstore.select_rows on PostgreSQL): the same rows
+    """select_stream reads its three columns itself (the store's select_rows, SQLite and PostgreSQL): the same rows
     as the library's select_events, whole and after a version."""
     record_id, _ = import_finished(records, record_file("la-citta", "rows-2"))
     library = [(e.originator_version, e.topic, bytes(e.state)) for e in records.recorder.select_events(record_id)]
@@ -237,12 +237,12 @@ def test_a_stream_is_selected_as_the_library_selects_it(records: Records) -> Non
 
 @pytest.mark.postgres
 def test_rows_copied_are_stored_as_given_with_their_notification_ids(postgres_schema: str) -> None:
-    """pgstore.CopyRows: an append's rows copied in binary (COPY FROM STDIN): each row read back byte
+    """store.postgres.CopyRows: an append's rows copied in binary (COPY FROM STDIN): each row read back byte
     for byte (bytes with NUL and high bytes, a topic in any script), the notification ids returned in order,
     and a row already there refused whole, nothing of the append stored."""
     from eventsourcing.persistence import IntegrityError, StoredEvent
 
-    from domain.records.pgstore import CopyRows
+    from domain.records.store.postgres import CopyRows
     from tests.service.conftest import postgres_env
 
     records = Records(Settings.from_env(postgres_env(postgres_schema)).store)

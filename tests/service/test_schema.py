@@ -116,7 +116,7 @@ def test_eight_concurrent_upgrades_on_a_fresh_schema_all_succeed_and_apply_each_
 GUNICORN_RUNS = r"""
 import json, os, select, signal, sys, time, urllib.request
 import api.app
-import domain.records.pgstore, psycopg_pool  # what a worker's store needs, imported before the forks
+import domain.records.store.postgres, psycopg_pool  # what a worker's store needs, imported before the forks
 from domain.records.settings import Settings
 
 api.app.create_app(Settings.from_env({"SQLITE_DBNAME": ":memory:"}))  # every module imported before the forks
