@@ -14,12 +14,14 @@ from uuid import uuid4
 import pytest
 from eventsourcing.persistence import Cipher, Mapper
 
+from domain import catalog
+from domain.kernel.cache import every_cache
 from domain.records import Records
 from domain.records import chain as chains
 from domain.records.aggregates import Record
 from domain.records.rows import Encoded, RecordMapper
 from domain.records.settings import Settings
-from domain.records.timeline import HAPPENED, select_stream
+from domain.records.timeline import HAPPENED, Timelines, select_stream
 from tests.service.helpers import import_finished, play_out, record_file
 
 
@@ -356,3 +358,24 @@ def test_a_batch_of_imports_is_read_in_one_query(records: Records, monkeypatch: 
         assert (found[import_id].version, found[import_id].status, found[import_id].report, found[import_id].document) == (
             alone.version, alone.status, alone.report, alone.document)
     assert found[ids[0]].status == "accepted" and found[ids[1]].status == "submitted"
+
+
+def test_timelines_keep_the_most_recently_read_and_count_under_their_name(tmp_path: Path) -> None:
+    """timeline.Timelines in the project's bounded cache (domain/kernel/cache.py, "timelines"): at most `maxsize`
+    timelines, the least recently read dropped first, a hit and a miss counted; a dropped one is read again whole."""
+    records = Records(Settings.from_env({"PERSISTENCE_MODULE": "eventsourcing.sqlite",
+                                         "SQLITE_DBNAME": str(tmp_path / "r.sqlite3")}).store)
+    try:
+        first, second, third = (import_finished(records, record_file("toy", f"lru-{k}"))[0] for k in range(3))
+        timelines = Timelines(records.recorder, records.mapper, catalog.game, records._edition_of, maxsize=2)
+        kept = {record_id: timelines.get(record_id) for record_id in (first, second)}
+        assert timelines.get(first) is kept[first]  # a hit, and now the most recently read
+        assert (timelines._cache.hits, timelines._cache.misses) == (1, 2)
+        timelines.get(third)  # drops `second`, the least recently read
+        assert timelines._cache.keys() == [first, third]
+        again, before = timelines.get(second), kept[second]
+        assert again is not None and before is not None and again is not before and again.events == before.events
+        assert timelines._cache.keys() == [third, second]
+        assert "timelines" in {stats.name for stats in every_cache()}
+    finally:
+        records.close()
