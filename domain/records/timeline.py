@@ -3,10 +3,10 @@
 A record's stream holds one stored event per game event (aggregates.py). The library's
 `repository.get` maps every stored event to an object and checks it against a runtime
 Protocol before mutating an aggregate (~20 µs per event). Game state needs none of that:
-we select the stream's rows (the store's `select_rows`, domain/records/store), decode their JSON in one parse, and fold each game event
-with the title's own `evolve`. Streams are append-only, so a state once folded for step n
-is true forever: each `Timeline` keeps a checkpoint every `EVERY` game events and serves
-any step by folding fewer than `EVERY` events.
+we select the stream's rows (the store's `select_rows`, domain/records/store), decode their
+JSON in one parse, and fold each game event with the title's own `evolve`. Streams are
+append-only, so a state once folded for step n is true forever: each `Timeline` keeps a
+checkpoint every `EVERY` game events and serves any step by folding fewer than `EVERY` events.
 """
 
 from __future__ import annotations
