@@ -9,10 +9,10 @@ small table `cronaca_schema` (version, description, applied_at) beside the event
    same DDL the library runs when a process opens the store with CREATE_TABLE on): `records_events`
    with its notification index, insert function and row type, and `records_snapshots`.
 
-On PostgreSQL every upgrade holds a session advisory lock (`pg_try_advisory_lock`, one key per schema)
-while it reads the version and applies steps, so any number of hosts may run it at once: one applies,
-the others wait and then find nothing to do. A later step is added at the end of `STEPS`; its DDL runs
-under the same lock.
+Each store applies the steps with its own SQL (`Versioned.apply_steps`, domain/records/store): on
+PostgreSQL under a session advisory lock, one key per schema, so any number of hosts may run it at once:
+one applies, the others wait and then find nothing to do. A later step is added at the end of `STEPS`;
+its DDL runs under the same lock.
 
 SQLite, the embedded default, is one file on one host: the library still creates its tables when a
 process opens the file (in one transaction, `CREATE TABLE IF NOT EXISTS`), so `./dev serve` needs no
@@ -26,22 +26,21 @@ as soon as the upgrade has run (it checks again at most once a second until then
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from eventsourcing.persistence import InfrastructureFactory, Recorder
-from eventsourcing.postgres import PostgresDatastore
+from eventsourcing.persistence import InfrastructureFactory, PersistenceError, Recorder
 from eventsourcing.utils import Environment
 
 from domain.records.application import Records
 from domain.records.settings import store_env
-from domain.records.store import construct_factory
+from domain.records.store import VERSION_TABLE as VERSION_TABLE  # where the steps applied are kept
+from domain.records.store import Step, UpgradeError, Versioned, construct_factory
 
-VERSION_TABLE = "cronaca_schema"
 NO_SCHEMA = 'the store has no schema: run "cronaca db upgrade"'
-LOCK_WAIT = 120.0  # seconds an upgrade waits for another one to finish before it gives up
 # An upgrade may wait for running writers (DDL takes table locks): longer bounds than a request's.
 UPGRADE_TIMEOUTS = {"CRONACA_DB_STATEMENT_TIMEOUT": "300", "CRONACA_DB_LOCK_TIMEOUT": "60"}
 RECHECK = 1.0  # seconds between a schema-less process's checks
@@ -52,14 +51,10 @@ def _event_store(recorders: list[Recorder]) -> None:
         recorder.create_table()  # type: ignore[attr-defined]  (every SQL recorder of the library has it)
 
 
-STEPS: list[tuple[int, str, Callable[[list[Recorder]], None]]] = [
+STEPS: list[Step] = [
     (1, "event store tables (records_events, records_snapshots) by the eventsourcing library's recorders", _event_store),
 ]
 CURRENT = STEPS[-1][0]
-
-
-class UpgradeError(Exception):
-    """The upgrade could not run (another one held the lock too long); said in one line."""
 
 
 def _store(env: Mapping[str, str]) -> dict[str, str]:
@@ -67,15 +62,17 @@ def _store(env: Mapping[str, str]) -> dict[str, str]:
     return store_env(dict(env))
 
 
-def _factory(store: Mapping[str, str]) -> InfrastructureFactory[Any]:
-    """The library's factory for the same store `Records(store)` opens, tables never made on open."""
+def _factory(store: Mapping[str, str]) -> Any:
+    """Our factory for the same store `Records(store)` opens (a `Versioned` one), tables never made on open."""
     merged = dict(Records.env)
     merged["IS_SNAPSHOTTING_ENABLED"] = "y"
     merged.update(os.environ)  # as Application.construct_env does
     merged.update(store)
     merged.update(UPGRADE_TIMEOUTS)
     merged.update({"CREATE_TABLE": "false", "RECORDS_CREATE_TABLE": "false"})
-    return construct_factory(Environment(Records.name, merged))
+    factory = construct_factory(Environment(Records.name, merged))
+    assert isinstance(factory, Versioned), "cronaca db upgrade works on the SQLite and PostgreSQL stores"
+    return factory
 
 
 def _recorders(factory: InfrastructureFactory[Any]) -> list[Recorder]:
@@ -89,87 +86,22 @@ def upgrade(env: Mapping[str, str], say: Callable[[str], None] | None = None) ->
     Idempotent, and safe to run from many hosts at once on PostgreSQL (advisory lock)."""
     factory = _factory(_store(env))
     try:
-        datastore = getattr(factory, "datastore", None)
-        if isinstance(datastore, PostgresDatastore):
-            return _upgrade_postgres(factory, datastore, say or (lambda _: None))
-        return _upgrade_sqlite(factory)
+        return factory.apply_steps(STEPS, lambda: _recorders(factory), say or (lambda _: None))
     finally:
         factory.close()
 
 
-def _upgrade_postgres(factory: InfrastructureFactory[Any], datastore: PostgresDatastore,
-                      say: Callable[[str], None]) -> list[str]:
-    schema = datastore.schema
-    key = f"cronaca:schema:{schema}"
-    with datastore.get_connection() as conn:
-        deadline = time.monotonic() + LOCK_WAIT
-        told = False
-        while not conn.execute("SELECT pg_try_advisory_lock(hashtextextended(%s, 0)) AS locked", (key,)).fetchone()["locked"]:  # type: ignore[index]
-            if time.monotonic() > deadline:
-                raise UpgradeError(f"another upgrade of schema {schema!r} held its lock for over {LOCK_WAIT:.0f} s")
-            if not told:
-                say(f"waiting for another upgrade of schema {schema!r} to finish")
-                told = True
-            time.sleep(0.1)
-        try:
-            if conn.execute("SELECT to_regnamespace(%s) AS found", (f'"{schema}"',)).fetchone()["found"] is None:  # type: ignore[index]
-                conn.execute(f'CREATE SCHEMA "{schema}"')  # asked first: a role that owns only its schema may not create one
-            table = f'"{schema}".{VERSION_TABLE}'
-            conn.execute(f"CREATE TABLE IF NOT EXISTS {table} (version integer PRIMARY KEY, "
-                         "description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())")
-            done = {row["version"] for row in conn.execute(f"SELECT version FROM {table}").fetchall()}  # type: ignore[call-overload]
-            applied = []
-            recorders: list[Recorder] | None = None
-            for version, description, apply in STEPS:
-                if version in done:
-                    continue
-                recorders = recorders or _recorders(factory)
-                apply(recorders)
-                conn.execute(f"INSERT INTO {table} (version, description) VALUES (%s, %s)", (version, description))
-                applied.append(f"{version}: {description}")
-            return applied
-        finally:
-            conn.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", (key,))
-
-
-def _upgrade_sqlite(factory: InfrastructureFactory[Any]) -> list[str]:
-    """The same steps on SQLite: each is `IF NOT EXISTS`, so two at once both end with the same tables."""
-    datastore = factory.datastore  # type: ignore[attr-defined]
-    with datastore.transaction(commit=True) as cursor:
-        cursor.execute(f"CREATE TABLE IF NOT EXISTS {VERSION_TABLE} (version INTEGER PRIMARY KEY, "
-                       "description TEXT NOT NULL, applied_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP)")
-        cursor.execute(f"SELECT version FROM {VERSION_TABLE}")
-        done = {row[0] for row in cursor.fetchall()}
-    applied = []
-    for version, description, apply in STEPS:
-        if version in done:
-            continue
-        apply(_recorders(factory))
-        with datastore.transaction(commit=True) as cursor:
-            cursor.execute(f"INSERT OR IGNORE INTO {VERSION_TABLE} (version, description) VALUES (?, ?)",
-                           (version, description))
-        applied.append(f"{version}: {description}")
-    return applied
-
-
-def missing(recorder: Any) -> str | None:
-    """Why this store cannot serve yet (no schema, or an older one), None when it can. Only PostgreSQL is
-    asked: SQLite's tables are made as the file is opened. Raises when the store does not answer."""
-    datastore = getattr(recorder, "datastore", None)
-    if not isinstance(datastore, PostgresDatastore):
+def missing(records: Records) -> str | None:
+    """Why this store cannot serve yet (no schema, or an older one), None when it can. A store without numbered
+    steps (the library's in-memory one) always can. Raises when the store does not answer."""
+    factory = records.factory
+    if not isinstance(factory, Versioned):
         return None
-    schema = datastore.schema
-    with datastore.get_connection() as conn:
-        row = conn.execute("SELECT to_regclass(%s) AS events, to_regclass(%s) AS versions", (
-            f'"{schema}"."{recorder.events_table_name}"', f'"{schema}".{VERSION_TABLE}')).fetchone()
-        assert row is not None
-        if row["events"] is None:
-            return NO_SCHEMA
-        if row["versions"] is None:
-            return None  # tables made by the library itself (CREATE_TABLE on), before versions were kept
-        found = conn.execute(f'SELECT max(version) AS version FROM "{schema}".{VERSION_TABLE}').fetchone()["version"]  # type: ignore[index]
-    if found is None or found < CURRENT:
-        return f'the store\'s schema is at version {found or 0}, this code needs {CURRENT}: run "cronaca db upgrade"'
+    tables, found = factory.schema_found(records.recorder.events_table_name)  # type: ignore[attr-defined]
+    if not tables:
+        return NO_SCHEMA
+    if found is not None and found < CURRENT:
+        return f'the store\'s schema is at version {found}, this code needs {CURRENT}: run "cronaca db upgrade"'
     return None
 
 
@@ -193,15 +125,14 @@ class Gate:
                 return self.why
             self.checked = time.monotonic()
             try:
-                why = missing(self.records.recorder)
+                why = missing(self.records)
             except Exception:  # noqa: BLE001  (the store does not answer: each request, and /readyz, says so itself)
                 self.why = None
                 return None
             if why is None:
-                # The row type exists now: the library registers its adapter only when it finds it.
-                datastore = getattr(self.records.recorder, "datastore", None)
-                if isinstance(datastore, PostgresDatastore):
-                    datastore.register_type_adapters()
+                factory = self.records.factory
+                if isinstance(factory, Versioned):  # PostgreSQL: the row type's adapter registered, now the type exists
+                    factory.schema_ready()
                 self.ready = True
             self.why = why
             return why
@@ -239,10 +170,6 @@ def where(store: Mapping[str, str]) -> str:
 
 def command(_: Any = None) -> int:
     """`cronaca db upgrade`: the environment's store upgraded, each step printed; 1 (and one line) when it cannot."""
-    import sys
-
-    from eventsourcing.persistence import PersistenceError
-
     try:
         store = _store(os.environ)
         print(f"upgrading the {where(store)}", flush=True)

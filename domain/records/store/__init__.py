@@ -17,16 +17,19 @@ chooses any factory, by `PERSISTENCE_MODULE`: `construct_factory` (the `Records.
 point) names ours for the library's own SQLite and PostgreSQL modules, and leaves any other store (the
 in-memory one) to the library. Callers ask `select_stream`/`select_streams` here: a recorder without the
 interface answers the library's way, the same rows.
+
+Both factories are also `Versioned`: the schema's numbered steps of `cronaca db upgrade` (api/schema.py), each
+applied once and recorded in a small table beside the event store's own, with each database's own SQL.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 from uuid import UUID
 
-from eventsourcing.persistence import ApplicationRecorder, InfrastructureFactory
+from eventsourcing.persistence import ApplicationRecorder, InfrastructureFactory, Recorder
 from eventsourcing.utils import Environment, resolve_topic
 
 Row = tuple[int, str, bytes]
@@ -35,6 +38,11 @@ StreamRow = tuple[UUID, int, str, bytes]
 """(stream id, version, topic, state) of one stored event."""
 NotifiedRow = tuple[int, UUID, str, bytes]
 """(notification id, stream id, topic, state) of one stored event."""
+
+Step = tuple[int, str, Callable[[list[Recorder]], None]]
+"""A numbered step of the schema: its version, what it makes in words, and what it runs on the store's recorders."""
+VERSION_TABLE = "cronaca_schema"
+"""The steps applied: (version, description, applied_at), beside the event store's tables."""
 
 OURS = {
     "eventsourcing.sqlite": "domain.records.store.sqlite:SQLiteStore",
@@ -63,6 +71,29 @@ class RowRecorder(ApplicationRecorder, ABC):
     @abstractmethod
     def select_states(self, notification_ids: Sequence[int]) -> dict[int, bytes]:
         """The whole stored state of these notifications, by notification id (an id not stored is missing)."""
+
+
+class UpgradeError(Exception):
+    """The upgrade could not run (another one held the lock too long); said in one line."""
+
+
+class Versioned(ABC):
+    """A store whose schema is made by numbered steps, each applied once and recorded in VERSION_TABLE."""
+
+    @abstractmethod
+    def apply_steps(self, steps: Sequence[Step], recorders: Callable[[], list[Recorder]],
+                    say: Callable[[str], None]) -> list[str]:
+        """The steps not recorded yet applied in order (on `recorders()`, made once), each recorded; returns them
+        ("1: ..."), empty when up to date. Safe to run from several processes or hosts at once."""
+
+    @abstractmethod
+    def schema_found(self, events_table: str) -> tuple[bool, int | None]:
+        """(whether the event store's tables are there, the highest step recorded: 0 for none, None when no
+        version table is kept). Raises when the store does not answer."""
+
+    @abstractmethod
+    def schema_ready(self) -> None:
+        """Called once the schema is found, before the store serves."""
 
 
 def construct_factory(env: Environment) -> InfrastructureFactory[Any]:

@@ -13,6 +13,11 @@ behind psycopg_pool's growing back-off, tests/faults/test_api_processes.py).
 The application's events are read by `PostgresRows` (the `RowRecorder` interface, store/__init__.py), and an
 append's rows are copied in (`CopyRows`). Made by `PostgresStore`, the factory chosen for
 `PERSISTENCE_MODULE=eventsourcing.postgres` (store.construct_factory, settings.store_env).
+
+Processes never create tables here (`settings.store_env` sets CREATE_TABLE=false: four gunicorn workers each
+creating them on a fresh database crashed 3 times in 20). `cronaca db upgrade` applies the schema's steps
+(`PostgresStore.apply_steps`) under a session advisory lock (`pg_try_advisory_lock`, one key per schema), so
+any number of hosts may run it at once: one applies, the others wait and then find nothing to do.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from typing import Any
 from uuid import UUID
 
 import psycopg.errors
-from eventsourcing.persistence import IntegrityError, InterfaceError, OperationalError, StoredEvent
+from eventsourcing.persistence import IntegrityError, InterfaceError, OperationalError, Recorder, StoredEvent
 from eventsourcing.postgres import PostgresAggregateRecorder, PostgresApplicationRecorder, PostgresFactory
 from eventsourcing.utils import Environment, EnvType
 from psycopg.rows import tuple_row
@@ -32,10 +37,11 @@ from psycopg.sql import SQL, Identifier
 
 from domain.records.application import RecordsError
 from domain.records.settings import db_timeouts
-from domain.records.store import NotifiedRow, Row, RowRecorder, StreamRow
+from domain.records.store import VERSION_TABLE, NotifiedRow, Row, RowRecorder, Step, StreamRow, UpgradeError, Versioned
 
 RETRIES = 10  # a lost connection, as the library does
 RETRY_WAIT = 0.2
+LOCK_WAIT = 120.0  # seconds an upgrade waits for another one to finish before it gives up
 
 
 class StoreBusy(RecordsError, OperationalError):
@@ -228,7 +234,7 @@ class PostgresRows(RowRecorder, PostgresApplicationRecorder, CopyRows):
     select_states = bounded(_select_states, "a read of the records directory")
 
 
-class PostgresStore(PostgresFactory):
+class PostgresStore(PostgresFactory, Versioned):
     """The library's PostgreSQL factory with our recorders, every connection starting with its time bounds."""
 
     aggregate_recorder_class = PostgresSnapshots
@@ -242,3 +248,52 @@ class PostgresStore(PostgresFactory):
         pool.kwargs["options"] = f"-c statement_timeout={round(statement * 1000)} -c lock_timeout={round(lock * 1000)}"
         if not self.env.get(self.POSTGRES_LOCK_TIMEOUT):
             self.datastore.lock_timeout = max(1, math.ceil(lock))  # the library's SET LOCAL, in whole seconds
+
+    def apply_steps(self, steps: Sequence[Step], recorders: Callable[[], list[Recorder]],
+                    say: Callable[[str], None]) -> list[str]:
+        schema = self.datastore.schema
+        key = f"cronaca:schema:{schema}"
+        with self.datastore.get_connection() as conn:
+            deadline = time.monotonic() + LOCK_WAIT
+            told = False
+            while not conn.execute("SELECT pg_try_advisory_lock(hashtextextended(%s, 0)) AS locked", (key,)).fetchone()["locked"]:  # type: ignore[index]
+                if time.monotonic() > deadline:
+                    raise UpgradeError(f"another upgrade of schema {schema!r} held its lock for over {LOCK_WAIT:.0f} s")
+                if not told:
+                    say(f"waiting for another upgrade of schema {schema!r} to finish")
+                    told = True
+                time.sleep(0.1)
+            try:
+                if conn.execute("SELECT to_regnamespace(%s) AS found", (f'"{schema}"',)).fetchone()["found"] is None:  # type: ignore[index]
+                    conn.execute(f'CREATE SCHEMA "{schema}"')  # asked first: a role that owns only its schema may not create one
+                table = f'"{schema}".{VERSION_TABLE}'
+                conn.execute(f"CREATE TABLE IF NOT EXISTS {table} (version integer PRIMARY KEY, "
+                             "description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())")
+                done = {row["version"] for row in conn.execute(f"SELECT version FROM {table}").fetchall()}  # type: ignore[call-overload]
+                applied = []
+                made: list[Recorder] | None = None
+                for version, description, apply in steps:
+                    if version in done:
+                        continue
+                    made = made or recorders()
+                    apply(made)
+                    conn.execute(f"INSERT INTO {table} (version, description) VALUES (%s, %s)", (version, description))
+                    applied.append(f"{version}: {description}")
+                return applied
+            finally:
+                conn.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", (key,))
+
+    def schema_found(self, events_table: str) -> tuple[bool, int | None]:
+        schema = self.datastore.schema
+        with self.datastore.get_connection() as conn:
+            row = conn.execute("SELECT to_regclass(%s) AS events, to_regclass(%s) AS versions", (
+                f'"{schema}"."{events_table}"', f'"{schema}".{VERSION_TABLE}')).fetchone()
+            assert row is not None
+            if row["events"] is None or row["versions"] is None:
+                return row["events"] is not None, None  # no versions: tables made by the library itself (CREATE_TABLE on)
+            found = conn.execute(f'SELECT max(version) AS version FROM "{schema}".{VERSION_TABLE}').fetchone()["version"]  # type: ignore[index]
+        return True, found or 0
+
+    def schema_ready(self) -> None:
+        """The row type exists now: the library registers its adapter only when it finds the type."""
+        self.datastore.register_type_adapters()

@@ -1,17 +1,21 @@
-"""The store's fast reads on SQLite: the library's application recorder, with the `RowRecorder` selects.
+"""The store on SQLite: the library's application recorder with the `RowRecorder` selects, and the schema's steps.
 
 A notification id on SQLite is the events table's `rowid`, so the log's windows are read by it.
+SQLite, the embedded default, is one file on one host: the library creates its tables as a process opens the
+file (`CREATE TABLE IF NOT EXISTS`, in one transaction), so no step has to run first; `cronaca db upgrade`
+records the same versions there all the same.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 from uuid import UUID
 
+from eventsourcing.persistence import Recorder
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteFactory
 
-from domain.records.store import NotifiedRow, Row, RowRecorder, StreamRow
+from domain.records.store import VERSION_TABLE, NotifiedRow, Row, RowRecorder, Step, StreamRow, Versioned
 
 
 def _marks(values: Sequence[Any]) -> str:
@@ -58,7 +62,33 @@ class SQLiteRows(RowRecorder, SQLiteApplicationRecorder):
             return {row[0]: bytes(row[1]) for row in c.fetchall()}
 
 
-class SQLiteStore(SQLiteFactory):
+class SQLiteStore(SQLiteFactory, Versioned):
     """The library's SQLite factory making `SQLiteRows` for the application's events (snapshots: the library's)."""
 
     application_recorder_class = SQLiteRows
+
+    def apply_steps(self, steps: Sequence[Step], recorders: Callable[[], list[Recorder]],
+                    say: Callable[[str], None]) -> list[str]:
+        """Each step is `IF NOT EXISTS`, so two upgrades at once both end with the same tables."""
+        with self.datastore.transaction(commit=True) as cursor:
+            cursor.execute(f"CREATE TABLE IF NOT EXISTS {VERSION_TABLE} (version INTEGER PRIMARY KEY, "
+                           "description TEXT NOT NULL, applied_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP)")
+            cursor.execute(f"SELECT version FROM {VERSION_TABLE}")
+            done = {row[0] for row in cursor.fetchall()}
+        applied = []
+        for version, description, apply in steps:
+            if version in done:
+                continue
+            apply(recorders())
+            with self.datastore.transaction(commit=True) as cursor:
+                cursor.execute(f"INSERT OR IGNORE INTO {VERSION_TABLE} (version, description) VALUES (?, ?)",
+                               (version, description))
+            applied.append(f"{version}: {description}")
+        return applied
+
+    def schema_found(self, events_table: str) -> tuple[bool, int | None]:
+        """Never asked of the file: its tables are made as it is opened."""
+        return True, None
+
+    def schema_ready(self) -> None:
+        """Nothing to do: the library found the tables as it opened the file."""
