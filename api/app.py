@@ -45,12 +45,13 @@ def create_app(settings: Settings | None = None, service: Service | None = None,
     api.spec.components.security_scheme("arbiter", {"type": "http", "scheme": "bearer",
                                                     "description": "a record's arbiter key from POST /api/records "
                                                                    "or POST /api/imports: records rulings"})
-    from api import imports, records, rulings, teaching, transcripts, viewer
+    from api import imports, records, rulings, teaching, titles, transcripts, viewer
 
     api.register_blueprint(records.blp)
     api.register_blueprint(rulings.blp)
     api.register_blueprint(imports.blp)
     api.register_blueprint(transcripts.blp)
+    api.register_blueprint(titles.blp)
     for blueprint in teaching.BLUEPRINTS:
         api.register_blueprint(blueprint)
     app.register_blueprint(viewer.viewer)

@@ -954,7 +954,8 @@ def header_findings(notation: Notation, game_for: Callable[[str], tuple[Game, Wo
     title = notation.tag("Title")
     game: Game | None = None
     if not title:
-        findings.append(Finding("header", 1, "notation/title", 'the header names no game: add [Title "citta-stato"] '
+        example = titles[0] if titles else "<title>"  # the first catalogued title, as a model line to copy
+        findings.append(Finding("header", 1, "notation/title", f'the header names no game: add [Title "{example}"] '
                                 f"(one of {', '.join(titles)})"))
     else:
         try:

@@ -93,6 +93,7 @@ class State:
 
 class Toy:
     title = "toy"
+    name = "Toy"
     seats = (2, 3)
 
     def default_edition(self) -> Edition:

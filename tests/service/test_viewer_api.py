@@ -344,7 +344,8 @@ def test_demo_records_are_greedy_bot_games(tmp_path: Path, monkeypatch: pytest.M
         return played[-1]
 
     monkeypatch.setattr(bots, "play_bot", watched)
-    monkeypatch.setattr(service_cli, "TABLES", {"citta-stato": [2]})  # one quick table: the plan is tested above
+    quick = {"citta-stato": (bots.Table({"players": 2}),)}  # one quick table: the plan is tested above
+    monkeypatch.setattr(catalog, "demo_tables", lambda title: quick.get(title, ()))
     records = Records(Settings.from_env({"SQLITE_DBNAME": str(tmp_path / "demo.sqlite3")}).store)
     try:
         assert service_cli.demo_records(records) == 1
