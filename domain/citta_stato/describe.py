@@ -14,9 +14,10 @@ from typing import Any
 
 from domain.kernel import Event
 from domain.kernel.describe import Part, Sentence, hidden, name_of, sentence
+from domain.kernel.events import every_event
 
 from . import events as ev
-from .edition import BI, CI, COLOURS
+from .edition import BI, CI, COLOURS, TITLE
 from .fold import place_in_market, renewed
 from .notation import NAMES as COLOUR
 from .rules import vp_amount
@@ -537,7 +538,7 @@ def _cube_bagged(e: ev.CubeBagged, s: State, names: Sequence[str]) -> Sentence:
 
 Say = Callable[[Any, State, Sequence[str]], Sentence | None]
 
-SAYS: dict[type[Event], Say] = {
+SAYS: dict[type[Event], Say] = every_event(TITLE, {
     ev.GameStarted: _game_started,
     ev.CitiesDealt: _cities_dealt,
     ev.PersonalSchemeDealt: _personal_scheme,
@@ -598,7 +599,7 @@ SAYS: dict[type[Event], Say] = {
     ev.SchemesRemoved: _schemes_removed,
     ev.TrackMovedBack: _track_moved_back,
     ev.CubeBagged: _cube_bagged,
-}
+}, "describe")
 
 
 def describe(event: Event, before: State, names: Sequence[str]) -> Sentence | None:

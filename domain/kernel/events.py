@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar, TypeVar
 
 from domain.kernel.frozen import freeze, frozen_init, thaw
@@ -18,10 +18,15 @@ from domain.kernel.frozen import freeze, frozen_init, thaw
 _REGISTRY: dict[str, type[Event]] = {}
 
 E = TypeVar("E", bound="type[Event]")
+T = TypeVar("T", bound=Mapping[type, Any])
 
 
 class UnknownEventType(ValueError):
     """A stored or imported event names a type no title declares."""
+
+
+class MissingHandler(TypeError):
+    """A title's table of one function per event type (its fold, its describe) leaves an event type out."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -113,6 +118,19 @@ def event_from_json(obj: dict[str, Any]) -> Event:
 
 def event_types() -> dict[str, type[Event]]:
     return dict(_REGISTRY)
+
+
+def every_event(title: str, table: T, what: str) -> T:
+    """`table` itself, once it holds a handler for every event type registered under `title/`.
+
+    A title builds its fold and its describe as one function per event type; this is called as
+    the table is built, so a missing handler stops the title's import with the event types' names
+    instead of answering a replay later with a KeyError or a silent None.
+    """
+    missing = sorted(name for name, cls in _REGISTRY.items() if name.startswith(f"{title}/") and cls not in table)
+    if missing:
+        raise MissingHandler(f"{title}'s {what} has no handler for {', '.join(missing)}")
+    return table
 
 
 def dumps(events: Iterable[Event]) -> str:
