@@ -658,7 +658,7 @@ def cards_renewed_all(s: State, events: list[ev.CardsRenewed]) -> State:
     head of the queue) folded in one copy of the state.
 
     Each colour's renewal reads and writes only that colour, so this is exactly the state that
-    folding the events one by one gives (`test_play_gives_the_fold_of_its_own_events` checks it).
+    folding the events one by one gives (tests/contract/test_game_contract.py checks it).
     """
     present, future, decks, discards = list(s.present), list(s.future), list(s.decks), list(s.discards)
     for e in events:
