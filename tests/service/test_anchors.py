@@ -15,7 +15,7 @@ import pytest
 
 from domain import catalog
 from domain.kernel import SeededChance
-from replay_viewer.boards import anchors, layout_for, places, view_box
+from replay_viewer.boards import anchors, draw, layout_for, places, view_box
 
 TITLES = [title for title, module in catalog.TITLES.items() if module.startswith("domain.")]  # the real titles
 SVG = "{http://www.w3.org/2000/svg}"
@@ -69,7 +69,6 @@ def _initial_view(title: str, seats: int) -> dict[str, Any]:
 
 
 def _drawn(title: str, seats: int) -> ET.Element:
-    from replay_viewer.boards import draw
 
     edition = edition_of(title)
     view = _initial_view(title, seats)
