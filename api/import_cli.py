@@ -85,7 +85,8 @@ def submit_files(records: Any, paths: Sequence[Path], settings: Settings, lines:
             if isinstance(answer, RecordsError):
                 line.update(error=answer.message, rule=answer.facts.get("rule"), import_id=answer.facts.get("import_id"))
             else:
-                _saved(line, *answer, annotator, arbiter)
+                import_id, tokens = answer
+                _saved(line, import_id, tokens, annotator, arbiter)
             lines.append(line)
         waiting.clear()
         return True

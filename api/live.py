@@ -72,11 +72,11 @@ class Hub(Protocol):
     def close(self) -> None: ...
 
 
-class Closed(Exception):
+class Closed(Exception):  # noqa: N818  (named for what happened)
     """The subscription was closed (or dropped for falling behind, or its connection was lost): the stream ends."""
 
 
-class Unavailable(Exception):
+class Unavailable(Exception):  # noqa: N818  (named for what happened)
     """The live channel cannot be followed now (Redis unreachable): the client should retry shortly."""
 
 
@@ -134,7 +134,7 @@ class QueueSubscription(Following):
     def close(self) -> None:
         if not self.closed:
             self.closed = True
-            self.hub._drop(self)
+            self.hub.drop(self)
             with contextlib.suppress(queue.Full):
                 self.queue.put_nowait(None)  # wakes a reader blocked in next_message
 
@@ -153,7 +153,7 @@ class InProcessHub:
         for follower in followers:
             if not follower.deliver(message):
                 log.warning("a follower of lesson %s fell %d messages behind; dropped (it reconnects)", key, BACKLOG)
-                self._drop(follower)
+                self.drop(follower)
                 follower.closed = True
 
     def subscribe(self, lesson_id: str) -> QueueSubscription:
@@ -167,7 +167,7 @@ class InProcessHub:
         with self._lock:
             return len(self._followers.get(str(lesson_id), ()))
 
-    def _drop(self, follower: QueueSubscription) -> None:
+    def drop(self, follower: QueueSubscription) -> None:
         with self._lock:
             found = self._followers.get(follower.lesson_id)
             if found is not None:
@@ -228,7 +228,7 @@ class RedisSubscription(Following):
             if found is None or found.get("type") != "message":
                 continue
             try:
-                return json.loads(found["data"])  # type: ignore[no-any-return]
+                return json.loads(found["data"])
             except ValueError:
                 log.warning("a message on %s is not JSON; skipped", self.channel)
 
@@ -294,7 +294,7 @@ def hub_for(redis_url: str | None, followers: int = 250) -> Hub:
 # ---- how many streams one process holds -----------------------------------------------------------------
 
 
-class Crowded(Exception):
+class Crowded(Exception):  # noqa: N818  (named for what happened)
     """A new stream would pass a cap: 429 (this client's) or 503 (the process's), with Retry-After."""
 
     def __init__(self, status: int, detail: str) -> None:

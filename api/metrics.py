@@ -181,12 +181,12 @@ def install(app: Flask) -> Any:
         from prometheus_flask_exporter import PrometheusMetrics
 
         registry = CollectorRegistry()
-        registry.register(_Global())  # type: ignore[arg-type]
+        registry.register(_Global())
         metrics = PrometheusMetrics(app, registry=registry, **common)
     app.extensions["cronaca.metrics"] = metrics
     return metrics
 
 
-def wrap(wsgi: Wsgi) -> Wsgi:
+def wrap(wsgi: Wsgi) -> FastAnswers:
     """The fast path's counter around the WSGI app (inside the request ids, outside the fast path)."""
     return FastAnswers(wsgi)

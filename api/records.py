@@ -157,7 +157,7 @@ def announce_summary(record_id: UUID) -> None:
     svc = service()
     try:
         summary = svc.records.summary(record_id)
-    except Exception as exc:  # the change is stored: its answer must not turn into an error for a notification
+    except Exception as exc:  # noqa: BLE001  (the change is stored: its answer must not turn into an error for a notification)
         log.warning("record %s: its followers were not told of a join or reveal: %s", record_id, type(exc).__name__)
         return
     announce(svc.hub, record_id, record_state(summary["version"], summary["steps"], summary["finished"]))
@@ -201,7 +201,7 @@ def live(record_id: UUID) -> Any:
         lifetime = float(current_app.config.get(LIFETIME_CONFIG, LIFETIME_SECONDS))
         return sse_response(record_stream(current, subscription, last_seen, ping, lifetime))
 
-    return admitted(svc.streams, request.remote_addr or "", follow)
+    return admitted(svc.caps, request.remote_addr or "", follow)
 
 
 def last_event_id() -> int | None:

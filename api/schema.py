@@ -48,7 +48,7 @@ RECHECK = 1.0  # seconds between a schema-less process's checks
 
 def _event_store(recorders: list[Recorder]) -> None:
     for recorder in recorders:
-        recorder.create_table()  # type: ignore[attr-defined]  (every SQL recorder of the library has it)
+        recorder.create_table()  # type: ignore[attr-defined]  # every SQL recorder of the library has it
 
 
 STEPS: list[tuple[int, str, Callable[[list[Recorder]], None]]] = [
@@ -116,7 +116,7 @@ def _upgrade_postgres(factory: InfrastructureFactory[Any], datastore: PostgresDa
             table = f'"{schema}".{VERSION_TABLE}'
             conn.execute(f"CREATE TABLE IF NOT EXISTS {table} (version integer PRIMARY KEY, "
                          "description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())")
-            done = {row["version"] for row in conn.execute(f"SELECT version FROM {table}").fetchall()}  # type: ignore[call-overload]
+            done = {row["version"] for row in conn.execute(f"SELECT version FROM {table}").fetchall()}
             applied = []
             recorders: list[Recorder] | None = None
             for version, description, apply in STEPS:

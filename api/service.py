@@ -39,6 +39,12 @@ class Service:
             self.streams = StreamCaps(self.settings.live_streams, self.settings.live_streams_per_client)
 
     @property
+    def caps(self) -> StreamCaps:
+        """The live streams' caps: `streams`, which `__post_init__` sets when it is not given."""
+        assert self.streams is not None
+        return self.streams
+
+    @property
     def teaching(self) -> Teaching:
         """Annotations, variations and lessons over the same records; built on first use, so a service
         that never teaches never loads them. Lessons publish their live changes through the hub."""
@@ -52,7 +58,7 @@ class Service:
 
 
 def service() -> Service:
-    return current_app.extensions["cronaca"]  # type: ignore[no-any-return]
+    return current_app.extensions["cronaca"]
 
 
 def bearer() -> str | None:

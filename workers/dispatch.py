@@ -287,7 +287,7 @@ def hand_over_many(records: Records, dispatcher: Dispatcher, import_ids: Sequenc
         chunk = list(import_ids[start:start + batch])
         try:
             job_id = many(chunk, attempt)
-        except Exception as exc:  # redis.ConnectionError, TimeoutError...: the relay will try again
+        except Exception as exc:  # noqa: BLE001  (redis.ConnectionError, TimeoutError...: the relay will try again)
             say_refused(f"could not queue {len(chunk)} imports from {chunk[0]}: {exc}")
             return queued
         records.mark_queued_many(chunk, job_id)  # one append for the batch
@@ -299,7 +299,7 @@ def hand_over(records: Records, dispatcher: Dispatcher, import_id: UUID, attempt
     """Queue one import and record that it was queued; False (and nothing recorded) if the queue is down."""
     try:
         job_id = dispatcher.enqueue(import_id, attempt)
-    except Exception as exc:  # redis.ConnectionError, TimeoutError...: the relay will try again
+    except Exception as exc:  # noqa: BLE001  (redis.ConnectionError, TimeoutError...: the relay will try again)
         say_refused(f"could not queue import {import_id}: {exc}")
         return False
     records.mark_queued(import_id, job_id)

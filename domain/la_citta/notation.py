@@ -16,7 +16,7 @@ from functools import cache
 from typing import Any
 
 from domain.kernel.editions import Edition
-from domain.kernel.notation import PUBLIC, Arg, Form, Move, NotationError, Vocabulary, Words
+from domain.kernel.notation import PUBLIC, Arg, Form, Move, NotationError, Owner, Vocabulary, Words
 from domain.la_citta.game import GAME
 from domain.la_citta.state import State
 
@@ -219,7 +219,7 @@ _FACE_DOWN = {"la-citta/blind-draw": "politics", "la-citta/poll": "voice"}
 
 
 def secret_outcomes(state: State, seat: int | None, command: Mapping[str, Any] | None,
-                    asked: Sequence[tuple[str, str]]) -> list[int | str | None]:
+                    asked: Sequence[tuple[str, str]]) -> list[Owner]:
     """A blind draw's card is its taker's, and so are the voice cards a poll turns up (the others learn them at
     the tally): each is the command's first outcome. Every other outcome is laid face up (the display's refills,
     the cards turned at the tally, the year's voice card)."""

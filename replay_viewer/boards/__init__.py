@@ -28,7 +28,7 @@ PACKAGES = {"citta-stato": "citta_stato", "la-citta": "la_citta", "serenissima":
 Draw = Callable[[dict[str, Any], "dict[str, Any] | None", dict[str, Any], Edition, Sequence[str]], str]
 
 
-class NoLayout(LookupError):
+class NoLayout(LookupError):  # noqa: N818  (named for what happened)
     """The record's title or edition has no board layout: the page says so and shows the rest."""
 
 
@@ -62,7 +62,7 @@ def drawer(title: str) -> Draw:
         module = importlib.import_module(f"replay_viewer.boards.{package}")
     except ModuleNotFoundError as missing:
         raise NoLayout(f"the title {title} has no board drawing yet") from missing
-    return module.draw  # type: ignore[no-any-return]
+    return module.draw
 
 
 def draw(title: str, view: dict[str, Any], previous: dict[str, Any] | None, edition: Edition, names: Sequence[str]) -> str:
