@@ -6,7 +6,21 @@ from typing import Any
 
 from flask import Flask
 
-from api import health, logs, metrics, operators, problems, security, throttle
+from api import (
+    health,
+    imports,
+    logs,
+    metrics,
+    operators,
+    problems,
+    records,
+    rulings,
+    security,
+    teaching,
+    throttle,
+    transcripts,
+    viewer,
+)
 from api.fastpath import StepFastPath
 from api.service import Service
 from domain.records.settings import Settings
@@ -45,7 +59,6 @@ def create_app(settings: Settings | None = None, service: Service | None = None,
     api.spec.components.security_scheme("arbiter", {"type": "http", "scheme": "bearer",
                                                     "description": "a record's arbiter key from POST /api/records "
                                                                    "or POST /api/imports: records rulings"})
-    from api import imports, records, rulings, teaching, transcripts, viewer
 
     api.register_blueprint(records.blp)
     api.register_blueprint(rulings.blp)

@@ -31,7 +31,11 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol, Self
 
+import redis
+from flask import Response, stream_with_context
+from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
+from redis.retry import Retry
 
 from api.problems import problem
 
@@ -186,8 +190,6 @@ class RedisSubscription(Following):
     """A follower through Redis: its own pub/sub connection, subscribed (confirmed) before it is returned."""
 
     def __init__(self, client: Any, lesson_id: str, confirm_seconds: float = 5.0) -> None:
-        import time
-
         self.lesson_id = str(lesson_id)
         self.channel = channel_for(self.lesson_id)
         self.closed = False
@@ -210,8 +212,6 @@ class RedisSubscription(Following):
             raise
 
     def next_message(self, timeout: float) -> dict[str, Any] | None:
-        import time
-
         if self.closed:
             raise Closed(self.lesson_id)
         deadline = time.monotonic() + timeout
@@ -242,10 +242,6 @@ class RedisHub:
     """Redis pub/sub: every API process publishes to and follows the same channels."""
 
     def __init__(self, url: str, publish_timeout: float = 1.0, followers: int = 250) -> None:
-        import redis
-        from redis.backoff import NoBackoff
-        from redis.retry import Retry
-
         self.url = url
         # The followers' pub/sub connections: a Redis that stalls fails a new follower (503) in seconds, not minutes.
         # Each follower holds a pub/sub connection of this pool for its stream's life: the pool holds as many as the
@@ -404,8 +400,6 @@ def unavailable(exc: Unavailable, meanwhile: str) -> Any:
 
 def sse_response(events: Iterator[str]) -> Any:
     """The stream as an answer no cache or proxy holds back."""
-    from flask import Response, stream_with_context
-
     response = Response(stream_with_context(events), mimetype=SSE)
     response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Accel-Buffering"] = "no"  # a proxy must not hold events back

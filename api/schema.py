@@ -26,12 +26,13 @@ as soon as the upgrade has run (it checks again at most once a second until then
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from eventsourcing.persistence import InfrastructureFactory, Recorder
+from eventsourcing.persistence import InfrastructureFactory, PersistenceError, Recorder
 from eventsourcing.postgres import PostgresDatastore
 from eventsourcing.utils import Environment
 
@@ -238,9 +239,6 @@ def where(store: Mapping[str, str]) -> str:
 
 def command(_: Any = None) -> int:
     """`cronaca db upgrade`: the environment's store upgraded, each step printed; 1 (and one line) when it cannot."""
-    import sys
-
-    from eventsourcing.persistence import PersistenceError
 
     try:
         store = _store(os.environ)

@@ -33,7 +33,11 @@ from api.problems import problem
 from api.records import NO_LAYOUT
 from api.security import JSON, json_body
 from api.service import bearer, json_response, service
+from domain.records import lessonfile
+from domain.records.annotations import ALL
 from domain.records.application import NotFound
+from replay_viewer import boards
+from replay_viewer.boards import NoLayout, anchors, layout_for
 
 # named `notes`, not `annotations`: that name is the `from __future__ import annotations` above
 notes = Blueprint("annotations", __name__, url_prefix="/api/records",
@@ -281,8 +285,6 @@ def _json(body: Any, status: int = 200, location: str | None = None) -> Response
 
 def _line(value: str) -> Any:
     """The `line` query: all lines, the main one, or a variation id."""
-    from domain.records.annotations import ALL
-
     if value == "all":
         return ALL
     return value
@@ -298,8 +300,6 @@ def _line(value: str) -> Any:
 def places(record_id: UUID) -> Any:
     """Every place of the record's board a shape may name (canonical spelling), where it is drawn, and the
     board's viewBox: what the viewer needs to draw arrows and highlights and to let the annotator point."""
-    from replay_viewer.boards import NoLayout, anchors, layout_for
-
     records = service().records
     with records.reading(record_id) as timeline:
         meta = timeline.meta
@@ -426,10 +426,8 @@ def variation_step(variation_id: UUID, n: int) -> Any:
                          description="no such variation or step; or no board layout (type ends in `no-layout`)")
 def variation_board(variation_id: UUID, n: int) -> Any:
     """The board at step n of the variation, drawn as the record's boards are."""
-    from replay_viewer.boards import NoLayout, draw
-
     try:
-        svg = _teaching().variations.board(variation_id, n, draw)
+        svg = _teaching().variations.board(variation_id, n, boards.draw)
     except NoLayout as exc:
         return problem(404, "Not Found", str(exc), type=NO_LAYOUT)
     response = current_app.response_class(svg, mimetype="image/svg+xml")
@@ -489,8 +487,6 @@ def create_lesson(body: dict[str, Any]) -> Any:
 def import_lesson() -> Any:
     """Import a lesson file: its records (checked by the rules as any import), their notes and variations,
     then the lesson. Everything is checked before anything is saved. New keys are in this answer only."""
-    from domain.records import lessonfile
-
     made = lessonfile.import_lesson(_teaching(), json_body())
     return _json(made, 201, f"/api/lessons/{made['lesson']['id']}")
 
@@ -622,10 +618,8 @@ def question(lesson_id: UUID, pause_id: str) -> Any:
                       description="no such lesson or pause; or no board layout (type ends in `no-layout`)")
 def pause_board(lesson_id: UUID, pause_id: str) -> Any:
     """The pause's board from the asked seat's own view: what that seat knew, nothing the others hid."""
-    from replay_viewer.boards import NoLayout, draw
-
     try:
-        svg = _teaching().lessons.pause_board(lesson_id, pause_id, draw)
+        svg = _teaching().lessons.pause_board(lesson_id, pause_id, boards.draw)
     except NoLayout as exc:
         return problem(404, "Not Found", str(exc), type=NO_LAYOUT)
     response = current_app.response_class(svg, mimetype="image/svg+xml")
@@ -661,8 +655,6 @@ def export(lesson_id: UUID) -> Any:
     """The lesson as one file that keeps everything; import it with POST /api/lessons/import. The lesson is no
     secret (its link is the invitation); each record's notes are those the token may read there (a record's
     annotator key: all of them; none: the public's)."""
-    from domain.records import lessonfile
-
     response = _json(lessonfile.export_lesson(_teaching(), lesson_id, bearer()))
     response.headers["Content-Disposition"] = f'attachment; filename="lesson-{lesson_id}.json"'
     return response

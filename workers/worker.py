@@ -38,11 +38,14 @@ from typing import Any
 import redis
 from rq import Queue, SimpleWorker, worker_registration
 from rq.job import Job
+from rq.registry import ScheduledJobRegistry
 from rq.scheduler import RQScheduler
+from rq.utils import current_timestamp
 from rq.worker.base import WorkerStatus
 
 from domain.records.settings import Settings
 from workers import context, metrics
+from workers.jobs import warm_up
 
 log = logging.getLogger("cronaca.worker")
 
@@ -169,9 +172,6 @@ class CronacaWorker(SimpleWorker):
 
     def schedule_due(self) -> None:
         """RQ's scheduler for one pass: jobs whose retry delay is over go back to their queue (one worker at a time)."""
-        from rq.registry import ScheduledJobRegistry
-        from rq.utils import current_timestamp
-
         due = current_timestamp()
         if not any(ScheduledJobRegistry(name, connection=self.connection).get_jobs_to_schedule(due, chunk_size=1)
                    for name in self.queue_names()):
@@ -226,7 +226,6 @@ def run(settings: Settings, queue_names: Sequence[str], burst: bool = False, nam
     """Serve these queues until asked to stop (SIGTERM, SIGINT), starting a new RQ worker whenever one ends
     because Redis went away. `max_rounds` bounds the restarts (tests); None: for ever. Returns the exit code."""
     assert settings.redis_url
-    from workers.jobs import warm_up
 
     try:
         warm_up()

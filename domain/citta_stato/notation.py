@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from domain.citta_stato.rules import pending_step, unsettled
 from domain.kernel.editions import Edition
 from domain.kernel.notation import PUBLIC, Arg, Form, Move, Notation, NotationError, Owner, Unfit, Vocabulary, Words
 
@@ -281,8 +282,6 @@ def turn_starts(state: State) -> bool:
 def whose(state: State) -> tuple[int | None, str]:
     """`rules.pending_step`'s seat and kind, without the details it freezes (the checker asks before every
     move): a seat's own turn answered here, every other step asked of it."""
-    from domain.citta_stato.rules import pending_step, unsettled
-
     if state.phase != "over" and not state.tasks and not unsettled(state):
         return state.current, "turn"
     found = pending_step(state)

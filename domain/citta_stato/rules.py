@@ -40,6 +40,7 @@ from . import events as ev
 from . import solo
 from .edition import BANNERS, BI, CI, COLOURS, TITLE, tables
 from .fold import HANDLERS, cards_renewed_all, evolve, remember_setup, used_schemes
+from .scoring import final_scores
 from .state import GHOST, State, Task, begin, order_from
 
 R = "citta-stato/"
@@ -670,8 +671,6 @@ def _auto_form_crowns(state: State, task: Task, chance: Chance) -> list[Event]:
 
 
 def _auto_game_end(state: State, task: Task, chance: Chance) -> list[Event]:
-    from .scoring import final_scores
-
     return [ev.GameEnded.of(tuple(r["final"] for r in final_scores(state)))]
 
 

@@ -165,3 +165,14 @@ def with_seat(state: State, i: int, seat: Seat, tasks: tuple[Task, ...]) -> Stat
     items[_SEATS] = (*seats[:i], seat, *seats[i + 1 :])
     items[_TASKS] = tasks
     return _make(State, items)
+
+
+def crowns_between(state: State, a: int, b: int) -> int:
+    """Crown marks on the VP track between two scores, both ends included (marks at 4, 8, 12...).
+
+    Here, beside the State, because scoring and the solo report both count them."""
+    every = state.t.crown_every
+    lo, hi = min(a, b), max(a, b)
+    if hi <= 0:
+        return 0
+    return hi // every - (max(lo, 1) - 1) // every

@@ -61,6 +61,8 @@ from typing import Any, Final, Literal
 from lark import Lark, Token, Transformer, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
+from domain.kernel.contract import fold
+
 GRAMMAR = r"""
 start: _NL? tag* line*
 body: _NL? line*
@@ -1308,8 +1310,6 @@ def render(game: Any, words: Words, edition: Any, entries: Sequence[Any], seats:
     (the title's own round where its view has one). `marks` and `after` (by entry index, the
     setup 0) add what a study needs: text after each move, lines after each turn line.
     """
-    from domain.kernel.contract import fold
-
     given = dict(tags or {})
     given.setdefault("Seats", write_seats(list(seats), list(colours) if colours else None))
     out = [write_tag(name, given[name]) for name in HEADER_ORDER if given.get(name) is not None]
@@ -1328,8 +1328,6 @@ def render_turns(game: Any, words: Words, state: Any, entries: Sequence[Any], se
                  marks: Marks | None = None, after: After | None = None) -> list[str]:
     """Entries (commands, no setup) from `state` as turn lines; the hooks get indexes from `first`.
     A variation's lines are written this way from the state where it leaves its parent."""
-    from domain.kernel.contract import fold
-
     out: list[str] = []
     shown_round: int | None = None
     counted = 0
