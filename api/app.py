@@ -77,5 +77,5 @@ def create_app(settings: Settings | None = None, service: Service | None = None,
     app.wsgi_app = StepFastPath(app.wsgi_app, app.extensions["cronaca"].records, guard)  # type: ignore[method-assign]
     app.wsgi_app = metrics.wrap(app.wsgi_app)  # type: ignore[method-assign]
     operators.mount(app, settings.operator_key, settings.redis_url, guard)  # /ops, only with CRONACA_OPERATOR_KEY
-    app.wsgi_app = logs.RequestIds(app.wsgi_app)  # type: ignore[method-assign]  (outermost: every answer has one)
+    app.wsgi_app = logs.RequestIds(app.wsgi_app)  # type: ignore[method-assign]  # outermost: every answer has one
     return app

@@ -14,12 +14,14 @@ from marshmallow import fields
 from api import schemas
 from api.problems import CONTENT_TYPE as PROBLEM
 from api.problems import problem
-from api.records import REPLAYED, idempotency_key
+from api.records import NO_LAYOUT, REPLAYED, idempotency_key
 from api.security import JSON, json_body
 from api.service import bearer, json_response, service
 from api.transcripts import notation_body
 from domain.records.application import AlreadySubmitted, new_tokens
 from domain.transcripts import MEDIA_TYPE
+from replay_viewer import boards
+from replay_viewer.boards import NoLayout
 from workers.dispatch import hand_over
 
 blp = Blueprint("imports", __name__, url_prefix="/api/imports", description="Import record files")
@@ -144,11 +146,8 @@ def replay_step(import_id: UUID, n: int) -> Any:
 @blp.doc(security=[{"seat": []}, {}])
 def replay_board(import_id: UUID, n: int) -> Any:
     """The board at step n of the game as checked, drawn as for a record's step."""
-    from api.records import NO_LAYOUT
-    from replay_viewer.boards import NoLayout, draw
-
     try:
-        svg = service().records.replays.board(import_id, n, bearer(), draw)
+        svg = service().records.replays.board(import_id, n, bearer(), boards.draw)
     except NoLayout as exc:
         return problem(404, "Not Found", str(exc), type=NO_LAYOUT)
     response = current_app.response_class(svg, mimetype="image/svg+xml")

@@ -28,7 +28,10 @@ from uuid import UUID
 from flask import Flask, Response, g, request
 from prometheus_client import REGISTRY, CollectorRegistry, Counter
 from prometheus_client.metrics_core import Metric
+from prometheus_flask_exporter import PrometheusMetrics
+from prometheus_flask_exporter.multiprocess import GunicornInternalPrometheusMetrics
 
+from api.service import service
 from domain import catalog
 from domain.records import RecordsError
 from domain.records.application import Refused
@@ -69,7 +72,6 @@ class _Titles:
         found = self.known.get(record_id)
         if found is not None:
             return found
-        from api.service import service
 
         records = service().records
         summary = records.directory.records.get(record_id)
@@ -173,20 +175,16 @@ def install(app: Flask) -> Any:
     app.after_request(_count_refused_early)
     common: dict[str, Any] = {"group_by": "url_rule", "default_latency_as_histogram": True}
     if multiprocess():
-        from prometheus_flask_exporter.multiprocess import GunicornInternalPrometheusMetrics
-
         os.makedirs(os.environ["PROMETHEUS_MULTIPROC_DIR"], exist_ok=True)
         metrics = GunicornInternalPrometheusMetrics(app, **common)
     else:
-        from prometheus_flask_exporter import PrometheusMetrics
-
         registry = CollectorRegistry()
-        registry.register(_Global())  # type: ignore[arg-type]
+        registry.register(_Global())
         metrics = PrometheusMetrics(app, registry=registry, **common)
     app.extensions["cronaca.metrics"] = metrics
     return metrics
 
 
-def wrap(wsgi: Wsgi) -> Wsgi:
+def wrap(wsgi: Wsgi) -> FastAnswers:
     """The fast path's counter around the WSGI app (inside the request ids, outside the fast path)."""
     return FastAnswers(wsgi)

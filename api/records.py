@@ -32,7 +32,13 @@ from api.metrics import counted_command
 from api.problems import CONTENT_TYPE as PROBLEM
 from api.problems import problem
 from api.service import bearer, json_response, service
+from domain.records import evidence as bundles
+from domain.records import lessonfile
 from domain.records.application import RecordsError, new_tokens
+from domain.records.studynotation import render_study
+from domain.transcripts import MEDIA_TYPE
+from replay_viewer import boards
+from replay_viewer.boards import NoLayout
 
 blp = Blueprint("records", __name__, url_prefix="/api/records", description="Game records: play, replay, export")
 
@@ -157,7 +163,7 @@ def announce_summary(record_id: UUID) -> None:
     svc = service()
     try:
         summary = svc.records.summary(record_id)
-    except Exception as exc:  # the change is stored: its answer must not turn into an error for a notification
+    except Exception as exc:  # noqa: BLE001  (the change is stored: its answer must not turn into an error for a notification)
         log.warning("record %s: its followers were not told of a join or reveal: %s", record_id, type(exc).__name__)
         return
     announce(svc.hub, record_id, record_state(summary["version"], summary["steps"], summary["finished"]))
@@ -201,7 +207,7 @@ def live(record_id: UUID) -> Any:
         lifetime = float(current_app.config.get(LIFETIME_CONFIG, LIFETIME_SECONDS))
         return sse_response(record_stream(current, subscription, last_seen, ping, lifetime))
 
-    return admitted(svc.streams, request.remote_addr or "", follow)
+    return admitted(svc.caps, request.remote_addr or "", follow)
 
 
 def last_event_id() -> int | None:
@@ -247,10 +253,8 @@ def step(record_id: UUID, n: int) -> Any:
 def board(record_id: UUID, n: int) -> Any:
     """The board at step n, drawn as SVG from the edition's layout: all-seeing once finished (then cacheable
     for an hour, with an ETag); otherwise the token's seat view, or what every player sees."""
-    from replay_viewer.boards import NoLayout, draw
-
     try:
-        drawn = service().records.board(record_id, n, bearer(), draw)
+        drawn = service().records.board(record_id, n, bearer(), boards.draw)
     except NoLayout as exc:
         return problem(404, "Not Found", str(exc), type=NO_LAYOUT)
     response = current_app.response_class(drawn.svg, mimetype="image/svg+xml")
@@ -315,8 +319,6 @@ def verify(record_id: UUID) -> Any:
 def export(record_id: UUID) -> Any:
     """The record file of a finished record, with its notes as the reader may read them (the annotator key:
     all of them) and its variations (docs/formats/record-json.md)."""
-    from domain.records import lessonfile
-
     response = json_response(lessonfile.record_file(service().teaching, record_id, bearer()))
     response.headers["Content-Disposition"] = f'attachment; filename="record-{record_id}.json"'
     return response
@@ -331,9 +333,6 @@ def notation(record_id: UUID) -> Any:
     """A finished record as a notation file, as a table would have written it, with the notes the reader may
     see (the annotator key: all; a seat's token: everyone's and its own) as comments and glyphs after their
     moves, and the variations as nested lines in parentheses (docs/notation/, "Annotations and variations")."""
-    from domain.records.studynotation import render_study
-    from domain.transcripts import MEDIA_TYPE
-
     found = service()
     text = render_study(found.records, found.teaching, record_id, bearer())
     response = current_app.response_class(text, mimetype=MEDIA_TYPE)
@@ -353,9 +352,6 @@ def notation(record_id: UUID) -> Any:
 def evidence(record_id: UUID) -> Any:
     """A finished record as evidence a third party checks with the package alone (public: the game is over, and
     the notes in it are the public ones)."""
-    from domain.records import evidence as bundles
-    from domain.records import lessonfile
-
     found = service()
     found.records.summary(record_id)  # 404 for no such record, before anything else is read
     document = lessonfile.record_file(found.teaching, record_id, None)  # 403 while the game is in progress

@@ -20,13 +20,15 @@ from api.records import NO_LAYOUT
 from api.security import JSON, json_body
 from api.service import bearer, json_response, service
 from domain.records.rulings import Arbitration
+from replay_viewer import boards
+from replay_viewer.boards import NoLayout
 
 blp = Blueprint("rulings", __name__, url_prefix="/api/records",
                 description="Rulings on the record: an arbiter's decisions, with corrections decided by the rules, "
                             "and the record as ruled")
 
-ARBITER = [{"arbiter": []}]
-READER = [{"seat": []}, {}]
+ARBITER: list[dict[str, list[str]]] = [{"arbiter": []}]  # OpenAPI security requirements, as api.teaching's
+READER: list[dict[str, list[str]]] = [{"seat": []}, {}]
 EXTENSION = "cronaca.rulings"
 
 ENTRY = {"type": "object", "description": "a log entry: {command, outcomes} (events, when given, must be the rules' own)"}
@@ -53,7 +55,7 @@ def arbitration() -> Arbitration:
     if found is None:
         made = service()
         found = current_app.extensions.setdefault(EXTENSION, Arbitration(made.records, made.teaching.variations))
-    return found  # type: ignore[no-any-return]
+    return found
 
 
 @blp.route("/<uuid:record_id>/rulings")
@@ -115,10 +117,8 @@ def ruled_step(record_id: UUID, n: int) -> Any:
 @blp.doc(security=READER)
 def ruled_board(record_id: UUID, n: int) -> Any:
     """The board at step n of the record as ruled, drawn as the record's boards are."""
-    from replay_viewer.boards import NoLayout, draw
-
     try:
-        svg = arbitration().board(record_id, n, bearer(), draw)
+        svg = arbitration().board(record_id, n, bearer(), boards.draw)
     except NoLayout as exc:
         return problem(404, "Not Found", str(exc), type=NO_LAYOUT)
     response: Response = current_app.response_class(svg, mimetype="image/svg+xml")

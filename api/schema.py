@@ -26,12 +26,13 @@ as soon as the upgrade has run (it checks again at most once a second until then
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from eventsourcing.persistence import InfrastructureFactory, Recorder
+from eventsourcing.persistence import InfrastructureFactory, PersistenceError, Recorder
 from eventsourcing.postgres import PostgresDatastore
 from eventsourcing.utils import Environment
 
@@ -48,7 +49,7 @@ RECHECK = 1.0  # seconds between a schema-less process's checks
 
 def _event_store(recorders: list[Recorder]) -> None:
     for recorder in recorders:
-        recorder.create_table()  # type: ignore[attr-defined]  (every SQL recorder of the library has it)
+        recorder.create_table()  # type: ignore[attr-defined]  # every SQL recorder of the library has it
 
 
 STEPS: list[tuple[int, str, Callable[[list[Recorder]], None]]] = [
@@ -116,7 +117,7 @@ def _upgrade_postgres(factory: InfrastructureFactory[Any], datastore: PostgresDa
             table = f'"{schema}".{VERSION_TABLE}'
             conn.execute(f"CREATE TABLE IF NOT EXISTS {table} (version integer PRIMARY KEY, "
                          "description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())")
-            done = {row["version"] for row in conn.execute(f"SELECT version FROM {table}").fetchall()}  # type: ignore[call-overload]
+            done = {row["version"] for row in conn.execute(f"SELECT version FROM {table}").fetchall()}
             applied = []
             recorders: list[Recorder] | None = None
             for version, description, apply in STEPS:
@@ -238,9 +239,6 @@ def where(store: Mapping[str, str]) -> str:
 
 def command(_: Any = None) -> int:
     """`cronaca db upgrade`: the environment's store upgraded, each step printed; 1 (and one line) when it cannot."""
-    import sys
-
-    from eventsourcing.persistence import PersistenceError
 
     try:
         store = _store(os.environ)

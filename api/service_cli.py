@@ -117,7 +117,7 @@ def demo_lesson(teaching: Any, keys: dict[str, tuple[str, str]]) -> tuple[str, s
     lesson, teacher = teaching.lessons.create(
         "Three games, move by move",
         "Demo lesson: one game of each title played by the greedy bot, with notes on a few turns and a what-if line.")
-    for title, (record_id, key) in firsts.items():
+    for title, (record_id, key) in firsts.items():  # type: ignore[assignment]  # the str key above, a UUID here
         with records.reading(record_id) as timeline:
             assert timeline.meta is not None
             edition = records.edition(timeline.meta.title, timeline.meta.edition, timeline.meta.edition_file)

@@ -33,21 +33,27 @@ from api.problems import problem
 from api.records import NO_LAYOUT
 from api.security import JSON, json_body
 from api.service import bearer, json_response, service
+from domain.records import lessonfile
+from domain.records.annotations import ALL
 from domain.records.application import NotFound
+from replay_viewer import boards
+from replay_viewer.boards import NoLayout, anchors, layout_for
 
-annotations = Blueprint("annotations", __name__, url_prefix="/api/records",
-                        description="Teaching: notes, arrows and highlights on a finished record's steps")
+# named `notes`, not `annotations`: that name is the `from __future__ import annotations` above
+notes = Blueprint("annotations", __name__, url_prefix="/api/records",
+                  description="Teaching: notes, arrows and highlights on a finished record's steps")
 variations = Blueprint("variations", __name__, url_prefix="/api",
                        description="Teaching: what-if lines from a step of a finished record, decided by the same rules")
 lessons = Blueprint("lessons", __name__, url_prefix="/api/lessons",
                     description="Teaching: lessons of chapters, a presenter the class follows live, prediction pauses")
 
-BLUEPRINTS = (annotations, variations, lessons)
+BLUEPRINTS = (notes, variations, lessons)
 
-ANNOTATOR = [{"annotator": []}]
-READER = [{"annotator": []}, {"seat": []}, {}]
-WRITER = [{"annotator": []}, {"seat": []}]
-TEACHER = [{"teacher": []}]
+Security = list[dict[str, list[str]]]  # an OpenAPI security requirement: any one of these schemes
+ANNOTATOR: Security = [{"annotator": []}]
+READER: Security = [{"annotator": []}, {"seat": []}, {}]
+WRITER: Security = [{"annotator": []}, {"seat": []}]
+TEACHER: Security = [{"teacher": []}]
 
 
 # ---- schemas -----------------------------------------------------------------------------------------
@@ -279,8 +285,6 @@ def _json(body: Any, status: int = 200, location: str | None = None) -> Response
 
 def _line(value: str) -> Any:
     """The `line` query: all lines, the main one, or a variation id."""
-    from domain.records.annotations import ALL
-
     if value == "all":
         return ALL
     return value
@@ -289,15 +293,13 @@ def _line(value: str) -> Any:
 # ---- annotations and places --------------------------------------------------------------------------
 
 
-@annotations.route("/<uuid:record_id>/places")
-@annotations.response(200, Places)
-@annotations.alt_response(404, schema=schemas.Problem, content_type=PROBLEM,
+@notes.route("/<uuid:record_id>/places")
+@notes.response(200, Places)
+@notes.alt_response(404, schema=schemas.Problem, content_type=PROBLEM,
                           description="no such record; or its title or edition has no board layout (`no-layout`)")
 def places(record_id: UUID) -> Any:
     """Every place of the record's board a shape may name (canonical spelling), where it is drawn, and the
     board's viewBox: what the viewer needs to draw arrows and highlights and to let the annotator point."""
-    from replay_viewer.boards import NoLayout, anchors, layout_for
-
     records = service().records
     with records.reading(record_id) as timeline:
         meta = timeline.meta
@@ -315,31 +317,31 @@ def places(record_id: UUID) -> Any:
     return response
 
 
-@annotations.route("/<uuid:record_id>/annotations")
-@annotations.arguments(LineQuery, location="query")
-@annotations.response(200, NoteList)
-@annotations.alt_response(404, schema=schemas.Problem, content_type=PROBLEM, description="no such record or line")
-@annotations.alt_response(403, schema=schemas.Problem, content_type=PROBLEM,
+@notes.route("/<uuid:record_id>/annotations")
+@notes.arguments(LineQuery, location="query")
+@notes.response(200, NoteList)
+@notes.alt_response(404, schema=schemas.Problem, content_type=PROBLEM, description="no such record or line")
+@notes.alt_response(403, schema=schemas.Problem, content_type=PROBLEM,
                           description="the token is neither this record's annotator key nor one of its seats'")
-@annotations.doc(security=READER)
+@notes.doc(security=READER)
 def list_notes(query: dict[str, Any], record_id: UUID) -> Any:
     """The notes the reader may see: the public those for everyone, a seat's token also its own seat's, the
     annotator key all. Sorted by line, step and creation; `can_annotate` says whether the token may add."""
     return _json(_teaching().notes.list(record_id, bearer(), _line(query["line"])))
 
 
-@annotations.route("/<uuid:record_id>/annotations", methods=["POST"])
-@annotations.arguments(NoteBody)
-@annotations.response(201, Note)
-@annotations.alt_response(401, schema=schemas.Problem, content_type=PROBLEM, description="no key or token")
-@annotations.alt_response(403, schema=schemas.Problem, content_type=PROBLEM,
+@notes.route("/<uuid:record_id>/annotations", methods=["POST"])
+@notes.arguments(NoteBody)
+@notes.response(201, Note)
+@notes.alt_response(401, schema=schemas.Problem, content_type=PROBLEM, description="no key or token")
+@notes.alt_response(403, schema=schemas.Problem, content_type=PROBLEM,
                           description="not this record's key or seat; or a seat writing for another audience")
-@annotations.alt_response(413, schema=schemas.Problem, content_type=PROBLEM,
+@notes.alt_response(413, schema=schemas.Problem, content_type=PROBLEM,
                           description="the text is longer than 8,000 characters (rule annotation/too-long)")
-@annotations.alt_response(422, schema=schemas.Problem, content_type=PROBLEM,
+@notes.alt_response(422, schema=schemas.Problem, content_type=PROBLEM,
                           description="a step outside the line, a place the board does not have (with did_you_mean), "
                                       "a glyph or shape that is not one, an empty note (rule annotation/...)")
-@annotations.doc(security=WRITER)
+@notes.doc(security=WRITER)
 def add_note(body: dict[str, Any], record_id: UUID) -> Any:
     """Add a note on a step of the main line or of a variation: Markdown text, shapes on the board, a glyph.
     A seat's token writes only its own private notes (audience: its seat)."""
@@ -348,26 +350,26 @@ def add_note(body: dict[str, Any], record_id: UUID) -> Any:
     return _json(note, 201, f"/api/records/{record_id}/annotations/{note['id']}")
 
 
-@annotations.route("/<uuid:record_id>/annotations/<note_id>", methods=["PATCH"])
-@annotations.arguments(NoteChanges)
-@annotations.response(200, Note)
-@annotations.alt_response(401, schema=schemas.Problem, content_type=PROBLEM, description="no key or token")
-@annotations.alt_response(403, schema=schemas.Problem, content_type=PROBLEM,
+@notes.route("/<uuid:record_id>/annotations/<note_id>", methods=["PATCH"])
+@notes.arguments(NoteChanges)
+@notes.response(200, Note)
+@notes.alt_response(401, schema=schemas.Problem, content_type=PROBLEM, description="no key or token")
+@notes.alt_response(403, schema=schemas.Problem, content_type=PROBLEM,
                           description="not this record's key; or a seat editing a note that is not its own")
-@annotations.alt_response(413, schema=schemas.Problem, content_type=PROBLEM, description="text too long")
-@annotations.alt_response(422, schema=schemas.Problem, content_type=PROBLEM, description="as for POST")
-@annotations.doc(security=WRITER)
+@notes.alt_response(413, schema=schemas.Problem, content_type=PROBLEM, description="text too long")
+@notes.alt_response(422, schema=schemas.Problem, content_type=PROBLEM, description="as for POST")
+@notes.doc(security=WRITER)
 def edit_note(changes: dict[str, Any], record_id: UUID, note_id: str) -> Any:
     """Change a note (only the fields sent). The earlier text stays in the record's history."""
     return _json(_teaching().notes.edit(record_id, note_id, bearer(), changes))
 
 
-@annotations.route("/<uuid:record_id>/annotations/<note_id>", methods=["DELETE"])
-@annotations.response(204)
-@annotations.alt_response(401, schema=schemas.Problem, content_type=PROBLEM, description="no key or token")
-@annotations.alt_response(403, schema=schemas.Problem, content_type=PROBLEM,
+@notes.route("/<uuid:record_id>/annotations/<note_id>", methods=["DELETE"])
+@notes.response(204)
+@notes.alt_response(401, schema=schemas.Problem, content_type=PROBLEM, description="no key or token")
+@notes.alt_response(403, schema=schemas.Problem, content_type=PROBLEM,
                           description="not this record's key; or a seat deleting a note that is not its own")
-@annotations.doc(security=WRITER)
+@notes.doc(security=WRITER)
 def delete_note(record_id: UUID, note_id: str) -> Any:
     """Delete a note: it is no longer listed (the history keeps it)."""
     _teaching().notes.delete(record_id, note_id, bearer())
@@ -424,10 +426,8 @@ def variation_step(variation_id: UUID, n: int) -> Any:
                          description="no such variation or step; or no board layout (type ends in `no-layout`)")
 def variation_board(variation_id: UUID, n: int) -> Any:
     """The board at step n of the variation, drawn as the record's boards are."""
-    from replay_viewer.boards import NoLayout, draw
-
     try:
-        svg = _teaching().variations.board(variation_id, n, draw)
+        svg = _teaching().variations.board(variation_id, n, boards.draw)
     except NoLayout as exc:
         return problem(404, "Not Found", str(exc), type=NO_LAYOUT)
     response = current_app.response_class(svg, mimetype="image/svg+xml")
@@ -487,8 +487,6 @@ def create_lesson(body: dict[str, Any]) -> Any:
 def import_lesson() -> Any:
     """Import a lesson file: its records (checked by the rules as any import), their notes and variations,
     then the lesson. Everything is checked before anything is saved. New keys are in this answer only."""
-    from domain.records import lessonfile
-
     made = lessonfile.import_lesson(_teaching(), json_body())
     return _json(made, 201, f"/api/lessons/{made['lesson']['id']}")
 
@@ -582,7 +580,7 @@ def live(lesson_id: UUID) -> Any:
         ping = float(current_app.config.get(PING_CONFIG, PING_SECONDS))
         return sse_response(sse_stream(first, subscription, ping))
 
-    return admitted(svc.streams, request.remote_addr or "", follow)
+    return admitted(svc.caps, request.remote_addr or "", follow)
 
 
 @lessons.route("/<uuid:lesson_id>/pauses", methods=["POST"])
@@ -620,10 +618,8 @@ def question(lesson_id: UUID, pause_id: str) -> Any:
                       description="no such lesson or pause; or no board layout (type ends in `no-layout`)")
 def pause_board(lesson_id: UUID, pause_id: str) -> Any:
     """The pause's board from the asked seat's own view: what that seat knew, nothing the others hid."""
-    from replay_viewer.boards import NoLayout, draw
-
     try:
-        svg = _teaching().lessons.pause_board(lesson_id, pause_id, draw)
+        svg = _teaching().lessons.pause_board(lesson_id, pause_id, boards.draw)
     except NoLayout as exc:
         return problem(404, "Not Found", str(exc), type=NO_LAYOUT)
     response = current_app.response_class(svg, mimetype="image/svg+xml")
@@ -659,8 +655,6 @@ def export(lesson_id: UUID) -> Any:
     """The lesson as one file that keeps everything; import it with POST /api/lessons/import. The lesson is no
     secret (its link is the invitation); each record's notes are those the token may read there (a record's
     annotator key: all of them; none: the public's)."""
-    from domain.records import lessonfile
-
     response = _json(lessonfile.export_lesson(_teaching(), lesson_id, bearer()))
     response.headers["Content-Disposition"] = f'attachment; filename="lesson-{lesson_id}.json"'
     return response

@@ -43,7 +43,7 @@ def _room(title: str, room: str) -> ModuleType | None:
 
 def game(title: str) -> Game:
     """The Game for a title id; each game package exposes it as `GAME`."""
-    return importlib.import_module(_module(title)).GAME  # type: ignore[no-any-return]
+    return importlib.import_module(_module(title)).GAME
 
 
 def package(title: str) -> str:

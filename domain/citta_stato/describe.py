@@ -210,7 +210,7 @@ def _first_player(e: ev.FirstPlayerChosen, s: State, names: Sequence[str]) -> Se
 def _city_cubes(e: ev.CityCubesPlaced, s: State, names: Sequence[str]) -> Sentence:
     home = s.seats[e.seat].city
     to_supply, to_market, _ = s.t.city_cubes[home]
-    market, placed, bagged = s.market, [], []
+    market, placed, bagged = s.market, list[str](), list[str]()
     for c in to_market:
         market, ok = place_in_market(market, c)
         (placed if ok else bagged).append(c)
@@ -225,7 +225,7 @@ def _setup_completed(e: ev.SetupCompleted, s: State, names: Sequence[str]) -> Se
 
 
 def _ghost_set_up(e: ev.GhostSetUp, s: State, names: Sequence[str]) -> Sentence:
-    market, placed, boxed = s.market, [], []
+    market, placed, boxed = s.market, list[str](), list[str]()
     for c in e.market:
         market, ok = place_in_market(market, c)
         (placed if ok else boxed).append(c)

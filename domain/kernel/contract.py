@@ -108,6 +108,6 @@ def play(game: Game, state: Any, command: Command, chance: Chance) -> tuple[list
     """Decide a command and fold its events: the title's own `play` when it has one."""
     own = getattr(game, "play", None)
     if own is not None:
-        return own(state, command, chance)  # type: ignore[no-any-return]
+        return own(state, command, chance)
     events = game.decide(state, command, chance)
     return events, fold(game, state, events)

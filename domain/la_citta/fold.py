@@ -427,7 +427,7 @@ _tuple_new = tuple.__new__
 def evolve(s: State, e: Event) -> State:
     m = list(s)
     FOLD[type(e)](m, e)
-    return _tuple_new(State, m)  # type: ignore[no-any-return]
+    return _tuple_new(State, m)
 
 
 def evolve_all(s: State, events: Iterable[Event]) -> State:
@@ -436,4 +436,4 @@ def evolve_all(s: State, events: Iterable[Event]) -> State:
     fold = FOLD
     for e in events:
         fold[type(e)](m, e)
-    return _tuple_new(State, m)  # type: ignore[no-any-return]
+    return _tuple_new(State, m)

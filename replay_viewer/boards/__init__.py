@@ -29,7 +29,7 @@ from domain.kernel import Edition
 Draw = Callable[[dict[str, Any], "dict[str, Any] | None", dict[str, Any], Edition, Sequence[str]], str]
 
 
-class NoLayout(LookupError):
+class NoLayout(LookupError):  # noqa: N818  (named for what happened)
     """The record's title or edition has no board layout: the page says so and shows the rest."""
 
 
@@ -62,7 +62,7 @@ def layout_for(title: str, edition: Edition) -> dict[str, Any]:
 
 
 def drawer(title: str) -> Draw:
-    return _drawing(title).draw  # type: ignore[no-any-return]
+    return _drawing(title).draw
 
 
 def draw(title: str, view: dict[str, Any], previous: dict[str, Any] | None, edition: Edition, names: Sequence[str]) -> str:
