@@ -6,9 +6,10 @@
 // the teacher sees the tally and reveals the move played.
 // The teacher key rides in the address's hash (#key=...), never in a query string, like #token= on
 // the record page. The API decides everything; this page only asks and draws.
+
 import { hashParams } from "./lib/address.js";
 import { api, why } from "./lib/api.js";
-import { $, all, el, field, svg, targetOf } from "./lib/dom.js";
+import { $, all, el, field, fromTemplate, svg } from "./lib/dom.js";
 import { render } from "./lib/render.js";
 import { describe, draw, placeAt } from "./lib/shapes.js";
 import { loadTitles, titleName } from "./lib/titles.js";
@@ -16,7 +17,6 @@ import { loadTitles, titleName } from "./lib/titles.js";
 const PRESENT_DEBOUNCE_MS = 40; // a burst of key presses sends the last step, not every one
 const STUDENT_KEY = "cronaca:student";
 const lessonId = location.pathname.split("/").pop();
-
 
 const page = {
   key: hashParams().get("key"),
@@ -449,31 +449,23 @@ function buildChapters() {
   const list = $("chapters", "ol");
   list.replaceChildren();
   chapters().forEach((c, i) => {
-    const item = el("li");
+    const item = /** @type {HTMLLIElement} */ (fromTemplate("chapter-item").firstElementChild);
     item.dataset.chapter = c.id;
-    const open = el("button", undefined, "chapter-link");
-    open.type = "button";
-    open.appendChild(el("span", c.title || `Chapter ${i + 1}`, "chapter-name"));
-    open.appendChild(el("span", ` steps ${c.from_step}–${c.to_step}${c.line ? " · variation" : ""}`, "chapter-steps"));
-    open.addEventListener("click", () => go(c, c.from_step));
-    item.appendChild(open);
-    const badge = el("span", "presenter", "presenter-here");
-    badge.hidden = true;
-    item.appendChild(badge);
+    item.querySelector(".chapter-name").textContent = c.title || `Chapter ${i + 1}`;
+    item.querySelector(".chapter-steps").textContent = ` steps ${c.from_step}–${c.to_step}${c.line ? " · variation" : ""}`;
+    item.querySelector(".chapter-link").addEventListener("click", () => go(c, c.from_step));
     if (page.teacher) {
-      const tools = el("span", undefined, "chapter-tools");
-      const button = (text, label, job, disabled) => {
-        const b = el("button", text);
-        b.type = "button";
+      const tools = fromTemplate("chapter-tools");
+      const [up, down, remove] = all(tools, "button").map((b) => /** @type {HTMLButtonElement} */ (b));
+      const tool = (b, label, job, disabled) => {
         b.setAttribute("aria-label", label);
         b.title = label;
         b.disabled = disabled;
         b.addEventListener("click", job);
-        tools.appendChild(b);
       };
-      button("↑", `move “${c.title}” up`, () => reorder(i, i - 1), i === 0);
-      button("↓", `move “${c.title}” down`, () => reorder(i, i + 1), i === chapters().length - 1);
-      button("✕", `remove “${c.title}”`, () => removeChapter(c), false);
+      tool(up, `move “${c.title}” up`, () => reorder(i, i - 1), i === 0);
+      tool(down, `move “${c.title}” down`, () => reorder(i, i + 1), i === chapters().length - 1);
+      tool(remove, `remove “${c.title}”`, () => removeChapter(c), false);
       item.appendChild(tools);
     }
     list.appendChild(item);
@@ -682,13 +674,11 @@ function buildChoices(q) {
   const box = $("choices");
   box.replaceChildren();
   (q.choices || []).forEach((choice, i) => {
-    const label = el("label", undefined, "choice");
-    const input = el("input");
-    input.type = "radio";
-    input.name = "choice";
+    const label = fromTemplate("choice");
+    const input = /** @type {HTMLInputElement} */ (label.querySelector("input"));
     input.value = JSON.stringify(choice.command);
     input.id = `choice-${i}`;
-    label.append(input, el("span", " " + choice.said));
+    label.querySelector("span").textContent = " " + choice.said;
     box.appendChild(label);
   });
   if (!(q.choices || []).length) box.appendChild(el("p", "This seat has no choice to make here."));

@@ -2,6 +2,7 @@
 // The record page: one game's board, story and scores, step by step, as its reader may see them.
 // The API decides everything a reader may see; this page only asks and draws. Its state lives in
 // the address's hash (#step=N&token=...&spoilers=off) so a link opens the same page again.
+
 import { hashParams } from "./lib/address.js";
 import { api } from "./lib/api.js";
 import { Board, parseBoard, patch } from "./lib/board.js";

@@ -3,10 +3,11 @@
 // The import page links each finding here (#step=N: the step just before its line); a banner says
 // where the checker went on with another move than the written one. The API decides what a reader
 // may see; a seat token of the import may ride in the hash (#token=...).
+
 import { fromHash, stepInHash, withStep } from "./lib/address.js";
 import { api } from "./lib/api.js";
 import { parseBoard } from "./lib/board.js";
-import { $, all, el, targetOf } from "./lib/dom.js";
+import { $, all, el } from "./lib/dom.js";
 import { loadTitles, titleName } from "./lib/titles.js";
 
 const id = location.pathname.split("/")[2];
@@ -15,7 +16,6 @@ const base = `/api/imports/${id}/replay`;
 // An API answer (lib/api.js) asked with the seat token of the import in the address, when there is one.
 const ask = (path) => api(path, { token });
 const page = { summary: null, at: 0, byStep: new Map(), lines: new Map() };
-
 
 function notice(sentence, link) {
   const node = $("notice");

@@ -5,10 +5,11 @@
 // "cronaca:step" and "cronaca:story" events, which step of which line is shown; this layer moves the
 // page along a variation with record.js's recordPage.showLine. The API decides who may see and write
 // what: this page asks with the annotator key (#key=...) or the seat token and shows what comes back.
+
 import { recordPage as R } from "./record.js";
 import { hashParams } from "./lib/address.js";
 import { api } from "./lib/api.js";
-import { $, all, button, el, targetOf } from "./lib/dom.js";
+import { $, all, button, el, fromTemplate, targetOf } from "./lib/dom.js";
 import * as S from "./lib/shapes.js";
 
 const id = R.id;
@@ -557,40 +558,12 @@ function noteNode(note) {
 }
 
 function build() {
-  const box = $("study");
-  box.replaceChildren();
-  box.appendChild(el("h2", "Notes", "study-title"));
-  const status = box.appendChild(el("p", "", ""));
-  status.id = "study-status";
-  status.setAttribute("role", "status");
-  const list = el("ul");
-  list.id = "step-notes";
-  list.setAttribute("aria-label", "notes on this step");
-  box.appendChild(list);
-  box.appendChild(el("div")).id = "compose";
-  box.appendChild(el("div")).id = "whatif-box";
-  const key = el("details");
-  key.id = "key-box";
-  key.appendChild(el("summary", "annotate (with the record's annotator key)"));
-  const form = el("form");
-  form.id = "key-form";
-  const label = el("label", "annotator key ");
-  const input = el("input");
-  input.id = "key";
-  input.type = "password";
-  input.autocomplete = "off";
-  input.size = 28;
-  label.appendChild(input);
-  form.appendChild(label);
-  const go = el("button", "use");
-  go.type = "submit";
-  form.appendChild(go);
-  form.addEventListener("submit", (e) => {
+  $("study").replaceChildren(fromTemplate("study-panel"));
+  const input = $("key", "input");
+  $("key-form", "form").addEventListener("submit", (e) => {
     e.preventDefault();
     if (input.value.trim()) useKey(input.value.trim());
   });
-  key.appendChild(form);
-  box.appendChild(key);
 }
 
 function render() {
@@ -684,14 +657,12 @@ function renderCompose() {
   renderDraft();
 }
 
+// The composer's markup is record.html's <template id="note-composer">; what comes from data (the brushes,
+// the glyphs, the seats, the author's name) and the listeners are added here.
 function buildCompose(box) {
-  box.replaceChildren();
-  const form = el("form");
-  form.id = "note-form";
-  form.appendChild(el("h3", "", "")).id = "compose-title";
-  // brushes
-  const brushes = el("fieldset", undefined, "brushes");
-  brushes.appendChild(el("legend", "brush"));
+  box.replaceChildren(fromTemplate("note-composer"));
+  const form = $("note-form", "form");
+  const toggle = $("draw-toggle", "button");
   S.BRUSH_NAMES.forEach((name) => {
     const label = el("label", undefined, "brush brush-" + name);
     const radio = el("input");
@@ -706,42 +677,17 @@ function buildCompose(box) {
     const swatch = el("span", "", "swatch");
     swatch.style.background = S.BRUSHES[name];
     label.append(radio, swatch, document.createTextNode(" " + name));
-    brushes.appendChild(label);
+    toggle.before(label);
   });
-  const toggle = button("✎ draw on the board", "draw-toggle", () => {
+  toggle.addEventListener("click", () => {
     study.drawing = !study.drawing;
     study.start = null;
     toggle.setAttribute("aria-pressed", String(study.drawing));
     paintShapes();
-  }, "click a place then another for an arrow, the same place twice for a ring; shift+click draws red");
-  toggle.id = "draw-toggle";
-  brushes.appendChild(toggle);
-  form.appendChild(brushes);
+  });
   // the keyboard's way to the places
-  const places = el("div", undefined, "places-box");
-  const find = el("input");
-  find.id = "place-find";
-  find.type = "search";
-  find.placeholder = "find a place";
-  find.setAttribute("aria-label", "find a place of the board");
-  places.appendChild(find);
-  const listbox = el("ul");
-  listbox.id = "places";
-  listbox.tabIndex = 0;
-  listbox.setAttribute("role", "listbox");
-  listbox.setAttribute("aria-label", "places of the board: Enter picks an arrow's start, Enter on another place draws "
-    + "the arrow (on the same place: a ring), h rings a place, l puts the label text on it, Escape cancels");
-  places.appendChild(listbox);
-  const labelText = el("input");
-  labelText.id = "label-text";
-  labelText.maxLength = 24;
-  labelText.size = 8;
-  labelText.placeholder = "label";
-  labelText.setAttribute("aria-label", "label text (l on a place puts it there)");
-  places.appendChild(labelText);
-  form.appendChild(places);
-  form.appendChild(el("p", "On the board: click a place then another for an arrow, the same place twice for a ring "
-    + "(shift: red). In the list: Enter starts and ends an arrow, h rings, l puts the label, Escape cancels.", "draw-hint"));
+  const find = $("place-find", "input");
+  const listbox = $("places", "ul");
   find.addEventListener("input", () => fillPlaces(find.value));
   find.addEventListener("keydown", (e) => {
     if (e.key === "ArrowDown" || e.key === "Enter") {
@@ -760,50 +706,13 @@ function buildCompose(box) {
     setFocus(option.dataset.place);
     pick(option.dataset.place, e.shiftKey ? "red" : study.brush);
   });
-  const drafted = el("ul");
-  drafted.id = "draft-shapes";
-  drafted.setAttribute("aria-label", "shapes of this note");
-  form.appendChild(drafted);
-  const said = form.appendChild(el("p", "", "draft-said"));
-  said.id = "draft-said";
-  said.setAttribute("aria-live", "polite");
   // the words
-  const text = el("textarea");
-  text.id = "note-text";
-  text.rows = 3;
-  text.maxLength = 8000;
-  text.placeholder = "comment (Markdown: **bold**, *italic*, `code`, lists, links)";
-  text.setAttribute("aria-label", "comment");
-  form.appendChild(text);
-  const row = el("div", undefined, "note-row");
-  const glyph = el("select");
-  glyph.id = "note-glyph";
-  glyph.setAttribute("aria-label", "glyph");
-  glyph.appendChild(new Option("no glyph", ""));
+  const glyph = $("note-glyph", "select");
   S.GLYPHS.forEach((g) => glyph.appendChild(new Option(`${g} ${S.GLYPH_WORDS[g]}`, g)));
-  const audience = el("select");
-  audience.id = "note-audience";
-  audience.setAttribute("aria-label", "who may read it");
-  audience.appendChild(new Option("everyone", ""));
+  const audience = $("note-audience", "select");
   R.names().forEach((name, seat) => audience.appendChild(new Option(`only ${name} (and the annotator)`, String(seat))));
-  const author = el("input");
-  author.id = "note-author";
-  author.maxLength = 80;
-  author.size = 14;
-  author.placeholder = "your name";
-  author.setAttribute("aria-label", "author");
-  author.value = localStorage.getItem("cronaca:author") || "";
-  const save = el("button", "save note");
-  save.type = "submit";
-  save.id = "note-save";
-  const cancel = button("cancel", "cancel", () => resetDraft());
-  cancel.id = "note-cancel";
-  row.append(glyph, audience, author, save, cancel);
-  form.appendChild(row);
-  const problem = form.appendChild(el("p", "", "problem"));
-  problem.id = "note-problem";
-  problem.setAttribute("role", "alert");
-  problem.hidden = true;
+  $("note-author", "input").value = localStorage.getItem("cronaca:author") || "";
+  $("note-cancel", "button").addEventListener("click", () => resetDraft());
   form.addEventListener("submit", (e) => {
     e.preventDefault();
     saveNote();
@@ -812,7 +721,6 @@ function buildCompose(box) {
   form.addEventListener("keydown", (e) => {
     if (targetOf(e).id !== "places") e.stopPropagation();
   });
-  box.appendChild(form);
   fillPlaces("");
 }
 
