@@ -56,6 +56,15 @@ function refusal(answer) {
   return { rule: b.rule || null, text: said + near };
 }
 
+// The line under a form where a refusal is said: hidden until there is one.
+function problemLine(id) {
+  const problem = el("p", "", "problem");
+  problem.id = id;
+  problem.setAttribute("role", "alert");
+  problem.hidden = true;
+  return problem;
+}
+
 function showProblem(node, answer, prefix) {
   const r = refusal(answer);
   node.replaceChildren();
@@ -938,11 +947,7 @@ function renderWhatIf() {
   make.id = "whatif";
   row.append(make, title);
   box.appendChild(row);
-  const problem = el("p", "", "problem");
-  problem.id = "whatif-problem";
-  problem.setAttribute("role", "alert");
-  problem.hidden = true;
-  box.appendChild(problem);
+  box.appendChild(problemLine("whatif-problem"));
 }
 
 async function branch(title) {
@@ -1022,11 +1027,7 @@ function playPanel(v) {
   });
   other.append(raw, rawPlay);
   panel.appendChild(other);
-  const problem = el("p", "", "problem");
-  problem.id = "play-problem";
-  problem.setAttribute("role", "alert");
-  problem.hidden = true;
-  panel.appendChild(problem);
+  const problem = panel.appendChild(problemLine("play-problem"));
   panel.addEventListener("keydown", (e) => {
     if (e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement) e.stopPropagation();
   });
