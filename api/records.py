@@ -67,6 +67,7 @@ class RecordCollection(MethodView):
 
 @blp.route("/<uuid:record_id>")
 @blp.response(200, schemas.RecordSummary)
+@blp.alt_response(304, description="not modified: the `If-None-Match` sent is the record's version (no body)")
 @blp.doc(security=[{"seat": []}, {}])
 def get_record(record_id: UUID) -> Any:
     """A record's header, status, version and (once finished) scores and revealed seed.
@@ -243,6 +244,7 @@ def step(record_id: UUID, n: int) -> Any:
 @blp.alt_response(404, schema=schemas.Problem, content_type=PROBLEM,
                   description="no such record or step; or the title or edition has no board layout (type ends "
                               "in `no-layout`, the reason in `detail`)")
+@blp.alt_response(304, description="not modified: the `If-None-Match` sent is this drawing's ETag (no body)")
 @blp.doc(security=[{"seat": []}, {}])
 def board(record_id: UUID, n: int) -> Any:
     """The board at step n, drawn as SVG from the edition's layout: all-seeing once finished (then cacheable

@@ -100,7 +100,7 @@ def ruled(record_id: UUID) -> Any:
 
 
 @blp.route("/<uuid:record_id>/ruled/steps/<int:n>")
-@blp.response(200, schemas.Step)
+@blp.response(200, schemas.RuledStep)
 @blp.doc(security=READER)
 def ruled_step(record_id: UUID, n: int) -> Any:
     """Step n of the record as ruled (all-seeing once corrected; else the record's own step as the reader may see it)."""
@@ -127,7 +127,7 @@ def ruled_board(record_id: UUID, n: int) -> Any:
 
 
 @blp.route("/<uuid:record_id>/ruled/story")
-@blp.response(200, schemas.Story)
+@blp.response(200, schemas.RuledStory)
 @blp.doc(security=READER)
 def ruled_story(record_id: UUID) -> Any:
     """The latest correction's moves in words (the main line's before it are in the record's story)."""

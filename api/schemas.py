@@ -157,6 +157,10 @@ class EventPage(marshmallow.Schema):
     events = fields.List(fields.Dict())
 
 
+BY = {"description": "where this step's chance outcomes came from: service (drawn from the record's seed), seats "
+                     "(shared dice) or transcriber (a person's word); absent when the step met no chance (docs/trust.md)"}
+
+
 class Step(marshmallow.Schema):
     step = fields.Integer()
     steps = fields.Integer()
@@ -164,7 +168,23 @@ class Step(marshmallow.Schema):
     view = fields.Dict()
     pending = fields.Dict()
     event = fields.String()
+    by = fields.String(metadata=BY)
     scores = fields.Dict()
+
+
+class RuledStep(Step):
+    """A step of the record as ruled (GET /ruled/steps/{n})."""
+
+    reading = fields.String(metadata={"description": "ruled"})
+    ruling = fields.String(allow_none=True, metadata={"description": "the ruling whose correction this reading "
+                                                                     "follows; null: nothing corrects the record"})
+    from_step = fields.Integer(metadata={"description": "where the correction starts (only when there is one)"})
+
+
+class VariationStep(Step):
+    """A step of a what-if line (GET /api/variations/{id}/steps/{n}): all-seeing, as a finished record's."""
+
+    line = fields.String(metadata={"description": "the variation's id"})
 
 
 class Turn(marshmallow.Schema):
@@ -219,12 +239,28 @@ class StoryLine(marshmallow.Schema):
     player = fields.String(allow_none=True)
     round = fields.Integer(allow_none=True, metadata={"description": "as /turns counts it (0: the setup)"})
     text = fields.String(metadata={"description": "the sentence as the reader may read it"})
+    by = fields.String(metadata=BY)
 
 
 class Story(marshmallow.Schema):
     steps = fields.Integer()
     view_of = fields.String(metadata={"description": "all (finished records), seat:N (a seat's token) or public"})
     lines = fields.List(fields.Nested(StoryLine))
+
+
+class RuledStory(Story):
+    """The latest correction's moves in words (GET /ruled/story); no lines when nothing corrects the record."""
+
+    reading = fields.String(metadata={"description": "ruled"})
+    ruling = fields.String(allow_none=True, metadata={"description": "the ruling whose correction is told; null: none"})
+    from_step = fields.Integer(allow_none=True, metadata={"description": "where the correction starts"})
+
+
+class VariationStory(Story):
+    """A what-if line's own moves in words (GET /api/variations/{id}/story)."""
+
+    line = fields.String(metadata={"description": "the variation's id"})
+    from_step = fields.Integer(metadata={"description": "the parent line's step it branches from"})
 
 
 class SeatTotals(marshmallow.Schema):

@@ -251,6 +251,8 @@ class Question(marshmallow.Schema):
     view = fields.Dict(metadata={"description": "that seat's view at that step (never the move played)"})
     pending = fields.Dict()
     choices = fields.List(fields.Dict(), metadata={"description": "[{command, said}]: that seat's legal commands"})
+    answers = fields.Integer(metadata={"description": "how many students have answered"})
+    played = fields.Dict(metadata={"description": "once revealed: the move the game went on with"})
     tally = fields.Dict(metadata={"description": "with the teacher key only"})
 
 
@@ -411,7 +413,7 @@ def variation(variation_id: UUID) -> Any:
 
 
 @variations.route("/variations/<uuid:variation_id>/steps/<int:n>")
-@variations.response(200, schemas.Step)
+@variations.response(200, schemas.VariationStep)
 def variation_step(variation_id: UUID, n: int) -> Any:
     """The all-seeing state after step n of the variation (steps continue the parent's numbering)."""
     return _json(_teaching().variations.step(variation_id, n))
@@ -436,7 +438,7 @@ def variation_board(variation_id: UUID, n: int) -> Any:
 
 
 @variations.route("/variations/<uuid:variation_id>/story")
-@variations.response(200, schemas.Story)
+@variations.response(200, schemas.VariationStory)
 def variation_story(variation_id: UUID) -> Any:
     """The variation's own moves in words (the parent's are in the parent's story)."""
     return _json(_teaching().variations.story(variation_id))
