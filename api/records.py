@@ -239,8 +239,8 @@ def step(record_id: UUID, n: int) -> Any:
 
 
 @blp.route("/<uuid:record_id>/steps/<int:n>/board")
-@blp.response(200, description="an SVG document: the board at step n as the reader may see it, what changed since "
-                               "step n-1 highlighted", content_type="image/svg+xml")
+@blp.response(200, schemas.SVG, description="an SVG document: the board at step n as the reader may see it, what "
+                                            "changed since step n-1 highlighted", content_type="image/svg+xml")
 @blp.alt_response(404, schema=schemas.Problem, content_type=PROBLEM,
                   description="no such record or step; or the title or edition has no board layout (type ends "
                               "in `no-layout`, the reason in `detail`)")
@@ -298,9 +298,9 @@ def legal(record_id: UUID) -> Any:
 
 
 @blp.route("/<uuid:record_id>/verify")
-@blp.response(200, description="the chain recomputed from the stored rows and the log re-decided by the rules: "
-                               '{"ok", "head", "length", "chain": {"ok", "problems": [{"step", "what"}]}, '
-                               '"replay": {"ok", "problems": [{"step", "rule", "what"}]}}')
+@blp.response(200, schemas.Verification, description="the chain recomputed from the stored rows and the log "
+                                                      're-decided by the rules: problems as {"step", "what"} (chain) '
+                                                      'and {"step", "rule", "what"} (replay)')
 @blp.alt_response(404, schema=schemas.Problem, content_type=PROBLEM, description="no such record")
 @blp.doc(security=[{"seat": []}, {}])
 def verify(record_id: UUID) -> Any:
@@ -311,7 +311,7 @@ def verify(record_id: UUID) -> Any:
 
 
 @blp.route("/<uuid:record_id>/export")
-@blp.response(200, description="a record file (docs/formats/record-json.md)")
+@blp.response(200, schemas.RECORD_FILE, description="a record file (docs/formats/record-json.md)")
 @blp.alt_response(403, schema=schemas.Problem, content_type=PROBLEM, description="the game is not over yet")
 @blp.doc(security=[{"seat": []}, {}])
 def export(record_id: UUID) -> Any:
@@ -325,7 +325,8 @@ def export(record_id: UUID) -> Any:
 
 
 @blp.route("/<uuid:record_id>/notation")
-@blp.response(200, description="the record in its title's table notation (docs/notation/)")
+@blp.response(200, schemas.NOTATION_TEXT, description="the record in its title's table notation (docs/notation/)",
+              content_type="text/x-cronaca-notation")
 @blp.alt_response(403, schema=schemas.Problem, content_type=PROBLEM,
                   description="the game is not over yet, or the token is neither the annotator key nor a seat's")
 @blp.doc(security=[{"seat": []}, {}])

@@ -287,3 +287,107 @@ class ScoresOverTime(marshmallow.Schema):
     rounds = fields.List(fields.Nested(RoundMark))
     lead_changes = fields.List(fields.Nested(LeadChange))
     final = fields.Dict(metadata={"description": "the title's final scores(): ranking with the tie-break, breakdown"})
+
+
+# ---- answers documented for what they are (issue 29: the document checked against real answers) ----------------
+
+SVG = {"type": "string", "description": "an SVG document (image/svg+xml)"}
+RECORD_FILE = {"type": "object", "description": "a record file (docs/formats/record-json.md)"}
+LESSON_FILE = {"type": "object", "description": "a lesson file (format cronaca-lesson): importable by POST /api/lessons/import"}
+NOTATION_TEXT = {"type": "string", "description": "a notation file (docs/notation/), UTF-8"}
+
+
+class Open(marshmallow.Schema):
+    """A report whose named fields are documented and which may carry more, as its case needs (a dispute report's
+    findings, a verification of shared dice): `additionalProperties` is true."""
+
+    class Meta:
+        unknown = marshmallow.INCLUDE
+
+
+class Ruling(marshmallow.Schema):
+    id = fields.String(metadata={"example": "r-3f2a9c1b4d5e"})
+    step = fields.Integer(allow_none=True, metadata={"description": "the step ruled on; null when a line is named"})
+    line = fields.Integer(allow_none=True, metadata={"description": "the notation file's line ruled on, or null"})
+    decision = fields.String()
+    reason = fields.String()
+    correction = fields.Dict(allow_none=True, metadata={"description": "{from_step, entries}: the moves the record "
+                                                                       "reads as ruled from there; or null"})
+    by = fields.String(metadata={"description": "arbiter"})
+    at = fields.String(metadata={"description": "when, ISO 8601 in UTC"})
+
+
+class RulingList(marshmallow.Schema):
+    record_id = fields.String()
+    rulings = fields.List(fields.Nested(Ruling))
+    as_ruled = fields.String(allow_none=True, metadata={"description": "the ruling the as-ruled reading follows, or null"})
+    chain = fields.Dict(metadata={"description": "the rulings stream's hash chain: head and length"})
+
+
+class Ruled(Open):
+    """The record as ruled in brief (GET /ruled)."""
+
+    record_id = fields.String()
+    reading = fields.String(metadata={"description": "ruled"})
+    ruling = fields.String(allow_none=True)
+    from_step = fields.Integer(allow_none=True)
+    steps = fields.Integer()
+    rulings = fields.Integer()
+    corrected = fields.Boolean()
+    finished = fields.Boolean()
+    pending = fields.Dict()
+    scores = fields.Dict(allow_none=True)
+    moves = fields.Raw(metadata={"description": "corrected: the correction's entries"})
+    as_played = fields.Dict(metadata={"description": "{steps, finished, scores}"})
+
+
+class Verification(Open):
+    ok = fields.Boolean(metadata={"description": "the chain and the replay both hold"})
+    head = fields.String(allow_none=True)
+    length = fields.Integer()
+    chain = fields.Dict(metadata={"description": "{ok, problems}: the hash chain recomputed from the stored rows"})
+    replay = fields.Dict(metadata={"description": "{ok, problems, entries, events}: the log re-decided by the rules"})
+    streams = fields.Dict(metadata={"description": "the record's other streams' chains (notes, rulings), by name"})
+
+
+class CheckReport(Open):
+    """A dispute report (docs/notation/): findings at their lines, unknowns narrowed."""
+
+    ok = fields.Boolean()
+    title = fields.String(allow_none=True)
+    seats = fields.List(fields.String(), allow_none=True)
+    options = fields.Dict(allow_none=True)
+    finished = fields.Boolean(allow_none=True)
+    moves = fields.Integer()
+    findings = fields.List(fields.Dict())
+    unknowns = fields.List(fields.Dict())
+    claimed = fields.Dict(allow_none=True)
+    scores = fields.Dict(allow_none=True)
+    summary = fields.String()
+
+
+class Reconciliation(Open):
+    agree = fields.Boolean()
+    turns = fields.Dict()
+    header = fields.List(fields.Dict())
+    disagreements = fields.List(fields.Dict())
+    first_divergence = fields.Dict(allow_none=True)
+    rules_accept = fields.Dict(allow_none=True, metadata={"description": "{first, second, verdict}: what the rules say "
+                                                                         "of each at the first divergence; null when the "
+                                                                         "two agree"})
+    first = fields.Dict(metadata={"description": "{findings, summary} of the first transcript"})
+    second = fields.Dict()
+    reports = fields.Dict(metadata={"description": "{first, second}: each transcript's dispute report"})
+
+
+class Answered(marshmallow.Schema):
+    pause = fields.String()
+    student = fields.String()
+    command = fields.Dict()
+    said = fields.String()
+    count = fields.Integer(metadata={"description": "how many students have answered"})
+
+
+class Revealed(marshmallow.Schema):
+    played = fields.Dict(metadata={"description": "{command, said}: the move the game went on with"})
+    tally = fields.Dict(metadata={"description": "{answers, choices: [{command, said, count, students}]}"})

@@ -190,6 +190,14 @@ class LessonCreated(marshmallow.Schema):
     link = fields.String()
 
 
+class LessonImported(marshmallow.Schema):
+    lesson = fields.Nested(Lesson)
+    teacher_key = fields.String(metadata={"description": "shown once"})
+    records = fields.Dict(keys=fields.String(), values=fields.String(), metadata={"description": "{ref: new record id}"})
+    annotator_keys = fields.Dict(keys=fields.String(), values=fields.String(),
+                                 metadata={"description": "{ref: the new record's annotator key}, shown once"})
+
+
 class ChapterBody(Strict):
     title = fields.String(load_default="", validate=validate.Length(max=200))
     introduction = fields.String(load_default="", validate=validate.Length(max=20_000))
@@ -420,8 +428,8 @@ def variation_step(variation_id: UUID, n: int) -> Any:
 
 
 @variations.route("/variations/<uuid:variation_id>/steps/<int:n>/board")
-@variations.response(200, description="an SVG document: the board at step n of the variation, what changed since "
-                                      "step n-1 highlighted", content_type="image/svg+xml")
+@variations.response(200, schemas.SVG, description="an SVG document: the board at step n of the variation, what "
+                                                   "changed since step n-1 highlighted", content_type="image/svg+xml")
 @variations.alt_response(404, schema=schemas.Problem, content_type=PROBLEM,
                          description="no such variation or step; or no board layout (type ends in `no-layout`)")
 def variation_board(variation_id: UUID, n: int) -> Any:
@@ -479,7 +487,8 @@ def create_lesson(body: dict[str, Any]) -> Any:
 
 
 @lessons.route("/import", methods=["POST"])
-@lessons.response(201, description="{lesson, teacher_key, records: {ref: new id}, annotator_keys: {ref: key}}")
+@lessons.response(201, LessonImported, description="the new lesson, its teacher key, and the new records' ids and "
+                                                    "annotator keys by the file's refs")
 @lessons.alt_response(422, schema=schemas.Problem, content_type=PROBLEM,
                       description="the file or one of its records is wrong (naming the record ref and entry); "
                                   "nothing was saved")
@@ -616,8 +625,8 @@ def question(lesson_id: UUID, pause_id: str) -> Any:
 
 
 @lessons.route("/<uuid:lesson_id>/pauses/<pause_id>/board")
-@lessons.response(200, description="an SVG document: the board at the pause's step as the asked seat saw it",
-                  content_type="image/svg+xml")
+@lessons.response(200, schemas.SVG, description="an SVG document: the board at the pause's step as the asked seat "
+                                                "saw it", content_type="image/svg+xml")
 @lessons.alt_response(404, schema=schemas.Problem, content_type=PROBLEM,
                       description="no such lesson or pause; or no board layout (type ends in `no-layout`)")
 def pause_board(lesson_id: UUID, pause_id: str) -> Any:
@@ -635,7 +644,8 @@ def pause_board(lesson_id: UUID, pause_id: str) -> Any:
 
 @lessons.route("/<uuid:lesson_id>/pauses/<pause_id>/answers", methods=["POST"])
 @lessons.arguments(AnswerBody)
-@lessons.response(201, description="the answer taken (a later answer of the same student replaces it)")
+@lessons.response(201, schemas.Answered, description="the answer taken (a later answer of the same student "
+                                                     "replaces it)")
 @lessons.alt_response(409, schema=schemas.Problem, content_type=PROBLEM, description="the pause is closed")
 @lessons.alt_response(422, schema=schemas.Problem, content_type=PROBLEM,
                       description="not one of the seat's legal commands (rule lesson/answer-illegal), or no student name")
@@ -646,7 +656,7 @@ def answer(body: dict[str, Any], lesson_id: UUID, pause_id: str) -> Any:
 
 @lessons.route("/<uuid:lesson_id>/pauses/<pause_id>/reveal", methods=["POST"])
 @lessons.arguments(RevealBody)
-@lessons.response(200, description="{played: {command, said}, tally}: the pause closes")
+@lessons.response(200, schemas.Revealed, description="the move played and the tally: the pause closes")
 @lessons.doc(security=TEACHER)
 def reveal(_: dict[str, Any], lesson_id: UUID, pause_id: str) -> Any:
     """Close the pause and show the move played, with the tally. Send `{}` as the body."""
@@ -654,8 +664,8 @@ def reveal(_: dict[str, Any], lesson_id: UUID, pause_id: str) -> Any:
 
 
 @lessons.route("/<uuid:lesson_id>/export")
-@lessons.response(200, description="a lesson file (format cronaca-lesson): the chapters' records with their notes "
-                                   "and variations")
+@lessons.response(200, schemas.LESSON_FILE, description="a lesson file (format cronaca-lesson): the chapters' records "
+                                                        "with their notes and variations")
 @lessons.doc(security=[{"annotator": []}, {"seat": []}, {}])
 def export(lesson_id: UUID) -> Any:
     """The lesson as one file that keeps everything; import it with POST /api/lessons/import. The lesson is no
