@@ -348,6 +348,8 @@ def notation(record_id: UUID) -> Any:
 @blp.route("/<uuid:record_id>/evidence")
 @blp.alt_response(403, schema=schemas.Problem, content_type=PROBLEM, description="the game is not over yet")
 @blp.alt_response(404, schema=schemas.Problem, content_type=PROBLEM, description="no such record")
+@blp.alt_response(409, schema=schemas.Problem, content_type=PROBLEM,
+                  description="the edition file this service has for the title is not the one the record was played with")
 @blp.doc(responses={"200": {
     "description": "the evidence bundle: a zip of the record file, its notation, the edition file, the hash chain, "
                    "commitments and revealed secrets, rulings, the dispute report and a manifest of hashes "

@@ -349,6 +349,8 @@ def list_notes(query: dict[str, Any], record_id: UUID) -> Any:
 @annotations.alt_response(422, schema=schemas.Problem, content_type=PROBLEM,
                           description="a step outside the line, a place the board does not have (with did_you_mean), "
                                       "a glyph or shape that is not one, an empty note (rule annotation/...)")
+@annotations.alt_response(409, schema=schemas.Problem, content_type=PROBLEM,
+                          description="the record's notes changed too fast under other writers; try again")
 @annotations.doc(security=WRITER)
 def add_note(body: dict[str, Any], record_id: UUID) -> Any:
     """Add a note on a step of the main line or of a variation: Markdown text, shapes on the board, a glyph.
@@ -366,6 +368,8 @@ def add_note(body: dict[str, Any], record_id: UUID) -> Any:
                           description="not this record's key; or a seat editing a note that is not its own")
 @annotations.alt_response(413, schema=schemas.Problem, content_type=PROBLEM, description="text too long")
 @annotations.alt_response(422, schema=schemas.Problem, content_type=PROBLEM, description="as for POST")
+@annotations.alt_response(409, schema=schemas.Problem, content_type=PROBLEM,
+                          description="the record's notes changed too fast under other writers; try again")
 @annotations.doc(security=WRITER)
 def edit_note(changes: dict[str, Any], record_id: UUID, note_id: str) -> Any:
     """Change a note (only the fields sent). The earlier text stays in the record's history."""
@@ -377,6 +381,8 @@ def edit_note(changes: dict[str, Any], record_id: UUID, note_id: str) -> Any:
 @annotations.alt_response(401, schema=schemas.Problem, content_type=PROBLEM, description="no key or token")
 @annotations.alt_response(403, schema=schemas.Problem, content_type=PROBLEM,
                           description="not this record's key; or a seat deleting a note that is not its own")
+@annotations.alt_response(409, schema=schemas.Problem, content_type=PROBLEM,
+                          description="the record's notes changed too fast under other writers; try again")
 @annotations.doc(security=WRITER)
 def delete_note(record_id: UUID, note_id: str) -> Any:
     """Delete a note: it is no longer listed (the history keeps it)."""
@@ -541,6 +547,8 @@ def edit_chapter(changes: dict[str, Any], lesson_id: UUID, chapter_id: str) -> A
 
 @lessons.route("/<uuid:lesson_id>/chapters/<chapter_id>", methods=["DELETE"])
 @lessons.response(204)
+@lessons.alt_response(409, schema=schemas.Problem, content_type=PROBLEM,
+                      description="the lesson changed too fast under other writers; try again")
 @lessons.doc(security=TEACHER)
 def remove_chapter(lesson_id: UUID, chapter_id: str) -> Any:
     """Remove a chapter from the lesson."""
@@ -553,6 +561,8 @@ def remove_chapter(lesson_id: UUID, chapter_id: str) -> Any:
 @lessons.response(200, Lesson)
 @lessons.alt_response(422, schema=schemas.Problem, content_type=PROBLEM,
                       description="the list is not exactly the lesson's chapters")
+@lessons.alt_response(409, schema=schemas.Problem, content_type=PROBLEM,
+                      description="the lesson changed too fast under other writers; try again")
 @lessons.doc(security=TEACHER)
 def order(body: dict[str, Any], lesson_id: UUID) -> Any:
     """Put the chapters in a new order (every chapter id, once)."""
@@ -563,6 +573,8 @@ def order(body: dict[str, Any], lesson_id: UUID) -> Any:
 @lessons.arguments(PresentBody)
 @lessons.response(200, Presenter)
 @lessons.alt_response(422, schema=schemas.Problem, content_type=PROBLEM, description="a step outside the chapter")
+@lessons.alt_response(409, schema=schemas.Problem, content_type=PROBLEM,
+                      description="the lesson changed too fast under other writers; try again")
 @lessons.doc(security=TEACHER)
 def present(body: dict[str, Any], lesson_id: UUID) -> Any:
     """Move the presenter: every student following the lesson goes to this chapter and step, with these shapes."""
@@ -657,6 +669,8 @@ def answer(body: dict[str, Any], lesson_id: UUID, pause_id: str) -> Any:
 @lessons.route("/<uuid:lesson_id>/pauses/<pause_id>/reveal", methods=["POST"])
 @lessons.arguments(RevealBody)
 @lessons.response(200, schemas.Revealed, description="the move played and the tally: the pause closes")
+@lessons.alt_response(409, schema=schemas.Problem, content_type=PROBLEM,
+                      description="the pause was revealed already, or the lesson changed too fast under other writers")
 @lessons.doc(security=TEACHER)
 def reveal(_: dict[str, Any], lesson_id: UUID, pause_id: str) -> Any:
     """Close the pause and show the move played, with the tally. Send `{}` as the body."""

@@ -235,6 +235,10 @@ def test_every_documented_operation_answers_as_the_document_says(checked: Checke
         json={"student": "Carla", "command": pause["choices"][0]["command"]})
     ask("post", "/api/lessons/{lesson_id}/pauses/{pause_id}/reveal", 200, teacher, lesson_id=lesson_id,
         pause_id=pause["id"], json={})
+    ask("post", "/api/lessons/{lesson_id}/pauses/{pause_id}/reveal", 409, teacher, lesson_id=lesson_id,
+        pause_id=pause["id"], json={})
+    ask("post", "/api/lessons/{lesson_id}/pauses/{pause_id}/answers", 409, lesson_id=lesson_id, pause_id=pause["id"],
+        json={"student": "Late", "command": pause["choices"][0]["command"]})
     exported = ask("get", "/api/lessons/{lesson_id}/export", 200, annotator, lesson_id=lesson_id).get_json()
     ask("post", "/api/lessons/import", 201, json=exported)
 
@@ -251,7 +255,7 @@ def test_every_documented_operation_answers_as_the_document_says(checked: Checke
 
 
 def test_a_pending_import_answers_as_documented(checked: Checked) -> None:
-    """An import's status while it waits, and its replay before a verdict (409): the same document."""
+    """An import's status while it is queued and judged (no record yet, no report) answers as documented too."""
     submitted = checked("post", "/api/imports", 202, json=transcribed_export("la-citta", 2)).get_json()
     for _ in range(200):
         status = checked("get", "/api/imports/{import_id}", 200, import_id=submitted["id"]).get_json()["status"]
