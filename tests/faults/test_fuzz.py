@@ -44,11 +44,16 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
+from domain import catalog
+from domain.kernel.dispute import _candidates
+from domain.records import Records
 from domain.records.room import notes_id
-from domain.transcripts import without_study
+from domain.records.settings import Settings
+from domain.transcripts import check_text, render_record_file, without_study
 from tests.faults.conftest import OwnPostgres
 from tests.faults.fuzzing import elapsed, group_cpu_seconds, log_errors, mutate_notation, streams
 from tests.faults.harness import Deployment, Process
+from tests.service.helpers import play_out
 from tests.service.test_poison_imports import mutate, transcribed_export
 
 pytestmark = pytest.mark.faults
@@ -300,10 +305,6 @@ def _sources(tmp_path: Path) -> list[tuple[str, dict[str, Any], str]]:
     transcribed (three seats, played at random from a seed) of every title, and live (two seats, the seed
     revealed) of two; the toy title's games, quick to check, take six places in ten, so the 2,000 files
     fit the suite's time."""
-    from domain.records import Records
-    from domain.records.settings import Settings
-    from domain.transcripts import render_record_file
-    from tests.service.helpers import play_out
 
     found = {f"{title}/transcribed": transcribed_export(title, 3) for title in ("toy", *TITLES)}
     records = Records(Settings.from_env({"SQLITE_DBNAME": str(tmp_path / "sources.sqlite3")}).store)
@@ -328,8 +329,6 @@ def test_mutated_files_through_http_all_end_in_a_verdict_and_rejected_ones_store
     each is refused at upload (4xx problem+json) or ends accepted or rejected; never a 5xx or a hang.
     Afterwards the store holds, besides what was there before (unchanged), the import streams of the
     submitted files and exactly one record for each accepted import, nothing for a rejected one."""
-    from domain import catalog
-
     monkeypatch.setitem(catalog.TITLES, "toy", "tests.kernel.toy_game")  # the host has it from CRONACA_EXTRA_TITLES
     started, cpu = time.monotonic(), time.process_time()
     sources = _sources(tmp_path)
@@ -440,9 +439,6 @@ def test_found_by_fuzzing_a_draw_written_as_its_deck_and_a_question_mark_is_sear
     KeyError, so its import ended as an internal error. The first reading goes on as if that draw was not
     written (`Y` is no card of the deck); the search for what it must have been now does the same, and finds
     the card the game went on with."""
-    from domain.kernel.dispute import _candidates
-    from domain.transcripts import check_text, render_record_file
-
     assert _candidates("draw", ("R", "G", "B"), ("R",), ("Y", "?"), 10) == ([("B",), ("G",), ("R",)], True)
     assert _candidates("draw", ("R", "G", "B"), ("R", "G"), ("R", "?"), 10) == ([("B", "R"), ("G", "R")], True)
     text = render_record_file(transcribed_export("citta-stato", 3))
