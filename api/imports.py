@@ -138,11 +138,13 @@ def replay_step(import_id: UUID, n: int) -> Any:
 
 
 @blp.route("/<uuid:import_id>/replay/steps/<int:n>/board")
-@blp.response(200, description="an SVG document: the board at step n of the game as checked, as the reader "
-                               "may see it, what changed since step n-1 highlighted", content_type="image/svg+xml")
+@blp.response(200, schemas.SVG, description="an SVG document: the board at step n of the game as checked, as the "
+                                            "reader may see it, what changed since step n-1 highlighted",
+              content_type="image/svg+xml")
 @blp.alt_response(404, schema=schemas.Problem, content_type=PROBLEM,
                   description="no such import or step; or no board layout (type ends in `no-layout`)")
 @blp.alt_response(409, schema=schemas.Problem, content_type=PROBLEM, description="as for /replay")
+@blp.alt_response(304, description="not modified: the `If-None-Match` sent is this drawing's ETag (no body)")
 @blp.doc(security=[{"seat": []}, {}])
 def replay_board(import_id: UUID, n: int) -> Any:
     """The board at step n of the game as checked, drawn as for a record's step."""

@@ -73,6 +73,7 @@ class RecordCollection(MethodView):
 
 @blp.route("/<uuid:record_id>")
 @blp.response(200, schemas.RecordSummary)
+@blp.alt_response(304, description="not modified: the `If-None-Match` sent is the record's version (no body)")
 @blp.doc(security=[{"seat": []}, {}])
 def get_record(record_id: UUID) -> Any:
     """A record's header, status, version and (once finished) scores and revealed seed.
@@ -244,11 +245,12 @@ def step(record_id: UUID, n: int) -> Any:
 
 
 @blp.route("/<uuid:record_id>/steps/<int:n>/board")
-@blp.response(200, description="an SVG document: the board at step n as the reader may see it, what changed since "
-                               "step n-1 highlighted", content_type="image/svg+xml")
+@blp.response(200, schemas.SVG, description="an SVG document: the board at step n as the reader may see it, what "
+                                            "changed since step n-1 highlighted", content_type="image/svg+xml")
 @blp.alt_response(404, schema=schemas.Problem, content_type=PROBLEM,
                   description="no such record or step; or the title or edition has no board layout (type ends "
                               "in `no-layout`, the reason in `detail`)")
+@blp.alt_response(304, description="not modified: the `If-None-Match` sent is this drawing's ETag (no body)")
 @blp.doc(security=[{"seat": []}, {}])
 def board(record_id: UUID, n: int) -> Any:
     """The board at step n, drawn as SVG from the edition's layout: all-seeing once finished (then cacheable
@@ -300,9 +302,9 @@ def legal(record_id: UUID) -> Any:
 
 
 @blp.route("/<uuid:record_id>/verify")
-@blp.response(200, description="the chain recomputed from the stored rows and the log re-decided by the rules: "
-                               '{"ok", "head", "length", "chain": {"ok", "problems": [{"step", "what"}]}, '
-                               '"replay": {"ok", "problems": [{"step", "rule", "what"}]}}')
+@blp.response(200, schemas.Verification, description="the chain recomputed from the stored rows and the log "
+                                                      're-decided by the rules: problems as {"step", "what"} (chain) '
+                                                      'and {"step", "rule", "what"} (replay)')
 @blp.alt_response(404, schema=schemas.Problem, content_type=PROBLEM, description="no such record")
 @blp.doc(security=[{"seat": []}, {}])
 def verify(record_id: UUID) -> Any:
@@ -313,7 +315,7 @@ def verify(record_id: UUID) -> Any:
 
 
 @blp.route("/<uuid:record_id>/export")
-@blp.response(200, description="a record file (docs/formats/record-json.md)")
+@blp.response(200, schemas.RECORD_FILE, description="a record file (docs/formats/record-json.md)")
 @blp.alt_response(403, schema=schemas.Problem, content_type=PROBLEM, description="the game is not over yet")
 @blp.doc(security=[{"seat": []}, {}])
 def export(record_id: UUID) -> Any:
@@ -325,7 +327,8 @@ def export(record_id: UUID) -> Any:
 
 
 @blp.route("/<uuid:record_id>/notation")
-@blp.response(200, description="the record in its title's table notation (docs/notation/)")
+@blp.response(200, schemas.NOTATION_TEXT, description="the record in its title's table notation (docs/notation/)",
+              content_type="text/x-cronaca-notation")
 @blp.alt_response(403, schema=schemas.Problem, content_type=PROBLEM,
                   description="the game is not over yet, or the token is neither the annotator key nor a seat's")
 @blp.doc(security=[{"seat": []}, {}])
@@ -344,6 +347,8 @@ def notation(record_id: UUID) -> Any:
 @blp.route("/<uuid:record_id>/evidence")
 @blp.alt_response(403, schema=schemas.Problem, content_type=PROBLEM, description="the game is not over yet")
 @blp.alt_response(404, schema=schemas.Problem, content_type=PROBLEM, description="no such record")
+@blp.alt_response(409, schema=schemas.Problem, content_type=PROBLEM,
+                  description="the edition file this service has for the title is not the one the record was played with")
 @blp.doc(responses={"200": {
     "description": "the evidence bundle: a zip of the record file, its notation, the edition file, the hash chain, "
                    "commitments and revealed secrets, rulings, the dispute report and a manifest of hashes "

@@ -59,15 +59,14 @@ def arbitration() -> Arbitration:
 
 
 @blp.route("/<uuid:record_id>/rulings")
-@blp.response(200, description="{record_id, rulings: [ruling], as_ruled: the ruling the as-ruled reading follows or "
-                               "null, chain: {head, length}}")
+@blp.response(200, schemas.RulingList, description="the rulings, oldest first, and their chain's head")
 def list_rulings(record_id: UUID) -> Any:
     """A record's rulings, oldest first (everyone may read them), and the head of their hash chain."""
     return json_response(arbitration().list(record_id))
 
 
 @blp.route("/<uuid:record_id>/rulings", methods=["POST"])
-@blp.response(201, description="the ruling as stored: {id, step, line, decision, reason, correction, by, at}")
+@blp.response(201, schemas.Ruling, description="the ruling as stored")
 @blp.alt_response(401, schema=schemas.Problem, content_type=PROBLEM, description="no arbiter key")
 @blp.alt_response(403, schema=schemas.Problem, content_type=PROBLEM, description="not this record's arbiter key")
 @blp.alt_response(409, schema=schemas.Problem, content_type=PROBLEM,
@@ -85,15 +84,14 @@ def rule(record_id: UUID) -> Any:
 
 
 @blp.route("/<uuid:record_id>/rulings/<ruling_id>")
-@blp.response(200, description="one ruling")
+@blp.response(200, schemas.Ruling, description="one ruling")
 def one_ruling(record_id: UUID, ruling_id: str) -> Any:
     """One ruling of a record."""
     return json_response(arbitration().one(record_id, ruling_id))
 
 
 @blp.route("/<uuid:record_id>/ruled")
-@blp.response(200, description="{record_id, reading: ruled, ruling, from_step, steps, corrected, finished, pending, "
-                               "scores, as_played: {steps, finished, scores}}")
+@blp.response(200, schemas.Ruled, description="the as-ruled reading in brief, beside the record as played")
 @blp.doc(security=READER)
 def ruled(record_id: UUID) -> Any:
     """The record as ruled: the main line up to the latest correction's from_step, then its entries (without
@@ -102,7 +100,7 @@ def ruled(record_id: UUID) -> Any:
 
 
 @blp.route("/<uuid:record_id>/ruled/steps/<int:n>")
-@blp.response(200, schemas.Step)
+@blp.response(200, schemas.RuledStep)
 @blp.doc(security=READER)
 def ruled_step(record_id: UUID, n: int) -> Any:
     """Step n of the record as ruled (all-seeing once corrected; else the record's own step as the reader may see it)."""
@@ -110,8 +108,8 @@ def ruled_step(record_id: UUID, n: int) -> Any:
 
 
 @blp.route("/<uuid:record_id>/ruled/steps/<int:n>/board")
-@blp.response(200, description="an SVG document: the board at step n of the record as ruled, what changed since step "
-                               "n-1 highlighted", content_type="image/svg+xml")
+@blp.response(200, schemas.SVG, description="an SVG document: the board at step n of the record as ruled, what "
+                                            "changed since step n-1 highlighted", content_type="image/svg+xml")
 @blp.alt_response(404, schema=schemas.Problem, content_type=PROBLEM,
                   description="no such record or step; or no board layout (type ends in `no-layout`)")
 @blp.doc(security=READER)
@@ -127,7 +125,7 @@ def ruled_board(record_id: UUID, n: int) -> Any:
 
 
 @blp.route("/<uuid:record_id>/ruled/story")
-@blp.response(200, schemas.Story)
+@blp.response(200, schemas.RuledStory)
 @blp.doc(security=READER)
 def ruled_story(record_id: UUID) -> Any:
     """The latest correction's moves in words (the main line's before it are in the record's story)."""

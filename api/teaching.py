@@ -196,6 +196,14 @@ class LessonCreated(marshmallow.Schema):
     link = fields.String()
 
 
+class LessonImported(marshmallow.Schema):
+    lesson = fields.Nested(Lesson)
+    teacher_key = fields.String(metadata={"description": "shown once"})
+    records = fields.Dict(keys=fields.String(), values=fields.String(), metadata={"description": "{ref: new record id}"})
+    annotator_keys = fields.Dict(keys=fields.String(), values=fields.String(),
+                                 metadata={"description": "{ref: the new record's annotator key}, shown once"})
+
+
 class ChapterBody(Strict):
     title = fields.String(load_default="", validate=validate.Length(max=200))
     introduction = fields.String(load_default="", validate=validate.Length(max=20_000))
@@ -257,6 +265,8 @@ class Question(marshmallow.Schema):
     view = fields.Dict(metadata={"description": "that seat's view at that step (never the move played)"})
     pending = fields.Dict()
     choices = fields.List(fields.Dict(), metadata={"description": "[{command, said}]: that seat's legal commands"})
+    answers = fields.Integer(metadata={"description": "how many students have answered"})
+    played = fields.Dict(metadata={"description": "once revealed: the move the game went on with"})
     tally = fields.Dict(metadata={"description": "with the teacher key only"})
 
 
@@ -341,6 +351,8 @@ def list_notes(query: dict[str, Any], record_id: UUID) -> Any:
 @notes.alt_response(422, schema=schemas.Problem, content_type=PROBLEM,
                           description="a step outside the line, a place the board does not have (with did_you_mean), "
                                       "a glyph or shape that is not one, an empty note (rule annotation/...)")
+@notes.alt_response(409, schema=schemas.Problem, content_type=PROBLEM,
+                          description="the record's notes changed too fast under other writers; try again")
 @notes.doc(security=WRITER)
 def add_note(body: dict[str, Any], record_id: UUID) -> Any:
     """Add a note on a step of the main line or of a variation: Markdown text, shapes on the board, a glyph.
@@ -358,6 +370,8 @@ def add_note(body: dict[str, Any], record_id: UUID) -> Any:
                           description="not this record's key; or a seat editing a note that is not its own")
 @notes.alt_response(413, schema=schemas.Problem, content_type=PROBLEM, description="text too long")
 @notes.alt_response(422, schema=schemas.Problem, content_type=PROBLEM, description="as for POST")
+@notes.alt_response(409, schema=schemas.Problem, content_type=PROBLEM,
+                          description="the record's notes changed too fast under other writers; try again")
 @notes.doc(security=WRITER)
 def edit_note(changes: dict[str, Any], record_id: UUID, note_id: str) -> Any:
     """Change a note (only the fields sent). The earlier text stays in the record's history."""
@@ -369,6 +383,8 @@ def edit_note(changes: dict[str, Any], record_id: UUID, note_id: str) -> Any:
 @notes.alt_response(401, schema=schemas.Problem, content_type=PROBLEM, description="no key or token")
 @notes.alt_response(403, schema=schemas.Problem, content_type=PROBLEM,
                           description="not this record's key; or a seat deleting a note that is not its own")
+@notes.alt_response(409, schema=schemas.Problem, content_type=PROBLEM,
+                          description="the record's notes changed too fast under other writers; try again")
 @notes.doc(security=WRITER)
 def delete_note(record_id: UUID, note_id: str) -> Any:
     """Delete a note: it is no longer listed (the history keeps it)."""
@@ -413,15 +429,15 @@ def variation(variation_id: UUID) -> Any:
 
 
 @variations.route("/variations/<uuid:variation_id>/steps/<int:n>")
-@variations.response(200, schemas.Step)
+@variations.response(200, schemas.VariationStep)
 def variation_step(variation_id: UUID, n: int) -> Any:
     """The all-seeing state after step n of the variation (steps continue the parent's numbering)."""
     return _json(_teaching().variations.step(variation_id, n))
 
 
 @variations.route("/variations/<uuid:variation_id>/steps/<int:n>/board")
-@variations.response(200, description="an SVG document: the board at step n of the variation, what changed since "
-                                      "step n-1 highlighted", content_type="image/svg+xml")
+@variations.response(200, schemas.SVG, description="an SVG document: the board at step n of the variation, what "
+                                                   "changed since step n-1 highlighted", content_type="image/svg+xml")
 @variations.alt_response(404, schema=schemas.Problem, content_type=PROBLEM,
                          description="no such variation or step; or no board layout (type ends in `no-layout`)")
 def variation_board(variation_id: UUID, n: int) -> Any:
@@ -436,7 +452,7 @@ def variation_board(variation_id: UUID, n: int) -> Any:
 
 
 @variations.route("/variations/<uuid:variation_id>/story")
-@variations.response(200, schemas.Story)
+@variations.response(200, schemas.VariationStory)
 def variation_story(variation_id: UUID) -> Any:
     """The variation's own moves in words (the parent's are in the parent's story)."""
     return _json(_teaching().variations.story(variation_id))
@@ -477,7 +493,8 @@ def create_lesson(body: dict[str, Any]) -> Any:
 
 
 @lessons.route("/import", methods=["POST"])
-@lessons.response(201, description="{lesson, teacher_key, records: {ref: new id}, annotator_keys: {ref: key}}")
+@lessons.response(201, LessonImported, description="the new lesson, its teacher key, and the new records' ids and "
+                                                    "annotator keys by the file's refs")
 @lessons.alt_response(422, schema=schemas.Problem, content_type=PROBLEM,
                       description="the file or one of its records is wrong (naming the record ref and entry); "
                                   "nothing was saved")
@@ -528,6 +545,8 @@ def edit_chapter(changes: dict[str, Any], lesson_id: UUID, chapter_id: str) -> A
 
 @lessons.route("/<uuid:lesson_id>/chapters/<chapter_id>", methods=["DELETE"])
 @lessons.response(204)
+@lessons.alt_response(409, schema=schemas.Problem, content_type=PROBLEM,
+                      description="the lesson changed too fast under other writers; try again")
 @lessons.doc(security=TEACHER)
 def remove_chapter(lesson_id: UUID, chapter_id: str) -> Any:
     """Remove a chapter from the lesson."""
@@ -540,6 +559,8 @@ def remove_chapter(lesson_id: UUID, chapter_id: str) -> Any:
 @lessons.response(200, Lesson)
 @lessons.alt_response(422, schema=schemas.Problem, content_type=PROBLEM,
                       description="the list is not exactly the lesson's chapters")
+@lessons.alt_response(409, schema=schemas.Problem, content_type=PROBLEM,
+                      description="the lesson changed too fast under other writers; try again")
 @lessons.doc(security=TEACHER)
 def order(body: dict[str, Any], lesson_id: UUID) -> Any:
     """Put the chapters in a new order (every chapter id, once)."""
@@ -550,6 +571,8 @@ def order(body: dict[str, Any], lesson_id: UUID) -> Any:
 @lessons.arguments(PresentBody)
 @lessons.response(200, Presenter)
 @lessons.alt_response(422, schema=schemas.Problem, content_type=PROBLEM, description="a step outside the chapter")
+@lessons.alt_response(409, schema=schemas.Problem, content_type=PROBLEM,
+                      description="the lesson changed too fast under other writers; try again")
 @lessons.doc(security=TEACHER)
 def present(body: dict[str, Any], lesson_id: UUID) -> Any:
     """Move the presenter: every student following the lesson goes to this chapter and step, with these shapes."""
@@ -612,8 +635,8 @@ def question(lesson_id: UUID, pause_id: str) -> Any:
 
 
 @lessons.route("/<uuid:lesson_id>/pauses/<pause_id>/board")
-@lessons.response(200, description="an SVG document: the board at the pause's step as the asked seat saw it",
-                  content_type="image/svg+xml")
+@lessons.response(200, schemas.SVG, description="an SVG document: the board at the pause's step as the asked seat "
+                                                "saw it", content_type="image/svg+xml")
 @lessons.alt_response(404, schema=schemas.Problem, content_type=PROBLEM,
                       description="no such lesson or pause; or no board layout (type ends in `no-layout`)")
 def pause_board(lesson_id: UUID, pause_id: str) -> Any:
@@ -629,7 +652,8 @@ def pause_board(lesson_id: UUID, pause_id: str) -> Any:
 
 @lessons.route("/<uuid:lesson_id>/pauses/<pause_id>/answers", methods=["POST"])
 @lessons.arguments(AnswerBody)
-@lessons.response(201, description="the answer taken (a later answer of the same student replaces it)")
+@lessons.response(201, schemas.Answered, description="the answer taken (a later answer of the same student "
+                                                     "replaces it)")
 @lessons.alt_response(409, schema=schemas.Problem, content_type=PROBLEM, description="the pause is closed")
 @lessons.alt_response(422, schema=schemas.Problem, content_type=PROBLEM,
                       description="not one of the seat's legal commands (rule lesson/answer-illegal), or no student name")
@@ -640,7 +664,9 @@ def answer(body: dict[str, Any], lesson_id: UUID, pause_id: str) -> Any:
 
 @lessons.route("/<uuid:lesson_id>/pauses/<pause_id>/reveal", methods=["POST"])
 @lessons.arguments(RevealBody)
-@lessons.response(200, description="{played: {command, said}, tally}: the pause closes")
+@lessons.response(200, schemas.Revealed, description="the move played and the tally: the pause closes")
+@lessons.alt_response(409, schema=schemas.Problem, content_type=PROBLEM,
+                      description="the pause was revealed already, or the lesson changed too fast under other writers")
 @lessons.doc(security=TEACHER)
 def reveal(_: dict[str, Any], lesson_id: UUID, pause_id: str) -> Any:
     """Close the pause and show the move played, with the tally. Send `{}` as the body."""
@@ -648,8 +674,8 @@ def reveal(_: dict[str, Any], lesson_id: UUID, pause_id: str) -> Any:
 
 
 @lessons.route("/<uuid:lesson_id>/export")
-@lessons.response(200, description="a lesson file (format cronaca-lesson): the chapters' records with their notes "
-                                   "and variations")
+@lessons.response(200, schemas.LESSON_FILE, description="a lesson file (format cronaca-lesson): the chapters' records "
+                                                        "with their notes and variations")
 @lessons.doc(security=[{"annotator": []}, {"seat": []}, {}])
 def export(lesson_id: UUID) -> Any:
     """The lesson as one file that keeps everything; import it with POST /api/lessons/import. The lesson is no
