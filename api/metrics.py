@@ -34,11 +34,7 @@ from uuid import UUID
 
 from flask import Flask, Response, g, request
 from prometheus_client import REGISTRY, CollectorRegistry, Counter
-<<<<<<< HEAD
-from prometheus_client.metrics_core import Metric
-=======
 from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamily, Metric
->>>>>>> i29-edges
 from prometheus_flask_exporter import PrometheusMetrics
 from prometheus_flask_exporter.multiprocess import GunicornInternalPrometheusMetrics
 
@@ -83,10 +79,6 @@ class _Titles:
         found = self.known.get(record_id)
         if found is not None:
             return found
-<<<<<<< HEAD
-
-=======
->>>>>>> i29-edges
         records = service().records
         summary = records.directory.records.get(record_id)
         title = getattr(summary, "title", None)
@@ -204,21 +196,13 @@ def install(app: Flask) -> Any:
     app.before_request(_mark_seen)
     app.after_request(_count_refused_early)
     common: dict[str, Any] = {"group_by": "url_rule", "default_latency_as_histogram": True}
-<<<<<<< HEAD
-    if multiprocess():
-=======
     if multiprocess():  # each scrape reads the directory alone: this process's caches are not in it
->>>>>>> i29-edges
         os.makedirs(os.environ["PROMETHEUS_MULTIPROC_DIR"], exist_ok=True)
         metrics = GunicornInternalPrometheusMetrics(app, **common)
     else:
         registry = CollectorRegistry()
-<<<<<<< HEAD
         registry.register(_Global())
-=======
-        registry.register(_Global())  # type: ignore[arg-type]
-        registry.register(Caches())  # type: ignore[arg-type]
->>>>>>> i29-edges
+        registry.register(Caches())
         metrics = PrometheusMetrics(app, registry=registry, **common)
     app.extensions["cronaca.metrics"] = metrics
     return metrics

@@ -7,6 +7,7 @@ from typing import Any
 from uuid import UUID
 
 from flask import Blueprint, Response, abort, request
+from flask.typing import ResponseReturnValue
 
 viewer = Blueprint("viewer", __name__)
 
@@ -15,7 +16,7 @@ TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=u
 FOLDERS = frozenset({"", "lib"})
 
 
-def _asset(name: str) -> Response:
+def _asset(name: str) -> ResponseReturnValue:
     """A page, script or style sheet of the viewer; nothing else of the package (its Python) is served.
 
     Revalidated on every use (no-cache, with an ETag): a page imports several modules, each answered 304 while
