@@ -6,7 +6,22 @@ from typing import Any
 
 from flask import Flask
 
-from api import health, logs, metrics, operators, problems, security, throttle
+from api import (
+    health,
+    imports,
+    logs,
+    metrics,
+    operators,
+    problems,
+    records,
+    rulings,
+    security,
+    teaching,
+    throttle,
+    titles,
+    transcripts,
+    viewer,
+)
 from api.fastpath import StepFastPath
 from api.service import Service
 from domain.records.settings import Settings
@@ -45,12 +60,11 @@ def create_app(settings: Settings | None = None, service: Service | None = None,
     api.spec.components.security_scheme("arbiter", {"type": "http", "scheme": "bearer",
                                                     "description": "a record's arbiter key from POST /api/records "
                                                                    "or POST /api/imports: records rulings"})
-    from api import imports, records, rulings, teaching, transcripts, viewer
-
     api.register_blueprint(records.blp)
     api.register_blueprint(rulings.blp)
     api.register_blueprint(imports.blp)
     api.register_blueprint(transcripts.blp)
+    api.register_blueprint(titles.blp)
     for blueprint in teaching.BLUEPRINTS:
         api.register_blueprint(blueprint)
     app.register_blueprint(viewer.viewer)
@@ -63,5 +77,5 @@ def create_app(settings: Settings | None = None, service: Service | None = None,
     app.wsgi_app = StepFastPath(app.wsgi_app, app.extensions["cronaca"].records, guard)  # type: ignore[method-assign]
     app.wsgi_app = metrics.wrap(app.wsgi_app)  # type: ignore[method-assign]
     operators.mount(app, settings.operator_key, settings.redis_url, guard)  # /ops, only with CRONACA_OPERATOR_KEY
-    app.wsgi_app = logs.RequestIds(app.wsgi_app)  # type: ignore[method-assign]  (outermost: every answer has one)
+    app.wsgi_app = logs.RequestIds(app.wsgi_app)  # type: ignore[method-assign]  # outermost: every answer has one
     return app

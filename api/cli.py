@@ -12,15 +12,20 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+from uuid import UUID
 
 import click
 from rich.console import Console
 from rich.progress import Progress
 
-from api import terminal
-from domain import catalog
-from domain.kernel import MalformedCommand, RuleViolation
+from api import service_cli, terminal
+from domain import catalog, transcripts
+from domain.kernel import ALL, MalformedCommand, RuleViolation, reveal
+from domain.kernel.bots import play_bot
 from domain.kernel.selfplay import play_random
+from domain.records import NotFound, Records, evidence
+from domain.records.settings import Settings
+from domain.transcripts import check_text, reconcile_texts
 
 
 class Failed(click.ClickException):
@@ -60,8 +65,6 @@ def selfplay(title: str, players: int, games: int, seed: str, solo: int | None, 
         options[key] = value if not value.lstrip("-").isdigit() else int(value)
     for k in range(games):
         if bot == "greedy":
-            from domain.kernel.bots import play_bot
-
             played = play_bot(game, edition, options, f"{seed}-{k}")
         else:
             played = play_random(game, edition, options, f"{seed}-{k}")
@@ -90,8 +93,6 @@ def _read_text(path: str) -> str:
 
 
 def _shown(value: Any) -> Any:
-    from domain.kernel import ALL, reveal
-
     return reveal(value, ALL)  # a table checking its own file sees everything it implies
 
 
@@ -127,8 +128,6 @@ def _print_report(console: Console, path: str, report: dict[str, Any]) -> None:
 @click.option("--json", "as_json", is_flag=True, help="print the reports as JSON")
 @click.option("--budget", type=int, default=None, help="moves the narrowing of unknown outcomes may re-decide")
 def check(files: Sequence[str], as_json: bool, budget: int | None) -> None:
-    from domain.transcripts import check_text
-
     console = terminal.console()
     texts = [(path, _read_text(path)) for path in files]
     reports: list[tuple[str, dict[str, Any]]] = []
@@ -150,8 +149,6 @@ def check(files: Sequence[str], as_json: bool, budget: int | None) -> None:
 @cronaca.command(help="A record in its title's notation: a record file (JSON export) or a record id in the store.")
 @click.argument("record")
 def render(record: str) -> None:
-    from domain import transcripts
-
     path = Path(record)
     if path.exists():
         try:
@@ -160,10 +157,7 @@ def render(record: str) -> None:
         except (ValueError, KeyError, TypeError) as exc:
             raise Failed(f"{record}: not a record file ({exc})") from exc
         return
-    from uuid import UUID
 
-    from domain.records import NotFound, Records
-    from domain.records.settings import Settings
 
     try:
         record_id = UUID(record)
@@ -181,8 +175,6 @@ def render(record: str) -> None:
 @click.argument("second")
 @click.option("--json", "as_json", is_flag=True)
 def reconcile(first: str, second: str, as_json: bool) -> None:
-    from domain.transcripts import reconcile_texts
-
     found = _shown(reconcile_texts(_read_text(first), _read_text(second)))
     if as_json:
         click.echo(json.dumps(found, indent=2, ensure_ascii=False))
@@ -210,8 +202,6 @@ def reconcile(first: str, second: str, as_json: bool) -> None:
 @click.argument("bundle")
 @click.option("--json", "as_json", is_flag=True, help="print the report as JSON")
 def verify(bundle: str, as_json: bool) -> None:
-    from domain.records import evidence
-
     try:
         raw = Path(bundle).read_bytes() if bundle != "-" else sys.stdin.buffer.read()
     except OSError as exc:
@@ -238,15 +228,7 @@ def verify(bundle: str, as_json: bool) -> None:
     raise click.exceptions.Exit(0 if report.ok else 1)
 
 
-def _service_commands() -> None:
-    try:
-        from api import service_cli
-    except ImportError:  # a domain-only install has no service
-        return
-    service_cli.add_commands(cronaca)
-
-
-_service_commands()
+service_cli.add_commands(cronaca)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -17,6 +17,8 @@ import shutil
 import tempfile
 from typing import Any
 
+from prometheus_flask_exporter.multiprocess import GunicornInternalPrometheusMetrics
+
 from api import logs
 from domain.records.settings import live_streams, log_format, log_level
 
@@ -49,8 +51,6 @@ else:
 
 def child_exit(server: Any, worker: Any) -> None:
     """A worker process is gone: its live gauges stop counting (prometheus_client's multiprocess mode)."""
-    from prometheus_flask_exporter.multiprocess import GunicornInternalPrometheusMetrics
-
     GunicornInternalPrometheusMetrics.mark_process_dead_on_child_exit(worker.pid)
 
 

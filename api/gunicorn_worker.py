@@ -32,7 +32,7 @@ from werkzeug.exceptions import RequestTimeout
 from domain.records.settings import positive, seconds
 
 
-class BodyTimeout(TimeoutError, RequestTimeout):
+class BodyTimeout(TimeoutError, RequestTimeout):  # noqa: N818  (named for what happened)
     """The body came too slowly. A TimeoutError for gunicorn (the connection is not kept alive), a 408 for the app."""
 
     description = ("the request body came too slowly (CRONACA_BODY_TIMEOUT, CRONACA_BODY_MIN_RATE); "
@@ -101,7 +101,7 @@ class DeadlineSocket:
         return getattr(self.sock, name)
 
 
-class ReadDeadlineWorker(ThreadWorker):  # type: ignore[misc]
+class ReadDeadlineWorker(ThreadWorker):
     """`gthread` whose pool threads read a request only as long as its deadlines allow (module docstring)."""
 
     def init_process(self) -> None:

@@ -23,9 +23,13 @@ import time
 from typing import Any
 from uuid import UUID
 
+import redis
 from flask import Blueprint, current_app, request
 
+from api.problems import problem
+from api.schema import Gate
 from api.service import json_response, service
+from domain.records.timeline import select_stream
 
 health = Blueprint("health", __name__)
 
@@ -41,8 +45,6 @@ def healthz() -> Any:
 
 def _gate() -> Any:
     """This app's schema gate (api/schema.py), made on first use."""
-    from api.schema import Gate
-
     found = current_app.extensions.get("cronaca-schema")
     if found is None:
         found = current_app.extensions.setdefault("cronaca-schema", Gate(service().records))
@@ -57,7 +59,6 @@ def schema_gate() -> Any:
     why = _gate().why_not()
     if why is None:
         return None
-    from api.problems import problem
 
     answer = problem(503, "Service Unavailable", why, rule="store/no-schema")
     answer.headers["Retry-After"] = "5"
@@ -66,8 +67,6 @@ def schema_gate() -> Any:
 
 def _database() -> str | None:
     """None when the store answers a read, else why not (one line, no secrets)."""
-    from domain.records.timeline import select_stream
-
     try:
         select_stream(service().records.recorder, PROBE_STREAM)
     except Exception as exc:  # noqa: BLE001  (any failure of the store is "not ready", said in one line)
@@ -86,8 +85,6 @@ def _warming() -> str | None:
 
 
 def _redis(url: str) -> str | None:
-    import redis
-
     try:
         client = redis.Redis.from_url(url, socket_timeout=REDIS_TIMEOUT, socket_connect_timeout=REDIS_TIMEOUT)
         try:

@@ -33,17 +33,21 @@ from eventsourcing.persistence import PersistenceError
 from rich.progress import Progress
 
 from api import terminal
+from api.security import BadBody, load_json
+from api.transcripts import bounded, notation_text
+from domain.records import Records
+from domain.records.aggregates import ACCEPTED, REJECTED
+from domain.records.application import RecordsError, TooLarge, first_line, new_tokens
 from domain.records.settings import Settings
+from workers import dispatch
+from workers.dispatch import BATCH, RQDispatcher
+from workers.jobs import run_validations
 
 STORE_AWAY = "store/unavailable"  # a line's rule when the store failed at or before its file
 
 
 def read_file(path: Path, settings: Settings) -> tuple[str, Any]:
     """("json", the parsed record file) or ("notation", its text), bounded as the API bounds an upload."""
-    from api.security import BadBody, load_json
-    from api.transcripts import bounded, notation_text
-    from domain.records.application import TooLarge
-
     raw = path.read_bytes()
     if path.suffix.lower() == ".json" or raw.lstrip()[:1] == b"{":  # a notation file opens with a "[Tag"
         if len(raw) > settings.max_upload:
@@ -66,8 +70,6 @@ def submit_files(records: Any, paths: Sequence[Path], settings: Settings, lines:
     kept as a rejected import, as the API keeps it). Record files in a row are saved together, in one append
     (`Records.submit_many`), a notation file alone. Each line goes into `lines` as soon as its file is saved,
     so that a failure later in the batch loses no file's tokens; the batch's lines are returned."""
-    from domain.records.application import RecordsError, new_tokens
-
     start = len(lines)
     waiting: list[tuple[dict[str, Any], Any, str, str]] = []  # record files read, to be saved together
 
@@ -85,7 +87,8 @@ def submit_files(records: Any, paths: Sequence[Path], settings: Settings, lines:
             if isinstance(answer, RecordsError):
                 line.update(error=answer.message, rule=answer.facts.get("rule"), import_id=answer.facts.get("import_id"))
             else:
-                _saved(line, *answer, annotator, arbiter)
+                import_id, tokens = answer
+                _saved(line, import_id, tokens, annotator, arbiter)
             lines.append(line)
         waiting.clear()
         return True
@@ -128,8 +131,6 @@ def _saved(line: dict[str, Any], import_id: Any, tokens: list[str], annotator: s
 
 
 def _store_away(line: dict[str, Any], exc: Exception) -> dict[str, Any]:
-    from domain.records.application import first_line
-
     line.update(error=f"the store failed while saving this file ({first_line(exc)}); it may not be saved: import it "
                       "again once the store is back", rule=STORE_AWAY)
     return line
@@ -137,8 +138,6 @@ def _store_away(line: dict[str, Any], exc: Exception) -> dict[str, Any]:
 
 def judge_here(records: Any, ids: list[UUID], batch: int) -> None:
     """The embedded default (no REDIS_URL): the workers' own job, a batch at a time, in this process."""
-    from workers.jobs import run_validations
-
     for start in range(0, len(ids), batch):
         if ids[start:start + batch]:
             run_validations(records, ids[start:start + batch])
@@ -147,8 +146,6 @@ def judge_here(records: Any, ids: list[UUID], batch: int) -> None:
 def wait_for_verdicts(records: Any, ids: list[UUID], seconds: float, progress: Any = None) -> None:
     """Wait until each import has its verdict or `seconds` have passed: the directory, caught up from the store's
     notification log, says each import's status (one read a look, not one an import, while workers write)."""
-    from domain.records.aggregates import ACCEPTED, REJECTED
-
     left = set(ids)
     deadline = time.monotonic() + seconds
     while left and time.monotonic() < deadline:
@@ -216,9 +213,6 @@ def add_commands(group: click.Group) -> None:
     @click.option("--out", type=click.Path(dir_okay=False), default=None,
                   help="write the JSON lines to this file (made readable by you alone), not standard output")
     def import_files(files: tuple[Path, ...], batch: int | None, wait: float | None, out: str | None) -> None:
-        from domain.records import Records
-        from workers.dispatch import BATCH, hand_over_many
-
         settings = Settings.from_env()
         size = batch or BATCH
         records = Records(settings.store)
@@ -229,8 +223,6 @@ def add_commands(group: click.Group) -> None:
                 # import older than its grace on its own, one job each (seen by hand, 248 of 400 queued twice).
                 dispatcher = None
                 if settings.redis_url:
-                    from workers.dispatch import RQDispatcher
-
                     dispatcher = RQDispatcher.from_settings(settings)
                 saving = bar.add_task("saving and queuing" if dispatcher else "judging", total=len(files))
                 ids: list[UUID] = []
@@ -252,7 +244,7 @@ def add_commands(group: click.Group) -> None:
                     if dispatcher is None:
                         judge_here(records, chunk_ids, size)
                     else:  # once the queue refuses, the rest are saved only: the relay queues them when it is back
-                        unqueued += len(chunk_ids) - (0 if unqueued else hand_over_many(records, dispatcher, chunk_ids, 1, size))
+                        unqueued += len(chunk_ids) - (0 if unqueued else dispatch.hand_over_many(records, dispatcher, chunk_ids, 1, size))
                     bar.advance(saving, len(chunk))
                 if unqueued:
                     terminal.console(stderr=True).print(terminal.line((f"{unqueued} imports saved but not queued: the queue is "

@@ -14,12 +14,14 @@ from marshmallow import fields
 from api import schemas
 from api.problems import CONTENT_TYPE as PROBLEM
 from api.problems import problem
-from api.records import REPLAYED, idempotency_key
+from api.records import NO_LAYOUT, REPLAYED, idempotency_key
 from api.security import JSON, json_body
 from api.service import bearer, json_response, service
 from api.transcripts import notation_body
 from domain.records.application import AlreadySubmitted, new_tokens
 from domain.transcripts import MEDIA_TYPE
+from replay_viewer import boards
+from replay_viewer.boards import NoLayout
 from workers.dispatch import hand_over
 
 blp = Blueprint("imports", __name__, url_prefix="/api/imports", description="Import record files")
@@ -136,19 +138,18 @@ def replay_step(import_id: UUID, n: int) -> Any:
 
 
 @blp.route("/<uuid:import_id>/replay/steps/<int:n>/board")
-@blp.response(200, description="an SVG document: the board at step n of the game as checked, as the reader "
-                               "may see it, what changed since step n-1 highlighted", content_type="image/svg+xml")
+@blp.response(200, schemas.SVG, description="an SVG document: the board at step n of the game as checked, as the "
+                                            "reader may see it, what changed since step n-1 highlighted",
+              content_type="image/svg+xml")
 @blp.alt_response(404, schema=schemas.Problem, content_type=PROBLEM,
                   description="no such import or step; or no board layout (type ends in `no-layout`)")
 @blp.alt_response(409, schema=schemas.Problem, content_type=PROBLEM, description="as for /replay")
+@blp.alt_response(304, description="not modified: the `If-None-Match` sent is this drawing's ETag (no body)")
 @blp.doc(security=[{"seat": []}, {}])
 def replay_board(import_id: UUID, n: int) -> Any:
     """The board at step n of the game as checked, drawn as for a record's step."""
-    from api.records import NO_LAYOUT
-    from replay_viewer.boards import NoLayout, draw
-
     try:
-        svg = service().records.replays.board(import_id, n, bearer(), draw)
+        svg = service().records.replays.board(import_id, n, bearer(), boards.draw)
     except NoLayout as exc:
         return problem(404, "Not Found", str(exc), type=NO_LAYOUT)
     response = current_app.response_class(svg, mimetype="image/svg+xml")

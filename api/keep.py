@@ -18,6 +18,7 @@ running unsupervised. Each start and each death is one log line (api/logs.py), w
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import logging
 import os
 import signal
@@ -124,8 +125,6 @@ def _code(returncode: int) -> int:
 def _die_with_parent(parent: int) -> Callable[[], None] | None:
     """Linux: the command gets SIGKILL when `keep` dies, whatever kills it (prctl PR_SET_PDEATHSIG)."""
     try:
-        import ctypes
-
         libc = ctypes.CDLL(None, use_errno=True)
         prctl = libc.prctl
     except (OSError, AttributeError):

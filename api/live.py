@@ -31,7 +31,11 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol, Self
 
+import redis
+from flask import Response, stream_with_context
+from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
+from redis.retry import Retry
 
 from api.problems import problem
 
@@ -72,11 +76,11 @@ class Hub(Protocol):
     def close(self) -> None: ...
 
 
-class Closed(Exception):
+class Closed(Exception):  # noqa: N818  (named for what happened)
     """The subscription was closed (or dropped for falling behind, or its connection was lost): the stream ends."""
 
 
-class Unavailable(Exception):
+class Unavailable(Exception):  # noqa: N818  (named for what happened)
     """The live channel cannot be followed now (Redis unreachable): the client should retry shortly."""
 
 
@@ -134,7 +138,7 @@ class QueueSubscription(Following):
     def close(self) -> None:
         if not self.closed:
             self.closed = True
-            self.hub._drop(self)
+            self.hub.drop(self)
             with contextlib.suppress(queue.Full):
                 self.queue.put_nowait(None)  # wakes a reader blocked in next_message
 
@@ -153,7 +157,7 @@ class InProcessHub:
         for follower in followers:
             if not follower.deliver(message):
                 log.warning("a follower of lesson %s fell %d messages behind; dropped (it reconnects)", key, BACKLOG)
-                self._drop(follower)
+                self.drop(follower)
                 follower.closed = True
 
     def subscribe(self, lesson_id: str) -> QueueSubscription:
@@ -167,7 +171,7 @@ class InProcessHub:
         with self._lock:
             return len(self._followers.get(str(lesson_id), ()))
 
-    def _drop(self, follower: QueueSubscription) -> None:
+    def drop(self, follower: QueueSubscription) -> None:
         with self._lock:
             found = self._followers.get(follower.lesson_id)
             if found is not None:
@@ -186,8 +190,6 @@ class RedisSubscription(Following):
     """A follower through Redis: its own pub/sub connection, subscribed (confirmed) before it is returned."""
 
     def __init__(self, client: Any, lesson_id: str, confirm_seconds: float = 5.0) -> None:
-        import time
-
         self.lesson_id = str(lesson_id)
         self.channel = channel_for(self.lesson_id)
         self.closed = False
@@ -210,8 +212,6 @@ class RedisSubscription(Following):
             raise
 
     def next_message(self, timeout: float) -> dict[str, Any] | None:
-        import time
-
         if self.closed:
             raise Closed(self.lesson_id)
         deadline = time.monotonic() + timeout
@@ -228,7 +228,7 @@ class RedisSubscription(Following):
             if found is None or found.get("type") != "message":
                 continue
             try:
-                return json.loads(found["data"])  # type: ignore[no-any-return]
+                return json.loads(found["data"])
             except ValueError:
                 log.warning("a message on %s is not JSON; skipped", self.channel)
 
@@ -242,10 +242,6 @@ class RedisHub:
     """Redis pub/sub: every API process publishes to and follows the same channels."""
 
     def __init__(self, url: str, publish_timeout: float = 1.0, followers: int = 250) -> None:
-        import redis
-        from redis.backoff import NoBackoff
-        from redis.retry import Retry
-
         self.url = url
         # The followers' pub/sub connections: a Redis that stalls fails a new follower (503) in seconds, not minutes.
         # Each follower holds a pub/sub connection of this pool for its stream's life: the pool holds as many as the
@@ -294,7 +290,7 @@ def hub_for(redis_url: str | None, followers: int = 250) -> Hub:
 # ---- how many streams one process holds -----------------------------------------------------------------
 
 
-class Crowded(Exception):
+class Crowded(Exception):  # noqa: N818  (named for what happened)
     """A new stream would pass a cap: 429 (this client's) or 503 (the process's), with Retry-After."""
 
     def __init__(self, status: int, detail: str) -> None:
@@ -404,8 +400,6 @@ def unavailable(exc: Unavailable, meanwhile: str) -> Any:
 
 def sse_response(events: Iterator[str]) -> Any:
     """The stream as an answer no cache or proxy holds back."""
-    from flask import Response, stream_with_context
-
     response = Response(stream_with_context(events), mimetype=SSE)
     response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Accel-Buffering"] = "no"  # a proxy must not hold events back

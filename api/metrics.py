@@ -14,12 +14,19 @@
   Workers (workers/metrics.py) write their job metrics to the same directory on the same host.
 - One process (`cronaca serve`, tests): each app has a registry of its own (the exporter refuses a second app on
   one registry), which also shows the process-wide default registry (commands, jobs run in-process, the process).
+- Caches: every bounded cache of the process (domain/kernel/cache.py's `Bounded`, registered by name) is read at
+  each scrape by a collector of this module, `Caches`: `cronaca_cache_entries{cache}`, `cronaca_cache_capacity{cache}`,
+  `cronaca_cache_hits_total{cache}`, `cronaca_cache_misses_total{cache}`, summed over the caches of one name. A
+  collector, not Counters the domain increments: the domain never imports Prometheus, and a cache lookup stays a dict
+  lookup. The caches are per process, and so is the collector: it is on the registry of one-process mode only.
+  Under gunicorn (PROMETHEUS_MULTIPROC_DIR set) `/metrics` answers from the multiprocess collector alone, which reads
+  only the files prometheus_client's own Counters and Gauges write to that directory (a collector writes none): the
+  cache families are NOT shown there (docs/deployment.md, Metrics).
 """
 
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Callable, Iterable, Iterator
 from functools import wraps
 from typing import Any, TypeVar
@@ -27,9 +34,13 @@ from uuid import UUID
 
 from flask import Flask, Response, g, request
 from prometheus_client import REGISTRY, CollectorRegistry, Counter
-from prometheus_client.metrics_core import Metric
+from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_flask_exporter import PrometheusMetrics
+from prometheus_flask_exporter.multiprocess import GunicornInternalPrometheusMetrics
 
+from api.service import service
 from domain import catalog
+from domain.kernel.cache import Bounded, every_cache
 from domain.records import RecordsError
 from domain.records.application import Refused
 
@@ -60,8 +71,7 @@ class _Titles:
     """The title of a record by its id, for the label: the directory's, else the timeline's; bounded."""
 
     def __init__(self) -> None:
-        self.known: dict[UUID, str] = {}
-        self.lock = threading.Lock()
+        self.known: Bounded[UUID, str] = Bounded("titles", TITLES_KEPT)
 
     def of(self, record_id: Any) -> str:
         if not isinstance(record_id, UUID):
@@ -69,8 +79,6 @@ class _Titles:
         found = self.known.get(record_id)
         if found is not None:
             return found
-        from api.service import service
-
         records = service().records
         summary = records.directory.records.get(record_id)
         title = getattr(summary, "title", None)
@@ -81,10 +89,7 @@ class _Titles:
             except Exception:  # noqa: BLE001  (no such record, or the store is away: the label says unknown)
                 return UNKNOWN
         title = title if title in catalog.TITLES else UNKNOWN
-        with self.lock:
-            if len(self.known) >= TITLES_KEPT:
-                self.known.clear()
-            self.known[record_id] = title
+        self.known.put(record_id, title)
         return title
 
 
@@ -137,6 +142,25 @@ class _Global:
         return []  # no names claimed: the app's own families never clash with these
 
 
+class Caches:
+    """Every bounded cache of this process, read when `/metrics` is asked (domain/kernel/cache.py)."""
+
+    def collect(self) -> Iterator[Metric]:
+        entries = GaugeMetricFamily("cronaca_cache_entries", "Entries a bounded cache holds now", labels=["cache"])
+        capacity = GaugeMetricFamily("cronaca_cache_capacity", "Entries a bounded cache holds at most", labels=["cache"])
+        hits = CounterMetricFamily("cronaca_cache_hits", "Lookups a bounded cache answered", labels=["cache"])
+        misses = CounterMetricFamily("cronaca_cache_misses", "Lookups a bounded cache did not answer", labels=["cache"])
+        for cache in sorted(every_cache(), key=lambda c: c.name):
+            entries.add_metric([cache.name], cache.size)
+            capacity.add_metric([cache.name], cache.capacity)
+            hits.add_metric([cache.name], cache.hits)
+            misses.add_metric([cache.name], cache.misses)
+        return iter([entries, capacity, hits, misses])
+
+    def describe(self) -> list[Metric]:
+        return list(self.collect())
+
+
 # ---- WSGI: the fast path's answers -----------------------------------------------------------------------------
 
 Wsgi = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
@@ -172,21 +196,18 @@ def install(app: Flask) -> Any:
     app.before_request(_mark_seen)
     app.after_request(_count_refused_early)
     common: dict[str, Any] = {"group_by": "url_rule", "default_latency_as_histogram": True}
-    if multiprocess():
-        from prometheus_flask_exporter.multiprocess import GunicornInternalPrometheusMetrics
-
+    if multiprocess():  # each scrape reads the directory alone: this process's caches are not in it
         os.makedirs(os.environ["PROMETHEUS_MULTIPROC_DIR"], exist_ok=True)
         metrics = GunicornInternalPrometheusMetrics(app, **common)
     else:
-        from prometheus_flask_exporter import PrometheusMetrics
-
         registry = CollectorRegistry()
-        registry.register(_Global())  # type: ignore[arg-type]
+        registry.register(_Global())
+        registry.register(Caches())
         metrics = PrometheusMetrics(app, registry=registry, **common)
     app.extensions["cronaca.metrics"] = metrics
     return metrics
 
 
-def wrap(wsgi: Wsgi) -> Wsgi:
+def wrap(wsgi: Wsgi) -> FastAnswers:
     """The fast path's counter around the WSGI app (inside the request ids, outside the fast path)."""
     return FastAnswers(wsgi)

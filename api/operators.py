@@ -23,7 +23,10 @@ import os
 import time
 from typing import Any
 
+import rq_dashboard
 from flask import Flask, Response, redirect, request
+from rq_dashboard.web import setup_rq_connection
+from werkzeug.middleware.dispatcher import DispatcherMiddleware
 
 from api.security import OPS_PAGE_SOURCES
 from api.throttle import OPERATOR, Guard, too_many
@@ -102,9 +105,6 @@ def _refused_form(retry_after: int) -> Response:
 def build(key: str, redis_url: str | None, throttle: Guard) -> Flask:
     """The /ops app: login, logout and rq-dashboard under /rq, every request checked against the key; the
     wrong keys are counted against their sender and against the operator key itself (one for the service)."""
-    import rq_dashboard
-    from rq_dashboard.web import setup_rq_connection
-
     static = os.path.join(os.path.dirname(rq_dashboard.__file__), "static")
     ops = Flask(__name__, static_folder=static, static_url_path="/static")  # rq-dashboard's favicon asks for it
     ops.config.update(RQ_DASHBOARD_REDIS_URL=redis_url, RQ_DASHBOARD_POLL_INTERVAL=2500)
@@ -178,7 +178,6 @@ def mount(app: Flask, key: str | None, redis_url: str | None, guard: Guard) -> N
     """Dispatch /ops to the operators' app when a key is set; without one /ops stays unknown (404)."""
     if not key:
         return
-    from werkzeug.middleware.dispatcher import DispatcherMiddleware
 
     app.extensions["cronaca.operators"] = ops = build(key, redis_url, guard)
     app.wsgi_app = DispatcherMiddleware(app.wsgi_app, {"/ops": ops})  # type: ignore[method-assign]

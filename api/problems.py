@@ -43,7 +43,7 @@ WITH_PATH_ID = (404,)
 WITH_TOKEN = (401, 403, 429)
 
 
-class ProblemResponses(BasePlugin):  # type: ignore[misc]
+class ProblemResponses(BasePlugin):
     """Declares in the OpenAPI document the problem+json answers each operation can give, by its shape:
     a body can be unreadable, too large, of the wrong type or wrong; an id can name nothing; a seat token
     can be malformed or another seat's. An operation's own alt_response for a code wins."""
@@ -83,7 +83,7 @@ class ProblemApi(Api):
         prepare_response(response, self.spec, CONTENT_TYPE)
         self.spec.components.response(self.DEFAULT_ERROR_RESPONSE_NAME, response, lazy=True)
 
-    def handle_http_exception(self, error: HTTPException) -> Response:  # type: ignore[override]
+    def handle_http_exception(self, error: HTTPException) -> Response:
         code = error.code or 500
         data = getattr(error, "data", None) or {}
         extra: dict[str, Any] = {}

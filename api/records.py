@@ -32,7 +32,13 @@ from api.metrics import counted_command
 from api.problems import CONTENT_TYPE as PROBLEM
 from api.problems import problem
 from api.service import bearer, json_response, service
+from domain.records import evidence as bundles
+from domain.records import lessonfile
 from domain.records.application import RecordsError, new_tokens
+from domain.records.studynotation import render_study
+from domain.transcripts import MEDIA_TYPE
+from replay_viewer import boards
+from replay_viewer.boards import NoLayout
 
 blp = Blueprint("records", __name__, url_prefix="/api/records", description="Game records: play, replay, export")
 
@@ -67,6 +73,7 @@ class RecordCollection(MethodView):
 
 @blp.route("/<uuid:record_id>")
 @blp.response(200, schemas.RecordSummary)
+@blp.alt_response(304, description="not modified: the `If-None-Match` sent is the record's version (no body)")
 @blp.doc(security=[{"seat": []}, {}])
 def get_record(record_id: UUID) -> Any:
     """A record's header, status, version and (once finished) scores and revealed seed.
@@ -157,7 +164,7 @@ def announce_summary(record_id: UUID) -> None:
     svc = service()
     try:
         summary = svc.records.summary(record_id)
-    except Exception as exc:  # the change is stored: its answer must not turn into an error for a notification
+    except Exception as exc:  # noqa: BLE001  (the change is stored: its answer must not turn into an error for a notification)
         log.warning("record %s: its followers were not told of a join or reveal: %s", record_id, type(exc).__name__)
         return
     announce(svc.hub, record_id, record_state(summary["version"], summary["steps"], summary["finished"]))
@@ -201,7 +208,7 @@ def live(record_id: UUID) -> Any:
         lifetime = float(current_app.config.get(LIFETIME_CONFIG, LIFETIME_SECONDS))
         return sse_response(record_stream(current, subscription, last_seen, ping, lifetime))
 
-    return admitted(svc.streams, request.remote_addr or "", follow)
+    return admitted(svc.caps, request.remote_addr or "", follow)
 
 
 def last_event_id() -> int | None:
@@ -238,19 +245,18 @@ def step(record_id: UUID, n: int) -> Any:
 
 
 @blp.route("/<uuid:record_id>/steps/<int:n>/board")
-@blp.response(200, description="an SVG document: the board at step n as the reader may see it, what changed since "
-                               "step n-1 highlighted", content_type="image/svg+xml")
+@blp.response(200, schemas.SVG, description="an SVG document: the board at step n as the reader may see it, what "
+                                            "changed since step n-1 highlighted", content_type="image/svg+xml")
 @blp.alt_response(404, schema=schemas.Problem, content_type=PROBLEM,
                   description="no such record or step; or the title or edition has no board layout (type ends "
                               "in `no-layout`, the reason in `detail`)")
+@blp.alt_response(304, description="not modified: the `If-None-Match` sent is this drawing's ETag (no body)")
 @blp.doc(security=[{"seat": []}, {}])
 def board(record_id: UUID, n: int) -> Any:
     """The board at step n, drawn as SVG from the edition's layout: all-seeing once finished (then cacheable
     for an hour, with an ETag); otherwise the token's seat view, or what every player sees."""
-    from replay_viewer.boards import NoLayout, draw
-
     try:
-        drawn = service().records.board(record_id, n, bearer(), draw)
+        drawn = service().records.board(record_id, n, bearer(), boards.draw)
     except NoLayout as exc:
         return problem(404, "Not Found", str(exc), type=NO_LAYOUT)
     response = current_app.response_class(drawn.svg, mimetype="image/svg+xml")
@@ -296,9 +302,9 @@ def legal(record_id: UUID) -> Any:
 
 
 @blp.route("/<uuid:record_id>/verify")
-@blp.response(200, description="the chain recomputed from the stored rows and the log re-decided by the rules: "
-                               '{"ok", "head", "length", "chain": {"ok", "problems": [{"step", "what"}]}, '
-                               '"replay": {"ok", "problems": [{"step", "rule", "what"}]}}')
+@blp.response(200, schemas.Verification, description="the chain recomputed from the stored rows and the log "
+                                                      're-decided by the rules: problems as {"step", "what"} (chain) '
+                                                      'and {"step", "rule", "what"} (replay)')
 @blp.alt_response(404, schema=schemas.Problem, content_type=PROBLEM, description="no such record")
 @blp.doc(security=[{"seat": []}, {}])
 def verify(record_id: UUID) -> Any:
@@ -309,21 +315,20 @@ def verify(record_id: UUID) -> Any:
 
 
 @blp.route("/<uuid:record_id>/export")
-@blp.response(200, description="a record file (docs/formats/record-json.md)")
+@blp.response(200, schemas.RECORD_FILE, description="a record file (docs/formats/record-json.md)")
 @blp.alt_response(403, schema=schemas.Problem, content_type=PROBLEM, description="the game is not over yet")
 @blp.doc(security=[{"seat": []}, {}])
 def export(record_id: UUID) -> Any:
     """The record file of a finished record, with its notes as the reader may read them (the annotator key:
     all of them) and its variations (docs/formats/record-json.md)."""
-    from domain.records import lessonfile
-
     response = json_response(lessonfile.record_file(service().teaching, record_id, bearer()))
     response.headers["Content-Disposition"] = f'attachment; filename="record-{record_id}.json"'
     return response
 
 
 @blp.route("/<uuid:record_id>/notation")
-@blp.response(200, description="the record in its title's table notation (docs/notation/)")
+@blp.response(200, schemas.NOTATION_TEXT, description="the record in its title's table notation (docs/notation/)",
+              content_type="text/x-cronaca-notation")
 @blp.alt_response(403, schema=schemas.Problem, content_type=PROBLEM,
                   description="the game is not over yet, or the token is neither the annotator key nor a seat's")
 @blp.doc(security=[{"seat": []}, {}])
@@ -331,9 +336,6 @@ def notation(record_id: UUID) -> Any:
     """A finished record as a notation file, as a table would have written it, with the notes the reader may
     see (the annotator key: all; a seat's token: everyone's and its own) as comments and glyphs after their
     moves, and the variations as nested lines in parentheses (docs/notation/, "Annotations and variations")."""
-    from domain.records.studynotation import render_study
-    from domain.transcripts import MEDIA_TYPE
-
     found = service()
     text = render_study(found.records, found.teaching, record_id, bearer())
     response = current_app.response_class(text, mimetype=MEDIA_TYPE)
@@ -345,6 +347,8 @@ def notation(record_id: UUID) -> Any:
 @blp.route("/<uuid:record_id>/evidence")
 @blp.alt_response(403, schema=schemas.Problem, content_type=PROBLEM, description="the game is not over yet")
 @blp.alt_response(404, schema=schemas.Problem, content_type=PROBLEM, description="no such record")
+@blp.alt_response(409, schema=schemas.Problem, content_type=PROBLEM,
+                  description="the edition file this service has for the title is not the one the record was played with")
 @blp.doc(responses={"200": {
     "description": "the evidence bundle: a zip of the record file, its notation, the edition file, the hash chain, "
                    "commitments and revealed secrets, rulings, the dispute report and a manifest of hashes "
@@ -353,9 +357,6 @@ def notation(record_id: UUID) -> Any:
 def evidence(record_id: UUID) -> Any:
     """A finished record as evidence a third party checks with the package alone (public: the game is over, and
     the notes in it are the public ones)."""
-    from domain.records import evidence as bundles
-    from domain.records import lessonfile
-
     found = service()
     found.records.summary(record_id)  # 404 for no such record, before anything else is read
     document = lessonfile.record_file(found.teaching, record_id, None)  # 403 while the game is in progress

@@ -20,13 +20,15 @@ from api.records import NO_LAYOUT
 from api.security import JSON, json_body
 from api.service import bearer, json_response, service
 from domain.records.rulings import Arbitration
+from replay_viewer import boards
+from replay_viewer.boards import NoLayout
 
 blp = Blueprint("rulings", __name__, url_prefix="/api/records",
                 description="Rulings on the record: an arbiter's decisions, with corrections decided by the rules, "
                             "and the record as ruled")
 
-ARBITER = [{"arbiter": []}]
-READER = [{"seat": []}, {}]
+ARBITER: list[dict[str, list[str]]] = [{"arbiter": []}]  # OpenAPI security requirements, as api.teaching's
+READER: list[dict[str, list[str]]] = [{"seat": []}, {}]
 EXTENSION = "cronaca.rulings"
 
 ENTRY = {"type": "object", "description": "a log entry: {command, outcomes} (events, when given, must be the rules' own)"}
@@ -53,19 +55,18 @@ def arbitration() -> Arbitration:
     if found is None:
         made = service()
         found = current_app.extensions.setdefault(EXTENSION, Arbitration(made.records, made.teaching.variations))
-    return found  # type: ignore[no-any-return]
+    return found
 
 
 @blp.route("/<uuid:record_id>/rulings")
-@blp.response(200, description="{record_id, rulings: [ruling], as_ruled: the ruling the as-ruled reading follows or "
-                               "null, chain: {head, length}}")
+@blp.response(200, schemas.RulingList, description="the rulings, oldest first, and their chain's head")
 def list_rulings(record_id: UUID) -> Any:
     """A record's rulings, oldest first (everyone may read them), and the head of their hash chain."""
     return json_response(arbitration().list(record_id))
 
 
 @blp.route("/<uuid:record_id>/rulings", methods=["POST"])
-@blp.response(201, description="the ruling as stored: {id, step, line, decision, reason, correction, by, at}")
+@blp.response(201, schemas.Ruling, description="the ruling as stored")
 @blp.alt_response(401, schema=schemas.Problem, content_type=PROBLEM, description="no arbiter key")
 @blp.alt_response(403, schema=schemas.Problem, content_type=PROBLEM, description="not this record's arbiter key")
 @blp.alt_response(409, schema=schemas.Problem, content_type=PROBLEM,
@@ -83,15 +84,14 @@ def rule(record_id: UUID) -> Any:
 
 
 @blp.route("/<uuid:record_id>/rulings/<ruling_id>")
-@blp.response(200, description="one ruling")
+@blp.response(200, schemas.Ruling, description="one ruling")
 def one_ruling(record_id: UUID, ruling_id: str) -> Any:
     """One ruling of a record."""
     return json_response(arbitration().one(record_id, ruling_id))
 
 
 @blp.route("/<uuid:record_id>/ruled")
-@blp.response(200, description="{record_id, reading: ruled, ruling, from_step, steps, corrected, finished, pending, "
-                               "scores, as_played: {steps, finished, scores}}")
+@blp.response(200, schemas.Ruled, description="the as-ruled reading in brief, beside the record as played")
 @blp.doc(security=READER)
 def ruled(record_id: UUID) -> Any:
     """The record as ruled: the main line up to the latest correction's from_step, then its entries (without
@@ -100,7 +100,7 @@ def ruled(record_id: UUID) -> Any:
 
 
 @blp.route("/<uuid:record_id>/ruled/steps/<int:n>")
-@blp.response(200, schemas.Step)
+@blp.response(200, schemas.RuledStep)
 @blp.doc(security=READER)
 def ruled_step(record_id: UUID, n: int) -> Any:
     """Step n of the record as ruled (all-seeing once corrected; else the record's own step as the reader may see it)."""
@@ -108,17 +108,15 @@ def ruled_step(record_id: UUID, n: int) -> Any:
 
 
 @blp.route("/<uuid:record_id>/ruled/steps/<int:n>/board")
-@blp.response(200, description="an SVG document: the board at step n of the record as ruled, what changed since step "
-                               "n-1 highlighted", content_type="image/svg+xml")
+@blp.response(200, schemas.SVG, description="an SVG document: the board at step n of the record as ruled, what "
+                                            "changed since step n-1 highlighted", content_type="image/svg+xml")
 @blp.alt_response(404, schema=schemas.Problem, content_type=PROBLEM,
                   description="no such record or step; or no board layout (type ends in `no-layout`)")
 @blp.doc(security=READER)
 def ruled_board(record_id: UUID, n: int) -> Any:
     """The board at step n of the record as ruled, drawn as the record's boards are."""
-    from replay_viewer.boards import NoLayout, draw
-
     try:
-        svg = arbitration().board(record_id, n, bearer(), draw)
+        svg = arbitration().board(record_id, n, bearer(), boards.draw)
     except NoLayout as exc:
         return problem(404, "Not Found", str(exc), type=NO_LAYOUT)
     response: Response = current_app.response_class(svg, mimetype="image/svg+xml")
@@ -127,7 +125,7 @@ def ruled_board(record_id: UUID, n: int) -> Any:
 
 
 @blp.route("/<uuid:record_id>/ruled/story")
-@blp.response(200, schemas.Story)
+@blp.response(200, schemas.RuledStory)
 @blp.doc(security=READER)
 def ruled_story(record_id: UUID) -> Any:
     """The latest correction's moves in words (the main line's before it are in the record's story)."""

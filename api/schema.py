@@ -48,7 +48,7 @@ RECHECK = 1.0  # seconds between a schema-less process's checks
 
 def _event_store(recorders: list[Recorder]) -> None:
     for recorder in recorders:
-        recorder.create_table()  # type: ignore[attr-defined]  (every SQL recorder of the library has it)
+        recorder.create_table()  # type: ignore[attr-defined]  # every SQL recorder of the library has it
 
 
 STEPS: list[Step] = [

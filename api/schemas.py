@@ -157,6 +157,10 @@ class EventPage(marshmallow.Schema):
     events = fields.List(fields.Dict())
 
 
+BY = {"description": "where this step's chance outcomes came from: service (drawn from the record's seed), seats "
+                     "(shared dice) or transcriber (a person's word); absent when the step met no chance (docs/trust.md)"}
+
+
 class Step(marshmallow.Schema):
     step = fields.Integer()
     steps = fields.Integer()
@@ -164,7 +168,23 @@ class Step(marshmallow.Schema):
     view = fields.Dict()
     pending = fields.Dict()
     event = fields.String()
+    by = fields.String(metadata=BY)
     scores = fields.Dict()
+
+
+class RuledStep(Step):
+    """A step of the record as ruled (GET /ruled/steps/{n})."""
+
+    reading = fields.String(metadata={"description": "ruled"})
+    ruling = fields.String(allow_none=True, metadata={"description": "the ruling whose correction this reading "
+                                                                     "follows; null: nothing corrects the record"})
+    from_step = fields.Integer(metadata={"description": "where the correction starts (only when there is one)"})
+
+
+class VariationStep(Step):
+    """A step of a what-if line (GET /api/variations/{id}/steps/{n}): all-seeing, as a finished record's."""
+
+    line = fields.String(metadata={"description": "the variation's id"})
 
 
 class Turn(marshmallow.Schema):
@@ -219,12 +239,28 @@ class StoryLine(marshmallow.Schema):
     player = fields.String(allow_none=True)
     round = fields.Integer(allow_none=True, metadata={"description": "as /turns counts it (0: the setup)"})
     text = fields.String(metadata={"description": "the sentence as the reader may read it"})
+    by = fields.String(metadata=BY)
 
 
 class Story(marshmallow.Schema):
     steps = fields.Integer()
     view_of = fields.String(metadata={"description": "all (finished records), seat:N (a seat's token) or public"})
     lines = fields.List(fields.Nested(StoryLine))
+
+
+class RuledStory(Story):
+    """The latest correction's moves in words (GET /ruled/story); no lines when nothing corrects the record."""
+
+    reading = fields.String(metadata={"description": "ruled"})
+    ruling = fields.String(allow_none=True, metadata={"description": "the ruling whose correction is told; null: none"})
+    from_step = fields.Integer(allow_none=True, metadata={"description": "where the correction starts"})
+
+
+class VariationStory(Story):
+    """A what-if line's own moves in words (GET /api/variations/{id}/story)."""
+
+    line = fields.String(metadata={"description": "the variation's id"})
+    from_step = fields.Integer(metadata={"description": "the parent line's step it branches from"})
 
 
 class SeatTotals(marshmallow.Schema):
@@ -251,3 +287,107 @@ class ScoresOverTime(marshmallow.Schema):
     rounds = fields.List(fields.Nested(RoundMark))
     lead_changes = fields.List(fields.Nested(LeadChange))
     final = fields.Dict(metadata={"description": "the title's final scores(): ranking with the tie-break, breakdown"})
+
+
+# ---- answers documented for what they are (issue 29: the document checked against real answers) ----------------
+
+SVG = {"type": "string", "description": "an SVG document (image/svg+xml)"}
+RECORD_FILE = {"type": "object", "description": "a record file (docs/formats/record-json.md)"}
+LESSON_FILE = {"type": "object", "description": "a lesson file (format cronaca-lesson): importable by POST /api/lessons/import"}
+NOTATION_TEXT = {"type": "string", "description": "a notation file (docs/notation/), UTF-8"}
+
+
+class Open(marshmallow.Schema):
+    """A report whose named fields are documented and which may carry more, as its case needs (a dispute report's
+    findings, a verification of shared dice): `additionalProperties` is true."""
+
+    class Meta:
+        unknown = marshmallow.INCLUDE
+
+
+class Ruling(marshmallow.Schema):
+    id = fields.String(metadata={"example": "r-3f2a9c1b4d5e"})
+    step = fields.Integer(allow_none=True, metadata={"description": "the step ruled on; null when a line is named"})
+    line = fields.Integer(allow_none=True, metadata={"description": "the notation file's line ruled on, or null"})
+    decision = fields.String()
+    reason = fields.String()
+    correction = fields.Dict(allow_none=True, metadata={"description": "{from_step, entries}: the moves the record "
+                                                                       "reads as ruled from there; or null"})
+    by = fields.String(metadata={"description": "arbiter"})
+    at = fields.String(metadata={"description": "when, ISO 8601 in UTC"})
+
+
+class RulingList(marshmallow.Schema):
+    record_id = fields.String()
+    rulings = fields.List(fields.Nested(Ruling))
+    as_ruled = fields.String(allow_none=True, metadata={"description": "the ruling the as-ruled reading follows, or null"})
+    chain = fields.Dict(metadata={"description": "the rulings stream's hash chain: head and length"})
+
+
+class Ruled(Open):
+    """The record as ruled in brief (GET /ruled)."""
+
+    record_id = fields.String()
+    reading = fields.String(metadata={"description": "ruled"})
+    ruling = fields.String(allow_none=True)
+    from_step = fields.Integer(allow_none=True)
+    steps = fields.Integer()
+    rulings = fields.Integer()
+    corrected = fields.Boolean()
+    finished = fields.Boolean()
+    pending = fields.Dict()
+    scores = fields.Dict(allow_none=True)
+    moves = fields.Raw(metadata={"description": "corrected: the correction's entries"})
+    as_played = fields.Dict(metadata={"description": "{steps, finished, scores}"})
+
+
+class Verification(Open):
+    ok = fields.Boolean(metadata={"description": "the chain and the replay both hold"})
+    head = fields.String(allow_none=True)
+    length = fields.Integer()
+    chain = fields.Dict(metadata={"description": "{ok, problems}: the hash chain recomputed from the stored rows"})
+    replay = fields.Dict(metadata={"description": "{ok, problems, entries, events}: the log re-decided by the rules"})
+    streams = fields.Dict(metadata={"description": "the record's other streams' chains (notes, rulings), by name"})
+
+
+class CheckReport(Open):
+    """A dispute report (docs/notation/): findings at their lines, unknowns narrowed."""
+
+    ok = fields.Boolean()
+    title = fields.String(allow_none=True)
+    seats = fields.List(fields.String(), allow_none=True)
+    options = fields.Dict(allow_none=True)
+    finished = fields.Boolean(allow_none=True)
+    moves = fields.Integer()
+    findings = fields.List(fields.Dict())
+    unknowns = fields.List(fields.Dict())
+    claimed = fields.Dict(allow_none=True)
+    scores = fields.Dict(allow_none=True)
+    summary = fields.String()
+
+
+class Reconciliation(Open):
+    agree = fields.Boolean()
+    turns = fields.Dict()
+    header = fields.List(fields.Dict())
+    disagreements = fields.List(fields.Dict())
+    first_divergence = fields.Dict(allow_none=True)
+    rules_accept = fields.Dict(allow_none=True, metadata={"description": "{first, second, verdict}: what the rules say "
+                                                                         "of each at the first divergence; null when the "
+                                                                         "two agree"})
+    first = fields.Dict(metadata={"description": "{findings, summary} of the first transcript"})
+    second = fields.Dict()
+    reports = fields.Dict(metadata={"description": "{first, second}: each transcript's dispute report"})
+
+
+class Answered(marshmallow.Schema):
+    pause = fields.String()
+    student = fields.String()
+    command = fields.Dict()
+    said = fields.String()
+    count = fields.Integer(metadata={"description": "how many students have answered"})
+
+
+class Revealed(marshmallow.Schema):
+    played = fields.Dict(metadata={"description": "{command, said}: the move the game went on with"})
+    tally = fields.Dict(metadata={"description": "{answers, choices: [{command, said, count, students}]}"})

@@ -86,7 +86,7 @@ def _protect(response: Response) -> Response:
 # ---- request bodies ---------------------------------------------------------------------------------
 
 
-class BodyTypes(BasePlugin):  # type: ignore[misc]
+class BodyTypes(BasePlugin):
     """Reads, while the OpenAPI document is built, which media types each operation's body may have."""
 
     def __init__(self) -> None:
@@ -108,7 +108,7 @@ def accepted_types(endpoint: str, method: str) -> tuple[str, ...]:
     return plugin.accepted.get((endpoint, method), (JSON,))
 
 
-class BadBody(Exception):
+class BadBody(Exception):  # noqa: N818  (named for what happened)
     """A request body refused before any view sees it: status, what is wrong, and where (a JSON path)."""
 
     def __init__(self, status: int, detail: str, path: tuple[str | int, ...] | None = None) -> None:

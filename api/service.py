@@ -3,19 +3,18 @@ teaching (issue 14) the annotations/variations/lessons facade and the lessons' l
 
 from __future__ import annotations
 
+import json
 import threading
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from flask import current_app, request
 
 from api.live import Hub, StreamCaps, hub_for
 from domain.records import Records, Unauthorized
 from domain.records.settings import Settings
+from domain.records.teaching import Teaching
 from workers.dispatch import Dispatcher, InProcessDispatcher, RQDispatcher
-
-if TYPE_CHECKING:
-    from domain.records.teaching import Teaching
 
 
 @dataclass
@@ -39,20 +38,24 @@ class Service:
             self.streams = StreamCaps(self.settings.live_streams, self.settings.live_streams_per_client)
 
     @property
+    def caps(self) -> StreamCaps:
+        """The live streams' caps: `streams`, which `__post_init__` sets when it is not given."""
+        assert self.streams is not None
+        return self.streams
+
+    @property
     def teaching(self) -> Teaching:
         """Annotations, variations and lessons over the same records; built on first use, so a service
-        that never teaches never loads them. Lessons publish their live changes through the hub."""
+        that never teaches never builds them. Lessons publish their live changes through the hub."""
         if self._teaching is None:
             with self._teaching_lock:
                 if self._teaching is None:
-                    from domain.records.teaching import Teaching
-
                     self._teaching = Teaching(self.records, publish=self.hub.publish)
         return self._teaching
 
 
 def service() -> Service:
-    return current_app.extensions["cronaca"]  # type: ignore[no-any-return]
+    return current_app.extensions["cronaca"]
 
 
 def bearer() -> str | None:
@@ -68,6 +71,4 @@ def bearer() -> str | None:
 
 def json_response(body: Any, status: int = 200) -> Any:
     """Serialise once with the standard library; the hot read paths skip schema dumping."""
-    import json
-
     return current_app.response_class(json.dumps(body, separators=(",", ":")), status=status, mimetype="application/json")

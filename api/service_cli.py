@@ -3,42 +3,62 @@
 from __future__ import annotations
 
 import contextlib
+import logging
+import multiprocessing
 import os
 import sys
+import threading
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
+from uuid import UUID
 
-from domain.records.settings import Settings
+import click
+from werkzeug.serving import make_server
+
+from api import import_cli, logs, status_cli
+from api.app import create_app
+from api.keep import keep as keep_running
+from api.schema import Gate, wait_for_schema
+from api.schema import command as schema_command
+from domain import catalog
+from domain.kernel import SeededChance, bots
+from domain.records import Records, recordfile
+from domain.records.annotations import places_of
+from domain.records.application import new_tokens, titles
+from domain.records.settings import (
+    Settings,
+    log_format,
+    log_level,
+    worker_metrics_addr,
+    worker_metrics_port,
+)
+from workers import metrics, relay
+from workers.dispatch import RQDispatcher
+from workers.worker import resolve_queues
+from workers.worker import run as run_worker
 
 NAMES = ["Ada", "Bruno", "Chiara", "Dario", "Elena", "Fabio"]
-SOLO = "solo"
 LISTEN_BACKLOG = 1024  # connections waiting to be accepted (werkzeug: 128); the kernel caps it at somaxconn
-# Per title, the tables the demo sits, in order: `games` of them per title. Città-Stato's solo is
-# the human against the Ghost (scenario 1, first game of the campaign).
-TABLES: dict[str, list[int | str]] = {"citta-stato": [3, SOLO, 4, 2, 5], "la-citta": [3, 4, 2, 5], "serenissima": [3, 4, 2]}
 
 
 def demo_plan(installed: list[str], games: int = 3) -> list[tuple[str, list[str], dict[str, Any], str]]:
-    """(title, seat names, options, seed) of each demo game: a few player counts of every real title."""
+    """(title, seat names, options, seed) of each demo game: the first `games` of each title's own demo
+    tables (`catalog.demo_tables`), a few player counts of every real title."""
     plan = []
     for title in installed:
-        for k, table in enumerate(TABLES.get(title, [])[: max(0, games)]):
-            if table == SOLO:
-                names, options = ["Ada", "Ghost"], {"players": 2, "solo": {"scenario": 1, "game": 1, "carried_crowns": 0}}
-            else:
-                names, options = NAMES[: int(table)], {"players": int(table)}
-            plan.append((title, names, options, f"demo-{title}-{k}"))
+        for k, table in enumerate(catalog.demo_tables(title)[: max(0, games)]):
+            names = list(table.names) or NAMES[: int(table.options["players"])]
+            plan.append((title, names, dict(table.options), f"demo-{title}-{k}"))
     return plan
 
 
 def bot_game(title: str, options: dict[str, Any], seed: str) -> list[dict[str, Any]]:
     """One game played to its end by the greedy bot at every seat: the log entries of a record file."""
-    from domain import catalog
-    from domain.kernel.bots import play_bot
 
     game = catalog.game(title)
-    return [e.to_json() for e in play_bot(game, game.default_edition(), options, seed).entries]
+    return [e.to_json() for e in bots.play_bot(game, game.default_edition(), options, seed).entries]
 
 
 def _bot_games(plan: list[tuple[str, list[str], dict[str, Any], str]]) -> list[list[dict[str, Any]]]:
@@ -46,8 +66,6 @@ def _bot_games(plan: list[tuple[str, list[str], dict[str, Any], str]]) -> list[l
     or two; the demo must not hold up `./dev serve` for long)."""
     workers = min(len(plan), os.cpu_count() or 1)
     if workers > 1:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
 
         try:
             with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
@@ -62,11 +80,8 @@ def demo_records(records: Any, games: int = 3, keys: dict[str, tuple[str, str]] 
     bot (`domain.kernel.bots`) so that they end with scores like real games', and imported through the
     same checks as any uploaded file. Returns how many were created. (Random play is for the soak tests.)
     `keys`, when given, receives each record's (title, annotator key) by record id."""
-    from domain import catalog
-    from domain.records import recordfile
-    from domain.records.application import new_tokens, titles
 
-    plan = demo_plan([t for t in titles() if t in TABLES], games)
+    plan = demo_plan([t for t in titles() if catalog.demo_tables(t)], games)
     created = 0
     for (title, names, options, _), entries in zip(plan, _bot_games(plan), strict=True):
         document = {
@@ -91,9 +106,7 @@ def demo_lesson(teaching: Any, keys: dict[str, tuple[str, str]]) -> tuple[str, s
     title, notes on three of its turns (the move list's own sentence, a glyph, a highlighted place) and a
     what-if line of two moves from its middle; one chapter per game and one for the what-if.
     Returns (lesson id, teacher key)."""
-    from uuid import UUID
 
-    from domain.records.annotations import places_of
 
     firsts: dict[str, tuple[UUID, str]] = {}
     for record_id, (title, key) in keys.items():
@@ -104,7 +117,7 @@ def demo_lesson(teaching: Any, keys: dict[str, tuple[str, str]]) -> tuple[str, s
     lesson, teacher = teaching.lessons.create(
         "Three games, move by move",
         "Demo lesson: one game of each title played by the greedy bot, with notes on a few turns and a what-if line.")
-    for title, (record_id, key) in firsts.items():
+    for title, (record_id, key) in firsts.items():  # type: ignore[assignment]  # the str key above, a UUID here
         with records.reading(record_id) as timeline:
             assert timeline.meta is not None
             edition = records.edition(timeline.meta.title, timeline.meta.edition, timeline.meta.edition_file)
@@ -137,15 +150,12 @@ def demo_lesson(teaching: Any, keys: dict[str, tuple[str, str]]) -> tuple[str, s
 def demo_live(records: Any, commands: int = 40) -> tuple[str, list[str]] | None:
     """One live record left in progress, so per-seat views can be tried: returns (id, seat tokens).
     The greedy bot makes its moves, as in the finished demo records."""
-    from domain.kernel import SeededChance
-    from domain.kernel.bots import GreedyBot
-    from domain.records.application import titles
 
-    real = [t for t in titles() if t in TABLES]
+    real = [t for t in titles() if catalog.demo_tables(t)]
     if not real:
         return None
     record_id, tokens = records.start(real[0], ["Ada", "Bruno", "Chiara"])
-    bot, rng = GreedyBot(), SeededChance("demo-live/bot")
+    bot, rng = bots.GreedyBot(), SeededChance("demo-live/bot")
     for n in range(commands):
         timeline = records.timeline(record_id)
         game = timeline.game
@@ -158,17 +168,12 @@ def demo_live(records: Any, commands: int = 40) -> tuple[str, list[str]] | None:
 
 def configure_logging(default_format: str, default_level: str) -> None:
     """One handler for every logger of this process: JSON or text lines with the request id (api/logs.py)."""
-    from api import logs
-    from domain.records.settings import log_format, log_level
 
     logs.configure(log_format(os.environ, default_format), log_level(os.environ, default_level))
 
 
 def _serve(args: Any) -> int:
-    from werkzeug.serving import make_server
 
-    from api.app import create_app
-    from workers import relay
 
     configure_logging("text", "WARNING")  # a person's console by default (CRONACA_LOG_FORMAT, CRONACA_LOG_LEVEL)
     try:
@@ -178,7 +183,6 @@ def _serve(args: Any) -> int:
         return 2
     app = create_app(settings)
     service = app.extensions["cronaca"]
-    from api.schema import Gate
 
     no_schema = Gate(service.records).why_not()  # PostgreSQL before `cronaca db upgrade`: served as 503 until then
     if no_schema:
@@ -214,9 +218,7 @@ def _serve(args: Any) -> int:
                 print(f"  the teacher's, annotators' and seats' links (with their keys) are in {seats_file} "
                       "(readable by you only)")
     if no_schema:  # the relay reads the store: it starts once `cronaca db upgrade` has run
-        import threading
 
-        from api.schema import wait_for_schema
 
         threading.Thread(target=lambda: wait_for_schema(service.records, lambda why: None) and relay.start_thread(
             service.records, service.dispatcher, settings.requeue_after, settings.relay_interval), daemon=True).start()
@@ -241,24 +243,18 @@ def _worker(args: Any) -> int:
     if not settings.redis_url:
         print("cronaca worker needs REDIS_URL (without it, `cronaca serve` runs jobs in-process)", file=sys.stderr)
         return 2
-    from workers import metrics
-    from workers.worker import resolve_queues, run
 
     try:
         queues = resolve_queues(settings, args.queues)
     except ValueError as exc:
         print(f"cronaca worker: {exc}", file=sys.stderr)
         return 2
-    from domain.records.settings import worker_metrics_addr, worker_metrics_port
 
     metrics.serve(worker_metrics_port(os.environ), worker_metrics_addr(os.environ))
-    return run(settings, queues, burst=args.burst)  # outlives Redis outages (workers/worker.py)
+    return run_worker(settings, queues, burst=args.burst)  # outlives Redis outages (workers/worker.py)
 
 
 def _relay(args: Any) -> int:
-    from domain.records import Records
-    from workers import relay
-    from workers.dispatch import RQDispatcher
 
     configure_logging("json", "INFO")
     settings = Settings.from_env()
@@ -266,9 +262,7 @@ def _relay(args: Any) -> int:
         print("cronaca relay needs REDIS_URL (without it, `cronaca serve` relays in-process)", file=sys.stderr)
         return 2
     records = Records(settings.store)
-    import logging
 
-    from api.schema import wait_for_schema
 
     wait_for_schema(records, logging.getLogger("cronaca.relay").warning)  # no schema yet: wait, never a traceback
     dispatcher = RQDispatcher.from_settings(settings)
@@ -280,7 +274,6 @@ def _relay(args: Any) -> int:
 
 
 def _demo(args: Any) -> int:
-    from domain.records import Records
 
     print(f"created {demo_records(Records(Settings.from_env().store), args.games)} demo records")
     return 0
@@ -288,7 +281,6 @@ def _demo(args: Any) -> int:
 
 def add_commands(group: Any) -> None:
     """The service's processes as `cronaca` commands (click)."""
-    import click
 
     def run(fn: Any, **given: Any) -> None:
         code = fn(SimpleNamespace(**given))
@@ -315,7 +307,6 @@ def add_commands(group: Any) -> None:
     def relay(once: bool) -> None:
         run(_relay, once=once)
 
-    from api import import_cli, status_cli
 
     status_cli.add_commands(group)  # cronaca status, recheck, render --all (queues and workers)
     import_cli.add_commands(group)  # cronaca import: many files, judged 20 a job
@@ -329,7 +320,6 @@ def add_commands(group: Any) -> None:
                    context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
     @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
     def keep(command: tuple[str, ...]) -> None:
-        from api.keep import keep as keep_running
 
         configure_logging("json", "INFO")
         code = keep_running(list(command))
@@ -343,6 +333,4 @@ def add_commands(group: Any) -> None:
     @db.command(help="Create or upgrade the store's schema; run it before the processes start. Safe to repeat, "
                      "and to run from several hosts at once.")
     def upgrade() -> None:
-        from api.schema import command
-
-        run(command)
+        run(schema_command)

@@ -18,33 +18,35 @@ from __future__ import annotations
 import json
 import time
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 from uuid import UUID
 
 import click
+import redis
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rq import Queue, Worker
+from rq.job import Job
+from rq.registry import FailedJobRegistry, ScheduledJobRegistry, StartedJobRegistry
+from rq.utils import now
 
 from api import terminal
+from domain.records import Records
+from domain.records.aggregates import QUEUED, SUBMITTED, VALIDATING
 from domain.records.settings import Settings
+from workers import bulk
 
 FAILED_SHOWN = 5  # failed jobs listed per queue
 
 
 def _age(stamp: datetime | None) -> float | None:
-    from rq.utils import now
-
     return None if stamp is None else round((now() - stamp).total_seconds(), 1)
 
 
 def queues_status(settings: Settings) -> dict[str, Any]:
     """Queues and workers as RQ keeps them in Redis (read only: no registry is cleaned by looking)."""
-    import redis
-    from rq import Queue, Worker
-    from rq.job import Job
-    from rq.registry import FailedJobRegistry, ScheduledJobRegistry, StartedJobRegistry
-
     assert settings.redis_url
     connection = redis.Redis.from_url(settings.redis_url, socket_connect_timeout=2, socket_timeout=5)
     connection.ping()
@@ -81,9 +83,6 @@ def queues_status(settings: Settings) -> dict[str, Any]:
 
 def outbox_status(settings: Settings) -> dict[str, Any]:
     """Imports saved but without a verdict, from the records directory (the event store, not Redis)."""
-    from domain.records import Records
-    from domain.records.aggregates import QUEUED, SUBMITTED, VALIDATING
-
     records = Records(settings.store)
     try:
         records.directory.catch_up()
@@ -99,8 +98,6 @@ def outbox_status(settings: Settings) -> dict[str, Any]:
 def status_report(settings: Settings) -> dict[str, Any]:
     report: dict[str, Any] = {"redis": {"configured": bool(settings.redis_url), "reachable": None}}
     if settings.redis_url:
-        import redis
-
         try:
             report.update(queues_status(settings))
             report["redis"]["reachable"] = True
@@ -143,8 +140,6 @@ def _print_status(report: dict[str, Any], console: Console) -> None:
 
 
 def _all_record_ids(settings: Settings, finished_only: bool) -> list[str]:
-    from domain.records import Records
-
     records = Records(settings.store)
     try:
         records.directory.catch_up()
@@ -156,8 +151,6 @@ def _all_record_ids(settings: Settings, finished_only: bool) -> list[str]:
 def _bulk(settings: Settings, role: str, ids: list[str], wait: float | None, here: Any, job: str, batch: int,
           *args: Any) -> tuple[dict[str, Any], list[str], list[str]]:
     """(merged results, job ids, jobs failed or unfinished): on the role's queue with Redis, else `here(ids)`."""
-    from workers import bulk
-
     if not settings.redis_url:
         return here(ids), [], []
     job_ids = bulk.enqueue(settings, settings.queues[role], job, bulk.batches(ids, batch), *args)
@@ -190,9 +183,6 @@ def add_commands(group: click.Group) -> None:
     @click.option("--wait", type=float, default=None, help="with REDIS_URL: seconds to wait for the jobs' results")
     @click.option("--json", "as_json", is_flag=True)
     def recheck(record_ids: tuple[UUID, ...], every: bool, wait: float | None, as_json: bool) -> None:
-        from domain.records import Records
-        from workers import bulk
-
         settings = Settings.from_env()
         ids = _all_record_ids(settings, finished_only=False) if every else [str(i) for i in record_ids]
         if not ids:
@@ -221,10 +211,6 @@ def add_commands(group: click.Group) -> None:
     @click.option("--wait", type=float, default=None, help="with REDIS_URL: seconds to wait for the jobs' results")
     @click.option("--json", "as_json", is_flag=True)
     def render(record: str | None, every: bool, out: str | None, wait: float | None, as_json: bool) -> None:
-        from pathlib import Path
-
-        from domain.records import Records
-        from workers import bulk
 
         if not every:
             if record is None or out is not None or original is None or original.callback is None:

@@ -33,21 +33,27 @@ from api.problems import problem
 from api.records import NO_LAYOUT
 from api.security import JSON, json_body
 from api.service import bearer, json_response, service
+from domain.records import lessonfile
+from domain.records.annotations import ALL
 from domain.records.application import NotFound
+from replay_viewer import boards
+from replay_viewer.boards import NoLayout, anchors, layout_for
 
-annotations = Blueprint("annotations", __name__, url_prefix="/api/records",
-                        description="Teaching: notes, arrows and highlights on a finished record's steps")
+# named `notes`, not `annotations`: that name is the `from __future__ import annotations` above
+notes = Blueprint("annotations", __name__, url_prefix="/api/records",
+                  description="Teaching: notes, arrows and highlights on a finished record's steps")
 variations = Blueprint("variations", __name__, url_prefix="/api",
                        description="Teaching: what-if lines from a step of a finished record, decided by the same rules")
 lessons = Blueprint("lessons", __name__, url_prefix="/api/lessons",
                     description="Teaching: lessons of chapters, a presenter the class follows live, prediction pauses")
 
-BLUEPRINTS = (annotations, variations, lessons)
+BLUEPRINTS = (notes, variations, lessons)
 
-ANNOTATOR = [{"annotator": []}]
-READER = [{"annotator": []}, {"seat": []}, {}]
-WRITER = [{"annotator": []}, {"seat": []}]
-TEACHER = [{"teacher": []}]
+Security = list[dict[str, list[str]]]  # an OpenAPI security requirement: any one of these schemes
+ANNOTATOR: Security = [{"annotator": []}]
+READER: Security = [{"annotator": []}, {"seat": []}, {}]
+WRITER: Security = [{"annotator": []}, {"seat": []}]
+TEACHER: Security = [{"teacher": []}]
 
 
 # ---- schemas -----------------------------------------------------------------------------------------
@@ -190,6 +196,14 @@ class LessonCreated(marshmallow.Schema):
     link = fields.String()
 
 
+class LessonImported(marshmallow.Schema):
+    lesson = fields.Nested(Lesson)
+    teacher_key = fields.String(metadata={"description": "shown once"})
+    records = fields.Dict(keys=fields.String(), values=fields.String(), metadata={"description": "{ref: new record id}"})
+    annotator_keys = fields.Dict(keys=fields.String(), values=fields.String(),
+                                 metadata={"description": "{ref: the new record's annotator key}, shown once"})
+
+
 class ChapterBody(Strict):
     title = fields.String(load_default="", validate=validate.Length(max=200))
     introduction = fields.String(load_default="", validate=validate.Length(max=20_000))
@@ -251,6 +265,8 @@ class Question(marshmallow.Schema):
     view = fields.Dict(metadata={"description": "that seat's view at that step (never the move played)"})
     pending = fields.Dict()
     choices = fields.List(fields.Dict(), metadata={"description": "[{command, said}]: that seat's legal commands"})
+    answers = fields.Integer(metadata={"description": "how many students have answered"})
+    played = fields.Dict(metadata={"description": "once revealed: the move the game went on with"})
     tally = fields.Dict(metadata={"description": "with the teacher key only"})
 
 
@@ -279,8 +295,6 @@ def _json(body: Any, status: int = 200, location: str | None = None) -> Response
 
 def _line(value: str) -> Any:
     """The `line` query: all lines, the main one, or a variation id."""
-    from domain.records.annotations import ALL
-
     if value == "all":
         return ALL
     return value
@@ -289,15 +303,13 @@ def _line(value: str) -> Any:
 # ---- annotations and places --------------------------------------------------------------------------
 
 
-@annotations.route("/<uuid:record_id>/places")
-@annotations.response(200, Places)
-@annotations.alt_response(404, schema=schemas.Problem, content_type=PROBLEM,
+@notes.route("/<uuid:record_id>/places")
+@notes.response(200, Places)
+@notes.alt_response(404, schema=schemas.Problem, content_type=PROBLEM,
                           description="no such record; or its title or edition has no board layout (`no-layout`)")
 def places(record_id: UUID) -> Any:
     """Every place of the record's board a shape may name (canonical spelling), where it is drawn, and the
     board's viewBox: what the viewer needs to draw arrows and highlights and to let the annotator point."""
-    from replay_viewer.boards import NoLayout, anchors, layout_for
-
     records = service().records
     with records.reading(record_id) as timeline:
         meta = timeline.meta
@@ -315,31 +327,33 @@ def places(record_id: UUID) -> Any:
     return response
 
 
-@annotations.route("/<uuid:record_id>/annotations")
-@annotations.arguments(LineQuery, location="query")
-@annotations.response(200, NoteList)
-@annotations.alt_response(404, schema=schemas.Problem, content_type=PROBLEM, description="no such record or line")
-@annotations.alt_response(403, schema=schemas.Problem, content_type=PROBLEM,
+@notes.route("/<uuid:record_id>/annotations")
+@notes.arguments(LineQuery, location="query")
+@notes.response(200, NoteList)
+@notes.alt_response(404, schema=schemas.Problem, content_type=PROBLEM, description="no such record or line")
+@notes.alt_response(403, schema=schemas.Problem, content_type=PROBLEM,
                           description="the token is neither this record's annotator key nor one of its seats'")
-@annotations.doc(security=READER)
+@notes.doc(security=READER)
 def list_notes(query: dict[str, Any], record_id: UUID) -> Any:
     """The notes the reader may see: the public those for everyone, a seat's token also its own seat's, the
     annotator key all. Sorted by line, step and creation; `can_annotate` says whether the token may add."""
     return _json(_teaching().notes.list(record_id, bearer(), _line(query["line"])))
 
 
-@annotations.route("/<uuid:record_id>/annotations", methods=["POST"])
-@annotations.arguments(NoteBody)
-@annotations.response(201, Note)
-@annotations.alt_response(401, schema=schemas.Problem, content_type=PROBLEM, description="no key or token")
-@annotations.alt_response(403, schema=schemas.Problem, content_type=PROBLEM,
+@notes.route("/<uuid:record_id>/annotations", methods=["POST"])
+@notes.arguments(NoteBody)
+@notes.response(201, Note)
+@notes.alt_response(401, schema=schemas.Problem, content_type=PROBLEM, description="no key or token")
+@notes.alt_response(403, schema=schemas.Problem, content_type=PROBLEM,
                           description="not this record's key or seat; or a seat writing for another audience")
-@annotations.alt_response(413, schema=schemas.Problem, content_type=PROBLEM,
+@notes.alt_response(413, schema=schemas.Problem, content_type=PROBLEM,
                           description="the text is longer than 8,000 characters (rule annotation/too-long)")
-@annotations.alt_response(422, schema=schemas.Problem, content_type=PROBLEM,
+@notes.alt_response(422, schema=schemas.Problem, content_type=PROBLEM,
                           description="a step outside the line, a place the board does not have (with did_you_mean), "
                                       "a glyph or shape that is not one, an empty note (rule annotation/...)")
-@annotations.doc(security=WRITER)
+@notes.alt_response(409, schema=schemas.Problem, content_type=PROBLEM,
+                          description="the record's notes changed too fast under other writers; try again")
+@notes.doc(security=WRITER)
 def add_note(body: dict[str, Any], record_id: UUID) -> Any:
     """Add a note on a step of the main line or of a variation: Markdown text, shapes on the board, a glyph.
     A seat's token writes only its own private notes (audience: its seat)."""
@@ -348,26 +362,30 @@ def add_note(body: dict[str, Any], record_id: UUID) -> Any:
     return _json(note, 201, f"/api/records/{record_id}/annotations/{note['id']}")
 
 
-@annotations.route("/<uuid:record_id>/annotations/<note_id>", methods=["PATCH"])
-@annotations.arguments(NoteChanges)
-@annotations.response(200, Note)
-@annotations.alt_response(401, schema=schemas.Problem, content_type=PROBLEM, description="no key or token")
-@annotations.alt_response(403, schema=schemas.Problem, content_type=PROBLEM,
+@notes.route("/<uuid:record_id>/annotations/<note_id>", methods=["PATCH"])
+@notes.arguments(NoteChanges)
+@notes.response(200, Note)
+@notes.alt_response(401, schema=schemas.Problem, content_type=PROBLEM, description="no key or token")
+@notes.alt_response(403, schema=schemas.Problem, content_type=PROBLEM,
                           description="not this record's key; or a seat editing a note that is not its own")
-@annotations.alt_response(413, schema=schemas.Problem, content_type=PROBLEM, description="text too long")
-@annotations.alt_response(422, schema=schemas.Problem, content_type=PROBLEM, description="as for POST")
-@annotations.doc(security=WRITER)
+@notes.alt_response(413, schema=schemas.Problem, content_type=PROBLEM, description="text too long")
+@notes.alt_response(422, schema=schemas.Problem, content_type=PROBLEM, description="as for POST")
+@notes.alt_response(409, schema=schemas.Problem, content_type=PROBLEM,
+                          description="the record's notes changed too fast under other writers; try again")
+@notes.doc(security=WRITER)
 def edit_note(changes: dict[str, Any], record_id: UUID, note_id: str) -> Any:
     """Change a note (only the fields sent). The earlier text stays in the record's history."""
     return _json(_teaching().notes.edit(record_id, note_id, bearer(), changes))
 
 
-@annotations.route("/<uuid:record_id>/annotations/<note_id>", methods=["DELETE"])
-@annotations.response(204)
-@annotations.alt_response(401, schema=schemas.Problem, content_type=PROBLEM, description="no key or token")
-@annotations.alt_response(403, schema=schemas.Problem, content_type=PROBLEM,
+@notes.route("/<uuid:record_id>/annotations/<note_id>", methods=["DELETE"])
+@notes.response(204)
+@notes.alt_response(401, schema=schemas.Problem, content_type=PROBLEM, description="no key or token")
+@notes.alt_response(403, schema=schemas.Problem, content_type=PROBLEM,
                           description="not this record's key; or a seat deleting a note that is not its own")
-@annotations.doc(security=WRITER)
+@notes.alt_response(409, schema=schemas.Problem, content_type=PROBLEM,
+                          description="the record's notes changed too fast under other writers; try again")
+@notes.doc(security=WRITER)
 def delete_note(record_id: UUID, note_id: str) -> Any:
     """Delete a note: it is no longer listed (the history keeps it)."""
     _teaching().notes.delete(record_id, note_id, bearer())
@@ -411,23 +429,21 @@ def variation(variation_id: UUID) -> Any:
 
 
 @variations.route("/variations/<uuid:variation_id>/steps/<int:n>")
-@variations.response(200, schemas.Step)
+@variations.response(200, schemas.VariationStep)
 def variation_step(variation_id: UUID, n: int) -> Any:
     """The all-seeing state after step n of the variation (steps continue the parent's numbering)."""
     return _json(_teaching().variations.step(variation_id, n))
 
 
 @variations.route("/variations/<uuid:variation_id>/steps/<int:n>/board")
-@variations.response(200, description="an SVG document: the board at step n of the variation, what changed since "
-                                      "step n-1 highlighted", content_type="image/svg+xml")
+@variations.response(200, schemas.SVG, description="an SVG document: the board at step n of the variation, what "
+                                                   "changed since step n-1 highlighted", content_type="image/svg+xml")
 @variations.alt_response(404, schema=schemas.Problem, content_type=PROBLEM,
                          description="no such variation or step; or no board layout (type ends in `no-layout`)")
 def variation_board(variation_id: UUID, n: int) -> Any:
     """The board at step n of the variation, drawn as the record's boards are."""
-    from replay_viewer.boards import NoLayout, draw
-
     try:
-        svg = _teaching().variations.board(variation_id, n, draw)
+        svg = _teaching().variations.board(variation_id, n, boards.draw)
     except NoLayout as exc:
         return problem(404, "Not Found", str(exc), type=NO_LAYOUT)
     response = current_app.response_class(svg, mimetype="image/svg+xml")
@@ -436,7 +452,7 @@ def variation_board(variation_id: UUID, n: int) -> Any:
 
 
 @variations.route("/variations/<uuid:variation_id>/story")
-@variations.response(200, schemas.Story)
+@variations.response(200, schemas.VariationStory)
 def variation_story(variation_id: UUID) -> Any:
     """The variation's own moves in words (the parent's are in the parent's story)."""
     return _json(_teaching().variations.story(variation_id))
@@ -477,7 +493,8 @@ def create_lesson(body: dict[str, Any]) -> Any:
 
 
 @lessons.route("/import", methods=["POST"])
-@lessons.response(201, description="{lesson, teacher_key, records: {ref: new id}, annotator_keys: {ref: key}}")
+@lessons.response(201, LessonImported, description="the new lesson, its teacher key, and the new records' ids and "
+                                                    "annotator keys by the file's refs")
 @lessons.alt_response(422, schema=schemas.Problem, content_type=PROBLEM,
                       description="the file or one of its records is wrong (naming the record ref and entry); "
                                   "nothing was saved")
@@ -487,8 +504,6 @@ def create_lesson(body: dict[str, Any]) -> Any:
 def import_lesson() -> Any:
     """Import a lesson file: its records (checked by the rules as any import), their notes and variations,
     then the lesson. Everything is checked before anything is saved. New keys are in this answer only."""
-    from domain.records import lessonfile
-
     made = lessonfile.import_lesson(_teaching(), json_body())
     return _json(made, 201, f"/api/lessons/{made['lesson']['id']}")
 
@@ -530,6 +545,8 @@ def edit_chapter(changes: dict[str, Any], lesson_id: UUID, chapter_id: str) -> A
 
 @lessons.route("/<uuid:lesson_id>/chapters/<chapter_id>", methods=["DELETE"])
 @lessons.response(204)
+@lessons.alt_response(409, schema=schemas.Problem, content_type=PROBLEM,
+                      description="the lesson changed too fast under other writers; try again")
 @lessons.doc(security=TEACHER)
 def remove_chapter(lesson_id: UUID, chapter_id: str) -> Any:
     """Remove a chapter from the lesson."""
@@ -542,6 +559,8 @@ def remove_chapter(lesson_id: UUID, chapter_id: str) -> Any:
 @lessons.response(200, Lesson)
 @lessons.alt_response(422, schema=schemas.Problem, content_type=PROBLEM,
                       description="the list is not exactly the lesson's chapters")
+@lessons.alt_response(409, schema=schemas.Problem, content_type=PROBLEM,
+                      description="the lesson changed too fast under other writers; try again")
 @lessons.doc(security=TEACHER)
 def order(body: dict[str, Any], lesson_id: UUID) -> Any:
     """Put the chapters in a new order (every chapter id, once)."""
@@ -552,6 +571,8 @@ def order(body: dict[str, Any], lesson_id: UUID) -> Any:
 @lessons.arguments(PresentBody)
 @lessons.response(200, Presenter)
 @lessons.alt_response(422, schema=schemas.Problem, content_type=PROBLEM, description="a step outside the chapter")
+@lessons.alt_response(409, schema=schemas.Problem, content_type=PROBLEM,
+                      description="the lesson changed too fast under other writers; try again")
 @lessons.doc(security=TEACHER)
 def present(body: dict[str, Any], lesson_id: UUID) -> Any:
     """Move the presenter: every student following the lesson goes to this chapter and step, with these shapes."""
@@ -582,7 +603,7 @@ def live(lesson_id: UUID) -> Any:
         ping = float(current_app.config.get(PING_CONFIG, PING_SECONDS))
         return sse_response(sse_stream(first, subscription, ping))
 
-    return admitted(svc.streams, request.remote_addr or "", follow)
+    return admitted(svc.caps, request.remote_addr or "", follow)
 
 
 @lessons.route("/<uuid:lesson_id>/pauses", methods=["POST"])
@@ -614,16 +635,14 @@ def question(lesson_id: UUID, pause_id: str) -> Any:
 
 
 @lessons.route("/<uuid:lesson_id>/pauses/<pause_id>/board")
-@lessons.response(200, description="an SVG document: the board at the pause's step as the asked seat saw it",
-                  content_type="image/svg+xml")
+@lessons.response(200, schemas.SVG, description="an SVG document: the board at the pause's step as the asked seat "
+                                                "saw it", content_type="image/svg+xml")
 @lessons.alt_response(404, schema=schemas.Problem, content_type=PROBLEM,
                       description="no such lesson or pause; or no board layout (type ends in `no-layout`)")
 def pause_board(lesson_id: UUID, pause_id: str) -> Any:
     """The pause's board from the asked seat's own view: what that seat knew, nothing the others hid."""
-    from replay_viewer.boards import NoLayout, draw
-
     try:
-        svg = _teaching().lessons.pause_board(lesson_id, pause_id, draw)
+        svg = _teaching().lessons.pause_board(lesson_id, pause_id, boards.draw)
     except NoLayout as exc:
         return problem(404, "Not Found", str(exc), type=NO_LAYOUT)
     response = current_app.response_class(svg, mimetype="image/svg+xml")
@@ -633,7 +652,8 @@ def pause_board(lesson_id: UUID, pause_id: str) -> Any:
 
 @lessons.route("/<uuid:lesson_id>/pauses/<pause_id>/answers", methods=["POST"])
 @lessons.arguments(AnswerBody)
-@lessons.response(201, description="the answer taken (a later answer of the same student replaces it)")
+@lessons.response(201, schemas.Answered, description="the answer taken (a later answer of the same student "
+                                                     "replaces it)")
 @lessons.alt_response(409, schema=schemas.Problem, content_type=PROBLEM, description="the pause is closed")
 @lessons.alt_response(422, schema=schemas.Problem, content_type=PROBLEM,
                       description="not one of the seat's legal commands (rule lesson/answer-illegal), or no student name")
@@ -644,7 +664,9 @@ def answer(body: dict[str, Any], lesson_id: UUID, pause_id: str) -> Any:
 
 @lessons.route("/<uuid:lesson_id>/pauses/<pause_id>/reveal", methods=["POST"])
 @lessons.arguments(RevealBody)
-@lessons.response(200, description="{played: {command, said}, tally}: the pause closes")
+@lessons.response(200, schemas.Revealed, description="the move played and the tally: the pause closes")
+@lessons.alt_response(409, schema=schemas.Problem, content_type=PROBLEM,
+                      description="the pause was revealed already, or the lesson changed too fast under other writers")
 @lessons.doc(security=TEACHER)
 def reveal(_: dict[str, Any], lesson_id: UUID, pause_id: str) -> Any:
     """Close the pause and show the move played, with the tally. Send `{}` as the body."""
@@ -652,15 +674,13 @@ def reveal(_: dict[str, Any], lesson_id: UUID, pause_id: str) -> Any:
 
 
 @lessons.route("/<uuid:lesson_id>/export")
-@lessons.response(200, description="a lesson file (format cronaca-lesson): the chapters' records with their notes "
-                                   "and variations")
+@lessons.response(200, schemas.LESSON_FILE, description="a lesson file (format cronaca-lesson): the chapters' records "
+                                                        "with their notes and variations")
 @lessons.doc(security=[{"annotator": []}, {"seat": []}, {}])
 def export(lesson_id: UUID) -> Any:
     """The lesson as one file that keeps everything; import it with POST /api/lessons/import. The lesson is no
     secret (its link is the invitation); each record's notes are those the token may read there (a record's
     annotator key: all of them; none: the public's)."""
-    from domain.records import lessonfile
-
     response = _json(lessonfile.export_lesson(_teaching(), lesson_id, bearer()))
     response.headers["Content-Disposition"] = f'attachment; filename="lesson-{lesson_id}.json"'
     return response

@@ -203,7 +203,7 @@ class Guard:
     def blocked(self, environ: dict[str, Any]) -> int | None:
         """Seconds until this client may send a credential again, or None when it may now."""
         key = f"{self.limits.prefix}client:{self.client(environ)}"
-        return self._ask(lambda counts: counts.blocked(key, self.limits.per_client))  # type: ignore[no-any-return]
+        return self._ask(lambda counts: counts.blocked(key, self.limits.per_client))
 
     def failed(self, environ: dict[str, Any], target: str) -> Verdict:
         """Count a wrong credential against its sender and its target."""

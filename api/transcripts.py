@@ -16,6 +16,7 @@ from flask_smorest import Blueprint
 from marshmallow import fields, validate
 from werkzeug.exceptions import BadRequest
 
+from api import schemas
 from api.service import json_response
 from domain.kernel import ALL, reveal
 from domain.records.application import TooLarge
@@ -81,7 +82,8 @@ def _notation_text() -> str:
 
 
 @blp.route("/check", methods=["POST"])
-@blp.response(200, description="the dispute report (docs/notation/): findings at their lines, unknowns narrowed")
+@blp.response(200, schemas.CheckReport, description="the dispute report (docs/notation/): findings at their lines, "
+                                                     "unknowns narrowed")
 @blp.doc(requestBody={"content": {MEDIA_TYPE: {"schema": {"type": "string"}},
                                   "application/json": {"schema": {"type": "object", "properties": {"text": {"type": "string"}}}}},
                       "required": True})
@@ -92,7 +94,8 @@ def check() -> Any:
 
 @blp.route("/reconcile", methods=["POST"])
 @blp.arguments(ReconcileBody)
-@blp.response(200, description="every disagreement, the first divergence, and which version the rules accept")
+@blp.response(200, schemas.Reconciliation, description="every disagreement, the first divergence, and which version "
+                                                        "the rules accept")
 def reconcile(body: dict[str, Any]) -> Any:
     """Two transcripts of one game (each player kept a log), aligned turn by turn."""
     return json_response(reveal(reconcile_texts(bounded(body["first"]), bounded(body["second"])), ALL))

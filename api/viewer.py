@@ -6,20 +6,31 @@ from importlib import resources
 from typing import Any
 from uuid import UUID
 
-from flask import Blueprint, Response, abort
+from flask import Blueprint, Response, abort, request
+from flask.typing import ResponseReturnValue
 
 viewer = Blueprint("viewer", __name__)
 
 TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}
+# The folders assets are served from: the pages' own, and lib/ (the ES modules every page imports).
+FOLDERS = frozenset({"", "lib"})
 
 
-def _asset(name: str) -> Response:
-    """A page, script or style sheet of the viewer; nothing else of the package (its Python) is served."""
-    path = resources.files("replay_viewer") / name
-    suffix = name[name.rfind(".") :]
-    if "/" in name or suffix not in TYPES or not path.is_file():
+def _asset(name: str) -> ResponseReturnValue:
+    """A page, script or style sheet of the viewer; nothing else of the package (its Python) is served.
+
+    Revalidated on every use (no-cache, with an ETag): a page imports several modules, each answered 304 while
+    unchanged, and a new version of the viewer is never mixed with a cached old one.
+    """
+    folder, _, file = name.rpartition("/")
+    suffix = file[file.rfind(".") :]
+    path = resources.files("replay_viewer").joinpath(*name.split("/"))
+    if folder not in FOLDERS or suffix not in TYPES or not path.is_file():
         abort(404)
-    return Response(path.read_bytes(), content_type=TYPES[suffix])
+    response = Response(path.read_bytes(), content_type=TYPES[suffix])
+    response.headers["Cache-Control"] = "no-cache"
+    response.add_etag()
+    return response.make_conditional(request)
 
 
 @viewer.route("/")
@@ -62,6 +73,6 @@ def api_docs() -> Any:
     return _asset("apidocs.html")
 
 
-@viewer.route("/viewer/<name>")
+@viewer.route("/viewer/<path:name>")
 def asset(name: str) -> Any:
     return _asset(name)

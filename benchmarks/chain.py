@@ -124,7 +124,7 @@ def chain_part(records: Records, record_id: UUID) -> dict[str, Any]:
     """What `verify` does for the chain alone: read the stored rows, rebuild the items, recompute the links."""
     with paused_collector():  # as `verify` runs it
         rows = decode_rows(records.mapper, select_stream(records.recorder, record_id))
-        return records._verify_chain(rows, STARTED, HAPPENED, FINISHED)  # noqa: SLF001  (the part the target is about)
+        return records._verify_chain(rows, STARTED, HAPPENED, FINISHED)
 
 
 def best_ms(work: Callable[[], Any], repeat: int) -> tuple[float, float]:

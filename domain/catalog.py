@@ -1,11 +1,21 @@
-"""Which titles Cronaca knows, by their public title id. Imported lazily: one title's bug never blocks another."""
+"""Which titles Cronaca knows, by their public title id: the one place a title is named outside its package.
+
+Everything else about a title is read from its package through here: its Game (`GAME`), its
+display name (`GAME.name`), its notation words and places (`notation.py`), its demo tables
+(`bot.py`), and the name of the package itself, by which the viewer finds the title's board
+drawing. Imported lazily: one title's bug never blocks another.
+"""
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Sequence
+from types import ModuleType
 from typing import Any
 
+from domain.kernel.bots import Table
 from domain.kernel.contract import Game
+from domain.kernel.editions import Edition
 
 TITLES = {
     "citta-stato": "domain.citta_stato",
@@ -14,22 +24,52 @@ TITLES = {
 }
 
 
-def game(title: str) -> Game:
-    """The Game for a title id; each game package exposes it as `GAME`."""
+def _module(title: str) -> str:
     if title not in TITLES:
         raise KeyError(f"unknown title {title!r}; known: {sorted(TITLES)}")
-    return importlib.import_module(TITLES[title]).GAME  # type: ignore[no-any-return]
+    return TITLES[title]
+
+
+def _room(title: str, room: str) -> ModuleType | None:
+    """A room of the title's package (`notation`, `bot`), or None when the package has no such module."""
+    name = f"{_module(title)}.{room}"
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as missing:
+        if missing.name != name:  # the room exists but something it imports does not: a bug to show
+            raise
+        return None
+
+
+def game(title: str) -> Game:
+    """The Game for a title id; each game package exposes it as `GAME`."""
+    return importlib.import_module(_module(title)).GAME
+
+
+def package(title: str) -> str:
+    """The name of the title's package ("citta_stato"): the viewer keeps the title's board drawing
+    under the same name (replay_viewer/boards/<package>.py)."""
+    return _module(title).rpartition(".")[2]
 
 
 def words(title: str) -> Any:
     """A title's notation words (`domain/<title>/notation.py`, `WORDS`: a kernel.notation.Words)."""
-    if title not in TITLES:
-        raise KeyError(f"unknown title {title!r}; known: {sorted(TITLES)}")
-    module = TITLES[title]
-    try:
-        return importlib.import_module(module + ".notation").WORDS
-    except ModuleNotFoundError:  # a one-module title (the tests' toy) keeps its words beside its GAME
-        return importlib.import_module(module).WORDS
+    notation = _room(title, "notation")
+    # a one-module title (the tests' toy) keeps its words beside its GAME
+    return (notation or importlib.import_module(_module(title))).WORDS
+
+
+def places(title: str, edition: Edition) -> tuple[str, ...] | None:
+    """Every place of the title's board as its notation spells it (`notation.places(edition)`), or
+    None when its notation names no places."""
+    notation = _room(title, "notation")
+    listed = getattr(notation, "places", None)
+    return tuple(listed(edition)) if callable(listed) else None
+
+
+def demo_tables(title: str) -> Sequence[Table]:
+    """The tables the demo sits for this title, in order (`bot.py`'s `DEMO_TABLES`); none when it offers none."""
+    return tuple(getattr(_room(title, "bot"), "DEMO_TABLES", ()))
 
 
 def available() -> list[str]:

@@ -18,6 +18,7 @@ from domain.kernel.notation import (
     NotationError,
     Words,
     parse,
+    read_seats,
     render,
     write_options,
     write_result,
@@ -105,8 +106,6 @@ def without_study(text: str) -> bool:
 
 
 def seat_names(notation: Notation) -> list[str]:
-    from domain.kernel.notation import read_seats
-
     return [name for name, _ in read_seats(notation.tag("Seats") or "")]
 
 

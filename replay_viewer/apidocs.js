@@ -1,15 +1,15 @@
+// @ts-check
 // An interactive page for /api/openapi.json, served with the API so it works offline:
-// every operation with its parameters, a body editor and a Send button.
+// every operation with its parameters, a body editor and a Send button. Send shows the raw answer (status,
+// type and text), so it asks with fetch itself rather than through lib/api.js, which parses answers.
+
+import { api } from "./lib/api.js";
+import { $, el } from "./lib/dom.js";
+
 (async () => {
-  const spec = await (await fetch("/api/openapi.json")).json();
-  document.getElementById("about").textContent = `${spec.info.title} ${spec.info.version} — ${spec.info.description || ""}`;
-  const ops = document.getElementById("ops");
-  const el = (tag, text, cls) => {
-    const node = document.createElement(tag);
-    if (text !== undefined) node.textContent = text;
-    if (cls) node.className = cls;
-    return node;
-  };
+  const spec = (await api("/api/openapi.json")).body;
+  $("about").textContent = `${spec.info.title} ${spec.info.version} — ${spec.info.description || ""}`;
+  const ops = $("ops");
 
   function skeleton(schema) {
     if (!schema) return {};
@@ -65,9 +65,11 @@
           else if (where === "query" && input.value !== "") query.set(name, input.value);
         });
         if ([...query].length) url += "?" + query;
+        /** @type {Record<string, string>} */
         const headers = {};
-        const token = document.getElementById("token").value.trim();
+        const token = $("token", "input").value.trim();
         if (token) headers.Authorization = "Bearer " + token;
+        /** @type {RequestInit} */
         const init = { method: method.toUpperCase(), headers };
         if (body) {
           headers["Content-Type"] = "application/json";

@@ -1,1134 +1,990 @@
+// @ts-check
 // The record page: one game's board, story and scores, step by step, as its reader may see them.
 // The API decides everything a reader may see; this page only asks and draws. Its state lives in
 // the address's hash (#step=N&token=...&spoilers=off) so a link opens the same page again.
-"use strict";
 
-(() => {
-  const id = location.pathname.split("/").pop();
-  const $ = (name) => document.getElementById(name);
-  // Text that changes only when it differs: an unchanged text written again still costs a frame.
-  const setText = (node, text) => { if (node.textContent !== text) node.textContent = text; };
-  const SVG = "http://www.w3.org/2000/svg";
-  const TITLES = { "citta-stato": "Città-Stato", "la-citta": "La Città", serenissima: "Serenissima" };
-  // Okabe–Ito colours (told apart by colour-blind readers) and a dash per seat, so no line relies on colour alone.
-  const COLOURS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#8F6A00", "#56B4E9"];
-  const DASHES = ["", "8 4", "2 3", "10 3 2 3", "4 4", "1 2"];
-  const POLL_MS = 2000; // polling, when the live stream cannot be had
-  const CHECK_MS = 30000; // while the stream is open: a cheap check anyway, should an announcement be lost
-  const STREAM_AGAIN_MS = 30000; // after the stream was refused: poll, and try the stream again this much later
-  const CACHE = 120; // boards kept; neighbours are fetched ahead so stepping paints from here
+import { hashParams } from "./lib/address.js";
+import { api } from "./lib/api.js";
+import { Board, parseBoard, patch } from "./lib/board.js";
+import { $, el, svg, whenIdle } from "./lib/dom.js";
+import { render } from "./lib/render.js";
+import { loadTitles, titleName } from "./lib/titles.js";
 
-  const hashParams = () => new URLSearchParams(location.hash.slice(1));
-  const page = {
-    token: hashParams().get("token"),
-    spoilerFree: hashParams().get("spoilers") === "off",
-    record: null, // the summary: /api/records/{id}
-    etag: null,
-    turns: [],
-    story: [], // lines, ordered by step
-    scores: null,
-    at: 0, // the step shown (or being fetched)
-    shown: -1, // the step whose board is on the page
-    noLayout: null, // the API's sentence when this record has no board drawing
-    viewOf: null,
-    storyLoaded: false,
-    storyError: "",
-    line: null, // a variation's id while its branch is shown (study.js), null on the main line
-    lineLast: 0, // that variation's last step
-  };
-  const boards = new Map(); // step -> Promise<{board} | {sentence}>; a board's text is parsed when first needed
-  const steps = new Map(); // step -> Promise<step JSON>
-  let lineAt = []; // story steps, ascending, for the current line
-  let lineNodes = new Map(); // step -> <li>
-  let lineText = new Map(); // step -> its sentence
-  let groups = []; // {node, from}: turn groups of the move list
-  let generation = 0; // bumped when the reader changes: older answers are dropped
+const id = location.pathname.split("/").pop();
+// Text that changes only when it differs: an unchanged text written again still costs a frame.
+const setText = (node, text) => { if (node.textContent !== text) node.textContent = text; };
+// Okabe–Ito colours (told apart by colour-blind readers) and a dash per seat, so no line relies on colour alone.
+const COLOURS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#8F6A00", "#56B4E9"];
+const DASHES = ["", "8 4", "2 3", "10 3 2 3", "4 4", "1 2"];
+const POLL_MS = 2000; // polling, when the live stream cannot be had
+const CHECK_MS = 30000; // while the stream is open: a cheap check anyway, should an announcement be lost
+const STREAM_AGAIN_MS = 30000; // after the stream was refused: poll, and try the stream again this much later
+const CACHE = 120; // boards kept; neighbours are fetched ahead so stepping paints from here
 
-  function el(tag, text, cls) {
-    const node = document.createElement(tag);
-    if (text !== undefined && text !== null) node.textContent = text;
-    if (cls) node.className = cls;
-    return node;
-  }
+const page = {
+  token: hashParams().get("token"),
+  spoilerFree: hashParams().get("spoilers") === "off",
+  record: null, // the summary: /api/records/{id}
+  etag: null,
+  turns: [],
+  story: [], // lines, ordered by step
+  scores: null,
+  at: 0, // the step shown (or being fetched)
+  shown: -1, // the step whose board is on the page
+  noLayout: null, // the API's sentence when this record has no board drawing
+  viewOf: null,
+  storyLoaded: false,
+  storyError: "",
+  line: null, // a variation's id while its branch is shown (study.js), null on the main line
+  lineLast: 0, // that variation's last step
+};
+const boards = new Map(); // step -> Promise<{board} | {sentence}>; a board's text is parsed when first needed
+const steps = new Map(); // step -> Promise<step JSON>
+let lineAt = []; // story steps, ascending, for the current line
+let lineNodes = new Map(); // step -> <li>
+let lineText = new Map(); // step -> its sentence
+let groups = []; // {node, from}: turn groups of the move list
+let generation = 0; // bumped when the reader changes: older answers are dropped
 
-  function svg(tag, attrs = {}) {
-    const node = document.createElementNS(SVG, tag);
-    Object.entries(attrs).forEach(([k, v]) => node.setAttribute(k, String(v)));
-    return node;
-  }
+// An API answer (lib/api.js) asked with this page's seat token, when it has one.
+const ask = (path, options = {}) => api(path, { token: page.token, ...options });
 
-  function headers(extra = {}) {
-    return page.token ? { Authorization: "Bearer " + page.token, ...extra } : extra;
-  }
+let aboutStep = false; // the notice is about an asked-for step: a good step clears it
+function notice(sentence, step = false) {
+  aboutStep = step;
+  const node = $("notice");
+  node.textContent = sentence || "";
+  node.hidden = !sentence;
+}
 
-  // An API answer as {ok, status, body}; a problem's one sentence is body.detail.
-  async function api(path, options = {}) {
-    let response;
-    try {
-      response = await fetch(path, { headers: headers(options.headers), cache: options.cache });
-    } catch (err) {
-      return { ok: false, status: 0, body: { detail: "the service did not answer (" + err.message + ")" } };
-    }
-    if (response.status === 304) return { ok: true, status: 304, body: null, response };
-    const type = response.headers.get("Content-Type") || "";
-    const body = type.includes("json") ? await response.json().catch(() => ({})) : await response.text();
-    return { ok: response.ok, status: response.status, body, response };
-  }
+function hashFor(step) {
+  const params = new URLSearchParams();
+  params.set("step", String(step));
+  if (page.token) params.set("token", page.token);
+  if (page.spoilerFree) params.set("spoilers", "off");
+  if (page.line) params.set("line", page.line);
+  const key = hashParams().get("key"); // the annotator key (study.js) stays in the address
+  if (key) params.set("key", key);
+  return "#" + params.toString();
+}
 
-  let aboutStep = false; // the notice is about an asked-for step: a good step clears it
-  function notice(sentence, step = false) {
-    aboutStep = step;
-    const node = $("notice");
-    node.textContent = sentence || "";
-    node.hidden = !sentence;
-  }
+const last = () => (page.line ? page.lineLast : page.record ? page.record.steps : 0);
+// Where the shown line's steps and boards are read: the record, the record as ruled (study.js's "ruled"
+// line, issue 15), or the variation being walked.
+const lineBase = () => (page.line === "ruled" ? `/api/records/${id}/ruled`
+  : page.line ? `/api/variations/${page.line}` : `/api/records/${id}`);
+// How far the slider reaches: the whole record, or in spoiler-free mode one step past the current one.
+const limit = () => (page.spoilerFree ? Math.min(last(), page.at + 1) : last());
+const names = () => (page.record ? page.record.seats.map((s) => s.name) : []);
 
-  function hashFor(step) {
-    const params = new URLSearchParams();
-    params.set("step", String(step));
-    if (page.token) params.set("token", page.token);
-    if (page.spoilerFree) params.set("spoilers", "off");
-    if (page.line) params.set("line", page.line);
-    const key = hashParams().get("key"); // the annotator key (study.js) stays in the address
-    if (key) params.set("key", key);
-    return "#" + params.toString();
-  }
+// ---- loading ----------------------------------------------------------------------------------
 
-  const last = () => (page.line ? page.lineLast : page.record ? page.record.steps : 0);
-  // Where the shown line's steps and boards are read: the record, the record as ruled (study.js's "ruled"
-  // line, issue 15), or the variation being walked.
-  const lineBase = () => (page.line === "ruled" ? `/api/records/${id}/ruled`
-    : page.line ? `/api/variations/${page.line}` : `/api/records/${id}`);
-  // How far the slider reaches: the whole record, or in spoiler-free mode one step past the current one.
-  const limit = () => (page.spoilerFree ? Math.min(last(), page.at + 1) : last());
-  const names = () => (page.record ? page.record.seats.map((s) => s.name) : []);
-
-  // ---- loading ----------------------------------------------------------------------------------
-
-  async function loadRecord() {
-    const answer = await api(`/api/records/${id}`, { cache: "no-store" });
-    if (answer.status === 403 && page.token) {
-      notice("That seat token opens no seat of this record: you see the public view instead.");
-      page.token = null;
-      const params = hashParams();
-      params.delete("token");
-      history.replaceState(null, "", "#" + params.toString());
-      return loadRecord();
-    }
-    if (!answer.ok) {
-      const why = answer.status === 404 ? "There is no record here: it may have been deleted, or the address is wrong."
-        : `The record could not be read: ${answer.body.detail || answer.status}.`;
-      throw Object.assign(new Error(why), { fatal: true });
-    }
-    page.record = answer.body;
-    page.etag = answer.response.headers.get("ETag");
-  }
-
-  async function loadTurns() {
-    const answer = await api(`/api/records/${id}/turns`);
-    page.turns = answer.ok ? answer.body : [];
-  }
-
-  async function loadStory() {
-    const answer = await api(`/api/records/${id}/story`);
-    page.storyLoaded = true;
-    page.storyError = answer.ok ? "" : "The move list could not be read: " + (answer.body.detail || answer.status) + ".";
-    page.story = answer.ok ? answer.body.lines : [];
-    page.viewOf = answer.ok ? answer.body.view_of : null;
-  }
-
-  async function loadScores() {
-    const answer = await api(`/api/records/${id}/scores`);
-    page.scores = answer.ok ? answer.body : { available: false, reason: answer.body.detail || "the scores could not be read" };
-  }
-
-  async function loadAll() {
-    await loadRecord();
-    await Promise.all([loadTurns(), loadStory(), loadScores()]);
-  }
-
-  function forgetReader() {
-    generation += 1;
-    boards.clear();
-    steps.clear();
-    page.noLayout = null;
-    page.shown = -1;
-  }
-
-  // ---- the board ---------------------------------------------------------------------------------
-
-  function fetchBoard(n) {
-    if (page.noLayout !== null) return Promise.resolve({ sentence: page.noLayout });
-    const known = boards.get(n);
-    if (known) {
-      boards.delete(n);
-      boards.set(n, known); // most recently used last
-      return known;
-    }
-    const mine = generation;
-    const promise = (async () => {
-      const answer = await api(`${lineBase()}/steps/${n}/board`);
-      if (answer.ok) {
-        const drawn = { board: new Board(answer.body) };
-        whenIdle(() => drawn.board.outline()); // outlined between presses, not when the key comes
-        return drawn;
-      }
-      const type = (answer.body && answer.body.type) || "";
-      if (answer.status === 404 && type.endsWith("no-layout")) {
-        if (mine === generation) page.noLayout = answer.body.detail || "This record's edition has no board drawing.";
-        return { sentence: answer.body.detail || "This record's edition has no board drawing." };
-      }
-      boards.delete(n); // an error is not kept: the next visit asks again
-      return { sentence: "The board could not be drawn: " + ((answer.body && answer.body.detail) || answer.status) + "." };
-    })();
-    boards.set(n, promise);
-    while (boards.size > CACHE) boards.delete(boards.keys().next().value);
-    return promise;
-  }
-
-  function prefetch(n) {
-    const around = [n + 1, n - 1, n + 2, n + 3, n - 2, nextTurn(n), previousTurn(n)];
-    around.filter((k) => k >= 0 && k <= limit() && !boards.has(k)).forEach((k) => fetchBoard(k));
-    // the next and previous step's sentence too, so a key's status line is written with the rest of the
-    // step's page in the frame after the board, not in a frame of its own when the answer comes
-    [n + 1, n - 1].filter((k) => k >= 0 && k <= limit() && !steps.has(k)).forEach((k) => stepAnswer(k));
-  }
-
-  // One step's board as the API drew it, kept as its text and an outline of that text: each
-  // element's tag, data-id, and where its markup, start tag and children lie. Outlining a board
-  // takes about a millisecond; parsing it whole into a DOM takes ten, so a board is parsed whole
-  // only when nothing is on the page yet, and otherwise only the pieces that changed are.
-  class Board {
-    constructor(text) {
-      this.text = text;
-      this.tree = undefined;
-    }
-
-    outline() {
-      if (this.tree === undefined) this.tree = outlineOf(this.text);
-      return this.tree;
-    }
-  }
-
-  const TAG = /<(\/?)([A-Za-z_][\w:.-]*)([^>]*?)(\/?)>/g;
-  const ATTRIBUTE = /([A-Za-z_][\w:.-]*)="([^"]*)"/g;
-
-  // {tag, id, start, end, open (end of the start tag), kids} for the root element, or null when
-  // the text is not one well-formed element: markup outside tags is a text child.
-  function outlineOf(text) {
-    const stack = [{ kids: [] }];
-    let at = 0;
-    TAG.lastIndex = 0;
-    for (let found = TAG.exec(text); found; found = TAG.exec(text)) {
-      const top = stack[stack.length - 1];
-      if (found.index > at && stack.length > 1) top.kids.push({ tag: "#text", start: at, end: found.index, kids: [] });
-      at = TAG.lastIndex;
-      if (found[1]) { // a closing tag
-        const node = stack.pop();
-        if (stack.length === 0 || node.tag !== found[2]) return null;
-        node.end = at;
-        continue;
-      }
-      const ident = /\sdata-id="([^"]*)"/.exec(found[3]);
-      const node = { tag: found[2], id: ident ? ident[1] : null, start: found.index, end: at, open: at, kids: [] };
-      top.kids.push(node);
-      if (!found[4]) stack.push(node);
-    }
-    const roots = stack.length === 1 ? stack[0].kids.filter((k) => k.tag !== "#text") : [];
-    return roots.length === 1 && roots[0].tag === "svg" ? roots[0] : null;
-  }
-
-  const ENTITIES = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
-  const unescape = (text) => text.replace(/&(#x[0-9a-fA-F]+|#\d+|\w+);/g, (whole, name) => (name[0] === "#"
-    ? String.fromCodePoint(name[1] === "x" ? parseInt(name.slice(2), 16) : Number(name.slice(1)))
-    : ENTITIES[name] ?? whole));
-
-  function attributesOf(text, node) {
-    const found = new Map();
-    const tag = text.slice(node.start, node.open);
-    ATTRIBUTE.lastIndex = 0;
-    for (let m = ATTRIBUTE.exec(tag); m; m = ATTRIBUTE.exec(tag)) if (m[1] !== "xmlns") found.set(m[1], unescape(m[2]));
-    return found;
-  }
-
-  // Page nodes for some markup of a board: parsed inside an <svg> so they land in the SVG namespace.
-  function parsePieces(markup) {
-    const parsed = new DOMParser().parseFromString(`<svg xmlns="${SVG}">${markup}</svg>`, "image/svg+xml").documentElement;
-    return [...document.importNode(parsed, true).childNodes];
-  }
-
-  const samePiece = (a, b) => a.tag === b.tag && (a.tag === "#text" || a.id === b.id);
-
-  // Make the page's node `live`, drawn from outline `a` of text `was`, equal to outline `b` of text
-  // `now`, touching only what differs: a step changes a few pieces of a board of thousands of
-  // elements, and only those are parsed, restyled, laid out and painted again. Children are matched
-  // from both ends, so a piece added to or removed from a list replaces only the middle.
-  function patch(live, was, a, now, b) {
-    const before = was.slice(a.start, a.end);
-    if (before === now.slice(b.start, b.end)) return;
-    if (!samePiece(a, b) || live.nodeName !== (a.tag === "#text" ? "#text" : a.tag)) {
-      live.replaceWith(...parsePieces(now.slice(b.start, b.end)));
-      return;
-    }
-    if (a.tag === "#text") {
-      live.data = unescape(now.slice(b.start, b.end));
-      return;
-    }
-    if (was.slice(a.start, a.open) !== now.slice(b.start, b.open)) {
-      const old = attributesOf(was, a);
-      attributesOf(now, b).forEach((value, name) => {
-        if (old.get(name) !== value) live.setAttribute(name, value);
-        old.delete(name);
-      });
-      old.forEach((_, name) => live.removeAttribute(name));
-    }
-    const kids = [...live.childNodes];
-    if (kids.length !== a.kids.length) { // not drawn from `a` after all: redraw the whole piece
-      live.replaceWith(...parsePieces(now.slice(b.start, b.end)));
-      return;
-    }
-    let head = 0;
-    while (head < a.kids.length && head < b.kids.length && samePiece(a.kids[head], b.kids[head])) head++;
-    let tailA = a.kids.length;
-    let tailB = b.kids.length;
-    while (tailA > head && tailB > head && samePiece(a.kids[tailA - 1], b.kids[tailB - 1])) { tailA--; tailB--; }
-    if (tailA > head || tailB > head) {
-      for (let i = head; i < tailA; i++) kids[i].remove();
-      const added = tailB > head ? parsePieces(now.slice(b.kids[head].start, b.kids[tailB - 1].end)) : [];
-      const anchor = tailA < kids.length ? kids[tailA] : null;
-      added.forEach((node) => live.insertBefore(node, anchor));
-    }
-    for (let i = 0; i < head; i++) patch(kids[i], was, a.kids[i], now, b.kids[i]);
-    for (let i = 0; i < a.kids.length - tailA; i++) patch(kids[tailA + i], was, a.kids[tailA + i], now, b.kids[tailB + i]);
-  }
-
-  let onPage = null; // the Board whose drawing #board holds (with its outline), or null
-
-  const idle = window.requestIdleCallback || ((job) => setTimeout(job, 1));
-  function whenIdle(job) {
-    idle(job, { timeout: 500 });
-  }
-
-  // A whole board parsed into page nodes, or null when its text is not an SVG drawing.
-  function parseBoard(text) {
-    const root = new DOMParser().parseFromString(text, "image/svg+xml").documentElement;
-    return root.nodeName === "svg" && !root.querySelector("parsererror") ? document.importNode(root, true) : null;
-  }
-
-  // The new board goes in by patching the one on the page when there is one (see patch).
-  function paintBoard(n, drawn) {
-    const board = $("board");
-    const tree = drawn.board ? drawn.board.outline() : null;
-    const live = board.firstElementChild;
-    const patching = tree && onPage && live && live.nodeName === "svg";
-    const whole = tree && !patching ? parseBoard(drawn.board.text) : null;
-    if (patching) {
-      patch(live, onPage.text, onPage.outline(), drawn.board.text, tree);
-      onPage = drawn.board;
-    } else if (whole) {
-      board.replaceChildren(whole);
-      board.classList.remove("no-board");
-      onPage = drawn.board;
-    } else {
-      board.replaceChildren(el("p", drawn.board ? "The board drawing for this step could not be read." : drawn.sentence, "board-sentence"));
-      board.classList.add("no-board");
-      onPage = null;
-      if (!drawn.board) $("data").open = true;
-    }
-    $("board-region").setAttribute("aria-label", `board at step ${n}`);
-    page.shown = n;
-    document.body.dataset.step = String(n);
-    document.dispatchEvent(new CustomEvent("cronaca:step", { detail: { step: n, line: page.line, board: Boolean(onPage) } }));
-  }
-
-  // ---- moving ------------------------------------------------------------------------------------
-
-  function turnEnds() {
-    return page.turns.map((t) => t.to);
-  }
-
-  function nextTurn(n) {
-    const found = turnEnds().find((to) => to > n);
-    return found === undefined ? last() : found;
-  }
-
-  function previousTurn(n) {
-    const ends = turnEnds().filter((to) => to < n);
-    return ends.length ? ends[ends.length - 1] : 0;
-  }
-
-  async function go(n, options = {}) {
-    if (!page.record) return;
-    n = Math.max(0, Math.min(options.unbounded ? last() : limit(), Math.round(n)));
-    page.at = n;
-    if (!options.keepHash) hashDue = true; // written after the board's frame (a same-page navigation costs a millisecond or two)
-    showControls(n);
-    afterFrame(); // the move list follows the slider even while a board is on its way
-    const mine = generation;
-    const drawn = await fetchBoard(n);
-    if (page.at !== n || mine !== generation) return; // a newer step (or reader) was asked for meanwhile
-    paintBoard(n, drawn);
-    afterFrame();
-  }
-
-  // The board is painted in the frame after the key; the move list, the chart's cursor, the step's
-  // sentence and status, and fetching the neighbours wait for the frame after it, so they never
-  // delay the board (several calls before that run once, for the step shown by then). Whatever
-  // else waits for that moment (study.js's notes panel) listens for "cronaca:after-frame" and
-  // goes into the same second frame: a third frame would keep the display's beat running into
-  // the reader's next key.
-  let later = false;
-  let hashDue = false;
-  function afterFrame() {
-    if (later) return;
-    later = true;
-    requestAnimationFrame(() => setTimeout(() => {
-      later = false;
-      const n = page.at;
-      if (hashDue) whenIdle(writeHash);
-      showAround(n);
-      if (page.shown === n) {
-        prefetch(n);
-        showStep(n);
-      }
-      document.dispatchEvent(new CustomEvent("cronaca:after-frame", { detail: { step: n } })); // study.js's panel, same frame
-    }, 0));
-  }
-
-  function writeHash() {
-    if (!hashDue) return;
-    hashDue = false;
-    // An address the reader has just opened (another seat's token, spoilers on or off) and the page has not
-    // read yet is the hashchange handler's: written over here, the token would be lost before it is read.
+async function loadRecord() {
+  const answer = await ask(`/api/records/${id}`, { cache: "no-store" });
+  if (answer.status === 403 && page.token) {
+    notice("That seat token opens no seat of this record: you see the public view instead.");
+    page.token = null;
     const params = hashParams();
-    if ((params.get("token") || null) !== page.token || (params.get("spoilers") === "off") !== page.spoilerFree) return;
-    history.replaceState(null, "", hashFor(page.at));
+    params.delete("token");
+    history.replaceState(null, "", "#" + params.toString());
+    return loadRecord();
   }
-
-  function showPlace(n) {
-    showControls(n);
-    showAround(n);
+  if (!answer.ok) {
+    const why = answer.status === 404 ? "There is no record here: it may have been deleted, or the address is wrong."
+      : `The record could not be read: ${answer.body.detail || answer.status}.`;
+    throw Object.assign(new Error(why), { fatal: true });
   }
+  page.record = answer.body;
+  page.etag = answer.response.headers.get("ETag");
+}
 
-  // The controls: cheap, done at once so the slider never lags.
-  function showControls(n) {
-    const slider = $("slider");
-    slider.max = String(limit());
-    slider.value = String(n);
-    $("step").textContent = String(n);
-    $("steps").textContent = String(last());
-    $("of").hidden = page.spoilerFree;
-    slider.setAttribute("aria-valuetext", `step ${n}` + (page.spoilerFree ? "" : ` of ${last()}`));
-    $("first").disabled = n === 0;
-    $("prev").disabled = $("prev-turn").disabled = n === 0;
-    $("next").disabled = $("next-turn").disabled = n >= limit();
-    $("last").disabled = n >= last();
-  }
+async function loadTurns() {
+  const answer = await ask(`/api/records/${id}/turns`);
+  page.turns = answer.ok ? answer.body : [];
+}
 
-  // The story line, the spoiler cut and the chart's cursor for step n.
-  function showAround(n) {
-    cutStory(n);
-    markLine(n);
-    drawScores(n);
-  }
+async function loadStory() {
+  const answer = await ask(`/api/records/${id}/story`);
+  page.storyLoaded = true;
+  page.storyError = answer.ok ? "" : "The move list could not be read: " + (answer.body.detail || answer.status) + ".";
+  page.story = answer.ok ? answer.body.lines : [];
+  page.viewOf = answer.ok ? answer.body.view_of : null;
+}
 
-  function stepAnswer(n) {
-    let known = steps.get(n);
-    if (!known) {
-      known = api(`${lineBase()}/steps/${n}`);
-      steps.set(n, known);
-      if (steps.size > CACHE) steps.delete(steps.keys().next().value);
-    }
+async function loadScores() {
+  const answer = await ask(`/api/records/${id}/scores`);
+  page.scores = answer.ok ? answer.body : { available: false, reason: answer.body.detail || "the scores could not be read" };
+}
+
+async function loadAll() {
+  await loadRecord();
+  await Promise.all([loadTurns(), loadStory(), loadScores()]);
+}
+
+function forgetReader() {
+  generation += 1;
+  boards.clear();
+  steps.clear();
+  page.noLayout = null;
+  page.shown = -1;
+}
+
+// ---- the board ---------------------------------------------------------------------------------
+
+function fetchBoard(n) {
+  if (page.noLayout !== null) return Promise.resolve({ sentence: page.noLayout });
+  const known = boards.get(n);
+  if (known) {
+    boards.delete(n);
+    boards.set(n, known); // most recently used last
     return known;
   }
-
-  async function showStep(n) {
-    const known = stepAnswer(n);
-    const mine = generation;
-    const answer = await known;
-    if (page.at !== n || mine !== generation) return;
-    const status = $("status");
-    if (!answer.ok) {
-      steps.delete(n);
-      status.textContent = "This step could not be read: " + (answer.body.detail || answer.status) + ".";
-      return;
+  const mine = generation;
+  const promise = (async () => {
+    const answer = await ask(`${lineBase()}/steps/${n}/board`);
+    if (answer.ok) {
+      const drawn = { board: new Board(answer.body) };
+      whenIdle(() => drawn.board.outline()); // outlined between presses, not when the key comes
+      return drawn;
     }
-    const step = answer.body;
-    const p = step.pending;
-    const next = p.seat === null || p.seat === undefined ? p.kind : `${names()[p.seat] || "seat " + p.seat}: ${p.kind}`;
-    // Written only when it says something new: a write of the same text is still a change to paint, and
-    // every frame keeps the browser on the display's beat, so the next key would wait for a whole frame.
-    setText(status, `next: ${next} · view: ${step.view_of}`);
-    shownView = step;
-    if ($("data").open) renderData(step);
-    else if ($("state").firstChild) $("state").replaceChildren(); // drawn when opened: a large view costs a frame to lay out
-  }
-  let shownView = null;
-
-  function renderData(step) {
-    const state = $("state");
-    state.replaceChildren(Cronaca.render(step.view));
-    if (step.scores) {
-      state.appendChild(el("h2", "scores"));
-      state.appendChild(Cronaca.render(step.scores.seats));
+    const type = (answer.body && answer.body.type) || "";
+    if (answer.status === 404 && type.endsWith("no-layout")) {
+      if (mine === generation) page.noLayout = answer.body.detail || "This record's edition has no board drawing.";
+      return { sentence: answer.body.detail || "This record's edition has no board drawing." };
     }
+    boards.delete(n); // an error is not kept: the next visit asks again
+    return { sentence: "The board could not be drawn: " + ((answer.body && answer.body.detail) || answer.status) + "." };
+  })();
+  boards.set(n, promise);
+  while (boards.size > CACHE) boards.delete(boards.keys().next().value);
+  return promise;
+}
+
+function prefetch(n) {
+  const around = [n + 1, n - 1, n + 2, n + 3, n - 2, nextTurn(n), previousTurn(n)];
+  around.filter((k) => k >= 0 && k <= limit() && !boards.has(k)).forEach((k) => fetchBoard(k));
+  // the next and previous step's sentence too, so a key's status line is written with the rest of the
+  // step's page in the frame after the board, not in a frame of its own when the answer comes
+  [n + 1, n - 1].filter((k) => k >= 0 && k <= limit() && !steps.has(k)).forEach((k) => stepAnswer(k));
+}
+
+let onPage = null; // the Board whose drawing #board holds (with its outline), or null
+
+// The new board goes in by patching the one on the page when there is one (see patch).
+function paintBoard(n, drawn) {
+  const board = $("board");
+  const tree = drawn.board ? drawn.board.outline() : null;
+  const live = board.firstElementChild;
+  const patching = tree && onPage && live && live.nodeName === "svg";
+  const whole = tree && !patching ? parseBoard(drawn.board.text) : null;
+  if (patching) {
+    patch(live, onPage.text, onPage.outline(), drawn.board.text, tree);
+    onPage = drawn.board;
+  } else if (whole) {
+    board.replaceChildren(whole);
+    board.classList.remove("no-board");
+    onPage = drawn.board;
+  } else {
+    board.replaceChildren(el("p", drawn.board ? "The board drawing for this step could not be read." : drawn.sentence, "board-sentence"));
+    board.classList.add("no-board");
+    onPage = null;
+    if (!drawn.board) $("data", "details").open = true;
   }
+  $("board-region").setAttribute("aria-label", `board at step ${n}`);
+  page.shown = n;
+  document.body.dataset.step = String(n);
+  document.dispatchEvent(new CustomEvent("cronaca:step", { detail: { step: n, line: page.line, board: Boolean(onPage) } }));
+}
 
-  // ---- the story ---------------------------------------------------------------------------------
+// ---- moving ------------------------------------------------------------------------------------
 
-  const escape = (text) => String(text).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
+function turnEnds() {
+  return page.turns.map((t) => t.to);
+}
 
-  // Where a line's chance outcomes came from (docs/trust.md): drawn by the service from committed seeds, or asserted
-  // by a transcriber (a table's word). A small mark after the line's text; nothing where the line met no chance.
-  const BY = {
-    service: ["⚄", "drawn by the service from committed seeds (provable)"],
-    transcriber: ["✎", "asserted by the transcriber (a table's word)"],
-  };
-  const byMark = (by) => (BY[by] ? ` <span class="by by-${by}" title="${BY[by][1]}" aria-label="${BY[by][1]}">${BY[by][0]}</span>` : "");
+function nextTurn(n) {
+  const found = turnEnds().find((to) => to > n);
+  return found === undefined ? last() : found;
+}
 
-  // The move list as one piece of markup (thousands of lines: far faster than node by node), every
-  // text escaped; then the lines and groups are looked up once for highlighting and spoiler cuts.
-  // A line is a link without an href (role=link, in the tab order, Enter and clicks handled in wire):
-  // Chromium's navigation predictor watches a sample of a page's href links with a delayed
-  // IntersectionObserver, which asked for a main frame with nothing to draw 30-120 ms after each step
-  // as the list scrolled, and kept the next key waiting for the display's beat (docs/benchmarks.md).
-  function buildStory() {
-    const moves = $("moves");
-    const byStep = page.story;
-    const html = [];
-    let k = 0;
-    let round = null;
-    const turns = page.turns.length ? page.turns : [{ turn: 0, round: 0, seat: null, player: null, from: 0, to: last() }];
-    turns.forEach((turn, t) => {
-      const end = t === turns.length - 1 ? Infinity : turn.to;
-      const start = k;
-      while (k < byStep.length && byStep[k].step <= end) k++;
-      if (k === start) return;
-      const from = byStep[start].step;
-      if (turn.round !== round || !html.length) {
-        if (html.length) html.push("</section>");
-        round = turn.round;
-        html.push(`<section class="round" data-from="${from}"><h3>${turn.turn === 0 ? "Setup" : "Round " + escape(round)}</h3>`);
-      }
-      const who = escape(turn.player || "the game");
-      html.push(`<div class="turn" data-from="${from}">`);
-      if (turn.turn > 0) html.push(`<p class="turn-head">${who}</p>`);
-      html.push(`<ol role="list" aria-label="${turn.turn === 0 ? "setup" : `round ${escape(turn.round)}, ${who}`}">`);
-      for (let i = start; i < k; i++) {
-        const step = byStep[i].step;
-        html.push(`<li role="listitem" data-step="${step}"><a role="link" tabindex="0" data-step="${step}">${escape(byStep[i].text)}</a>${byMark(byStep[i].by)}</li>`);
-      }
-      html.push("</ol></div>");
-    });
-    if (html.length) html.push("</section>");
-    moves.innerHTML = html.join("");
-    lineNodes = new Map();
-    lineAt = [];
-    lineText = new Map(byStep.map((line) => [line.step, line.text]));
-    moves.querySelectorAll("li[data-step]").forEach((item) => {
-      const step = Number(item.dataset.step);
-      lineNodes.set(step, item);
-      lineAt.push(step);
-    });
-    groups = [...moves.querySelectorAll("[data-from]")].map((node) => ({ node, from: Number(node.dataset.from) }));
-    $("story-note").textContent = !page.storyLoaded ? "Loading the move list…" : page.storyError
-      || (byStep.length ? "" : "Nothing has happened yet.");
+function previousTurn(n) {
+  const ends = turnEnds().filter((to) => to < n);
+  return ends.length ? ends[ends.length - 1] : 0;
+}
+
+async function go(n, options = {}) {
+  if (!page.record) return;
+  n = Math.max(0, Math.min(options.unbounded ? last() : limit(), Math.round(n)));
+  page.at = n;
+  if (!options.keepHash) hashDue = true; // written after the board's frame (a same-page navigation costs a millisecond or two)
+  showControls(n);
+  afterFrame(); // the move list follows the slider even while a board is on its way
+  const mine = generation;
+  const drawn = await fetchBoard(n);
+  if (page.at !== n || mine !== generation) return; // a newer step (or reader) was asked for meanwhile
+  paintBoard(n, drawn);
+  afterFrame();
+}
+
+// The board is painted in the frame after the key; the move list, the chart's cursor, the step's
+// sentence and status, and fetching the neighbours wait for the frame after it, so they never
+// delay the board (several calls before that run once, for the step shown by then). Whatever
+// else waits for that moment (study.js's notes panel) listens for "cronaca:after-frame" and
+// goes into the same second frame: a third frame would keep the display's beat running into
+// the reader's next key.
+let later = false;
+let hashDue = false;
+function afterFrame() {
+  if (later) return;
+  later = true;
+  requestAnimationFrame(() => setTimeout(() => {
+    later = false;
+    const n = page.at;
+    if (hashDue) whenIdle(writeHash);
+    showAround(n);
+    if (page.shown === n) {
+      prefetch(n);
+      showStep(n);
+    }
+    document.dispatchEvent(new CustomEvent("cronaca:after-frame", { detail: { step: n } })); // study.js's panel, same frame
+  }, 0));
+}
+
+function writeHash() {
+  if (!hashDue) return;
+  hashDue = false;
+  // An address the reader has just opened (another seat's token, spoilers on or off) and the page has not
+  // read yet is the hashchange handler's: written over here, the token would be lost before it is read.
+  const params = hashParams();
+  if ((params.get("token") || null) !== page.token || (params.get("spoilers") === "off") !== page.spoilerFree) return;
+  history.replaceState(null, "", hashFor(page.at));
+}
+
+function showPlace(n) {
+  showControls(n);
+  showAround(n);
+}
+
+// The controls: cheap, done at once so the slider never lags.
+function showControls(n) {
+  const slider = $("slider", "input");
+  slider.max = String(limit());
+  slider.value = String(n);
+  $("step", "output").textContent = String(n);
+  $("steps", "output").textContent = String(last());
+  $("of").hidden = page.spoilerFree;
+  slider.setAttribute("aria-valuetext", `step ${n}` + (page.spoilerFree ? "" : ` of ${last()}`));
+  $("first", "button").disabled = n === 0;
+  $("prev", "button").disabled = $("prev-turn", "button").disabled = n === 0;
+  $("next", "button").disabled = $("next-turn", "button").disabled = n >= limit();
+  $("last", "button").disabled = n >= last();
+}
+
+// The story line, the spoiler cut and the chart's cursor for step n.
+function showAround(n) {
+  cutStory(n);
+  markLine(n);
+  drawScores(n);
+}
+
+function stepAnswer(n) {
+  let known = steps.get(n);
+  if (!known) {
+    known = ask(`${lineBase()}/steps/${n}`);
+    steps.set(n, known);
+    if (steps.size > CACHE) steps.delete(steps.keys().next().value);
+  }
+  return known;
+}
+
+async function showStep(n) {
+  const known = stepAnswer(n);
+  const mine = generation;
+  const answer = await known;
+  if (page.at !== n || mine !== generation) return;
+  const status = $("status");
+  if (!answer.ok) {
+    steps.delete(n);
+    status.textContent = "This step could not be read: " + (answer.body.detail || answer.status) + ".";
+    return;
+  }
+  const step = answer.body;
+  const p = step.pending;
+  const next = p.seat === null || p.seat === undefined ? p.kind : `${names()[p.seat] || "seat " + p.seat}: ${p.kind}`;
+  // Written only when it says something new: a write of the same text is still a change to paint, and
+  // every frame keeps the browser on the display's beat, so the next key would wait for a whole frame.
+  setText(status, `next: ${next} · view: ${step.view_of}`);
+  shownView = step;
+  if ($("data", "details").open) renderData(step);
+  else if ($("state").firstChild) $("state").replaceChildren(); // drawn when opened: a large view costs a frame to lay out
+}
+let shownView = null;
+
+function renderData(step) {
+  const state = $("state");
+  state.replaceChildren(render(step.view));
+  if (step.scores) {
+    state.appendChild(el("h2", "scores"));
+    state.appendChild(render(step.scores.seats));
+  }
+}
+
+// ---- the story ---------------------------------------------------------------------------------
+
+const escape = (text) => String(text).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
+
+// Where a line's chance outcomes came from (docs/trust.md): drawn by the service from committed seeds, or asserted
+// by a transcriber (a table's word). A small mark after the line's text; nothing where the line met no chance.
+const BY = {
+  service: ["⚄", "drawn by the service from committed seeds (provable)"],
+  transcriber: ["✎", "asserted by the transcriber (a table's word)"],
+};
+const byMark = (by) => (BY[by] ? ` <span class="by by-${by}" title="${BY[by][1]}" aria-label="${BY[by][1]}">${BY[by][0]}</span>` : "");
+
+// The move list as one piece of markup (thousands of lines: far faster than node by node), every
+// text escaped; then the lines and groups are looked up once for highlighting and spoiler cuts.
+// A line is a link without an href (role=link, in the tab order, Enter and clicks handled in wire):
+// Chromium's navigation predictor watches a sample of a page's href links with a delayed
+// IntersectionObserver, which asked for a main frame with nothing to draw 30-120 ms after each step
+// as the list scrolled, and kept the next key waiting for the display's beat (docs/benchmarks.md).
+function buildStory() {
+  const moves = $("moves");
+  const byStep = page.story;
+  const html = [];
+  let k = 0;
+  let round = null;
+  const turns = page.turns.length ? page.turns : [{ turn: 0, round: 0, seat: null, player: null, from: 0, to: last() }];
+  turns.forEach((turn, t) => {
+    const end = t === turns.length - 1 ? Infinity : turn.to;
+    const start = k;
+    while (k < byStep.length && byStep[k].step <= end) k++;
+    if (k === start) return;
+    const from = byStep[start].step;
+    if (turn.round !== round || !html.length) {
+      if (html.length) html.push("</section>");
+      round = turn.round;
+      html.push(`<section class="round" data-from="${from}"><h3>${turn.turn === 0 ? "Setup" : "Round " + escape(round)}</h3>`);
+    }
+    const who = escape(turn.player || "the game");
+    html.push(`<div class="turn" data-from="${from}">`);
+    if (turn.turn > 0) html.push(`<p class="turn-head">${who}</p>`);
+    html.push(`<ol role="list" aria-label="${turn.turn === 0 ? "setup" : `round ${escape(turn.round)}, ${who}`}">`);
+    for (let i = start; i < k; i++) {
+      const step = byStep[i].step;
+      html.push(`<li role="listitem" data-step="${step}"><a role="link" tabindex="0" data-step="${step}">${escape(byStep[i].text)}</a>${byMark(byStep[i].by)}</li>`);
+    }
+    html.push("</ol></div>");
+  });
+  if (html.length) html.push("</section>");
+  moves.innerHTML = html.join("");
+  lineNodes = new Map();
+  lineAt = [];
+  lineText = new Map(byStep.map((line) => [line.step, line.text]));
+  /** @type {NodeListOf<HTMLLIElement>} */ (moves.querySelectorAll("li[data-step]")).forEach((item) => {
+    const step = Number(item.dataset.step);
+    lineNodes.set(step, item);
+    lineAt.push(step);
+  });
+  groups = [.../** @type {NodeListOf<HTMLElement>} */ (moves.querySelectorAll("[data-from]"))].map((node) => ({ node, from: Number(node.dataset.from) }));
+  $("story-note").textContent = !page.storyLoaded ? "Loading the move list…" : page.storyError
+    || (byStep.length ? "" : "Nothing has happened yet.");
+  marked = null;
+  cutAt = null;
+  document.dispatchEvent(new CustomEvent("cronaca:story", { detail: { line: page.line } })); // study.js adds notes and branches
+}
+
+// The story line of step n: the last line at or before it.
+function lineOf(n) {
+  let lo = 0;
+  let hi = lineAt.length - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (lineAt[mid] <= n) { found = mid; lo = mid + 1; } else hi = mid - 1;
+  }
+  return found < 0 ? null : lineAt[found];
+}
+
+let marked = null;
+function markLine(n) {
+  if (page.line) { // a variation's branch is shown: study.js marks its move and says it
+    const old = marked === null ? null : lineNodes.get(marked);
+    if (old) {
+      old.classList.remove("current");
+      old.removeAttribute("aria-current");
+    }
     marked = null;
-    cutAt = null;
-    document.dispatchEvent(new CustomEvent("cronaca:story", { detail: { line: page.line } })); // study.js adds notes and branches
+    return;
   }
-
-  // The story line of step n: the last line at or before it.
-  function lineOf(n) {
-    let lo = 0;
-    let hi = lineAt.length - 1;
-    let found = -1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (lineAt[mid] <= n) { found = mid; lo = mid + 1; } else hi = mid - 1;
-    }
-    return found < 0 ? null : lineAt[found];
-  }
-
-  let marked = null;
-  function markLine(n) {
-    if (page.line) { // a variation's branch is shown: study.js marks its move and says it
-      const old = marked === null ? null : lineNodes.get(marked);
-      if (old) {
-        old.classList.remove("current");
-        old.removeAttribute("aria-current");
-      }
-      marked = null;
-      return;
-    }
-    const at = lineOf(n);
-    const text = at === null ? null : lineText.get(at);
-    if (marked !== at) {
-      const item = at === null ? null : lineNodes.get(at);
-      const box = $("moves");
-      let scroll = null;
-      if (item && !item.hidden) { // geometry read before anything is written: one layout, not two
-        const top = item.getBoundingClientRect().top - box.getBoundingClientRect().top + box.scrollTop;
-        if (top < box.scrollTop || top + item.offsetHeight > box.scrollTop + box.clientHeight) {
-          scroll = Math.max(0, top - box.clientHeight / 3);
-        }
-      }
-      const old = marked === null ? null : lineNodes.get(marked);
-      if (old) {
-        old.classList.remove("current");
-        old.removeAttribute("aria-current");
-      }
-      marked = at;
-      if (item) {
-        item.classList.add("current");
-        item.setAttribute("aria-current", "step");
-        if (scroll !== null) box.scrollTop = scroll;
+  const at = lineOf(n);
+  const text = at === null ? null : lineText.get(at);
+  if (marked !== at) {
+    const item = at === null ? null : lineNodes.get(at);
+    const box = $("moves");
+    let scroll = null;
+    if (item && !item.hidden) { // geometry read before anything is written: one layout, not two
+      const top = item.getBoundingClientRect().top - box.getBoundingClientRect().top + box.scrollTop;
+      if (top < box.scrollTop || top + item.offsetHeight > box.scrollTop + box.clientHeight) {
+        scroll = Math.max(0, top - box.clientHeight / 3);
       }
     }
-    $("said").textContent = n === 0 ? "Before the game: nothing has happened yet."
-      : text ? (at === n ? text : `${text} (and ${n - at} quieter step${n - at > 1 ? "s" : ""} after it)`) : "";
-  }
-
-  // Spoiler-free: lines after the current step are hidden, changed only where the cut moved.
-  let cutAt = null;
-  function cutStory(n) {
-    const cut = page.spoilerFree ? n : Infinity;
-    if (cut === cutAt) return;
-    const lo = cutAt === null ? -Infinity : Math.min(cut, cutAt);
-    const hi = cutAt === null ? Infinity : Math.max(cut, cutAt);
-    cutAt = cut;
-    lineAt.forEach((step) => {
-      if (step <= lo || step > hi) return;
-      const item = lineNodes.get(step);
-      const hide = step > cut;
-      if (item.hidden !== hide) item.hidden = hide;
-    });
-    groups.forEach((g) => {
-      const hide = g.from > cut;
-      if (g.node.hidden !== hide) g.node.hidden = hide;
-    });
-  }
-
-  // ---- scores ------------------------------------------------------------------------------------
-
-  const pretty = (key) => String(key).replace(/_/g, " ");
-
-  function cell(value) {
-    if (value === null || value === undefined) return "—";
-    if (typeof value === "boolean") return value ? "yes" : "no";
-    if (Array.isArray(value)) return value.map(cell).join(", ");
-    if (typeof value === "object") {
-      if (value.hidden === true) return "hidden";
-      return Object.entries(value).map(([k, v]) => `${pretty(k)} ${cell(v)}`).join(", ");
+    const old = marked === null ? null : lineNodes.get(marked);
+    if (old) {
+      old.classList.remove("current");
+      old.removeAttribute("aria-current");
     }
-    return String(value);
-  }
-
-  function roundAt(step) {
-    const rounds = (page.scores && page.scores.rounds) || [];
-    let found = null;
-    rounds.forEach((r) => { if (r.step <= step) found = r.round; });
-    return found;
-  }
-
-  let chartKey = null;
-  let cursor = null;
-  let xOf = null;
-  function drawScores(n) {
-    const s = page.scores;
-    const note = $("scores-note");
-    if (!s || !s.available) {
-      if (chartKey !== "none") {
-        chartKey = "none";
-        note.textContent = s ? s.reason.charAt(0).toUpperCase() + s.reason.slice(1) + "." : "";
-        ["chart", "legend", "leads", "final"].forEach((k) => $(k).replaceChildren());
-      }
-      return;
-    }
-    const end = page.spoilerFree ? n : s.steps;
-    const key = `${end}`;
-    if (chartKey !== key) {
-      chartKey = key;
-      note.textContent = page.spoilerFree ? "Spoiler-free: the chart stops at this step." : "";
-      drawChart(s, end);
-      drawLeads(s, end);
-      drawFinal(s, n);
-    } else if (page.spoilerFree) {
-      drawFinal(s, n);
-    }
-    if (cursor && xOf) {
-      const x = xOf(Math.min(n, end));
-      cursor.setAttribute("x1", x);
-      cursor.setAttribute("x2", x);
+    marked = at;
+    if (item) {
+      item.classList.add("current");
+      item.setAttribute("aria-current", "step");
+      if (scroll !== null) box.scrollTop = scroll;
     }
   }
+  $("said").textContent = n === 0 ? "Before the game: nothing has happened yet."
+    : text ? (at === n ? text : `${text} (and ${n - at} quieter step${n - at > 1 ? "s" : ""} after it)`) : "";
+}
 
-  function drawChart(s, end) {
-    const W = 900;
-    const H = 240;
-    const M = { left: 44, right: 16, top: 12, bottom: 34 };
-    const span = Math.max(1, end);
-    const totals = s.seats.flatMap((seat) => seat.totals.slice(0, end + 1));
-    let lo = Math.min(0, ...totals);
-    let hi = Math.max(1, ...totals);
-    if (hi === lo) hi = lo + 1;
-    xOf = (step) => (M.left + (step / span) * (W - M.left - M.right)).toFixed(1);
-    const yOf = (v) => (H - M.bottom - ((v - lo) / (hi - lo)) * (H - M.top - M.bottom)).toFixed(1);
-    const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", class: "score-chart",
-      "aria-label": `running scores of every seat, steps 0 to ${end}; click to jump to a step` });
-    // y grid: about five steps
-    const stepY = Math.max(1, Math.ceil((hi - lo) / 5));
-    for (let v = Math.ceil(lo / stepY) * stepY; v <= hi; v += stepY) {
-      chart.appendChild(svg("line", { x1: M.left, x2: W - M.right, y1: yOf(v), y2: yOf(v), class: "grid" }));
-      const label = svg("text", { x: M.left - 6, y: Number(yOf(v)) + 4, "text-anchor": "end", class: "axis" });
-      label.textContent = String(v);
+// Spoiler-free: lines after the current step are hidden, changed only where the cut moved.
+let cutAt = null;
+function cutStory(n) {
+  const cut = page.spoilerFree ? n : Infinity;
+  if (cut === cutAt) return;
+  const lo = cutAt === null ? -Infinity : Math.min(cut, cutAt);
+  const hi = cutAt === null ? Infinity : Math.max(cut, cutAt);
+  cutAt = cut;
+  lineAt.forEach((step) => {
+    if (step <= lo || step > hi) return;
+    const item = lineNodes.get(step);
+    const hide = step > cut;
+    if (item.hidden !== hide) item.hidden = hide;
+  });
+  groups.forEach((g) => {
+    const hide = g.from > cut;
+    if (g.node.hidden !== hide) g.node.hidden = hide;
+  });
+}
+
+// ---- scores ------------------------------------------------------------------------------------
+
+const pretty = (key) => String(key).replace(/_/g, " ");
+
+function cell(value) {
+  if (value === null || value === undefined) return "—";
+  if (typeof value === "boolean") return value ? "yes" : "no";
+  if (Array.isArray(value)) return value.map(cell).join(", ");
+  if (typeof value === "object") {
+    if (value.hidden === true) return "hidden";
+    return Object.entries(value).map(([k, v]) => `${pretty(k)} ${cell(v)}`).join(", ");
+  }
+  return String(value);
+}
+
+function roundAt(step) {
+  const rounds = (page.scores && page.scores.rounds) || [];
+  let found = null;
+  rounds.forEach((r) => { if (r.step <= step) found = r.round; });
+  return found;
+}
+
+let chartKey = null;
+let cursor = null;
+let xOf = null;
+function drawScores(n) {
+  const s = page.scores;
+  const note = $("scores-note");
+  if (!s || !s.available) {
+    if (chartKey !== "none") {
+      chartKey = "none";
+      note.textContent = s ? s.reason.charAt(0).toUpperCase() + s.reason.slice(1) + "." : "";
+      ["chart", "legend", "leads", "final"].forEach((k) => $(k).replaceChildren());
+    }
+    return;
+  }
+  const end = page.spoilerFree ? n : s.steps;
+  const key = `${end}`;
+  if (chartKey !== key) {
+    chartKey = key;
+    note.textContent = page.spoilerFree ? "Spoiler-free: the chart stops at this step." : "";
+    drawChart(s, end);
+    drawLeads(s, end);
+    drawFinal(s, n);
+  } else if (page.spoilerFree) {
+    drawFinal(s, n);
+  }
+  if (cursor && xOf) {
+    const x = xOf(Math.min(n, end));
+    cursor.setAttribute("x1", x);
+    cursor.setAttribute("x2", x);
+  }
+}
+
+function drawChart(s, end) {
+  const W = 900;
+  const H = 240;
+  const M = { left: 44, right: 16, top: 12, bottom: 34 };
+  const span = Math.max(1, end);
+  const totals = s.seats.flatMap((seat) => seat.totals.slice(0, end + 1));
+  let lo = Math.min(0, ...totals);
+  let hi = Math.max(1, ...totals);
+  if (hi === lo) hi = lo + 1;
+  xOf = (step) => (M.left + (step / span) * (W - M.left - M.right)).toFixed(1);
+  const yOf = (v) => (H - M.bottom - ((v - lo) / (hi - lo)) * (H - M.top - M.bottom)).toFixed(1);
+  const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", class: "score-chart",
+    "aria-label": `running scores of every seat, steps 0 to ${end}; click to jump to a step` });
+  // y grid: about five steps
+  const stepY = Math.max(1, Math.ceil((hi - lo) / 5));
+  for (let v = Math.ceil(lo / stepY) * stepY; v <= hi; v += stepY) {
+    chart.appendChild(svg("line", { x1: M.left, x2: W - M.right, y1: yOf(v), y2: yOf(v), class: "grid" }));
+    const label = svg("text", { x: M.left - 6, y: Number(yOf(v)) + 4, "text-anchor": "end", class: "axis" });
+    label.textContent = String(v);
+    chart.appendChild(label);
+  }
+  // round marks on the x axis, labelled as often as there is room
+  const rounds = (s.rounds || []).filter((r) => r.step <= end);
+  const every = Math.max(1, Math.ceil(rounds.length / 18));
+  rounds.forEach((r, i) => {
+    const x = xOf(r.step);
+    chart.appendChild(svg("line", { x1: x, x2: x, y1: M.top, y2: H - M.bottom + 4, class: "round-mark" }));
+    if (i % every === 0) {
+      const label = svg("text", { x, y: H - M.bottom + 16, "text-anchor": "middle", class: "axis" });
+      label.textContent = String(r.round);
       chart.appendChild(label);
     }
-    // round marks on the x axis, labelled as often as there is room
-    const rounds = (s.rounds || []).filter((r) => r.step <= end);
-    const every = Math.max(1, Math.ceil(rounds.length / 18));
-    rounds.forEach((r, i) => {
-      const x = xOf(r.step);
-      chart.appendChild(svg("line", { x1: x, x2: x, y1: M.top, y2: H - M.bottom + 4, class: "round-mark" }));
-      if (i % every === 0) {
-        const label = svg("text", { x, y: H - M.bottom + 16, "text-anchor": "middle", class: "axis" });
-        label.textContent = String(r.round);
-        chart.appendChild(label);
-      }
-    });
-    const caption = svg("text", { x: W - M.right, y: H - 4, "text-anchor": "end", class: "axis" });
-    caption.textContent = "round";
-    chart.appendChild(caption);
-    s.seats.forEach((seat, i) => {
-      const points = seat.totals.slice(0, end + 1).map((v, step) => `${xOf(step)},${yOf(v)}`).join(" ");
-      const line = svg("polyline", { points, fill: "none", stroke: COLOURS[i % COLOURS.length], "stroke-width": 2.5,
-        class: "seat-line", "data-seat": seat.seat });
-      if (DASHES[i % DASHES.length]) line.setAttribute("stroke-dasharray", DASHES[i % DASHES.length]);
-      const tip = svg("title");
-      tip.textContent = `${seat.name}'s running score`;
-      line.appendChild(tip);
-      chart.appendChild(line);
-    });
-    (s.lead_changes || []).filter((c) => c.step <= end).forEach((c) => {
-      const seat = s.seats.find((x) => x.seat === c.seat);
-      if (!seat) return;
-      const mark = svg("circle", { cx: xOf(c.step), cy: yOf(seat.totals[c.step]), r: 5, class: "lead-mark",
-        stroke: COLOURS[s.seats.indexOf(seat) % COLOURS.length] });
-      const tip = svg("title");
-      tip.textContent = `${seat.name} takes the lead at step ${c.step}`;
-      mark.appendChild(tip);
-      chart.appendChild(mark);
-    });
-    cursor = svg("line", { x1: 0, x2: 0, y1: M.top, y2: H - M.bottom, class: "cursor" });
-    chart.appendChild(cursor);
-    chart.addEventListener("click", (e) => {
-      const box = chart.getBoundingClientRect();
-      const x = ((e.clientX - box.left) / box.width) * W;
-      go(((x - M.left) / (W - M.left - M.right)) * span);
-    });
-    $("chart").replaceChildren(chart);
-    const legend = el("ul", undefined, "legend");
-    s.seats.forEach((seat, i) => {
-      const item = el("li");
-      const sample = svg("svg", { width: 36, height: 10, "aria-hidden": "true" });
-      const stroke = svg("line", { x1: 0, x2: 36, y1: 5, y2: 5, stroke: COLOURS[i % COLOURS.length], "stroke-width": 3 });
-      if (DASHES[i % DASHES.length]) stroke.setAttribute("stroke-dasharray", DASHES[i % DASHES.length]);
-      sample.appendChild(stroke);
-      item.appendChild(sample);
-      item.appendChild(el("span", " " + seat.name));
-      legend.appendChild(item);
-    });
-    $("legend").replaceChildren(legend);
+  });
+  const caption = svg("text", { x: W - M.right, y: H - 4, "text-anchor": "end", class: "axis" });
+  caption.textContent = "round";
+  chart.appendChild(caption);
+  s.seats.forEach((seat, i) => {
+    const points = seat.totals.slice(0, end + 1).map((v, step) => `${xOf(step)},${yOf(v)}`).join(" ");
+    const line = svg("polyline", { points, fill: "none", stroke: COLOURS[i % COLOURS.length], "stroke-width": 2.5,
+      class: "seat-line", "data-seat": seat.seat });
+    if (DASHES[i % DASHES.length]) line.setAttribute("stroke-dasharray", DASHES[i % DASHES.length]);
+    const tip = svg("title");
+    tip.textContent = `${seat.name}'s running score`;
+    line.appendChild(tip);
+    chart.appendChild(line);
+  });
+  (s.lead_changes || []).filter((c) => c.step <= end).forEach((c) => {
+    const seat = s.seats.find((x) => x.seat === c.seat);
+    if (!seat) return;
+    const mark = svg("circle", { cx: xOf(c.step), cy: yOf(seat.totals[c.step]), r: 5, class: "lead-mark",
+      stroke: COLOURS[s.seats.indexOf(seat) % COLOURS.length] });
+    const tip = svg("title");
+    tip.textContent = `${seat.name} takes the lead at step ${c.step}`;
+    mark.appendChild(tip);
+    chart.appendChild(mark);
+  });
+  cursor = svg("line", { x1: 0, x2: 0, y1: M.top, y2: H - M.bottom, class: "cursor" });
+  chart.appendChild(cursor);
+  chart.addEventListener("click", (e) => {
+    const box = chart.getBoundingClientRect();
+    const x = ((e.clientX - box.left) / box.width) * W;
+    go(((x - M.left) / (W - M.left - M.right)) * span);
+  });
+  $("chart").replaceChildren(chart);
+  const legend = el("ul", undefined, "legend");
+  s.seats.forEach((seat, i) => {
+    const item = el("li");
+    const sample = svg("svg", { width: 36, height: 10, "aria-hidden": "true" });
+    const stroke = svg("line", { x1: 0, x2: 36, y1: 5, y2: 5, stroke: COLOURS[i % COLOURS.length], "stroke-width": 3 });
+    if (DASHES[i % DASHES.length]) stroke.setAttribute("stroke-dasharray", DASHES[i % DASHES.length]);
+    sample.appendChild(stroke);
+    item.appendChild(sample);
+    item.appendChild(el("span", " " + seat.name));
+    legend.appendChild(item);
+  });
+  $("legend").replaceChildren(legend);
+}
+
+function drawLeads(s, end) {
+  const list = $("leads");
+  list.replaceChildren();
+  (s.lead_changes || []).filter((c) => c.step <= end).forEach((c) => {
+    const seat = s.seats.find((x) => x.seat === c.seat);
+    const round = roundAt(c.step);
+    const when = round === null || round < 1 ? "in the setup" : "round " + round;
+    const link = el("a", `${seat ? seat.name : "seat " + c.seat} takes the lead — ${when}`);
+    link.setAttribute("role", "link"); // no href, as the move list's lines (see buildStory)
+    link.tabIndex = 0;
+    link.dataset.step = String(c.step);
+    list.appendChild(el("li")).appendChild(link);
+  });
+}
+
+let finalShown = null;
+function drawFinal(s, n) {
+  const show = s.final && (!page.spoilerFree || n >= s.steps);
+  if (finalShown === show) return;
+  finalShown = show;
+  const box = $("final");
+  box.replaceChildren();
+  if (!show) return;
+  const final = s.final;
+  const nameOf = (seat) => (s.seats.find((x) => x.seat === seat) || { name: "seat " + seat }).name;
+  const bySeat = new Map((final.seats || []).map((x) => [x.seat, x]));
+  box.appendChild(el("h3", "Final ranking"));
+  const ranking = el("ol", undefined, "ranking");
+  (final.ranking || []).forEach((seat, i) => {
+    const total = bySeat.has(seat) ? bySeat.get(seat).total : "—";
+    const before = i > 0 ? bySeat.get(final.ranking[i - 1]) : null;
+    const tied = before && bySeat.get(seat) && before.total === bySeat.get(seat).total;
+    ranking.appendChild(el("li", `${nameOf(seat)}: ${total}` + (tied ? " (tied on points; placed by the tie-break)" : "")));
+  });
+  box.appendChild(ranking);
+  const seats = final.seats || [];
+  const keys = [...new Set(seats.flatMap((x) => Object.keys(x.breakdown || {})))];
+  const table = el("table", undefined, "breakdown");
+  table.appendChild(el("caption", "Final breakdown"));
+  const head = table.createTHead().insertRow();
+  head.appendChild(el("th", "")).setAttribute("scope", "col");
+  seats.forEach((x) => head.appendChild(el("th", nameOf(x.seat))).setAttribute("scope", "col"));
+  const body = table.createTBody();
+  keys.forEach((k) => {
+    const row = body.insertRow();
+    row.appendChild(el("th", pretty(k))).setAttribute("scope", "row");
+    seats.forEach((x) => row.appendChild(el("td", cell((x.breakdown || {})[k]))));
+  });
+  const totalRow = body.insertRow();
+  totalRow.className = "total";
+  totalRow.appendChild(el("th", "total")).setAttribute("scope", "row");
+  seats.forEach((x) => totalRow.appendChild(el("td", cell(x.total))));
+  box.appendChild(table);
+}
+
+// ---- the reader --------------------------------------------------------------------------------
+
+function fillReader() {
+  const select = $("seat", "select");
+  select.replaceChildren();
+  const finished = page.record.finished;
+  select.appendChild(new Option("public (what every player sees)", "public"));
+  page.record.seats.forEach((s) => select.appendChild(new Option(`${s.name}'s seat (needs the seat's token)`, `seat:${s.seat}`)));
+  const all = new Option(finished ? "all-seeing" : "all-seeing (once the game is over)", "all");
+  all.disabled = !finished;
+  select.appendChild(all);
+  const viewOf = page.viewOf || (finished ? "all" : page.token ? null : "public");
+  select.value = finished ? "all" : viewOf || "public";
+  select.disabled = finished;
+  $("reader-note").textContent = finished
+    ? "The game is over: every reader sees everything, every seat's secrets included."
+    : viewOf && viewOf.startsWith("seat:") ? `You see what ${names()[Number(viewOf.slice(5))]} sees.`
+      : "You see what every player sees; a seat's token shows that seat's own secrets too.";
+  $("token-form", "form").hidden = true;
+}
+
+async function changeReader(token) {
+  page.token = token;
+  forgetReader();
+  history.replaceState(null, "", hashFor(page.at));
+  await loadAll();
+  if (!page.token && token) return restart(); // refused: loadRecord said so and fell back to public
+  rebuild();
+  go(page.at);
+}
+
+function restart() {
+  rebuild();
+  go(page.at);
+}
+
+function rebuild() {
+  $("title").textContent = `${titleName(page.record.title)} — ${names().join(", ")}`;
+  document.title = `Cronaca — ${titleName(page.record.title)}: ${names().join(", ")}`;
+  summarise();
+  fillReader();
+  buildStory();
+  chartKey = null;
+  finalShown = null;
+}
+
+function summarise() {
+  const r = page.record;
+  const parts = [titleName(r.title), `${r.seats.length} seat${r.seats.length > 1 ? "s" : ""}`, r.mode];
+  if (r.finished && !page.spoilerFree) parts.push(`finished in ${r.steps} steps`);
+  else if (r.finished) parts.push("finished");
+  else parts.push(`in progress: ${r.steps} steps so far; this page follows new moves by itself`);
+  $("summary").textContent = parts.join(" · ");
+}
+
+// ---- live follow -------------------------------------------------------------------------------
+// A game in progress is followed through GET /api/records/{id}/live (server-sent events, api/live.py): each
+// event says only the record's version, steps and whether it is finished, so the page then asks the summary
+// (with If-None-Match) and whatever its own reader may see. A move made through any API process shows within
+// a moment. When the stream is refused or keeps failing (no EventSource, a proxy that buffers, the live
+// channel down), the page polls the summary as before and tries the stream again later.
+
+const live = { source: null, failures: 0, timer: 0, again: 0, streamAfter: 0 };
+let refreshing = null; // the check under way; an announcement meanwhile asks for one more after it
+let refreshAgain = false;
+
+async function check() {
+  const answer = await ask(`/api/records/${id}`, { cache: "no-store", headers: page.etag ? { "If-None-Match": page.etag } : {} });
+  if (answer.status === 304 || !answer.ok) {
+    if (!answer.ok && answer.status === 404) notice("This record is gone: it was deleted while you were reading it.");
+    return;
   }
-
-  function drawLeads(s, end) {
-    const list = $("leads");
-    list.replaceChildren();
-    (s.lead_changes || []).filter((c) => c.step <= end).forEach((c) => {
-      const seat = s.seats.find((x) => x.seat === c.seat);
-      const round = roundAt(c.step);
-      const when = round === null || round < 1 ? "in the setup" : "round " + round;
-      const link = el("a", `${seat ? seat.name : "seat " + c.seat} takes the lead — ${when}`);
-      link.setAttribute("role", "link"); // no href, as the move list's lines (see buildStory)
-      link.tabIndex = 0;
-      link.dataset.step = String(c.step);
-      list.appendChild(el("li")).appendChild(link);
-    });
-  }
-
-  let finalShown = null;
-  function drawFinal(s, n) {
-    const show = s.final && (!page.spoilerFree || n >= s.steps);
-    if (finalShown === show) return;
-    finalShown = show;
-    const box = $("final");
-    box.replaceChildren();
-    if (!show) return;
-    const final = s.final;
-    const nameOf = (seat) => (s.seats.find((x) => x.seat === seat) || { name: "seat " + seat }).name;
-    const bySeat = new Map((final.seats || []).map((x) => [x.seat, x]));
-    box.appendChild(el("h3", "Final ranking"));
-    const ranking = el("ol", undefined, "ranking");
-    (final.ranking || []).forEach((seat, i) => {
-      const total = bySeat.has(seat) ? bySeat.get(seat).total : "—";
-      const before = i > 0 ? bySeat.get(final.ranking[i - 1]) : null;
-      const tied = before && bySeat.get(seat) && before.total === bySeat.get(seat).total;
-      ranking.appendChild(el("li", `${nameOf(seat)}: ${total}` + (tied ? " (tied on points; placed by the tie-break)" : "")));
-    });
-    box.appendChild(ranking);
-    const seats = final.seats || [];
-    const keys = [...new Set(seats.flatMap((x) => Object.keys(x.breakdown || {})))];
-    const table = el("table", undefined, "breakdown");
-    table.appendChild(el("caption", "Final breakdown"));
-    const head = table.createTHead().insertRow();
-    head.appendChild(el("th", "")).setAttribute("scope", "col");
-    seats.forEach((x) => head.appendChild(el("th", nameOf(x.seat))).setAttribute("scope", "col"));
-    const body = table.createTBody();
-    keys.forEach((k) => {
-      const row = body.insertRow();
-      row.appendChild(el("th", pretty(k))).setAttribute("scope", "row");
-      seats.forEach((x) => row.appendChild(el("td", cell((x.breakdown || {})[k]))));
-    });
-    const totalRow = body.insertRow();
-    totalRow.className = "total";
-    totalRow.appendChild(el("th", "total")).setAttribute("scope", "row");
-    seats.forEach((x) => totalRow.appendChild(el("td", cell(x.total))));
-    box.appendChild(table);
-  }
-
-  // ---- the reader --------------------------------------------------------------------------------
-
-  function fillReader() {
-    const select = $("seat");
-    select.replaceChildren();
-    const finished = page.record.finished;
-    select.appendChild(new Option("public (what every player sees)", "public"));
-    page.record.seats.forEach((s) => select.appendChild(new Option(`${s.name}'s seat (needs the seat's token)`, `seat:${s.seat}`)));
-    const all = new Option(finished ? "all-seeing" : "all-seeing (once the game is over)", "all");
-    all.disabled = !finished;
-    select.appendChild(all);
-    const viewOf = page.viewOf || (finished ? "all" : page.token ? null : "public");
-    select.value = finished ? "all" : viewOf || "public";
-    select.disabled = finished;
-    $("reader-note").textContent = finished
-      ? "The game is over: every reader sees everything, every seat's secrets included."
-      : viewOf && viewOf.startsWith("seat:") ? `You see what ${names()[Number(viewOf.slice(5))]} sees.`
-        : "You see what every player sees; a seat's token shows that seat's own secrets too.";
-    $("token-form").hidden = true;
-  }
-
-  async function changeReader(token) {
-    page.token = token;
-    forgetReader();
-    history.replaceState(null, "", hashFor(page.at));
-    await loadAll();
-    if (!page.token && token) return restart(); // refused: loadRecord said so and fell back to public
+  const before = page.record;
+  const wasAtEnd = page.at >= before.steps;
+  page.record = answer.body;
+  page.etag = answer.response.headers.get("ETag");
+  if (answer.body.steps !== before.steps || answer.body.finished !== before.finished) {
+    if (answer.body.finished) forgetReader(); // every reader now sees everything: drawn boards are stale
+    await Promise.all([loadTurns(), loadStory(), loadScores()]);
     rebuild();
-    go(page.at);
+    go(wasAtEnd ? page.record.steps : page.at);
   }
+}
 
-  function restart() {
-    rebuild();
-    go(page.at);
-  }
-
-  function rebuild() {
-    $("title").textContent = `${TITLES[page.record.title] || page.record.title} — ${names().join(", ")}`;
-    document.title = `Cronaca — ${TITLES[page.record.title] || page.record.title}: ${names().join(", ")}`;
-    summarise();
-    fillReader();
-    buildStory();
-    chartKey = null;
-    finalShown = null;
-  }
-
-  function summarise() {
-    const r = page.record;
-    const parts = [TITLES[r.title] || r.title, `${r.seats.length} seat${r.seats.length > 1 ? "s" : ""}`, r.mode];
-    if (r.finished && !page.spoilerFree) parts.push(`finished in ${r.steps} steps`);
-    else if (r.finished) parts.push("finished");
-    else parts.push(`in progress: ${r.steps} steps so far; this page follows new moves by itself`);
-    $("summary").textContent = parts.join(" · ");
-  }
-
-  // ---- live follow -------------------------------------------------------------------------------
-  // A game in progress is followed through GET /api/records/{id}/live (server-sent events, api/live.py): each
-  // event says only the record's version, steps and whether it is finished, so the page then asks the summary
-  // (with If-None-Match) and whatever its own reader may see. A move made through any API process shows within
-  // a moment. When the stream is refused or keeps failing (no EventSource, a proxy that buffers, the live
-  // channel down), the page polls the summary as before and tries the stream again later.
-
-  const live = { source: null, failures: 0, timer: 0, again: 0, streamAfter: 0 };
-  let refreshing = null; // the check under way; an announcement meanwhile asks for one more after it
-  let refreshAgain = false;
-
-  async function check() {
-    const answer = await api(`/api/records/${id}`, { cache: "no-store", headers: page.etag ? { "If-None-Match": page.etag } : {} });
-    if (answer.status === 304 || !answer.ok) {
-      if (!answer.ok && answer.status === 404) notice("This record is gone: it was deleted while you were reading it.");
-      return;
-    }
-    const before = page.record;
-    const wasAtEnd = page.at >= before.steps;
-    page.record = answer.body;
-    page.etag = answer.response.headers.get("ETag");
-    if (answer.body.steps !== before.steps || answer.body.finished !== before.finished) {
-      if (answer.body.finished) forgetReader(); // every reader now sees everything: drawn boards are stale
-      await Promise.all([loadTurns(), loadStory(), loadScores()]);
-      rebuild();
-      go(wasAtEnd ? page.record.steps : page.at);
-    }
-  }
-
-  function refresh() {
-    if (refreshing) {
-      refreshAgain = true;
-      return refreshing;
-    }
-    refreshing = (async () => {
-      do {
-        refreshAgain = false;
-        try {
-          await check();
-        } catch (err) {
-          notice(`The record could not be brought up to date: ${err.message}.`);
-        }
-      } while (refreshAgain && !page.record.finished);
-    })().finally(() => { refreshing = null; });
+function refresh() {
+  if (refreshing) {
+    refreshAgain = true;
     return refreshing;
   }
-
-  // What the page does next: nothing once the game is over; with the stream open, a check every CHECK_MS; without
-  // it, open it (unless it was refused a moment ago) or poll every POLL_MS.
-  function schedule() {
-    clearTimeout(live.timer);
-    if (!page.record || page.record.finished) return closeStream("finished");
-    if (!live.source && window.EventSource && Date.now() >= live.streamAfter) openStream();
-    live.timer = setTimeout(() => refresh().then(schedule), live.source ? CHECK_MS : POLL_MS);
-  }
-
-  function openStream() {
-    const source = new EventSource(`/api/records/${id}/live`);
-    live.source = source;
-    document.body.dataset.follow = "connecting";
-    source.addEventListener("open", () => { live.failures = 0; });
-    source.addEventListener("record", (e) => {
-      live.failures = 0;
-      document.body.dataset.follow = "stream";
-      let said;
+  refreshing = (async () => {
+    do {
+      refreshAgain = false;
       try {
-        said = JSON.parse(e.data);
-      } catch {
-        return;
+        await check();
+      } catch (err) {
+        notice(`The record could not be brought up to date: ${err.message}.`);
       }
-      if (said.finished) closeStream("finished");
-      if (said.version !== page.record.version || said.finished !== page.record.finished) refresh().then(schedule);
-    });
-    source.addEventListener("error", () => {
-      if (live.source !== source) return;
-      // CLOSED: refused (an error status, 204 for a finished record); else EventSource reconnects by itself
-      // (the server ends each stream after a few minutes), unless it keeps failing: then poll.
-      if (source.readyState === EventSource.CLOSED || ++live.failures >= 3) {
-        closeStream("polling");
-        live.failures = 0;
-        live.streamAfter = Date.now() + STREAM_AGAIN_MS;
-        refresh().then(schedule);
-      } else {
-        document.body.dataset.follow = "connecting";
-      }
-    });
-  }
+    } while (refreshAgain && !page.record.finished);
+  })().finally(() => { refreshing = null; });
+  return refreshing;
+}
 
-  function closeStream(how) {
-    if (live.source) live.source.close();
-    live.source = null;
-    document.body.dataset.follow = how;
-  }
+// What the page does next: nothing once the game is over; with the stream open, a check every CHECK_MS; without
+// it, open it (unless it was refused a moment ago) or poll every POLL_MS.
+function schedule() {
+  clearTimeout(live.timer);
+  if (!page.record || page.record.finished) return closeStream("finished");
+  if (!live.source && window.EventSource && Date.now() >= live.streamAfter) openStream();
+  live.timer = setTimeout(() => refresh().then(schedule), live.source ? CHECK_MS : POLL_MS);
+}
 
-  // ---- wiring ------------------------------------------------------------------------------------
-
-  function wire() {
-    const slider = $("slider");
-    slider.addEventListener("input", () => go(Number(slider.value)));
-    $("prev").addEventListener("click", () => go(page.at - 1));
-    $("next").addEventListener("click", () => go(page.at + 1));
-    $("prev-turn").addEventListener("click", () => go(previousTurn(page.at)));
-    $("next-turn").addEventListener("click", () => go(nextTurn(page.at), { unbounded: true }));
-    $("first").addEventListener("click", () => go(0));
-    $("last").addEventListener("click", () => go(last(), { unbounded: true }));
-    // links inside the page (move list, lead changes): move without a page load or a history entry per click;
-    // a move-list line has no href, so its new-tab click (ctrl, cmd, shift or the middle button) is done here
-    const stepLink = (e) => e.target.closest && e.target.closest("a[data-step]");
-    const elsewhere = (link) => window.open(location.pathname + location.search + hashFor(Number(link.dataset.step)), "_blank", "noopener");
-    document.addEventListener("click", (e) => {
-      const link = stepLink(e);
-      if (!link || e.button !== 0) return;
-      if (e.ctrlKey || e.metaKey || e.shiftKey) {
-        if (!link.hasAttribute("href")) elsewhere(link);
-        return;
-      }
-      e.preventDefault();
-      history.pushState(null, "", hashFor(Number(link.dataset.step)));
-      go(Number(link.dataset.step), { unbounded: true, keepHash: true });
-    });
-    document.addEventListener("auxclick", (e) => {
-      const link = stepLink(e);
-      if (link && e.button === 1 && !link.hasAttribute("href")) elsewhere(link);
-    });
-    window.addEventListener("hashchange", () => {
-      const params = hashParams();
-      const spoilers = params.get("spoilers") === "off";
-      if (spoilers !== page.spoilerFree) setSpoilers(spoilers);
-      if ((params.get("token") || null) !== page.token) return changeReader(params.get("token"));
-      if (params.has("step")) openStep(params.get("step"));
-    });
-    document.addEventListener("keydown", (e) => {
-      const t = e.target;
-      if (e.key === "Enter" && t instanceof HTMLAnchorElement && !t.hasAttribute("href") && t.getAttribute("role") === "link") {
-        e.preventDefault(); // a move-list line: Enter follows it as it would an href link
-        t.click();
-        return;
-      }
-      if (e.altKey || e.ctrlKey || e.metaKey) return;
-      if (t instanceof HTMLSelectElement || t instanceof HTMLTextAreaElement) return;
-      if (t instanceof HTMLInputElement && !["range", "checkbox"].includes(t.type)) return;
-      const moves = {
-        ArrowLeft: () => go(page.at - 1),
-        ArrowRight: () => go(page.at + 1),
-        ArrowUp: () => go(previousTurn(page.at)),
-        PageUp: () => go(previousTurn(page.at)),
-        ArrowDown: () => go(nextTurn(page.at), { unbounded: true }),
-        PageDown: () => go(nextTurn(page.at), { unbounded: true }),
-        Home: () => go(0),
-        End: () => go(last(), { unbounded: true }),
-      };
-      if (!moves[e.key]) return;
-      e.preventDefault();
-      moves[e.key]();
-    });
-    $("data").addEventListener("toggle", () => {
-      if ($("data").open && shownView !== null) renderData(shownView);
-    });
-    $("spoiler-free").addEventListener("change", (e) => {
-      setSpoilers(e.target.checked);
-      history.replaceState(null, "", hashFor(page.at));
-    });
-    $("seat").addEventListener("change", (e) => {
-      const value = e.target.value;
-      if (value === "public") {
-        $("token-form").hidden = true;
-        if (page.token) changeReader(null);
-        return;
-      }
-      if (value.startsWith("seat:")) {
-        const seat = Number(value.slice(5));
-        $("token-label").textContent = `${names()[seat]}'s seat token`;
-        $("token-form").hidden = false;
-        $("token").value = "";
-        $("token").focus();
-      }
-    });
-    $("token-form").addEventListener("submit", async (e) => {
-      e.preventDefault();
-      const wanted = $("seat").value;
-      const token = $("token").value.trim();
-      if (!token) return;
-      const check = await fetch(`/api/records/${id}`, { headers: { Authorization: "Bearer " + token }, cache: "no-store" });
-      if (!check.ok) {
-        notice(check.status === 403 || check.status === 401 ? "That token opens no seat of this record: the view stays as it was."
-          : "The token could not be checked; try again.");
-        return;
-      }
-      notice("");
-      await changeReader(token);
-      if (page.viewOf && wanted.startsWith("seat:") && page.viewOf !== wanted && page.viewOf.startsWith("seat:")) {
-        notice(`That token is ${names()[Number(page.viewOf.slice(5))]}'s, so you see that seat's view.`);
-      }
-    });
-  }
-
-  function setSpoilers(on) {
-    page.spoilerFree = on;
-    $("spoiler-free").checked = on;
-    document.body.classList.toggle("spoiler-free", on);
-    summarise();
-    chartKey = null;
-    finalShown = null;
-    cutAt = null;
-    showPlace(page.at);
-  }
-
-  // A step asked for by the address: a number within the record, or one sentence saying why not.
-  function openStep(raw) {
-    const n = Number(raw);
-    if (raw === null || raw === "" || !Number.isInteger(n) || n < 0) {
-      notice(`"${raw}" is not a step number: steps are whole numbers from 0 to ${last()}.`, true);
-      return go(page.at);
-    }
-    if (n > last()) {
-      notice(`There is no step ${n}: this record has steps 0 to ${last()}, so you see the last one.`, true);
-      return go(last(), { unbounded: true });
-    }
-    if (aboutStep) notice("");
-    return go(n, { unbounded: true, keepHash: true });
-  }
-
-  async function main() {
-    wire();
-    $("spoiler-free").checked = page.spoilerFree;
-    document.body.classList.toggle("spoiler-free", page.spoilerFree);
+function openStream() {
+  const source = new EventSource(`/api/records/${id}/live`);
+  live.source = source;
+  document.body.dataset.follow = "connecting";
+  source.addEventListener("open", () => { live.failures = 0; });
+  source.addEventListener("record", (e) => {
+    live.failures = 0;
+    document.body.dataset.follow = "stream";
+    let said;
     try {
-      await loadRecord();
-    } catch (err) {
-      notice(err.message);
-      $("title").textContent = "No record";
-      $("controls").hidden = $("reader").hidden = $("stage").hidden = $("scores").hidden = $("data").hidden = true;
-      $("summary").replaceChildren(el("span", "Go back to "), Object.assign(el("a", "the records list"), { href: "/" }), el("span", "."));
-      document.body.dataset.step = "none";
+      said = JSON.parse(e.data);
+    } catch {
       return;
     }
-    // the board first: the move list and the chart of a long record follow when they come
-    // The board first (the service reads one record at a time): then the move list and the scores.
-    const params = hashParams();
-    if (params.get("line")) { // a variation's step asked for: walk that branch (study.js draws it)
-      const branch = await api(`/api/variations/${encodeURIComponent(params.get("line"))}`);
-      if (branch.ok && branch.body.record_id === id) Object.assign(page, { line: branch.body.id, lineLast: branch.body.last_step });
-    }
-    rebuild();
-    if (params.has("step")) {
-      await openStep(params.get("step"));
-      await Promise.all([loadTurns(), loadStory(), loadScores()]);
+    if (said.finished) closeStream("finished");
+    if (said.version !== page.record.version || said.finished !== page.record.finished) refresh().then(schedule);
+  });
+  source.addEventListener("error", () => {
+    if (live.source !== source) return;
+    // CLOSED: refused (an error status, 204 for a finished record); else EventSource reconnects by itself
+    // (the server ends each stream after a few minutes), unless it keeps failing: then poll.
+    if (source.readyState === EventSource.CLOSED || ++live.failures >= 3) {
+      closeStream("polling");
+      live.failures = 0;
+      live.streamAfter = Date.now() + STREAM_AGAIN_MS;
+      refresh().then(schedule);
     } else {
-      await loadTurns(); // no step asked for: the first step after the setup, unless a link asked meanwhile
-      const asked = hashParams().get("step");
-      if (asked !== null) await openStep(asked);
-      else await go(Math.min(page.turns.length ? page.turns[0].to : 0, last()));
-      await Promise.all([loadStory(), loadScores()]);
+      document.body.dataset.follow = "connecting";
     }
-    rebuild();
-    showPlace(page.at);
-    document.body.dataset.loaded = "all";
-    schedule();
+  });
+}
+
+function closeStream(how) {
+  if (live.source) live.source.close();
+  live.source = null;
+  document.body.dataset.follow = how;
+}
+
+// ---- wiring ------------------------------------------------------------------------------------
+
+function wire() {
+  const slider = $("slider", "input");
+  slider.addEventListener("input", () => go(Number(slider.value)));
+  $("prev", "button").addEventListener("click", () => go(page.at - 1));
+  $("next", "button").addEventListener("click", () => go(page.at + 1));
+  $("prev-turn", "button").addEventListener("click", () => go(previousTurn(page.at)));
+  $("next-turn", "button").addEventListener("click", () => go(nextTurn(page.at), { unbounded: true }));
+  $("first", "button").addEventListener("click", () => go(0));
+  $("last", "button").addEventListener("click", () => go(last(), { unbounded: true }));
+  // links inside the page (move list, lead changes): move without a page load or a history entry per click;
+  // a move-list line has no href, so its new-tab click (ctrl, cmd, shift or the middle button) is done here
+  const stepLink = (e) => e.target.closest && e.target.closest("a[data-step]");
+  const elsewhere = (link) => window.open(location.pathname + location.search + hashFor(Number(link.dataset.step)), "_blank", "noopener");
+  document.addEventListener("click", (e) => {
+    const link = stepLink(e);
+    if (!link || e.button !== 0) return;
+    if (e.ctrlKey || e.metaKey || e.shiftKey) {
+      if (!link.hasAttribute("href")) elsewhere(link);
+      return;
+    }
+    e.preventDefault();
+    history.pushState(null, "", hashFor(Number(link.dataset.step)));
+    go(Number(link.dataset.step), { unbounded: true, keepHash: true });
+  });
+  document.addEventListener("auxclick", (e) => {
+    const link = stepLink(e);
+    if (link && e.button === 1 && !link.hasAttribute("href")) elsewhere(link);
+  });
+  window.addEventListener("hashchange", () => {
+    const params = hashParams();
+    const spoilers = params.get("spoilers") === "off";
+    if (spoilers !== page.spoilerFree) setSpoilers(spoilers);
+    if ((params.get("token") || null) !== page.token) return changeReader(params.get("token"));
+    if (params.has("step")) openStep(params.get("step"));
+  });
+  document.addEventListener("keydown", (e) => {
+    const t = e.target;
+    if (e.key === "Enter" && t instanceof HTMLAnchorElement && !t.hasAttribute("href") && t.getAttribute("role") === "link") {
+      e.preventDefault(); // a move-list line: Enter follows it as it would an href link
+      t.click();
+      return;
+    }
+    if (e.altKey || e.ctrlKey || e.metaKey) return;
+    if (t instanceof HTMLSelectElement || t instanceof HTMLTextAreaElement) return;
+    if (t instanceof HTMLInputElement && !["range", "checkbox"].includes(t.type)) return;
+    const moves = {
+      ArrowLeft: () => go(page.at - 1),
+      ArrowRight: () => go(page.at + 1),
+      ArrowUp: () => go(previousTurn(page.at)),
+      PageUp: () => go(previousTurn(page.at)),
+      ArrowDown: () => go(nextTurn(page.at), { unbounded: true }),
+      PageDown: () => go(nextTurn(page.at), { unbounded: true }),
+      Home: () => go(0),
+      End: () => go(last(), { unbounded: true }),
+    };
+    if (!moves[e.key]) return;
+    e.preventDefault();
+    moves[e.key]();
+  });
+  $("data", "details").addEventListener("toggle", () => {
+    if ($("data", "details").open && shownView !== null) renderData(shownView);
+  });
+  $("spoiler-free", "input").addEventListener("change", () => {
+    setSpoilers($("spoiler-free", "input").checked);
+    history.replaceState(null, "", hashFor(page.at));
+  });
+  $("seat", "select").addEventListener("change", () => {
+    const value = $("seat", "select").value;
+    if (value === "public") {
+      $("token-form", "form").hidden = true;
+      if (page.token) changeReader(null);
+      return;
+    }
+    if (value.startsWith("seat:")) {
+      const seat = Number(value.slice(5));
+      $("token-label").textContent = `${names()[seat]}'s seat token`;
+      $("token-form", "form").hidden = false;
+      $("token", "input").value = "";
+      $("token", "input").focus();
+    }
+  });
+  $("token-form", "form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const wanted = $("seat", "select").value;
+    const token = $("token", "input").value.trim();
+    if (!token) return;
+    const check = await fetch(`/api/records/${id}`, { headers: { Authorization: "Bearer " + token }, cache: "no-store" });
+    if (!check.ok) {
+      notice(check.status === 403 || check.status === 401 ? "That token opens no seat of this record: the view stays as it was."
+        : "The token could not be checked; try again.");
+      return;
+    }
+    notice("");
+    await changeReader(token);
+    if (page.viewOf && wanted.startsWith("seat:") && page.viewOf !== wanted && page.viewOf.startsWith("seat:")) {
+      notice(`That token is ${names()[Number(page.viewOf.slice(5))]}'s, so you see that seat's view.`);
+    }
+  });
+}
+
+function setSpoilers(on) {
+  page.spoilerFree = on;
+  $("spoiler-free", "input").checked = on;
+  document.body.classList.toggle("spoiler-free", on);
+  summarise();
+  chartKey = null;
+  finalShown = null;
+  cutAt = null;
+  showPlace(page.at);
+}
+
+// A step asked for by the address: a number within the record, or one sentence saying why not.
+function openStep(raw) {
+  const n = Number(raw);
+  if (raw === null || raw === "" || !Number.isInteger(n) || n < 0) {
+    notice(`"${raw}" is not a step number: steps are whole numbers from 0 to ${last()}.`, true);
+    return go(page.at);
   }
+  if (n > last()) {
+    notice(`There is no step ${n}: this record has steps 0 to ${last()}, so you see the last one.`, true);
+    return go(last(), { unbounded: true });
+  }
+  if (aboutStep) notice("");
+  return go(n, { unbounded: true, keepHash: true });
+}
 
-  // The study layer (study.js) reads the page's state and moves along a variation's branch through this.
-  window.CronacaRecord = {
-    id,
-    step: () => page.at,
-    line: () => page.line,
-    last,
-    token: () => page.token,
-    record: () => page.record,
-    names,
-    go: (n) => go(n, { unbounded: true }),
-    showLine(line, lastStep, n) {
-      page.line = line || null;
-      page.lineLast = line ? lastStep : 0;
-      forgetReader();
-      markLine(page.at);
-      return go(n, { unbounded: true });
-    },
-  };
+async function main() {
+  wire();
+  $("spoiler-free", "input").checked = page.spoilerFree;
+  document.body.classList.toggle("spoiler-free", page.spoilerFree);
+  const titles = loadTitles(); // asked beside the record: the heading names its title
+  try {
+    await loadRecord();
+  } catch (err) {
+    notice(err.message);
+    $("title").textContent = "No record";
+    $("controls").hidden = $("reader").hidden = $("stage").hidden = $("scores").hidden = $("data", "details").hidden = true;
+    $("summary").replaceChildren(el("span", "Go back to "), Object.assign(el("a", "the records list"), { href: "/" }), el("span", "."));
+    document.body.dataset.step = "none";
+    return;
+  }
+  // the board first: the move list and the chart of a long record follow when they come
+  // The board first (the service reads one record at a time): then the move list and the scores.
+  const params = hashParams();
+  if (params.get("line")) { // a variation's step asked for: walk that branch (study.js draws it)
+    const branch = await ask(`/api/variations/${encodeURIComponent(params.get("line"))}`);
+    if (branch.ok && branch.body.record_id === id) Object.assign(page, { line: branch.body.id, lineLast: branch.body.last_step });
+  }
+  await titles;
+  rebuild();
+  if (params.has("step")) {
+    await openStep(params.get("step"));
+    await Promise.all([loadTurns(), loadStory(), loadScores()]);
+  } else {
+    await loadTurns(); // no step asked for: the first step after the setup, unless a link asked meanwhile
+    const asked = hashParams().get("step");
+    if (asked !== null) await openStep(asked);
+    else await go(Math.min(page.turns.length ? page.turns[0].to : 0, last()));
+    await Promise.all([loadStory(), loadScores()]);
+  }
+  rebuild();
+  showPlace(page.at);
+  document.body.dataset.loaded = "all";
+  schedule();
+}
 
-  main();
-})();
+// The study layer (study.js) reads the page's state and moves along a variation's branch through this.
+export const recordPage = {
+  id,
+  step: () => page.at,
+  line: () => page.line,
+  last,
+  token: () => page.token,
+  record: () => page.record,
+  names,
+  go: (n) => go(n, { unbounded: true }),
+  showLine(line, lastStep, n) {
+    page.line = line || null;
+    page.lineLast = line ? lastStep : 0;
+    forgetReader();
+    markLine(page.at);
+    return go(n, { unbounded: true });
+  },
+};
+
+main();

@@ -26,9 +26,14 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-from domain.records import Conflict, Forbidden, NotFound, Records
+import redis
+from rq import Queue
+from rq.job import Job, JobStatus
+
+from domain.records import Conflict, Forbidden, NotFound, Records, evidence
 from domain.records.settings import Settings
 from workers.dispatch import job_meta, retry_options
+from workers.jobs import records
 
 log = logging.getLogger("cronaca.bulk")
 
@@ -78,8 +83,6 @@ def _write_whole(path: Path, data: bytes) -> None:
 
 def run_renders(app: Records, record_ids: Iterable[str], out: str | Path) -> dict[str, Any]:
     """{"written": [id, ...], "skipped": {id: why}}: each finished record's notation and evidence bundle in `out`."""
-    from domain.records import evidence
-
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     written: list[str] = []
@@ -106,15 +109,11 @@ def run_renders(app: Records, record_ids: Iterable[str], out: str | Path) -> dic
 
 def check_records(record_ids: list[str]) -> dict[str, Any]:
     """RQ entry point (workers.bulk.check_records)."""
-    from workers.jobs import records
-
     return run_checks(records(), record_ids)
 
 
 def render_records(record_ids: list[str], out: str) -> dict[str, Any]:
     """RQ entry point (workers.bulk.render_records)."""
-    from workers.jobs import records
-
     return run_renders(records(), record_ids, out)
 
 
@@ -127,9 +126,6 @@ def batches(items: Sequence[str], size: int) -> list[list[str]]:
 
 def enqueue(settings: Settings, queue_name: str, func: str, chunks: list[list[str]], *args: Any) -> list[str]:
     """One job per chunk on `queue_name`, each with the request id and the retry policy; the job ids."""
-    import redis
-    from rq import Queue
-
     assert settings.redis_url
     connection = redis.Redis.from_url(settings.redis_url, socket_connect_timeout=2, socket_timeout=5)
     queue = Queue(queue_name, connection=connection)
@@ -144,9 +140,6 @@ def enqueue(settings: Settings, queue_name: str, func: str, chunks: list[list[st
 
 def wait_for(settings: Settings, job_ids: Sequence[str], timeout: float) -> tuple[list[dict[str, Any]], list[str]]:
     """The results of these jobs once all ended (or `timeout` seconds passed): (results, ids failed or unfinished)."""
-    import redis
-    from rq.job import Job, JobStatus
-
     assert settings.redis_url
     connection = redis.Redis.from_url(settings.redis_url, socket_connect_timeout=2, socket_timeout=5)
     deadline = time.monotonic() + timeout

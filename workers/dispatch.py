@@ -26,9 +26,21 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Protocol
 from uuid import UUID
 
-from domain.records import Records
+import redis
+from eventsourcing.persistence import PersistenceError
+from rq import Callback, Queue, Retry
+from rq.exceptions import AbandonedJobError
+from rq.intermediate_queue import IntermediateQueue
+from rq.job import Job, JobStatus
+from rq.registry import StartedJobRegistry
+from rq.timeouts import TimerDeathPenalty
+from rq.utils import now, utcparse
+from rq.worker import Worker
+
+from domain.records import Conflict, Records
 from domain.records.settings import DEFAULT_JOB_RETRIES, RETRY_BACKOFF, retries_queue_of
 from workers import context
+from workers.jobs import run_validation
 
 if TYPE_CHECKING:
     from domain.records.settings import Settings
@@ -53,10 +65,6 @@ class Dispatcher(Protocol):
 
 def transient(exc: BaseException | None) -> bool:
     """A fault of the moment, worth the same job again later: the store or Redis unreachable, busy or cut."""
-    import redis
-    from eventsourcing.persistence import PersistenceError
-
-    from domain.records import Conflict
 
     return isinstance(exc, (PersistenceError, redis.RedisError, ConnectionError, TimeoutError, Conflict))
 
@@ -65,8 +73,6 @@ def retry_transient_only(job: Any, connection: Any, exc_type: Any, exc: Any, tra
     """RQ failure callback, run before RQ decides on a retry: only a transient fault keeps the job's retries.
     A job abandoned by its dead worker keeps them unless it is an import (`meta["outbox"]`): the relay queues
     those again itself, counting the attempt."""
-    from rq.exceptions import AbandonedJobError
-
     abandoned = isinstance(exc_type, type) and issubclass(exc_type, AbandonedJobError)
     if abandoned:
         if isinstance(job.meta, dict) and job.meta.get("outbox"):
@@ -78,8 +84,6 @@ def retry_transient_only(job: Any, connection: Any, exc_type: Any, exc: Any, tra
 
 def retry_options(retries: int) -> dict[str, Any]:
     """RQ's enqueue options for `retries` retries with backoff, and the failure callback that keeps them for transient faults."""
-    from rq import Callback, Retry
-
     options: dict[str, Any] = {"on_failure": Callback(ON_FAILURE)}
     if retries > 0:
         options["retry"] = Retry(max=retries, interval=[RETRY_BACKOFF[min(k, len(RETRY_BACKOFF) - 1)]
@@ -95,16 +99,12 @@ def job_meta(**extra: Any) -> dict[str, Any]:
 def worker_alive(connection: Any, worker_name: str | None, dead_after: float) -> bool:
     """RQ's worker key says this worker beat less than `dead_after` seconds ago (`last_heartbeat`; the
     hosts' clocks are assumed in step, as RQ's own registries assume). Without a name: cannot tell, alive."""
-    from rq.worker import Worker
-
     if not worker_name:
         return True
     return _beat_recent(connection.hget(Worker.redis_worker_namespace_prefix + worker_name, "last_heartbeat"), dead_after)
 
 
 def _beat_recent(raw: Any, dead_after: float) -> bool:
-    from rq.utils import now, utcparse
-
     if raw is None:
         return False
     last = utcparse(raw.decode() if isinstance(raw, bytes) else str(raw))
@@ -116,9 +116,6 @@ class RQDispatcher:
 
     def __init__(self, redis_url: str, queue: str, job_timeout: int = 600, job: str = JOB, batch_job: str = BATCH_JOB,
                  dead_after: float = 15.0, retries: int = DEFAULT_JOB_RETRIES, retries_queue: str | None = None) -> None:
-        import redis
-        from rq import Queue
-
         self.connection = redis.Redis.from_url(redis_url, socket_connect_timeout=1, socket_timeout=2)
         self.queue = Queue(queue, connection=self.connection)
         self.again = Queue(retries_queue or retries_queue_of(queue), connection=self.connection)  # attempts after the first
@@ -166,11 +163,6 @@ class RQDispatcher:
         dead cost more: RQ's own abandoned-job handling (`StartedJobRegistry.cleanup`, from the relay's thread
         so with a timer, not SIGALRM) marks them failed, their entries having expired with the heartbeats. Jobs
         that say "queued" cost one read of their queues (`_taken_and_dropped`)."""
-        from rq.job import Job, JobStatus
-        from rq.registry import StartedJobRegistry
-        from rq.timeouts import TimerDeathPenalty
-        from rq.worker import Worker
-
         def read(ids: Sequence[str]) -> list[list[str | None]]:
             with self.connection.pipeline(transaction=False) as pipe:
                 for job_id in ids:
@@ -204,9 +196,6 @@ class RQDispatcher:
         """Jobs that say "queued" but have been in no queue for `dead_after` seconds: a worker took them off
         (BLPOP, or RQ's move to its intermediate list) and died before marking them started. A live worker
         marks a job started within milliseconds of taking it, so the wait tells the two apart."""
-        from rq import Queue
-        from rq.intermediate_queue import IntermediateQueue
-
         if not queued:
             return []
         origins = sorted({row[2] or self.queue.name for row in queued.values()})
@@ -240,8 +229,6 @@ class InProcessDispatcher:
         self.futures: dict[str, Future[None]] = {}
 
     def enqueue(self, import_id: UUID, attempt: int) -> str:
-        from workers.jobs import run_validation
-
         job_id = f"inprocess-{import_id}-{attempt}"
         self.futures[job_id] = self.pool.submit(_logged, run_validation, self.records, import_id)
         return job_id
@@ -287,7 +274,7 @@ def hand_over_many(records: Records, dispatcher: Dispatcher, import_ids: Sequenc
         chunk = list(import_ids[start:start + batch])
         try:
             job_id = many(chunk, attempt)
-        except Exception as exc:  # redis.ConnectionError, TimeoutError...: the relay will try again
+        except Exception as exc:  # noqa: BLE001  (redis.ConnectionError, TimeoutError...: the relay will try again)
             say_refused(f"could not queue {len(chunk)} imports from {chunk[0]}: {exc}")
             return queued
         records.mark_queued_many(chunk, job_id)  # one append for the batch
@@ -299,7 +286,7 @@ def hand_over(records: Records, dispatcher: Dispatcher, import_id: UUID, attempt
     """Queue one import and record that it was queued; False (and nothing recorded) if the queue is down."""
     try:
         job_id = dispatcher.enqueue(import_id, attempt)
-    except Exception as exc:  # redis.ConnectionError, TimeoutError...: the relay will try again
+    except Exception as exc:  # noqa: BLE001  (redis.ConnectionError, TimeoutError...: the relay will try again)
         say_refused(f"could not queue import {import_id}: {exc}")
         return False
     records.mark_queued(import_id, job_id)

@@ -7,7 +7,10 @@ import logging
 from typing import Any
 from uuid import UUID
 
+import domain.records.recordfile  # noqa: F401  (the checker, loaded with the worker: see warm_up)
 from domain.records import Records
+from domain.records.settings import Settings
+from workers import metrics
 
 _records: Records | None = None
 log = logging.getLogger("cronaca.jobs")
@@ -17,19 +20,15 @@ def records() -> Records:
     """One application per worker process, configured like the API (same environment variables)."""
     global _records
     if _records is None:
-        from domain.records.settings import Settings
-
         _records = Records(Settings.from_env().store)
         _tune_gc()
     return _records
 
 
 def warm_up() -> None:
-    """Open the store and load the checker at start, so a worker just (re)started is as quick at its first job
-    as at the next. A title's rules load at its first file (all of them here would add seconds to every
+    """Open the store at start (the checker, `recordfile`, is loaded with this module), so a worker just
+    (re)started is as quick at its first job as at the next. A title's rules load at its first file (all of them here would add seconds to every
     restart, for titles this worker may never see)."""
-    from domain.records import recordfile  # noqa: F401  (imported for its cost, now)
-
     records()
 
 
@@ -46,8 +45,6 @@ def _tune_gc() -> None:
 
 def run_validation(app: Records, import_id: UUID) -> dict[str, Any]:
     """Judge one import, counted: an attempt, and the verdict when this run gave it (workers.metrics)."""
-    from workers import metrics
-
     metrics.count_import("attempts")
     report, concluded_here = app.judge_import(import_id)
     _verdict_counted(report, concluded_here)
@@ -56,8 +53,6 @@ def run_validation(app: Records, import_id: UUID) -> dict[str, Any]:
 
 def _verdict_counted(report: dict[str, Any], concluded_here: bool) -> None:
     """The verdict, when this run gave it (workers.metrics)."""
-    from workers import metrics
-
     if concluded_here:
         metrics.count_import("accepted" if report.get("ok") else "rejected")
 
@@ -79,8 +74,6 @@ def run_validations(app: Records, import_ids: list[UUID]) -> dict[str, Any]:
         except Exception as exc:  # noqa: BLE001  (each alone next: what can be concluded is)
             log.warning("imports %s together: %s; each alone", ", ".join(map(str, import_ids)), exc)
         else:
-            from workers import metrics
-
             for report, concluded_here in judged:
                 metrics.count_import("attempts")
                 _verdict_counted(report, concluded_here)

@@ -47,7 +47,7 @@ def relay_once(records: Records, dispatcher: Dispatcher, requeue_after: float, g
         asked = [s.job_id for s in summaries if s.job_id and s.status in (QUEUED, VALIDATING) and now - s.touched >= grace]
         try:
             judged = many(asked) if asked else {}
-        except Exception as exc:  # the queue is down: nothing to learn this pass
+        except Exception as exc:  # noqa: BLE001  (the queue is down: nothing to learn this pass)
             say_refused(f"cannot ask the queue about {len(asked)} jobs: {exc}")
             return 0
 
@@ -65,13 +65,13 @@ def relay_once(records: Records, dispatcher: Dispatcher, requeue_after: float, g
         if not (waiting or stuck) and summary.status in (QUEUED, VALIDATING) and age >= grace:
             try:
                 stuck = lost(summary.job_id)
-            except Exception as exc:  # the queue is down: nothing to learn this pass
+            except Exception as exc:  # noqa: BLE001  (the queue is down: nothing to learn this pass)
                 say_refused(f"cannot ask the queue about {summary.job_id}: {exc}")
                 break
         if (waiting or stuck) and summary.attempts >= cap:
             try:  # concluded only once its last job ended without a verdict; a slow one may still finish
                 ended = lost(summary.job_id)
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001  (as above)
                 say_refused(f"cannot ask the queue about {summary.job_id}: {exc}")
                 break
             if ended:

@@ -38,11 +38,14 @@ from typing import Any
 import redis
 from rq import Queue, SimpleWorker, worker_registration
 from rq.job import Job
+from rq.registry import ScheduledJobRegistry
 from rq.scheduler import RQScheduler
+from rq.utils import current_timestamp
 from rq.worker.base import WorkerStatus
 
 from domain.records.settings import Settings
 from workers import context, metrics
+from workers.jobs import warm_up
 
 log = logging.getLogger("cronaca.worker")
 
@@ -116,12 +119,13 @@ class CronacaWorker(SimpleWorker):
             try:
                 thread.stop()
                 thread.join(timeout=1)
-                self.pubsub.close()
+                if self.pubsub is not None:
+                    self.pubsub.close()
             except Exception as exc:  # noqa: BLE001  (Redis is away: nothing more to close)
                 log.debug("worker %s: closing pubsub: %s", self.name, exc)
             self.pubsub_thread = None
 
-    def _pubsub_exception_handler(self, exc: BaseException, pubsub: Any, pubsub_thread: Any) -> None:
+    def _pubsub_exception_handler(self, exc: Exception, pubsub: Any, pubsub_thread: Any) -> None:
         """RQ's, saying a lost connection once instead of every 2 s while Redis is away."""
         if isinstance(exc, redis.exceptions.ConnectionError):
             if not self._pubsub_failing:
@@ -145,7 +149,7 @@ class CronacaWorker(SimpleWorker):
                 if not failing:
                     log.warning("worker %s: heartbeat failed (%s); retrying every %.1f s", self.name, exc, self.beat)
                 failing = True
-            except Exception:  # noqa: BLE001  (the beat must outlive anything; said once)
+            except Exception:  # the beat must outlive anything; said once
                 if not failing:
                     log.exception("worker %s: heartbeat failed", self.name)
                 failing = True
@@ -168,9 +172,6 @@ class CronacaWorker(SimpleWorker):
 
     def schedule_due(self) -> None:
         """RQ's scheduler for one pass: jobs whose retry delay is over go back to their queue (one worker at a time)."""
-        from rq.registry import ScheduledJobRegistry
-        from rq.utils import current_timestamp
-
         due = current_timestamp()
         if not any(ScheduledJobRegistry(name, connection=self.connection).get_jobs_to_schedule(due, chunk_size=1)
                    for name in self.queue_names()):
@@ -225,7 +226,6 @@ def run(settings: Settings, queue_names: Sequence[str], burst: bool = False, nam
     """Serve these queues until asked to stop (SIGTERM, SIGINT), starting a new RQ worker whenever one ends
     because Redis went away. `max_rounds` bounds the restarts (tests); None: for ever. Returns the exit code."""
     assert settings.redis_url
-    from workers.jobs import warm_up
 
     try:
         warm_up()
@@ -259,7 +259,7 @@ def run(settings: Settings, queue_names: Sequence[str], burst: bool = False, nam
             log.warning("worker %s: Redis went away (%s)", worker.name, exc)
         finally:
             worker.stop_beating()
-        if burst or worker._stop_requested or worker._shutdown_requested_date is not None:
+        if burst or worker._stop_requested or worker._shutdown_requested_date is not None:  # noqa: SLF001  (RQ has no public flag)
             return 0
         stop.install()  # RQ's handlers point at the worker just ended
         log.warning("worker %s ended; a new one starts in %.1f s", worker.name, wait)

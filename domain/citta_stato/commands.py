@@ -107,11 +107,11 @@ def _schema(**extra: fields.Field) -> marshmallow.Schema:
     return cls(unknown=marshmallow.RAISE)
 
 
-def _int(**kw: object) -> fields.Integer:
-    return fields.Integer(strict=True, **kw)  # type: ignore[arg-type]
+def _int(**kw: Any) -> fields.Integer:
+    return fields.Integer(strict=True, **kw)
 
 
-_paid = {"colour": fields.String(required=True, validate=validate.OneOf(COLOURS)), "jokers": _int(load_default=0, validate=validate.Range(min=0))}
+_paid: dict[str, fields.Field] = {"colour": fields.String(required=True, validate=validate.OneOf(COLOURS)), "jokers": _int(load_default=0, validate=validate.Range(min=0))}
 
 BOOK = CommandBook()
 BOOK.add(CityAction, _schema(**_paid))

@@ -14,9 +14,10 @@ from typing import Any
 
 from domain.kernel import Event
 from domain.kernel.describe import Part, Sentence, hidden, name_of, sentence
+from domain.kernel.events import every_event
 
 from . import events as ev
-from .edition import BI, CI, COLOURS
+from .edition import BI, CI, COLOURS, TITLE
 from .fold import place_in_market, renewed
 from .notation import NAMES as COLOUR
 from .rules import vp_amount
@@ -209,7 +210,7 @@ def _first_player(e: ev.FirstPlayerChosen, s: State, names: Sequence[str]) -> Se
 def _city_cubes(e: ev.CityCubesPlaced, s: State, names: Sequence[str]) -> Sentence:
     home = s.seats[e.seat].city
     to_supply, to_market, _ = s.t.city_cubes[home]
-    market, placed, bagged = s.market, [], []
+    market, placed, bagged = s.market, list[str](), list[str]()
     for c in to_market:
         market, ok = place_in_market(market, c)
         (placed if ok else bagged).append(c)
@@ -224,7 +225,7 @@ def _setup_completed(e: ev.SetupCompleted, s: State, names: Sequence[str]) -> Se
 
 
 def _ghost_set_up(e: ev.GhostSetUp, s: State, names: Sequence[str]) -> Sentence:
-    market, placed, boxed = s.market, [], []
+    market, placed, boxed = s.market, list[str](), list[str]()
     for c in e.market:
         market, ok = place_in_market(market, c)
         (placed if ok else boxed).append(c)
@@ -537,7 +538,7 @@ def _cube_bagged(e: ev.CubeBagged, s: State, names: Sequence[str]) -> Sentence:
 
 Say = Callable[[Any, State, Sequence[str]], Sentence | None]
 
-SAYS: dict[type[Event], Say] = {
+SAYS: dict[type[Event], Say] = every_event(TITLE, {
     ev.GameStarted: _game_started,
     ev.CitiesDealt: _cities_dealt,
     ev.PersonalSchemeDealt: _personal_scheme,
@@ -598,7 +599,7 @@ SAYS: dict[type[Event], Say] = {
     ev.SchemesRemoved: _schemes_removed,
     ev.TrackMovedBack: _track_moved_back,
     ev.CubeBagged: _cube_bagged,
-}
+}, "describe")
 
 
 def describe(event: Event, before: State, names: Sequence[str]) -> Sentence | None:

@@ -43,7 +43,7 @@ class Step(Event):
 
     __slots__ = ()
     pops: ClassVar[bool] = True
-    of = classmethod(_of)
+    of: ClassVar[Any] = classmethod(_of)  # `_of` itself, no wrapper on the rules' hot path (so untyped)
 
 
 class Fact(Event):
@@ -51,7 +51,7 @@ class Fact(Event):
 
     __slots__ = ()
     pops: ClassVar[bool] = False
-    of = classmethod(_of)
+    of: ClassVar[Any] = classmethod(_of)  # as Step.of
 
 
 # --- setup -------------------------------------------------------------------------------

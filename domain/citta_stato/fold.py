@@ -13,9 +13,10 @@ from operator import attrgetter
 from typing import Any
 
 from domain.kernel import Event
+from domain.kernel.events import every_event
 
 from . import events as ev
-from .edition import BI, CI, COLOURS
+from .edition import BI, CI, COLOURS, TITLE
 from .state import (
     GHOST,
     ZERO6,
@@ -657,7 +658,7 @@ def cards_renewed_all(s: State, events: list[ev.CardsRenewed]) -> State:
     head of the queue) folded in one copy of the state.
 
     Each colour's renewal reads and writes only that colour, so this is exactly the state that
-    folding the events one by one gives (`test_play_gives_the_fold_of_its_own_events` checks it).
+    folding the events one by one gives (tests/contract/test_game_contract.py checks it).
     """
     present, future, decks, discards = list(s.present), list(s.future), list(s.decks), list(s.discards)
     for e in events:
@@ -804,7 +805,7 @@ def _cube_bagged(s: State, e: ev.CubeBagged, popped: Task | None, tasks: tuple[T
 
 Handler = Callable[[State, Any, Task | None, tuple[Task, ...]], State]
 
-HANDLERS: dict[type[Event], Handler] = {
+HANDLERS: dict[type[Event], Handler] = every_event(TITLE, {
     ev.GameStarted: _game_started,
     ev.CitiesDealt: _cities_dealt,
     ev.PersonalSchemeDealt: _personal_scheme,
@@ -865,7 +866,7 @@ HANDLERS: dict[type[Event], Handler] = {
     ev.SchemesRemoved: _schemes_removed,
     ev.TrackMovedBack: _track_moved_back,
     ev.CubeBagged: _cube_bagged,
-}
+}, "fold")
 
 # The fold the last `setup` made on its way, by event id: (state before, event, state after). The kernel
 # folds a setup's events again as soon as `setup` returns them (kernel.log.replay), from the same begin

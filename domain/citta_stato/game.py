@@ -13,7 +13,7 @@ from typing import Any
 from domain.kernel import Chance, Command, Edition, Event, Pending
 from domain.kernel.describe import Sentence
 
-from . import commands, rules, scoring
+from . import bot, commands, rules, scoring
 from . import edition as ed
 from .describe import describe as describe_event
 from .fold import evolve
@@ -26,7 +26,9 @@ from .view import view as view_of
 
 class CittaStato:
     title = ed.TITLE
+    name = "Città-Stato"
     seats = (2, 5)
+    bot_shape = staticmethod(bot.shape)
 
     def default_edition(self) -> Edition:
         return ed.default()

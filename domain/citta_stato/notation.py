@@ -21,8 +21,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from domain.citta_stato.rules import pending_step, unsettled
 from domain.kernel.editions import Edition
-from domain.kernel.notation import PUBLIC, Arg, Form, Move, Notation, NotationError, Unfit, Vocabulary, Words
+from domain.kernel.notation import PUBLIC, Arg, Form, Move, Notation, NotationError, Owner, Unfit, Vocabulary, Words
 
 from .edition import BANNERS, COLOURS, default
 from .state import State
@@ -129,7 +130,7 @@ class _Reader(Vocabulary):
 
     @staticmethod
     def _bad(move: Move, form: Form, arg: Arg, exc: ValueError) -> NotationError:
-        found = Vocabulary._bad(move, form, arg, exc)
+        found = Vocabulary._bad(move, form, arg, exc)  # noqa: SLF001  (the base class's own helper)
         joker = JOKER.get(arg.colour, "") if isinstance(arg, Jokers) else ""
         at = form.args.index(arg)
         word = move.words[at] if at < len(move.words) else None
@@ -171,7 +172,7 @@ class TableVocabulary(_Reader):
             return self._alone[id(forms[0])].read(move, seat)
         for form in forms:  # the first form that fits; what is wrong is worked out only when none does
             try:
-                return self._alone[id(form)]._command(form, move, seat, explain=False)
+                return self._alone[id(form)]._command(form, move, seat, explain=False)  # noqa: SLF001  (a Vocabulary of its own)
             except Unfit:
                 continue
         fitting: NotationError | None = None
@@ -281,8 +282,6 @@ def turn_starts(state: State) -> bool:
 def whose(state: State) -> tuple[int | None, str]:
     """`rules.pending_step`'s seat and kind, without the details it freezes (the checker asks before every
     move): a seat's own turn answered here, every other step asked of it."""
-    from domain.citta_stato.rules import pending_step, unsettled
-
     if state.phase != "over" and not state.tasks and not unsettled(state):
         return state.current, "turn"
     found = pending_step(state)
@@ -293,7 +292,7 @@ NOBODYS = ("deck:republic", "ghost-discs")  # the Republic cards dealt one to ea
 
 
 def secret_outcomes(state: State, seat: int | None, command: Mapping[str, Any] | None,
-                    asked: Sequence[tuple[str, str]]) -> list[int | str | None]:
+                    asked: Sequence[tuple[str, str]]) -> list[Owner]:
     """A Republic card drawn from the face-down pool is its drawer's; the setup's deal of Republic cards is
     no one seat's (each holds one of them), nor is the Ghost's random disc until it is turned. Everything
     else chance decides is laid on the table (bag draws go to the supply, cards to the rows)."""

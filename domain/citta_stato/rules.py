@@ -40,6 +40,7 @@ from . import events as ev
 from . import solo
 from .edition import BANNERS, BI, CI, COLOURS, TITLE, tables
 from .fold import HANDLERS, cards_renewed_all, evolve, remember_setup, used_schemes
+from .scoring import final_scores
 from .state import GHOST, State, Task, begin, order_from
 
 R = "citta-stato/"
@@ -628,16 +629,16 @@ def _auto_renew(state: State, task: Task, chance: Chance) -> list[Event]:
         return [ev.CardsRenewed.of(colour, chance.draw(_DECK_SOURCE[colour], deck, 1), -1)]
     discards = state.discards[i] + ((state.present[i],) if state.present[i] else ())
     present = state.future[i]
-    deck = list(deck)
+    left = list(deck)
     drawn: list[str] = []
     rebuilt = -1
     for _ in range(1 if present else 2):
-        if not deck and discards:
-            deck, discards, rebuilt = sorted(discards), (), len(drawn)
-        if not deck:
+        if not left and discards:
+            left, discards, rebuilt = sorted(discards), (), len(drawn)
+        if not left:
             break
-        (card,) = chance.draw(_DECK_SOURCE[colour], deck, 1)
-        deck.remove(card)
+        (card,) = chance.draw(_DECK_SOURCE[colour], left, 1)
+        left.remove(card)
         drawn.append(card)
     return [ev.CardsRenewed.of(colour, tuple(drawn), rebuilt)]
 
@@ -670,8 +671,6 @@ def _auto_form_crowns(state: State, task: Task, chance: Chance) -> list[Event]:
 
 
 def _auto_game_end(state: State, task: Task, chance: Chance) -> list[Event]:
-    from .scoring import final_scores
-
     return [ev.GameEnded.of(tuple(r["final"] for r in final_scores(state)))]
 
 
@@ -800,7 +799,7 @@ def settle(state: State, events: list[Event], chance: Chance) -> tuple[State, li
                 more = [skipped(task[1], kind)]
         for e in more:
             handler, tasks = handlers[type(e)], state.tasks
-            state = handler(state, e, tasks[0], tasks[1:]) if e.pops else handler(state, e, None, tasks)  # type: ignore[attr-defined]
+            state = handler(state, e, tasks[0], tasks[1:]) if e.pops else handler(state, e, None, tasks)  # type: ignore[union-attr]
         events += more
         tasks = state.tasks
     return state, events
@@ -984,7 +983,9 @@ def _place_city_cubes(s: State, chance: Chance) -> list[Event]:
     return [ev.CityCubesPlaced.of(i) for i in order_from(s, s.first)] + [ev.SetupCompleted.of()]
 
 
-SETUP_STEPS = (
+SetupStep = Callable[[State, Chance], list[Event]]
+
+SETUP_STEPS: tuple[SetupStep, ...] = (
     _deal_cities,
     _deal_personal_schemes,
     _place_schemes,
@@ -1017,7 +1018,7 @@ def _place_solo_cubes(s: State, chance: Chance) -> list[Event]:
     return [ev.CityCubesPlaced.of(0), ev.GhostSetUp.of(ghost_bag, solo.scenario(s).market_add), ev.SetupCompleted.of()]
 
 
-SOLO_SETUP_STEPS = (
+SOLO_SETUP_STEPS: tuple[SetupStep, ...] = (
     _scenario_city,
     _scenario_schemes,
     _scenario_republic,

@@ -6,7 +6,7 @@ from typing import Any
 
 from . import solo
 from .edition import BANNERS
-from .state import GHOST, State
+from .state import GHOST, State, crowns_between
 
 
 def scores(state: State) -> dict[str, Any]:
@@ -28,15 +28,6 @@ def scores(state: State) -> dict[str, Any]:
     if level:  # seats the rulebook's tie-breaks do not part share their place (listed in seat order in `ranking`)
         out["tied"] = level
     return out
-
-
-def crowns_between(state: State, a: int, b: int) -> int:
-    """Crown marks on the VP track between two scores, both ends included (marks at 4, 8, 12...)."""
-    every = state.t.crown_every
-    lo, hi = min(a, b), max(a, b)
-    if hi <= 0:
-        return 0
-    return hi // every - (max(lo, 1) - 1) // every
 
 
 def in_form(state: State, seat: int) -> bool:

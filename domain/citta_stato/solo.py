@@ -13,9 +13,8 @@ from typing import Any
 
 from domain.kernel import thaw
 
-from . import scoring
 from .edition import BI, CI, Scenario
-from .state import GHOST, Seat, State
+from .state import GHOST, Seat, State, crowns_between
 
 Check = Callable[[State, Seat, Any], tuple[bool, Any]]
 
@@ -120,7 +119,7 @@ def report(state: State) -> dict[str, Any]:
         "ghost_actions": {"this_round": state.seats[GHOST].actions, "per_round": sc.draws},
         "finished": over,
         "won": won,
-        "crowns_carried_out": scoring.crowns_between(state, score, required) if won else 0,
+        "crowns_carried_out": crowns_between(state, score, required) if won else 0,
     }
 
 

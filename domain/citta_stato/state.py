@@ -18,7 +18,7 @@ from domain.kernel import Edition
 from .edition import Tables, tables
 
 Task = tuple  # (kind, seat, *params)
-N = TypeVar("N", bound=tuple)  # type: ignore[type-arg]
+N = TypeVar("N", bound=tuple)
 ZERO6 = (0, 0, 0, 0, 0, 0)
 
 
@@ -147,8 +147,8 @@ def setter(cls: type[N], *names: str) -> Callable[..., N]:
     body = "".join(f"    items[{i}] = v{k}\n" for k, i in enumerate(at))
     source = f"def set_{'_'.join(names)}(x, {params}):\n    items = list(x)\n{body}    return make(cls, items)\n"
     scope: dict[str, Any] = {"make": _make, "cls": cls}
-    exec(source, scope)
-    return scope[f"set_{'_'.join(names)}"]  # type: ignore[no-any-return]
+    exec(source, scope)  # noqa: S102  (generated from the class's own field names)
+    return scope[f"set_{'_'.join(names)}"]
 
 
 def with_tasks(state: State, tasks: tuple[Task, ...]) -> State:
@@ -165,3 +165,14 @@ def with_seat(state: State, i: int, seat: Seat, tasks: tuple[Task, ...]) -> Stat
     items[_SEATS] = (*seats[:i], seat, *seats[i + 1 :])
     items[_TASKS] = tasks
     return _make(State, items)
+
+
+def crowns_between(state: State, a: int, b: int) -> int:
+    """Crown marks on the VP track between two scores, both ends included (marks at 4, 8, 12...).
+
+    Here, beside the State, because scoring and the solo report both count them."""
+    every = state.t.crown_every
+    lo, hi = min(a, b), max(a, b)
+    if hi <= 0:
+        return 0
+    return hi // every - (max(lo, 1) - 1) // every

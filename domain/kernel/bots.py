@@ -5,11 +5,11 @@ the state, follows the deciding seat's own next commands greedily (a turn is a c
 commands: "buy a cube" is worth something only once the cube is used) through `turns` more
 of its turns, and keeps the command whose chain ends at the best value for that seat.
 
-The value is read from the contract's JSON only, `scores(state)` and, for one title, the
+The value is read from the contract's JSON only, `scores(state)` and, for some titles, the
 seat's `view`: the seat's running total ahead of its best rival. A running total ignores
-what the end will still ask for, so `SHAPES` adds, per title id, the debts the scores already
-show (Città-Stato: crowns short of the crown payment, a Form outside the Republic card;
-La Città: citizens the food will not feed). A solo report (`scores()["solo"]`) is judged by
+what the end will still ask for, so a title may offer `bot_shape` on its Game (kept in its
+package's `bot.py`): the debts its scores already show (crowns short of a payment, citizens
+the food will not feed). A solo report (`scores()["solo"]`) is judged by
 the scenario's terms: the game won, each objective met (or how far along), the score up to
 the required one.
 
@@ -43,6 +43,15 @@ BEYOND = 0.25  # each point past the required score (it carries crowns into the 
 REPEAT = 1e6  # a command that leads back to a recent state: never, unless every command does
 
 
+@dataclass(frozen=True)
+class Table:
+    """A table the demo sits (a title's `DEMO_TABLES`): its setup options, and its seats' names when the
+    title names them itself (a solo game's Ghost); otherwise the demo names one seat per player."""
+
+    options: Mapping[str, Any]
+    names: tuple[str, ...] = ()
+
+
 def _number(x: Any) -> bool:
     return isinstance(x, int | float) and not isinstance(x, bool)
 
@@ -70,36 +79,9 @@ def solo_value(report: Mapping[str, Any], points: float) -> float:
     return value + min(score, required) + BEYOND * max(0.0, score - required)
 
 
-def _citta_stato(game: Game, state: Any, scores: Mapping[str, Any], seat: int) -> dict[int, float]:
-    """The VP track, less what the final scoring would take: crowns short of the payment, a Form off the card.
-
-    The weights are measured (benchmarks/solo_bot.py), not printed numbers: a crown short costs
-    about two points, a Form outside the card three; cubes, banners and spare crowns are worth a little.
-    """
-    out = {}
-    for row in scores["seats"]:
-        b = row["breakdown"]
-        crowns = b["crowns_held"] + b["republic_bonus_crowns"]
-        short = max(0, b["crowns_required"] - crowns)
-        spare = min(3, max(0, crowns - b["crowns_required"]))
-        out[row["seat"]] = (row["total"] - 2.0 * short - 3.0 * (not b["in_form"]) + 0.25 * b["supply_cubes"]
-                            + 0.5 * sum(b["banners"].values()) + 0.5 * spare)
-    return out
-
-
-def _la_citta(game: Game, state: Any, scores: Mapping[str, Any], seat: int) -> dict[int, float]:
-    """Citizens count, less those the seat's food will not feed at the year's end; gold is worth a little."""
-    seats = game.view(state, seat)["seats"]  # food and gold are on the table: the deciding seat sees every seat's
-    return {row["seat"]: row["total"] - max(0, seats[row["seat"]]["citizens"] - seats[row["seat"]]["food"])
-            + 0.25 * seats[row["seat"]]["gold"] for row in scores["seats"]}
-
-
-SHAPES: dict[str, Shape] = {"citta-stato": _citta_stato, "la-citta": _la_citta}
-
-
 def value_for(game: Game) -> Value:
     """The value a seat's chain ends at: its shaped points ahead of the best rival's, or its solo report."""
-    shape = SHAPES.get(game.title)
+    shape: Shape | None = getattr(game, "bot_shape", None)
 
     def value(game: Game, state: Any, seat: int) -> float:
         scores = game.scores(state)

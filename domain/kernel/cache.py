@@ -49,7 +49,7 @@ class Bounded(Generic[K, V]):
     def get(self, key: K) -> V | None:
         """The value kept under `key` (now the most recently used), or None."""
         with self._lock:
-            found = self._entries.get(key, _MISSING)  # type: ignore[arg-type]
+            found = self._entries.get(key, _MISSING)
             if found is _MISSING:
                 self.misses += 1
                 return None
@@ -70,7 +70,7 @@ class Bounded(Generic[K, V]):
     def put_if(self, key: K, value: V, newer: Callable[[V, V], bool]) -> None:
         """Keep `value` unless the entry kept under `key` is newer by `newer(kept, value)`; either way it is used."""
         with self._lock:
-            kept = self._entries.get(key, _MISSING)  # type: ignore[arg-type]
+            kept = self._entries.get(key, _MISSING)
             if kept is _MISSING or not newer(kept, value):  # type: ignore[arg-type]
                 self._entries[key] = value
             self._entries.move_to_end(key)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar, dataclass_transform
 
 import marshmallow
 from marshmallow import fields
@@ -18,7 +18,7 @@ from marshmallow import fields
 from domain.kernel.frozen import freeze, frozen_init, thaw
 from domain.kernel.violations import MalformedCommand, RuleViolation
 
-C = TypeVar("C", bound="type[Command]")
+C = TypeVar("C", bound="Command")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -50,16 +50,19 @@ def _names(cls: type) -> tuple[str, ...]:
     return found
 
 
-def command(kind: str) -> Callable[[C], C]:
-    """Declare a command class under its public kind name (e.g. "citta-stato/use-card")."""
+@dataclass_transform(frozen_default=True)
+def command(kind: str) -> Callable[[type[C]], type[C]]:
+    """Declare a command class under its public kind name (e.g. "citta-stato/use-card").
 
-    def register(cls: C) -> C:
-        cls = dataclasses.dataclass(frozen=True, slots=True)(cls)  # type: ignore[assignment]
+    Declared a dataclass transform so a type checker knows each command's fields and frozenness."""
+
+    def register(declared: type[C]) -> type[C]:
+        cls = dataclasses.dataclass(frozen=True, slots=True)(declared)
         cls.kind = kind
         if cls.__post_init__ is Command.__post_init__:
             init = frozen_init(cls, (), freeze_any=True)  # the same freezing, without the call
             if init is not None:
-                cls.__init__ = init  # type: ignore[misc]
+                cls.__init__ = init  # type: ignore[method-assign]
         return cls
 
     return register
@@ -151,7 +154,7 @@ def _fast_parser(cls: type[Command], simple: tuple[Simple, ...]) -> Callable[[di
     else:
         lines.append(f"    return _cls({', '.join(f'{f[0]}=x{i}' for i, f in enumerate(simple))})")
     exec("\n".join(lines), ns)  # noqa: S102 - generated from the schema's own field names
-    return ns["parse"]  # type: ignore[no-any-return]
+    return ns["parse"]
 
 
 class CommandBook:
@@ -210,6 +213,6 @@ def load_options(title: str, schema: marshmallow.Schema, options: Mapping[str, A
     if schema.unknown != marshmallow.RAISE:
         raise ValueError(f"the options schema of {title} must reject unknown keys")
     try:
-        return schema.load(dict(options))  # type: ignore[no-any-return]
+        return schema.load(dict(options))
     except marshmallow.ValidationError as exc:
         raise RuleViolation(f"{title}/setup/options", f"bad setup options: {exc.messages}", errors=exc.messages) from exc

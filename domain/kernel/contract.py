@@ -13,6 +13,9 @@
 already folds its own events (to settle the automatic steps that follow a choice) offers it
 so that callers get the new state without folding the same events twice.
 
+`bot_shape(game, state, scores, seat) -> {seat: points}` is optional too: what the greedy bot
+(kernel.bots) should read into a running score that the end will still change.
+
 `begin(edition)` is the state before the first event: the fold starts there, so `evolve`
 never has to find an edition file on its own. Large choices are split into a chain of
 small pending decisions (buy one cube, then another, then done), so `legal` can always
@@ -66,7 +69,8 @@ def pending(seat: int | None, kind: str, **detail: Any) -> Pending:
 
 
 class Game(Protocol):
-    title: str
+    title: str  # the public title id, stored in every record
+    name: str  # the title as people write it, shown wherever the title is named
     seats: tuple[int, int]  # fewest and most seats the title supports
 
     def default_edition(self) -> Edition: ...
@@ -104,6 +108,6 @@ def play(game: Game, state: Any, command: Command, chance: Chance) -> tuple[list
     """Decide a command and fold its events: the title's own `play` when it has one."""
     own = getattr(game, "play", None)
     if own is not None:
-        return own(state, command, chance)  # type: ignore[no-any-return]
+        return own(state, command, chance)
     events = game.decide(state, command, chance)
     return events, fold(game, state, events)

@@ -33,6 +33,7 @@ from domain.kernel.notation import (
     Move,
     Notation,
     NotationError,
+    Owner,
     Turn,
     Words,
     Written,
@@ -104,7 +105,7 @@ class Unknown:
     consistent: list[tuple[Any, ...]] | None = None  # None: undetermined
     tried: int = 0
     written: tuple[Any, ...] | None = None  # what was written, where that could not happen
-    owner: int | str | None = PUBLIC  # who alone may read it while the game is in progress (Words.secret_outcomes)
+    owner: Owner = PUBLIC  # who alone may read it while the game is in progress (Words.secret_outcomes)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"line": self.line, "column": self.column, "kind": self.kind, "source": self.source,
@@ -133,9 +134,9 @@ class Unknown:
                 out["message"] = f"{said} no possible value fits what follows"
         if self.owner != PUBLIC:  # a face-down draw: its value, and what could have been, are its seat's
             whose = "no seat's" if self.owner is None else f"seat {self.owner}'s alone"
-            shown = {"assumed": "[?]", "written": "[?]", "consistent": {"hidden": True},
-                     "message": f"line {self.line}: {what} is hidden: {whose} to read while the game is in progress"}
-            out.update({k: Secret(out[k], self.owner, shown[k]) for k in shown if k in out})
+            public = {"assumed": "[?]", "written": "[?]", "consistent": {"hidden": True},
+                      "message": f"line {self.line}: {what} is hidden: {whose} to read while the game is in progress"}
+            out.update({k: Secret(out[k], self.owner, public[k]) for k in public if k in out})
         return {k: _stored(v) for k, v in out.items()}
 
 
@@ -324,7 +325,7 @@ class WrittenChance:
                                             source=source, rolled=list(values), dice=dice, faces=faces)
         self.log.append(Outcome("roll", source, tuple(values)))
         self.failed_at = None
-        return tuple(values)  # type: ignore[return-value]
+        return tuple(values)
 
 
 def _key(value: Any) -> str:
@@ -540,7 +541,7 @@ class _Checker:
         self.setup_entry = Entry(None, tuple(chance.log), tuple(produced), options=self.options)
         return after
 
-    def _note_unknowns(self, chance: WrittenChance, move: int, owners: Sequence[int | str | None]) -> None:
+    def _note_unknowns(self, chance: WrittenChance, move: int, owners: Sequence[Owner]) -> None:
         for index, kind, source, values, pool, partial in chance.unknowns:
             written = chance.written[index]
             self.unknowns.append(Unknown(written.line, written.column, kind, source, move, index, tuple(values),
@@ -548,7 +549,7 @@ class _Checker:
 
     # -- what a finding shows while the game is in progress
     def _owners(self, state: Any, seat: int | None, command: Mapping[str, Any] | None, chance: WrittenChance | None,
-                written: int | None = None) -> list[int | str | None]:
+                written: int | None = None) -> list[Owner]:
         """Who alone may read each outcome written at a move (`Words.secret_outcomes`): the title's word for those
         the rules took (`chance.asked`); the moving seat for the rest, whose source nobody knows (a move that could
         not be read, an outcome more than the rules asked for). `written`: how many; all of `chance`'s by default."""
@@ -565,7 +566,7 @@ class _Checker:
         hook = self.words.secret_words
         return hook(command) if hook is not None and command is not None else None
 
-    def _hide(self, found: Finding, move: Move | None, owners: Sequence[int | str | None], words: str | None = None,
+    def _hide(self, found: Finding, move: Move | None, owners: Sequence[Owner], words: str | None = None,
               about: int | None = None) -> None:
         """Wrap what `found` shows of a hidden outcome or of hidden words as a `Secret` of the seat they belong to,
         as a rule's facts are (kernel.violations): `written`, which every other reader reads with each hidden
@@ -783,6 +784,7 @@ class _Checker:
     def _replace(self, state: Any, seat: int, move: Move, written: Mapping[str, Any] | None, kind: str | None, rule: str,
                  message: Any, **more: Any) -> Any:
         """The written move cannot stand: report it with the closest legal moves, and go on from the closest."""
+        found: Finding | None
         options = self.alternatives(state, seat, written)
         shown = [self.say(c, state) for c in options]
         waiting = bool(options) and all(c.seat != seat for c in options)  # an unreadable move out of turn
@@ -882,7 +884,7 @@ OPEN_FACTS = frozenset({"source", "kind", "expected_count"})
 """Facts of a finding about a hidden outcome that every reader may still read: where it comes from, how many."""
 
 
-def _public_text(move: Move, owners: Sequence[int | str | None], words: str | None) -> str:
+def _public_text(move: Move, owners: Sequence[Owner], words: str | None) -> str:
     """What a move says as every reader may read it: each hidden outcome `[?]`, hidden words as `words` gives them.
     The move's text ends with the outcomes written on its line (those on a later `= [..]` line are not in it)."""
     parts = [write_outcome(w.values) if w.values is not None else "[?]" for w in move.outcomes]
@@ -954,7 +956,8 @@ def header_findings(notation: Notation, game_for: Callable[[str], tuple[Game, Wo
     title = notation.tag("Title")
     game: Game | None = None
     if not title:
-        findings.append(Finding("header", 1, "notation/title", 'the header names no game: add [Title "citta-stato"] '
+        example = titles[0] if titles else "<title>"  # the first catalogued title, as a model line to copy
+        findings.append(Finding("header", 1, "notation/title", f'the header names no game: add [Title "{example}"] '
                                 f"(one of {', '.join(titles)})"))
     else:
         try:
@@ -1020,7 +1023,7 @@ def check(
     scores = game.scores(state)
     if claimed is not None:
         _compare_result(checker, claimed, scores, finished, notation, game, state)
-    entries = [checker.setup_entry, *(c.entry for c in checker.checked)]
+    entries: list[Any] = [checker.setup_entry, *(c.entry for c in checker.checked)]  # the setup's is set by now
     return DisputeReport(title, seats, options, checker.findings, checker.unknowns, scores, claimed, finished, entries,
                          lines=len(text.splitlines()), moves=len(checker.checked),
                          places=[(notation.setup_line or 1, 0), *((c.line, c.column) for c in checker.checked)])

@@ -155,4 +155,4 @@ def derived(edition: Edition, build: Callable[[Edition], T]) -> T:
     found = _DERIVED.get(key)
     if found is None:
         found = _DERIVED[key] = build(edition)
-    return found  # type: ignore[no-any-return]
+    return found

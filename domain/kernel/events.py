@@ -10,18 +10,23 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable, Iterable
-from typing import Any, ClassVar, TypeVar
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, ClassVar, TypeVar, dataclass_transform
 
 from domain.kernel.frozen import freeze, frozen_init, thaw
 
 _REGISTRY: dict[str, type[Event]] = {}
 
-E = TypeVar("E", bound="type[Event]")
+E = TypeVar("E", bound="Event")
+T = TypeVar("T", bound=Mapping[type, Any])
 
 
-class UnknownEventType(ValueError):
+class UnknownEventType(ValueError):  # noqa: N818  (named for what happened)
     """A stored or imported event names a type no title declares."""
+
+
+class MissingHandler(TypeError):  # noqa: N818  (named for what is missing)
+    """A title's table of one function per event type (its fold, its describe) leaves an event type out."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -73,18 +78,21 @@ def _declared(field: dataclasses.Field[Any]) -> str:
     return str(getattr(field.type, "__name__", field.type))
 
 
-def event(type_name: str) -> Callable[[E], E]:
-    """Register an event class under its stored type name (e.g. "citta-stato/cubes-drawn")."""
+@dataclass_transform(frozen_default=True)
+def event(type_name: str) -> Callable[[type[E]], type[E]]:
+    """Register an event class under its stored type name (e.g. "citta-stato/cubes-drawn").
 
-    def register(cls: E) -> E:
-        if type_name in _REGISTRY and _REGISTRY[type_name].__qualname__ != cls.__qualname__:
+    Declared a dataclass transform so a type checker knows each event's fields and frozenness."""
+
+    def register(declared: type[E]) -> type[E]:
+        if type_name in _REGISTRY and _REGISTRY[type_name].__qualname__ != declared.__qualname__:
             raise ValueError(f"event type {type_name!r} is declared twice")
-        cls = dataclasses.dataclass(frozen=True, slots=True)(cls)  # type: ignore[assignment]
+        cls = dataclasses.dataclass(frozen=True, slots=True)(declared)
         cls.type = type_name
         if cls.__post_init__ is Event.__post_init__:
             init = frozen_init(cls, _layout(cls)[1], freeze_any=False)  # the same freezing, without the call
             if init is not None:
-                cls.__init__ = init  # type: ignore[misc]
+                cls.__init__ = init  # type: ignore[method-assign]
         _REGISTRY[type_name] = cls
         return cls
 
@@ -113,6 +121,19 @@ def event_from_json(obj: dict[str, Any]) -> Event:
 
 def event_types() -> dict[str, type[Event]]:
     return dict(_REGISTRY)
+
+
+def every_event(title: str, table: T, what: str) -> T:
+    """`table` itself, once it holds a handler for every event type registered under `title/`.
+
+    A title builds its fold and its describe as one function per event type; this is called as
+    the table is built, so a missing handler stops the title's import with the event types' names
+    instead of answering a replay later with a KeyError or a silent None.
+    """
+    missing = sorted(name for name, cls in _REGISTRY.items() if name.startswith(f"{title}/") and cls not in table)
+    if missing:
+        raise MissingHandler(f"{title}'s {what} has no handler for {', '.join(missing)}")
+    return table
 
 
 def dumps(events: Iterable[Event]) -> str:

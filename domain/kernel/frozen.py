@@ -77,7 +77,7 @@ def frozen_init(cls: type, freeze_fields: Collection[str], freeze_any: bool) -> 
     ns: dict[str, Any] = {"_freeze": freeze, "_isinstance": isinstance, "_list_dict": (list, dict)}
     params, body = [], []
     for i, f in enumerate(fields):
-        slot = getattr(cls, f.name, None)
+        slot: Any = getattr(cls, f.name, None)
         if type(slot).__name__ != "member_descriptor":
             return None
         ns[f"_set{i}"] = slot.__set__

@@ -56,10 +56,12 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final, Literal
 
 from lark import Lark, Token, Transformer, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from domain.kernel.contract import fold
 
 GRAMMAR = r"""
 start: _NL? tag* line*
@@ -277,7 +279,7 @@ def _unquote(found: str) -> Any:
 def _command(name: str, args: str, shapes: list[Shape], said: dict[str, Any]) -> bool:
     """One `[%name args]` of a comment into `shapes` / `said`; False when it is not markup this reader knows."""
     if name in ("cal", "csl"):
-        brush, rest = _BRUSHED.fullmatch(args).groups()  # type: ignore[union-attr]  (the pattern takes anything)
+        brush, rest = _BRUSHED.fullmatch(args).groups()  # type: ignore[union-attr]  # the pattern takes anything
         parts = rest.split(",")
         found = [(_ARROW if name == "cal" else _HIGHLIGHT).fullmatch(part) for part in parts]
         if not rest or None in found:
@@ -404,7 +406,7 @@ def _value(token: Token) -> Any:
     return str(token)
 
 
-class _Build(Transformer):  # type: ignore[type-arg]
+class _Build(Transformer):
     """Parse callbacks, run by lark while it parses (no tree is built): the dataclasses above.
 
     Positions come from the tokens themselves (every lark token knows its line and column).
@@ -469,7 +471,7 @@ def _items(found: Sequence[Any]) -> list[Any]:
     """What follows a move (or stands on a line of its own): outcomes and comments, in order. A glyph
     goes to the comment right after it; one with no comment after it is a comment of its own, empty."""
     out: list[Any] = []
-    glyph: Token | None = None
+    glyph: Any = None  # a Token: lark types its line optional, and its parser always sets it
     for item in found:
         if isinstance(item, Token) and item.type in ("GLYPH", "QMARK"):
             if glyph is not None:
@@ -477,7 +479,7 @@ def _items(found: Sequence[Any]) -> list[Any]:
             glyph = item
             continue
         if isinstance(item, Token):  # a COMMENT
-            out.append(read_comment(str(item), item.line, str(glyph) if glyph is not None else None))
+            out.append(read_comment(str(item), item.line, str(glyph) if glyph is not None else None))  # type: ignore[arg-type]  # lark types line optional
             glyph = None
             continue
         if glyph is not None:
@@ -489,7 +491,8 @@ def _items(found: Sequence[Any]) -> list[Any]:
     return out
 
 
-_PARSER = Lark(GRAMMAR, parser="lalr", maybe_placeholders=False, transformer=_Build())
+# Any: with a transformer, parse() returns what `_Build` makes (a list), not the Tree lark's types say.
+_PARSER: Any = Lark(GRAMMAR, parser="lalr", maybe_placeholders=False, transformer=_Build())
 
 
 def _expected(exc: UnexpectedInput) -> list[str]:
@@ -534,7 +537,7 @@ def _error(exc: UnexpectedInput, text: str) -> NotationError:
 # not plain. Anything lark refuses sends the whole file back to `_parse_whole`, the reading
 # that reports every error with its place.
 
-_BODY = Lark(GRAMMAR, parser="lalr", start="body", maybe_placeholders=False, transformer=_Build())
+_BODY: Any = Lark(GRAMMAR, parser="lalr", start="body", maybe_placeholders=False, transformer=_Build())
 _SHAPES = Lark(GRAMMAR, parser="lalr", start=["start", "body"], maybe_placeholders=False)  # trees, for the plans
 _PLAIN_KINDS = ("NAME", "INT", "STRING", "QMARK", "OPEN", "RSQB", "COLON", "DOT", "_SEP")
 _TERMINALS = {t.name: t.pattern.to_regexp() for t in _PARSER.terminals}
@@ -565,12 +568,12 @@ def _plan(start: str, line: str, kinds: list[str], columns: list[int]) -> _Plan 
         return None
     if len(tree.children) != 1 or not isinstance(tree.children[0], Tree):
         return None
-    at = {column + 1: k for k, column in enumerate(columns)}  # lark counts columns from 1
+    at: dict[int | None, int] = {column + 1: k for k, column in enumerate(columns)}  # lark counts columns from 1 (typed optional)
     found = tree.children[0]
-    children = found.children
+    children: list[Any] = found.children  # lark types each child Token | Tree
 
     def outcomes(parts: list[Any]) -> tuple[tuple[int, tuple[int, ...]], ...]:
-        return tuple((at[o.children[0].column], tuple(at[v.column] for v in o.children[1:]))
+        return tuple((at[o.children[0].column], tuple(at[v.column] for v in o.children[1:]))  # type: ignore[union-attr]
                      for o in parts if isinstance(o, Tree) and o.data == "outcome")
 
     if found.data == "tag":
@@ -583,12 +586,12 @@ def _plan(start: str, line: str, kinds: list[str], columns: list[int]) -> _Plan 
         return None
     ordinal = at[children[0].column] if isinstance(children[0], Token) and children[0].type == "INT" else None
     rest = children[1:] if ordinal is not None else children
-    player = tuple(at[t.column] for t in rest[0].children) if isinstance(rest[0], Tree) else (at[rest[0].column],)
+    player = tuple(at[t.column] for t in rest[0].children) if isinstance(rest[0], Tree) else (at[rest[0].column],)  # type: ignore[union-attr]
     moves = []
     for move in rest[1:]:
         verb, *parts = move.children
-        tree = next((k for k, p in enumerate(parts) if isinstance(p, Tree)), len(parts))
-        if any(isinstance(p, Token) for p in parts[tree:]):
+        opened = next((k for k, p in enumerate(parts) if isinstance(p, Tree)), len(parts))
+        if any(isinstance(p, Token) for p in parts[opened:]):
             return None  # a `?` after an outcome is a glyph: lark reads the line
         words = tuple(at[p.column] for p in parts if isinstance(p, Token))
         first = at[verb.column]
@@ -627,6 +630,7 @@ def _plain_line(line: str, number: int, start: str) -> Any:
     it); None where lark must read it (or refuses it)."""
     if "?" in line and _GLUED.search(line):
         return None  # a `?` touching what it follows, or `??`, is a glyph (or inside a quoted name): lark says which
+    kinds: list[Any]  # the kind of each token; None for a word beyond ASCII until it is read again below
     if '"' in line or _WORDS.groups != 1:
         lexed = _lex(line)
         if lexed is None:
@@ -647,7 +651,7 @@ def _plain_line(line: str, number: int, start: str) -> Any:
             return None  # `Setupper`: lark's lexer reads a keyword and a word; let it say so
         kinds[1] = "SETUP"
     shape = tuple(kinds)
-    plan = _plans.get(shape, False)
+    plan: Any = _plans.get(shape, False)
     if plan is False:
         if len(_plans) > 4096:
             _plans.clear()
@@ -906,7 +910,7 @@ class Form:
         return command.get("type") == self.kind and all(command.get(k) == v for k, v in self.fixed.items())
 
 
-class Unfit(Exception):
+class Unfit(Exception):  # noqa: N818  (named for what happened)
     """A form does not fit a move (no message: see `Vocabulary._command`)."""
 
 
@@ -1211,7 +1215,8 @@ def write_result(names: Sequence[str], totals: Sequence[int]) -> str:
 
 def _split_list(value: str) -> list[str]:
     """A list's parts at its commas: none inside quotes (where a backslash escapes what follows) or brackets."""
-    parts, depth, quoted, current = [], 0, False, []
+    current: list[str] = []
+    parts, depth, quoted = [], 0, False
     escaped = False
     for ch in value:
         if escaped:
@@ -1276,12 +1281,15 @@ class Words:
     # checker asks before every move, and some titles' details cost more than the decision itself
     whose: Callable[[Any], tuple[int | None, str]] | None = None
     secret_outcomes: Callable[[Any, int | None, Mapping[str, Any] | None, Sequence[tuple[str, str]]],
-                              Sequence[int | str | None]] | None = None
+                              Sequence[Owner]] | None = None
     secret_words: Callable[[Mapping[str, Any]], str | None] | None = None
 
 
-PUBLIC = "public"
+PUBLIC: Final = "public"
 """`Words.secret_outcomes` of an outcome every reader may read."""
+
+Owner = int | Literal["public"] | None
+"""Who may read an outcome while the game is in progress: one seat, every reader (PUBLIC), or no seat (None)."""
 
 HEADER_ORDER = ("Title", "Edition", "EditionHash", "Date", "Place", "Seats", "Options", "Result", "Transcriber")
 
@@ -1302,8 +1310,6 @@ def render(game: Any, words: Words, edition: Any, entries: Sequence[Any], seats:
     (the title's own round where its view has one). `marks` and `after` (by entry index, the
     setup 0) add what a study needs: text after each move, lines after each turn line.
     """
-    from domain.kernel.contract import fold
-
     given = dict(tags or {})
     given.setdefault("Seats", write_seats(list(seats), list(colours) if colours else None))
     out = [write_tag(name, given[name]) for name in HEADER_ORDER if given.get(name) is not None]
@@ -1322,8 +1328,6 @@ def render_turns(game: Any, words: Words, state: Any, entries: Sequence[Any], se
                  marks: Marks | None = None, after: After | None = None) -> list[str]:
     """Entries (commands, no setup) from `state` as turn lines; the hooks get indexes from `first`.
     A variation's lines are written this way from the state where it leaves its parent."""
-    from domain.kernel.contract import fold
-
     out: list[str] = []
     shown_round: int | None = None
     counted = 0

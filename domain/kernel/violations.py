@@ -74,7 +74,7 @@ def reveal(value: Any, reader: Reader) -> Any:
     return value
 
 
-class RuleViolation(Exception):
+class RuleViolation(Exception):  # noqa: N818  (named for what happened)
     """A command breaks a rule of the game. Raised by decide(); the state is untouched.
 
     `rule` is stable and public (e.g. "citta-stato/use-card/colour"): tools, the API and
@@ -97,10 +97,10 @@ class RuleViolation(Exception):
 
     def to_json(self, reader: Reader = None) -> dict[str, Any]:
         """What `reader` may read; the public by default, so a forgotten reader leaks nothing."""
-        return reveal(self.stored(), reader)  # type: ignore[no-any-return]
+        return reveal(self.stored(), reader)
 
 
-class MalformedCommand(ValueError):
+class MalformedCommand(ValueError):  # noqa: N818  (named for what happened)
     """A command that does not even have the right shape: rejected before the rules see it."""
 
     def __init__(self, message: str, errors: Mapping[str, Any] | None = None) -> None:

@@ -14,7 +14,9 @@ from typing import Any
 
 from domain.kernel import Event
 from domain.kernel.describe import Sentence, hidden, name_of, sentence
+from domain.kernel.events import every_event
 from domain.la_citta import events as ev
+from domain.la_citta.edition import TITLE
 from domain.la_citta.state import State
 from domain.la_citta.view import hex_name
 
@@ -305,7 +307,7 @@ def _year_ended(e: ev.YearEnded, s: State, names: Names) -> Sentence:
     return sentence(f"Year {e.year} ends{cards}{end}.")
 
 
-DESCRIBE: dict[type[Event], Callable[[Any, State, Names], Sentence | None]] = {
+DESCRIBE: dict[type[Event], Callable[[Any, State, Names], Sentence | None]] = every_event(TITLE, {
     ev.GameStarted: _started,
     ev.TilesPlaced: _tiles,
     ev.CastlePlaced: _castle_placed,
@@ -336,4 +338,4 @@ DESCRIBE: dict[type[Event], Callable[[Any, State, Names], Sentence | None]] = {
     ev.FeedingCounted: _counted,
     ev.CitizenStarved: _starved,
     ev.YearEnded: _year_ended,
-}
+}, "describe")

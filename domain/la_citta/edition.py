@@ -200,8 +200,8 @@ def build_tables(data: Mapping[str, Any]) -> Tables:
     segments: set[tuple[Cube, Cube]] = set()
     for t in slots.values():
         p = _corners(t, k)
-        for i, j in ((0, 1), (1, 2), (0, 2)):
-            a, b = sorted((p[i], p[j]))
+        for one, other in ((0, 1), (1, 2), (0, 2)):
+            a, b = sorted((p[one], p[other]))
             segments.add((a, b))
     seg_hexes: dict[tuple[Cube, Cube], list[Cube]] = {}
     for s in segments:
@@ -234,9 +234,9 @@ def build_tables(data: Mapping[str, Any]) -> Tables:
         zone[id_of[j]] = z
     hexes = tuple(range(1, len(order) + 1))
     adj_mask = [0] * (len(order) + 1)
-    for h in hexes:
-        for n in adj[h]:
-            adj_mask[h] |= 1 << n
+    for hx in hexes:
+        for n in adj[hx]:
+            adj_mask[hx] |= 1 << n
     levels = sorted(set(board["zone_for_players"].values()))
     allowed = {lv: sum(1 << h for h in hexes if zone[h] <= lv) for lv in levels}
     found_gap = int(data["actions"]["found_city_gap"])

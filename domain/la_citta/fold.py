@@ -12,8 +12,9 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from domain.kernel import Event
+from domain.kernel.events import every_event
 from domain.la_citta import events as ev
-from domain.la_citta.edition import SERVICES, Tables, terrain
+from domain.la_citta.edition import SERVICES, TITLE, Tables, terrain
 from domain.la_citta.state import City, State
 
 
@@ -388,7 +389,7 @@ def _year_ended(m: Fields, e: ev.YearEnded) -> None:
     m[VOICE_DOWN] = m[VOICE_SEEN] = ()
 
 
-FOLD: dict[type[Event], Callable[[Fields, Any], None]] = {
+FOLD: dict[type[Event], Callable[[Fields, Any], None]] = every_event(TITLE, {
     ev.GameStarted: _started,
     ev.TilesPlaced: _tiles,
     ev.CastlePlaced: _castle_placed,
@@ -419,14 +420,14 @@ FOLD: dict[type[Event], Callable[[Fields, Any], None]] = {
     ev.FeedingCounted: _counted,
     ev.CitizenStarved: _starved,
     ev.YearEnded: _year_ended,
-}
+}, "fold")
 _tuple_new = tuple.__new__
 
 
 def evolve(s: State, e: Event) -> State:
     m = list(s)
     FOLD[type(e)](m, e)
-    return _tuple_new(State, m)  # type: ignore[no-any-return]
+    return _tuple_new(State, m)
 
 
 def evolve_all(s: State, events: Iterable[Event]) -> State:
@@ -435,4 +436,4 @@ def evolve_all(s: State, events: Iterable[Event]) -> State:
     fold = FOLD
     for e in events:
         fold[type(e)](m, e)
-    return _tuple_new(State, m)  # type: ignore[no-any-return]
+    return _tuple_new(State, m)

@@ -12,8 +12,8 @@ from typing import Any
 
 from domain.kernel import Chance, Command, Edition, Event, Pending
 from domain.kernel.describe import Sentence
+from domain.la_citta import bot, rules
 from domain.la_citta import edition as ed
-from domain.la_citta import rules
 from domain.la_citta.commands import parse
 from domain.la_citta.describe import describe
 from domain.la_citta.fold import evolve
@@ -24,7 +24,9 @@ from domain.la_citta.view import view
 
 class LaCitta:
     title = "la-citta"
+    name = "La Città"
     seats = rules.SEATS
+    bot_shape = staticmethod(bot.shape)
 
     def default_edition(self) -> Edition:
         return ed.default_edition()

@@ -15,10 +15,13 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
+from domain.kernel import GAME_OVER
 from domain.kernel.editions import Edition
-from domain.kernel.notation import PUBLIC, Arg, Form, Move, NotationError, Vocabulary, Words
+from domain.kernel.notation import PUBLIC, Arg, Form, Move, NotationError, Owner, Vocabulary, Words
+from domain.la_citta.edition import tables
 from domain.la_citta.game import GAME
-from domain.la_citta.state import State
+from domain.la_citta.rules import pending_of, settled
+from domain.la_citta.state import State, order
 
 SERVICE = {"culture": "culture", "education": "education", "health": "health"}
 
@@ -45,16 +48,12 @@ _HEX = re.compile(r"[Ll](\d+)")
 @cache
 def hex_names() -> tuple[str, ...]:
     """Every lane hex of the reference board by its L-name (for did-you-mean)."""
-    from domain.la_citta.edition import tables
-
     return tuple(f"L{h}" for h in tables(GAME.default_edition()).hexes)
 
 
 def places(edition: Edition) -> tuple[str, ...]:
     """Every place an annotation's shape may name, as `[%csl]`/`[%cal]` markup writes it (docs/notation/la-citta.md):
     the edition's lane hexes by L-name, then its printed edge areas `E01`-`E12`."""
-    from domain.la_citta.edition import tables
-
     found = _PLACES.get(edition.content_hash)
     if found is None:
         t = tables(edition)
@@ -202,10 +201,6 @@ def turn_starts(state: State) -> bool:
 def whose(state: State) -> tuple[int | None, str]:
     """`rules.pending_of`'s seat and kind, without the details it freezes (the checker asks before every
     move): its common branches in its own order, the others asked of it."""
-    from domain.kernel import GAME_OVER
-    from domain.la_citta.rules import pending_of, settled
-    from domain.la_citta.state import order
-
     phase = state.phase
     if phase == "over":
         return None, GAME_OVER
@@ -219,7 +214,7 @@ _FACE_DOWN = {"la-citta/blind-draw": "politics", "la-citta/poll": "voice"}
 
 
 def secret_outcomes(state: State, seat: int | None, command: Mapping[str, Any] | None,
-                    asked: Sequence[tuple[str, str]]) -> list[int | str | None]:
+                    asked: Sequence[tuple[str, str]]) -> list[Owner]:
     """A blind draw's card is its taker's, and so are the voice cards a poll turns up (the others learn them at
     the tally): each is the command's first outcome. Every other outcome is laid face up (the display's refills,
     the cards turned at the tally, the year's voice card)."""

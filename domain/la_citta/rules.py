@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import combinations
-from typing import Any
+from typing import Any, ClassVar
 
 import marshmallow
 from marshmallow import fields
@@ -124,7 +124,7 @@ def _check_build(s: State, seat: int, building: str, city: int, h: int, traits: 
         raise violation("build/touches-other-city", f"L{h} touches another city; cities stay one empty hex apart", hex=h, cities=other)
     if traits.one_per_city and any(k == building for _, k in c.buildings):
         raise violation("build/second-market", f"the city at L{city} already has a {building}", city=city, building=building)
-    if traits.needs_lake and not s.land.lake[h]:
+    if traits.needs_lake and not s.laid.lake[h]:
         raise violation("build/needs-lake", f"a {building} must be next to a lake; L{h} is not", hex=h, building=building)
     if not traits.from_supply and c.citizens - len(c.buildings) < 2:
         raise violation(
@@ -145,7 +145,7 @@ def build_sites(s: State, c: City) -> int:
 
 
 def _built(s: State, seat: int, building: str, city: int, h: int, traits: Traits) -> ev.BuildingBuilt:
-    food = s.land.food[h] if traits.food else 0
+    food = s.laid.food[h] if traits.food else 0
     return ev.BuildingBuilt(seat, city, h, building, "supply" if traits.from_supply else "castle", food)
 
 
@@ -263,8 +263,9 @@ def removable(s: State, c: City) -> list[int]:
 def _clear(s: State, c: City) -> list[Event]:
     """A city with at most one citizen loses every building, and with none its castle too: the
     demolitions the one-at-a-time steps would make (always the first edge building), as one batch."""
-    food, farms = s.land.food, s.t.food_kinds
-    left, mask, out = list(c.buildings), c.mask, []
+    food, farms = s.laid.food, s.t.food_kinds
+    left, mask = list(c.buildings), c.mask
+    out: list[Event] = []
     while left:
         h = next(_edge_of(s, mask, c.castle, left))
         kind = next(k for x, k in left if x == h)
@@ -280,7 +281,7 @@ def _food_counts(s: State) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Food (tokens plus this year's rich harvests) and citizens per seat, for the feeding phase."""
     food = list(s.food)
     for seat, h in s.harvest:
-        food[seat] += s.land.food[h]
+        food[seat] += s.laid.food[h]
     people = [0] * s.players
     for c in s.cities.values():
         people[c.owner] += c.citizens
@@ -297,7 +298,7 @@ RUNNING = frozenset({"setup", "year-start", "tally", "count-food"})
 class _NoChance:
     """`_auto` only draws in RUNNING phases, so asking whether a state is settled never needs chance."""
 
-    log: list[Any] = []
+    log: ClassVar[list[Any]] = []
 
     def draw(self, source: str, contents: Any, n: int) -> Any:
         raise AssertionError("settled() asked chance")
@@ -452,7 +453,7 @@ def _year_start(s: State, chance: Chance) -> list[Event]:
     (card,) = chance.draw("voice", voice_contents(s), int(t.data["voice"]["face_up"]))
     out: list[Event] = [ev.YearBegan(year, start), ev.VoiceLaidOut(card)]
     gold = [0] * n
-    mines, quarries, lifts = s.land.gold, t.gold_kinds, t.lifts
+    mines, quarries, lifts = s.laid.gold, t.gold_kinds, t.lifts
     grow = []
     for k, c in s.cities.items():
         have = 0  # what lifts this city's limit (see `cap`)
@@ -503,7 +504,7 @@ def advance(s: State, chance: Chance) -> tuple[list[Event], State]:
 
 def _place_castle(s: State, c: cm.PlaceCastle, chance: Chance) -> list[Event]:
     _check_castle_site(s, c.hex)
-    return [ev.CastlePlaced(c.seat, c.hex, int(_data(s)["start"]["citizens_per_castle"]), s.land.food[c.hex])]
+    return [ev.CastlePlaced(c.seat, c.hex, int(_data(s)["start"]["citizens_per_castle"]), s.laid.food[c.hex])]
 
 
 def _take_gold(s: State, c: cm.TakeGold, chance: Chance) -> list[Event]:
@@ -524,7 +525,7 @@ def _found_city(s: State, c: cm.FoundCity, chance: Chance) -> list[Event]:
     extra = int(_data(s)["actions"]["found_city_from_supply"])
     return [
         ev.ActionCardUsed(c.seat, "found-city"),
-        ev.CityFounded(c.seat, c.hex, c.source, extra, s.land.food[c.hex]),
+        ev.CityFounded(c.seat, c.hex, c.source, extra, s.laid.food[c.hex]),
         ev.TurnEnded(c.seat),
     ]
 
@@ -682,7 +683,7 @@ def _demolish(s: State, c: cm.Demolish, chance: Chance) -> list[Event]:
 
 def _demolished(s: State, city: City, h: int) -> ev.BuildingDemolished:
     kind = next(k for x, k in city.buildings if x == h)
-    food = s.land.food[h] if kind in s.t.food_kinds else 0
+    food = s.laid.food[h] if kind in s.t.food_kinds else 0
     return ev.BuildingDemolished(city.owner, city.castle, h, kind, food)
 
 
@@ -783,7 +784,7 @@ def _political_legal(s: State, seat: int) -> list[Command]:
                 if not spare and not spec.get("citizen_from_supply"):
                     continue
                 lake = spec.get("needs_lake")
-                out.extend(cm.Build(seat, card, kind, c.castle, h) for h in sites[c.castle] if not lake or s.land.lake[h])
+                out.extend(cm.Build(seat, card, kind, c.castle, h) for h in sites[c.castle] if not lake or s.laid.lake[h])
 
     if s.actions[seat] > 0:
         out.append(cm.TakeGold(seat))
@@ -905,7 +906,7 @@ def setup(edition: Edition, options: Mapping[str, Any], chance: Chance) -> list[
         letters = d["beginner"]["seats"][str(players)]
         for seat, letter in enumerate(letters):
             for h in d["beginner"]["castles"][letter]:
-                out.append(ev.CastlePlaced(seat, int(h), int(d["start"]["citizens_per_castle"]), state.land.food[int(h)]))
+                out.append(ev.CastlePlaced(seat, int(h), int(d["start"]["citizens_per_castle"]), state.laid.food[int(h)]))
     out.extend(ev.GoldGained(seat, int(d["start"]["gold"]), "start") for seat in range(players))
     state = evolve_all(state, out[2:])
     dealt = _deal(state, chance, int(d["start"]["face_up_politics"]))

@@ -21,7 +21,7 @@ def has_all_services(s: State, city: City) -> bool:
 def scores(state: State) -> dict[str, Any]:
     s = state
     sc = s.t.data["scoring"]
-    seats = []
+    seats: list[dict[str, Any]] = []
     for i in range(s.players):
         own = [c for c in s.cities.values() if c.owner == i]
         citizens = sum(c.citizens for c in own) * int(sc["per_citizen"])

@@ -43,7 +43,7 @@ class State(NamedTuple):
     start: int = 0
     seating: tuple[int, ...] = ()  # clockwise from the starting player
     placing: tuple[int, ...] = ()
-    cities: dict[int, City] = {}  # never mutated: every change builds a new dict
+    cities: dict[int, City] = {}  # noqa: RUF012  (a field default, never mutated: every change builds a new dict)
     occupied: int = 0
     gold: tuple[int, ...] = ()
     food: tuple[int, ...] = ()
@@ -72,8 +72,14 @@ class State(NamedTuple):
     played: tuple[tuple[tuple[str, bool], ...], ...] = ()  # per seat: (card, drawn blind)
     mig: int = 0
     attracted: tuple[int, ...] = ()
-    links: dict[int, tuple[int, ...]] = {}  # during relocation: city -> opposing neighbour cities
+    links: dict[int, tuple[int, ...]] = {}  # noqa: RUF012  (a field default, never mutated): during relocation, city -> opposing neighbour cities
     hungry: tuple[int, ...] = ()
+
+    @property
+    def laid(self) -> Terrain:
+        """The land once setup has laid it: every rule after setup reads it."""
+        assert self.land is not None, "the land is laid at setup"
+        return self.land
 
 
 def begin(edition: Edition) -> State:

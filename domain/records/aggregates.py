@@ -21,7 +21,7 @@ from uuid import UUID
 from eventsourcing.domain import Aggregate, event
 
 from domain.records import chain as chains
-from domain.records.rows import CanonicalEvent, Encoded
+from domain.records.canonical import CanonicalEvent, Encoded
 
 LIVE = "live"
 TRANSCRIBED = "transcribed"

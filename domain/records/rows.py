@@ -5,7 +5,7 @@ The library's way to a row is general: an event object made and applied through 
 `@event` decorator's argument binding, then `Mapper.to_stored_event` copying its fields and
 encoding them with `JSONTranscoder` (a new encoder pass per row). The hash chain had already
 put each game event in its canonical JSON (chain.py) to hash it. So `Record.record` keeps
-those bytes on the event it stores (`Encoded`), and `RecordMapper`, the library's extension
+those bytes on the event it stores (`Encoded`, canonical.py), and `RecordMapper`, the library's extension
 point for turning events into rows (`Application.construct_mapper`), splices them into the
 row instead of encoding the event a second time: the chain then adds one SHA-256 a game
 event to the write path, and a row costs a few string joins.
@@ -25,7 +25,6 @@ event, or a `Happened` without its bytes, goes the library's way.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
 from datetime import datetime
 from json.encoder import c_encode_basestring, c_make_encoder  # type: ignore[attr-defined]
 from typing import Any
@@ -33,58 +32,22 @@ from typing import Any
 from eventsourcing.persistence import EventStore, JSONTranscoder, Mapper, Recording, StoredEvent
 from eventsourcing.utils import get_topic
 
+from domain.records.aggregates import Record
+from domain.records.canonical import CanonicalEvent, Encoded
 from domain.records.timeline import loads
 
-
-class Encoded(dict):  # type: ignore[type-arg]  (a JSON object, as the event's own dict)
-    """A game event's JSON object together with its canonical bytes (chain.canonical): what the
-    chain hashed and the row holds. Still a dict to everything else (the library's encoder
-    included), so a row made another way stays right."""
-
-    __slots__ = ("canonical",)
-    canonical: bytes  # set by its maker right after dict's own constructor (no Python __init__: one an event)
-
-
-class CanonicalEvent(Mapping[str, Any]):
-    """A game event carried by its canonical bytes alone: an import's record stores the rules' own events,
-    put in their canonical JSON straight from the event objects (`chain.event_bytes`), so no JSON object
-    is made of them. Read as a mapping (nothing on the write path does), it is the object those bytes are."""
-
-    __slots__ = ("canonical",)
-
-    def __init__(self, canonical: bytes) -> None:
-        self.canonical = canonical
-
-    def _object(self) -> dict[str, Any]:
-        found: dict[str, Any] = loads(self.canonical)
-        return found
-
-    def __getitem__(self, key: str) -> Any:
-        return self._object()[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._object())
-
-    def __len__(self) -> int:
-        return len(self._object())
-
-    def __repr__(self) -> str:
-        return f"CanonicalEvent({self.canonical!r})"
-
-
+_HAPPENED: type[Any] = Record.Happened  # type: ignore[attr-defined]  # made by the library's @event decorator
 _CARRIED = (Encoded, CanonicalEvent)
 """The forms of a game event that carry their canonical bytes (the row is made from those)."""
 
 
-class RecordMapper(Mapper):  # type: ignore[type-arg]
+class RecordMapper(Mapper):
     """The library's mapper, with a short way for game events that carry their canonical bytes."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        from domain.records.aggregates import Record
-
-        self._happened = Record.Happened
-        self._topic = get_topic(Record.Happened)
+        self._happened = _HAPPENED
+        self._topic = get_topic(_HAPPENED)
         self._stamp: tuple[datetime | None, bytes] = (None, b"")
         # the transcoder's encoder made once (its `encode` makes a new one per call): a log entry's head is
         # plain JSON, anything else still goes to the transcoder's own `default`
@@ -122,11 +85,11 @@ class RecordMapper(Mapper):  # type: ignore[type-arg]
             return list(map(library, domain_events))
         compress = self.compressor.compress if self.compressor else None
         encrypt = self.cipher.encrypt if self.cipher else None
-        rows = []
+        rows: list[StoredEvent] = []
         append, join = rows.append, b"".join
         for domain_event in domain_events:
             fields = domain_event.__dict__
-            event = fields.get("event") if type(domain_event) is happened else None
+            event: Any = fields.get("event") if type(domain_event) is happened else None
             if type(event) not in carried:
                 append(library(domain_event))
                 continue
@@ -160,7 +123,7 @@ def stored_event(originator_id: Any, originator_version: int, topic: str, state:
 _new = object.__new__
 
 
-class RecordEventStore(EventStore):  # type: ignore[type-arg]
+class RecordEventStore(EventStore):
     """The library's event store (`Application.construct_event_store`), its `put` without the recordings.
 
     The library's `put` makes a `Notification` and a `Recording` of every event it stores, for
@@ -169,7 +132,7 @@ class RecordEventStore(EventStore):  # type: ignore[type-arg]
     polling the store, api/live.py). An import's save stored ~4,200 events a batch: making those
     ~8,400 frozen dataclasses, and freeing them, took a twentieth of the batch job's CPU."""
 
-    def put(self, domain_events: Any, **kwargs: Any) -> list[Recording]:  # type: ignore[type-arg]
+    def put(self, domain_events: Any, **kwargs: Any) -> list[Recording]:
         mapper = self.mapper
         rows = mapper.to_stored_events(domain_events) if isinstance(mapper, RecordMapper) else list(
             map(mapper.to_stored_event, domain_events))

@@ -21,6 +21,7 @@ from uuid import UUID
 
 import orjson
 
+from domain import catalog
 from domain.kernel import Edition, Event, Game, event_from_json
 from domain.kernel.cache import Bounded
 from domain.kernel.events import event_types
@@ -161,8 +162,6 @@ _CLASSES: dict[str, type[Event]] = {}
 def _load_title_of(event_type: str) -> None:
     """A title's event types are known once its package is imported: a fresh process reading a stream
     before anything else asked for that title (a verify, a recheck) imports it by the type's prefix."""
-    from domain import catalog
-
     title = event_type.partition("/")[0]
     if title in catalog.TITLES:
         try:

@@ -16,7 +16,9 @@ from typing import Any
 
 from domain.kernel import Event
 from domain.kernel.describe import Part, Sentence, hidden, name_of, sentence
+from domain.kernel.events import every_event
 from domain.serenissima import events as ev
+from domain.serenissima.edition import TITLE
 from domain.serenissima.rules import current_port
 from domain.serenissima.scoring import ports_of
 from domain.serenissima.state import NEUTRAL, State
@@ -453,7 +455,7 @@ def _game_ended(e: ev.GameEnded, s: State, names: Sequence[str]) -> Sentence:
     return sentence(f"The game ends. {name_of(names, first)} wins with {line(first)}{others}.")
 
 
-SAY: dict[type[Event], Say] = {
+SAY: dict[type[Event], Say] = every_event(TITLE, {
     ev.GameStarted: _game_started,
     ev.FirstPlayerChosen: _first_player,
     ev.PortsClosed: _ports_closed,
@@ -496,7 +498,7 @@ SAY: dict[type[Event], Say] = {
     ev.DogeDeckReshuffled: _deck_reshuffled,
     ev.SpecialInvestmentOpened: _special_opened,
     ev.GameEnded: _game_ended,
-}
+}, "describe")
 
 
 def describe(event: Event, before: State, names: Sequence[str]) -> Sentence | None:

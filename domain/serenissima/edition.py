@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from importlib import resources
+from typing import Any
 
 import marshmallow
 from marshmallow import fields, validate
@@ -14,8 +15,8 @@ from domain.kernel.editions import derived
 TITLE = "serenissima"
 
 
-def _strict(**kw: object) -> fields.Integer:
-    return fields.Integer(required=True, strict=True, **kw)  # type: ignore[arg-type]
+def _strict(**kw: Any) -> fields.Integer:
+    return fields.Integer(required=True, strict=True, **kw)
 
 
 class _Schema(marshmallow.Schema):

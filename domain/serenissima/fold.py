@@ -10,7 +10,9 @@ from collections.abc import Callable
 from typing import Any
 
 from domain.kernel import Event
+from domain.kernel.events import every_event
 from domain.serenissima import events as ev
+from domain.serenissima.edition import TITLE
 from domain.serenissima.state import _FRESH, NEUTRAL, Port, State, _activation, _galley, _port, _state
 
 # --- small helpers -----------------------------------------------------------------------
@@ -446,7 +448,7 @@ def _game_ended(s: State, e: ev.GameEnded) -> State:
     return _state(s, phase="over", ranking=e.ranking, act=None, queue=())
 
 
-FOLD: dict[type[Event], Callable[[State, Any], State]] = {
+FOLD: dict[type[Event], Callable[[State, Any], State]] = every_event(TITLE, {
     ev.GameStarted: _game_started,
     ev.FirstPlayerChosen: _first_player,
     ev.PortsClosed: _ports_closed,
@@ -489,7 +491,7 @@ FOLD: dict[type[Event], Callable[[State, Any], State]] = {
     ev.DogeDeckReshuffled: _deck_shuffled,
     ev.SpecialInvestmentOpened: _special_opened,
     ev.GameEnded: _game_ended,
-}
+}, "fold")
 
 
 def evolve(s: State, e: Event) -> State:

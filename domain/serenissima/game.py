@@ -16,6 +16,7 @@ from domain.serenissima.state import State, begin
 
 class Serenissima:
     title = "serenissima"
+    name = "Serenissima"
     seats = (2, 4)
 
     def default_edition(self) -> Edition:

@@ -264,7 +264,7 @@ def _step_port(s: State, word: Any, goods: bool = False) -> str:
     return "" if len(here) == 1 and t.ports[here[0]] == pid else pid
 
 
-def _cmd(kind: str, seat: int, **fields: Any) -> dict[str, Any]:
+def _cmd(kind: str, seat: int | None, **fields: Any) -> dict[str, Any]:
     return {"type": K + kind, "seat": seat, **fields}
 
 

@@ -661,6 +661,7 @@ def _round(s: State, chance: Chance) -> list[Event]:
     a_sinks, d_sinks = a_loss == g.sailors, d_loss == defence
     salvage = 0
     if act.foe_galley and a_sinks != d_sinks:
+        assert foe is not None  # the galley met above
         wreck, survivor = (g, foe) if a_sinks else (foe, g)
         if wreck.goods and survivor.sailors - (a_loss if survivor is g else d_loss) < t.galley_spaces:
             salvage = act.foe_galley if a_sinks else act.galley

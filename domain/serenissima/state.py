@@ -99,7 +99,7 @@ class State:
 _UNCHANGED: Any = object()
 
 
-def _builder(cls: type) -> type:
+def _builder(cls: type[Any]) -> type:
     """A plain slotted twin of a frozen record class: same slots, no frozen `__setattr__`.
 
     A new record is filled in as its twin with plain attribute stores (the interpreter's
@@ -107,7 +107,7 @@ def _builder(cls: type) -> type:
     `__class__` assignment is allowed and the record is as frozen as any other from then on.
     """
     twin = type(f"_{cls.__name__}Builder", (), {"__slots__": cls.__slots__})
-    probe = object.__new__(twin)
+    probe: Any = object.__new__(twin)
     probe.__class__ = cls  # fails at import, not in a fold, should the layouts ever differ
     return twin
 
@@ -125,7 +125,7 @@ def _replacer(cls: type) -> Callable[..., Any]:
     lines += [f"    _obj.{n} = _old.{n} if {n} is _same else {n}" for n in names]
     lines += ["    _obj.__class__ = _cls", "    return _obj"]
     exec("\n".join(lines), scope)  # noqa: S102 - generated from the class's own field names
-    return scope["_replace"]  # type: ignore[no-any-return]
+    return scope["_replace"]
 
 
 def _maker(cls: type) -> Callable[..., Any]:
@@ -136,7 +136,7 @@ def _maker(cls: type) -> Callable[..., Any]:
     lines += [f"    _obj.{n} = {n}" for n in names]
     lines += ["    _obj.__class__ = _cls", "    return _obj"]
     exec("\n".join(lines), scope)  # noqa: S102 - generated from the class's own field names
-    return scope["_make"]  # type: ignore[no-any-return]
+    return scope["_make"]
 
 
 _REPLACERS = {cls: _replacer(cls) for cls in (State, Activation, Port)}

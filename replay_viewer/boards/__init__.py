@@ -1,6 +1,7 @@
 """Boards drawn as SVG from a step's view, the edition's data and the title's layout file.
 
-Each title has a module here with `draw(view, previous, layout, edition, names) -> str`: a
+Each title has a module here, named as its package in domain/ (`catalog.package(title)`), with
+`draw(view, previous, layout, edition, names) -> str` and `anchors(layout, edition, seats)`: a
 complete `<svg>` document for one step as one reader may see it (`view` is already that
 reader's view; `previous` is the same reader's view one step earlier, or None, so what changed
 is highlighted). Positions never live in code: they come from `layout.yaml` beside the
@@ -17,24 +18,32 @@ import importlib
 from collections.abc import Callable, Sequence
 from functools import cache
 from importlib import resources
+from types import ModuleType
 from typing import Any
 
 import yaml
 
+from domain import catalog
 from domain.kernel import Edition
-
-PACKAGES = {"citta-stato": "citta_stato", "la-citta": "la_citta", "serenissima": "serenissima"}
 
 Draw = Callable[[dict[str, Any], "dict[str, Any] | None", dict[str, Any], Edition, Sequence[str]], str]
 
 
-class NoLayout(LookupError):
+class NoLayout(LookupError):  # noqa: N818  (named for what happened)
     """The record's title or edition has no board layout: the page says so and shows the rest."""
 
 
+def _drawing(title: str) -> ModuleType:
+    """The title's drawing module: replay_viewer/boards/<package>.py, named as its package in domain/."""
+    try:
+        return importlib.import_module(f"{__name__}.{catalog.package(title)}")
+    except (KeyError, ModuleNotFoundError):
+        raise NoLayout(f"there is no board drawing for the title {title!r}") from None
+
+
 @cache
-def _layout_file(package: str) -> dict[str, Any] | None:
-    path = resources.files(f"domain.{package}").joinpath("layout.yaml")
+def _layout_file(module: str) -> dict[str, Any] | None:
+    path = resources.files(module).joinpath("layout.yaml")
     if not path.is_file():
         return None
     loaded = yaml.safe_load(path.read_bytes())
@@ -43,10 +52,8 @@ def _layout_file(package: str) -> dict[str, Any] | None:
 
 def layout_for(title: str, edition: Edition) -> dict[str, Any]:
     """The layout drawn for this edition, or NoLayout with one sentence saying why."""
-    package = PACKAGES.get(title)
-    if package is None:
-        raise NoLayout(f"there is no board drawing for the title {title!r}")
-    layout = _layout_file(package)
+    _drawing(title)
+    layout = _layout_file(catalog.TITLES[title])
     if layout is None:
         raise NoLayout(f"the title {title} has no board layout file yet")
     if edition.id not in layout.get("editions", ()):
@@ -55,14 +62,7 @@ def layout_for(title: str, edition: Edition) -> dict[str, Any]:
 
 
 def drawer(title: str) -> Draw:
-    package = PACKAGES.get(title)
-    if package is None:
-        raise NoLayout(f"there is no board drawing for the title {title!r}")
-    try:
-        module = importlib.import_module(f"replay_viewer.boards.{package}")
-    except ModuleNotFoundError as missing:
-        raise NoLayout(f"the title {title} has no board drawing yet") from missing
-    return module.draw  # type: ignore[no-any-return]
+    return _drawing(title).draw
 
 
 def draw(title: str, view: dict[str, Any], previous: dict[str, Any] | None, edition: Edition, names: Sequence[str]) -> str:
@@ -71,23 +71,12 @@ def draw(title: str, view: dict[str, Any], previous: dict[str, Any] | None, edit
 
 
 def places(title: str, edition: Edition) -> tuple[str, ...]:
-    """Every place a note's shape may name, as the title's notation spells it (`notation.places`).
-
-    Until a title's notation offers `places(edition)`, the vocabulary its markup already reads.
-    """
-    package = PACKAGES.get(title)
-    if package is None:
-        raise NoLayout(f"there is no board drawing for the title {title!r}")
-    notation = importlib.import_module(f"domain.{package}.notation")
-    listed = getattr(notation, "places", None)
-    if callable(listed):
-        return tuple(listed(edition))
-    if title == "citta-stato":
-        return tuple(notation.PLACES)
-    if title == "la-citta":
-        return (*notation.hex_names(), *(f"E{k:02d}" for k in range(1, 13)))
-    data = edition.data
-    return (*data["ports"], *data["sea_zones"])
+    """Every place a note's shape may name, as the title's notation spells it (`notation.places`)."""
+    _drawing(title)
+    found = catalog.places(title, edition)
+    if found is None:
+        raise NoLayout(f"the title {title} names no places of its board")
+    return found
 
 
 def anchors(title: str, edition: Edition, seats: int) -> dict[str, dict[str, Any]]:
@@ -95,9 +84,7 @@ def anchors(title: str, edition: Edition, seats: int) -> dict[str, dict[str, Any
     `places(edition)`: where an arrow starts and ends and a highlight ring is drawn. NoLayout when
     the title or edition has no board drawing (then nothing can be drawn over it either)."""
     layout = layout_for(title, edition)
-    package = PACKAGES[title]
-    module = importlib.import_module(f"replay_viewer.boards.{package}")
-    found: dict[str, dict[str, Any]] = module.anchors(layout, edition, seats)
+    found: dict[str, dict[str, Any]] = _drawing(title).anchors(layout, edition, seats)
     by_lower = {name.lower(): spot for name, spot in found.items()}
     out: dict[str, dict[str, Any]] = {}
     for place in places(title, edition):

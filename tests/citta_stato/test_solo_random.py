@@ -19,8 +19,9 @@ from domain.citta_stato.state import GHOST, State
 from domain.kernel import Event, replay
 from domain.kernel.selfplay import PlayedGame, play_random
 
+from .contract import assert_legal_is_exact
 from .helpers import EDITION, GAME
-from .test_random_play import Refold, assert_legal_is_exact
+from .test_random_play import Refold
 
 GAMES = 100
 SCENARIOS = (1, 2, 3, 4)

@@ -95,7 +95,7 @@ class OwnRedis:
         """Start it (empty: it keeps nothing on disk) and wait until it answers."""
         import redis
 
-        log = open(self.folder / "redis.log", "ab")  # noqa: SIM115  (the server's, closed with it)
+        log = (self.folder / "redis.log").open("ab")
         self.process = subprocess.Popen(
             ["redis-server", "--bind", "127.0.0.1", "--port", str(self.port), "--save", "", "--appendonly", "no",
              "--dir", str(self.folder)], stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
@@ -125,7 +125,7 @@ def own_postgres() -> Iterator[OwnPostgres]:
     data = folder / "data"
     port = free_port()
     _as_postgres([str(PG_BIN / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres", "--no-sync"])
-    with open(data / "postgresql.conf", "a") as conf:
+    with (data / "postgresql.conf").open("a") as conf:
         conf.write(f"\nport = {port}\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '{folder}'\n"
                    "max_connections = 200\nfsync = off\nsynchronous_commit = off\nfull_page_writes = off\n")
     _as_postgres([str(PG_BIN / "pg_ctl"), "-D", str(data), "-l", str(folder / "server.log"), "-w", "-t", "30", "start"])

@@ -120,7 +120,7 @@ class Network:
         self.relays: list[subprocess.Popen[bytes]] = []
         self.subnet: ipaddress.IPv4Network | None = None
         self.gateway = ""
-        with open(LOCK, "a") as lock:  # two deployments at once (pytest -n 2) never pick the same subnet
+        with LOCK.open("a") as lock:  # two deployments at once (pytest -n 2) never pick the same subnet
             fcntl.flock(lock, fcntl.LOCK_EX)
             try:
                 sweep_stale()
@@ -160,7 +160,7 @@ class Network:
 
     def relay(self, port: int) -> str:
         """`gateway:port` on the bridge, relayed to 127.0.0.1:port (a server of the suite's own)."""
-        log = open(self.folder / f"relay-{port}.log", "wb")  # noqa: SIM115  (the relay's, closed with it)
+        log = (self.folder / f"relay-{port}.log").open("wb")
         self.relays.append(subprocess.Popen(
             ["socat", f"TCP-LISTEN:{port},bind={self.gateway},fork,reuseaddr", f"TCP:127.0.0.1:{port}"],
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True))
@@ -319,7 +319,7 @@ class Deployment:
         if host is not None:
             command = ["ip", "netns", "exec", host.namespace, *command]
         log_path = self.folder / f"{name}.log"
-        with open(log_path, "wb") as log:
+        with log_path.open("wb") as log:
             popen = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
                                      start_new_session=True)
         process = Process(kind, name, popen, log_path, address, port if kind == "api" else None, host)

@@ -31,14 +31,29 @@ from pathlib import Path
 from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid5
 
+import hypothesis
 import pytest
 import requests
+import schemathesis
+from hypothesis import HealthCheck, Phase, strategies
+from schemathesis.checks import max_response_time, not_a_server_error
+from schemathesis.generation import GenerationMode
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
 
+from domain import catalog
+from domain.kernel.dispute import _candidates
+from domain.records import Records
 from domain.records.room import notes_id
-from domain.transcripts import without_study
+from domain.records.settings import Settings
+from domain.transcripts import check_text, render_record_file, without_study
 from tests.faults.conftest import OwnPostgres
 from tests.faults.fuzzing import elapsed, group_cpu_seconds, log_errors, mutate_notation, streams
 from tests.faults.harness import Deployment, Process
+from tests.service.helpers import play_out
 from tests.service.test_poison_imports import mutate, transcribed_export
 
 pytestmark = pytest.mark.faults
@@ -183,29 +198,31 @@ def _world(url: str) -> dict[str, Any]:
     }
 
 
-def test_schemathesis_finds_no_server_error_no_hang_and_only_problem_json(api: Api) -> None:
-    """Every operation of the OpenAPI document, requests generated from it (valid and invalid), some at
-    random ids and some at ids and tokens that exist: no 5xx, no answer later than TIME_LIMIT, every
-    4xx is problem+json. The live stream (server-sent events, endless by design) is asked separately."""
-    import hypothesis
-    import schemathesis
-    from hypothesis import HealthCheck, Phase, strategies
-    from schemathesis.checks import max_response_time, not_a_server_error
-    from schemathesis.generation import GenerationMode
+CHECKS = (not_a_server_error, max_response_time, status_code_conformance, content_type_conformance,
+          response_schema_conformance)
 
-    started, cpu = time.monotonic(), time.process_time()
-    world = _world(api.url)
-    schema = schemathesis.openapi.from_url(f"{api.url}/api/openapi.json", timeout=TIME_LIMIT)
+
+@dataclass
+class Fuzzed:
+    """What one schemathesis pass found: its failures, the answers by status, the operations it aimed at."""
+
+    failures: list[str]
+    statuses: Counter[int]
+    operations: int
+
+
+def fuzz_operations(url: str, world: dict[str, Any], examples: int = EXAMPLES) -> Fuzzed:
+    """Every operation but the live streams, `examples` generated requests per kind of target (x2 where the path
+    names ids: random ones and the world's), every answer put to CHECKS and to `_is_problem` when a 4xx."""
+    schema = schemathesis.openapi.from_url(f"{url}/api/openapi.json", timeout=TIME_LIMIT)
     schema.config.checks.update(max_response_time=TIME_LIMIT)
     session = requests.Session()
-    failures: list[str] = []
-    statuses: Counter[int] = Counter()
-    operations = 0
+    found = Fuzzed([], Counter(), 0)
     for result in schema.get_all_operations():
         operation = result.ok()
         if operation.path.endswith("/live"):
             continue
-        operations += 1
+        found.operations += 1
         names = set(re.findall(r"{(\w+)}", operation.path))
         targets = [operation.as_strategy(mode) for mode in GenerationMode]
         for which in ("live", "finished") if names else ():
@@ -216,26 +233,42 @@ def test_schemathesis_finds_no_server_error_no_hang_and_only_problem_json(api: A
                             for mode in GenerationMode]
 
         @hypothesis.given(case=strategies.one_of(targets))
-        @hypothesis.settings(max_examples=EXAMPLES * (2 if names else 1), derandomize=True, database=None,
+        @hypothesis.settings(max_examples=examples * (2 if names else 1), derandomize=True, database=None,
                              deadline=None, phases=[Phase.explicit, Phase.generate],
                              suppress_health_check=list(HealthCheck))
         def run(case: Any) -> None:
             where = f"{case.method} {case.formatted_path} {case.media_type or ''}".strip()
             try:
-                answer = case.call(base_url=api.url, session=session, timeout=TIME_LIMIT)
+                answer = case.call(base_url=url, session=session, timeout=TIME_LIMIT)
             except requests.Timeout:
-                failures.append(f"{where}: no answer within {TIME_LIMIT} s")
+                found.failures.append(f"{where}: no answer within {TIME_LIMIT} s")
                 return
-            statuses[answer.status_code] += 1
+            found.statuses[answer.status_code] += 1
             try:
-                case.validate_response(answer, checks=[not_a_server_error, max_response_time])
+                case.validate_response(answer, checks=list(CHECKS))
             except (AssertionError, BaseExceptionGroup) as exc:
-                failures.append(f"{where}: {answer.status_code} {str(exc)[:300]} {answer.content[:300]!r}")
+                found.failures.append(f"{where}: {answer.status_code} {str(exc)[:300]} {answer.content[:300]!r}")
+            if answer.status_code not in _named_statuses(case.operation):
+                found.failures.append(f"{where}: {answer.status_code} is not a status the document names for it "
+                                      f"({', '.join(case.operation.responses.status_codes)})")
             if 400 <= answer.status_code < 500 and not _is_problem(answer):
-                failures.append(f"{where}: {answer.status_code} is not problem+json: {answer.headers.get('content-type')} "
-                                f"{answer.content[:200]!r}")
+                found.failures.append(f"{where}: {answer.status_code} is not problem+json: "
+                                      f"{answer.headers.get('content-type')} {answer.content[:200]!r}")
 
         run()
+    return found
+
+
+def test_schemathesis_finds_no_server_error_no_hang_and_only_problem_json(api: Api) -> None:
+    """Every operation of the OpenAPI document, requests generated from it (valid and invalid), some at
+    random ids and some at ids and tokens that exist: no 5xx, no answer later than TIME_LIMIT, every answer
+    as the document says (its status, its media type and its body's schema: the document is true), every
+    4xx is problem+json. The live stream (server-sent events, endless by design) is asked separately."""
+    started, cpu = time.monotonic(), time.process_time()
+    world = _world(api.url)
+    found = fuzz_operations(api.url, world)
+    failures, statuses, operations = found.failures, found.statuses, found.operations
+    session = requests.Session()
     live = world["finished"]["lesson_id"]
     with session.get(f"{api.url}/api/lessons/{live}/live", stream=True, timeout=TIME_LIMIT) as follower:
         assert follower.status_code == 200 and follower.headers["Content-Type"].startswith("text/event-stream")
@@ -244,11 +277,19 @@ def test_schemathesis_finds_no_server_error_no_hang_and_only_problem_json(api: A
     assert gone.status_code == 404 and _is_problem(gone)
     print(f"\nschemathesis: {operations} operations (+ the live stream), {sum(statuses.values())} requests in "
           f"{elapsed(started)} s; answers by status: {dict(sorted(statuses.items()))}; failures: {len(failures)}; "
+          f"checks: {', '.join(check.__name__ for check in CHECKS)}; "
           f"CPU: the API host {api.cpu_seconds():.1f} s, this test {time.process_time() - cpu:.1f} s")
     assert not failures, "\n".join(failures[:30])
     assert not api.errors(), api.errors()[:10]
     assert statuses[200] + statuses[201] + statuses[202] + statuses[204] > operations  # ids that exist were reached
     assert sum(v for k, v in statuses.items() if 400 <= k < 500) > operations  # and invalid requests refused
+
+
+def _named_statuses(operation: Any) -> set[int]:
+    """The statuses an operation's document names one by one: `status_code_conformance` takes any status when there
+    is a `default` response, and every operation has one (the 500 of a fault: api/problems.py), so it alone would
+    never find a status missing from the document."""
+    return {int(code) for code in operation.responses.status_codes if code.isdigit()}
 
 
 def _step_generated(operation: Any) -> bool:
@@ -264,10 +305,6 @@ def _sources(tmp_path: Path) -> list[tuple[str, dict[str, Any], str]]:
     transcribed (three seats, played at random from a seed) of every title, and live (two seats, the seed
     revealed) of two; the toy title's games, quick to check, take six places in ten, so the 2,000 files
     fit the suite's time."""
-    from domain.records import Records
-    from domain.records.settings import Settings
-    from domain.transcripts import render_record_file
-    from tests.service.helpers import play_out
 
     found = {f"{title}/transcribed": transcribed_export(title, 3) for title in ("toy", *TITLES)}
     records = Records(Settings.from_env({"SQLITE_DBNAME": str(tmp_path / "sources.sqlite3")}).store)
@@ -292,8 +329,6 @@ def test_mutated_files_through_http_all_end_in_a_verdict_and_rejected_ones_store
     each is refused at upload (4xx problem+json) or ends accepted or rejected; never a 5xx or a hang.
     Afterwards the store holds, besides what was there before (unchanged), the import streams of the
     submitted files and exactly one record for each accepted import, nothing for a rejected one."""
-    from domain import catalog
-
     monkeypatch.setitem(catalog.TITLES, "toy", "tests.kernel.toy_game")  # the host has it from CRONACA_EXTRA_TITLES
     started, cpu = time.monotonic(), time.process_time()
     sources = _sources(tmp_path)
@@ -404,9 +439,6 @@ def test_found_by_fuzzing_a_draw_written_as_its_deck_and_a_question_mark_is_sear
     KeyError, so its import ended as an internal error. The first reading goes on as if that draw was not
     written (`Y` is no card of the deck); the search for what it must have been now does the same, and finds
     the card the game went on with."""
-    from domain.kernel.dispute import _candidates
-    from domain.transcripts import check_text, render_record_file
-
     assert _candidates("draw", ("R", "G", "B"), ("R",), ("Y", "?"), 10) == ([("B",), ("G",), ("R",)], True)
     assert _candidates("draw", ("R", "G", "B"), ("R", "G"), ("R", "?"), 10) == ([("B", "R"), ("G", "R")], True)
     text = render_record_file(transcribed_export("citta-stato", 3))

@@ -61,7 +61,7 @@ class Deployment:
         self.seeds: set[str] = set()  # the records played here to export (not imported)
 
     def spawn(self, command: str) -> subprocess.Popen[bytes]:
-        log = open(self.tmp / f"{command}-{len(self.processes)}.log", "wb")  # noqa: SIM115  (the child's)
+        log = (self.tmp / f"{command}-{len(self.processes)}.log").open("wb")
         process = subprocess.Popen([CRONACA, command], cwd=ROOT, env=subprocess_env(self.env), stdout=log,
                                    stderr=subprocess.STDOUT, start_new_session=True)
         self.processes.append(process)

@@ -25,6 +25,7 @@ from domain.kernel import (
     parse_edition,
     pending,
 )
+from domain.kernel.notation import Form, Vocabulary, Words
 
 EDITION_YAML = b"""
 id: toy-1
@@ -93,6 +94,7 @@ class State:
 
 class Toy:
     title = "toy"
+    name = "Toy"
     seats = (2, 3)
 
     def default_edition(self) -> Edition:
@@ -172,8 +174,6 @@ GAME = Toy()
 
 
 def _toy_words() -> object:
-    from domain.kernel.notation import Form, Vocabulary, Words
-
     return Words(Vocabulary([Form("draw", "toy/draw", says="draw a cube from your bag"),
                              Form("roll", "toy/roll", says="roll the die")]), colours=("red", "blue", "green"))
 

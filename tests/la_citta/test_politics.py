@@ -19,7 +19,7 @@ def town(gold=10, display=ALL, citizens=6, buildings=(), year=1):
 
 
 @pytest.mark.parametrize(
-    ("card", "building", "hex", "cost", "arches"),
+    ("card", "building", "site", "cost", "arches"),
     [
         ("palace", "palace", 75, 1, {"culture": 2}),
         ("hospital", "hospital", 75, 1, {"education": 1, "health": 1}),
@@ -28,10 +28,10 @@ def town(gold=10, display=ALL, citizens=6, buildings=(), year=1):
         ("university", "university", 75, 3, {"education": 3}),
     ],
 )
-def test_building_cards(card, building, hex, cost, arches):
-    s = town(buildings=[(0, 68, 61, "school"), (0, 68, 54, "statue")] if hex == 55 else ())
+def test_building_cards(card, building, site, cost, arches):
+    s = town(buildings=[(0, 68, 61, "school"), (0, 68, 54, "statue")] if site == 55 else ())
     chance = ScriptedChance(politics=[["golden_times"]])
-    s2, events = play(s, cm.Build(0, card, building, 68, hex), chance)
+    s2, events = play(s, cm.Build(0, card, building, 68, site), chance)
     assert events[0] == ev.PoliticsCardTaken(0, card, cost)
     assert events[2] == ev.PoliticsDealt(("golden_times",))
     assert s2.gold[0] == 10 - cost

@@ -119,7 +119,7 @@ def test_links_are_each_citys_opposing_neighbours_and_the_cache_holds_only_settl
                     linked += bool(want)
             if rules.settled(state):
                 # a fresh copy of the state is not the cached object: settled() is worked out from scratch
-                assert rules._waits(state) and not rules._auto(state._replace(), rules._NoChance())  # noqa: SLF001
+                assert rules._waits(state) and not rules._auto(state._replace(), rules._NoChance())
     assert tallies >= 18 and linked >= 3
 
 
@@ -130,5 +130,5 @@ def test_play_caches_only_states_where_a_seat_decides():
     for _ in range(12):
         command = GAME.legal(s)[0]
         _, s = GAME.play(s, command, chance)
-        assert rules._last_settled[0] is s  # noqa: SLF001
+        assert rules._last_settled[0] is s
         assert rules.pending_of(s).seat is not None and rules.pending_of(s.__class__(*s)).seat == rules.pending_of(s).seat

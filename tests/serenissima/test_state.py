@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from domain.kernel import ObservedChance, SeededChance, fold
+from domain.kernel import SeededChance
 from domain.kernel.selfplay import play_random
 from domain.serenissima import GAME
 from domain.serenissima.state import Activation, Galley, Port, State, _galley, replace
@@ -49,18 +49,3 @@ def test_fast_records_stay_frozen_and_hashable() -> None:
         g.sailors = 5  # type: ignore[misc]
 
 
-@pytest.mark.parametrize("players", [2, 3, 4])
-def test_play_gives_the_events_of_decide_and_the_state_of_their_fold(players: int) -> None:
-    """`play` folds each event once (the automatic steps fold as they go); it must agree with decide + fold."""
-    played = play_random(GAME, EDITION, {"players": players}, f"play-vs-decide-{players}")
-    s = GAME.begin(EDITION)
-    for e in played.entries[0].events:
-        s = GAME.evolve(s, e)
-    for entry in played.entries[1:]:
-        command = GAME.parse_command(entry.command)
-        events, after = GAME.play(s, command, ObservedChance(entry.outcomes))
-        decided = GAME.decide(s, command, ObservedChance(entry.outcomes))
-        assert events == decided == list(entry.events)
-        assert after == fold(GAME, s, decided)
-        s = after
-    assert s == played.state

@@ -551,10 +551,10 @@ def test_verify_decides_a_link_by_the_canonical_bytes_when_the_quick_ones_differ
         head = entry if step == 1 else None
         link = chains.event_link(link, step, event, None if head is None else chains.entry_head(head, "transcribed"))
         rows.append((step + 1, "Record.Happened", {"event": event, "entry": head, "chain": link}))
-    answer = Records._verify_chain(rows, "Record.Started", HAPPENED, FINISHED)  # noqa: SLF001
+    answer = Records._verify_chain(rows, "Record.Started", HAPPENED, FINISHED)
     assert answer["ok"] and answer["length"] == 4 and answer["head"] == link
     rows[2][2]["event"]["data"]["big"] += 1  # step 2, past 64 bits either way
-    answer = Records._verify_chain(rows, "Record.Started", HAPPENED, FINISHED)  # noqa: SLF001
+    answer = Records._verify_chain(rows, "Record.Started", HAPPENED, FINISHED)
     assert not answer["ok"] and [p["step"] for p in answer["problems"]] == [2]
 
 

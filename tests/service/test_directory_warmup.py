@@ -283,5 +283,5 @@ def test_closing_the_service_waits_for_the_directory_warm_up(tmp_path: Any, monk
     records.directory.start_warming()
     assert reading.wait(5)
     records.close()
-    thread = records.directory._warming[1]  # noqa: SLF001
+    thread = records.directory._warming[1]
     assert not thread.is_alive() and records.directory.warm.is_set()

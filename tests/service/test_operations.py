@@ -299,7 +299,7 @@ def test_keep_starts_a_dying_command_again_with_growing_backoff(tmp_path: Path) 
 def test_keep_passes_a_stop_on_and_restarts_nothing(tmp_path: Path) -> None:
     script = "import signal, sys, time; signal.signal(signal.SIGTERM, lambda *a: sys.exit(7)); time.sleep(30)"
     log = tmp_path / "keep.log"
-    with open(log, "wb") as sink:
+    with log.open("wb") as sink:
         process = subprocess.Popen([str(VENV_BIN / "cronaca"), "keep", "--", sys.executable, "-c", script],
                                    cwd=ROOT, env=subprocess_env({}), stderr=sink, start_new_session=True)
     try:
@@ -382,7 +382,7 @@ def test_the_procfile_under_honcho_serves_adds_up_metrics_and_restarts_what_dies
     base = two_free_ports()
     (tmp_path / "empty.env").write_text("")
     out = tmp_path / "honcho.log"
-    with open(out, "wb") as sink:
+    with out.open("wb") as sink:
         honcho = subprocess.Popen(
             [str(VENV_BIN / "honcho"), "start", "-f", str(ROOT / "Procfile"), "-d", str(ROOT),
              "-e", str(tmp_path / "empty.env"), "-p", str(base), "-c", "api=2,worker=2,relay=1"],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 from uuid import UUID
 
 import pytest
@@ -73,3 +74,26 @@ def test_the_check_says_where_the_game_ends_as_a_fold_of_its_log_does(title: str
         # and each entry's deciding seat as the replay parsed it: what the record stores, parsed nowhere else
         assert verdict.seats == [None] + [game.parse_command(e.command or {}).seat for e in verdict.entries[1:]]
         assert len(set(verdict.seats[1:])) == players
+
+
+def test_the_titles_endpoint_names_every_title_from_its_package(client: Any) -> None:
+    """GET /api/titles: id, display name and seat range of each title, in the catalog's order (the tests' toy,
+    catalogued by conftest, comes last), all read from the title's own package."""
+    answer = client.get("/api/titles")
+    assert answer.status_code == 200 and answer.mimetype == "application/json"
+    assert answer.get_json() == {"titles": [
+        {"id": "citta-stato", "name": "Città-Stato", "seats": {"min": 2, "max": 5}},
+        {"id": "la-citta", "name": "La Città", "seats": {"min": 2, "max": 5}},
+        {"id": "serenissima", "name": "Serenissima", "seats": {"min": 2, "max": 4}},
+        {"id": "toy", "name": "Toy", "seats": {"min": 2, "max": 3}},
+    ]}
+    assert [t["id"] for t in answer.get_json()["titles"]] == list(catalog.TITLES)
+
+
+def test_the_titles_endpoint_is_documented_with_its_schema(client: Any) -> None:
+    spec = client.get("/api/openapi.json").get_json()
+    ok = spec["paths"]["/api/titles"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+    schemas = spec["components"]["schemas"]
+    listed = schemas[ok["$ref"].rsplit("/", 1)[1]]
+    title = schemas[listed["properties"]["titles"]["items"]["$ref"].rsplit("/", 1)[1]]
+    assert list(title["properties"]) == ["id", "name", "seats"]

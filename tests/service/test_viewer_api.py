@@ -2,23 +2,29 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from uuid import UUID, uuid4
 
 import pytest
+from playwright.sync_api import expect, sync_playwright
+from werkzeug.serving import make_server
 
+from api import service_cli
 from api.app import create_app
 from domain import catalog
-from domain.kernel import Entry, SeededChance
+from domain.kernel import Entry, SeededChance, bots
 from domain.kernel.bots import GreedyBot
-from domain.kernel.describe import hidden, sentence
+from domain.kernel.describe import hidden, say, sentence
 from domain.records import Records, dice
 from domain.records.aggregates import LIVE, Record
 from domain.records.settings import Settings
-from domain.records.story import lead_changes, plain_words
+from domain.records.story import lead_changes, plain_words, tell
 from tests.kernel import toy_game
+from tests.service.browsing import CHROMIUM_ARGS
+from tests.service.conftest import postgres_env
 from tests.service.helpers import auth, play_out
 
 REAL = ("citta-stato", "la-citta", "serenissima")
@@ -109,8 +115,6 @@ def test_a_real_title_story_in_progress_is_public_words(served: tuple[Any, Recor
     timeline = records.timeline(record_id)
     assert story["view_of"] == "public" and story["steps"] == len(timeline.events)
     assert story["lines"] and all(line["text"] and not line["text"].startswith("citta-stato/") for line in story["lines"])
-    from domain.kernel.describe import say
-    from domain.records.story import tell
 
     state = timeline.state_at(0)
     said = {}
@@ -279,7 +283,6 @@ def test_the_list_pages_thousands_of_records(served: tuple[Any, Records]) -> Non
 
 @pytest.mark.postgres
 def test_the_list_pages_on_postgresql(postgres_schema: str) -> None:
-    from tests.service.conftest import postgres_env
 
     records = Records(Settings.from_env(postgres_env(postgres_schema)).store)
     try:
@@ -321,7 +324,6 @@ def test_a_record_answers_304_until_it_changes(served: tuple[Any, Records]) -> N
 
 
 def test_the_demo_plans_a_few_tables_of_every_title_with_the_solo() -> None:
-    from api import service_cli
 
     plan = service_cli.demo_plan(list(REAL))
     for title in REAL:
@@ -333,8 +335,6 @@ def test_the_demo_plans_a_few_tables_of_every_title_with_the_solo() -> None:
 
 
 def test_demo_records_are_greedy_bot_games(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from api import service_cli
-    from domain.kernel import bots
 
     played: list[Any] = []
     play_bot = bots.play_bot
@@ -344,7 +344,8 @@ def test_demo_records_are_greedy_bot_games(tmp_path: Path, monkeypatch: pytest.M
         return played[-1]
 
     monkeypatch.setattr(bots, "play_bot", watched)
-    monkeypatch.setattr(service_cli, "TABLES", {"citta-stato": [2]})  # one quick table: the plan is tested above
+    quick = {"citta-stato": (bots.Table({"players": 2}),)}  # one quick table: the plan is tested above
+    monkeypatch.setattr(catalog, "demo_tables", lambda title: quick.get(title, ()))
     records = Records(Settings.from_env({"SQLITE_DBNAME": str(tmp_path / "demo.sqlite3")}).store)
     try:
         assert service_cli.demo_records(records) == 1
@@ -358,7 +359,6 @@ def test_demo_records_are_greedy_bot_games(tmp_path: Path, monkeypatch: pytest.M
 
 
 def test_the_live_demo_is_played_by_the_bot(tmp_path: Path) -> None:
-    from api import service_cli
 
     records = Records(Settings.from_env({"SQLITE_DBNAME": str(tmp_path / "live.sqlite3")}).store)
     try:
@@ -379,12 +379,8 @@ def test_the_live_demo_is_played_by_the_bot(tmp_path: Path) -> None:
 
 @pytest.mark.browser
 def test_the_list_page_shows_winners_files_and_pages(tmp_path: Path) -> None:
-    import threading
 
-    from playwright.sync_api import expect, sync_playwright
-    from werkzeug.serving import make_server
 
-    from tests.service.browsing import CHROMIUM_ARGS
 
     app = create_app(Settings.from_env({"SQLITE_DBNAME": str(tmp_path / "records.sqlite3")}))
     records = app.extensions["cronaca"].records

@@ -47,7 +47,7 @@ class Stack:
         self.tmp = tmp
 
     def spawn(self, command: str, *args: str, **extra: str) -> subprocess.Popen[bytes]:
-        log = open(self.tmp / f"{command}-{len(self.processes)}.log", "wb")  # noqa: SIM115
+        log = (self.tmp / f"{command}-{len(self.processes)}.log").open("wb")
         process = subprocess.Popen([*CRONACA, command, *args], cwd=ROOT, env=subprocess_env({**self.env, **extra}),
                                    stdout=log, stderr=subprocess.STDOUT)
         self.processes.append(process)

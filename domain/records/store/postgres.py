@@ -44,7 +44,7 @@ RETRY_WAIT = 0.2
 LOCK_WAIT = 120.0  # seconds an upgrade waits for another one to finish before it gives up
 
 
-class StoreBusy(RecordsError, OperationalError):
+class StoreBusy(RecordsError, OperationalError):  # noqa: N818  (a name the API's answers and the docs use)
     """A statement the database cut because it waited for a lock, or ran, longer than allowed."""
 
     status = 503
@@ -215,7 +215,8 @@ class PostgresRows(RowRecorder, PostgresApplicationRecorder, CopyRows):
         while the lock is held), so they end at the session's `lastval()`."""
         if not stored_events:
             return []
-        with self.datastore.get_connection() as conn, conn.transaction(), conn.cursor(row_factory=tuple_row) as curs:
+        with self.datastore.get_connection() as conn, conn.transaction(), conn.cursor(row_factory=tuple_row) as rows:
+            curs: Any = rows  # the library's helpers are typed for its dict rows; they read none
             self._lock_table(curs)
             self._notify_channel(curs)
             self._insert_stored_events(curs, stored_events, **kwargs)
@@ -269,7 +270,7 @@ class PostgresStore(PostgresFactory, Versioned):
                 table = f'"{schema}".{VERSION_TABLE}'
                 conn.execute(f"CREATE TABLE IF NOT EXISTS {table} (version integer PRIMARY KEY, "
                              "description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())")
-                done = {row["version"] for row in conn.execute(f"SELECT version FROM {table}").fetchall()}  # type: ignore[call-overload]
+                done = {row["version"] for row in conn.execute(f"SELECT version FROM {table}").fetchall()}
                 applied = []
                 made: list[Recorder] | None = None
                 for version, description, apply in steps:

@@ -48,10 +48,9 @@ class SQLiteRows(RowRecorder, SQLiteApplicationRecorder):
                f"WHEN topic IN ({_marks(empty) or 'NULL'}) THEN X'' ELSE state END "
                f"FROM {self.events_table_name} WHERE rowid > ? AND rowid <= ? AND topic IN ({_marks(topics)}) "
                "ORDER BY rowid")
-        convert = self.convert_originator_id
         with self.datastore.transaction(commit=False) as c:
             c.execute(sql, [*short, prefix, *empty, after, upto, *topics])
-            return [(row[0], convert(row[1]), row[2], bytes(row[3])) for row in c.fetchall()]
+            return [(row[0], UUID(row[1]), row[2], bytes(row[3])) for row in c.fetchall()]
 
     def select_states(self, notification_ids: Sequence[int]) -> dict[int, bytes]:
         if not notification_ids:

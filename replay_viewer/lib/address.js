@@ -1,0 +1,30 @@
+// @ts-check
+// The address's fragment (#step=N&token=...&key=...&spoilers=off&line=...): what a link reopens. Secrets (a seat
+// token, an annotator or teacher key) ride here, never in the query string, so they never reach a server's log.
+
+/** The fragment's parameters, read afresh (a reader may have changed the address). */
+export const hashParams = () => new URLSearchParams(location.hash.slice(1));
+
+/**
+ * One parameter of the fragment, or null.
+ * @param {string} name
+ * @returns {string | null}
+ */
+export const fromHash = (name) => hashParams().get(name);
+
+/**
+ * The fragment with `step` set to n, every other parameter kept as it is.
+ * @param {number} n
+ * @returns {string}
+ */
+export function withStep(n) {
+  const params = hashParams();
+  params.set("step", String(n));
+  return "#" + params.toString();
+}
+
+/**
+ * The step the fragment asks for as a whole number (0 when it asks for none or for no number).
+ * @returns {number}
+ */
+export const stepInHash = () => Number.parseInt(hashParams().get("step") || "0", 10);

@@ -1,0 +1,78 @@
+"""The viewer is native ES modules without a build step (issue 29): what keeps it so.
+
+Every page loads its code as `<script type="module" src=...>` (no classic script, no inline script, no
+import map: the CSP's `script-src 'self'` stays as strict); the helpers every page needs are defined once,
+in replay_viewer/lib/ (`el` in dom.js, `api` in api.js), and no file hands another a global; every module is
+checked by TypeScript's checker (`// @ts-check`, run by `./dev test`); and every relative import is served.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+from urllib.parse import urljoin
+
+import pytest
+
+VIEWER = Path(__file__).resolve().parents[2] / "replay_viewer"
+PAGES = sorted(VIEWER.glob("*.html"))
+MODULES = sorted([*VIEWER.glob("*.js"), *VIEWER.glob("lib/*.js")])
+SCRIPT = re.compile(r"<script\b([^>]*)>(.*?)</script>", re.S)
+IMPORT = re.compile(r"""^\s*import\s[^;]*?from\s+["']([^"']+)["']""", re.M)
+# Where each shared helper is defined, and the ways a module could define it again.
+SHARED = {"el": "lib/dom.js", "api": "lib/api.js"}
+DEFINES = r"(?:function\s+{0}\s*\(|(?:const|let|var)\s+{0}\s*=)"
+
+
+def relative(path: Path) -> str:
+    return path.relative_to(VIEWER).as_posix()
+
+
+def test_there_are_pages_and_modules() -> None:
+    assert len(PAGES) >= 6 and len(MODULES) >= 10
+
+
+@pytest.mark.parametrize("page", PAGES, ids=relative)
+def test_a_page_loads_only_module_scripts(page: Path) -> None:
+    html = page.read_text()
+    scripts = SCRIPT.findall(html)
+    assert scripts, f"{page.name} loads no script"
+    for attributes, inline in scripts:
+        assert re.search(r'\btype="module"', attributes), f"{page.name} loads a classic script: <script{attributes}>"
+        assert re.search(r'\bsrc="/viewer/[\w/]+\.js"', attributes), f"{page.name}: a module script without its src"
+        assert not inline.strip(), f"{page.name} has an inline script"
+    assert "importmap" not in html
+
+
+@pytest.mark.parametrize("module", MODULES, ids=relative)
+def test_a_module_is_type_checked_and_keeps_to_itself(module: Path) -> None:
+    text = module.read_text()
+    assert text.startswith("// @ts-check\n"), f"{relative(module)} does not begin with // @ts-check"
+    for name, home in SHARED.items():
+        if relative(module) != home:
+            assert not re.search(DEFINES.format(name), text), f"{relative(module)} defines `{name}`: import it from {home}"
+    assert not re.search(r"\bwindow\.\w+\s*=[^=]", text), f"{relative(module)} hands a global to other files"
+    assert "TITLES" not in text, "the titles' names come from GET /api/titles"
+
+
+@pytest.mark.parametrize("module", MODULES, ids=relative)
+def test_every_import_is_served_as_javascript(client: Any, module: Path) -> None:
+    url = f"/viewer/{relative(module)}"
+    for target in IMPORT.findall(module.read_text()):
+        assert target.startswith("./") or target.startswith("../"), f"{url} imports {target}: only relative imports"
+        answer = client.get(urljoin(url, target))
+        assert answer.status_code == 200, f"{url} imports {target}, not served"
+        assert answer.mimetype == "text/javascript"
+
+
+def test_assets_are_revalidated_by_their_etag(client: Any) -> None:
+    first = client.get("/viewer/lib/api.js")
+    assert first.status_code == 200 and first.headers["Cache-Control"] == "no-cache" and first.headers["ETag"]
+    again = client.get("/viewer/lib/api.js", headers={"If-None-Match": first.headers["ETag"]})
+    assert again.status_code == 304
+
+
+@pytest.mark.parametrize("name", ["lib/../record.js", "boards/__init__.py", "lib/nothing.js", "__init__.py", "lib"])
+def test_nothing_else_of_the_package_is_served(client: Any, name: str) -> None:
+    assert client.get(f"/viewer/{name}").status_code == 404
