@@ -23,7 +23,7 @@ from api.service import json_response
 from domain.kernel import ALL, reveal
 from domain.records.application import TooLarge
 from domain.records.settings import Limits
-from domain.transcripts import MEDIA_TYPE, UnreadableTranscript, check_text, reconcile_texts
+from domain.transcripts import MEDIA_TYPE, UnreadableTranscriptError, check_text, reconcile_texts
 
 blp = Blueprint("transcripts", __name__, url_prefix="/api", description="Check and reconcile table notation")
 
@@ -104,7 +104,7 @@ def reconcile(body: dict[str, Any]) -> Any:
     """Two transcripts of one game (each player kept a log), aligned turn by turn."""
     try:
         found = reconcile_texts(bounded(body["first"]), bounded(body["second"]))
-    except UnreadableTranscript as exc:
+    except UnreadableTranscriptError as exc:
         return problem(422, "Unreadable transcript", str(exc), rule="notation/unreadable", field=exc.side,
                        line=exc.line, column=exc.column)
     return json_response(reveal(found, ALL))

@@ -116,7 +116,7 @@ def rejected_at_upload(findings: list[Finding]) -> dict[str, Any]:
             "file_says_finished": False}
 
 
-class UnreadableTranscript(ValueError):
+class UnreadableTranscriptError(ValueError):
     """One of two transcripts is not text the notation can read at all (a NUL byte): which one, where, why."""
 
     def __init__(self, side: str, cause: NotationError) -> None:
@@ -133,8 +133,8 @@ def reconcile_texts(first: str, second: str, budget: int = NARROWING_BUDGET) -> 
         try:
             parse(first)
         except NotationError as in_first:
-            raise UnreadableTranscript("first", in_first) from in_first
-        raise UnreadableTranscript("second", exc) from exc
+            raise UnreadableTranscriptError("first", in_first) from in_first
+        raise UnreadableTranscriptError("second", exc) from exc
 
 
 def render_log(title: str, edition: Edition, entries: Sequence[Entry], seats: Sequence[str], options: Mapping[str, Any],
