@@ -42,7 +42,7 @@ def read_file(path: Path, settings: Settings) -> tuple[str, Any]:
     """("json", the parsed record file) or ("notation", its text), bounded as the API bounds an upload."""
     from api.security import BadBody, load_json
     from api.transcripts import bounded, notation_text
-    from domain.records.application import TooLarge
+    from domain.records.errors import TooLarge
 
     raw = path.read_bytes()
     if path.suffix.lower() == ".json" or raw.lstrip()[:1] == b"{":  # a notation file opens with a "[Tag"
@@ -66,7 +66,8 @@ def submit_files(records: Any, paths: Sequence[Path], settings: Settings, lines:
     kept as a rejected import, as the API keeps it). Record files in a row are saved together, in one append
     (`Records.submit_many`), a notation file alone. Each line goes into `lines` as soon as its file is saved,
     so that a failure later in the batch loses no file's tokens; the batch's lines are returned."""
-    from domain.records.application import RecordsError, new_tokens
+    from domain.records.access import new_tokens
+    from domain.records.errors import RecordsError
 
     start = len(lines)
     waiting: list[tuple[dict[str, Any], Any, str, str]] = []  # record files read, to be saved together
@@ -76,7 +77,7 @@ def submit_files(records: Any, paths: Sequence[Path], settings: Settings, lines:
         if not waiting:
             return True
         try:
-            answers = records.submit_many([(body, annotator, arbiter) for _, body, annotator, arbiter in waiting])
+            answers = records.imports.submit_many([(body, annotator, arbiter) for _, body, annotator, arbiter in waiting])
         except PersistenceError as exc:  # the store away past its own retries: none of them saved
             for line, *_ in waiting:
                 lines.append(_store_away(line, exc))
@@ -108,7 +109,7 @@ def submit_files(records: Any, paths: Sequence[Path], settings: Settings, lines:
         if not save_waiting():
             break
         try:
-            import_id, tokens = records.submit_notation(body, annotator, arbiter)
+            import_id, tokens = records.imports.submit_notation(body, annotator, arbiter)
         except PersistenceError as exc:
             lines.append(_store_away(line, exc))
             break
@@ -128,7 +129,7 @@ def _saved(line: dict[str, Any], import_id: Any, tokens: list[str], annotator: s
 
 
 def _store_away(line: dict[str, Any], exc: Exception) -> dict[str, Any]:
-    from domain.records.application import first_line
+    from domain.records.errors import first_line
 
     line.update(error=f"the store failed while saving this file ({first_line(exc)}); it may not be saved: import it "
                       "again once the store is back", rule=STORE_AWAY)
@@ -181,7 +182,7 @@ def _write(records: Any, lines: list[dict[str, Any]], out: str | None) -> bool:
     statuses: dict[UUID, dict[str, Any]] = {}
     for start in range(0, len(ids), 100):  # a query for 100 imports, not one an import
         try:
-            statuses.update(records.import_statuses(ids[start:start + 100]))
+            statuses.update(records.imports.statuses(ids[start:start + 100]))
         except PersistenceError:  # the store away: the lines (their tokens shown only here) are written all the same
             continue
     with _output(out) as stream:

@@ -31,7 +31,7 @@ from prometheus_client.metrics_core import Metric
 
 from domain import catalog
 from domain.records import RecordsError
-from domain.records.application import Refused
+from domain.records.errors import Refused
 
 COMMANDS = Counter("cronaca_commands_total", "Commands sent to records, by title and outcome", ["title", "outcome"])
 FAST_ANSWERS = Counter("cronaca_fast_answers_total", "Step answers served by the WSGI fast path, by kind", ["kind"])

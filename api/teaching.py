@@ -33,7 +33,7 @@ from api.problems import problem
 from api.records import NO_LAYOUT
 from api.security import JSON, json_body
 from api.service import bearer, json_response, service
-from domain.records.application import NotFound
+from domain.records.errors import NotFound
 
 annotations = Blueprint("annotations", __name__, url_prefix="/api/records",
                         description="Teaching: notes, arrows and highlights on a finished record's steps")
@@ -299,7 +299,7 @@ def places(record_id: UUID) -> Any:
     from replay_viewer.boards import NoLayout, anchors, layout_for
 
     records = service().records
-    with records.reading(record_id) as timeline:
+    with records.access.reading(record_id) as timeline:
         meta = timeline.meta
         if meta is None:
             raise NotFound(f"no record {record_id}")

@@ -18,7 +18,7 @@ from werkzeug.exceptions import BadRequest
 
 from api.service import json_response
 from domain.kernel import ALL, reveal
-from domain.records.application import TooLarge
+from domain.records.errors import TooLarge
 from domain.records.settings import Limits
 from domain.transcripts import MEDIA_TYPE, check_text, reconcile_texts
 

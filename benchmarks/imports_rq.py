@@ -102,7 +102,7 @@ def main() -> None:
             settings = Settings.from_env(env)
             records = Records(settings.store)
             dispatcher = RQDispatcher(settings.redis_url or "", queue)
-            ids = [records.submit_notation(text)[0] for text in files]
+            ids = [records.imports.submit_notation(text)[0] for text in files]
             queued = hand_over_many(records, dispatcher, ids, 1, args.batch)
             assert queued == len(ids), f"only {queued} of {len(ids)} imports were queued"
             print(f"{len(ids)} notation files rendered, stored and queued ({args.batch} a job) in {time.perf_counter() - made:.1f} s "
@@ -120,7 +120,7 @@ def main() -> None:
                     time.sleep(0.5)
                 elapsed = time.perf_counter() - started
                 for import_id in ids:
-                    status = records.get_import(import_id).status
+                    status = records.imports.get(import_id).status
                     verdicts[status] = verdicts.get(status, 0) + 1
             finally:
                 for w in workers:

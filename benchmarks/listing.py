@@ -73,8 +73,8 @@ def final_scores(title: str, players: int, seed: str) -> dict[str, Any]:
 def build(records: Any, count: int, finished: float, seed: str, batch: int = 1000) -> tuple[float, dict[str, int]]:
     """`count` records saved through `records.save`, `batch` at a time; returns (seconds, how many per player)."""
     from domain import catalog
+    from domain.records.access import new_tokens, token_hash
     from domain.records.aggregates import LIVE, TRANSCRIBED, Record
-    from domain.records.application import new_tokens, token_hash
 
     rng = random.Random(seed)
     names, weights = player_pool(2000, rng)

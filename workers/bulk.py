@@ -47,7 +47,7 @@ def run_checks(app: Records, record_ids: Iterable[str]) -> dict[str, Any]:
     checked, ok, failed, missing = 0, 0, {}, []
     for record_id in record_ids:  # a fresh worker knows no title yet: reading the rows loads it (timeline.stored_event)
         try:
-            found = app.verify(UUID(str(record_id)))
+            found = app.verification.verify(UUID(str(record_id)))
         except NotFound:
             missing.append(str(record_id))
             continue
@@ -87,8 +87,8 @@ def run_renders(app: Records, record_ids: Iterable[str], out: str | Path) -> dic
     for raw_id in record_ids:
         record_id = UUID(str(raw_id))
         try:
-            notation = app.notation(record_id)
-            bundle = evidence.build(app.evidence_parts(record_id))
+            notation = app.reading.notation(record_id)
+            bundle = evidence.build(app.verification.evidence_parts(record_id))
         except NotFound:
             skipped[str(record_id)] = "no such record"
             continue

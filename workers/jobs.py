@@ -49,7 +49,7 @@ def run_validation(app: Records, import_id: UUID) -> dict[str, Any]:
     from workers import metrics
 
     metrics.count_import("attempts")
-    report, concluded_here = app.judge_import(import_id)
+    report, concluded_here = app.imports.judge(import_id)
     _verdict_counted(report, concluded_here)
     return report
 
@@ -75,7 +75,7 @@ def run_validations(app: Records, import_ids: list[UUID]) -> dict[str, Any]:
     the concluded ones are left as they are)."""
     if len(import_ids) > 1:
         try:
-            judged = app.judge_imports(import_ids)
+            judged = app.imports.judge_many(import_ids)
         except Exception as exc:  # noqa: BLE001  (each alone next: what can be concluded is)
             log.warning("imports %s together: %s; each alone", ", ".join(map(str, import_ids)), exc)
         else:

@@ -22,24 +22,26 @@ from __future__ import annotations
 
 import copy
 import json
-import secrets
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
-from domain import catalog
+from domain import catalog, transcripts
 from domain.kernel import Edition, Entry, Event, Game, Reader
 from domain.kernel.describe import Sentence, say
 from domain.kernel.violations import ALL, reveal
 from domain.records import story
-from domain.records.aggregates import ACCEPTED, REJECTED
+from domain.records.access import seat_in
+from domain.records.aggregates import ACCEPTED, NOTATION, REJECTED
+from domain.records.errors import Conflict, NotFound
 from domain.records.turns import round_in_view, turn_ranges
 from domain.records.views import visible
 
 if TYPE_CHECKING:
-    from domain.records.application import Drawing, Records
+    from domain.records.application import Records
+    from domain.records.presenting import Drawing
 
 EVERY = 16  # a state kept every EVERY steps: any step is at most EVERY-1 folds away
 GAMES = 32  # games as checked kept per process
@@ -132,10 +134,7 @@ class ImportReplays:
         return found
 
     def _check(self, import_id: UUID) -> CheckedGame:
-        from domain import transcripts
-        from domain.records.application import NOTATION, Conflict
-
-        stored = self.records.get_import(import_id)
+        stored = self.records.imports.get(import_id)
         if stored.status == ACCEPTED and stored.record_id:
             raise Conflict(f"this import made record {stored.record_id}: replay the record itself",
                            record_id=stored.record_id, location=f"/records/{stored.record_id}")
@@ -166,16 +165,8 @@ class ImportReplays:
         return checked
 
     def _reader(self, checked: CheckedGame, token: str | None) -> tuple[Reader, int | None, str]:
-        """(reader, seat, view name) as `import_status` decides who reads."""
-        from domain.records.application import WrongKey, token_hash
-
-        seat: int | None = None
-        if token is not None:
-            digest = token_hash(token)
-            found = [i for i, known in enumerate(checked.token_hashes) if secrets.compare_digest(known, digest)]
-            if not found:
-                raise WrongKey("this token opens no seat of this import")
-            seat = found[0]
+        """(reader, seat, view name) as an import's status decides who reads."""
+        seat = seat_in(checked.token_hashes, token, "import")
         if checked.all_seeing:
             return ALL, None, "all"
         if seat is not None:
@@ -183,8 +174,6 @@ class ImportReplays:
         return None, None, "public"
 
     def _at(self, checked: CheckedGame, n: int) -> None:
-        from domain.records.application import NotFound
-
         if not 0 <= n <= checked.steps:
             raise NotFound(f"step {n} does not exist; the game as checked has steps 0 to {checked.steps}", steps=checked.steps)
 

@@ -114,7 +114,7 @@ def limits(records: Records) -> Limits:
 
 def record_part(records: Records, record_id: UUID) -> tuple[int, bool]:
     """The bytes of the record's own file (header and log), measured once per record version; and whether it is finished."""
-    with records.reading(record_id) as timeline:  # NotFound for no such record
+    with records.access.reading(record_id) as timeline:  # NotFound for no such record
         meta = timeline.meta
         assert meta is not None
         key = (record_id, meta.version)

@@ -32,21 +32,16 @@ from domain.kernel import ALL, Entry, Event, Game, MalformedCommand, ObservedCha
 from domain.kernel.commands import Command
 from domain.kernel.describe import say
 from domain.records import recordfile, room, story
-from domain.records.application import (
-    Conflict,
-    Invalid,
-    NotFound,
-    Refused,
-    Unauthorized,
-    WrongKey,
-    over_limit,
-)
+from domain.records.errors import Conflict, Invalid, NotFound, Refused, Unauthorized, WrongKey, over_limit
+from domain.records.timeline import stored_event
 from domain.records.turns import round_in_view
 from domain.records.views import all_seeing_step
+from domain.transcripts import game_for
 
 if TYPE_CHECKING:
     from domain.kernel import Edition
-    from domain.records.application import Drawing, Records
+    from domain.records.application import Records
+    from domain.records.presenting import Drawing
 
 AUTHOR = "author"  # the variation's author chose the chance outcomes
 DRAWN = "drawn"  # drawn from the variation's own seed (recordfile.live_chance(seed, k), k = the entry's index)
@@ -140,8 +135,6 @@ def command_words(title: str, command: Mapping[str, Any], state: Any = None) -> 
     Where the title writes some commands only from the state (Serenissima's sailing), give
     `state` (the state the command is decided in); without it such a command falls back to
     plain words built from its fields, never an error."""
-    from domain.transcripts import game_for
-
     _, words = game_for(title)
     if state is not None and words.write is not None:
         try:
@@ -194,8 +187,6 @@ class _Fold:
 
     def grow(self, game: Game, entries: Sequence[Mapping[str, Any]]) -> None:
         """Fold the entries not folded yet (a stream is append-only: the rest stays true)."""
-        from domain.records.timeline import stored_event
-
         state = self.checkpoints[-1]
         for entry in entries[self.entries:]:
             for obj in entry["events"]:
@@ -239,7 +230,7 @@ class Variations:
         return found
 
     def _meta(self, record_id: UUID) -> Any:
-        with self.records.reading(record_id) as timeline:
+        with self.records.access.reading(record_id) as timeline:
             assert timeline.meta is not None
             return timeline.meta
 
@@ -268,7 +259,7 @@ class Variations:
 
     def _parent_state(self, variation: Variation) -> Any:
         if variation.parent is None:
-            with self.records.reading(UUID(variation.record_id)) as timeline:
+            with self.records.access.reading(UUID(variation.record_id)) as timeline:
                 return timeline.state_at(variation.from_step)
         return self.state_at(UUID(variation.parent), variation.from_step)
 
@@ -277,7 +268,7 @@ class Variations:
     def _authorise(self, meta: Any, token: str | None, what: str) -> None:
         if token is None:
             raise Unauthorized(f"{what} needs the record's annotator key (Authorization: Bearer <key>)")
-        if not self.records.is_annotator(meta, token):
+        if not self.records.access.is_annotator(meta, token):
             raise WrongKey(f"this key is not the record's annotator key: only its holder may {what.split()[0]}")
 
     def _finished_only(self, meta: Any) -> None:
@@ -562,7 +553,7 @@ class Variations:
                                           steps=fold.last_step)
         if n < variation.from_step:
             if variation.parent is None:
-                with self.records.reading(UUID(variation.record_id)) as timeline:
+                with self.records.access.reading(UUID(variation.record_id)) as timeline:
                     return timeline.state_at(n)
             return self.state_at(UUID(variation.parent), n)
         return fold.state_at(catalog.game(self._meta(UUID(variation.record_id)).title), n)
@@ -572,7 +563,7 @@ class Variations:
         if n > variation.from_step:
             return fold.events[n - 1 - variation.from_step]
         if variation.parent is None:
-            with self.records.reading(UUID(variation.record_id)) as timeline:
+            with self.records.access.reading(UUID(variation.record_id)) as timeline:
                 return timeline.events[n - 1]
         parent = self._variation(variation.parent)
         return self._event_at(parent, self._fold(parent), n)
