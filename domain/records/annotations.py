@@ -203,7 +203,7 @@ class Annotations:
     def __init__(self, records: Records, variations: Variations | None) -> None:
         self.records = records
         self.variations = variations
-        self._kept: Kept[Notes] = Kept(records, KEPT)  # records' notes as last read, by stream id
+        self._kept: Kept[Notes] = Kept(records, KEPT, "notes")  # records' notes as last read, by stream id
 
     # ---- reading ------------------------------------------------------------------------------
 

@@ -22,14 +22,13 @@ from __future__ import annotations
 
 import copy
 import json
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from domain import catalog, transcripts
 from domain.kernel import Edition, Entry, Event, Game, Reader
+from domain.kernel.cache import Bounded
 from domain.kernel.describe import Sentence, say
 from domain.kernel.violations import ALL, reveal
 from domain.records import story
@@ -114,23 +113,17 @@ class ImportReplays:
 
     def __init__(self, records: Records) -> None:
         self.records = records
-        self._games: OrderedDict[UUID, CheckedGame] = OrderedDict()
-        self._boards: OrderedDict[tuple[UUID, int, str], bytes] = OrderedDict()
-        self._lock = threading.Lock()
+        self._games: Bounded[UUID, CheckedGame] = Bounded("import-replays", GAMES)
+        self._boards: Bounded[tuple[UUID, int, str], bytes] = Bounded("import-replay-boards", BOARDS)
 
     # ---- the game as checked ------------------------------------------------------------
 
     def checked(self, import_id: UUID) -> CheckedGame:
-        with self._lock:
-            found = self._games.get(import_id)
-            if found is not None:
-                self._games.move_to_end(import_id)
-                return found
+        found = self._games.get(import_id)
+        if found is not None:
+            return found
         found = self._check(import_id)
-        with self._lock:
-            self._games[import_id] = found
-            while len(self._games) > GAMES:
-                self._games.popitem(last=False)
+        self._games.put(import_id, found)
         return found
 
     def _check(self, import_id: UUID) -> CheckedGame:
@@ -237,17 +230,12 @@ class ImportReplays:
         reader, seat, which = self._reader(checked, token)
         self._at(checked, n)
         key = (import_id, n, which)
-        with self._lock:
-            found = self._boards.get(key)
-            if found is not None:
-                self._boards.move_to_end(key)
-                return found
+        found = self._boards.get(key)
+        if found is not None:
+            return found
         game, seats, every = checked.game, len(checked.seats), reader is ALL
         previous = visible(game, checked.state_at(n - 1), seats, every, seat)[1] if n > 0 else None
         view = visible(game, checked.state_at(n), seats, every, seat)[1]
         svg = draw(checked.title, view, previous, checked.edition, list(checked.seats)).encode()
-        with self._lock:
-            self._boards[key] = svg
-            while len(self._boards) > BOARDS:
-                self._boards.popitem(last=False)
+        self._boards.put(key, svg)
         return svg

@@ -23,8 +23,6 @@ from __future__ import annotations
 import copy
 import json
 import secrets
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -38,6 +36,7 @@ from eventsourcing.persistence import IntegrityError
 
 from domain import catalog
 from domain.kernel import ALL, Event
+from domain.kernel.cache import Bounded
 from domain.kernel.describe import say
 from domain.records import room, story
 from domain.records.aggregates import NOTATION
@@ -175,10 +174,9 @@ class Arbitration:
     def __init__(self, records: Records, variations: Variations | None = None) -> None:
         self.records = records
         self.variations = variations if variations is not None else Variations(records)
-        self._kept: Kept[Rulings] = Kept(records, KEPT)
-        self._folds: OrderedDict[tuple[UUID, str], _Fold] = OrderedDict()
-        self._boards: OrderedDict[tuple[UUID, str, int], bytes] = OrderedDict()
-        self._lock = threading.Lock()
+        self._kept: Kept[Rulings] = Kept(records, KEPT, "rulings")
+        self._folds: Bounded[tuple[UUID, str], _Fold] = Bounded("ruling-folds", KEPT)
+        self._boards: Bounded[tuple[UUID, str, int], bytes] = Bounded("ruling-boards", KEPT)
 
     # ---- reading the stores -------------------------------------------------------------------
 
@@ -363,20 +361,14 @@ class Arbitration:
         if latest is None:
             return Reading(None, None, None, meta.steps)
         key = (record_id, latest["id"])
-        with self._lock:
-            fold = self._folds.get(key)
-            if fold is not None:
-                self._folds.move_to_end(key)
+        fold = self._folds.get(key)
         if fold is None:
             correction = latest["correction"]
             with self.records.access.reading(record_id) as timeline:
                 base = timeline.state_at(correction["from_step"])
             fold = _Fold(correction["from_step"], [base])
             fold.grow(catalog.game(meta.title), correction["entries"])
-            with self._lock:
-                self._folds[key] = fold
-                while len(self._folds) > KEPT:
-                    self._folds.popitem(last=False)
+            self._folds.put(key, fold)
         return Reading(latest["id"], fold.base_step, fold, fold.last_step)
 
     def _reader_token(self, meta: Meta, token: str | None) -> str | None:
@@ -451,8 +443,7 @@ class Arbitration:
             return self.records.presenting.board(record_id, n, token, draw).svg
         assert reading.ruling is not None
         key = (record_id, reading.ruling, n)
-        with self._lock:
-            found = self._boards.get(key)
+        found = self._boards.get(key)
         if found is not None:
             return found
         game = catalog.game(meta.title)
@@ -460,10 +451,7 @@ class Arbitration:
         previous = game.view(self._state(record_id, reading, n - 1), None) if n > 0 else None
         edition = self.records.edition(meta.title, meta.edition, meta.edition_file)
         svg = draw(meta.title, game.view(state, None), previous, edition, list(meta.seats)).encode()
-        with self._lock:
-            self._boards[key] = svg
-            while len(self._boards) > KEPT:
-                self._boards.popitem(last=False)
+        self._boards.put(key, svg)
         return svg
 
     def story(self, record_id: UUID, token: str | None = None) -> dict[str, Any]:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import bisect
 import secrets
 import threading
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -29,6 +28,7 @@ from eventsourcing.persistence import IntegrityError
 
 from domain import catalog
 from domain.kernel import ALL, Entry, Event, Game, MalformedCommand, ObservedChance, Outcome, RuleViolation, play
+from domain.kernel.cache import Bounded
 from domain.kernel.commands import Command
 from domain.kernel.describe import say
 from domain.records import recordfile, room, story
@@ -210,8 +210,8 @@ class Variations:
 
     def __init__(self, records: Records) -> None:
         self.records = records
-        self._folds: OrderedDict[UUID, _Fold] = OrderedDict()
-        self._boards: OrderedDict[tuple[UUID, int], bytes] = OrderedDict()
+        self._folds: Bounded[UUID, _Fold] = Bounded("variation-folds", FOLD_CACHE)
+        self._boards: Bounded[tuple[UUID, int], bytes] = Bounded("variation-boards", BOARD_CACHE)
         self._lock = threading.RLock()
 
     # ---- reading the stores ---------------------------------------------------------
@@ -240,10 +240,7 @@ class Variations:
     def _fold(self, variation: Variation) -> _Fold:
         """The variation's folded states, caught up with its stored entries (kept in a bounded LRU)."""
         vid = variation.id
-        with self._lock:
-            found = self._folds.get(vid)
-            if found is not None:
-                self._folds.move_to_end(vid)
+        found = self._folds.get(vid)
         if found is None:
             base = self._parent_state(variation)
             found = _Fold(variation.from_step, [base])
@@ -252,9 +249,7 @@ class Variations:
         with self._lock:
             if found.entries < len(variation.entries):
                 found.grow(game, variation.entries)
-            self._folds[vid] = found
-            while len(self._folds) > FOLD_CACHE:
-                self._folds.popitem(last=False)
+            self._folds.put(vid, found)
         return found
 
     def _parent_state(self, variation: Variation) -> Any:
@@ -655,21 +650,16 @@ class Variations:
         """Step n's board, what changed since step n-1 marked, as `Records.board` draws a finished record's."""
         variation = self._variation(variation_id)
         key = (variation.id, n)
-        with self._lock:
-            found = self._boards.get(key)
-            if found is not None:
-                self._boards.move_to_end(key)
-                return found
+        found = self._boards.get(key)
+        if found is not None:
+            return found
         meta = self._meta(UUID(variation.record_id))
         game, edition = self._game(meta)
         fold = self._fold(variation)
         state = self._state(variation, fold, n)
         previous = game.view(self._state(variation, fold, n - 1), None) if n > 0 else None
         svg = draw(meta.title, game.view(state, None), previous, edition, list(meta.seats)).encode()
-        with self._lock:
-            self._boards[key] = svg
-            while len(self._boards) > BOARD_CACHE:
-                self._boards.popitem(last=False)
+        self._boards.put(key, svg)
         return svg
 
     def entries(self, variation_id: UUID) -> list[dict[str, Any]]:
