@@ -3,7 +3,7 @@
 Each file is saved as `POST /api/imports` saves it (the same checks and limits: a bad file is refused at its
 name, with the rule, and the others go on), then judged 20 a job: with REDIS_URL queued for the workers
 (`workers.dispatch.hand_over_many`; `--wait` for the verdicts), else here, in this process. A batch of 20 is
-stored in two saves, not two each (`Records.judge_imports`), which is what lets two workers on two cores take
+stored in two saves, not two each (`Records.imports.judge_many`), which is what lets two workers on two cores take
 10,000 files in 60-70 s (docs/benchmarks.md, issue 16's sessions); an upload through the API is a job of its own.
 When the store fails past its own retries the run stops at that file: every file gets its line (those not
 tried say so), and what was saved is queued by the relay once the store is back.
@@ -64,7 +64,7 @@ def submit_files(records: Any, paths: Sequence[Path], settings: Settings, lines:
     """Save each file as an import: a line per file, {file, import_id, seats, annotator_key, arbiter_key}, or
     {file, error, rule} when it is refused (nothing of it stored, unless a notation file's refusal, which is
     kept as a rejected import, as the API keeps it). Record files in a row are saved together, in one append
-    (`Records.submit_many`), a notation file alone. Each line goes into `lines` as soon as its file is saved,
+    (`Records.imports.submit_many`), a notation file alone. Each line goes into `lines` as soon as its file is saved,
     so that a failure later in the batch loses no file's tokens; the batch's lines are returned."""
     from domain.records.access import new_tokens
     from domain.records.errors import RecordsError

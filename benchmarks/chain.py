@@ -9,9 +9,9 @@ Each round runs the same work through both, game by game and file by file, which
 alternating, so drift and other load fall on both alike (a first round warms both up, uncounted):
 
 - commands: self-played games of the three titles (seeded, random legal play) replayed as
-  transcribed records through `Records.start` + `Records.play`, one command (its outcomes as the
+  transcribed records through `Records.play.start` + `Records.play.command`, one command (its outcomes as the
   table gave them) at a time: commands per second;
-- imports: the same games as record files, `Records.submit` (not timed) then `validate_import`
+- imports: the same games as record files, `Records.imports.submit` (not timed) then `validate_import`
   (timed): the rules' check and the record's creation, imports per second.
 
 The figure is the CPU time of this process (the target is per core; SQLite runs in-process),
@@ -69,7 +69,7 @@ def as_file(title: str, options: dict[str, Any], entries: list[Entry]) -> dict[s
 
 
 def play_through(records: Records, title: str, options: dict[str, Any], entries: list[Entry]) -> int:
-    """A game's log replayed command by command through `Records.play`; returns the commands played."""
+    """A game's log replayed command by command through `Records.play.command`; returns the commands played."""
     game = catalog.game(title)
     record_id, tokens = records.play.start(title, NAMES[: options["players"]], options, mode="transcribed",
                                       setup_outcomes=[o.to_json() for o in entries[0].outcomes])

@@ -3,12 +3,12 @@
     .venv/bin/python -m benchmarks.deployment_imports --files 10000 --workers 1,2,4 [--batch 20] [--profile 200]
 
 The files: JSON exports of finished games of the three titles at 2-5 players (greedy-bot games, as the
-demo records, imported once into a scratch SQLite store and exported with `Records.export`; made once
+demo records, imported once into a scratch SQLite store and exported with `Records.reading.export`; made once
 and cached under var/bench/), each file given its own seat names so every one is an import of its own.
 
 For each worker count: a PostgreSQL schema of its own in database `test` (127.0.0.1:5432, tables made as
 `cronaca db upgrade` makes them, dropped after) and queue names of its own on the shared Redis (deleted
-after). `--files` files are submitted with `Records.submit`, as `POST /api/imports` does (its time is
+after). `--files` files are submitted with `Records.imports.submit`, as `POST /api/imports` does (its time is
 printed: the API's share), and queued with `workers.dispatch.hand_over_many`, as `cronaca import` does
 (`--batch` imports a job, `workers.dispatch.BATCH` (20) as there; 1 is one job an upload, as the API queues them). Then the workers start, each the Procfile's `worker` line with
 `--burst` (`cronaca worker --burst`: it stops when the queues are empty) in a process group of its own,

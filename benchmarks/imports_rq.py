@@ -4,7 +4,7 @@
 
 Renders seeded self-played games of every title in their notation (a few distinct games, each
 written out again under another Date tag, so every file is its own import), stores each with
-`Records.submit_notation` as `POST /api/imports` does and queues them on Redis (127.0.0.1:6379,
+`Records.imports.submit_notation` as `POST /api/imports` does and queues them on Redis (127.0.0.1:6379,
 a queue of its own) as a bulk of imports: `--batch` imports a job (workers.dispatch.hand_over_many;
 each import still marked queued, judged, concluded and given its record on its own; `--batch 1`
 is one job an import, exactly as the API queues one upload), then starts `--workers` `cronaca worker --burst` processes and

@@ -4,7 +4,7 @@
 
 Builds `--records` records in a store of its own (PostgreSQL: a schema of its own in database `test`,
 dropped after), through the application's own aggregate and save: each is a `Record` made by its
-constructor as `Records.start` makes it (its `Started` event with its first chain link), saved 1,000 at a
+constructor as `Records.play.start` makes it (its `Started` event with its first chain link), saved 1,000 at a
 time with `Records.save`; `--finished` of them (default 80%) also get their `Finished` event with the
 scores of a real finished game of that title and player count. What is left out is each record's game
 events (the setup and the moves: hundreds of rows a record, which the listing never reads), so 100,000

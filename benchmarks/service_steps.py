@@ -4,7 +4,7 @@
 
 Builds one long record (several self-played games of the title, the longest kept) in a
 fresh SQLite file, then measures on this one core:
-* step: `Records.step(id, n)` for uniformly random n — checkpoint + fold of fewer than
+* step: `Records.reading.step(id, n)` for uniformly random n — checkpoint + fold of fewer than
   16 events + the view — p50/p99/max in microseconds of wall-clock time, and p50/p99 of
   this thread's CPU time (which other processes on a busy machine cannot inflate), for the finished record (all-seeing
   view) and for the same log imported up to half-way (in progress: public view, the

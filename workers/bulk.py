@@ -1,7 +1,7 @@
 """Bulk work over stored records, on the checks and renders queues (or here, without Redis).
 
 - checks (`CRONACA_CHECKS_QUEUE`): each record's hash chain recomputed from its stored rows and its log
-  re-decided by the rules (`Records.verify`), the records that fail named with their first problems.
+  re-decided by the rules (`Records.verification.verify`), the records that fail named with their first problems.
   An operator runs it after a restore, a migration or a suspicion: `cronaca recheck --all`.
 - renders (`CRONACA_RENDERS_QUEUE`): each finished record written as files an archive or a static site
   serves: `<id>.txt` (its notation) and `<id>.evidence.zip` (the evidence bundle `cronaca verify` checks).

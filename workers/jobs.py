@@ -69,7 +69,7 @@ def validate_import(import_id: str) -> dict[str, Any]:
 
 def run_validations(app: Records, import_ids: list[UUID]) -> dict[str, Any]:
     """Several imports in one job, each judged, stored and concluded as alone (its own status, report and
-    record), in two saves for them all (`Records.judge_imports`). When that fails (the store away a
+    record), in two saves for them all (`Records.imports.judge_many`). When that fails (the store away a
     moment, say), each is tried alone: one that fails does not stop the others; the job then fails with
     the first error, so the relay queues again the ones left without a verdict (the job is idempotent:
     the concluded ones are left as they are)."""

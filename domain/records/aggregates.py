@@ -146,7 +146,7 @@ class Record(Aggregate):
         entry, not once an event.
         `after` is called after each event whose version is a multiple of `every`, the aggregate then as
         that event left it: an import building a whole record takes its snapshots there, from the aggregate
-        in memory (application.Records._build_imported); `stamp` is the events' timestamp (an import's, one
+        in memory (imports/judge.py, `_build_imported`); `stamp` is the events' timestamp (an import's, one
         for the record it builds), else now."""
         events = entry["events"]
         if not events:
@@ -309,7 +309,7 @@ class Import(Chained):
 
 class RequestKey(Aggregate):
     """An `Idempotency-Key`'s first use (docs/api.md): saved in the same transaction as what the request
-    stored (`Records.play`, `Records.submit`), so it exists exactly when that does, and a retry through any
+    stored (`Records.play.command`, `Records.imports.submit`), so it exists exactly when that does, and a retry through any
     process finds it by its id (a uuid5 of the key's scope: the record and seat, or the imports; the key
     itself is never stored). `body` is the SHA-256 of the request as first sent; `answer` what rebuilds
     the first answer (a command: seat, first step, events, version, finished; an import: its id)."""

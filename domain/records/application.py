@@ -127,7 +127,7 @@ class Records(Application[UUID]):
 
     def _take_snapshots(self, processing_event: ProcessingEvent[UUID]) -> None:
         """The library's snapshotting after a save, except for a record an import built whole
-        (`_create_imported`): its snapshots, already taken in memory, are put in one go."""
+        (imports/judge.py, `_create_imported`): its snapshots, already taken in memory, are put in one go."""
         built = {aggregate_id: self.built_snapshots.pop(aggregate_id) for aggregate_id in processing_event.aggregates
                  if aggregate_id in self.built_snapshots}
         if not built:

@@ -8,12 +8,12 @@ game events before that line).
 Nothing of it is stored: the log is the checker's verdict on the stored text, so it is
 computed again from that text and kept in a bounded in-process memo. Storing the checked
 entries in the report instead would put every draw and hidden card of an unfinished game
-into a document `import_status` serves, and make the report far larger than the file it
+into a document `Records.imports.status` serves, and make the report far larger than the file it
 judges. A rejected import never changes, so its memo never goes stale; if the rules have
 changed since the file was judged, the findings read again differ from the stored ones and
 the summary says so (`as_reported: false`) rather than linking to the wrong steps.
 
-Readers follow `Records.import_status`: everyone sees all when the file says the game ended
+Readers follow `Records.imports.status`: everyone sees all when the file says the game ended
 (its holder has every secret it implies); otherwise a seat token of the import sees that
 seat's view and anyone else what every seat sees.
 """
@@ -98,7 +98,7 @@ def fold_checked(title: str, edition: Edition, entries: list[Entry]) -> tuple[Ga
 
 
 def count_turns(game: Game, checked: CheckedGame) -> list[dict[str, Any]]:
-    """Setup and turns with their step ranges, as `Records.turns` counts them for a record."""
+    """Setup and turns with their step ranges, as `Records.reading.turns` counts them for a record."""
     sizes = [b - a for a, b in zip(checked.entry_starts, [*checked.entry_starts[1:], checked.steps], strict=True)]
     return turn_ranges(checked.entry_seats, sizes, checked.seats,
                        lambda step: round_in_view(lambda: game.view(checked.state_at(step), None)))

@@ -408,7 +408,7 @@ class Variations:
 
     def play(self, variation_id: UUID, token: str | None, command: Mapping[str, Any],
              outcomes: list[Mapping[str, Any]] | None = None) -> dict[str, Any]:
-        """Decide one command on the variation, as `Records.play` decides one on a record, and store it."""
+        """Decide one command on the variation, as `Records.play.command` decides one on a record, and store it."""
         variation = self._variation(variation_id)
         meta = self._meta(UUID(variation.record_id))
         self._authorise(meta, token, "playing on a variation")
@@ -596,7 +596,7 @@ class Variations:
         return [self._summary(self._variation(vid)) for vid in index.variation_ids]
 
     def step(self, variation_id: UUID, n: int) -> dict[str, Any]:
-        """Step n of the variation's line, all-seeing (its record is finished), as `Records.step` answers."""
+        """Step n of the variation's line, all-seeing (its record is finished), as `Records.reading.step` answers."""
         variation = self._variation(variation_id)
         meta = self._meta(UUID(variation.record_id))
         game = catalog.game(meta.title)
@@ -618,7 +618,7 @@ class Variations:
         return {"step": fold.last_step, "pending": pending.to_json(), "commands": commands}
 
     def story(self, variation_id: UUID) -> dict[str, Any]:
-        """The variation's own move list, shaped as `Records.story` (all-seeing)."""
+        """The variation's own move list, shaped as `Records.presenting.story` (all-seeing)."""
         variation = self._variation(variation_id)
         meta = self._meta(UUID(variation.record_id))
         game = catalog.game(meta.title)
@@ -647,7 +647,7 @@ class Variations:
                 "line": str(variation.id)}
 
     def board(self, variation_id: UUID, n: int, draw: Drawing) -> bytes:
-        """Step n's board, what changed since step n-1 marked, as `Records.board` draws a finished record's."""
+        """Step n's board, what changed since step n-1 marked, as `Records.presenting.board` draws a finished record's."""
         variation = self._variation(variation_id)
         key = (variation.id, n)
         found = self._boards.get(key)

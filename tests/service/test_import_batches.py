@@ -319,7 +319,7 @@ def test_a_batch_is_marked_queued_in_one_append_and_a_taken_import_goes_its_own_
 
 def test_record_files_submitted_together_take_one_append_and_a_refused_one_none(
         records: Records, monkeypatch: pytest.MonkeyPatch) -> None:
-    """`Records.submit_many`: the files `submit` takes are saved in one append, each its own import with its own
+    """`Records.imports.submit_many`: the files `submit` takes are saved in one append, each its own import with its own
     tokens and keys; a file `submit` refuses is answered with the same refusal and stores nothing."""
     from tests.service.helpers import record_file
 
@@ -361,7 +361,7 @@ def test_a_bad_escape_in_a_header_is_a_finding_with_its_line(records: Records) -
 
 def test_a_verdict_is_counted_once_by_the_run_that_gave_it(records: Records) -> None:
     """`cronaca_imports_total`: every run an attempt; accepted (or rejected) only for the run that stored the
-    verdict, read from that run's own outcome (`Records.judge_import`), not from a second read of the import."""
+    verdict, read from that run's own outcome (`Records.imports.judge`), not from a second read of the import."""
     from workers import metrics
     from workers.jobs import run_validation
 
