@@ -187,8 +187,8 @@ class Play:
         return record.id, tokens
 
     def first_link(self, title: str, edition: dict[str, str], edition_file: str | None, seats: list[str],
-                    options: dict[str, Any], mode: str, commitment: str | None, dice_mode: str | None,
-                    chain_key: str | None) -> str | None:
+                   options: dict[str, Any], mode: str, commitment: str | None, dice_mode: str | None,
+                   chain_key: str | None) -> str | None:
         """The `Started` event's link (chain.started_item, as the record file will say it), or None with chains off."""
         if not self.records.chain:
             return None
