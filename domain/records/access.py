@@ -78,7 +78,8 @@ class Access:
     def read_as(self, record_id: UUID, token: str | None) -> Iterator[tuple[Timeline, Meta, int | None]]:
         """`reading`, with the record's metadata and the seat the token opens (None: no token; a token that
         opens no seat is refused, even where the answer would not depend on it)."""
-        with self.reading(record_id) as timeline:
+        timeline = self.records.timeline(record_id)
+        with timeline.lock:  # as `reading`, written out: every read of a step passes here
             meta = timeline.meta
             assert meta is not None
             yield timeline, meta, self.seat_of(meta, token)
