@@ -21,7 +21,7 @@ from api.problems import CONTENT_TYPE as PROBLEM
 from api.problems import problem
 from api.service import json_response
 from domain.kernel import ALL, reveal
-from domain.records.application import TooLarge
+from domain.records.errors import TooLarge
 from domain.records.settings import Limits
 from domain.transcripts import MEDIA_TYPE, UnreadableTranscriptError, check_text, reconcile_texts
 

@@ -27,7 +27,7 @@ from eventsourcing.utils import Environment, EnvType
 from psycopg.rows import tuple_row
 from psycopg.sql import SQL, Identifier
 
-from domain.records.application import RecordsError
+from domain.records.errors import RecordsError
 from domain.records.settings import db_timeouts
 
 RETRIES = 10  # a lost connection, as the library does
