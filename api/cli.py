@@ -165,7 +165,7 @@ def render(record: str) -> None:
         raise Failed(f"{record}: no such file, and not a record id") from exc
     records = Records(Settings.from_env().store)
     try:
-        click.echo(records.notation(record_id, all_seeing=True), nl=False)
+        click.echo(records.reading.notation(record_id, all_seeing=True), nl=False)
     except NotFound as exc:
         raise Failed(exc.message) from exc
 

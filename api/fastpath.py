@@ -18,7 +18,7 @@ from uuid import UUID
 from api.security import API_HEADERS
 from api.throttle import Guard
 from domain.records import Records
-from domain.records.application import Board
+from domain.records.presenting import Board
 
 STEP = re.compile(r"^/api/records/([0-9a-fA-F-]{36})/steps/([0-9]{1,9})$")
 BOARD = re.compile(r"^/api/records/([0-9a-fA-F-]{36})/steps/([0-9]{1,9})/board$")  # a finished record's, once drawn
@@ -68,7 +68,7 @@ class StepFastPath:
         if not usable:
             return None
         try:
-            return self.records.kept_board(UUID(record_id), n, token)
+            return self.records.presenting.kept_board(UUID(record_id), n, token)
         except Exception:  # noqa: BLE001  (Flask answers it again, properly)
             return None
 
@@ -77,11 +77,11 @@ class StepFastPath:
         if not usable:
             return None
         try:
-            return self.records.step_json(UUID(record_id), n, token)
+            return self.records.reading.step_json(UUID(record_id), n, token)
         except Exception:  # noqa: BLE001  (Flask answers it again, properly, as problem+json)
             return None
             token = token.strip()
         try:
-            return self.records.step_json(UUID(record_id), n, token)
+            return self.records.reading.step_json(UUID(record_id), n, token)
         except Exception:  # noqa: BLE001  (Flask answers it again, properly, as problem+json)
             return None

@@ -3,7 +3,7 @@
 Each file is saved as `POST /api/imports` saves it (the same checks and limits: a bad file is refused at its
 name, with the rule, and the others go on), then judged 20 a job: with REDIS_URL queued for the workers
 (`workers.dispatch.hand_over_many`; `--wait` for the verdicts), else here, in this process. A batch of 20 is
-stored in two saves, not two each (`Records.judge_imports`), which is what lets two workers on two cores take
+stored in two saves, not two each (`Records.imports.judge_many`), which is what lets two workers on two cores take
 10,000 files in 60-70 s (docs/benchmarks.md, issue 16's sessions); an upload through the API is a job of its own.
 When the store fails past its own retries the run stops at that file: every file gets its line (those not
 tried say so), and what was saved is queued by the relay once the store is back.
@@ -36,8 +36,9 @@ from api import terminal
 from api.security import BadBody, load_json
 from api.transcripts import bounded, notation_text
 from domain.records import Records
+from domain.records.access import new_tokens
 from domain.records.aggregates import ACCEPTED, REJECTED
-from domain.records.application import RecordsError, TooLarge, first_line, new_tokens
+from domain.records.errors import RecordsError, TooLarge, first_line
 from domain.records.settings import Settings
 from workers import dispatch
 from workers.dispatch import BATCH, RQDispatcher
@@ -68,7 +69,7 @@ def submit_files(records: Any, paths: Sequence[Path], settings: Settings, lines:
     """Save each file as an import: a line per file, {file, import_id, seats, annotator_key, arbiter_key}, or
     {file, error, rule} when it is refused (nothing of it stored, unless a notation file's refusal, which is
     kept as a rejected import, as the API keeps it). Record files in a row are saved together, in one append
-    (`Records.submit_many`), a notation file alone. Each line goes into `lines` as soon as its file is saved,
+    (`Records.imports.submit_many`), a notation file alone. Each line goes into `lines` as soon as its file is saved,
     so that a failure later in the batch loses no file's tokens; the batch's lines are returned."""
     start = len(lines)
     waiting: list[tuple[dict[str, Any], Any, str, str]] = []  # record files read, to be saved together
@@ -78,7 +79,7 @@ def submit_files(records: Any, paths: Sequence[Path], settings: Settings, lines:
         if not waiting:
             return True
         try:
-            answers = records.submit_many([(body, annotator, arbiter) for _, body, annotator, arbiter in waiting])
+            answers = records.imports.submit_many([(body, annotator, arbiter) for _, body, annotator, arbiter in waiting])
         except PersistenceError as exc:  # the store away past its own retries: none of them saved
             for line, *_ in waiting:
                 lines.append(_store_away(line, exc))
@@ -111,7 +112,7 @@ def submit_files(records: Any, paths: Sequence[Path], settings: Settings, lines:
         if not save_waiting():
             break
         try:
-            import_id, tokens = records.submit_notation(body, annotator, arbiter)
+            import_id, tokens = records.imports.submit_notation(body, annotator, arbiter)
         except PersistenceError as exc:
             lines.append(_store_away(line, exc))
             break
@@ -178,7 +179,7 @@ def _write(records: Any, lines: list[dict[str, Any]], out: str | None) -> bool:
     statuses: dict[UUID, dict[str, Any]] = {}
     for start in range(0, len(ids), 100):  # a query for 100 imports, not one an import
         try:
-            statuses.update(records.import_statuses(ids[start:start + 100]))
+            statuses.update(records.imports.statuses(ids[start:start + 100]))
         except PersistenceError:  # the store away: the lines (their tokens shown only here) are written all the same
             continue
     with _output(out) as stream:

@@ -18,7 +18,8 @@ from api.records import NO_LAYOUT, REPLAYED, idempotency_key
 from api.security import JSON, json_body
 from api.service import bearer, json_response, service
 from api.transcripts import notation_body
-from domain.records.application import AlreadySubmitted, new_tokens
+from domain.records.access import new_tokens
+from domain.records.errors import AlreadySubmitted
 from domain.transcripts import MEDIA_TYPE
 from replay_viewer import boards
 from replay_viewer.boards import NoLayout
@@ -81,18 +82,18 @@ def submit() -> Any:
     key = idempotency_key()
     try:
         if request.mimetype == MEDIA_TYPE:
-            import_id, tokens = svc.records.submit_notation(notation_body(), annotator, arbiter, idempotency_key=key)
+            import_id, tokens = svc.records.imports.submit_notation(notation_body(), annotator, arbiter, idempotency_key=key)
         else:
-            import_id, tokens = svc.records.submit(_document(), annotator, arbiter, idempotency_key=key)
+            import_id, tokens = svc.records.imports.submit(_document(), annotator, arbiter, idempotency_key=key)
     except AlreadySubmitted as again:
         # Its seat tokens and keys were shown once, and are stored hashed: a retry never shows them again (a key
         # is no secret; whoever learnt it must not learn the tokens). The relay queues it if the first did not.
-        response = json_response(svc.records.import_status(again.import_id), 202)
+        response = json_response(svc.records.imports.status(again.import_id), 202)
         response.headers["Location"] = f"/api/imports/{again.import_id}"
         response.headers[REPLAYED] = "true"
         return response
     hand_over(svc.records, svc.dispatcher, import_id, 1)  # if the queue is down, the relay retries
-    status = svc.records.import_status(import_id)
+    status = svc.records.imports.status(import_id)
     status["seats"] = [{"seat": i, "token": t} for i, t in enumerate(tokens)]
     status["annotator_key"] = annotator  # shown once: annotations and variations of the record it makes
     status["arbiter_key"] = arbiter  # shown once: rulings on the record it makes
@@ -106,7 +107,7 @@ def submit() -> Any:
 @blp.doc(security=[{"seat": []}, {}])
 def status(import_id: UUID) -> Any:
     """submitted, queued, validating, accepted (with record_id) or rejected (with the report)."""
-    return json_response(service().records.import_status(import_id, bearer()))
+    return json_response(service().records.imports.status(import_id, bearer()))
 
 
 # ---- a rejected import's game as checked, replayed read-only ---------------------------------------

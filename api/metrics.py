@@ -42,7 +42,7 @@ from api.service import service
 from domain import catalog
 from domain.kernel.cache import Bounded, every_cache
 from domain.records import RecordsError
-from domain.records.application import Refused
+from domain.records.errors import Refused
 
 COMMANDS = Counter("cronaca_commands_total", "Commands sent to records, by title and outcome", ["title", "outcome"])
 FAST_ANSWERS = Counter("cronaca_fast_answers_total", "Step answers served by the WSGI fast path, by kind", ["kind"])

@@ -17,7 +17,7 @@ from werkzeug.exceptions import HTTPException
 from api.schemas import Problem
 from domain.kernel import RuleViolation
 from domain.records import RecordsError
-from domain.records.application import first_line
+from domain.records.errors import first_line
 
 CONTENT_TYPE = "application/problem+json"
 

@@ -34,7 +34,8 @@ from api.problems import problem
 from api.service import bearer, json_response, service
 from domain.records import evidence as bundles
 from domain.records import lessonfile
-from domain.records.application import RecordsError, new_tokens
+from domain.records.access import new_tokens
+from domain.records.errors import RecordsError
 from domain.records.studynotation import render_study
 from domain.transcripts import MEDIA_TYPE
 from replay_viewer import boards
@@ -53,7 +54,7 @@ class RecordCollection(MethodView):
     def get(self, query: dict[str, Any]) -> Any:
         """List records, newest first, a page at a time (filter by title, player name, status). A finished
         record's item names its `winner` (a list: a title may share a victory) and `scores` in ranking order."""
-        return json_response(service().records.listing(query.get("title"), query.get("player"), query.get("status"),
+        return json_response(service().records.reading.listing(query.get("title"), query.get("player"), query.get("status"),
                                                        query["page"], query["per_page"]))
 
     @blp.arguments(schemas.StartRecord)
@@ -62,10 +63,10 @@ class RecordCollection(MethodView):
         """Start a record. Each seat's token is in this answer only: hand each player theirs."""
         records = service().records
         annotator, arbiter = new_tokens(2)
-        record_id, tokens = records.start(body["title"], body["seats"], body["options"], body["mode"],
+        record_id, tokens = records.play.start(body["title"], body["seats"], body["options"], body["mode"],
                                           body["edition_file"], body["setup_outcomes"], annotator_key=annotator,
                                           arbiter_key=arbiter, dice_mode=body["dice"])
-        summary = records.summary(record_id)
+        summary = records.reading.summary(record_id)
         seats = [{"seat": i, "name": n, "token": t} for i, (n, t) in enumerate(zip(body["seats"], tokens, strict=True))]
         return {"id": str(record_id), "commitment": summary["chance"]["commitment"], "seats": seats,
                 "annotator_key": annotator, "arbiter_key": arbiter, "record": summary}, 201, {"Location": f"/api/records/{record_id}"}
@@ -80,7 +81,7 @@ def get_record(record_id: UUID) -> Any:
 
     The answer's `ETag` is the record's version: send it back as `If-None-Match` to poll a live
     game cheaply (304 with no body until a move is made)."""
-    summary = service().records.summary(record_id, bearer())
+    summary = service().records.reading.summary(record_id, bearer())
     response = json_response(summary)
     response.set_etag(f"v{summary['version']}")
     response.headers["Cache-Control"] = "no-cache"  # always ask; the ETag makes asking cheap
@@ -103,9 +104,9 @@ def play(body: dict[str, Any], record_id: UUID) -> Any:
     a retry of a command that was stored answers what the first attempt answered (docs/api.md)."""
     records = service().records
     token = bearer()
-    played = records.play(record_id, body["command"], token, body["version"], body["outcomes"], body["contribution"],
+    played = records.play.command(record_id, body["command"], token, body["version"], body["outcomes"], body["contribution"],
                           idempotency_key=idempotency_key())
-    answer = records.played_answer(record_id, played)
+    answer = records.play.answer(record_id, played)
     announce(service().hub, record_id, record_state(played.version, answer["steps"][1], played.finished))
     response = json_response(answer)
     if played.replayed:
@@ -138,7 +139,7 @@ def idempotency_key() -> str | None:
 def join(body: dict[str, Any], record_id: UUID, n: int) -> Any:
     """Shared dice: seat n commits to its secret (SHA-256) and gives its part of the setup; the last seat to join
     draws the setup (docs/trust.md)."""
-    joined = service().records.join(record_id, n, bearer(), body["commitment"], body["contribution"])
+    joined = service().records.play.join(record_id, n, bearer(), body["commitment"], body["contribution"])
     announce_summary(record_id)  # the last seat's join draws the setup: steps appear
     return json_response(joined)
 
@@ -154,7 +155,7 @@ def join(body: dict[str, Any], record_id: UUID, n: int) -> Any:
 def reveal(body: dict[str, Any], record_id: UUID, n: int) -> Any:
     """Shared dice: once the game is over, seat n reveals its secret; anyone can then recompute every outcome
     of the entries it took part in (docs/trust.md). Contributions that do not match it come back as `problems`."""
-    revealed = service().records.reveal_secret(record_id, n, bearer(), body["secret"])
+    revealed = service().records.play.reveal_secret(record_id, n, bearer(), body["secret"])
     announce_summary(record_id)
     return json_response(revealed)
 
@@ -163,7 +164,7 @@ def announce_summary(record_id: UUID) -> None:
     """Tell the record's live followers its state as the summary now says it (after a join or a reveal)."""
     svc = service()
     try:
-        summary = svc.records.summary(record_id)
+        summary = svc.records.reading.summary(record_id)
     except Exception as exc:  # noqa: BLE001  (the change is stored: its answer must not turn into an error for a notification)
         log.warning("record %s: its followers were not told of a join or reveal: %s", record_id, type(exc).__name__)
         return
@@ -197,7 +198,7 @@ def live(record_id: UUID) -> Any:
     def follow() -> Any:
         try:
             subscription, summary = subscribe_then_read(svc.hub, record_topic(record_id),
-                                                        lambda: svc.records.summary(record_id))
+                                                        lambda: svc.records.reading.summary(record_id))
         except Unavailable as exc:
             return unavailable(exc, "the page polls meanwhile")
         current = record_state(summary["version"], summary["steps"], summary["finished"])
@@ -232,7 +233,7 @@ VERSION_SHAPE = re.compile(r"[0-9]{1,18}")
 def events(query: dict[str, Any], record_id: UUID) -> Any:
     """Game events [from, to). While a game is in progress their payloads are withheld from everyone
     (draws and hidden discs are in them); use /steps/{n} for what you may see."""
-    return json_response(service().records.event_range(record_id, query["from_"], query["to"], bearer()))
+    return json_response(service().records.reading.event_range(record_id, query["from_"], query["to"], bearer()))
 
 
 @blp.route("/<uuid:record_id>/steps/<int:n>")
@@ -241,7 +242,7 @@ def events(query: dict[str, Any], record_id: UUID) -> Any:
 def step(record_id: UUID, n: int) -> Any:
     """The state after the first n game events: all-seeing once finished; otherwise the token's seat
     view, or what every player sees without a token."""
-    return current_app.response_class(service().records.step_json(record_id, n, bearer()), mimetype="application/json")
+    return current_app.response_class(service().records.reading.step_json(record_id, n, bearer()), mimetype="application/json")
 
 
 @blp.route("/<uuid:record_id>/steps/<int:n>/board")
@@ -256,7 +257,7 @@ def board(record_id: UUID, n: int) -> Any:
     """The board at step n, drawn as SVG from the edition's layout: all-seeing once finished (then cacheable
     for an hour, with an ETag); otherwise the token's seat view, or what every player sees."""
     try:
-        drawn = service().records.board(record_id, n, bearer(), boards.draw)
+        drawn = service().records.presenting.board(record_id, n, bearer(), boards.draw)
     except NoLayout as exc:
         return problem(404, "Not Found", str(exc), type=NO_LAYOUT)
     response = current_app.response_class(drawn.svg, mimetype="image/svg+xml")
@@ -272,7 +273,7 @@ def board(record_id: UUID, n: int) -> Any:
 def story(record_id: UUID) -> Any:
     """The move list: one line per game event the title puts in words, grouped by round, as the reader may
     read it (a sentence hides what the reader's view hides; all-seeing once finished)."""
-    return current_app.response_class(service().records.story_json(record_id, bearer()), mimetype="application/json")
+    return current_app.response_class(service().records.presenting.story_json(record_id, bearer()), mimetype="application/json")
 
 
 @blp.route("/<uuid:record_id>/scores")
@@ -282,7 +283,7 @@ def scores(record_id: UUID) -> Any:
     """Every seat's running total at every step, where each round begins, where the lead changed, and the
     final scores (ranking with the tie-break, breakdown). Only once the game is over: running scores can
     carry hidden values; in progress the answer says so (`available: false`)."""
-    return current_app.response_class(service().records.scores_json(record_id, bearer()), mimetype="application/json")
+    return current_app.response_class(service().records.presenting.scores_json(record_id, bearer()), mimetype="application/json")
 
 
 @blp.route("/<uuid:record_id>/turns")
@@ -290,7 +291,7 @@ def scores(record_id: UUID) -> Any:
 @blp.doc(security=[{"seat": []}, {}])
 def turns(record_id: UUID) -> Any:
     """Setup and turns with their step ranges [from, to]."""
-    return json_response(service().records.turns(record_id, bearer()))
+    return json_response(service().records.reading.turns(record_id, bearer()))
 
 
 @blp.route("/<uuid:record_id>/legal")
@@ -298,7 +299,7 @@ def turns(record_id: UUID) -> Any:
 @blp.doc(security=[{"seat": []}, {}])
 def legal(record_id: UUID) -> Any:
     """The pending decision; the legal commands only for the token of the seat that must decide."""
-    return json_response(service().records.legal(record_id, bearer()))
+    return json_response(service().records.reading.legal(record_id, bearer()))
 
 
 @blp.route("/<uuid:record_id>/verify")
@@ -311,7 +312,7 @@ def verify(record_id: UUID) -> Any:
     """Whether the record's stored events are those that were written (their hash chain) and whether the rules
     give its log (re-decided as an import is); every problem at its step. A record stored before chains says
     so (`chain.ok` null) instead of failing."""
-    return json_response(service().records.verify(record_id, bearer()))
+    return json_response(service().records.verification.verify(record_id, bearer()))
 
 
 @blp.route("/<uuid:record_id>/export")
@@ -358,9 +359,9 @@ def evidence(record_id: UUID) -> Any:
     """A finished record as evidence a third party checks with the package alone (public: the game is over, and
     the notes in it are the public ones)."""
     found = service()
-    found.records.summary(record_id)  # 404 for no such record, before anything else is read
+    found.records.reading.summary(record_id)  # 404 for no such record, before anything else is read
     document = lessonfile.record_file(found.teaching, record_id, None)  # 403 while the game is in progress
-    packed = bundles.build(found.records.evidence_parts(record_id, document))
+    packed = bundles.build(found.records.verification.evidence_parts(record_id, document))
     response = current_app.response_class(packed, mimetype=bundles.MEDIA_TYPE)
     response.headers["Content-Disposition"] = f'attachment; filename="evidence-{record_id}.zip"'
     return response

@@ -25,8 +25,9 @@ from api.schema import command as schema_command
 from domain import catalog
 from domain.kernel import SeededChance, bots
 from domain.records import Records, recordfile
+from domain.records.access import new_tokens
 from domain.records.annotations import places_of
-from domain.records.application import new_tokens, titles
+from domain.records.reading import titles
 from domain.records.settings import (
     Settings,
     log_format,
@@ -90,8 +91,8 @@ def demo_records(records: Any, games: int = 3, keys: dict[str, tuple[str, str]] 
             "options": options, "mode": "transcribed", "chance": {}, "entries": entries,
         }
         annotator = new_tokens(1)[0]
-        import_id, _ = records.submit(document, annotator)
-        report = records.validate_import(import_id)
+        import_id, _ = records.imports.submit(document, annotator)
+        report = records.imports.validate(import_id)
         if report.get("ok"):
             created += 1
             if keys is not None:
@@ -118,12 +119,12 @@ def demo_lesson(teaching: Any, keys: dict[str, tuple[str, str]]) -> tuple[str, s
         "Three games, move by move",
         "Demo lesson: one game of each title played by the greedy bot, with notes on a few turns and a what-if line.")
     for title, (record_id, key) in firsts.items():  # type: ignore[assignment]  # the str key above, a UUID here
-        with records.reading(record_id) as timeline:
+        with records.access.reading(record_id) as timeline:
             assert timeline.meta is not None
             edition = records.edition(timeline.meta.title, timeline.meta.edition, timeline.meta.edition_file)
             starts, last = list(timeline.meta.entry_starts[1:]), len(timeline.events)
         places = sorted(set(places_of(title, edition).values()))
-        said = {line["step"]: line["text"] for line in records.story(record_id)["lines"]}
+        said = {line["step"]: line["text"] for line in records.presenting.story(record_id)["lines"]}
         picks = [starts[len(starts) * k // 4] for k in (1, 2, 3)]
         for n, (step, glyph) in enumerate(zip(picks, ("!", "?!", "!?"), strict=True)):
             sentence = said.get(step + 1) or said.get(step) or "this turn"
@@ -154,7 +155,7 @@ def demo_live(records: Any, commands: int = 40) -> tuple[str, list[str]] | None:
     real = [t for t in titles() if catalog.demo_tables(t)]
     if not real:
         return None
-    record_id, tokens = records.start(real[0], ["Ada", "Bruno", "Chiara"])
+    record_id, tokens = records.play.start(real[0], ["Ada", "Bruno", "Chiara"])
     bot, rng = bots.GreedyBot(), SeededChance("demo-live/bot")
     for n in range(commands):
         timeline = records.timeline(record_id)
@@ -162,7 +163,7 @@ def demo_live(records: Any, commands: int = 40) -> tuple[str, list[str]] | None:
         if game.pending(timeline.head).over:
             break
         cmd = bot.choose(game, timeline.head, rng, f"demo-live/bot-think/{n}")
-        records.play(record_id, cmd.to_json(), tokens[cmd.seat])
+        records.play.command(record_id, cmd.to_json(), tokens[cmd.seat])
     return str(record_id), tokens
 
 

@@ -5,7 +5,7 @@
   last heartbeat (a worker silent for longer than `Settings.dead_after` is shown dead: its jobs are taken up
   again); and the outbox from the records themselves: imports without a verdict by status and the oldest's
   age. Exit 1 when Redis cannot be reached (the outbox is still shown), so a script can alert on it.
-- `recheck`: every record's (or the named ones') chain and replay verified again (`Records.verify`), as jobs
+- `recheck`: every record's (or the named ones') chain and replay verified again (`Records.verification.verify`), as jobs
   on the checks queue when REDIS_URL is set (`--wait` for their results), else here.
 - `render --all --out DIR`: every finished record's notation and evidence bundle written into DIR, as jobs
   on the renders queue when REDIS_URL is set, else here. (`render RECORD` prints one record, as before.)

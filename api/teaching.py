@@ -35,7 +35,7 @@ from api.security import JSON, json_body
 from api.service import bearer, json_response, service
 from domain.records import lessonfile
 from domain.records.annotations import ALL
-from domain.records.application import NotFound
+from domain.records.errors import NotFound
 from replay_viewer import boards
 from replay_viewer.boards import NoLayout, anchors, layout_for
 
@@ -311,7 +311,7 @@ def places(record_id: UUID) -> Any:
     """Every place of the record's board a shape may name (canonical spelling), where it is drawn, and the
     board's viewBox: what the viewer needs to draw arrows and highlights and to let the annotator point."""
     records = service().records
-    with records.reading(record_id) as timeline:
+    with records.access.reading(record_id) as timeline:
         meta = timeline.meta
         if meta is None:
             raise NotFound(f"no record {record_id}")

@@ -17,11 +17,13 @@ from marshmallow import fields, validate
 from werkzeug.exceptions import BadRequest
 
 from api import schemas
+from api.problems import CONTENT_TYPE as PROBLEM
+from api.problems import problem
 from api.service import json_response
 from domain.kernel import ALL, reveal
-from domain.records.application import TooLarge
+from domain.records.errors import TooLarge
 from domain.records.settings import Limits
-from domain.transcripts import MEDIA_TYPE, check_text, reconcile_texts
+from domain.transcripts import MEDIA_TYPE, UnreadableTranscriptError, check_text, reconcile_texts
 
 blp = Blueprint("transcripts", __name__, url_prefix="/api", description="Check and reconcile table notation")
 
@@ -96,6 +98,13 @@ def check() -> Any:
 @blp.arguments(ReconcileBody)
 @blp.response(200, schemas.Reconciliation, description="every disagreement, the first divergence, and which version "
                                                         "the rules accept")
+@blp.alt_response(422, schema=schemas.Problem, content_type=PROBLEM,
+                  description="a transcript the notation cannot read at all (a NUL byte): which one (field), its line")
 def reconcile(body: dict[str, Any]) -> Any:
     """Two transcripts of one game (each player kept a log), aligned turn by turn."""
-    return json_response(reveal(reconcile_texts(bounded(body["first"]), bounded(body["second"])), ALL))
+    try:
+        found = reconcile_texts(bounded(body["first"]), bounded(body["second"]))
+    except UnreadableTranscriptError as exc:
+        return problem(422, "Unreadable transcript", str(exc), rule="notation/unreadable", field=exc.side,
+                       line=exc.line, column=exc.column)
+    return json_response(reveal(found, ALL))

@@ -9,9 +9,9 @@ Each round runs the same work through both, game by game and file by file, which
 alternating, so drift and other load fall on both alike (a first round warms both up, uncounted):
 
 - commands: self-played games of the three titles (seeded, random legal play) replayed as
-  transcribed records through `Records.start` + `Records.play`, one command (its outcomes as the
+  transcribed records through `Records.play.start` + `Records.play.command`, one command (its outcomes as the
   table gave them) at a time: commands per second;
-- imports: the same games as record files, `Records.submit` (not timed) then `validate_import`
+- imports: the same games as record files, `Records.imports.submit` (not timed) then `validate_import`
   (timed): the rules' check and the record's creation, imports per second.
 
 The figure is the CPU time of this process (the target is per core; SQLite runs in-process),
@@ -69,13 +69,13 @@ def as_file(title: str, options: dict[str, Any], entries: list[Entry]) -> dict[s
 
 
 def play_through(records: Records, title: str, options: dict[str, Any], entries: list[Entry]) -> int:
-    """A game's log replayed command by command through `Records.play`; returns the commands played."""
+    """A game's log replayed command by command through `Records.play.command`; returns the commands played."""
     game = catalog.game(title)
-    record_id, tokens = records.start(title, NAMES[: options["players"]], options, mode="transcribed",
+    record_id, tokens = records.play.start(title, NAMES[: options["players"]], options, mode="transcribed",
                                       setup_outcomes=[o.to_json() for o in entries[0].outcomes])
     for entry in entries[1:]:
         seat = game.parse_command(entry.command or {}).seat
-        records.play(record_id, dict(entry.command or {}), tokens[seat], outcomes=[o.to_json() for o in entry.outcomes])
+        records.play.command(record_id, dict(entry.command or {}), tokens[seat], outcomes=[o.to_json() for o in entry.outcomes])
     return len(entries) - 1
 
 
@@ -152,8 +152,8 @@ def long_toy(records: Records, events: int) -> UUID:
     document = {"format": recordfile.FORMAT, "version": recordfile.VERSION, "title": "toy",
                 "edition": {**edition.ref, "file": text}, "seats": [{"name": "Ada"}, {"name": "Bruno"}],
                 "options": {"players": 2}, "mode": "transcribed", "chance": {}, "entries": [e.to_json() for e in log]}
-    import_id, _ = records.submit(document)
-    report = records.validate_import(import_id)
+    import_id, _ = records.imports.submit(document)
+    report = records.imports.validate(import_id)
     assert report["ok"], report
     return UUID(report["record_id"])
 
@@ -230,10 +230,10 @@ def main() -> None:
                 for document in files:  # file by file, likewise
                     pair = {}
                     for name, records in ([("on", on), ("off", off)] if flip % 2 == 0 else [("off", off), ("on", on)]):
-                        import_id = records.submit(document)[0]
+                        import_id = records.imports.submit(document)[0]
 
                         def validate(r: Records = records, i: UUID = import_id) -> int:
-                            assert r.validate_import(i)["ok"]
+                            assert r.imports.validate(i)["ok"]
                             return 1
 
                         units, cpu, wall = timed(validate)
@@ -266,26 +266,26 @@ def main() -> None:
                 units, cpu, _ = timed(lambda: sum(play_through(on, *log) for log in logs[: args.games]))
             print(f"- commands: {spent[0] * 1000:.0f} ms of {cpu * 1000:.0f} ms ({spent[0] / cpu:.1%}), "
                   f"{spent[0] / units * 1e6:.0f} µs a command")
-            ids = [on.submit(document)[0] for document in files]
+            ids = [on.imports.submit(document)[0] for document in files]
             with inside_chain() as spent:
-                units, cpu, _ = timed(lambda: sum(bool(on.validate_import(i)["ok"]) for i in ids))
+                units, cpu, _ = timed(lambda: sum(bool(on.imports.validate(i)["ok"]) for i in ids))
             print(f"- imports: {spent[0] * 1000:.0f} ms of {cpu * 1000:.0f} ms ({spent[0] / cpu:.1%}), "
                   f"{spent[0] / units * 1000:.1f} ms an import")
 
             print()
             long_id = long_toy(on, args.events)
-            real_id = on.validate_import(on.submit(max(files, key=lambda f: sum(len(e["events"]) for e in f["entries"])))[0])
+            real_id = on.imports.validate(on.imports.submit(max(files, key=lambda f: sum(len(e["events"]) for e in f["entries"])))[0])
             real_id = UUID(real_id["record_id"])
             print("| record | game events | chain part of /verify (median / best, CPU) | whole verify with the replay | "
                   "offline: chain_of(record_items(export)) |")
             print("|---|---|---|---|---|")
             for label, record_id in (("toy, far target", long_id), ("longest real game", real_id)):
-                answer = on.verify(record_id)
+                answer = on.verification.verify(record_id)
                 assert answer["ok"], answer
-                steps = on.summary(record_id)["steps"]
-                document = on.export(record_id)
+                steps = on.reading.summary(record_id)["steps"]
+                document = on.reading.export(record_id)
                 part = best_ms(lambda record_id=record_id: chain_part(on, record_id), 15)
-                whole = best_ms(lambda record_id=record_id: on.verify(record_id), 3)
+                whole = best_ms(lambda record_id=record_id: on.verification.verify(record_id), 3)
                 offline = best_ms(lambda document=document: chains.chain_of(chains.record_items(document)), 15)
                 print(f"| {label} | {steps:,} | {part[0]:.1f} / {part[1]:.1f} ms ({part[0] / steps * 1000:.1f} µs an event) | "
                       f"{whole[0]:.0f} ms | {offline[0]:.1f} ms |")

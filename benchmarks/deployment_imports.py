@@ -3,12 +3,12 @@
     .venv/bin/python -m benchmarks.deployment_imports --files 10000 --workers 1,2,4 [--batch 20] [--profile 200]
 
 The files: JSON exports of finished games of the three titles at 2-5 players (greedy-bot games, as the
-demo records, imported once into a scratch SQLite store and exported with `Records.export`; made once
+demo records, imported once into a scratch SQLite store and exported with `Records.reading.export`; made once
 and cached under var/bench/), each file given its own seat names so every one is an import of its own.
 
 For each worker count: a PostgreSQL schema of its own in database `test` (127.0.0.1:5432, tables made as
 `cronaca db upgrade` makes them, dropped after) and queue names of its own on the shared Redis (deleted
-after). `--files` files are submitted with `Records.submit`, as `POST /api/imports` does (its time is
+after). `--files` files are submitted with `Records.imports.submit`, as `POST /api/imports` does (its time is
 printed: the API's share), and queued with `workers.dispatch.hand_over_many`, as `cronaca import` does
 (`--batch` imports a job, `workers.dispatch.BATCH` (20) as there; 1 is one job an upload, as the API queues them). Then the workers start, each the Procfile's `worker` line with
 `--burst` (`cronaca worker --burst`: it stops when the queues are empty) in a process group of its own,
@@ -74,10 +74,10 @@ def exports(seed: str) -> list[dict[str, Any]]:
                         "edition": catalog.game(title).default_edition().ref, "seats": [{"name": n} for n in NAMES[:players]],
                         "options": {"players": players}, "mode": "transcribed", "chance": {},
                         "entries": bot_game(title, {"players": players}, f"{seed}-{k}")}
-            import_id, _ = records.submit(document)
-            report = records.validate_import(import_id)
+            import_id, _ = records.imports.submit(document)
+            report = records.imports.validate(import_id)
             assert report["ok"], report
-            out.append(records.export(uuid.UUID(report["record_id"])))
+            out.append(records.reading.export(uuid.UUID(report["record_id"])))
         records.close()
     cache.parent.mkdir(parents=True, exist_ok=True)
     cache.write_text(json.dumps(out))
@@ -136,7 +136,7 @@ def submit_all(records: Any, documents: list[dict[str, Any]], settings: Any, bat
     from workers.dispatch import hand_over_many
 
     t0 = time.perf_counter()
-    ids = [records.submit(document)[0] for document in documents]
+    ids = [records.imports.submit(document)[0] for document in documents]
     took = time.perf_counter() - t0
     queued = hand_over_many(records, dispatcher_for(settings), ids, 1, batch)
     assert queued == len(ids), f"only {queued} of {len(ids)} imports were queued"
@@ -146,7 +146,7 @@ def submit_all(records: Any, documents: list[dict[str, Any]], settings: Any, bat
 def verdicts(records: Any, ids: list[uuid.UUID]) -> dict[str, int]:
     out: dict[str, int] = {}
     for import_id in ids:
-        status = records.get_import(import_id).status
+        status = records.imports.get(import_id).status
         out[status] = out.get(status, 0) + 1
     return out
 

@@ -4,7 +4,7 @@
 
 Renders seeded self-played games of every title in their notation (a few distinct games, each
 written out again under another Date tag, so every file is its own import), stores each with
-`Records.submit_notation` as `POST /api/imports` does and queues them on Redis (127.0.0.1:6379,
+`Records.imports.submit_notation` as `POST /api/imports` does and queues them on Redis (127.0.0.1:6379,
 a queue of its own) as a bulk of imports: `--batch` imports a job (workers.dispatch.hand_over_many;
 each import still marked queued, judged, concluded and given its record on its own; `--batch 1`
 is one job an import, exactly as the API queues one upload), then starts `--workers` `cronaca worker --burst` processes and
@@ -102,7 +102,7 @@ def main() -> None:
             settings = Settings.from_env(env)
             records = Records(settings.store)
             dispatcher = RQDispatcher(settings.redis_url or "", queue)
-            ids = [records.submit_notation(text)[0] for text in files]
+            ids = [records.imports.submit_notation(text)[0] for text in files]
             queued = hand_over_many(records, dispatcher, ids, 1, args.batch)
             assert queued == len(ids), f"only {queued} of {len(ids)} imports were queued"
             print(f"{len(ids)} notation files rendered, stored and queued ({args.batch} a job) in {time.perf_counter() - made:.1f} s "
@@ -120,7 +120,7 @@ def main() -> None:
                     time.sleep(0.5)
                 elapsed = time.perf_counter() - started
                 for import_id in ids:
-                    status = records.get_import(import_id).status
+                    status = records.imports.get(import_id).status
                     verdicts[status] = verdicts.get(status, 0) + 1
             finally:
                 for w in workers:

@@ -4,7 +4,7 @@
 
 Builds `--records` records in a store of its own (PostgreSQL: a schema of its own in database `test`,
 dropped after), through the application's own aggregate and save: each is a `Record` made by its
-constructor as `Records.start` makes it (its `Started` event with its first chain link), saved 1,000 at a
+constructor as `Records.play.start` makes it (its `Started` event with its first chain link), saved 1,000 at a
 time with `Records.save`; `--finished` of them (default 80%) also get their `Finished` event with the
 scores of a real finished game of that title and player count. What is left out is each record's game
 events (the setup and the moves: hundreds of rows a record, which the listing never reads), so 100,000
@@ -73,8 +73,8 @@ def final_scores(title: str, players: int, seed: str) -> dict[str, Any]:
 def build(records: Any, count: int, finished: float, seed: str, batch: int = 1000) -> tuple[float, dict[str, int]]:
     """`count` records saved through `records.save`, `batch` at a time; returns (seconds, how many per player)."""
     from domain import catalog
+    from domain.records.access import new_tokens, token_hash
     from domain.records.aggregates import LIVE, TRANSCRIBED, Record
-    from domain.records.application import new_tokens, token_hash
 
     rng = random.Random(seed)
     names, weights = player_pool(2000, rng)

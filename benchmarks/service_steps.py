@@ -4,7 +4,7 @@
 
 Builds one long record (several self-played games of the title, the longest kept) in a
 fresh SQLite file, then measures on this one core:
-* step: `Records.step(id, n)` for uniformly random n — checkpoint + fold of fewer than
+* step: `Records.reading.step(id, n)` for uniformly random n — checkpoint + fold of fewer than
   16 events + the view — p50/p99/max in microseconds of wall-clock time, and p50/p99 of
   this thread's CPU time (which other processes on a busy machine cannot inflate), for the finished record (all-seeing
   view) and for the same log imported up to half-way (in progress: public view, the
@@ -46,8 +46,8 @@ def long_record(records: Records, title: str, players: int, games: int, cut: flo
     document = {"format": recordfile.FORMAT, "version": recordfile.VERSION, "title": title, "edition": edition.ref,
                 "seats": [{"name": f"p{k}"} for k in range(players)], "options": {"players": players},
                 "mode": "transcribed", "chance": {}, "entries": entries}
-    import_id, _ = records.submit(document)
-    report = records.validate_import(import_id)
+    import_id, _ = records.imports.submit(document)
+    report = records.imports.validate(import_id)
     assert report["ok"], report
     return UUID(report["record_id"])
 
@@ -59,16 +59,16 @@ def percentiles(samples: list[float]) -> dict[str, float]:
 
 
 def time_steps(records: Records, record_id: UUID, samples: int) -> dict[str, Any]:
-    steps = records.summary(record_id)["steps"]
-    setup = records.turns(record_id)[0]["to"]
+    steps = records.reading.summary(record_id)["steps"]
+    setup = records.reading.turns(record_id)[0]["to"]
     pick = random.Random(7)
-    records.step(record_id, steps, None)  # load the timeline once, as a running service has
+    records.reading.step(record_id, steps, None)  # load the timeline once, as a running service has
     taken = []
     cpu = []
     for _ in range(samples):
         n = pick.randint(setup, steps)
         start, start_cpu = time.perf_counter(), time.thread_time()
-        records.step(record_id, n, None)
+        records.reading.step(record_id, n, None)
         cpu.append(time.thread_time() - start_cpu)
         taken.append(time.perf_counter() - start)
     return {"steps": steps, **percentiles(taken), "cpu": percentiles(cpu)}
@@ -79,14 +79,14 @@ def time_folds(records: Records, record_id: UUID, repeat: int) -> dict[str, floa
     game = records.timeline(record_id).game
 
     def ours() -> Any:
-        fresh = Timelines(records.recorder, records.mapper, catalog.game, records._edition_of, maxsize=1)
+        fresh = Timelines(records.recorder, records.mapper, catalog.game, records.edition_of, maxsize=1)
         return fresh.get(record_id).head  # type: ignore[union-attr]
 
     def library() -> Any:
         stored = list(records.events.get(record_id))
         aggregate = project_aggregate(None, stored)
         assert aggregate is not None
-        state = game.begin(records._edition_of(records.timeline(record_id).meta))  # type: ignore[arg-type]
+        state = game.begin(records.edition_of(records.timeline(record_id).meta))  # type: ignore[arg-type]
         evolve = game.evolve
         for e in stored:
             obj = getattr(e, "event", None)  # Record.Happened: one game event

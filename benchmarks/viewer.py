@@ -164,8 +164,8 @@ def imported(records: Records, title: str, players: int, played: Any) -> UUID:
                 "seats": [{"name": n} for n in ["Ada", "Ben", "Chiara", "Dario", "Elena"][:players]],
                 "options": {"players": players}, "mode": "transcribed", "chance": {},
                 "entries": [e.to_json() for e in played.entries]}
-    import_id, _ = records.submit(document)
-    report = records.validate_import(import_id)
+    import_id, _ = records.imports.submit(document)
+    report = records.imports.validate(import_id)
     assert report["ok"], report
     return UUID(report["record_id"])
 
@@ -182,8 +182,8 @@ def toy_record(records: Records, steps: int) -> UUID:
                 "edition": {**edition.ref, "file": text}, "seats": [{"name": "Ada"}, {"name": "Ben"}],
                 "options": {"players": 2}, "mode": "transcribed", "chance": {},
                 "entries": [e.to_json() for e in played.entries]}
-    import_id, _ = records.submit(document)
-    report = records.validate_import(import_id)
+    import_id, _ = records.imports.submit(document)
+    report = records.imports.validate(import_id)
     assert report["ok"], report
     return UUID(report["record_id"])
 
@@ -384,8 +384,8 @@ def main() -> None:
             game = catalog.game(title)
             played = play_bot(game, game.default_edition(), {"players": players}, f"viewer-bench-{title}")
             record_id = imported(records, title, players, played)
-            start = records.turns(record_id)[0]["to"]
-            steps = records.summary(record_id)["steps"]
+            start = records.reading.turns(record_id)[0]["to"]
+            steps = records.reading.summary(record_id)["steps"]
             presses = min(args.presses, steps - start)
             for mode, browser in browsers.items():  # the modes one after the other on the same record, same minutes
                 print(f" {MODES[mode][0]}")
@@ -419,7 +419,7 @@ def main() -> None:
 
         started = time.perf_counter()
         long_id = toy_record(records, args.long_steps)
-        long_steps = records.summary(long_id)["steps"]
+        long_steps = records.reading.summary(long_id)["steps"]
         print(f"page load to first board (median of {args.loads} cold loads)")
         board, everything = loading(browser, f"{base}/records/{long_id}#step={long_steps // 2}", args.loads)
         print(f"  toy, {long_steps} steps (built in {time.perf_counter() - started:.1f} s): first board {board:5.0f} ms, "
@@ -427,7 +427,7 @@ def main() -> None:
         game = catalog.game("la-citta")
         played = play_random(game, game.default_edition(), {"players": 5}, "viewer-bench-long")
         real_id = imported(records, "la-citta", 5, played)
-        real_steps = records.summary(real_id)["steps"]
+        real_steps = records.reading.summary(real_id)["steps"]
         board, everything = loading(browser, f"{base}/records/{real_id}#step={real_steps // 2}", args.loads)
         print(f"  la-citta, 5 players, random play, {real_steps} steps: first board {board:5.0f} ms, "
               f"move list and chart in {everything:5.0f} ms")

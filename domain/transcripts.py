@@ -116,8 +116,25 @@ def rejected_at_upload(findings: list[Finding]) -> dict[str, Any]:
             "file_says_finished": False}
 
 
+class UnreadableTranscriptError(ValueError):
+    """One of two transcripts is not text the notation can read at all (a NUL byte): which one, where, why."""
+
+    def __init__(self, side: str, cause: NotationError) -> None:
+        super().__init__(f"the {side} transcript cannot be read: {cause.message} (line {cause.line})")
+        self.side = side
+        self.line = cause.line
+        self.column = cause.column
+
+
 def reconcile_texts(first: str, second: str, budget: int = NARROWING_BUDGET) -> dict[str, Any]:
-    return reconcile(first, second, game_for, default_edition, budget, titles())
+    try:
+        return reconcile(first, second, game_for, default_edition, budget, titles())
+    except NotationError as exc:
+        try:
+            parse(first)
+        except NotationError as in_first:
+            raise UnreadableTranscriptError("first", in_first) from in_first
+        raise UnreadableTranscriptError("second", exc) from exc
 
 
 def render_log(title: str, edition: Edition, entries: Sequence[Entry], seats: Sequence[str], options: Mapping[str, Any],

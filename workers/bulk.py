@@ -1,7 +1,7 @@
 """Bulk work over stored records, on the checks and renders queues (or here, without Redis).
 
 - checks (`CRONACA_CHECKS_QUEUE`): each record's hash chain recomputed from its stored rows and its log
-  re-decided by the rules (`Records.verify`), the records that fail named with their first problems.
+  re-decided by the rules (`Records.verification.verify`), the records that fail named with their first problems.
   An operator runs it after a restore, a migration or a suspicion: `cronaca recheck --all`.
 - renders (`CRONACA_RENDERS_QUEUE`): each finished record written as files an archive or a static site
   serves: `<id>.txt` (its notation) and `<id>.evidence.zip` (the evidence bundle `cronaca verify` checks).
@@ -52,7 +52,7 @@ def run_checks(app: Records, record_ids: Iterable[str]) -> dict[str, Any]:
     checked, ok, failed, missing = 0, 0, {}, []
     for record_id in record_ids:  # a fresh worker knows no title yet: reading the rows loads it (timeline.stored_event)
         try:
-            found = app.verify(UUID(str(record_id)))
+            found = app.verification.verify(UUID(str(record_id)))
         except NotFound:
             missing.append(str(record_id))
             continue
@@ -90,8 +90,8 @@ def run_renders(app: Records, record_ids: Iterable[str], out: str | Path) -> dic
     for raw_id in record_ids:
         record_id = UUID(str(raw_id))
         try:
-            notation = app.notation(record_id)
-            bundle = evidence.build(app.evidence_parts(record_id))
+            notation = app.reading.notation(record_id)
+            bundle = evidence.build(app.verification.evidence_parts(record_id))
         except NotFound:
             skipped[str(record_id)] = "no such record"
             continue

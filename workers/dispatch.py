@@ -277,7 +277,7 @@ def hand_over_many(records: Records, dispatcher: Dispatcher, import_ids: Sequenc
         except Exception as exc:  # noqa: BLE001  (redis.ConnectionError, TimeoutError...: the relay will try again)
             say_refused(f"could not queue {len(chunk)} imports from {chunk[0]}: {exc}")
             return queued
-        records.mark_queued_many(chunk, job_id)  # one append for the batch
+        records.imports.mark_queued_many(chunk, job_id)  # one append for the batch
         queued += len(chunk)
     return queued
 
@@ -289,7 +289,7 @@ def hand_over(records: Records, dispatcher: Dispatcher, import_id: UUID, attempt
     except Exception as exc:  # noqa: BLE001  (redis.ConnectionError, TimeoutError...: the relay will try again)
         say_refused(f"could not queue import {import_id}: {exc}")
         return False
-    records.mark_queued(import_id, job_id)
+    records.imports.mark_queued(import_id, job_id)
     return True
 
 

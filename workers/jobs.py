@@ -46,7 +46,7 @@ def _tune_gc() -> None:
 def run_validation(app: Records, import_id: UUID) -> dict[str, Any]:
     """Judge one import, counted: an attempt, and the verdict when this run gave it (workers.metrics)."""
     metrics.count_import("attempts")
-    report, concluded_here = app.judge_import(import_id)
+    report, concluded_here = app.imports.judge(import_id)
     _verdict_counted(report, concluded_here)
     return report
 
@@ -64,13 +64,13 @@ def validate_import(import_id: str) -> dict[str, Any]:
 
 def run_validations(app: Records, import_ids: list[UUID]) -> dict[str, Any]:
     """Several imports in one job, each judged, stored and concluded as alone (its own status, report and
-    record), in two saves for them all (`Records.judge_imports`). When that fails (the store away a
+    record), in two saves for them all (`Records.imports.judge_many`). When that fails (the store away a
     moment, say), each is tried alone: one that fails does not stop the others; the job then fails with
     the first error, so the relay queues again the ones left without a verdict (the job is idempotent:
     the concluded ones are left as they are)."""
     if len(import_ids) > 1:
         try:
-            judged = app.judge_imports(import_ids)
+            judged = app.imports.judge_many(import_ids)
         except Exception as exc:  # noqa: BLE001  (each alone next: what can be concluded is)
             log.warning("imports %s together: %s; each alone", ", ".join(map(str, import_ids)), exc)
         else:

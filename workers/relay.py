@@ -26,7 +26,7 @@ from eventsourcing.persistence import IntegrityError, PersistenceError
 
 from domain.records import Records
 from domain.records.aggregates import QUEUED, SUBMITTED, VALIDATING
-from domain.records.application import first_line
+from domain.records.errors import first_line
 from domain.records.settings import max_attempts as configured_attempts
 from workers.dispatch import Dispatcher, hand_over, hand_over_many, say_refused
 
@@ -97,7 +97,7 @@ def give_up(records: Records, import_id: UUID, attempts: int) -> None:
         "facts": {"attempts": attempts},
     }
     for _ in range(20):
-        found = records.get_import(import_id)
+        found = records.imports.get(import_id)
         if found.report is not None:
             return
         found.reject(report=report)

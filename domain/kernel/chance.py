@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -45,7 +45,7 @@ class Outcome:
         return {"kind": self.kind, "source": self.source, "values": list(self.values)}
 
     @classmethod
-    def from_json(cls, obj: dict[str, Any]) -> Outcome:
+    def from_json(cls, obj: Mapping[str, Any]) -> Outcome:
         """An outcome from a log. Its values are words or whole numbers, never `true` or `1.0`: JSON's
         true equals 1 in Python, and would pass for the cube or die face 1 and then live on in events."""
         values = tuple(obj["values"])
@@ -142,7 +142,7 @@ def _within(values: Sequence[Any], contents: Sequence[Any]) -> bool:
 class ObservedChance:
     """Outcomes supplied from outside, each checked for possibility when the rules ask for it."""
 
-    def __init__(self, outcomes: Iterable[Outcome | dict[str, Any]]) -> None:
+    def __init__(self, outcomes: Iterable[Outcome | Mapping[str, Any]]) -> None:
         self._pending: Sequence[Outcome] = [o if isinstance(o, Outcome) else Outcome.from_json(o) for o in outcomes]
         self._next = 0
         self.log: list[Outcome] = []

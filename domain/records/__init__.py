@@ -1,11 +1,11 @@
 """The event-sourced records application: game records and imports (see application.py)."""
 
-from domain.records.application import (
+from domain.records.application import Records
+from domain.records.errors import (
     Conflict,
     Forbidden,
     Invalid,
     NotFound,
-    Records,
     RecordsError,
     Refused,
     Unauthorized,

@@ -22,10 +22,19 @@ from eventsourcing.domain import Aggregate, event
 
 from domain.records import chain as chains
 from domain.records.canonical import CanonicalEvent, Encoded
+from domain.records.dice import SHARED
+from domain.records.errors import Conflict
 
 LIVE = "live"
 TRANSCRIBED = "transcribed"
 MODES = (LIVE, TRANSCRIBED)
+NOTATION = "cronaca-notation"  # an import's stored document: {"format": NOTATION, "text": ...}
+
+
+def waiting_message(seats: list[str], waiting: list[int]) -> str:
+    """What a shared-dice record that still waits for seats to join says to whoever asks it to go on."""
+    names = ", ".join(f"seat {k} ({seats[k]})" for k in waiting)
+    return f"the record waits for every seat to join its shared dice; not joined yet: {names}"
 
 
 class Record(Aggregate):
@@ -78,6 +87,19 @@ class Record(Aggregate):
         # None: a record stored before chain keys (its links are unsalted)
         self.chain_key = chain_key
 
+    @property
+    def waiting(self) -> list[int]:
+        """Shared dice: the seats that have not joined yet (the setup waits for them all)."""
+        return [k for k, c in enumerate(self.joined) if c is None] if getattr(self, "dice", None) == SHARED else []
+
+    def check_takes_command(self) -> None:
+        """The record's own rules for a command, before any is decided: a finished record takes none, and a
+        shared-dice record takes none until every seat has joined (its setup is not drawn before)."""
+        if self.finished:
+            raise Conflict("the game is over; a finished record takes no more commands")
+        if self.waiting:
+            raise Conflict(waiting_message(self.seats, self.waiting), rule="dice/waiting", waiting=self.waiting)
+
     @staticmethod
     def started_link(title: str, edition: dict[str, str], edition_file: str | None, seats: list[str],
                      options: dict[str, Any], mode: str, commitment: str | None, dice: str | None = None,
@@ -124,7 +146,7 @@ class Record(Aggregate):
         entry, not once an event.
         `after` is called after each event whose version is a multiple of `every`, the aggregate then as
         that event left it: an import building a whole record takes its snapshots there, from the aggregate
-        in memory (application.Records._build_imported); `stamp` is the events' timestamp (an import's, one
+        in memory (imports/judge.py, `_build_imported`); `stamp` is the events' timestamp (an import's, one
         for the record it builds), else now."""
         events = entry["events"]
         if not events:
@@ -287,7 +309,7 @@ class Import(Chained):
 
 class RequestKey(Aggregate):
     """An `Idempotency-Key`'s first use (docs/api.md): saved in the same transaction as what the request
-    stored (`Records.play`, `Records.submit`), so it exists exactly when that does, and a retry through any
+    stored (`Records.play.command`, `Records.imports.submit`), so it exists exactly when that does, and a retry through any
     process finds it by its id (a uuid5 of the key's scope: the record and seat, or the imports; the key
     itself is never stored). `body` is the SHA-256 of the request as first sent; `answer` what rebuilds
     the first answer (a command: seat, first step, events, version, finished; an import: its id)."""

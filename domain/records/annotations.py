@@ -34,8 +34,9 @@ from markdown_it import MarkdownIt
 from domain import catalog
 from domain.kernel import Edition
 from domain.records import recordfile, room
+from domain.records.access import ANNOTATOR, PUBLIC, SEAT, Who
 from domain.records.aggregates import Chained
-from domain.records.application import (
+from domain.records.errors import (
     Conflict,
     Forbidden,
     Invalid,
@@ -46,7 +47,6 @@ from domain.records.application import (
     over_limit,
 )
 from domain.records.kept import Kept
-from domain.records.teaching import ANNOTATOR, PUBLIC, SEAT, Who, who
 
 if TYPE_CHECKING:
     from domain.records.application import Records
@@ -203,13 +203,13 @@ class Annotations:
     def __init__(self, records: Records, variations: Variations | None) -> None:
         self.records = records
         self.variations = variations
-        self._kept: Kept[Notes] = Kept(records, KEPT)  # records' notes as last read, by stream id
+        self._kept: Kept[Notes] = Kept(records, KEPT, "notes")  # records' notes as last read, by stream id
 
     # ---- reading ------------------------------------------------------------------------------
 
     def list(self, record_id: UUID, token: str | None, line: str | None = ALL) -> dict[str, Any]:
         """The notes this reader may see, on one line or all of them, in (line, step, made) order."""
-        whom = who(self.records, record_id, token)
+        whom = self.records.access.who(record_id, token)
         wanted: Callable[[Mapping[str, Any]], bool]
         if line == ALL:
             wanted = lambda note: True  # noqa: E731
@@ -323,7 +323,7 @@ class Annotations:
                 board.seats[int(by.split(":")[1])]), "by": by, "created": created, "edited": _stamp(given.get("edited"))}
 
     def _writer(self, record_id: UUID, token: str | None) -> Who:
-        whom = who(self.records, record_id, token)  # NotFound, or Forbidden for a key of another record
+        whom = self.records.access.who(record_id, token)  # NotFound, or Forbidden for a key of another record
         if whom.kind == PUBLIC:
             raise Unauthorized("a note needs the record's annotator key or a seat's token (Authorization: Bearer <key>)")
         return whom
@@ -340,7 +340,7 @@ class Annotations:
         return note
 
     def _board(self, record_id: UUID) -> Board:
-        with self.records.reading(record_id) as timeline:
+        with self.records.access.reading(record_id) as timeline:
             meta = timeline.meta
             assert meta is not None
             last = len(timeline.events)

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from domain import catalog
+from domain import catalog, transcripts
 from domain.kernel import (
     ALL,
     Edition,
@@ -114,8 +114,6 @@ def rulings_items(record_id: str, rulings: Sequence[Mapping[str, Any]], key: str
 def check_notation(notation: str, edition: Edition | None = None) -> Any:
     """The dispute checker's reading of a notation file (transcripts.check_text), with the record's own edition
     when it is not the title's default: the checker takes the default alone, and the bundle carries the file."""
-    from domain import transcripts
-
     def edition_for(game: Game, edition_id: str | None) -> Edition:
         if edition is not None and edition.title == game.title and edition_id == edition.id:
             return edition

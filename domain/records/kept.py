@@ -9,13 +9,13 @@ the kept aggregate is read-only and shared between readers; a newer version is a
 from __future__ import annotations
 
 import copy
-import threading
-from collections import OrderedDict
 from typing import TYPE_CHECKING, Generic, TypeVar
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.domain import Aggregate
+
+from domain.kernel.cache import Bounded
 
 if TYPE_CHECKING:
     from domain.records.application import Records
@@ -26,16 +26,14 @@ A = TypeVar("A", bound=Aggregate)
 class Kept(Generic[A]):
     """At most `size` streams' aggregates, least recently read dropped first."""
 
-    def __init__(self, records: Records, size: int) -> None:
+    def __init__(self, records: Records, size: int, name: str) -> None:
         self.records = records
         self.size = size
-        self._kept: OrderedDict[UUID, A] = OrderedDict()
-        self._lock = threading.Lock()
+        self._kept: Bounded[UUID, A] = Bounded(name, size)
 
     def get(self, stream_id: UUID) -> A | None:
         """The stream's aggregate as stored now (never change it), or None when it has no event yet."""
-        with self._lock:
-            found = self._kept.get(stream_id)
+        found = self._kept.get(stream_id)
         if found is None:
             try:
                 found = self.records.repository.get(stream_id)
@@ -53,10 +51,4 @@ class Kept(Generic[A]):
 
     def keep(self, aggregate: A) -> None:
         """Remember an aggregate just read or saved, unless a newer version of it is kept already."""
-        with self._lock:
-            known = self._kept.get(aggregate.id)
-            if known is None or known.version < aggregate.version:
-                self._kept[aggregate.id] = aggregate
-            self._kept.move_to_end(aggregate.id)
-            while len(self._kept) > self.size:
-                self._kept.popitem(last=False)
+        self._kept.put_if(aggregate.id, aggregate, lambda known, new: known.version >= new.version)

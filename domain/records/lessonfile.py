@@ -12,7 +12,6 @@ found before the first save and reported naming where (record ref, variation ref
 
 from __future__ import annotations
 
-import importlib.util
 import secrets
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -20,11 +19,13 @@ from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from domain.kernel import Entry
-from domain.records import recordfile
-from domain.records.application import Forbidden, Invalid, RecordsError, TooLarge, new_tokens
+from domain.records import recordfile, studynotation
+from domain.records.access import SEAT, new_tokens
+from domain.records.errors import Forbidden, Invalid, RecordsError, TooLarge
 from domain.records.lessons import MAX_CHAPTERS, MAX_RECORDS
+from domain.records.rulings import rulings_of
 from domain.records.settings import Limits
-from domain.records.teaching import SEAT, Teaching, who
+from domain.records.teaching import Teaching
 from domain.transcripts import without_study
 
 if TYPE_CHECKING:
@@ -57,11 +58,9 @@ def record_extras(teaching: Teaching, record_id: UUID, token: str | None) -> dic
 def record_file(teaching: Teaching, record_id: UUID, token: str | None) -> dict[str, Any]:
     """The record file with its notes and variations. The annotator key reads the record as the public
     does (the game is over) and every note; a seat token as that seat; another token is refused."""
-    reader = who(teaching.records, record_id, token)
-    document = teaching.records.export(record_id, token if reader.kind == SEAT else None)
+    reader = teaching.records.access.who(record_id, token)
+    document = teaching.records.reading.export(record_id, token if reader.kind == SEAT else None)
     document.update(record_extras(teaching, record_id, token))
-    from domain.records.rulings import rulings_of  # issue 15: the arbiter's rulings travel with the record
-
     document["rulings"] = rulings_of(teaching.records, record_id)
     return document
 
@@ -90,14 +89,14 @@ def attach_extras(records: Records, record_id: UUID, document: Any) -> None:
     if teaching.variations.of_record(record_id) or teaching.notes.all_notes(record_id):
         return
     with _scratch(records) as scratch:
-        copy = scratch.records.import_checked(_file_of(records, record_id))
+        copy = scratch.records.imports.import_checked(_file_of(records, record_id))
         _restore(scratch, copy, extras)
     _restore(teaching, record_id, extras)
 
 
 def _file_of(records: Records, record_id: UUID) -> dict[str, Any]:
     """The record as a plain file (finished or not), for its scratch copy."""
-    with records.reading(record_id) as timeline:
+    with records.access.reading(record_id) as timeline:
         meta = timeline.meta
         assert meta is not None
         return recordfile.export(meta, timeline.entries)
@@ -117,13 +116,8 @@ def _extras_of(records: Records, record_id: UUID, document: Any) -> dict[str, li
 
 
 def _notation_extras(records: Records, record_id: UUID, text: str) -> dict[str, list[dict[str, Any]]]:
-    """A notation file's comments and nested lines, read by the notation's own reader. A service without
-    that reader (domain.records.studynotation) imports the moves alone."""
-    if importlib.util.find_spec("domain.records.studynotation") is None:
-        return {"annotations": [], "variations": []}
-    from domain.records import studynotation
-
-    with records.reading(record_id) as timeline:
+    """A notation file's comments and nested lines, read by the notation's own reader (studynotation.py)."""
+    with records.access.reading(record_id) as timeline:
         meta = timeline.meta
         assert meta is not None
         entries = [Entry.from_json(e) for e in timeline.entries]
@@ -188,10 +182,8 @@ def _naming(where: str, **facts: Any) -> Iterator[None]:
 @contextmanager
 def _scratch(records: Records) -> Iterator[Teaching]:
     """A throwaway copy of the service in memory, with the real one's limits, for a rehearsal."""
-    from domain.records.application import Records
-
     env = {k: v for k, v in dict(records.env).items() if k.startswith("CRONACA_")}
-    scratch = Records({**env, **SCRATCH})
+    scratch = type(records)({**env, **SCRATCH})
     try:
         yield Teaching(scratch)
     finally:
@@ -229,7 +221,7 @@ def _opens(teaching: Teaching, record_id: UUID, token: str | None) -> bool:
     if token is None:
         return False
     try:
-        who(teaching.records, record_id, token)
+        teaching.records.access.who(record_id, token)
     except Forbidden:
         return False
     return True
@@ -255,7 +247,7 @@ def _build(teaching: Teaching, document: Mapping[str, Any], records: list[tuple[
     for ref, file, header in records:
         key = new_tokens(1)[0]
         with _naming(f"record {ref}", record=ref):
-            record_id = teaching.records.import_checked(_without_extras(file), key)
+            record_id = teaching.records.imports.import_checked(_without_extras(file), key)
             lines = _restore(teaching, record_id, {"annotations": header.annotations, "variations": header.variations})
         record_map[ref] = str(record_id)
         keys[ref] = key

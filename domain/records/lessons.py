@@ -31,17 +31,9 @@ from eventsourcing.persistence import IntegrityError
 
 from domain.kernel import RuleViolation, SeededChance
 from domain.records import annotations, room
-from domain.records.application import (
-    Conflict,
-    Invalid,
-    NotFound,
-    TooLarge,
-    Unauthorized,
-    WrongKey,
-    over_limit,
-    token_hash,
-)
-from domain.records.variations import sent_command
+from domain.records.access import token_hash
+from domain.records.errors import Conflict, Invalid, NotFound, TooLarge, Unauthorized, WrongKey, over_limit
+from domain.records.variations import command_words, sent_command
 
 if TYPE_CHECKING:
     from domain.records.application import Records
@@ -150,8 +142,6 @@ def canonical(command: Mapping[str, Any]) -> str:
 
 def words_for(title: str, command: Mapping[str, Any], state: Any = None) -> str:
     """A command in its title's notation words, read in the state it is decided in (variations.py)."""
-    from domain.records.variations import command_words
-
     return command_words(title, command, state)
 
 
@@ -288,7 +278,7 @@ class Lessons:
 
     def _span(self, record_id: UUID, line: str | None) -> Span:
         """The steps of a finished record's line; a record in progress gets no chapters (409)."""
-        with self.records.reading(record_id) as timeline:
+        with self.records.access.reading(record_id) as timeline:
             meta = timeline.meta
             assert meta is not None
             if not meta.finished:
@@ -438,7 +428,7 @@ class Lessons:
         and labels on the board's places, spelt as the notation spells them."""
         if shapes is None:
             return []
-        with self.records.reading(record_id) as timeline:
+        with self.records.access.reading(record_id) as timeline:
             meta = timeline.meta
             assert meta is not None
             last = len(timeline.events)
@@ -450,7 +440,7 @@ class Lessons:
 
     def _position(self, record_id: UUID, line: str | None, step: int) -> tuple[Any, Any, Any, dict[str, Any] | None]:
         """(game, meta, state, the command played from that step or None) on a line of a record."""
-        with self.records.reading(record_id) as timeline:
+        with self.records.access.reading(record_id) as timeline:
             meta, game = timeline.meta, timeline.game
             if line is None:
                 state = timeline.state_at(step)
@@ -551,7 +541,7 @@ class Lessons:
         for choice in pause["choices"]:
             if canonical(choice["command"]) == key:  # spelt as its choice, so a page can match them as they are
                 return {"command": dict(choice["command"]), "said": choice["said"]}
-        with self.records.reading(UUID(pause["record_id"])) as timeline:  # not a choice: the rules read differently now
+        with self.records.access.reading(UUID(pause["record_id"])) as timeline:  # not a choice: the rules read differently now
             assert timeline.meta is not None
             title = timeline.meta.title
         return {"command": dict(command), "said": words_for(title, command, state)}

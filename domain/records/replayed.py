@@ -8,12 +8,12 @@ game events before that line).
 Nothing of it is stored: the log is the checker's verdict on the stored text, so it is
 computed again from that text and kept in a bounded in-process memo. Storing the checked
 entries in the report instead would put every draw and hidden card of an unfinished game
-into a document `import_status` serves, and make the report far larger than the file it
+into a document `Records.imports.status` serves, and make the report far larger than the file it
 judges. A rejected import never changes, so its memo never goes stale; if the rules have
 changed since the file was judged, the findings read again differ from the stored ones and
 the summary says so (`as_reported: false`) rather than linking to the wrong steps.
 
-Readers follow `Records.import_status`: everyone sees all when the file says the game ended
+Readers follow `Records.imports.status`: everyone sees all when the file says the game ended
 (its holder has every secret it implies); otherwise a seat token of the import sees that
 seat's view and anyone else what every seat sees.
 """
@@ -22,24 +22,25 @@ from __future__ import annotations
 
 import copy
 import json
-import secrets
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
-from domain import catalog
+from domain import catalog, transcripts
 from domain.kernel import Edition, Entry, Event, Game, Reader
+from domain.kernel.cache import Bounded
 from domain.kernel.describe import Sentence, say
 from domain.kernel.violations import ALL, reveal
 from domain.records import story
-from domain.records.aggregates import ACCEPTED, REJECTED
+from domain.records.access import seat_in
+from domain.records.aggregates import ACCEPTED, NOTATION, REJECTED
+from domain.records.errors import Conflict, NotFound
 from domain.records.turns import round_in_view, turn_ranges
 from domain.records.views import visible
 
 if TYPE_CHECKING:
-    from domain.records.application import Drawing, Records
+    from domain.records.application import Records
+    from domain.records.presenting import Drawing
 
 EVERY = 16  # a state kept every EVERY steps: any step is at most EVERY-1 folds away
 GAMES = 32  # games as checked kept per process
@@ -97,7 +98,7 @@ def fold_checked(title: str, edition: Edition, entries: list[Entry]) -> tuple[Ga
 
 
 def count_turns(game: Game, checked: CheckedGame) -> list[dict[str, Any]]:
-    """Setup and turns with their step ranges, as `Records.turns` counts them for a record."""
+    """Setup and turns with their step ranges, as `Records.reading.turns` counts them for a record."""
     sizes = [b - a for a, b in zip(checked.entry_starts, [*checked.entry_starts[1:], checked.steps], strict=True)]
     return turn_ranges(checked.entry_seats, sizes, checked.seats,
                        lambda step: round_in_view(lambda: game.view(checked.state_at(step), None)))
@@ -112,30 +113,21 @@ class ImportReplays:
 
     def __init__(self, records: Records) -> None:
         self.records = records
-        self._games: OrderedDict[UUID, CheckedGame] = OrderedDict()
-        self._boards: OrderedDict[tuple[UUID, int, str], bytes] = OrderedDict()
-        self._lock = threading.Lock()
+        self._games: Bounded[UUID, CheckedGame] = Bounded("import-replays", GAMES)
+        self._boards: Bounded[tuple[UUID, int, str], bytes] = Bounded("import-replay-boards", BOARDS)
 
     # ---- the game as checked ------------------------------------------------------------
 
     def checked(self, import_id: UUID) -> CheckedGame:
-        with self._lock:
-            found = self._games.get(import_id)
-            if found is not None:
-                self._games.move_to_end(import_id)
-                return found
+        found = self._games.get(import_id)
+        if found is not None:
+            return found
         found = self._check(import_id)
-        with self._lock:
-            self._games[import_id] = found
-            while len(self._games) > GAMES:
-                self._games.popitem(last=False)
+        self._games.put(import_id, found)
         return found
 
     def _check(self, import_id: UUID) -> CheckedGame:
-        from domain import transcripts
-        from domain.records.application import NOTATION, Conflict
-
-        stored = self.records.get_import(import_id)
+        stored = self.records.imports.get(import_id)
         if stored.status == ACCEPTED and stored.record_id:
             raise Conflict(f"this import made record {stored.record_id}: replay the record itself",
                            record_id=stored.record_id, location=f"/records/{stored.record_id}")
@@ -166,16 +158,8 @@ class ImportReplays:
         return checked
 
     def _reader(self, checked: CheckedGame, token: str | None) -> tuple[Reader, int | None, str]:
-        """(reader, seat, view name) as `import_status` decides who reads."""
-        from domain.records.application import WrongKey, token_hash
-
-        seat: int | None = None
-        if token is not None:
-            digest = token_hash(token)
-            found = [i for i, known in enumerate(checked.token_hashes) if secrets.compare_digest(known, digest)]
-            if not found:
-                raise WrongKey("this token opens no seat of this import")
-            seat = found[0]
+        """(reader, seat, view name) as an import's status decides who reads."""
+        seat = seat_in(checked.token_hashes, token, "import")
         if checked.all_seeing:
             return ALL, None, "all"
         if seat is not None:
@@ -183,8 +167,6 @@ class ImportReplays:
         return None, None, "public"
 
     def _at(self, checked: CheckedGame, n: int) -> None:
-        from domain.records.application import NotFound
-
         if not 0 <= n <= checked.steps:
             raise NotFound(f"step {n} does not exist; the game as checked has steps 0 to {checked.steps}", steps=checked.steps)
 
@@ -248,17 +230,12 @@ class ImportReplays:
         reader, seat, which = self._reader(checked, token)
         self._at(checked, n)
         key = (import_id, n, which)
-        with self._lock:
-            found = self._boards.get(key)
-            if found is not None:
-                self._boards.move_to_end(key)
-                return found
+        found = self._boards.get(key)
+        if found is not None:
+            return found
         game, seats, every = checked.game, len(checked.seats), reader is ALL
         previous = visible(game, checked.state_at(n - 1), seats, every, seat)[1] if n > 0 else None
         view = visible(game, checked.state_at(n), seats, every, seat)[1]
         svg = draw(checked.title, view, previous, checked.edition, list(checked.seats)).encode()
-        with self._lock:
-            self._boards[key] = svg
-            while len(self._boards) > BOARDS:
-                self._boards.popitem(last=False)
+        self._boards.put(key, svg)
         return svg

@@ -28,14 +28,13 @@ answers with an `Over` (or None), which the caller raises as its 4xx (`applicati
 from __future__ import annotations
 
 import json
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.application import AggregateNotFoundError
 
+from domain.kernel.cache import Bounded
 from domain.records import recordfile
 from domain.records.settings import Limits
 
@@ -79,8 +78,7 @@ def item(value: Any) -> int:
     return size(value) + 1
 
 
-_BASES: OrderedDict[tuple[UUID, int], int] = OrderedDict()
-_LOCK = threading.Lock()
+_BASES: Bounded[tuple[UUID, int], int] = Bounded("record-file-sizes", KEPT)  # the record's own part, by version
 
 
 @dataclass(frozen=True)
@@ -114,18 +112,14 @@ def limits(records: Records) -> Limits:
 
 def record_part(records: Records, record_id: UUID) -> tuple[int, bool]:
     """The bytes of the record's own file (header and log), measured once per record version; and whether it is finished."""
-    with records.reading(record_id) as timeline:  # NotFound for no such record
+    with records.access.reading(record_id) as timeline:  # NotFound for no such record
         meta = timeline.meta
         assert meta is not None
         key = (record_id, meta.version)
-        with _LOCK:
-            found = _BASES.get(key)
+        found = _BASES.get(key)
         if found is None:
             found = size(recordfile.export(meta, timeline.entries))
-            with _LOCK:
-                _BASES[key] = found
-                while len(_BASES) > KEPT:
-                    _BASES.popitem(last=False)
+            _BASES.put(key, found)
         return found, bool(meta.finished)
 
 
@@ -186,8 +180,7 @@ def own_bytes(records: Records, record_id: UUID, version: int, added: int) -> tu
     """A command's entry (`added`: its bytes as the export writes it) against the record's own part, which is
     read once and then grown entry by entry (`keep_own`); its extras are not read here: a record in progress
     keeps `RESERVE` free for its game instead. Returns the part's new size, and the limit passed if one is."""
-    with _LOCK:
-        found = _BASES.get((record_id, version))
+    found = _BASES.get((record_id, version))
     if found is None:
         found, _ = record_part(records, record_id)
     grown = found + added
@@ -202,7 +195,4 @@ def own_bytes(records: Records, record_id: UUID, version: int, added: int) -> tu
 def keep_own(record_id: UUID, version: int, value: int) -> None:
     """The record's own part at a version, as `own_bytes` grew it (not after its game finished: the export
     then also reveals the seed and the scores, so that version is measured again)."""
-    with _LOCK:
-        _BASES[(record_id, version)] = value
-        while len(_BASES) > KEPT:
-            _BASES.popitem(last=False)
+    _BASES.put((record_id, version), value)

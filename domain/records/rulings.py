@@ -23,8 +23,6 @@ from __future__ import annotations
 import copy
 import json
 import secrets
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -38,25 +36,20 @@ from eventsourcing.persistence import IntegrityError
 
 from domain import catalog
 from domain.kernel import ALL, Event
+from domain.kernel.cache import Bounded
 from domain.kernel.describe import say
 from domain.records import room, story
-from domain.records.application import (
-    Conflict,
-    Invalid,
-    NotFound,
-    RecordsError,
-    Unauthorized,
-    WrongKey,
-    over_limit,
-)
+from domain.records.aggregates import NOTATION
 from domain.records.chain import GENESIS, link, stream_item, verify_links
+from domain.records.errors import Conflict, Invalid, NotFound, RecordsError, Unauthorized, WrongKey, over_limit
 from domain.records.kept import Kept
 from domain.records.turns import round_in_view
 from domain.records.variations import AUTHOR, Variation, Variations, _Fold
 from domain.records.views import all_seeing_step
 
 if TYPE_CHECKING:
-    from domain.records.application import Drawing, Records
+    from domain.records.application import Records
+    from domain.records.presenting import Drawing
     from domain.records.timeline import Meta
 
 ARBITER = "arbiter"
@@ -131,7 +124,7 @@ def latest_correction(rulings: list[dict[str, Any]]) -> dict[str, Any] | None:
 
 def rulings_of(records: Records, record_id: UUID) -> list[dict[str, Any]]:
     """A record's rulings, oldest first, as the record file carries them (`"rulings"`); [] when it has none."""
-    with records.reading(record_id):  # 404 for no such record
+    with records.access.reading(record_id):  # 404 for no such record
         pass
     try:
         found: Rulings = records.repository.get(rulings_id(record_id))
@@ -181,15 +174,14 @@ class Arbitration:
     def __init__(self, records: Records, variations: Variations | None = None) -> None:
         self.records = records
         self.variations = variations if variations is not None else Variations(records)
-        self._kept: Kept[Rulings] = Kept(records, KEPT)
-        self._folds: OrderedDict[tuple[UUID, str], _Fold] = OrderedDict()
-        self._boards: OrderedDict[tuple[UUID, str, int], bytes] = OrderedDict()
-        self._lock = threading.Lock()
+        self._kept: Kept[Rulings] = Kept(records, KEPT, "rulings")
+        self._folds: Bounded[tuple[UUID, str], _Fold] = Bounded("ruling-folds", KEPT)
+        self._boards: Bounded[tuple[UUID, str, int], bytes] = Bounded("ruling-boards", KEPT)
 
     # ---- reading the stores -------------------------------------------------------------------
 
     def _meta(self, record_id: UUID) -> Meta:
-        with self.records.reading(record_id) as timeline:  # NotFound for no such record
+        with self.records.access.reading(record_id) as timeline:  # NotFound for no such record
             assert timeline.meta is not None
             return timeline.meta
 
@@ -270,7 +262,7 @@ class Arbitration:
     def _authorise(self, meta: Meta, token: str | None) -> None:
         if token is None:
             raise Unauthorized("a ruling needs the record's arbiter key (Authorization: Bearer <key>)")
-        if not self.records.is_arbiter(meta, token):
+        if not self.records.access.is_arbiter(meta, token):
             if meta.arbiter_hash is None:
                 raise WrongKey("this record was made without an arbiter key: nobody may record rulings on it")
             raise WrongKey("this key is not the record's arbiter key: only its holder may record rulings")
@@ -295,12 +287,10 @@ class Arbitration:
         return line
 
     def _notation_lines(self, record_id: UUID, meta: Meta) -> int:
-        from domain.records.application import NOTATION
-
         imported = (meta.origin or {}).get("import")
         if imported:
             try:
-                document = self.records.get_import(UUID(str(imported))).document
+                document = self.records.imports.get(UUID(str(imported))).document
             except (NotFound, ValueError):
                 document = None
             if document is not None:
@@ -308,7 +298,7 @@ class Arbitration:
                 if isinstance(found, Mapping) and found.get("format") == NOTATION:
                     return len(str(found.get("text", "")).splitlines())
         try:
-            return len(self.records.notation(record_id, all_seeing=True).splitlines())
+            return len(self.records.reading.notation(record_id, all_seeing=True).splitlines())
         except RecordsError:
             raise
         except Exception as exc:  # noqa: BLE001  (a title that cannot write this record: name a step instead)
@@ -371,28 +361,22 @@ class Arbitration:
         if latest is None:
             return Reading(None, None, None, meta.steps)
         key = (record_id, latest["id"])
-        with self._lock:
-            fold = self._folds.get(key)
-            if fold is not None:
-                self._folds.move_to_end(key)
+        fold = self._folds.get(key)
         if fold is None:
             correction = latest["correction"]
-            with self.records.reading(record_id) as timeline:
+            with self.records.access.reading(record_id) as timeline:
                 base = timeline.state_at(correction["from_step"])
             fold = _Fold(correction["from_step"], [base])
             fold.grow(catalog.game(meta.title), correction["entries"])
-            with self._lock:
-                self._folds[key] = fold
-                while len(self._folds) > KEPT:
-                    self._folds.popitem(last=False)
+            self._folds.put(key, fold)
         return Reading(latest["id"], fold.base_step, fold, fold.last_step)
 
     def _reader_token(self, meta: Meta, token: str | None) -> str | None:
         """The token as the record's own reads take it: a seat's token stays; the arbiter and annotator keys
         read as the public (a record in progress shows them what every player sees); any other is refused."""
-        if token is None or self.records.is_arbiter(meta, token) or self.records.is_annotator(meta, token):
+        if token is None or self.records.access.is_arbiter(meta, token) or self.records.access.is_annotator(meta, token):
             return None
-        self.records.seat_of(meta, token)  # 403 for a token that opens no seat
+        self.records.access.seat_of(meta, token)  # 403 for a token that opens no seat
         return token
 
     def _state(self, record_id: UUID, reading: Reading, n: int) -> Any:
@@ -401,7 +385,7 @@ class Arbitration:
             raise NotFound(f"step {n} does not exist; the record as ruled has steps 0 to {reading.last_step}",
                            steps=reading.last_step)
         if n <= reading.from_step:
-            with self.records.reading(record_id) as timeline:
+            with self.records.access.reading(record_id) as timeline:
                 return timeline.state_at(n)
         return reading.fold.state_at(catalog.game(self._meta(record_id).title), n)
 
@@ -410,7 +394,7 @@ class Arbitration:
         assert reading.fold is not None and reading.from_step is not None
         if n > reading.from_step:
             return reading.fold.events[n - 1 - reading.from_step]
-        with self.records.reading(record_id) as timeline:
+        with self.records.access.reading(record_id) as timeline:
             return timeline.events[n - 1]
 
     def summary(self, record_id: UUID, token: str | None = None) -> dict[str, Any]:
@@ -425,7 +409,7 @@ class Arbitration:
                                "from_step": reading.from_step, "steps": reading.last_step,
                                "rulings": len(self._rulings(record_id)), "as_played": played}
         if reading.fold is None:  # nothing corrects it: the record as played
-            out.update(corrected=False, finished=meta.finished, pending=self.records.step(record_id, meta.steps, token)["pending"])
+            out.update(corrected=False, finished=meta.finished, pending=self.records.reading.step(record_id, meta.steps, token)["pending"])
             if meta.finished:
                 out["scores"] = meta.scores
             return out
@@ -443,7 +427,7 @@ class Arbitration:
         token = self._reader_token(meta, token)
         reading = self.reading(record_id)
         if reading.fold is None:
-            return {**self.records.step(record_id, n, token), "reading": RULED, "ruling": None}
+            return {**self.records.reading.step(record_id, n, token), "reading": RULED, "ruling": None}
         game = catalog.game(meta.title)
         state = self._state(record_id, reading, n)
         event = self._event_at(record_id, reading, n) if n > 0 else None
@@ -456,11 +440,10 @@ class Arbitration:
         token = self._reader_token(meta, token)
         reading = self.reading(record_id)
         if reading.fold is None:
-            return self.records.board(record_id, n, token, draw).svg
+            return self.records.presenting.board(record_id, n, token, draw).svg
         assert reading.ruling is not None
         key = (record_id, reading.ruling, n)
-        with self._lock:
-            found = self._boards.get(key)
+        found = self._boards.get(key)
         if found is not None:
             return found
         game = catalog.game(meta.title)
@@ -468,10 +451,7 @@ class Arbitration:
         previous = game.view(self._state(record_id, reading, n - 1), None) if n > 0 else None
         edition = self.records.edition(meta.title, meta.edition, meta.edition_file)
         svg = draw(meta.title, game.view(state, None), previous, edition, list(meta.seats)).encode()
-        with self._lock:
-            self._boards[key] = svg
-            while len(self._boards) > KEPT:
-                self._boards.popitem(last=False)
+        self._boards.put(key, svg)
         return svg
 
     def story(self, record_id: UUID, token: str | None = None) -> dict[str, Any]:

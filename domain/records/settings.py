@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from domain import catalog
+
 DEFAULT_SQLITE = "var/cronaca.sqlite3"
 DEFAULT_MAX_ATTEMPTS = 5  # queued this often without a verdict, an import is concluded as rejected
 DEFAULT_STATEMENT_TIMEOUT = 5.0  # seconds any one PostgreSQL statement may run
@@ -324,8 +326,6 @@ def store_env(env: dict[str, str]) -> dict[str, str]:
 def plug_in_titles(spec: str) -> None:
     """CRONACA_EXTRA_TITLES="id=package,...": offer a title package the catalog does not list
     (a new title being developed, or the kernel's toy game in tests)."""
-    from domain import catalog
-
     for item in filter(None, (part.strip() for part in spec.split(","))):
         title, _, module = item.partition("=")
         if title and module:

@@ -44,7 +44,7 @@ def tell(game: Game, event: Event, before: Any, names: Sequence[str]) -> Sentenc
 
 
 def rounds_by_step(turns: Sequence[Mapping[str, Any]], steps: int) -> list[int | None]:
-    """The round of each step 0..steps, as `Records.turns` counts it (step k belongs to the turn whose
+    """The round of each step 0..steps, as `Records.reading.turns` counts it (step k belongs to the turn whose
     events include event k; step 0 to the setup)."""
     out: list[int | None] = [None] * (steps + 1)
     for turn in turns:

@@ -43,7 +43,7 @@ from domain.kernel.notation import (
     write_outcome,
     write_player,
 )
-from domain.records.application import Forbidden, Invalid
+from domain.records.errors import Forbidden, Invalid
 
 if TYPE_CHECKING:
     from domain.records.application import Records
@@ -200,7 +200,7 @@ def render_study(records: Records, teaching: Teaching, record_id: UUID, token: s
     """The record's notation with the notes `token` may read (the annotator key: all of them; a seat's
     token: everyone's and its own seat's; none: everyone's), their glyphs, and every variation."""
     notes = teaching.notes.list(record_id, token)["notes"]  # a token of neither kind: 403
-    with records.reading(record_id) as timeline:
+    with records.access.reading(record_id) as timeline:
         meta = timeline.meta
         assert meta is not None
         if not meta.finished:

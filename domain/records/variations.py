@@ -17,7 +17,6 @@ from __future__ import annotations
 import bisect
 import secrets
 import threading
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -29,24 +28,20 @@ from eventsourcing.persistence import IntegrityError
 
 from domain import catalog
 from domain.kernel import ALL, Entry, Event, Game, MalformedCommand, ObservedChance, Outcome, RuleViolation, play
+from domain.kernel.cache import Bounded
 from domain.kernel.commands import Command
 from domain.kernel.describe import say
 from domain.records import recordfile, room, story
-from domain.records.application import (
-    Conflict,
-    Invalid,
-    NotFound,
-    Refused,
-    Unauthorized,
-    WrongKey,
-    over_limit,
-)
+from domain.records.errors import Conflict, Invalid, NotFound, Refused, Unauthorized, WrongKey, over_limit
+from domain.records.timeline import stored_event
 from domain.records.turns import round_in_view
 from domain.records.views import all_seeing_step
+from domain.transcripts import game_for
 
 if TYPE_CHECKING:
     from domain.kernel import Edition
-    from domain.records.application import Drawing, Records
+    from domain.records.application import Records
+    from domain.records.presenting import Drawing
 
 AUTHOR = "author"  # the variation's author chose the chance outcomes
 DRAWN = "drawn"  # drawn from the variation's own seed (recordfile.live_chance(seed, k), k = the entry's index)
@@ -140,8 +135,6 @@ def command_words(title: str, command: Mapping[str, Any], state: Any = None) -> 
     Where the title writes some commands only from the state (Serenissima's sailing), give
     `state` (the state the command is decided in); without it such a command falls back to
     plain words built from its fields, never an error."""
-    from domain.transcripts import game_for
-
     _, words = game_for(title)
     if state is not None and words.write is not None:
         try:
@@ -194,8 +187,6 @@ class _Fold:
 
     def grow(self, game: Game, entries: Sequence[Mapping[str, Any]]) -> None:
         """Fold the entries not folded yet (a stream is append-only: the rest stays true)."""
-        from domain.records.timeline import stored_event
-
         state = self.checkpoints[-1]
         for entry in entries[self.entries:]:
             for obj in entry["events"]:
@@ -219,8 +210,8 @@ class Variations:
 
     def __init__(self, records: Records) -> None:
         self.records = records
-        self._folds: OrderedDict[UUID, _Fold] = OrderedDict()
-        self._boards: OrderedDict[tuple[UUID, int], bytes] = OrderedDict()
+        self._folds: Bounded[UUID, _Fold] = Bounded("variation-folds", FOLD_CACHE)
+        self._boards: Bounded[tuple[UUID, int], bytes] = Bounded("variation-boards", BOARD_CACHE)
         self._lock = threading.RLock()
 
     # ---- reading the stores ---------------------------------------------------------
@@ -239,7 +230,7 @@ class Variations:
         return found
 
     def _meta(self, record_id: UUID) -> Any:
-        with self.records.reading(record_id) as timeline:
+        with self.records.access.reading(record_id) as timeline:
             assert timeline.meta is not None
             return timeline.meta
 
@@ -249,10 +240,7 @@ class Variations:
     def _fold(self, variation: Variation) -> _Fold:
         """The variation's folded states, caught up with its stored entries (kept in a bounded LRU)."""
         vid = variation.id
-        with self._lock:
-            found = self._folds.get(vid)
-            if found is not None:
-                self._folds.move_to_end(vid)
+        found = self._folds.get(vid)
         if found is None:
             base = self._parent_state(variation)
             found = _Fold(variation.from_step, [base])
@@ -261,14 +249,12 @@ class Variations:
         with self._lock:
             if found.entries < len(variation.entries):
                 found.grow(game, variation.entries)
-            self._folds[vid] = found
-            while len(self._folds) > FOLD_CACHE:
-                self._folds.popitem(last=False)
+            self._folds.put(vid, found)
         return found
 
     def _parent_state(self, variation: Variation) -> Any:
         if variation.parent is None:
-            with self.records.reading(UUID(variation.record_id)) as timeline:
+            with self.records.access.reading(UUID(variation.record_id)) as timeline:
                 return timeline.state_at(variation.from_step)
         return self.state_at(UUID(variation.parent), variation.from_step)
 
@@ -277,7 +263,7 @@ class Variations:
     def _authorise(self, meta: Any, token: str | None, what: str) -> None:
         if token is None:
             raise Unauthorized(f"{what} needs the record's annotator key (Authorization: Bearer <key>)")
-        if not self.records.is_annotator(meta, token):
+        if not self.records.access.is_annotator(meta, token):
             raise WrongKey(f"this key is not the record's annotator key: only its holder may {what.split()[0]}")
 
     def _finished_only(self, meta: Any) -> None:
@@ -422,7 +408,7 @@ class Variations:
 
     def play(self, variation_id: UUID, token: str | None, command: Mapping[str, Any],
              outcomes: list[Mapping[str, Any]] | None = None) -> dict[str, Any]:
-        """Decide one command on the variation, as `Records.play` decides one on a record, and store it."""
+        """Decide one command on the variation, as `Records.play.command` decides one on a record, and store it."""
         variation = self._variation(variation_id)
         meta = self._meta(UUID(variation.record_id))
         self._authorise(meta, token, "playing on a variation")
@@ -562,7 +548,7 @@ class Variations:
                                           steps=fold.last_step)
         if n < variation.from_step:
             if variation.parent is None:
-                with self.records.reading(UUID(variation.record_id)) as timeline:
+                with self.records.access.reading(UUID(variation.record_id)) as timeline:
                     return timeline.state_at(n)
             return self.state_at(UUID(variation.parent), n)
         return fold.state_at(catalog.game(self._meta(UUID(variation.record_id)).title), n)
@@ -572,7 +558,7 @@ class Variations:
         if n > variation.from_step:
             return fold.events[n - 1 - variation.from_step]
         if variation.parent is None:
-            with self.records.reading(UUID(variation.record_id)) as timeline:
+            with self.records.access.reading(UUID(variation.record_id)) as timeline:
                 return timeline.events[n - 1]
         parent = self._variation(variation.parent)
         return self._event_at(parent, self._fold(parent), n)
@@ -610,7 +596,7 @@ class Variations:
         return [self._summary(self._variation(vid)) for vid in index.variation_ids]
 
     def step(self, variation_id: UUID, n: int) -> dict[str, Any]:
-        """Step n of the variation's line, all-seeing (its record is finished), as `Records.step` answers."""
+        """Step n of the variation's line, all-seeing (its record is finished), as `Records.reading.step` answers."""
         variation = self._variation(variation_id)
         meta = self._meta(UUID(variation.record_id))
         game = catalog.game(meta.title)
@@ -632,7 +618,7 @@ class Variations:
         return {"step": fold.last_step, "pending": pending.to_json(), "commands": commands}
 
     def story(self, variation_id: UUID) -> dict[str, Any]:
-        """The variation's own move list, shaped as `Records.story` (all-seeing)."""
+        """The variation's own move list, shaped as `Records.presenting.story` (all-seeing)."""
         variation = self._variation(variation_id)
         meta = self._meta(UUID(variation.record_id))
         game = catalog.game(meta.title)
@@ -661,24 +647,19 @@ class Variations:
                 "line": str(variation.id)}
 
     def board(self, variation_id: UUID, n: int, draw: Drawing) -> bytes:
-        """Step n's board, what changed since step n-1 marked, as `Records.board` draws a finished record's."""
+        """Step n's board, what changed since step n-1 marked, as `Records.presenting.board` draws a finished record's."""
         variation = self._variation(variation_id)
         key = (variation.id, n)
-        with self._lock:
-            found = self._boards.get(key)
-            if found is not None:
-                self._boards.move_to_end(key)
-                return found
+        found = self._boards.get(key)
+        if found is not None:
+            return found
         meta = self._meta(UUID(variation.record_id))
         game, edition = self._game(meta)
         fold = self._fold(variation)
         state = self._state(variation, fold, n)
         previous = game.view(self._state(variation, fold, n - 1), None) if n > 0 else None
         svg = draw(meta.title, game.view(state, None), previous, edition, list(meta.seats)).encode()
-        with self._lock:
-            self._boards[key] = svg
-            while len(self._boards) > BOARD_CACHE:
-                self._boards.popitem(last=False)
+        self._boards.put(key, svg)
         return svg
 
     def entries(self, variation_id: UUID) -> list[dict[str, Any]]:

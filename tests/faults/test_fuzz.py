@@ -310,9 +310,9 @@ def _sources(tmp_path: Path) -> list[tuple[str, dict[str, Any], str]]:
     records = Records(Settings.from_env({"SQLITE_DBNAME": str(tmp_path / "sources.sqlite3")}).store)
     try:
         for title in ("toy", "citta-stato"):
-            record_id, tokens = records.start(title, ["ann", "bob"], seed=f"fuzz-{title}")
+            record_id, tokens = records.play.start(title, ["ann", "bob"], seed=f"fuzz-{title}")
             play_out(records, record_id, tokens, seed=f"fuzz-{title}")
-            found[f"{title}/live"] = records.export(record_id)
+            found[f"{title}/live"] = records.reading.export(record_id)
     finally:
         records.close()
     order = ["toy/transcribed", "citta-stato/transcribed", "toy/live", "la-citta/transcribed", "toy/transcribed",

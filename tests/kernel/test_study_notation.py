@@ -22,7 +22,7 @@ from domain.kernel.notation import (
     write_markup,
 )
 from domain.records import studynotation
-from domain.records.application import Invalid
+from domain.records.errors import Invalid
 from domain.records.recordfile import live_chance
 from tests.kernel.test_notation import checked, rendered
 from tests.kernel.test_notation_fast import said

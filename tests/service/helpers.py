@@ -33,7 +33,7 @@ def play_out(records: Records, record_id: UUID, tokens: list[str], seed: str = "
             return played
         choices = game.legal(timeline.head)
         cmd = choices[players.below(len(choices))]
-        records.play(record_id, cmd.to_json(), tokens[cmd.seat])
+        records.play.command(record_id, cmd.to_json(), tokens[cmd.seat])
     raise AssertionError("the game did not end")
 
 
@@ -92,8 +92,8 @@ def record_file(title: str, seed: str, options: Mapping[str, Any] | None = None,
 
 def import_finished(records: Records, document: Mapping[str, Any], annotator_key: str | None = None) -> tuple[UUID, list[str]]:
     """Submit a record file and judge it at once (no worker): (record id, seat tokens). It must be accepted."""
-    import_id, tokens = records.submit(document, annotator_key)
-    report = records.validate_import(import_id)
+    import_id, tokens = records.imports.submit(document, annotator_key)
+    report = records.imports.validate(import_id)
     assert report["ok"], report
     return UUID(report["record_id"]), tokens
 
@@ -266,7 +266,7 @@ def record_stored_then_killed(records: Any, import_id: UUID) -> None:
 
     records.save = record_then_die
     try:
-        records.validate_import(import_id)
+        records.imports.validate(import_id)
     except Killed:
         pass
     finally:

@@ -13,6 +13,6 @@ PAUSE = 30.0
 
 def validate_import_slowly(import_id: str) -> dict[str, Any]:
     """Marks the import validating, then waits long enough for a test to kill this worker mid-job."""
-    jobs.records().mark_validating(UUID(import_id))
+    jobs.records().imports.mark_validating(UUID(import_id))
     time.sleep(PAUSE)
     return jobs.validate_import(import_id)

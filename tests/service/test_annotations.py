@@ -17,16 +17,7 @@ from domain import catalog
 from domain.kernel.notation import parse
 from domain.records import Records
 from domain.records.annotations import ALL, MAX_SHAPES, MAX_TEXT, Annotations, notes_id, render
-from domain.records.application import (
-    Conflict,
-    Forbidden,
-    Invalid,
-    NotFound,
-    RecordsError,
-    TooLarge,
-    Unauthorized,
-    WrongKey,
-)
+from domain.records.errors import Conflict, Forbidden, Invalid, NotFound, RecordsError, TooLarge, Unauthorized, WrongKey
 from domain.records.variations import Variations
 from tests.service.helpers import at_once, import_finished, places, record_file
 
@@ -37,12 +28,12 @@ KEY = "annotator-key-for-the-tests"
 def finished(records: Records, title: str = "serenissima", key: str = KEY) -> tuple[UUID, list[str]]:
     """A finished random game of `title` imported with an annotator key: its id and its seats' tokens."""
     record_id, tokens = import_finished(records, record_file(title, f"notes-{title}"), key)
-    assert records.summary(record_id)["finished"]
+    assert records.reading.summary(record_id)["finished"]
     return record_id, tokens
 
 
 def steps(records: Records, record_id: UUID) -> int:
-    return int(records.summary(record_id)["steps"])
+    return int(records.reading.summary(record_id)["steps"])
 
 
 def stream(records: Records, record_id: UUID) -> list[Any]:

@@ -19,6 +19,7 @@ from domain.records import chain as chains
 from domain.records.aggregates import Import
 from domain.records.settings import Settings
 from domain.records.timeline import FINISHED, HAPPENED, decode_rows, select_stream
+from domain.records.verification import Verification
 from tests.service.helpers import auth, import_finished, play_out, record_file
 
 Change = Callable[[dict[str, Any]], dict[str, Any]]
@@ -177,7 +178,7 @@ def fresh(env: dict[str, str]) -> Records:
 
 
 def finished_toy(records: Records) -> UUID:
-    record_id, tokens = records.start("toy", ["Ada", "Ben"], seed="chained")
+    record_id, tokens = records.play.start("toy", ["Ada", "Ben"], seed="chained")
     play_out(records, record_id, tokens)
     return record_id
 
@@ -186,19 +187,19 @@ def finished_toy(records: Records) -> UUID:
 
 
 def test_links_are_stored_shown_and_recomputed_from_the_export(records: Records) -> None:
-    record_id, tokens = records.start("toy", ["Ada", "Ben"], seed="chained")
-    early = records.summary(record_id)["chain"]
-    assert early["length"] == 1 + records.summary(record_id)["steps"] and len(early["head"]) == 64
+    record_id, tokens = records.play.start("toy", ["Ada", "Ben"], seed="chained")
+    early = records.reading.summary(record_id)["chain"]
+    assert early["length"] == 1 + records.reading.summary(record_id)["steps"] and len(early["head"]) == 64
     play_out(records, record_id, tokens)
-    summary = records.summary(record_id)
+    summary = records.reading.summary(record_id)
     rows = rows_of(records, record_id)
     stored = [p["chain"] for _, topic, p in rows]
     assert summary["chain"] == {"head": stored[-1], "length": len(stored)} and summary["chain"]["head"] != early["head"]
     assert summary["chain"]["length"] == summary["steps"] + 2  # the start, each game event, the end
-    document = records.export(record_id)
+    document = records.reading.export(record_id)
     assert document["chain"] == summary["chain"]
     assert chains.chain_of(chains.record_items(document), key=chains.record_key(document)) == stored  # the file alone gives every stored link
-    answer = records.verify(record_id)
+    answer = records.verification.verify(record_id)
     assert answer["ok"] and answer["chain"] == {"ok": True, "problems": []} and answer["replay"]["ok"]
     assert (answer["head"], answer["length"]) == (stored[-1], len(stored))
 
@@ -206,18 +207,18 @@ def test_links_are_stored_shown_and_recomputed_from_the_export(records: Records)
 def test_an_imported_record_is_chained_like_a_played_one(records: Records) -> None:
     """A real title: entries of several events (the entry head rides on the first only), an import's own stream chained."""
     document = record_file("citta-stato", "chain-1")
-    import_id, _ = records.submit(document)
-    report = records.validate_import(import_id)
+    import_id, _ = records.imports.submit(document)
+    report = records.imports.validate(import_id)
     assert report["ok"], report
     record_id = UUID(report["record_id"])
-    exported = records.export(record_id)
+    exported = records.reading.export(record_id)
     stored = [p["chain"] for _, _, p in rows_of(records, record_id)]
     assert chains.chain_of(chains.record_items(exported), key=chains.record_key(exported)) == stored
     assert any(item.get("entry") is None for item in chains.record_items(exported)[1:-1])
-    assert records.verify(record_id)["ok"]
-    flow = records.verify_stream(import_id)
+    assert records.verification.verify(record_id)["ok"]
+    flow = records.verification.verify_stream(import_id)
     assert flow["ok"] and flow["length"] == len(rows_of(records, import_id)) >= 3  # submitted, validating, accepted
-    assert records.get_import(import_id).chain_head == flow["head"]
+    assert records.imports.get(import_id).chain_head == flow["head"]
 
 
 # ---- tampering with one row: each is caught at its step ------------------------------------------------------------
@@ -231,7 +232,7 @@ def test_an_untouched_record_verifies(records: Records, store_env: dict[str, str
     record_id = finished_toy(records)
     other = fresh(store_env)
     try:
-        answer = other.verify(record_id)
+        answer = other.verification.verify(record_id)
     finally:
         other.close()
     assert answer["ok"] and not answer["chain"]["problems"] and not answer["replay"]["problems"]
@@ -290,7 +291,7 @@ def test_changed_final_scores_are_named_at_the_end(records: Records, store_env: 
     record_id = finished_toy(records)
     rows = rows_of(records, record_id)
     version = next(v for v, topic, _ in rows if topic.endswith(FINISHED))
-    steps = records.summary(record_id)["steps"]
+    steps = records.reading.summary(record_id)["steps"]
 
     def change(state: dict[str, Any]) -> dict[str, Any]:
         state["scores"]["seats"][1]["total"] += 10
@@ -318,8 +319,8 @@ def test_a_deleted_event_inside_an_entry_of_a_real_title(records: Records, store
 
 
 def test_a_changed_import_row_is_named(records: Records, store_env: dict[str, str]) -> None:
-    import_id, _ = records.submit(toy_file(records))
-    records.validate_import(import_id)
+    import_id, _ = records.imports.submit(toy_file(records))
+    records.imports.validate(import_id)
 
     def change(state: dict[str, Any]) -> dict[str, Any]:
         state["report"]["ok"] = not state["report"]["ok"]
@@ -329,7 +330,7 @@ def test_a_changed_import_row_is_named(records: Records, store_env: dict[str, st
     tamper(records, store_env, import_id, last, change)
     other = fresh(store_env)
     try:
-        found = other.verify_stream(import_id)
+        found = other.verification.verify_stream(import_id)
     finally:
         other.close()
     assert not found["ok"] and [p["version"] for p in found["problems"]] == [last]
@@ -337,7 +338,7 @@ def test_a_changed_import_row_is_named(records: Records, store_env: dict[str, st
 
 def toy_file(records: Records) -> dict[str, Any]:
     record_id = finished_toy(records)
-    document = records.export(record_id)
+    document = records.reading.export(record_id)
     document.pop("chain")
     return document
 
@@ -345,7 +346,7 @@ def toy_file(records: Records) -> dict[str, Any]:
 def verify_fresh(env: dict[str, str], record_id: UUID) -> dict[str, Any]:
     other = fresh(env)
     try:
-        return other.verify(record_id)
+        return other.verification.verify(record_id)
     finally:
         other.close()
 
@@ -360,17 +361,17 @@ def unchain(records: Records, env: dict[str, str], record_id: UUID) -> None:
 
 
 def test_a_record_stored_before_chains_still_reads_and_says_so(records: Records, store_env: dict[str, str]) -> None:
-    record_id, tokens = records.start("toy", ["Ada", "Ben"], seed="old")
-    records.play(record_id, {"type": "toy/draw", "seat": 0}, tokens[0])
+    record_id, tokens = records.play.start("toy", ["Ada", "Ben"], seed="old")
+    records.play.command(record_id, {"type": "toy/draw", "seat": 0}, tokens[0])
     unchain(records, store_env, record_id)
     old = fresh(store_env)
     try:
-        assert old.summary(record_id)["chain"] == {"head": None, "length": 0}
+        assert old.reading.summary(record_id)["chain"] == {"head": None, "length": 0}
         play_out(old, record_id, tokens)  # an old record in progress goes on, unchained
         assert all("chain" not in p or p["chain"] is None for _, _, p in rows_of(old, record_id))
-        assert old.step(record_id, 2, None)["step"] == 2
-        assert old.export(record_id)["chain"] == {"head": None, "length": 0}
-        answer = old.verify(record_id)
+        assert old.reading.step(record_id, 2, None)["step"] == 2
+        assert old.reading.export(record_id)["chain"] == {"head": None, "length": 0}
+        answer = old.verification.verify(record_id)
     finally:
         old.close()
     assert answer["chain"]["ok"] is None and answer["chain"]["note"] == "no chain (stored before chains)"
@@ -383,10 +384,10 @@ def test_chains_switched_off_for_the_benchmark(store_env: dict[str, str]) -> Non
         assert off.chain is False
         record_id = finished_toy(off)
         assert all(p.get("chain") is None for _, _, p in rows_of(off, record_id))
-        import_id, _ = off.submit(toy_file(off))
-        off.validate_import(import_id)
+        import_id, _ = off.imports.submit(toy_file(off))
+        off.imports.validate(import_id)
         assert all(p.get("chain") is None for _, _, p in rows_of(off, import_id))
-        assert off.verify(record_id)["chain"]["ok"] is None
+        assert off.verification.verify(record_id)["chain"]["ok"] is None
     finally:
         off.close()
 
@@ -432,7 +433,7 @@ def test_notes_are_chained_and_a_changed_note_is_named(records: Records, store_e
     first = notes.add(record_id, key, {"step": 3, "text": "a careful move"})
     notes.add(record_id, key, {"step": 5, "text": "a bold one"})
     notes.edit(record_id, first["id"], key, {"text": "a careless move"})
-    answer = records.verify(record_id)
+    answer = records.verification.verify(record_id)
     assert answer["ok"] and answer["streams"]["notes"]["ok"] and answer["streams"]["notes"]["length"] == 4
     rows = rows_of(records, notes_id(record_id))
     assert all(len(p["chain"]) == 64 for _, _, p in rows)
@@ -449,10 +450,10 @@ def test_notes_are_chained_and_a_changed_note_is_named(records: Records, store_e
 
 
 def test_a_record_in_progress_verifies_and_its_tampering_is_named(records: Records, store_env: dict[str, str]) -> None:
-    record_id, tokens = records.start("toy", ["Ada", "Ben"], seed="in-progress")
+    record_id, tokens = records.play.start("toy", ["Ada", "Ben"], seed="in-progress")
     for seat in (0, 1, 0):
-        records.play(record_id, {"type": "toy/draw", "seat": seat}, tokens[seat])
-    assert records.verify(record_id)["ok"]  # the service's own seed re-derives the draws so far
+        records.play.command(record_id, {"type": "toy/draw", "seat": seat}, tokens[seat])
+    assert records.verification.verify(record_id)["ok"]  # the service's own seed re-derives the draws so far
     version, _ = happened(records, record_id)[2]  # game event 3, seat 1's draw
 
     def change(state: dict[str, Any]) -> dict[str, Any]:
@@ -497,7 +498,7 @@ from domain.records import Records
 from domain.records.settings import Settings
 import os
 app = Records(Settings.from_env({**os.environ, "SQLITE_DBNAME": sys.argv[1]}).store)
-import json; print(json.dumps(app.verify(UUID(sys.argv[2]))))
+import json; print(json.dumps(app.verification.verify(UUID(sys.argv[2]))))
 """
 
 
@@ -510,7 +511,7 @@ def test_a_fresh_process_verifies_before_anything_loaded_the_title(tmp_path: Any
 
     db = tmp_path / "records.sqlite3"
     made = Records(Settings.from_env({"SQLITE_DBNAME": str(db)}).store)
-    record_id, tokens = made.start("toy", ["Ada", "Bo"], seed="fresh")
+    record_id, tokens = made.play.start("toy", ["Ada", "Bo"], seed="fresh")
     play_out(made, record_id, tokens)
     made.close()
     answer = subprocess.run([sys.executable, "-c", FRESH_VERIFY, str(db), str(record_id)], cwd=ROOT, timeout=60,
@@ -551,10 +552,10 @@ def test_verify_decides_a_link_by_the_canonical_bytes_when_the_quick_ones_differ
         head = entry if step == 1 else None
         link = chains.event_link(link, step, event, None if head is None else chains.entry_head(head, "transcribed"))
         rows.append((step + 1, "Record.Happened", {"event": event, "entry": head, "chain": link}))
-    answer = Records._verify_chain(rows, "Record.Started", HAPPENED, FINISHED)
+    answer = Verification._verify_chain(rows, "Record.Started", HAPPENED, FINISHED)
     assert answer["ok"] and answer["length"] == 4 and answer["head"] == link
     rows[2][2]["event"]["data"]["big"] += 1  # step 2, past 64 bits either way
-    answer = Records._verify_chain(rows, "Record.Started", HAPPENED, FINISHED)
+    answer = Verification._verify_chain(rows, "Record.Started", HAPPENED, FINISHED)
     assert not answer["ok"] and [p["step"] for p in answer["problems"]] == [2]
 
 

@@ -28,9 +28,10 @@ from api.app import create_app
 from domain import catalog
 from domain.kernel import SeededChance
 from domain.records import Records, evidence, recordfile
-from domain.records import application as application_module
 from domain.records import chain as chains
+from domain.records import play as play_module
 from domain.records.annotations import Notes
+from domain.records.imports import judge as judge_module
 from domain.records.settings import Settings
 from tests.service.conftest import close_app
 from tests.service.helpers import import_finished, play_out, record_file
@@ -56,7 +57,8 @@ def legacy(monkeypatch: pytest.MonkeyPatch) -> Any:
         return None if n == 32 else real_secrets.token_hex(n)
 
     def on() -> None:
-        monkeypatch.setattr(application_module, "secrets", SimpleNamespace(token_hex=token_hex, token_urlsafe=real_secrets.token_urlsafe))
+        for module in (play_module, judge_module):  # where a record's chain key is drawn: started, or imported
+            monkeypatch.setattr(module, "secrets", SimpleNamespace(token_hex=token_hex, token_urlsafe=real_secrets.token_urlsafe))
 
     return SimpleNamespace(on=on, off=monkeypatch.undo)
 
@@ -151,7 +153,7 @@ def legacy_items(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def probe_live(client: Any, records: Records, title: str) -> tuple[UUID, list[str], dict[str, set[Any]], int]:
     """A live game of `title`: before and after each of its first PROBED commands, the attack on the new links."""
-    record_id, tokens = records.start(title, ["Ada", "Ben", "Cy"][: max(2, catalog.game(title).seats[0])])
+    record_id, tokens = records.play.start(title, ["Ada", "Ben", "Cy"][: max(2, catalog.game(title).seats[0])])
     players = SeededChance(f"keys-{title}")
     confirmed: dict[str, set[Any]] = {}
     attacked = 0
@@ -162,7 +164,7 @@ def probe_live(client: Any, records: Records, title: str) -> tuple[UUID, list[st
             break
         choices = timeline.game.legal(timeline.head)
         command = choices[players.below(len(choices))]
-        records.play(record_id, command.to_json(), tokens[command.seat])
+        records.play.command(record_id, command.to_json(), tokens[command.seat])
         after, seen = public(client, record_id)
         document = truth(records, record_id)
         items = chains.record_items(document)[before["chain"]["length"]: after["chain"]["length"]]
@@ -185,13 +187,13 @@ def test_a_live_games_links_confirm_no_guess_and_the_old_ones_did(app_client: tu
     committed = client.get(f"/api/records/{record_id}").get_json()["chance"]["chain_commitment"]
 
     legacy.on()  # the same attack on a record stored the old way: every guessed field's true value, and it alone
-    old_id, old_tokens = records.start(title, ["Ada", "Ben", "Cy"][: max(2, catalog.game(title).seats[0])])
+    old_id, old_tokens = records.play.start(title, ["Ada", "Ben", "Cy"][: max(2, catalog.game(title).seats[0])])
     legacy.off()
     assert records.timeline(old_id).meta.chain_key is None
     before, _ = public(client, old_id)
     timeline = records.timeline(old_id)
     command = timeline.game.legal(timeline.head)[0]
-    records.play(old_id, command.to_json(), old_tokens[command.seat])
+    records.play.command(old_id, command.to_json(), old_tokens[command.seat])
     after, seen = public(client, old_id)
     document = truth(records, old_id)
     items = chains.record_items(document)[before["chain"]["length"]: after["chain"]["length"]]
@@ -202,7 +204,7 @@ def test_a_live_games_links_confirm_no_guess_and_the_old_ones_did(app_client: tu
     play_out(records, old_id, old_tokens, seed="old")
     answer = client.get(f"/api/records/{old_id}/verify").get_json()
     assert answer["ok"] and answer["chain"]["ok"], answer
-    exported = records.export(old_id)
+    exported = records.reading.export(old_id)
     assert chains.record_key(exported) is None and chains.chain_of(chains.record_items(exported))[-1] == answer["head"]
     assert evidence.verify(client.get(f"/api/records/{old_id}/evidence").data).ok
 
@@ -309,13 +311,13 @@ def test_a_notes_stream_is_keyed_and_one_stored_before_keys_still_verifies(app_c
     links = [e.chain for e in events]
     assert chains.is_key(notes.chain_key) and chains.verify_links(items, links, key=notes.chain_key) == []
     assert chains.chain_of(items)[-1] != links[-1]  # the true note, hashed as before, gives nothing published
-    assert records.verify_stream(notes.id)["ok"] is True
+    assert records.verification.verify_stream(notes.id)["ok"] is True
 
     old = Notes(id=uuid4(), record_id="r", chain=chains.link(chains.GENESIS, chains.stream_item("Opened", 1, {"record_id": "r"})))
     assert getattr(old, "chain_key", None) is None
     old.annotate(note=note)
     records.save(old)
-    checked = records.verify_stream(old.id)
+    checked = records.verification.verify_stream(old.id)
     assert checked["ok"] is True and checked["length"] == 2
     rebuilt = [chains.stream_item("Opened", 1, {"record_id": "r"}), chains.stream_item("Annotated", 2, {"note": note})]
     assert chains.chain_of(rebuilt)[-1] == checked["head"]  # unsalted: the old scheme, as stored

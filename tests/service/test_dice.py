@@ -306,19 +306,19 @@ def test_a_real_title_with_a_shared_setup_recomputes(tmp_path: Any) -> None:
 
     records = Records(Settings.from_env({"SQLITE_DBNAME": str(tmp_path / "records.sqlite3")}).store)
     try:
-        record_id, tokens = records.start("la-citta", ["Ada", "Ben"], {}, dice_mode="shared")
+        record_id, tokens = records.play.start("la-citta", ["Ada", "Ben"], {}, dice_mode="shared")
         secrets_ = [secrets.token_hex(16), secrets.token_hex(16)]
         for seat in (0, 1):
-            records.join(record_id, seat, tokens[seat], commit(secrets_[seat]), part(secrets_[seat], 0))
+            records.play.join(record_id, seat, tokens[seat], commit(secrets_[seat]), part(secrets_[seat], 0))
         players, k = SeededChance("players"), 1
         while not (timeline := records.timeline(record_id)).game.pending(timeline.head).over:
             choices = timeline.game.legal(timeline.head)
             cmd = choices[players.below(len(choices))]
-            records.play(record_id, cmd.to_json(), tokens[cmd.seat], contribution=part(secrets_[cmd.seat], k))
+            records.play.command(record_id, cmd.to_json(), tokens[cmd.seat], contribution=part(secrets_[cmd.seat], k))
             k += 1
         for seat in (0, 1):
-            assert records.reveal_secret(record_id, seat, tokens[seat], secrets_[seat])["problems"] == []
-        document = records.export(record_id)
+            assert records.play.reveal_secret(record_id, seat, tokens[seat], secrets_[seat])["problems"] == []
+        document = records.reading.export(record_id)
         assert document["entries"][0]["outcomes"], "La Città's setup draws"
         game = catalog.game("la-citta")
         assert trust_recompute.recompute(copy.deepcopy(document), game) == []

@@ -33,7 +33,7 @@ NAMES = ["Ada", "Bruno", "Chiara", "Straße", "ÉLODIE", 'Quote "Q"', "Back\\sla
 
 
 def started(rng: random.Random, title: str, edition: Any) -> Record:
-    """A record as `Records.start` makes it, with names and options picked to exercise every read path."""
+    """A record as `Records.play.start` makes it, with names and options picked to exercise every read path."""
     seats = rng.sample(NAMES, rng.randint(1, 4))
     options: dict[str, Any] = {"players": len(seats)}
     if rng.random() < 0.1:

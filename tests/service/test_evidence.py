@@ -28,7 +28,7 @@ from domain import catalog, transcripts
 from domain.kernel import SeededChance
 from domain.kernel.selfplay import play_random
 from domain.records import chain, dice, evidence
-from domain.records.application import new_tokens
+from domain.records.access import new_tokens
 from domain.records.settings import Settings
 from tests.service.conftest import LONG_TOY, subprocess_env
 from tests.service.helpers import auth, play_out, play_out_http
@@ -60,7 +60,7 @@ def live(service: Any, client: Any) -> tuple[str, bytes]:
     """A live La Città game played to its end, then two rulings on it: (record id, its bundle from the API)."""
     records = service.extensions["cronaca"].records
     (arbiter,) = new_tokens(1)
-    record_id, tokens = records.start("la-citta", NAMES, {}, "live", seed="evidence-live", arbiter_key=arbiter)
+    record_id, tokens = records.play.start("la-citta", NAMES, {}, "live", seed="evidence-live", arbiter_key=arbiter)
     answer = client.get(f"/api/records/{record_id}/evidence")
     assert answer.status_code == 403, "a game in progress has no evidence: its log holds every secret"
     play_out(records, record_id, tokens, seed="evidence")
@@ -86,7 +86,7 @@ def shared(service: Any, client: Any) -> tuple[str, bytes]:
     """A live La Città game with shared dice (every seat contributes to every draw it takes part in), played
     through the API to its end and every secret revealed: (record id, its bundle)."""
     # started as `POST /api/records` with "dice": "shared" starts it, with a fixed service seed: the same game every run
-    record_id, tokens = service.extensions["cronaca"].records.start("la-citta", NAMES, {}, "live", seed="evidence-shared",
+    record_id, tokens = service.extensions["cronaca"].records.play.start("la-citta", NAMES, {}, "live", seed="evidence-shared",
                                                                      dice_mode="shared")
     secrets_ = [f"secret of {name}" for name in NAMES]
     for seat, secret in enumerate(secrets_):
@@ -157,7 +157,7 @@ def test_a_served_bundle_verifies_part_by_part(service: Any, client: Any, bundle
     assert manifest["chain_head"] == links[-1] == report.chain_head
     assert summary["chain"] == {"head": links[-1], "length": len(links)} == record["chain"]
     assert "sha256:" + hashlib.sha256(files["edition.yaml"]).hexdigest() == summary["edition"]["content_hash"]
-    assert files["notation.txt"].decode() == service.extensions["cronaca"].records.notation(UUID(record_id))
+    assert files["notation.txt"].decode() == service.extensions["cronaca"].records.reading.notation(UUID(record_id))
     assert record["entries"] == client.get(f"/api/records/{record_id}/export").get_json()["entries"]
     commitments = json.loads(files["commitments.json"])
     if summary["mode"] == "live":
@@ -199,7 +199,7 @@ def test_evidence_on_each_store(store_env: dict[str, str]) -> None:
         report = evidence.verify(answer.get_data())
         assert report.ok, report.to_json()
         assert evidence.unpack(answer.get_data())["edition.yaml"] == printing.encode()
-        stored = app.extensions["cronaca"].records.verify(UUID(record_id))
+        stored = app.extensions["cronaca"].records.verification.verify(UUID(record_id))
         assert report.chain_head == stored["head"] and stored["ok"]
     finally:
         app.extensions["cronaca"].records.close()

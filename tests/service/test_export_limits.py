@@ -192,10 +192,10 @@ def test_a_live_record_stops_at_the_entry_limit_and_its_seats_at_the_seat_limit(
         legal = client.get(f"/api/records/{record_id}/legal", headers=auth(tokens[seat])).get_json()["commands"]
         answer = client.post(f"/api/records/{record_id}/commands", headers=auth(tokens[seat]), json={"command": legal[0]})
         assert over(answer, 422, "CRONACA_MAX_ENTRIES")["facts"] == {"limit": "CRONACA_MAX_ENTRIES", "allowed": 3, "value": 4}
-        with records.reading(UUID(record_id)) as timeline:
+        with records.access.reading(UUID(record_id)) as timeline:
             assert len(timeline.entries) == 3  # nothing stored
             document = recordfile.export(timeline.meta, timeline.entries)
-        records.submit(document)  # what it holds is still a file this service takes
+        records.imports.submit(document)  # what it holds is still a file this service takes
 
 
 def test_rulings_count_in_the_record_files_bytes(small: Any) -> None:

@@ -167,7 +167,7 @@ KEY = "annotator-key-of-the-counts-test"
 def with_notes(client: Any, records: Records, private: bool) -> tuple[str, list[str]]:
     """A Città-Stato record in progress, two moves in, with one note for everyone; with `private`, also a note of
     seat 0's own, one the annotator wrote for seat 1, and a private note edited, and one deleted."""
-    record_id, tokens = records.start("citta-stato", NAMES, seed="counts-verify", annotator_key=KEY)
+    record_id, tokens = records.play.start("citta-stato", NAMES, seed="counts-verify", annotator_key=KEY)
     assert play_out_http(client, str(record_id), tokens, limit=2, must_finish=False) == 2
     notes = f"/api/records/{record_id}/annotations"
     assert client.post(notes, json={"step": 1, "text": "for everyone"}, headers=auth(KEY)).status_code == 201
@@ -214,7 +214,7 @@ def test_verify_in_progress_tells_the_public_nothing_of_private_notes(app_client
 
 def test_verify_in_progress_without_a_public_note_shows_no_notes_stream(app_client: tuple[Any, Records]) -> None:
     client, records = app_client
-    record_id, tokens = records.start("citta-stato", NAMES, seed="counts-verify-2", annotator_key=KEY)
+    record_id, tokens = records.play.start("citta-stato", NAMES, seed="counts-verify-2", annotator_key=KEY)
     before = client.get(f"/api/records/{record_id}/verify").get_data()
     made = client.post(f"/api/records/{record_id}/annotations", json={"step": 1, "text": "mine", "audience": 2},
                        headers=auth(tokens[2]))

@@ -231,9 +231,9 @@ def test_a_command_whose_commit_answer_was_lost_is_answered_as_stored_once(postg
         exported = client.get(f"/api/records/{record_id}/export").data  # and an import's save (the outbox)
         before = submissions(client)
         lost = lose_an_answer(records, monkeypatch, committed=True)
-        import_id, _ = records.submit(json.loads(exported))
+        import_id, _ = records.imports.submit(json.loads(exported))
         assert lost == ["after"] and submissions(client) == before + 1
-        assert records.get_import(import_id).status == "submitted"
+        assert records.imports.get(import_id).status == "submitted"
     finally:
         records.close()
 

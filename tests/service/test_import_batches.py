@@ -15,7 +15,7 @@ from domain import catalog, transcripts
 from domain.kernel.notation import parse
 from domain.kernel.selfplay import play_random
 from domain.records import Records, lessonfile
-from domain.records.application import Invalid, NotFound
+from domain.records.errors import Invalid, NotFound
 from domain.records.teaching import Teaching
 from domain.transcripts import render_log, without_study
 from tests.service.helpers import record_stored_then_killed
@@ -84,13 +84,13 @@ def test_plain_is_never_said_of_a_file_with_notes_or_variations(plain: list[str]
 def test_a_plain_notation_import_reads_nothing_back(records: Records, plain: list[str],
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 14's extras cost a plain file a read of the whole record and a second parse: no more."""
-    import_id, _ = records.submit_notation(plain[0])
+    import_id, _ = records.imports.submit_notation(plain[0])
 
     def no_reading(*_: Any) -> Any:
         raise AssertionError("a plain file's extras read the record back")
 
     monkeypatch.setattr(lessonfile, "_notation_extras", no_reading)
-    report = records.validate_import(import_id)
+    report = records.imports.validate(import_id)
     assert report["ok"] and "extras" not in report
 
 
@@ -100,23 +100,23 @@ def test_a_plain_notation_import_reads_nothing_back(records: Records, plain: lis
 def test_a_batch_job_gives_each_import_its_own_verdict_and_record(records: Records, plain: list[str]) -> None:
     broken = plain[0].replace("[Result ", '[Result "Ada 999, Bruno 0"]\n[Was ', 1)
     texts = [plain[0].replace("[Title ", '[Date "2026.11.23"]\n[Title ', 1), broken, plain[1]]
-    ids = [records.submit_notation(text)[0] for text in texts]
+    ids = [records.imports.submit_notation(text)[0] for text in texts]
     answer = run_validations(records, ids)
     assert answer == {"imports": {str(ids[0]): True, str(ids[1]): False, str(ids[2]): True}}
-    found = [records.import_status(i) for i in ids]
+    found = [records.imports.status(i) for i in ids]
     assert [f["status"] for f in found] == ["accepted", "rejected", "accepted"]
     assert found[0]["record_id"] != found[2]["record_id"] and found[1]["record_id"] is None
     assert any(f["rule"] == "notation/result" for f in found[1]["report"]["findings"])
     for f in (found[0], found[2]):
-        assert records.summary(UUID(f["record_id"]))["id"] == f["record_id"]
+        assert records.reading.summary(UUID(f["record_id"]))["id"] == f["record_id"]
     assert run_validations(records, ids) == answer  # again (a job run twice): nothing changes
-    assert [records.import_status(i)["record_id"] for i in ids] == [f["record_id"] for f in found]
+    assert [records.imports.status(i)["record_id"] for i in ids] == [f["record_id"] for f in found]
 
 
 def test_a_batch_job_goes_on_past_a_failing_import_and_then_fails(records: Records, plain: list[str],
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    ids = [records.submit_notation(text)[0] for text in plain[:3]]
-    real, real_many = records.get_import, records.get_imports
+    ids = [records.imports.submit_notation(text)[0] for text in plain[:3]]
+    real, real_many = records.imports.get, records.imports.get_many
 
     def flaky(import_id: UUID) -> Any:  # the batch's reads fail with it, then each alone is tried
         if import_id == ids[1]:
@@ -128,13 +128,13 @@ def test_a_batch_job_goes_on_past_a_failing_import_and_then_fails(records: Recor
             raise OSError("the store went away")
         return real_many(import_ids)
 
-    monkeypatch.setattr(records, "get_import", flaky)
-    monkeypatch.setattr(records, "get_imports", flaky_many)
+    monkeypatch.setattr(records.imports, "get", flaky)
+    monkeypatch.setattr(records.imports, "get_many", flaky_many)
     with pytest.raises(OSError):
         run_validations(records, ids)
-    monkeypatch.setattr(records, "get_import", real)
-    monkeypatch.setattr(records, "get_imports", real_many)
-    assert [records.import_status(i)["status"] for i in ids] == ["accepted", "submitted", "accepted"]
+    monkeypatch.setattr(records.imports, "get", real)
+    monkeypatch.setattr(records.imports, "get_many", real_many)
+    assert [records.imports.status(i)["status"] for i in ids] == ["accepted", "submitted", "accepted"]
 
 
 def _appends(records: Records, monkeypatch: pytest.MonkeyPatch) -> list[set[UUID]]:
@@ -160,20 +160,20 @@ def test_a_batch_is_stored_in_two_appends_with_the_verdicts_each_alone_gives(
     record, in one more: two locks of the event table a batch, not two a file."""
     broken = plain[0].replace("[Result ", '[Result "Ada 999, Bruno 0"]\n[Was ', 1)
     texts = [plain[0], broken, plain[1], plain[2]]
-    ids = [records.submit_notation(text)[0] for text in texts]
+    ids = [records.imports.submit_notation(text)[0] for text in texts]
     appends = _appends(records, monkeypatch)
     answer = run_validations(records, ids)
     together = list(appends)
     assert answer == {"imports": {str(ids[0]): True, str(ids[1]): False, str(ids[2]): True, str(ids[3]): True}}
-    found = [records.import_status(i) for i in ids]
+    found = [records.imports.status(i) for i in ids]
     made = {UUID(f["record_id"]) for f in found if f["record_id"]}
     assert len(made) == 3
     assert together == [set(ids), set(ids) | made]
     for text, batched in zip(texts, found, strict=True):  # what the same file imported alone is told and given
-        alone = records.validate_import(records.submit_notation(text)[0])
+        alone = records.imports.validate(records.imports.submit_notation(text)[0])
         assert _without_id(batched["report"]) == _without_id(alone)
         if alone["ok"]:
-            mine, theirs = records.summary(UUID(batched["record_id"])), records.summary(UUID(alone["record_id"]))
+            mine, theirs = records.reading.summary(UUID(batched["record_id"])), records.reading.summary(UUID(alone["record_id"]))
             assert (mine["steps"], mine["finished"], mine["scores"]) == (theirs["steps"], theirs["finished"], theirs["scores"])
 
 
@@ -182,21 +182,21 @@ def test_a_batch_whose_save_conflicts_stores_nothing_and_goes_each_its_own_way(
     """An earlier attempt at one import (a worker of the version before, killed between its record and its
     verdict) left that record stored: the batch's one save conflicts and stores nothing, then each import is
     judged alone; nothing is stored twice."""
-    ids = [records.submit_notation(text)[0] for text in plain]
+    ids = [records.imports.submit_notation(text)[0] for text in plain]
     record_stored_then_killed(records, ids[1])
-    left = UUID(records.summary(uuid5(NAMESPACE_URL, f"cronaca:import:{ids[1]}"))["id"])
+    left = UUID(records.reading.summary(uuid5(NAMESPACE_URL, f"cronaca:import:{ids[1]}"))["id"])
     stored = len(list(records.events.get(left)))
     alone: list[UUID] = []
-    judge = records.judge_import
+    judge = records.imports.judge
 
     def spied(import_id: UUID) -> tuple[dict[str, Any], bool]:
         alone.append(import_id)
         return judge(import_id)
 
-    monkeypatch.setattr(records, "judge_import", spied)
+    monkeypatch.setattr(records.imports, "judge", spied)
     assert run_validations(records, ids) == {"imports": {str(i): True for i in ids}}
     assert alone == ids  # the conflict sent every one its own way
-    found = [records.import_status(i) for i in ids]
+    found = [records.imports.status(i) for i in ids]
     assert [f["status"] for f in found] == ["accepted"] * 3
     assert found[1]["record_id"] == str(left) and len(list(records.events.get(left))) == stored
 
@@ -208,22 +208,22 @@ def test_a_batch_sends_a_file_with_notes_and_a_failing_one_their_own_way(
     lines = plain[1].split("\n")
     turn = next(k for k, line in enumerate(lines) if line[:1].isdigit())
     noted = plain[1].replace(lines[turn], lines[turn] + " {a note}", 1)
-    ids = [records.submit_notation(text)[0] for text in (plain[0], noted, plain[2])]
-    build = records._build_imported
+    ids = [records.imports.submit_notation(text)[0] for text in (plain[0], noted, plain[2])]
+    build = records.imports._build_imported
 
     def broken(record_id: UUID, *args: Any, **kwargs: Any) -> Any:
         if record_id == uuid5(NAMESPACE_URL, f"cronaca:import:{ids[2]}"):
             raise RuntimeError("a bug met by one file")
         return build(record_id, *args, **kwargs)
 
-    monkeypatch.setattr(records, "_build_imported", broken)
+    monkeypatch.setattr(records.imports, "_build_imported", broken)
     alone: list[UUID] = []
-    judge = records.judge_import
-    monkeypatch.setattr(records, "judge_import", lambda i: alone.append(i) or judge(i))
+    judge = records.imports.judge
+    monkeypatch.setattr(records.imports, "judge", lambda i: alone.append(i) or judge(i))
     appends = _appends(records, monkeypatch)
     assert run_validations(records, ids) == {"imports": {str(ids[0]): True, str(ids[1]): True, str(ids[2]): False}}
     assert alone == ids[1:]
-    found = [records.import_status(i) for i in ids]
+    found = [records.imports.status(i) for i in ids]
     assert appends[:2] == [set(ids), {ids[0], UUID(found[0]["record_id"])}]
     assert "extras" not in found[1]["report"]
     notes = Teaching(records).notes.all_notes(UUID(found[1]["record_id"]))
@@ -235,20 +235,20 @@ def test_an_import_is_read_without_asking_the_snapshots(records: Records, plain:
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """Imports are never snapshotted: reading one is one query of its events, not a snapshot query first; an id
     that is not an import's is no import."""
-    import_id, _ = records.submit_notation(plain[0])
-    report = records.validate_import(import_id)
+    import_id, _ = records.imports.submit_notation(plain[0])
+    report = records.imports.validate(import_id)
     assert records.snapshots is not None
 
     def no_snapshots(*_: Any, **__: Any) -> Any:
         raise AssertionError("an import read asked the snapshot table")
 
     monkeypatch.setattr(records.snapshots, "get", no_snapshots)
-    found = records.get_import(import_id)
+    found = records.imports.get(import_id)
     assert found.status == "accepted" and found.report == report
     with pytest.raises(NotFound):
-        records.get_import(UUID(report["record_id"]))
+        records.imports.get(UUID(report["record_id"]))
     with pytest.raises(NotFound):
-        records.get_import(uuid5(NAMESPACE_URL, "no such import"))
+        records.imports.get(uuid5(NAMESPACE_URL, "no such import"))
 
 
 class Batches:
@@ -272,19 +272,19 @@ class Batches:
 
 
 def test_hand_over_many_queues_batches_and_marks_each_import(records: Records, plain: list[str]) -> None:
-    ids = [records.submit_notation(plain[k % 3])[0] for k in range(5)]
+    ids = [records.imports.submit_notation(plain[k % 3])[0] for k in range(5)]
     dispatcher = Batches()
     assert hand_over_many(records, dispatcher, ids, 1, batch=2) == 5
     assert dispatcher.jobs == [ids[:2], ids[2:4], ids[4:]]
     records.directory.catch_up()
     summaries = [records.directory.imports[i] for i in ids]
     assert [s.job_id for s in summaries] == ["batch-1-1", "batch-1-1", "batch-2-1", "batch-2-1", "batch-3-1"]
-    assert {records.get_import(i).status for i in ids} == {"queued"}
+    assert {records.imports.get(i).status for i in ids} == {"queued"}
 
-    later = [records.submit_notation(plain[k % 3])[0] for k in range(4)]
+    later = [records.imports.submit_notation(plain[k % 3])[0] for k in range(4)]
     down = Batches(refuse_from=1)
     assert hand_over_many(records, down, later, 1, batch=2) == 2  # the rest waits for the relay
-    assert [records.get_import(i).status for i in later] == ["queued", "queued", "submitted", "submitted"]
+    assert [records.imports.get(i).status for i in later] == ["queued", "queued", "submitted", "submitted"]
 
 
 def test_a_batch_is_marked_queued_in_one_append_and_a_taken_import_goes_its_own_way(
@@ -292,52 +292,52 @@ def test_a_batch_is_marked_queued_in_one_append_and_a_taken_import_goes_its_own_
     """`hand_over_many` marks a batch's imports queued in one append (one lock of the event table a batch, not one
     an import); when a worker took the job first and appended to one of them, that save stores nothing and each is
     marked on its own: every import queued exactly once, the taken one still validating."""
-    ids = [records.submit_notation(plain[k % 3])[0] for k in range(4)]
+    ids = [records.imports.submit_notation(plain[k % 3])[0] for k in range(4)]
     appends = _appends(records, monkeypatch)
     assert hand_over_many(records, Batches(), ids, 1, batch=4) == 4
     assert appends == [set(ids)]
-    assert [(records.get_import(i).status, records.get_import(i).attempts) for i in ids] == [("queued", 1)] * 4
+    assert [(records.imports.get(i).status, records.imports.get(i).attempts) for i in ids] == [("queued", 1)] * 4
 
-    later = [records.submit_notation(plain[k % 3])[0] for k in range(3)]
-    read = records.get_imports
+    later = [records.imports.submit_notation(plain[k % 3])[0] for k in range(3)]
+    read = records.imports.get_many
 
     def worker_takes_one_first(import_ids: list[UUID]) -> dict[UUID, Any]:
         found = read(import_ids)
-        records.mark_validating(import_ids[1])  # the job was on the queue already: a worker took it meanwhile
+        records.imports.mark_validating(import_ids[1])  # the job was on the queue already: a worker took it meanwhile
         return found
 
-    monkeypatch.setattr(records, "get_imports", worker_takes_one_first)
+    monkeypatch.setattr(records.imports, "get_many", worker_takes_one_first)
     appends.clear()
     assert hand_over_many(records, Batches(), later, 1, batch=3) == 3
-    monkeypatch.setattr(records, "get_imports", read)
+    monkeypatch.setattr(records.imports, "get_many", read)
     # the worker's validating, the batch's append (refused whole), then each import alone
     assert appends == [{later[1]}, set(later), {later[0]}, {later[1]}, {later[2]}]
     queued = [[e for e in records.events.get(i) if type(e).__name__ == "Queued"] for i in later]
     assert [len(q) for q in queued] == [1, 1, 1]
-    assert [records.get_import(i).status for i in later] == ["queued", "validating", "queued"]
+    assert [records.imports.get(i).status for i in later] == ["queued", "validating", "queued"]
 
 
 def test_record_files_submitted_together_take_one_append_and_a_refused_one_none(
         records: Records, monkeypatch: pytest.MonkeyPatch) -> None:
-    """`Records.submit_many`: the files `submit` takes are saved in one append, each its own import with its own
+    """`Records.imports.submit_many`: the files `submit` takes are saved in one append, each its own import with its own
     tokens and keys; a file `submit` refuses is answered with the same refusal and stores nothing."""
     from tests.service.helpers import record_file
 
     good = [record_file("citta-stato", "many-1"), record_file("serenissima", "many-2")]
     bad = {**record_file("la-citta", "many-3"), "mode": "sideways"}
     appends = _appends(records, monkeypatch)
-    answers = records.submit_many([(good[0], "a1", "r1"), (bad, None, None), (good[1], None, "r2")])
+    answers = records.imports.submit_many([(good[0], "a1", "r1"), (bad, None, None), (good[1], None, "r2")])
     assert isinstance(answers[1], Invalid) and answers[1].facts["rule"] == "file/mode"
     with pytest.raises(Invalid) as alone:
-        records.submit(bad)
+        records.imports.submit(bad)
     assert alone.value.message == answers[1].message
     made = [answer for answer in answers if not isinstance(answer, Invalid)]
     assert len(made) == 2 and appends == [{import_id for import_id, _ in made}]
     for (import_id, tokens), document in zip(made, good, strict=True):
-        found = records.get_import(import_id)
+        found = records.imports.get(import_id)
         assert found.document == json.dumps(document, separators=(",", ":")) and len(tokens) == len(document["seats"])
-        assert records.import_status(import_id, tokens[0])["status"] == "submitted"
-    assert records.get_import(made[0][0]).annotator_hash and not records.get_import(made[1][0]).annotator_hash
+        assert records.imports.status(import_id, tokens[0])["status"] == "submitted"
+    assert records.imports.get(made[0][0]).annotator_hash and not records.imports.get(made[1][0]).annotator_hash
 
 
 # ---- tag values the parser used to choke on ---------------------------------------------------------
@@ -355,13 +355,13 @@ def test_a_tag_with_any_backslash_or_tab_is_read_not_a_traceback(value: str, pla
 
 def test_a_bad_escape_in_a_header_is_a_finding_with_its_line(records: Records) -> None:
     with pytest.raises(Invalid) as refused:
-        records.submit_notation('[Title "citta\\-stato"]\n[Seats "Ada, Bruno"]\n1. Ada: pass\n')
+        records.imports.submit_notation('[Title "citta\\-stato"]\n[Seats "Ada, Bruno"]\n1. Ada: pass\n')
     assert refused.value.facts["rule"] == "notation/title"
 
 
 def test_a_verdict_is_counted_once_by_the_run_that_gave_it(records: Records) -> None:
     """`cronaca_imports_total`: every run an attempt; accepted (or rejected) only for the run that stored the
-    verdict, read from that run's own outcome (`Records.judge_import`), not from a second read of the import."""
+    verdict, read from that run's own outcome (`Records.imports.judge`), not from a second read of the import."""
     from workers import metrics
     from workers.jobs import run_validation
 
@@ -371,12 +371,12 @@ def test_a_verdict_is_counted_once_by_the_run_that_gave_it(records: Records) -> 
     from tests.service.helpers import play_out
 
     before = {o: count(o) for o in ("attempts", "accepted", "rejected")}
-    record_id, tokens = records.start("toy", ["Ada", "Ben"], seed="counted")
+    record_id, tokens = records.play.start("toy", ["Ada", "Ben"], seed="counted")
     play_out(records, record_id, tokens)
-    good = records.export(record_id)
-    accepted, _ = records.submit(good)
-    refused, _ = records.submit({**good, "entries": good["entries"][:-1]})  # still claims the final scores
+    good = records.reading.export(record_id)
+    accepted, _ = records.imports.submit(good)
+    refused, _ = records.imports.submit({**good, "entries": good["entries"][:-1]})  # still claims the final scores
     for import_id in (accepted, refused, accepted, refused):  # each run twice: the second finds its verdict
         run_validation(records, import_id)
-    assert records.get_import(accepted).report["ok"] and not records.get_import(refused).report["ok"]
+    assert records.imports.get(accepted).report["ok"] and not records.imports.get(refused).report["ok"]
     assert {o: count(o) - before[o] for o in before} == {"attempts": 4, "accepted": 1, "rejected": 1}

@@ -18,6 +18,7 @@ from api.cli import cronaca
 from domain import catalog
 from domain.kernel.selfplay import play_random
 from domain.records import Records
+from domain.records.imports import Imports
 from domain.records.settings import Settings
 from domain.transcripts import render_log
 
@@ -51,7 +52,7 @@ def test_many_files_are_imported_here_in_batches_each_with_its_line(tmp_path: Pa
     paths = _written(tmp_path, good)
     records = Records(Settings.from_env(env).store)
     try:
-        document = records.export(UUID(records.validate_import(records.submit_notation(good[0])[0])["record_id"]))
+        document = records.reading.export(UUID(records.imports.validate(records.imports.submit_notation(good[0])[0])["record_id"]))
     finally:
         records.close()
     (tmp_path / "export.json").write_text(json.dumps(document))
@@ -61,13 +62,13 @@ def test_many_files_are_imported_here_in_batches_each_with_its_line(tmp_path: Pa
     (tmp_path / "binary.txt").write_bytes(b"\x00\x01 not a text")
     paths.append(tmp_path / "binary.txt")  # refused at its name, nothing stored
     batches: list[int] = []
-    judge = Records.judge_imports
+    judge = Imports.judge_many
 
-    def counted(self: Records, ids: list[UUID]) -> Any:
+    def counted(self: Imports, ids: list[UUID]) -> Any:
         batches.append(len(ids))
         return judge(self, ids)
 
-    monkeypatch.setattr(Records, "judge_imports", counted)
+    monkeypatch.setattr(Imports, "judge_many", counted)
     result = CliRunner().invoke(cronaca, ["import", *map(str, paths), "--batch", "3"])
     assert result.exit_code == 1, result.output
     lines = [json.loads(line) for line in result.stdout.splitlines()]
@@ -79,8 +80,8 @@ def test_many_files_are_imported_here_in_batches_each_with_its_line(tmp_path: Pa
     records = Records(Settings.from_env(env).store)
     try:
         for line in lines[:4]:
-            assert records.summary(UUID(line["record_id"]))["finished"]
-            assert len(line["seats"]) == len(records.summary(UUID(line["record_id"]))["seats"])
+            assert records.reading.summary(UUID(line["record_id"]))["finished"]
+            assert len(line["seats"]) == len(records.reading.summary(UUID(line["record_id"]))["seats"])
     finally:
         records.close()
 
@@ -99,9 +100,9 @@ def test_each_batch_is_queued_as_soon_as_it_is_saved(tmp_path: Path, monkeypatch
     env = _environment(tmp_path, monkeypatch, REDIS_URL="redis://127.0.0.1:6379/0", CRONACA_QUEUE=queue)
     paths = _written(tmp_path, [_notation(f"queued-{k}") for k in range(5)])
     said: list[str] = []
-    submit, hand_over_many = Records.submit_notation, workers.dispatch.hand_over_many
+    submit, hand_over_many = Imports.submit_notation, workers.dispatch.hand_over_many
 
-    def saved(self: Records, *args: Any, **kwargs: Any) -> Any:
+    def saved(self: Imports, *args: Any, **kwargs: Any) -> Any:
         said.append("saved")
         return submit(self, *args, **kwargs)
 
@@ -109,7 +110,7 @@ def test_each_batch_is_queued_as_soon_as_it_is_saved(tmp_path: Path, monkeypatch
         said.append(f"queued {len(args[2])}")
         return hand_over_many(*args, **kwargs)
 
-    monkeypatch.setattr(Records, "submit_notation", saved)
+    monkeypatch.setattr(Imports, "submit_notation", saved)
     monkeypatch.setattr(workers.dispatch, "hand_over_many", queued)
     try:
         result = CliRunner().invoke(cronaca, ["import", *map(str, paths), "--batch", "2"])
@@ -123,18 +124,18 @@ def test_each_batch_is_queued_as_soon_as_it_is_saved(tmp_path: Path, monkeypatch
 
 
 def _failing_at_third_file(monkeypatch: pytest.MonkeyPatch, fail: Callable[[], None]) -> list[int]:
-    """`Records.submit_notation` calling `fail` when the third file is submitted (the others saved as ever);
+    """`Imports.submit_notation` calling `fail` when the third file is submitted (the others saved as ever);
     the calls so far, to be cleared for another run."""
-    submit = Records.submit_notation
+    submit = Imports.submit_notation
     seen: list[int] = []
 
-    def submitting(self: Records, *args: Any, **kwargs: Any) -> Any:
+    def submitting(self: Imports, *args: Any, **kwargs: Any) -> Any:
         seen.append(1)
         if len(seen) == 3:
             fail()
         return submit(self, *args, **kwargs)
 
-    monkeypatch.setattr(Records, "submit_notation", submitting)
+    monkeypatch.setattr(Imports, "submit_notation", submitting)
     return seen
 
 
@@ -176,7 +177,7 @@ def test_a_store_that_fails_stops_the_run_with_a_line_for_every_file(tmp_path: P
         raise OperationalError("connection failed: Connection refused")
 
     def store_goes() -> None:
-        monkeypatch.setattr(Records, "import_statuses", away)
+        monkeypatch.setattr(Imports, "statuses", away)
         away()
 
     _failing_at_third_file(monkeypatch, store_goes)
@@ -205,7 +206,7 @@ def _record_files(tmp_path: Path, count: int) -> list[Path]:
 
 
 def test_record_files_in_a_row_are_saved_together_in_file_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Record files one after another are saved in one append (`Records.submit_many`), a notation file or an
+    """Record files one after another are saved in one append (`Imports.submit_many`), a notation file or an
     unreadable file between them alone, and every line stays in the files' order, with its own tokens."""
     env = _environment(tmp_path, monkeypatch)
     records = _record_files(tmp_path, 4)
@@ -214,13 +215,13 @@ def test_record_files_in_a_row_are_saved_together_in_file_order(tmp_path: Path, 
     unreadable.write_text('{"format": ')
     paths = [records[0], records[1], notation, records[2], unreadable, records[3]]
     saves: list[int] = []
-    many = Records.submit_many
+    many = Imports.submit_many
 
-    def counted(self: Records, files: Any) -> Any:
+    def counted(self: Imports, files: Any) -> Any:
         saves.append(len(files))
         return many(self, files)
 
-    monkeypatch.setattr(Records, "submit_many", counted)
+    monkeypatch.setattr(Imports, "submit_many", counted)
     result = CliRunner().invoke(cronaca, ["import", *map(str, paths), "--batch", "20"])
     lines = [json.loads(line) for line in result.stdout.splitlines()]
     assert result.exit_code == 1  # the unreadable file is refused
@@ -234,7 +235,7 @@ def test_record_files_in_a_row_are_saved_together_in_file_order(tmp_path: Path, 
     try:
         for line in lines:
             if "import_id" in line:
-                assert store.import_status(UUID(line["import_id"]), line["seats"][0]["token"])["status"] == "accepted"
+                assert store.imports.status(UUID(line["import_id"]), line["seats"][0]["token"])["status"] == "accepted"
     finally:
         store.close()
 
@@ -248,16 +249,16 @@ def test_a_store_failing_while_record_files_are_saved_together_names_each_of_the
 
     _environment(tmp_path, monkeypatch)
     paths = _record_files(tmp_path, 5)
-    many = Records.submit_many
+    many = Imports.submit_many
     calls: list[int] = []
 
-    def failing_second(self: Records, files: Any) -> Any:
+    def failing_second(self: Imports, files: Any) -> Any:
         calls.append(len(files))
         if len(calls) == 2:
             raise OperationalError("connection failed: Connection refused")
         return many(self, files)
 
-    monkeypatch.setattr(Records, "submit_many", failing_second)
+    monkeypatch.setattr(Imports, "submit_many", failing_second)
     result = CliRunner().invoke(cronaca, ["import", *map(str, paths), "--batch", "2"])
     assert result.exit_code == 1 and "Traceback" not in result.output
     lines = [json.loads(line) for line in result.stdout.splitlines()]

@@ -22,8 +22,8 @@ def _imported(records: Records, seed: str) -> tuple[UUID, Any]:
     played = play_random(game, edition, {"players": 4}, seed)
     text = render_log("citta-stato", edition, played.entries, ["Ada", "Bruno", "Chiara", "Dario"], {"players": 4},
                       played.scores)
-    import_id, _ = records.submit_notation(text)
-    report = records.validate_import(import_id)
+    import_id, _ = records.imports.submit_notation(text)
+    report = records.imports.validate(import_id)
     assert report["ok"], report.get("summary")
     return UUID(report["record_id"]), played
 
@@ -62,7 +62,7 @@ def test_imported_record_ends_where_its_log_ends(records: Records) -> None:
     record = records.repository.get(record_id)
     game = catalog.game("citta-stato")
     state = game.begin(game.default_edition())
-    for entry in records.export(record_id)["entries"]:
+    for entry in records.reading.export(record_id)["entries"]:
         for event in Entry.from_json(entry).events:
             state = game.evolve(state, event)
     assert record.finished == game.pending(state).over
@@ -77,7 +77,7 @@ def test_a_record_and_its_verdict_are_stored_in_one_save(records: Records) -> No
     played = play_random(game, game.default_edition(), {"players": 3}, "one-save")
     text = render_log("la-citta", game.default_edition(), played.entries, ["Ada", "Bruno", "Chiara"], {"players": 3},
                       played.scores)
-    import_id, _ = records.submit_notation(text)
+    import_id, _ = records.imports.submit_notation(text)
     appends: list[set[UUID]] = []
     insert = records.recorder.insert_events
 
@@ -87,12 +87,12 @@ def test_a_record_and_its_verdict_are_stored_in_one_save(records: Records) -> No
 
     records.recorder.insert_events = counted  # type: ignore[method-assign]
     try:
-        report = records.validate_import(import_id)
+        report = records.imports.validate(import_id)
     finally:
         del records.recorder.insert_events
     assert report["ok"]
     assert appends == [{import_id}, {import_id, UUID(report["record_id"])}]
-    assert records.get_import(import_id).report == report
+    assert records.imports.get(import_id).report == report
 
 
 def test_an_import_whose_worker_died_after_storing_its_record_is_concluded_by_the_next_attempt(records: Records) -> None:
@@ -102,17 +102,17 @@ def test_an_import_whose_worker_died_after_storing_its_record_is_concluded_by_th
     played = play_random(game, game.default_edition(), {"players": 2}, "died-between")
     text = render_log("serenissima", game.default_edition(), played.entries, ["Ada", "Bruno"], {"players": 2},
                       played.scores)
-    import_id, _ = records.submit_notation(text)
+    import_id, _ = records.imports.submit_notation(text)
     record_stored_then_killed(records, import_id)
-    left = records.get_import(import_id)
+    left = records.imports.get(import_id)
     assert left.report is None and left.status == "validating"
     record_id = UUID(str(_record_id_of(import_id)))
     stored = len(list(records.events.get(record_id)))
-    report = records.validate_import(import_id)
+    report = records.imports.validate(import_id)
     assert report["ok"] and report["record_id"] == str(record_id)
-    assert records.get_import(import_id).report == report
+    assert records.imports.get(import_id).report == report
     assert len(list(records.events.get(record_id))) == stored  # nothing stored twice
-    assert records.verify(record_id)["ok"]
+    assert records.verification.verify(record_id)["ok"]
 
 
 def _record_id_of(import_id: UUID) -> UUID:

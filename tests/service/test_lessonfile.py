@@ -14,7 +14,7 @@ from uuid import UUID
 import pytest
 
 from domain.records import Records, lessonfile
-from domain.records.application import Invalid, RecordsError
+from domain.records.errors import Invalid, RecordsError
 from domain.records.settings import Settings
 from domain.records.teaching import Teaching
 from tests.service.helpers import auth, import_finished_http, record_file, same_notes, studied
@@ -46,7 +46,7 @@ def fresh(tmp_path: Path) -> Iterator[Records]:
 def test_a_lesson_exported_and_imported_on_a_fresh_service_is_the_same_lesson(records: Records, fresh: Records,
                                                                               title: str) -> None:
     teaching = Teaching(records)
-    record_id = records.import_checked(record_document(title), KEY)
+    record_id = records.imports.import_checked(record_document(title), KEY)
     made = study(teaching, record_id, title)
     vid = made["variation"]
     lesson, teacher = teaching.lessons.create("Openings", "Two ways to start")
@@ -87,7 +87,7 @@ def test_a_lesson_exported_and_imported_on_a_fresh_service_is_the_same_lesson(re
 
 def test_a_lesson_file_exported_without_the_annotator_key_keeps_only_public_notes(records: Records) -> None:
     teaching = Teaching(records)
-    record_id = records.import_checked(record_document("citta-stato"), KEY)
+    record_id = records.imports.import_checked(record_document("citta-stato"), KEY)
     made = study(teaching, record_id, "citta-stato")
     lesson, teacher = teaching.lessons.create("Public", "")
     teaching.lessons.add_chapter(UUID(lesson["id"]), teacher, {"record_id": str(record_id), "from_step": 0,
@@ -101,7 +101,7 @@ def test_a_lesson_file_exported_without_the_annotator_key_keeps_only_public_note
 
 def lesson_of(records: Records) -> tuple[Teaching, dict[str, Any]]:
     teaching = Teaching(records)
-    record_id = records.import_checked(record_document("citta-stato"), KEY)
+    record_id = records.imports.import_checked(record_document("citta-stato"), KEY)
     made = study(teaching, record_id, "citta-stato")
     lesson, teacher = teaching.lessons.create("To break", "")
     teaching.lessons.add_chapter(UUID(lesson["id"]), teacher, {"record_id": str(record_id), "line": str(made["variation"]),
@@ -110,7 +110,7 @@ def lesson_of(records: Records) -> tuple[Teaching, dict[str, Any]]:
 
 
 def nothing_stored(records: Records) -> None:
-    assert records.find() == []
+    assert records.reading.find() == []
     assert list(records.recorder.select_notifications(start=1, limit=10)) == []
 
 
@@ -178,7 +178,7 @@ def test_a_record_file_with_a_megabyte_note_is_refused_at_submit(records: Record
     document = record_document("citta-stato")
     document["annotations"] = [{"step": 3, "text": "x" * 1_000_000}]
     with pytest.raises(RecordsError) as caught:
-        records.submit(document)
+        records.imports.submit(document)
     assert caught.value.status == 413 and caught.value.facts["rule"] == "annotation/too-long"
 
 
@@ -218,7 +218,7 @@ def test_an_import_whose_notes_are_refused_keeps_the_game_and_says_why(client: A
 
 def test_nested_variations_come_back_under_their_parents_whatever_the_file_order(records: Records, fresh: Records) -> None:
     teaching = Teaching(records)
-    record_id = records.import_checked(record_document("citta-stato"), KEY)
+    record_id = records.imports.import_checked(record_document("citta-stato"), KEY)
     made = study(teaching, record_id, "citta-stato")
     parent = made["variation"]
     child = teaching.variations.branch(record_id, KEY, made["from_step"], str(parent), "deeper", "")
@@ -227,7 +227,7 @@ def test_nested_variations_come_back_under_their_parents_whatever_the_file_order
     teaching.notes.add(record_id, KEY, {"line": child["id"], "step": made["from_step"] + 1, "text": "deeper still"})
     document = lessonfile.record_file(teaching, record_id, KEY)
     document["variations"].reverse()  # the child first: the import orders them
-    copy_id = fresh.import_checked({k: v for k, v in document.items() if k not in ("annotations", "variations")})
+    copy_id = fresh.imports.import_checked({k: v for k, v in document.items() if k not in ("annotations", "variations")})
     lessonfile.attach_extras(fresh, copy_id, document)
     again = Teaching(fresh)
     lines = {line["title"]: line for line in again.variations.of_record(copy_id)}
@@ -243,7 +243,7 @@ def test_nested_variations_come_back_under_their_parents_whatever_the_file_order
 def test_a_lesson_travels_over_http_and_a_bad_one_is_a_problem(client: Any) -> None:
     records = client.application.extensions["cronaca"].records
     teaching = client.application.extensions["cronaca"].teaching
-    record_id = records.import_checked(record_document("serenissima"), KEY)
+    record_id = records.imports.import_checked(record_document("serenissima"), KEY)
     made = study(teaching, record_id, "serenissima")
     created = client.post("/api/lessons", json={"title": "Over the wire", "introduction": ""}).get_json()
     lid, teacher = created["lesson"]["id"], created["teacher_key"]
@@ -263,14 +263,14 @@ def test_a_lesson_travels_over_http_and_a_bad_one_is_a_problem(client: Any) -> N
     new_record = made_again["records"]["r1"]
     notes = client.get(f"/api/records/{new_record}/annotations", headers=auth(made_again["annotator_keys"]["r1"])).get_json()
     assert len(notes["notes"]) == 4
-    before = len(records.find())
+    before = len(records.reading.find())
     document["records"][0]["file"]["annotations"][0]["shapes"] = [{"kind": "highlight", "at": "atlantis"}]
     refused = client.post("/api/lessons/import", json=document)
     assert refused.status_code == 422 and refused.content_type.startswith("application/problem+json")
     problem = refused.get_json()
     assert problem["facts"]["record"] == "r1" and problem["facts"]["note"] == 0, problem
     assert problem["rule"] == "annotation/place" and "atlantis" in problem["detail"], problem
-    assert len(records.find()) == before
+    assert len(records.reading.find()) == before
 
 
 def test_notes_written_by_hand_without_ids_get_their_own(client: Any) -> None:
@@ -289,7 +289,7 @@ def test_a_notation_file_with_notes_and_a_variation_brings_them_back(client: Any
     """The notation's own reader (domain/records/studynotation.py) gives the extras; this file attaches them."""
     studynotation = pytest.importorskip("domain.records.studynotation")
     service = client.application.extensions["cronaca"]
-    record_id = service.records.import_checked(record_document(title), KEY)
+    record_id = service.records.imports.import_checked(record_document(title), KEY)
     made = study(service.teaching, record_id, title)
     text = studynotation.render_study(service.records, service.teaching, record_id, KEY)
     verdict = import_finished_http(client, text.encode(), content_type="text/x-cronaca-notation").verdict
@@ -325,6 +325,6 @@ def test_a_record_file_with_misshapen_extras_is_refused_at_submit(records: Recor
                                                                   where: str) -> None:
     document = {**record_document("la-citta"), **extras}
     with pytest.raises(Invalid) as caught:
-        records.submit(document)
+        records.imports.submit(document)
     assert caught.value.facts["rule"] == rule and where in caught.value.message, caught.value.message
     nothing_stored(records)  # not even the import

@@ -15,7 +15,7 @@ import pytest
 
 from domain import catalog
 from domain.records import Records
-from domain.records.application import Conflict, Forbidden, Invalid, NotFound, Unauthorized
+from domain.records.errors import Conflict, Forbidden, Invalid, NotFound, Unauthorized
 from domain.records.lessons import Lessons, canonical, words_for
 from domain.records.teaching import Teaching
 from tests.service.helpers import NAMES, at_once, import_finished, record_file
@@ -35,7 +35,7 @@ def finished(records: Records, title: str = TITLE, annotator_key: str | None = N
 
 def decisions(records: Records, record_id: UUID) -> list[tuple[int, int, dict[str, Any]]]:
     """(step, seat, command played) of every command of the record's main line, in order."""
-    with records.reading(record_id) as timeline:
+    with records.access.reading(record_id) as timeline:
         meta = timeline.meta
         assert meta is not None
         return [(start, seat, timeline.entries[k]["command"])
@@ -44,7 +44,7 @@ def decisions(records: Records, record_id: UUID) -> list[tuple[int, int, dict[st
 
 
 def state_at(records: Records, record_id: UUID, step: int) -> tuple[Any, Any]:
-    with records.reading(record_id) as timeline:
+    with records.access.reading(record_id) as timeline:
         return timeline.game, timeline.state_at(step)
 
 
@@ -104,7 +104,7 @@ def test_a_lesson_is_created_with_a_key_shown_once_and_read_by_anyone(records: R
 def test_chapters_keep_their_order_and_refuse_bad_steps_and_games_in_progress(records: Records, lessons: Lessons,
                                                                                hub: Class) -> None:
     record_id = finished(records)
-    steps = records.summary(record_id)["steps"]
+    steps = records.reading.summary(record_id)["steps"]
     lesson, key = lessons.create("Two chapters")
     lesson_id = UUID(lesson["id"])
 
@@ -124,7 +124,7 @@ def test_chapters_keep_their_order_and_refuse_bad_steps_and_games_in_progress(re
     assert unknown_field.value.facts["rule"] == "lesson/field"
     with pytest.raises(NotFound):
         lessons.add_chapter(lesson_id, key, {"record_id": str(uuid4())})
-    live, tokens = records.start(TITLE, NAMES)
+    live, tokens = records.play.start(TITLE, NAMES)
     with pytest.raises(Conflict):
         lessons.add_chapter(lesson_id, key, {"record_id": str(live)})
     assert len(lessons.get(lesson_id, None)["chapters"]) == 2  # nothing refused was stored

@@ -125,7 +125,7 @@ def test_a_file_over_the_size_limit_is_413(limited: Any) -> None:
                         "CRONACA_MAX_UPLOAD_BYTES")
     assert found["facts"]["value"] > 60_000 and found["title"] == "Content Too Large"
     with pytest.raises(RecordsError) as refused:  # in-process callers (the CLI) meet the same limit
-        records.submit(document)
+        records.imports.submit(document)
     assert refused.value.status == 413 and refused.value.facts["limit"] == "CRONACA_MAX_UPLOAD_BYTES"
     assert nothing_stored(records)
 
@@ -190,16 +190,16 @@ def test_a_write_waiting_on_a_held_lock_fails_fast_and_writes_nothing(bounded_en
                                                                       postgres_schema: str) -> None:
     records = Records(Settings.from_env(bounded_env).store)
     try:
-        records.start("toy", ["ann", "bob"])  # the tables exist, and a write goes through
+        records.play.start("toy", ["ann", "bob"])  # the tables exist, and a write goes through
         with TableLock(postgres_schema):
             began = time.monotonic()
             with pytest.raises(RecordsError) as busy:
-                records.start("toy", ["cy", "dan"])
+                records.play.start("toy", ["cy", "dan"])
             waited = time.monotonic() - began
         assert busy.value.status == 503 and "busy" in busy.value.message and "lock timeout" in busy.value.message
         assert waited < 8, f"waited {waited:.1f} s: the lock timeout was retried instead of answered"
-        assert [r["players"] for r in records.find()] == [["ann", "bob"]]
-        records.start("toy", ["eve", "fay"])  # the lock gone, writes go on
+        assert [r["players"] for r in records.reading.find()] == [["ann", "bob"]]
+        records.play.start("toy", ["eve", "fay"])  # the lock gone, writes go on
     finally:
         records.close()
 
@@ -258,17 +258,17 @@ def test_an_imports_job_keeps_submits_measure_and_still_holds_the_limits(tmp_pat
     records = Records(Settings.from_env(env).store)
     document = record_file("la-citta", "kept-depth")
     calls = _counting(monkeypatch)
-    import_id, _ = records.submit(document)
+    import_id, _ = records.imports.submit(document)
     assert calls == {"nesting": 1, "_shape": len(document["entries"])}
-    assert records.get_import(import_id).depth == recordfile.nesting(document, 100) > 3
+    assert records.imports.get(import_id).depth == recordfile.nesting(document, 100) > 3
     calls.update(nesting=0, _shape=0)
-    report = records.validate_import(import_id)
+    report = records.imports.validate(import_id)
     assert report["ok"] and calls == {"nesting": 0, "_shape": 0}
-    second, _ = records.submit(record_file("la-citta", "kept-depth-2"))
+    second, _ = records.imports.submit(record_file("la-citta", "kept-depth-2"))
     records.close()
     calls.update(nesting=0, _shape=0)
     lowered = Records(Settings.from_env({**env, "CRONACA_MAX_DEPTH": "3"}).store)
-    refused = lowered.validate_import(second)
+    refused = lowered.imports.validate(second)
     assert not refused["ok"] and refused["rule"] == "file/limit" and refused["facts"]["limit"] == "CRONACA_MAX_DEPTH"
     assert calls == {"nesting": 0, "_shape": 0}  # the kept depth held against the lowered limit
     lowered.close()
@@ -284,7 +284,7 @@ def test_an_import_stored_before_its_depth_was_kept_is_checked_whole(tmp_path: P
     path = tmp_path / "old.sqlite3"
     records = Records(Settings.from_env({"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(path)}).store)
     document = record_file("citta-stato", "old-import")
-    import_id, _ = records.submit(document)
+    import_id, _ = records.imports.submit(document)
     records.close()
     with sqlite3.connect(path) as db:
         (state,) = db.execute("SELECT state FROM stored_events WHERE topic LIKE '%Import.Submitted'").fetchone()
@@ -292,9 +292,9 @@ def test_an_import_stored_before_its_depth_was_kept_is_checked_whole(tmp_path: P
         assert payload.pop("depth") > 3
         db.execute("UPDATE stored_events SET state = ? WHERE topic LIKE '%Import.Submitted'", (json.dumps(payload).encode(),))
     records = Records(Settings.from_env({"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(path)}).store)
-    assert records.get_import(import_id).depth is None
+    assert records.imports.get(import_id).depth is None
     calls = _counting(monkeypatch)
-    report = records.validate_import(import_id)
+    report = records.imports.validate(import_id)
     assert report["ok"] and calls == {"nesting": 1, "_shape": len(document["entries"])}
     records.close()
 
@@ -315,8 +315,8 @@ def test_submit_encodes_the_file_once_and_stores_what_parse_measured(tmp_path: P
         return real(obj, *args, **kwargs)
 
     monkeypatch.setattr(json, "dumps", counted)
-    import_id, _ = records.submit(document)
+    import_id, _ = records.imports.submit(document)
     monkeypatch.undo()
     assert len(encoded) == 1
-    assert records.get_import(import_id).document == json.dumps(document, separators=(",", ":"))
+    assert records.imports.get(import_id).document == json.dumps(document, separators=(",", ":"))
     records.close()

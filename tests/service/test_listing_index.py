@@ -95,7 +95,7 @@ def test_the_listing_over_http_is_the_scan_of_the_stored_records(client: Any) ->
     """Records started and played through the application, listed by `GET /api/records` with every filter."""
     records = client.application.extensions["cronaca"].records
     seats = [["Ada", "Bruno"], ["bruno", "Chiara"], ["ADA", "Dario"], ["Chiara", "Dario"], ["Ada", "Chiara"]]
-    started = [records.start("toy", names, mode="live") for names in seats]
+    started = [records.play.start("toy", names, mode="live") for names in seats]
     for record_id, tokens in started[1::2]:
         play_out(records, record_id, tokens)
     records.directory.catch_up()

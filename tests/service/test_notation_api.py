@@ -50,6 +50,18 @@ def test_two_transcripts_reconciled_through_the_api(client: Any) -> None:
     assert found["rules_accept"]["first"]["accepted"] is True and found["rules_accept"]["second"]["accepted"] is False
 
 
+def test_a_transcript_that_is_not_text_is_named_not_a_500(client: Any) -> None:
+    record_id, _ = finished(client)
+    text = client.get(f"/api/records/{record_id}/notation").get_data(as_text=True)
+    lines = text.splitlines()
+    lines[-1] += "\x00"
+    answer = client.post("/api/reconcile", json={"first": text, "second": "\n".join(lines) + "\n"})
+    assert answer.status_code == 422 and answer.mimetype == "application/problem+json"
+    body = answer.get_json()
+    assert body["field"] == "second" and body["rule"] == "notation/unreadable" and "NUL" in body["detail"]
+    assert client.post("/api/reconcile", json={"first": "\x00", "second": text}).get_json()["field"] == "first"
+
+
 def test_check_says_where_a_file_is_wrong(client: Any) -> None:
     report = client.post("/api/check", json={"text": '[Title "toy"]\n[Seats "Ada, Bruno"]\nSetup\n1. Ada: rol [3]\n'}).get_json()
     assert not report["ok"]

@@ -52,9 +52,9 @@ def exports(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
     records = Records(Settings.from_env({"SQLITE_DBNAME": str(store)}).store)
     try:
         for title in TITLES:
-            record_id, tokens = records.start(title, ["ann", "bob"])
+            record_id, tokens = records.play.start(title, ["ann", "bob"])
             play_out(records, record_id, tokens, seed=f"poison-{title}")
-            found.append(records.export(record_id))
+            found.append(records.reading.export(record_id))
     finally:
         records.close()
     return found
@@ -111,7 +111,7 @@ def mutate(document: dict[str, Any], rng: random.Random) -> tuple[dict[str, Any]
 
 def _no_record(records: Records, import_id: UUID) -> bool:
     record_id = uuid5(NAMESPACE_URL, f"cronaca:import:{import_id}")
-    return records.timelines.get(record_id) is None and records.get_import(import_id).record_id is None
+    return records.timelines.get(record_id) is None and records.imports.get(import_id).record_id is None
 
 
 # ---- tests ------------------------------------------------------------------------------------
@@ -129,7 +129,7 @@ def test_mutated_exports_of_every_title_all_end_in_a_verdict(sqlite_records: Rec
         document, done = mutate(original, rng)
         where = f"case {case} ({original['title']}, {original['mode']}): {done}"
         try:
-            import_id, _ = records.submit(document)
+            import_id, _ = records.imports.submit(document)
         except RecordsError as exc:
             assert exc.status in (413, 422), where
             assert isinstance(exc.facts.get("rule"), str) and exc.message, where
@@ -138,8 +138,8 @@ def test_mutated_exports_of_every_title_all_end_in_a_verdict(sqlite_records: Rec
             outcomes["refused at submit"] += 1
             rules[exc.facts["rule"]] += 1
             continue
-        report = records.validate_import(import_id)  # anything it raises fails the test: that was the loop
-        status = records.get_import(import_id).status
+        report = records.imports.validate(import_id)  # anything it raises fails the test: that was the loop
+        status = records.imports.get(import_id).status
         assert status in (ACCEPTED, REJECTED), where
         assert report["ok"] is (status == ACCEPTED), where
         assert report.get("rule") != "import/internal-error", (where, report)
@@ -167,22 +167,22 @@ def test_a_stored_poison_file_is_rejected_naming_the_entry_and_field(
     change(document)
     entry = int(next(i for i, e in enumerate(document["entries"]) if e != exports[0]["entries"][i]))
     with pytest.raises(RecordsError) as refused:
-        records.submit(document)
+        records.imports.submit(document)
     assert refused.value.status == 422
     assert refused.value.facts["rule"] == "file/entries" and refused.value.facts["entry"] == entry
     assert refused.value.facts["field"] == field and f"entry {entry}" in refused.value.message
     stored = Import(document=json.dumps(document), token_hashes=["0" * 64] * 3)  # as an older service saved it
     records.save(stored)
-    report = records.validate_import(stored.id)
-    assert records.get_import(stored.id).status == REJECTED
+    report = records.imports.validate(stored.id)
+    assert records.imports.get(stored.id).status == REJECTED
     assert report["rule"] == "file/entries" and report["entry_index"] == entry and report["facts"]["field"] == field
     assert _no_record(records, stored.id)
 
 
 def _toy_export(records: Records) -> dict[str, Any]:
-    record_id, tokens = records.start("toy", ["ann", "bob"])
+    record_id, tokens = records.play.start("toy", ["ann", "bob"])
     play_out(records, record_id, tokens, seed="poison")
-    return records.export(record_id)
+    return records.reading.export(record_id)
 
 
 def test_an_unexpected_exception_in_the_job_is_a_rejected_import_with_an_error_id(
@@ -193,15 +193,15 @@ def test_an_unexpected_exception_in_the_job_is_a_rejected_import_with_an_error_i
     from tests.kernel import toy_game
 
     document = _toy_export(records)
-    import_id, _ = records.submit(document)
+    import_id, _ = records.imports.submit(document)
 
     def broken(self: Any, state: Any, cmd: Any, chance: Any) -> Any:
         raise RuntimeError("secret-in-the-failure: seat 1 holds the red cube")
 
     monkeypatch.setattr(toy_game.Toy, "decide", broken)
     with caplog.at_level(logging.ERROR, logger="cronaca.imports"):
-        report = records.validate_import(import_id)
-    status = records.import_status(import_id)
+        report = records.imports.validate(import_id)
+    status = records.imports.status(import_id)
     assert status["status"] == REJECTED and status["record_id"] is None
     assert report["ok"] is False and report["rule"] == "import/internal-error"
     error_id = report["facts"]["error_id"]
@@ -213,7 +213,7 @@ def test_an_unexpected_exception_in_the_job_is_a_rejected_import_with_an_error_i
     assert "secret-in-the-failure" in caplog.text  # the operator sees what failed, by the id
     assert _no_record(records, import_id)
     monkeypatch.undo()
-    assert records.validate_import(import_id) == report  # concluded: a later run of the job changes nothing
+    assert records.imports.validate(import_id) == report  # concluded: a later run of the job changes nothing
 
 
 def test_an_internal_error_over_http_is_a_verdict_not_a_loop(client: Any, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -254,11 +254,11 @@ class NeverRuns:
 
 def test_the_relay_concludes_an_import_after_max_attempts(records: Records) -> None:
     document = _toy_export(records)
-    import_id, _ = records.submit(document)
+    import_id, _ = records.imports.submit(document)
     queue = NeverRuns()
     passes = [relay_once(records, queue, requeue_after=0, grace=0, max_attempts=3) for _ in range(6)]
     assert passes == [1, 1, 1, 0, 0, 0]
-    status = records.import_status(import_id)
+    status = records.imports.status(import_id)
     assert status["status"] == REJECTED and status["attempts"] == 3 and status["record_id"] is None
     report = status["report"]
     assert report["rule"] == "import/attempts" and report["facts"] == {"attempts": 3}
@@ -269,29 +269,29 @@ def test_the_relay_concludes_an_import_after_max_attempts(records: Records) -> N
 def test_a_slow_job_at_the_cap_is_left_to_finish(records: Records) -> None:
     """Validating longer than `requeue_after` is queued again (its worker may have died), but at the cap
     the relay waits for the queue to say the last job ended: a big file's slow job still gives its verdict."""
-    import_id, _ = records.submit(_toy_export(records))
+    import_id, _ = records.imports.submit(_toy_export(records))
     queue = NeverRuns()
     relay_once(records, queue, requeue_after=0, grace=0, max_attempts=2)
-    records.mark_validating(import_id)  # a worker took it ...
+    records.imports.mark_validating(import_id)  # a worker took it ...
     queue.running = True  # ... and is still at work
     assert relay_once(records, queue, requeue_after=0, grace=0, max_attempts=2) == 1  # validating too long
     for _ in range(3):
         assert relay_once(records, queue, requeue_after=0, grace=0, max_attempts=2) == 0
-    assert records.import_status(import_id)["status"] == "validating" and len(queue.jobs) == 2
-    assert records.validate_import(import_id)["ok"]  # the slow job concludes
+    assert records.imports.status(import_id)["status"] == "validating" and len(queue.jobs) == 2
+    assert records.imports.validate(import_id)["ok"]  # the slow job concludes
     queue.running = False
     relay_once(records, queue, requeue_after=0, grace=0, max_attempts=2)
-    assert records.import_status(import_id)["status"] == ACCEPTED
+    assert records.imports.status(import_id)["status"] == ACCEPTED
 
 
 def test_the_attempts_cap_comes_from_the_environment(store_env: dict[str, str]) -> None:
     records = Records(Settings.from_env({**store_env, "CRONACA_MAX_ATTEMPTS": "2"}).store)
     try:
-        import_id, _ = records.submit(_toy_export(records))
+        import_id, _ = records.imports.submit(_toy_export(records))
         queue = NeverRuns()
         for _ in range(4):
             relay_once(records, queue, requeue_after=0, grace=0)
-        status = records.import_status(import_id)
+        status = records.imports.status(import_id)
         assert status["status"] == REJECTED and status["attempts"] == 2 and len(queue.jobs) == 2
     finally:
         records.close()
@@ -302,9 +302,9 @@ def test_the_attempts_cap_comes_from_the_environment(store_env: dict[str, str]) 
 
 def test_a_verdict_reached_first_is_never_overwritten_by_the_cap(records: Records) -> None:
     """The relay decides from its directory, which may lag: a job that concluded meanwhile keeps its verdict."""
-    import_id, _ = records.submit(_toy_export(records))
+    import_id, _ = records.imports.submit(_toy_export(records))
     relay_once(records, NeverRuns(), requeue_after=0, grace=0, max_attempts=1)
-    assert records.validate_import(import_id)["ok"]  # the job got through after all
+    assert records.imports.validate(import_id)["ok"]  # the job got through after all
     give_up(records, import_id, 1)  # what a relay pass with a stale directory does
-    status = records.import_status(import_id)
+    status = records.imports.status(import_id)
     assert status["status"] == ACCEPTED and status["report"]["ok"] and status["record_id"] is not None

@@ -35,7 +35,7 @@ def app_client(tmp_path: Path) -> Iterator[tuple[Any, Records]]:
 
 
 def finished_live(records: Records, title: str, seats: list[str], seed: str = "probe") -> tuple[uuid.UUID, list[str]]:
-    record_id, tokens = records.start(title, seats)
+    record_id, tokens = records.play.start(title, seats)
     play_out(records, record_id, tokens, seed=seed)
     return record_id, tokens
 
@@ -77,10 +77,10 @@ def test_an_impossible_draw_shows_the_bag_size_never_its_contents(app_client: tu
     played = play_random(catalog.game("citta-stato"), catalog.game("citta-stato").default_edition(), {"players": 3}, "leak")
     k, i, source = impossible_draw(played.entries)
     seats = ["Ada", "Bruno", "Chiara"]
-    record_id, tokens = records.start("citta-stato", seats, {"players": 3}, mode="transcribed",
+    record_id, tokens = records.play.start("citta-stato", seats, {"players": 3}, mode="transcribed",
                                       setup_outcomes=[o.to_json() for o in played.entries[0].outcomes])
     for entry in played.entries[1:k]:
-        records.play(record_id, dict(entry.command or {}), tokens[entry.command["seat"]],
+        records.play.command(record_id, dict(entry.command or {}), tokens[entry.command["seat"]],
                      outcomes=[o.to_json() for o in entry.outcomes])
     cmd = played.entries[k].command
     assert cmd is not None
@@ -133,7 +133,7 @@ def test_a_cut_live_export_is_refused_while_it_claims_the_end_and_imported_trans
 ) -> None:
     client, records = app_client
     record_id, _ = finished_live(records, "toy", ["ann", "bob"])
-    exported = records.export(record_id)
+    exported = records.reading.export(record_id)
     cut = copy.deepcopy(exported)
     cut["entries"] = cut["entries"][:-2]
     claims_the_end = client.post("/api/imports", json=cut)
@@ -153,7 +153,7 @@ def test_a_cut_live_export_is_refused_while_it_claims_the_end_and_imported_trans
 def test_a_file_whose_scores_disagree_with_its_log_is_refused_seat_by_seat(app_client: tuple[Any, Records]) -> None:
     client, records = app_client
     record_id, _ = finished_live(records, "toy", ["ann", "bob"])
-    exported = records.export(record_id)
+    exported = records.reading.export(record_id)
     forged = copy.deepcopy(exported)
     seats = forged["scores"]["seats"]
     seats[0]["total"] += 3
@@ -200,13 +200,13 @@ def test_a_token_of_no_seat_is_refused_on_every_record_endpoint(app_client: tupl
 
 def test_outcomes_sent_to_a_live_record_are_refused(app_client: tuple[Any, Records]) -> None:
     client, records = app_client
-    record_id, tokens = records.start("toy", ["ann", "bob"])
-    version = records.summary(record_id)["version"]
+    record_id, tokens = records.play.start("toy", ["ann", "bob"])
+    version = records.reading.summary(record_id)["version"]
     answer = client.post(f"/api/records/{record_id}/commands", headers=auth(tokens[0]),
                          json={"command": {"type": "toy/roll", "seat": 0},
                                "outcomes": [{"kind": "roll", "source": "die", "values": [6]}]})
     assert answer.status_code == 422 and answer.get_json()["rule"] == "command/live-outcomes"
-    assert records.summary(record_id)["version"] == version
+    assert records.reading.summary(record_id)["version"] == version
 
 
 # ---- 7. a draw changed to another possible one, in a live record with its seed revealed -------
@@ -217,7 +217,7 @@ def test_a_changed_draw_is_reported_at_the_entry_where_it_was_changed(app_client
                                                                        seats: list[str]) -> None:
     client, records = app_client
     record_id, _ = finished_live(records, title, seats, seed="swap")
-    exported = records.export(record_id)
+    exported = records.reading.export(record_id)
     changed_at = None
     for k, entry in enumerate(exported["entries"][1:], start=1):
         for o in entry["outcomes"]:
@@ -256,7 +256,7 @@ def test_a_changed_draw_is_reported_at_the_entry_where_it_was_changed(app_client
 def test_an_event_mismatch_names_the_field_and_both_values(app_client: tuple[Any, Records]) -> None:
     client, records = app_client
     record_id, _ = finished_live(records, "toy", ["ann", "bob"])
-    forged = records.export(record_id)
+    forged = records.reading.export(record_id)
     entry = next(e for e in forged["entries"][1:] if e["events"] and e["events"][0]["data"])
     event = entry["events"][0]
     field, value = next((k, v) for k, v in event["data"].items() if isinstance(v, int) and k != "seat")
@@ -274,7 +274,7 @@ def test_an_event_mismatch_names_the_field_and_both_values(app_client: tuple[Any
 
 def test_a_stranger_with_a_stale_version_learns_nothing_of_the_version(app_client: tuple[Any, Records]) -> None:
     client, records = app_client
-    record_id, tokens = records.start("toy", ["ann", "bob"])
+    record_id, tokens = records.play.start("toy", ["ann", "bob"])
     stale = client.post(f"/api/records/{record_id}/commands", headers=auth("nobody"),
                         json={"command": {"type": "toy/roll", "seat": 0}, "version": 1})
     assert stale.status_code == 403 and "version" not in json.dumps(stale.get_json()["facts"])
@@ -282,7 +282,7 @@ def test_a_stranger_with_a_stale_version_learns_nothing_of_the_version(app_clien
     assert anonymous.status_code == 401
     mine = client.post(f"/api/records/{record_id}/commands", headers=auth(tokens[0]),
                        json={"command": {"type": "toy/roll", "seat": 0}, "version": 1})
-    assert mine.status_code == 409 and mine.get_json()["facts"]["version"] == records.summary(record_id)["version"]
+    assert mine.status_code == 409 and mine.get_json()["facts"]["version"] == records.reading.summary(record_id)["version"]
 
 
 # ---- beyond: counts and claims that must agree --------------------------------------------------
@@ -294,7 +294,7 @@ def test_setup_outcomes_for_a_live_record_and_a_seed_in_a_transcribed_file_are_r
                                                "setup_outcomes": [{"kind": "roll", "source": "die", "values": [6]}]})
     assert answer.status_code == 422 and answer.get_json()["rule"] == "setup/live-outcomes"
     record_id, _ = finished_live(records, "toy", ["ann", "bob"])
-    document = records.export(record_id)
+    document = records.reading.export(record_id)
     document["mode"] = "transcribed"
     refused = client.post("/api/imports", json=document)
     assert refused.status_code == 422 and refused.get_json()["rule"] == "file/chance"

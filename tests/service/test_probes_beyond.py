@@ -37,9 +37,9 @@ def app_client(tmp_path: Path) -> Iterator[tuple[Any, Records]]:
 def transcribed(records: Records, setup: list[dict[str, Any]], entries: list[Any],
                 title: str = "citta-stato") -> tuple[UUID, list[str]]:
     """A record in progress, as a table transcribes it: these setup outcomes, then these entries."""
-    record_id, tokens = records.start(title, SEATS, {"players": 3}, mode="transcribed", setup_outcomes=setup)
+    record_id, tokens = records.play.start(title, SEATS, {"players": 3}, mode="transcribed", setup_outcomes=setup)
     for entry in entries:
-        records.play(record_id, dict(entry.command), tokens[entry.command["seat"]],
+        records.play.command(record_id, dict(entry.command), tokens[entry.command["seat"]],
                      outcomes=[o.to_json() if isinstance(o, Outcome) else o for o in entry.outcomes])
     return record_id, tokens
 
@@ -93,7 +93,7 @@ def test_a_hidden_republic_card_changes_no_byte_nor_etag_of_what_others_read(app
     first, tokens = transcribed(records, setup, entries)
     second, tokens_2 = transcribed(records, other, entries)
     assert records.timeline(first).head != records.timeline(second).head  # the tables do differ, in a secret
-    last = records.summary(first)["steps"]
+    last = records.reading.summary(first)["steps"]
     def republic(record_id: UUID, token: str) -> Any:
         return client.get(f"/api/records/{record_id}/steps/{last}", headers=auth(token)).get_json()["view"]["seats"][0]["republic"]
 
@@ -150,7 +150,7 @@ def notation_round_trip(client: Any, records: Records, text: str) -> tuple[str, 
     """A finished Città-Stato record with one note of `text` (and a what-if line named by it), its notation
     (`GET …/notation`), imported again: (the note's text before, after)."""
     teaching = client.application.extensions["cronaca"].teaching
-    record_id = records.import_checked(record_file("citta-stato", "beyond-notation"), KEY)
+    record_id = records.imports.import_checked(record_file("citta-stato", "beyond-notation"), KEY)
     starts, _ = teaching.variations.decision_steps(record_id, None)
     added = client.post(f"/api/records/{record_id}/annotations", json={"step": starts[1], "text": text},
                         headers=auth(KEY))

@@ -26,11 +26,11 @@ def stored_versions(records: Records, record_id: UUID) -> list[int]:
 
 
 def test_live_record_reveals_a_seed_that_rederives_every_outcome(records: Records) -> None:
-    record_id, tokens = records.start("toy", ["ann", "bob"])
-    opening = records.summary(record_id)["chance"]
+    record_id, tokens = records.play.start("toy", ["ann", "bob"])
+    opening = records.reading.summary(record_id)["chance"]
     assert opening["seed"] is None and len(opening["commitment"]) == 64
     played = play_out(records, record_id, tokens)
-    summary = records.summary(record_id)
+    summary = records.reading.summary(record_id)
     assert summary["finished"] and summary["steps"] == 1 + played  # the toy's setup and each command: one game event
     assert summary["version"] == 1 + summary["steps"] + 1  # Started, one stored event per game event, Finished
     seed = summary["chance"]["seed"]
@@ -51,7 +51,7 @@ def test_live_record_reveals_a_seed_that_rederives_every_outcome(records: Record
 
 
 def test_state_at_every_step_equals_a_fold_from_zero(records: Records) -> None:
-    record_id, tokens = records.start("toy", ["ann", "bob", "cy"], edition_file=LONG_TOY.format(target=100))
+    record_id, tokens = records.play.start("toy", ["ann", "bob", "cy"], edition_file=LONG_TOY.format(target=100))
     play_out(records, record_id, tokens, seed="long")
     timeline = records.timeline(record_id)
     game = timeline.game
@@ -70,36 +70,36 @@ def test_state_at_every_step_equals_a_fold_from_zero(records: Records) -> None:
 
 
 def test_snapshots_keep_commands_working_on_long_records(records: Records) -> None:
-    record_id, tokens = records.start("toy", ["ann", "bob"], edition_file=LONG_TOY.format(target=200))
+    record_id, tokens = records.play.start("toy", ["ann", "bob"], edition_file=LONG_TOY.format(target=200))
     played = play_out(records, record_id, tokens, seed="snap")
     assert played > 100
     assert records.snapshots is not None
     assert list(records.snapshots.get(record_id)), "a snapshot was taken after 100 versions"
     record = records.repository.get(record_id)
-    assert record.version == records.summary(record_id)["version"] and record.finished
+    assert record.version == records.reading.summary(record_id)["version"] and record.finished
 
 
 def test_a_violation_appends_nothing_and_names_its_rule(records: Records) -> None:
-    record_id, tokens = records.start("toy", ["ann", "bob"])
+    record_id, tokens = records.play.start("toy", ["ann", "bob"])
     before = stored_versions(records, record_id)
     with pytest.raises(Refused) as caught:
-        records.play(record_id, {"type": "toy/roll", "seat": 1}, tokens[1])
+        records.play.command(record_id, {"type": "toy/roll", "seat": 1}, tokens[1])
     assert caught.value.rule == "toy/turn" and caught.value.facts["turn"] == 0
     assert stored_versions(records, record_id) == before
     with pytest.raises(Forbidden):
-        records.play(record_id, {"type": "toy/roll", "seat": 0}, tokens[1])
+        records.play.command(record_id, {"type": "toy/roll", "seat": 0}, tokens[1])
     with pytest.raises(Invalid) as malformed:
-        records.play(record_id, {"type": "toy/roll", "seat": "zero"}, tokens[0])
+        records.play.command(record_id, {"type": "toy/roll", "seat": "zero"}, tokens[0])
     assert malformed.value.facts["rule"] == "command/malformed"
     assert stored_versions(records, record_id) == before
 
 
 def test_a_command_decided_against_an_old_version_conflicts(records: Records) -> None:
-    record_id, tokens = records.start("toy", ["ann", "bob"])
+    record_id, tokens = records.play.start("toy", ["ann", "bob"])
     assert stored_versions(records, record_id) == [1, 2]  # Started, the setup's one game event
-    records.play(record_id, {"type": "toy/roll", "seat": 0}, tokens[0], expected_version=2)
+    records.play.command(record_id, {"type": "toy/roll", "seat": 0}, tokens[0], expected_version=2)
     with pytest.raises(Conflict) as caught:
-        records.play(record_id, {"type": "toy/roll", "seat": 1}, tokens[1], expected_version=2)
+        records.play.command(record_id, {"type": "toy/roll", "seat": 1}, tokens[1], expected_version=2)
     assert caught.value.facts == {"version": 3, "expected_version": 2}
     assert stored_versions(records, record_id) == [1, 2, 3]
 
@@ -114,7 +114,7 @@ def race(records: Records, record_id: UUID, payload: dict, token: str, version: 
     def attempt(app: Records) -> None:
         barrier.wait()
         try:
-            app.play(record_id, payload, token, expected_version=version)
+            app.play.command(record_id, payload, token, expected_version=version)
             results.append("ok")
         except Conflict:
             results.append("conflict")
@@ -129,51 +129,51 @@ def race(records: Records, record_id: UUID, payload: dict, token: str, version: 
 
 
 def test_concurrent_commands_one_wins_and_the_stream_has_no_gap(records: Records) -> None:
-    record_id, tokens = records.start("toy", ["ann", "bob"])
+    record_id, tokens = records.play.start("toy", ["ann", "bob"])
     assert race(records, record_id, {"type": "toy/roll", "seat": 0}, tokens[0], version=2) == ["conflict", "ok"]
     assert stored_versions(records, record_id) == [1, 2, 3]
-    assert records.summary(record_id)["steps"] == 2
+    assert records.reading.summary(record_id)["steps"] == 2
 
 
 def test_transcribed_outcomes_are_checked_for_possibility(records: Records) -> None:
-    record_id, tokens = records.start("toy", ["ann", "bob"], mode="transcribed")
-    assert records.summary(record_id)["chance"]["commitment"] is None
+    record_id, tokens = records.play.start("toy", ["ann", "bob"], mode="transcribed")
+    assert records.reading.summary(record_id)["chance"]["commitment"] is None
     with pytest.raises(Invalid):
-        records.play(record_id, {"type": "toy/roll", "seat": 0}, tokens[0])  # no outcomes given
+        records.play.command(record_id, {"type": "toy/roll", "seat": 0}, tokens[0])  # no outcomes given
     with pytest.raises(Refused) as caught:
-        records.play(record_id, {"type": "toy/roll", "seat": 0}, tokens[0],
+        records.play.command(record_id, {"type": "toy/roll", "seat": 0}, tokens[0],
                      outcomes=[{"kind": "roll", "source": "die", "values": [7]}])
     assert caught.value.rule == "chance/roll/impossible-face"
     with pytest.raises(Refused) as drawn:
-        records.play(record_id, {"type": "toy/draw", "seat": 0}, tokens[0],
+        records.play.command(record_id, {"type": "toy/draw", "seat": 0}, tokens[0],
                      outcomes=[{"kind": "draw", "source": "bag:0", "values": [4]}])
     assert drawn.value.rule == "chance/draw/not-there"
     with pytest.raises(Invalid) as unused:
-        records.play(record_id, {"type": "toy/roll", "seat": 0}, tokens[0],
+        records.play.command(record_id, {"type": "toy/roll", "seat": 0}, tokens[0],
                      outcomes=[{"kind": "roll", "source": "die", "values": [3]}, {"kind": "roll", "source": "die", "values": [3]}])
     assert unused.value.facts["rule"] == "chance/unused-outcome"
-    played = records.play(record_id, {"type": "toy/draw", "seat": 0}, tokens[0],
+    played = records.play.command(record_id, {"type": "toy/draw", "seat": 0}, tokens[0],
                           outcomes=[{"kind": "draw", "source": "bag:0", "values": [2]}])
     assert [e.to_json() for e in played.events] == [{"type": "toy/drawn", "data": {"seat": 0, "cube": 2}}]
     assert stored_versions(records, record_id) == [1, 2, 3]
 
 
 def test_views_hide_what_any_seat_does_not_see(records: Records) -> None:
-    record_id, tokens = records.start("toy", ["ann", "bob"])
-    records.play(record_id, {"type": "toy/draw", "seat": 0}, tokens[0])
+    record_id, tokens = records.play.start("toy", ["ann", "bob"])
+    records.play.command(record_id, {"type": "toy/draw", "seat": 0}, tokens[0])
     bag0 = list(records.timeline(record_id).head.bags[0])
-    public = records.step(record_id, 2, None)
-    mine = records.step(record_id, 2, tokens[0])
-    theirs = records.step(record_id, 2, tokens[1])
+    public = records.reading.step(record_id, 2, None)
+    mine = records.reading.step(record_id, 2, tokens[0])
+    theirs = records.reading.step(record_id, 2, tokens[1])
     assert public["view_of"] == "public" and public["view"]["bags"] == [HIDDEN, HIDDEN]
     assert mine["view"]["bags"] == [sorted(bag0), 3] and theirs["view"]["bags"] == [2, [1, 2, 3]]
     assert "scores" not in public
-    events = records.event_range(record_id, 0, None)
+    events = records.reading.event_range(record_id, 0, None)
     assert events["redacted"] and all("data" not in e for e in events["events"])
     with pytest.raises(Forbidden):
-        records.export(record_id)
+        records.reading.export(record_id)
     with pytest.raises(Forbidden):
-        records.step(record_id, 2, "not-a-token")
+        records.reading.step(record_id, 2, "not-a-token")
 
 
 def test_common_view_keeps_only_agreement() -> None:
@@ -183,78 +183,78 @@ def test_common_view_keeps_only_agreement() -> None:
 
 
 def test_turns_cover_every_step_once(records: Records) -> None:
-    record_id, tokens = records.start("toy", ["ann", "bob"], edition_file=LONG_TOY.format(target=30))
+    record_id, tokens = records.play.start("toy", ["ann", "bob"], edition_file=LONG_TOY.format(target=30))
     play_out(records, record_id, tokens, seed="turns")
-    turns = records.turns(record_id)
+    turns = records.reading.turns(record_id)
     assert turns[0]["turn"] == 0 and turns[0]["from"] == 0
     for before, after in zip(turns, turns[1:], strict=False):
         assert before["to"] == after["from"] and after["seat"] != before["seat"]
         assert after["round"] in (before["round"], before["round"] + 1)
-    assert turns[-1]["to"] == records.summary(record_id)["steps"]
+    assert turns[-1]["to"] == records.reading.summary(record_id)["steps"]
     assert [t["player"] for t in turns[1:3]] == ["ann", "bob"]
 
 
 def test_list_filters_by_title_player_and_status(records: Records) -> None:
-    done, tokens = records.start("toy", ["ann", "bob"])
+    done, tokens = records.play.start("toy", ["ann", "bob"])
     play_out(records, done, tokens)
-    going, _ = records.start("toy", ["cy", "Ann"])
-    assert [r["id"] for r in records.find()] == [str(going), str(done)]
-    assert [r["id"] for r in records.find(player="ann")] == [str(going), str(done)]
-    assert [r["id"] for r in records.find(player="bob")] == [str(done)]
-    assert [r["id"] for r in records.find(status="finished")] == [str(done)]
-    assert [r["id"] for r in records.find(status="in-progress", title="toy")] == [str(going)]
-    assert records.find(title="citta-stato") == []
+    going, _ = records.play.start("toy", ["cy", "Ann"])
+    assert [r["id"] for r in records.reading.find()] == [str(going), str(done)]
+    assert [r["id"] for r in records.reading.find(player="ann")] == [str(going), str(done)]
+    assert [r["id"] for r in records.reading.find(player="bob")] == [str(done)]
+    assert [r["id"] for r in records.reading.find(status="finished")] == [str(done)]
+    assert [r["id"] for r in records.reading.find(status="in-progress", title="toy")] == [str(going)]
+    assert records.reading.find(title="citta-stato") == []
 
 
 def test_export_then_import_gives_the_same_record_event_for_event(records: Records) -> None:
-    record_id, tokens = records.start("toy", ["ann", "bob", "cy"])
+    record_id, tokens = records.play.start("toy", ["ann", "bob", "cy"])
     play_out(records, record_id, tokens, seed="roundtrip")
-    document = records.export(record_id)
-    import_id, new_tokens = records.submit(document)
-    report = records.validate_import(import_id)
+    document = records.reading.export(record_id)
+    import_id, new_tokens = records.imports.submit(document)
+    report = records.imports.validate(import_id)
     assert report["ok"], report
     copy = UUID(report["record_id"])
     assert [e.to_json() for e in records.timeline(copy).events] == [e.to_json() for e in records.timeline(record_id).events]
-    again = records.export(copy)
+    again = records.reading.export(copy)
     assert again == document
-    assert records.validate_import(import_id) == report  # a second run of the job changes nothing
-    assert len(new_tokens) == 3 and records.seat_of(records.timeline(copy).meta, new_tokens[2]) == 2
+    assert records.imports.validate(import_id) == report  # a second run of the job changes nothing
+    assert len(new_tokens) == 3 and records.access.seat_of(records.timeline(copy).meta, new_tokens[2]) == 2
 
 
 def test_a_tampered_file_is_rejected_with_the_entry_and_rule(records: Records) -> None:
-    record_id, tokens = records.start("toy", ["ann", "bob"], mode="transcribed")
+    record_id, tokens = records.play.start("toy", ["ann", "bob"], mode="transcribed")
     die = SeededChance("dice")
     for _ in range(200):
         timeline = records.timeline(record_id)
         if timeline.game.pending(timeline.head).over:
             break
         seat = timeline.game.pending(timeline.head).seat
-        records.play(record_id, {"type": "toy/roll", "seat": seat}, tokens[seat],
+        records.play.command(record_id, {"type": "toy/roll", "seat": seat}, tokens[seat],
                      outcomes=[{"kind": "roll", "source": "die", "values": [die.roll('die', 1)[0]]}])
-    document = records.export(record_id)
+    document = records.reading.export(record_id)
     document["entries"][3]["outcomes"][0]["values"] = [9]
-    import_id, _ = records.submit(document)
-    report = records.validate_import(import_id)
+    import_id, _ = records.imports.submit(document)
+    report = records.imports.validate(import_id)
     assert not report["ok"] and report["entry_index"] == 3 and report["rule"] == "chance/roll/impossible-face"
-    assert records.get_import(import_id).status == "rejected"
+    assert records.imports.get(import_id).status == "rejected"
 
-    live_id, live_tokens = records.start("toy", ["ann", "bob"])
+    live_id, live_tokens = records.play.start("toy", ["ann", "bob"])
     play_out(records, live_id, live_tokens)
-    forged = records.export(live_id)
+    forged = records.reading.export(live_id)
     forged["chance"]["seed"] = "guess"
-    rejected = records.validate_import(records.submit(forged)[0])
+    rejected = records.imports.validate(records.imports.submit(forged)[0])
     assert rejected["rule"] == "chance/commitment"
-    bent = records.export(live_id)
+    bent = records.reading.export(live_id)
     first = bent["entries"][1]
     if first["command"]["type"] == "toy/roll":
         first["outcomes"][0]["values"] = [1 + first["outcomes"][0]["values"][0] % 6]
         first["events"][0]["data"]["face"] = first["outcomes"][0]["values"][0]
-        bent_report = records.validate_import(records.submit(bent)[0])
+        bent_report = records.imports.validate(records.imports.submit(bent)[0])
         assert not bent_report["ok"] and bent_report["rule"] in ("chance/not-from-seed", "log/event-mismatch")
 
 
 def test_observed_chance_replays_what_live_play_recorded(records: Records) -> None:
-    record_id, tokens = records.start("toy", ["ann", "bob"])
+    record_id, tokens = records.play.start("toy", ["ann", "bob"])
     play_out(records, record_id, tokens)
     timeline = records.timeline(record_id)
     game = timeline.game
@@ -267,19 +267,19 @@ def test_observed_chance_replays_what_live_play_recorded(records: Records) -> No
 
 
 def test_a_file_without_events_gets_them_from_the_rules(records: Records) -> None:
-    record_id, tokens = records.start("toy", ["ann", "bob"], mode="transcribed")
+    record_id, tokens = records.play.start("toy", ["ann", "bob"], mode="transcribed")
     die = SeededChance("bare")
-    while not records.summary(record_id)["finished"]:
+    while not records.reading.summary(record_id)["finished"]:
         seat = records.timeline(record_id).game.pending(records.timeline(record_id).head).seat
-        records.play(record_id, {"type": "toy/roll", "seat": seat}, tokens[seat],
+        records.play.command(record_id, {"type": "toy/roll", "seat": seat}, tokens[seat],
                      outcomes=[{"kind": "roll", "source": "die", "values": [die.roll("die", 1)[0]]}])
-    document = records.export(record_id)
+    document = records.reading.export(record_id)
     for entry in document["entries"]:
         entry["events"] = []
-    report = records.validate_import(records.submit(document)[0])
+    report = records.imports.validate(records.imports.submit(document)[0])
     assert report["ok"], report
     copy = UUID(report["record_id"])
-    assert records.export(copy)["entries"] == records.export(record_id)["entries"]
+    assert records.reading.export(copy)["entries"] == records.reading.export(record_id)["entries"]
 
 
 def stored_rows(records: Records, record_id: UUID) -> list[tuple[int, str, dict]]:
@@ -295,7 +295,7 @@ def test_one_stored_event_per_game_event_and_a_command_saved_whole(records: Reco
     if title not in titles():
         pytest.fail(f"{title} is not installed: this test needs a title whose commands cause several events")
     low, _ = catalog.game(title).seats
-    record_id, tokens = records.start(title, [f"p{k}" for k in range(low)])
+    record_id, tokens = records.play.start(title, [f"p{k}" for k in range(low)])
     players = SeededChance("rows")
     for _ in range(500):
         timeline = records.timeline(record_id)
@@ -307,7 +307,7 @@ def test_one_stored_event_per_game_event_and_a_command_saved_whole(records: Reco
         produced = game.decide(timeline.head, cmd, chance)
         if len(produced) > 1:
             break
-        records.play(record_id, cmd.to_json(), tokens[cmd.seat])
+        records.play.command(record_id, cmd.to_json(), tokens[cmd.seat])
     else:
         pytest.fail("no command with several game events in 500")
     version, steps = meta.version, len(timeline.events)
@@ -336,21 +336,21 @@ def test_one_stored_event_per_game_event_and_a_command_saved_whole(records: Reco
 def test_a_command_that_causes_no_game_event_is_refused_and_stores_nothing(
         records: Records, monkeypatch: pytest.MonkeyPatch) -> None:
     """A record stores a command on its first game event: a command without any has nowhere to go."""
-    record_id, tokens = records.start("toy", ["ann", "bob"])
-    records.play(record_id, {"type": "toy/roll", "seat": 0}, tokens[0])
+    record_id, tokens = records.play.start("toy", ["ann", "bob"])
+    records.play.command(record_id, {"type": "toy/roll", "seat": 0}, tokens[0])
     before = stored_versions(records, record_id)
     game = catalog.game("toy")
     real = game.decide
     monkeypatch.setattr(game, "decide", lambda state, cmd, chance: [] if cmd.to_json()["type"] == "toy/roll" else real(state, cmd, chance))
     with pytest.raises(Invalid) as caught:
-        records.play(record_id, {"type": "toy/roll", "seat": 1}, tokens[1])
+        records.play.command(record_id, {"type": "toy/roll", "seat": 1}, tokens[1])
     assert caught.value.facts["rule"] == "command/no-events"
     assert stored_versions(records, record_id) == before
-    document = {"format": "cronaca-record", "version": 1, "title": "toy", "edition": records.summary(record_id)["edition"],
+    document = {"format": "cronaca-record", "version": 1, "title": "toy", "edition": records.reading.summary(record_id)["edition"],
                 "seats": [{"name": "ann"}, {"name": "bob"}], "options": {"players": 2}, "mode": "transcribed",
                 "chance": {}, "entries": [{"setup": {"players": 2}, "outcomes": [], "events": []},
                                           {"command": {"type": "toy/roll", "seat": 0}, "outcomes": [], "events": []}]}
-    report = records.validate_import(records.submit(document)[0])
+    report = records.imports.validate(records.imports.submit(document)[0])
     assert not report["ok"] and report["rule"] == "log/no-events" and report["entry_index"] == 1
 
 
@@ -360,7 +360,7 @@ def test_readers_never_see_a_timeline_half_caught_up(records: Records) -> None:
     The timeline's lists grow together (events, entries, checkpoints); a reader must never see
     one ahead of another (that used to surface as a zip length error in `turns`).
     """
-    record_id, tokens = records.start("toy", ["ann", "bob"], edition_file=LONG_TOY.format(target=150))
+    record_id, tokens = records.play.start("toy", ["ann", "bob"], edition_file=LONG_TOY.format(target=150))
     writer = Records(records.env)  # appends through its own view of the store, as another process would
     done = threading.Event()
     failures: list[BaseException] = []
@@ -368,11 +368,11 @@ def test_readers_never_see_a_timeline_half_caught_up(records: Records) -> None:
     def read() -> None:
         while not done.is_set():
             try:
-                turns = records.turns(record_id)
+                turns = records.reading.turns(record_id)
                 last = turns[-1]["to"]
                 assert [t["from"] for t in turns[1:]] == [t["to"] for t in turns[:-1]]
-                records.step(record_id, last, None)
-                records.step(record_id, last // 2, None)
+                records.reading.step(record_id, last, None)
+                records.reading.step(record_id, last // 2, None)
             except BaseException as exc:  # noqa: BLE001 - collected and reported below
                 failures.append(exc)
                 return
@@ -392,4 +392,4 @@ def test_readers_never_see_a_timeline_half_caught_up(records: Records) -> None:
         writer.close()
     assert played > 40
     assert not failures, repr(failures[0])
-    assert records.turns(record_id)[-1]["to"] == records.summary(record_id)["steps"]
+    assert records.reading.turns(record_id)[-1]["to"] == records.reading.summary(record_id)["steps"]

@@ -131,9 +131,9 @@ def test_an_export_shows_each_command_type_first(tmp_path: Path) -> None:
     """Heads stored canonical (keys sorted) read back with each command's `type` first, as an event's."""
     records = Records(Settings.from_env({"PERSISTENCE_MODULE": "eventsourcing.sqlite",
                                          "SQLITE_DBNAME": str(tmp_path / "r.sqlite3")}).store)
-    record_id, tokens = records.start("toy", ["Ada", "Ben"], seed="rows")
+    record_id, tokens = records.play.start("toy", ["Ada", "Ben"], seed="rows")
     play_out(records, record_id, tokens)
-    commands = [e["command"] for e in records.export(record_id)["entries"] if "command" in e]
+    commands = [e["command"] for e in records.reading.export(record_id)["entries"] if "command" in e]
     assert commands and all(next(iter(c)) == "type" for c in commands)
     records.close()
 
@@ -198,14 +198,14 @@ def test_a_compressed_and_enciphered_store_reads_what_it_wrote(tmp_path: Path) -
            "CIPHER_TOPIC": "tests.service.test_rows:ReversingCipher", "CIPHER_KEY": "k"}
     records = Records(Settings.from_env(env).store)
     assert records.mapper.compressor is not None and records.mapper.cipher is not None
-    record_id, tokens = records.start("toy", ["Ada", "Ben"], seed="rows")
+    record_id, tokens = records.play.start("toy", ["Ada", "Ben"], seed="rows")
     play_out(records, record_id, tokens)
-    assert records.verify(record_id)["ok"]
+    assert records.verification.verify(record_id)["ok"]
     stored = [bytes(s) for _, topic, s in select_stream(records.recorder, record_id) if topic.endswith(HAPPENED)]
     assert stored and not any(b'"event"' in s for s in stored)  # enciphered on disk
     again = Records(Settings.from_env(env).store)
-    assert again.export(record_id) == records.export(record_id)
-    assert again.repository.get(record_id).steps == records.summary(record_id)["steps"]
+    assert again.reading.export(record_id) == records.reading.export(record_id)
+    assert again.repository.get(record_id).steps == records.reading.summary(record_id)["steps"]
     records.close()
     again.close()
 
@@ -218,7 +218,7 @@ def test_an_imported_record_stores_what_its_links_hash_and_exports_type_first(re
     for raw, payload in rows:
         assert b'"event":' + chains.canonical(payload["event"]) + b',"entry":' in raw
     assert len({payload["timestamp"]["_data_"] for _, payload in rows}) == 1  # one save, one time
-    exported = records.export(record_id)
+    exported = records.reading.export(record_id)
     events = [e for entry in exported["entries"] for e in entry["events"]]
     assert events == [payload["event"] for _, payload in rows]
     assert all(list(e) == ["type", "data"] for e in events)  # as the kernel writes an event, not as it is hashed
@@ -345,16 +345,16 @@ def test_a_batch_of_imports_is_read_in_one_query(records: Records, monkeypatch: 
     an id with no stream is left out."""
     from domain.records import timeline
 
-    ids = [records.submit(record_file(title, f"many-{k}"))[0] for k, title in enumerate(("la-citta", "serenissima"))]
-    records.judge_imports(ids[:1])  # one judged: more events in its stream
+    ids = [records.imports.submit(record_file(title, f"many-{k}"))[0] for k, title in enumerate(("la-citta", "serenissima"))]
+    records.imports.judge_many(ids[:1])  # one judged: more events in its stream
     asked: list[list[Any]] = []
     real = timeline.select_stream
     monkeypatch.setattr(timeline, "select_stream", lambda *a, **k: asked.append(list(a)) or real(*a, **k))
     missing = uuid4()
-    found = records.get_imports([*ids, missing])
+    found = records.imports.get_many([*ids, missing])
     assert asked == [] and set(found) == set(ids)
     for import_id in ids:
-        alone = records.get_import(import_id)
+        alone = records.imports.get(import_id)
         assert (found[import_id].version, found[import_id].status, found[import_id].report, found[import_id].document) == (
             alone.version, alone.status, alone.report, alone.document)
     assert found[ids[0]].status == "accepted" and found[ids[1]].status == "submitted"

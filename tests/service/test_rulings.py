@@ -23,8 +23,8 @@ from domain import catalog
 from domain.kernel import Entry, SeededChance, fold, play
 from domain.kernel.selfplay import PlayedGame, play_random
 from domain.records import Records, evidence, recordfile
-from domain.records.application import Conflict, Forbidden, Invalid, Unauthorized
 from domain.records.chain import chain_of, stream_item
+from domain.records.errors import Conflict, Forbidden, Invalid, Unauthorized
 from domain.records.rulings import Arbitration, rulings_id, verify
 from tests.service import browsing
 from tests.service.browsing import served_app
@@ -311,7 +311,7 @@ def tamper(records: Records, store_env: dict[str, str], stream: UUID, version: i
 
 
 def test_a_ruling_changed_in_the_database_is_found_at_its_place(records: Records, store_env: dict[str, str]) -> None:
-    record_id, tokens = records.start("toy", NAMES, arbiter_key="the-arbiter")
+    record_id, tokens = records.play.start("toy", NAMES, arbiter_key="the-arbiter")
     play_out(records, record_id, tokens)
     arbitration = Arbitration(records)
     with pytest.raises(Unauthorized):
@@ -333,7 +333,7 @@ def test_a_ruling_changed_in_the_database_is_found_at_its_place(records: Records
 
 
 def test_corrections_in_the_domain_refuse_in_progress_and_name_the_rule(records: Records) -> None:
-    record_id, tokens = records.start("toy", NAMES, arbiter_key="the-arbiter")
+    record_id, tokens = records.play.start("toy", NAMES, arbiter_key="the-arbiter")
     arbitration = Arbitration(records)
     with pytest.raises(Conflict):
         arbitration.rule(record_id, "the-arbiter", {"decision": "a", "reason": "b",

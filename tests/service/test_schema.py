@@ -250,7 +250,7 @@ def test_sqlite_makes_its_tables_on_open_and_upgrade_works_on_it_too(tmp_path: P
     quick = Settings.from_env({"SQLITE_DBNAME": str(tmp_path / "quick.sqlite3")}).store
     records = Records(quick)  # the quick start: no upgrade, the library makes the tables as the file opens
     try:
-        assert records.start("toy", ["a", "b"])[0]
+        assert records.play.start("toy", ["a", "b"])[0]
     finally:
         records.close()
     assert [s.split(":")[0] for s in upgrade(quick)] == [str(CURRENT)]  # the store mapping itself is accepted

@@ -48,7 +48,7 @@ def test_a_study_notation_imported_gives_back_the_same_notes_and_variations(clie
     record_id, key, tokens, _ = imported(client, record_document(title))
     teaching = client.application.extensions["cronaca"].teaching
     bare = client.get(f"/api/records/{record_id}/notation").get_data(as_text=True)
-    assert bare == teaching.records.notation(record_id, all_seeing=True)  # nothing to add: the plain notation
+    assert bare == teaching.records.reading.notation(record_id, all_seeing=True)  # nothing to add: the plain notation
     made = study(teaching, record_id, title, key)
 
     full = client.get(f"/api/records/{record_id}/notation", headers=auth(key))
@@ -57,7 +57,7 @@ def test_a_study_notation_imported_gives_back_the_same_notes_and_variations(clie
     assert "only Ben reads this" in text and "( {what if" in text and "( {deeper" in text and " ?! {" in text
 
     # the checker reads the main line only: as clean as the plain notation, with the same moves and scores
-    plain = teaching.records.notation(record_id, all_seeing=True)
+    plain = teaching.records.reading.notation(record_id, all_seeing=True)
     studied = client.post("/api/check", data=text.encode(), content_type=MEDIA_TYPE).get_json()
     alone = client.post("/api/check", data=plain.encode(), content_type=MEDIA_TYPE).get_json()
     assert studied["ok"] and alone["ok"], studied["findings"]

@@ -30,20 +30,20 @@ def test_a_self_played_game_imports_and_exports_unchanged(title: str, tmp_path: 
     }
     records = Records({"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(tmp_path / "t.sqlite3")})
     try:
-        report = records.validate_import(records.submit(document)[0])
+        report = records.imports.validate(records.imports.submit(document)[0])
         assert report["ok"], report
         record_id = UUID(report["record_id"])
-        exported = records.export(record_id)
+        exported = records.reading.export(record_id)
         assert exported["entries"] == dice.mark_outcomes(document["entries"], "transcribed")  # each outcome says who gave it
         assert exported["scores"] == played.scores
-        again = records.validate_import(records.submit(exported)[0])
-        assert again["ok"] and records.export(UUID(again["record_id"]))["entries"] == exported["entries"]
-        summary = records.summary(record_id)
+        again = records.imports.validate(records.imports.submit(exported)[0])
+        assert again["ok"] and records.reading.export(UUID(again["record_id"]))["entries"] == exported["entries"]
+        summary = records.reading.summary(record_id)
         assert summary["finished"] and summary["steps"] == played.event_count
-        ends = [turn["to"] for turn in records.turns(record_id)]  # after whole commands: always showable
+        ends = [turn["to"] for turn in records.reading.turns(record_id)]  # after whole commands: always showable
         assert ends[-1] == summary["steps"]
         for n in ends[:: max(1, len(ends) // 40)] + ends[-1:]:
-            assert records.step(record_id, n, None)["view_of"] == "all"
+            assert records.reading.step(record_id, n, None)["view_of"] == "all"
     finally:
         records.close()
 

@@ -17,7 +17,7 @@ from domain import catalog
 from domain.kernel import Entry, ObservedChance, Outcome, RuleViolation, fold, play
 from domain.kernel.selfplay import PlayedGame
 from domain.records import Records, recordfile
-from domain.records.application import Conflict, Forbidden, Invalid, NotFound, Refused, Unauthorized
+from domain.records.errors import Conflict, Forbidden, Invalid, NotFound, Refused, Unauthorized
 from domain.records.variations import AUTHOR, DRAWN, Variations, command_words
 from tests.service.helpers import NAMES, at_once, import_finished, played_game, record_file
 
@@ -54,7 +54,7 @@ def state_before(title: str, k: int) -> Any:
 
 
 def version(records: Records, record_id: UUID) -> tuple[int, int]:
-    summary = records.summary(record_id)
+    summary = records.reading.summary(record_id)
     return summary["version"], summary["steps"]
 
 
@@ -110,7 +110,7 @@ def test_branch_and_play_legal_commands_in_every_title(records: Records, title: 
     assert step["view"] == game.view(variations.state_at(vid, start + 1), None)
     assert step["event"] == variations.entries(vid)[0]["events"][0]["type"]
     assert "scores" in step
-    with records.reading(record_id) as timeline:
+    with records.access.reading(record_id) as timeline:
         assert variations.state_at(vid, start - 1) == timeline.state_at(start - 1)
         assert variations.step(vid, start)["event"] == timeline.events[start - 1].type
     with pytest.raises(NotFound):
@@ -302,9 +302,9 @@ def test_who_may_branch_and_from_where(records: Records) -> None:
 
 
 def test_a_record_in_progress_gets_no_variations(records: Records) -> None:
-    record_id, tokens = records.start("citta-stato", NAMES, annotator_key=KEY)
+    record_id, tokens = records.play.start("citta-stato", NAMES, annotator_key=KEY)
     variations = Variations(records)
-    steps = records.summary(record_id)["steps"]
+    steps = records.reading.summary(record_id)["steps"]
     with pytest.raises(Conflict) as caught:
         variations.branch(record_id, KEY, steps)
     assert "in progress" in caught.value.message

@@ -45,7 +45,7 @@ def move(records: Records, record_id: Any, tokens: list[str], players: SeededCha
     timeline = records.timeline(record_id)
     choices = timeline.game.legal(timeline.head)
     cmd = choices[players.below(len(choices))]
-    records.play(record_id, cmd.to_json(), tokens[cmd.seat])
+    records.play.command(record_id, cmd.to_json(), tokens[cmd.seat])
 
 
 def toy_says(event: Any, before: Any, names: Any) -> Any:
@@ -62,11 +62,11 @@ def toy_says(event: Any, before: Any, names: Any) -> Any:
 
 def test_story_falls_back_to_the_event_type_in_words(served: tuple[Any, Records]) -> None:
     client, records = served
-    record_id, tokens = records.start("toy", ["ann", "bob"])
+    record_id, tokens = records.play.start("toy", ["ann", "bob"])
     play_out(records, record_id, tokens)
     story = client.get(f"/api/records/{record_id}/story").get_json()
     timeline = records.timeline(record_id)
-    turns = records.turns(record_id)
+    turns = records.reading.turns(record_id)
     assert story["view_of"] == "all" and story["steps"] == len(timeline.events)
     assert [line["step"] for line in story["lines"]] == list(range(1, story["steps"] + 1))
     for line in story["lines"]:
@@ -82,9 +82,9 @@ def test_story_lines_hide_what_the_reader_may_not_see(served: tuple[Any, Records
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     client, records = served
     monkeypatch.setattr(toy_game.GAME, "describe", toy_says, raising=False)
-    record_id, tokens = records.start("toy", ["ann", "bob"])
+    record_id, tokens = records.play.start("toy", ["ann", "bob"])
     for _ in range(4):
-        records.play(record_id, {"type": "toy/draw", "seat": records.timeline(record_id).head.turn},
+        records.play.command(record_id, {"type": "toy/draw", "seat": records.timeline(record_id).head.turn},
                      tokens[records.timeline(record_id).head.turn])
     cubes = [e.cube for e in records.timeline(record_id).events if isinstance(e, toy_game.Drawn)]
     public = client.get(f"/api/records/{record_id}/story").get_json()
@@ -107,7 +107,7 @@ def test_a_real_title_story_in_progress_is_public_words(served: tuple[Any, Recor
     """Città-Stato read publicly mid-game: a line for each event its describe (or the fallback) tells,
     no raw type id, and the text is what the public reader may read of each sentence."""
     client, records = served
-    record_id, tokens = records.start("citta-stato", ["Ada", "Bruno", "Chiara"])
+    record_id, tokens = records.play.start("citta-stato", ["Ada", "Bruno", "Chiara"])
     players = SeededChance("story")
     for _ in range(25):
         move(records, record_id, tokens, players)
@@ -126,9 +126,9 @@ def test_a_real_title_story_in_progress_is_public_words(served: tuple[Any, Recor
 
 def test_story_follows_a_live_game(served: tuple[Any, Records]) -> None:
     client, records = served
-    record_id, tokens = records.start("toy", ["ann", "bob"])
+    record_id, tokens = records.play.start("toy", ["ann", "bob"])
     first = client.get(f"/api/records/{record_id}/story").get_json()
-    records.play(record_id, {"type": "toy/roll", "seat": 0}, tokens[0])
+    records.play.command(record_id, {"type": "toy/roll", "seat": 0}, tokens[0])
     second = client.get(f"/api/records/{record_id}/story").get_json()
     assert second["steps"] == first["steps"] + 1
     assert second["lines"][:-1] == first["lines"] and second["lines"][-1]["text"] == "rolled"
@@ -147,23 +147,23 @@ def test_board_draws_the_readers_view_with_the_previous_step(served: tuple[Any, 
         return f"<svg xmlns='http://www.w3.org/2000/svg'><title>{title} {names} {view['points']}</title></svg>"
 
     monkeypatch.setattr("replay_viewer.boards.draw", fake_draw)
-    record_id, tokens = records.start("toy", ["ann", "bob"])
-    records.play(record_id, {"type": "toy/draw", "seat": 0}, tokens[0])
+    record_id, tokens = records.play.start("toy", ["ann", "bob"])
+    records.play.command(record_id, {"type": "toy/draw", "seat": 0}, tokens[0])
     live = client.get(f"/api/records/{record_id}/steps/2/board", headers=auth(tokens[1]))
     assert live.status_code == 200 and live.mimetype == "image/svg+xml"
     assert live.headers["Cache-Control"] == "private, no-cache"
     view, previous = drawn[-1]
-    assert view == records.step(record_id, 2, tokens[1])["view"] and isinstance(view["bags"][0], int)
-    assert previous == records.step(record_id, 1, tokens[1])["view"]
+    assert view == records.reading.step(record_id, 2, tokens[1])["view"] and isinstance(view["bags"][0], int)
+    assert previous == records.reading.step(record_id, 1, tokens[1])["view"]
     client.get(f"/api/records/{record_id}/steps/0/board")
     assert drawn[-1][1] is None
     missing = client.get(f"/api/records/{record_id}/steps/3/board")
     assert missing.status_code == 404 and "steps 0 to 2" in missing.get_json()["detail"]
     play_out(records, record_id, tokens)
-    steps = records.summary(record_id)["steps"]
+    steps = records.reading.summary(record_id)["steps"]
     done = client.get(f"/api/records/{record_id}/steps/{steps}/board")
     assert done.status_code == 200 and done.headers["Cache-Control"] == "public, max-age=3600"
-    assert drawn[-1][0] == records.step(record_id, steps, None)["view"]  # all-seeing
+    assert drawn[-1][0] == records.reading.step(record_id, steps, None)["view"]  # all-seeing
     calls = len(drawn)
     again = client.get(f"/api/records/{record_id}/steps/{steps}/board", headers={"If-None-Match": done.headers["ETag"]})
     assert again.status_code == 304 and not again.data and len(drawn) == calls  # from the cache, not drawn again
@@ -177,7 +177,7 @@ def test_board_draws_the_readers_view_with_the_previous_step(served: tuple[Any, 
 
 def test_a_title_without_a_board_answers_no_layout(served: tuple[Any, Records]) -> None:
     client, records = served
-    record_id, _ = records.start("toy", ["ann", "bob"])
+    record_id, _ = records.play.start("toy", ["ann", "bob"])
     answer = client.get(f"/api/records/{record_id}/steps/1/board")
     body = answer.get_json()
     assert answer.status_code == 404 and body["type"].endswith("no-layout") and "toy" in body["detail"]
@@ -186,8 +186,8 @@ def test_a_title_without_a_board_answers_no_layout(served: tuple[Any, Records]) 
 def test_real_titles_draw_a_board_or_say_why_not(served: tuple[Any, Records]) -> None:
     client, records = served
     for title in REAL:
-        record_id, _ = records.start(title, ["Ada", "Bruno", "Chiara"])
-        steps = records.summary(record_id)["steps"]
+        record_id, _ = records.play.start(title, ["Ada", "Bruno", "Chiara"])
+        steps = records.reading.summary(record_id)["steps"]
         answer = client.get(f"/api/records/{record_id}/steps/{steps}/board")
         if answer.status_code == 200:
             assert answer.mimetype == "image/svg+xml" and b"<svg" in answer.data
@@ -200,8 +200,8 @@ def test_real_titles_draw_a_board_or_say_why_not(served: tuple[Any, Records]) ->
 
 def test_scores_over_time_only_once_finished(served: tuple[Any, Records]) -> None:
     client, records = served
-    record_id, tokens = records.start("toy", ["ann", "bob", "cy"])
-    records.play(record_id, {"type": "toy/roll", "seat": 0}, tokens[0])
+    record_id, tokens = records.play.start("toy", ["ann", "bob", "cy"])
+    records.play.command(record_id, {"type": "toy/roll", "seat": 0}, tokens[0])
     early = client.get(f"/api/records/{record_id}/scores", headers=auth(tokens[0])).get_json()
     assert early["available"] is False and "over" in early["reason"]
     play_out(records, record_id, tokens, seed="scores")
@@ -209,12 +209,12 @@ def test_scores_over_time_only_once_finished(served: tuple[Any, Records]) -> Non
     timeline = records.timeline(record_id)
     steps = len(timeline.events)
     assert scores["available"] and scores["steps"] == steps
-    assert scores["final"] == records.summary(record_id)["scores"]
+    assert scores["final"] == records.reading.summary(record_id)["scores"]
     for row in scores["seats"]:
         assert len(row["totals"]) == steps + 1 and row["name"] == ["ann", "bob", "cy"][row["seat"]]
         for k in (0, steps // 2, steps):
             assert row["totals"][k] == (list(timeline.state_at(k).points) or [0, 0, 0])[row["seat"]]
-    turns = records.turns(record_id)
+    turns = records.reading.turns(record_id)
     assert scores["rounds"][0] == {"round": 1, "step": turns[1]["from"] + 1}
     assert [m["round"] for m in scores["rounds"]] == sorted({t["round"] for t in turns[1:]})
     totals = list(zip(*[row["totals"] for row in scores["seats"]], strict=True))
@@ -255,18 +255,18 @@ def bulk_records(records: Records, n: int) -> None:
 
 
 def check_pages(records: Records, n: int) -> None:
-    first = records.listing(page=1, per_page=50)
+    first = records.reading.listing(page=1, per_page=50)
     assert first["total"] == n and len(first["items"]) == 50
-    last = records.listing(page=(n + 49) // 50, per_page=50)
+    last = records.reading.listing(page=(n + 49) // 50, per_page=50)
     assert len(last["items"]) == n - 50 * ((n + 49) // 50 - 1)
-    assert records.listing(page=(n + 49) // 50 + 1, per_page=50)["items"] == []
-    zoe = records.listing(player="ZOE", status="finished", page=2, per_page=10)
+    assert records.reading.listing(page=(n + 49) // 50 + 1, per_page=50)["items"] == []
+    zoe = records.reading.listing(player="ZOE", status="finished", page=2, per_page=10)
     assert zoe["total"] == len([k for k in range(n) if k % 5 == 0 and k % 3 == 0])
     assert all("zoe" in r["players"] and r["finished"] for r in zoe["items"]) and len(zoe["items"]) == 10
     done = [r for r in first["items"] if r["finished"]]
     assert done and all(r["winner"] == ["bob"] and r["scores"][0] == {"name": "bob", "total": 10} for r in done)
     assert all("winner" not in r for r in first["items"] if not r["finished"])
-    assert records.listing(title="la-citta")["total"] == 0
+    assert records.reading.listing(title="la-citta")["total"] == 0
 
 
 def test_the_list_pages_thousands_of_records(served: tuple[Any, Records]) -> None:
@@ -294,9 +294,9 @@ def test_the_list_pages_on_postgresql(postgres_schema: str) -> None:
 
 def test_list_items_name_the_winner_of_a_played_game(served: tuple[Any, Records]) -> None:
     client, records = served
-    record_id, tokens = records.start("toy", ["ann", "bob"])
+    record_id, tokens = records.play.start("toy", ["ann", "bob"])
     play_out(records, record_id, tokens)
-    scores = records.summary(record_id)["scores"]
+    scores = records.reading.summary(record_id)["scores"]
     item = client.get("/api/records").get_json()["items"][0]
     names = ["ann", "bob"]
     assert item["winner"] == [names[scores["ranking"][0]]]
@@ -308,13 +308,13 @@ def test_list_items_name_the_winner_of_a_played_game(served: tuple[Any, Records]
 
 def test_a_record_answers_304_until_it_changes(served: tuple[Any, Records]) -> None:
     client, records = served
-    record_id, tokens = records.start("toy", ["ann", "bob"])
+    record_id, tokens = records.play.start("toy", ["ann", "bob"])
     first = client.get(f"/api/records/{record_id}")
     etag = first.headers["ETag"]
     assert str(first.get_json()["version"]) in etag
     same = client.get(f"/api/records/{record_id}", headers={"If-None-Match": etag})
     assert same.status_code == 304 and not same.data
-    records.play(record_id, {"type": "toy/roll", "seat": 0}, tokens[0])
+    records.play.command(record_id, {"type": "toy/roll", "seat": 0}, tokens[0])
     moved = client.get(f"/api/records/{record_id}", headers={"If-None-Match": etag})
     assert moved.status_code == 200 and moved.headers["ETag"] != etag and moved.get_json()["steps"] == 2
     assert client.get(f"/api/records/{record_id}", headers={"If-None-Match": etag, **auth("x")}).status_code == 403
@@ -349,9 +349,9 @@ def test_demo_records_are_greedy_bot_games(tmp_path: Path, monkeypatch: pytest.M
     records = Records(Settings.from_env({"SQLITE_DBNAME": str(tmp_path / "demo.sqlite3")}).store)
     try:
         assert service_cli.demo_records(records) == 1
-        (made,) = records.listing()["items"]
+        (made,) = records.reading.listing()["items"]
         assert made["players"] == service_cli.NAMES[:2] and made["finished"] and made["winner"]
-        record = records.export(UUID(made["id"]))
+        record = records.reading.export(UUID(made["id"]))
         assert len(played) == 1 and played[0].seed == "demo-citta-stato-0"
         assert record["entries"] == dice.mark_outcomes([e.to_json() for e in played[0].entries], record["mode"])
     finally:
@@ -385,9 +385,9 @@ def test_the_list_page_shows_winners_files_and_pages(tmp_path: Path) -> None:
     app = create_app(Settings.from_env({"SQLITE_DBNAME": str(tmp_path / "records.sqlite3")}))
     records = app.extensions["cronaca"].records
     bulk_records(records, 40)
-    record_id, tokens = records.start("toy", ["ann", "bob"])
+    record_id, tokens = records.play.start("toy", ["ann", "bob"])
     play_out(records, record_id, tokens)
-    scores = records.summary(record_id)["scores"]
+    scores = records.reading.summary(record_id)["scores"]
     server = make_server("127.0.0.1", 0, app, threaded=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_port}"

@@ -16,7 +16,7 @@ import redis
 from rq import Queue
 
 from api.app import create_app
-from domain.records.application import token_hash
+from domain.records.access import token_hash
 from domain.records.settings import Settings
 from tests.service.conftest import ROOT, free_port, subprocess_env
 from tests.service.helpers import play_out_http
@@ -328,7 +328,7 @@ def test_cronaca_import_queues_many_files_in_batch_jobs_for_the_workers(stack: S
         directory = stack.service.records.directory
         directory.catch_up()
         jobs.update(s.job_id for s in directory.imports.values() if str(s.id) == line["import_id"])
-        found = stack.service.records.get_import(uuid.UUID(line["import_id"]))  # the tokens printed are the seats'
+        found = stack.service.records.imports.get(uuid.UUID(line["import_id"]))  # the tokens printed are the seats'
         assert found.token_hashes == [token_hash(seat["token"]) for seat in line["seats"]]
         assert found.annotator_hash == token_hash(line["annotator_key"])
     assert len(jobs) == 1 and next(iter(jobs)).startswith("imports-")

@@ -35,7 +35,7 @@ from eventsourcing.utils import Environment, EnvType
 from psycopg.rows import tuple_row
 from psycopg.sql import SQL, Identifier
 
-from domain.records.application import RecordsError
+from domain.records.errors import RecordsError
 from domain.records.settings import db_timeouts
 from domain.records.store import VERSION_TABLE, NotifiedRow, Row, RowRecorder, Step, StreamRow, UpgradeError, Versioned
 

@@ -1,0 +1,261 @@
+"""Reading records: any step, the events, the turns, the summary, the list, the export and the notation.
+
+Every answer is as its reader may read it: the public, one seat (by its token), or everyone once the game is
+over. A finished record's steps never change, so their answers are kept (`steps`).
+"""
+
+from __future__ import annotations
+
+import bisect
+import copy
+import json
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+from uuid import UUID
+
+from domain import catalog, transcripts
+from domain.kernel import Entry
+from domain.kernel.cache import Bounded
+from domain.records import chain as chains
+from domain.records import dice, recordfile
+from domain.records.aggregates import LIVE, waiting_message
+from domain.records.errors import Forbidden, NotFound
+from domain.records.timeline import Meta, Timeline
+from domain.records.turns import round_in_view, turn_ranges
+from domain.records.views import visible
+
+if TYPE_CHECKING:
+    from domain.records.application import Records
+
+STEP_CACHE = 20_000  # answers of finished records' steps kept per process (a few KB each)
+
+
+def titles() -> list[str]:
+    """Titles whose engine is installed and complete (a package without `GAME` is still being written)."""
+    found = []
+    for title in catalog.TITLES:
+        try:
+            catalog.game(title)
+        except Exception:  # noqa: BLE001  (one title's broken package never takes the service down)
+            continue
+        found.append(title)
+    return found
+
+
+def by_at(timeline: Timeline, step: int) -> str | None:
+    """Who gave the chance outcomes of the entry that caused game event `step` (1-based): "service" or
+    "transcriber"; None when that entry met no chance. Entries stored before `by` existed: from the mode."""
+    meta = timeline.meta
+    assert meta is not None
+    index = bisect.bisect_right(meta.entry_starts, step - 1) - 1
+    if not 0 <= index < len(timeline.entries):
+        return None
+    outcomes = timeline.entries[index].get("outcomes") or []
+    if not outcomes:
+        return None
+    return str(outcomes[0].get("by") or dice.by_of(meta.mode))
+
+
+
+class Reading:
+    """What a record says, step by step and as a whole."""
+
+    def __init__(self, records: Records) -> None:
+        self.records = records
+        self.steps: Bounded[tuple[UUID, int], bytes] = Bounded("steps", STEP_CACHE)
+
+    def step(self, record_id: UUID, n: int, token: str | None) -> dict[str, Any]:
+        """The state after the first n game events, as the caller may see it."""
+        with self.records.access.read_as(record_id, token) as (timeline, meta, seat):
+            if not 0 <= n <= len(timeline.events):
+                raise NotFound(f"step {n} does not exist; this record has steps 0 to {len(timeline.events)}",
+                               steps=len(timeline.events))
+            state = timeline.state_at(n)
+            game = timeline.game
+            which, view = visible(game, state, len(meta.seats), meta.finished, seat)  # total at every step (kernel contract)
+            pending = game.pending(state)
+            scores = game.scores(state) if meta.finished else None
+            shown_pending: dict[str, Any] = {"seat": pending.seat, "kind": pending.kind}
+            if meta.finished or (seat is not None and seat == pending.seat):
+                shown_pending = pending.to_json()
+            out: dict[str, Any] = {"step": n, "steps": len(timeline.events), "view_of": which, "view": view, "pending": shown_pending}
+            if n > 0:
+                out["event"] = timeline.events[n - 1].type
+                by = by_at(timeline, n)
+                if by is not None:
+                    out["by"] = by  # where this step's chance outcomes came from (docs/trust.md)
+            if scores is not None:
+                out["scores"] = scores
+            return out
+
+    def step_json(self, record_id: UUID, n: int, token: str | None) -> bytes:
+        """`step` as JSON bytes. A finished record's steps never change and show every seat the same
+        all-seeing view, so their answers are kept in a bounded cache."""
+        with self.records.access.reading(record_id) as timeline:
+            assert timeline.meta is not None
+            if not timeline.meta.finished:
+                return json.dumps(self.step(record_id, n, token), separators=(",", ":")).encode()
+            self.records.access.seat_of(timeline.meta, token)  # a forged token is refused even where it would change nothing
+            key = (record_id, n)
+            found = self.steps.get(key)
+            if found is None:
+                found = json.dumps(self.step(record_id, n, token), separators=(",", ":")).encode()
+                self.steps.put(key, found)
+            return found
+
+    def event_range(self, record_id: UUID, start: int, stop: int | None, token: str | None = None) -> dict[str, Any]:
+        """Game events [start, stop); their payloads only once the game is over (they carry secrets)."""
+        with self.records.access.read_as(record_id, token) as (timeline, meta, _):
+            total = len(timeline.events)
+            stop = total if stop is None else min(stop, total)
+            start = max(0, start)
+            items = []
+            for i in range(start, max(start, stop)):
+                e = timeline.events[i]
+                items.append({"step": i + 1, **e.to_json()} if meta.finished else {"step": i + 1, "type": e.type, "redacted": True})
+            return {"from": start, "to": max(start, stop), "steps": total, "redacted": not meta.finished, "events": items}
+
+    def turns(self, record_id: UUID, token: str | None = None) -> list[dict[str, Any]]:
+        """Step ranges of the setup and of each turn (consecutive commands by one seat).
+
+        The round is the title's own where its all-seeing view has an integer `round` (only
+        that number is read); otherwise a new round starts when a turn's seat is not after
+        the previous turn's seat.
+        """
+        with self.records.access.read_as(record_id, token) as (timeline, meta, _):
+            if not meta.entry_starts:  # shared dice, waiting for its seats: no setup yet
+                return [{"turn": 0, "round": 0, "seat": None, "player": None, "from": 0, "to": 0, "commands": 0}]
+            known = timeline.memo.get("turns")
+            if known is not None and known[0] == meta.version:
+                return copy.deepcopy(known[1])
+            out = turn_ranges(meta.entry_seats, meta.entry_sizes, meta.seats,
+                              lambda step: round_in_view(lambda: timeline.game.view(timeline.state_at(step), None)))
+            timeline.memo["turns"] = (meta.version, copy.deepcopy(out))
+            return out
+
+    # ---- the viewer: story, board, scores over time ------------------------------------
+
+    def legal(self, record_id: UUID, token: str | None) -> dict[str, Any]:
+        """The pending decision; its legal commands only for the seat that must decide."""
+        with self.records.access.read_as(record_id, token) as (timeline, meta, seat):
+            if meta.waiting:  # shared dice: nothing is decided before every seat has joined
+                return {"step": 0, "version": meta.version, "pending": {"seat": None, "kind": "waiting"}, "commands": [],
+                        "waiting": meta.waiting, "note": waiting_message(meta.seats, meta.waiting)}
+            state = timeline.head
+            pending = timeline.game.pending(state)
+            out: dict[str, Any] = {"step": len(timeline.events), "version": meta.version,
+                                   "pending": {"seat": pending.seat, "kind": pending.kind}}
+            if meta.dice:
+                out["entry"] = len(timeline.entries)  # shared dice: the log entry the next command becomes (its contribution's k)
+            if pending.over:
+                out["commands"] = []
+            elif seat is not None and seat == pending.seat:
+                out["pending"] = pending.to_json()
+                out["commands"] = [c.to_json() for c in timeline.game.legal(state)]
+            else:
+                out["commands"] = None
+                out["note"] = "the legal commands are shown only to the seat that must decide (send its token)"
+            return out
+
+    def summary(self, record_id: UUID, token: str | None = None) -> dict[str, Any]:
+        with self.records.access.read_as(record_id, token) as (timeline, meta, _):
+            return self._summary(record_id, timeline)
+
+    def _summary(self, record_id: UUID, timeline: Timeline) -> dict[str, Any]:
+        meta = timeline.meta
+        assert meta is not None
+        out: dict[str, Any] = {
+            "id": str(record_id),
+            "title": meta.title,
+            "edition": meta.edition,
+            "seats": [{"seat": i, "name": n} for i, n in enumerate(meta.seats)],
+            "options": meta.options,
+            "mode": meta.mode,
+            "status": "finished" if meta.finished else "in-progress",
+            "finished": meta.finished,
+            "version": meta.version,
+            "steps": meta.steps,
+            "created": meta.created,
+            "chance": {"commitment": meta.commitment, "seed": meta.revealed_seed,
+                       "derivation": "entry k (0 = setup): SeededChance(seed + '/' + k)" if meta.mode == LIVE else None},
+        }
+        if meta.chain_key is not None:  # the chain's key: committed to from the start, revealed with the seed at the end
+            out["chance"].update(chain_commitment=chains.key_commitment(meta.chain_key), chain_key=meta.revealed_chain_key)
+        if meta.dice == dice.SHARED:
+            out["chance"].update(self._shared_dice(meta))
+        out["chain"] = {"head": meta.chain_head, "length": meta.chain_length}
+        if meta.origin:
+            out["origin"] = meta.origin
+        if meta.finished:
+            out["scores"] = meta.scores
+        return copy.deepcopy(out)  # the cached metadata stays ours
+
+    def _reveal_deadline(self, meta: Meta) -> str | None:
+        """When a seat that has not revealed is marked unverifiable: `reveal_hours` after the Finished event."""
+        if meta.finished_at is None:
+            return None
+        try:
+            finished = datetime.fromisoformat(meta.finished_at)
+        except ValueError:
+            return None
+        return (finished + timedelta(hours=self.records.reveal_hours)).isoformat()
+
+    def _shared_dice(self, meta: Meta) -> dict[str, Any]:
+        """A shared-dice record's protocol state: who joined, who revealed, who is unverifiable (docs/trust.md)."""
+        deadline = self._reveal_deadline(meta)
+        now = datetime.now(UTC).isoformat()
+        seats = [{"seat": k, "commitment": c, **({"secret": meta.secrets[k]} if meta.secrets[k] is not None else {})}
+                 for k, c in enumerate(meta.seat_commitments)]
+        status = dice.seats_status(seats, meta.finished_at, deadline, now)
+        return {"dice": dice.SHARED, "derivation": dice.DERIVATION, "waiting": meta.waiting, "reveal_deadline": deadline,
+                "seats": [{**seat, "status": st["status"]} for seat, st in zip(seats, status, strict=True)],
+                "unverifiable": [st["seat"] for st in status if st["status"] == "unverifiable"]}
+
+    def find(self, title: str | None = None, player: str | None = None, status: str | None = None) -> list[dict[str, Any]]:
+        return [
+            {"id": str(s.id), "title": s.title, "players": s.players, "mode": s.mode, "status": s.status,
+             "finished": s.finished, "created": s.created}
+            for s in self.records.directory.find(title, player, status)
+        ]
+
+    def listing(self, title: str | None = None, player: str | None = None, status: str | None = None,
+                page: int = 1, per_page: int = 20) -> dict[str, Any]:
+        """One page of the records list, newest first; a finished record's item names its winner(s) and
+        each seat's final total in ranking order (those are public once the game is over)."""
+        total, found = self.records.directory.page(title, player, status, (page - 1) * per_page, per_page)
+        items = []
+        for s in found:
+            item: dict[str, Any] = {"id": str(s.id), "title": s.title, "players": s.players, "mode": s.mode,
+                                    "status": s.status, "finished": s.finished, "created": s.created}
+            if s.finished:
+                named = [seat for seat in s.ranking if isinstance(seat, int) and 0 <= seat < len(s.players)]
+                item["winner"] = [s.players[seat] for seat in s.winners if 0 <= seat < len(s.players)]
+                item["scores"] = [{"name": s.players[seat], "total": s.totals.get(seat)} for seat in named]
+            items.append(item)
+        return {"items": items, "total": total, "page": page, "per_page": per_page}
+
+    def export(self, record_id: UUID, token: str | None = None) -> dict[str, Any]:
+        with self.records.access.read_as(record_id, token) as (timeline, meta, _):
+            if not meta.finished:
+                raise Forbidden("a record is exported once the game is over: its log holds every secret")
+            document = copy.deepcopy(recordfile.export(meta, timeline.entries))  # callers may change it: never our cache
+            if meta.dice == dice.SHARED:  # a seat past the reveal deadline is marked (docs/trust.md)
+                unverifiable = set(self._shared_dice(meta)["unverifiable"])
+                for seat in document["chance"]["seats"]:
+                    if seat["seat"] in unverifiable:
+                        seat["unverifiable"] = True
+            document["chain"] = {"head": meta.chain_head, "length": meta.chain_length}  # chain.record_items recomputes it
+            return document
+
+    def notation(self, record_id: UUID, token: str | None = None, all_seeing: bool = False) -> str:
+        """The record in its title's table notation (docs/notation/). Like the export, it holds every
+        outcome, so it is served once the game is over (the operator's command line sees all)."""
+        with self.records.access.read_as(record_id, token) as (timeline, meta, _):
+            if not meta.finished and not all_seeing:
+                raise Forbidden("a record's notation is served once the game is over: it holds every draw and card")
+            tags = {"Mode": meta.mode}
+            if meta.origin and meta.origin.get("import"):
+                tags["Import"] = str(meta.origin["import"])
+            return transcripts.render_log(meta.title, self.records.edition_of(meta), [Entry.from_json(e) for e in timeline.entries],
+                                          meta.seats, meta.options, meta.scores if meta.finished else None, tags)
+
