@@ -367,7 +367,7 @@ def test_timelines_keep_the_most_recently_read_and_count_under_their_name(tmp_pa
                                          "SQLITE_DBNAME": str(tmp_path / "r.sqlite3")}).store)
     try:
         first, second, third = (import_finished(records, record_file("toy", f"lru-{k}"))[0] for k in range(3))
-        timelines = Timelines(records.recorder, records.mapper, catalog.game, records._edition_of, maxsize=2)
+        timelines = Timelines(records.recorder, records.mapper, catalog.game, records.edition_of, maxsize=2)
         kept = {record_id: timelines.get(record_id) for record_id in (first, second)}
         assert timelines.get(first) is kept[first]  # a hit, and now the most recently read
         assert (timelines._cache.hits, timelines._cache.misses) == (1, 2)
