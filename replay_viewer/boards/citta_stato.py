@@ -14,13 +14,12 @@ step draws only the pieces on top of it.
 
 from __future__ import annotations
 
-import threading
 import xml.etree.ElementTree as ET
-from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from domain.kernel import Edition
+from domain.kernel.cache import Bounded
 from replay_viewer.boards.svg import RAW
 from replay_viewer.boards.svg import tostring as _tostring
 
@@ -371,9 +370,8 @@ class _Printed(_Canvas):
 
 
 _PRINTED: dict[tuple[int, str], tuple[dict[str, Any], str, str]] = {}
-_SECTIONS: OrderedDict[tuple[Any, ...], tuple[dict[str, Any], str]] = OrderedDict()
-_SECTIONS_KEPT = 4096  # 1 to 10 kB each: recent steps of a few records
-_SECTIONS_LOCK = threading.Lock()  # the service draws from several threads
+# 1 to 10 kB each: recent steps of a few records (Bounded locks: the service draws from several threads)
+_SECTIONS: Bounded[tuple[Any, ...], tuple[dict[str, Any], str]] = Bounded("board-sections", 4096)
 
 
 def _printed(layout: dict[str, Any], edition: Edition) -> tuple[str, str]:
@@ -745,10 +743,7 @@ class _Board(_Canvas):
         now = _safe(get, self.view)
         before = _safe(get, self.previous) if self.previous is not None else now
         key = (id(self.lay), self.edition_hash, self.names_key, name, repr(now), "same" if before == now else repr(before))
-        with _SECTIONS_LOCK:
-            found = _SECTIONS.get(key)
-            if found is not None:
-                _SECTIONS.move_to_end(key)
+        found = _SECTIONS.get(key)
         if found is None or found[0] is not self.lay:
             root, self.root = self.root, ET.Element("g")
             try:
@@ -756,10 +751,7 @@ class _Board(_Canvas):
                 found = (self.lay, "".join(_tostring(el) for el in self.root))
             finally:
                 self.root = root
-            with _SECTIONS_LOCK:
-                _SECTIONS[key] = found
-                while len(_SECTIONS) > _SECTIONS_KEPT:
-                    _SECTIONS.popitem(last=False)
+            _SECTIONS.put(key, found)
         _add(self.root if parent is None else parent, RAW, found[1])
 
     def draw_player_board(self, root: ET.Element, i: int, s: dict[str, Any], seat_lay: dict[str, Any]) -> None:
