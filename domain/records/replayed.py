@@ -20,7 +20,6 @@ seat's view and anyone else what every seat sees.
 
 from __future__ import annotations
 
-import copy
 import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -35,6 +34,7 @@ from domain.records import story
 from domain.records.access import seat_in
 from domain.records.aggregates import ACCEPTED, NOTATION, REJECTED
 from domain.records.errors import Conflict, NotFound
+from domain.records.readmodels import Turn
 from domain.records.turns import round_in_view, turn_ranges
 from domain.records.views import visible
 
@@ -65,7 +65,7 @@ class CheckedGame:
     all_seeing: bool  # the file says the game ended: every reader sees all
     token_hashes: list[str]
     sentences: list[Sentence | None] = field(default_factory=list)
-    turns: list[dict[str, Any]] = field(default_factory=list)
+    turns: list[Turn] = field(default_factory=list)
 
     @property
     def steps(self) -> int:
@@ -97,7 +97,7 @@ def fold_checked(title: str, edition: Edition, entries: list[Entry]) -> tuple[Ga
     return game, events, starts, seats, checkpoints
 
 
-def count_turns(game: Game, checked: CheckedGame) -> list[dict[str, Any]]:
+def count_turns(game: Game, checked: CheckedGame) -> list[Turn]:
     """Setup and turns with their step ranges, as `Records.reading.turns` counts them for a record."""
     sizes = [b - a for a, b in zip(checked.entry_starts, [*checked.entry_starts[1:], checked.steps], strict=True)]
     return turn_ranges(checked.entry_seats, sizes, checked.seats,
@@ -186,7 +186,7 @@ class ImportReplays:
             "seats": [{"seat": i, "name": n} for i, n in enumerate(checked.seats)], "options": checked.options,
             "steps": checked.steps, "finished": checked.game.pending(checked.state_at(checked.steps)).over,
             "view_of": which, "assumed": assumed, "findings": len(report["findings"]), "summary": report["summary"],
-            "as_reported": checked.as_reported, "turns": copy.deepcopy(checked.turns),
+            "as_reported": checked.as_reported, "turns": [turn.to_json() for turn in checked.turns],
         }
 
     def step(self, import_id: UUID, n: int, token: str | None = None) -> dict[str, Any]:
