@@ -34,7 +34,7 @@ from domain.records import story
 from domain.records.access import seat_in
 from domain.records.aggregates import ACCEPTED, NOTATION, REJECTED
 from domain.records.errors import Conflict, NotFound
-from domain.records.readmodels import Turn
+from domain.records.readmodels import Step, Story, StoryLine, Turn
 from domain.records.turns import round_in_view, turn_ranges
 from domain.records.views import visible
 
@@ -189,7 +189,7 @@ class ImportReplays:
             "as_reported": checked.as_reported, "turns": [turn.to_json() for turn in checked.turns],
         }
 
-    def step(self, import_id: UUID, n: int, token: str | None = None) -> dict[str, Any]:
+    def step(self, import_id: UUID, n: int, token: str | None = None) -> Step:
         """The state after the first n events of the game as checked, as the reader may see it."""
         checked = self.checked(import_id)
         reader, seat, _ = self._reader(checked, token)
@@ -201,14 +201,10 @@ class ImportReplays:
         shown: dict[str, Any] = {"seat": pending.seat, "kind": pending.kind}
         if reader is ALL or (seat is not None and seat == pending.seat):
             shown = pending.to_json()
-        out: dict[str, Any] = {"step": n, "steps": checked.steps, "view_of": which, "view": view, "pending": shown}
-        if n > 0:
-            out["event"] = checked.events[n - 1].type
-        if reader is ALL:
-            out["scores"] = game.scores(state)
-        return out
+        return Step(n, checked.steps, which, view, shown, event=checked.events[n - 1].type if n > 0 else None,
+                    scores=game.scores(state) if reader is ALL else None)
 
-    def story(self, import_id: UUID, token: str | None = None) -> dict[str, Any]:
+    def story(self, import_id: UUID, token: str | None = None) -> Story:
         """The move list of the game as checked: one line per event the title puts in words."""
         checked = self.checked(import_id)
         reader, _, which = self._reader(checked, token)
@@ -220,9 +216,8 @@ class ImportReplays:
             if text is None:
                 continue
             seat = seats[k]
-            lines.append({"step": k, "seat": seat, "player": checked.seats[seat] if seat is not None else None,
-                          "round": rounds[k], "text": text})
-        return {"steps": checked.steps, "view_of": which, "lines": lines}
+            lines.append(StoryLine(k, seat, checked.seats[seat] if seat is not None else None, rounds[k], text))
+        return Story(checked.steps, which, tuple(lines))
 
     def board(self, import_id: UUID, n: int, token: str | None, draw: Drawing) -> bytes:
         """Step n's board as SVG, what changed since step n-1 marked; `draw` may raise (no layout)."""
