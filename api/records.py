@@ -233,7 +233,7 @@ VERSION_SHAPE = re.compile(r"[0-9]{1,18}")
 def events(query: dict[str, Any], record_id: UUID) -> Any:
     """Game events [from, to). While a game is in progress their payloads are withheld from everyone
     (draws and hidden discs are in them); use /steps/{n} for what you may see."""
-    return json_response(service().records.reading.event_range(record_id, query["from_"], query["to"], bearer()))
+    return json_response(service().records.reading.event_range(record_id, query["from_"], query["to"], bearer()).to_json())
 
 
 @blp.route("/<uuid:record_id>/steps/<int:n>")
@@ -299,7 +299,7 @@ def turns(record_id: UUID) -> Any:
 @blp.doc(security=[{"seat": []}, {}])
 def legal(record_id: UUID) -> Any:
     """The pending decision; the legal commands only for the token of the seat that must decide."""
-    return json_response(service().records.reading.legal(record_id, bearer()))
+    return json_response(service().records.reading.legal(record_id, bearer()).to_json())
 
 
 @blp.route("/<uuid:record_id>/verify")

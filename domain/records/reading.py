@@ -20,7 +20,7 @@ from domain.records import chain as chains
 from domain.records import dice, recordfile
 from domain.records.aggregates import LIVE, waiting_message
 from domain.records.errors import Forbidden, NotFound
-from domain.records.readmodels import Listing, RecordRow, Step, Summary, Turn, as_bytes
+from domain.records.readmodels import EventPage, Legal, Listing, RecordRow, Step, Summary, Turn, as_bytes
 from domain.records.timeline import Meta, Timeline
 from domain.records.turns import round_in_view, turn_ranges
 from domain.records.views import visible
@@ -99,7 +99,7 @@ class Reading:
                 self.steps.put(key, found)
             return found
 
-    def event_range(self, record_id: UUID, start: int, stop: int | None, token: str | None = None) -> dict[str, Any]:
+    def event_range(self, record_id: UUID, start: int, stop: int | None, token: str | None = None) -> EventPage:
         """Game events [start, stop); their payloads only once the game is over (they carry secrets)."""
         with self.records.access.read_as(record_id, token) as (timeline, meta, _):
             total = len(timeline.events)
@@ -109,7 +109,7 @@ class Reading:
             for i in range(start, max(start, stop)):
                 e = timeline.events[i]
                 items.append({"step": i + 1, **e.to_json()} if meta.finished else {"step": i + 1, "type": e.type, "redacted": True})
-            return {"from": start, "to": max(start, stop), "steps": total, "redacted": not meta.finished, "events": items}
+            return EventPage(start, max(start, stop), total, not meta.finished, items)
 
     def turns(self, record_id: UUID, token: str | None = None) -> list[Turn]:
         """Step ranges of the setup and of each turn (consecutive commands by one seat).
@@ -129,29 +129,22 @@ class Reading:
             timeline.memo["turns"] = (meta.version, tuple(out))  # turns are immutable: shared, never copied
             return out
 
-    # ---- the viewer: story, board, scores over time ------------------------------------
-
-    def legal(self, record_id: UUID, token: str | None) -> dict[str, Any]:
+    def legal(self, record_id: UUID, token: str | None) -> Legal:
         """The pending decision; its legal commands only for the seat that must decide."""
         with self.records.access.read_as(record_id, token) as (timeline, meta, seat):
             if meta.waiting:  # shared dice: nothing is decided before every seat has joined
-                return {"step": 0, "version": meta.version, "pending": {"seat": None, "kind": "waiting"}, "commands": [],
-                        "waiting": meta.waiting, "note": waiting_message(meta.seats, meta.waiting)}
+                return Legal(0, meta.version, {"seat": None, "kind": "waiting"}, [], waiting=meta.waiting,
+                             note=waiting_message(meta.seats, meta.waiting))
             state = timeline.head
             pending = timeline.game.pending(state)
-            out: dict[str, Any] = {"step": len(timeline.events), "version": meta.version,
-                                   "pending": {"seat": pending.seat, "kind": pending.kind}}
-            if meta.dice:
-                out["entry"] = len(timeline.entries)  # shared dice: the log entry the next command becomes (its contribution's k)
+            entry = len(timeline.entries) if meta.dice else None  # shared dice: the log entry the next command becomes
             if pending.over:
-                out["commands"] = []
-            elif seat is not None and seat == pending.seat:
-                out["pending"] = pending.to_json()
-                out["commands"] = [c.to_json() for c in timeline.game.legal(state)]
-            else:
-                out["commands"] = None
-                out["note"] = "the legal commands are shown only to the seat that must decide (send its token)"
-            return out
+                return Legal(len(timeline.events), meta.version, {"seat": pending.seat, "kind": pending.kind}, [], entry)
+            if seat is not None and seat == pending.seat:
+                return Legal(len(timeline.events), meta.version, pending.to_json(),
+                             [c.to_json() for c in timeline.game.legal(state)], entry)
+            return Legal(len(timeline.events), meta.version, {"seat": pending.seat, "kind": pending.kind}, None, entry,
+                         note="the legal commands are shown only to the seat that must decide (send its token)")
 
     def summary(self, record_id: UUID, token: str | None = None) -> Summary:
         with self.records.access.read_as(record_id, token) as (timeline, meta, _):

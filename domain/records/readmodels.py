@@ -49,6 +49,45 @@ class Step:
 
 
 @dataclass(frozen=True, slots=True)
+class EventPage:
+    """Game events [start, stop) of `steps`; while the game is in progress only their types (`redacted`)."""
+
+    start: int
+    stop: int
+    steps: int
+    redacted: bool
+    events: list[dict[str, Any]]  # {"step", ...the event's JSON} or {"step", "type", "redacted": true}
+
+    def to_json(self) -> dict[str, Any]:
+        return {"from": self.start, "to": self.stop, "steps": self.steps, "redacted": self.redacted, "events": self.events}
+
+
+@dataclass(frozen=True, slots=True)
+class Legal:
+    """The pending decision at the head of a record, and its legal commands for the seat that must decide
+    (None for any other reader, with a `note` saying why)."""
+
+    step: int
+    version: int
+    pending: dict[str, Any]
+    commands: list[dict[str, Any]] | None
+    entry: int | None = None  # shared dice: the log entry the next command becomes (its contribution's k)
+    waiting: list[int] | None = None  # shared dice: the seats that have not joined yet
+    note: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"step": self.step, "version": self.version, "pending": self.pending}
+        if self.entry is not None:
+            out["entry"] = self.entry
+        out["commands"] = self.commands
+        if self.waiting is not None:
+            out["waiting"] = self.waiting
+        if self.note is not None:
+            out["note"] = self.note
+        return out
+
+
+@dataclass(frozen=True, slots=True)
 class Turn:
     """The setup (turn 0) or one turn: consecutive commands by one seat, game events [start, stop)."""
 

@@ -169,7 +169,7 @@ def test_views_hide_what_any_seat_does_not_see(records: Records) -> None:
     assert mine.view["bags"] == [sorted(bag0), 3] and theirs.view["bags"] == [2, [1, 2, 3]]
     assert public.scores is None
     events = records.reading.event_range(record_id, 0, None)
-    assert events["redacted"] and all("data" not in e for e in events["events"])
+    assert events.redacted and all("data" not in e for e in events.events)
     with pytest.raises(Forbidden):
         records.reading.export(record_id)
     with pytest.raises(Forbidden):
