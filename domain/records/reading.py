@@ -23,7 +23,7 @@ from domain.records.errors import Forbidden, NotFound
 from domain.records.readmodels import EventPage, Legal, Listing, RecordRow, Step, Summary, Turn, as_bytes
 from domain.records.timeline import Meta, Timeline
 from domain.records.turns import round_in_view, turn_ranges
-from domain.records.views import visible
+from domain.records.views import pending_as_seen, visible
 
 if TYPE_CHECKING:
     from domain.records.application import Records
@@ -75,10 +75,8 @@ class Reading:
             game = timeline.game
             which, view = visible(game, state, len(meta.seats), meta.finished, seat)  # total at every step (kernel contract)
             pending = game.pending(state)
-            shown_pending: dict[str, Any] = {"seat": pending.seat, "kind": pending.kind}
-            if meta.finished or (seat is not None and seat == pending.seat):
-                shown_pending = pending.to_json()
-            return Step(n, len(timeline.events), which, view, shown_pending,
+            shown = pending_as_seen(pending, meta.finished or (seat is not None and seat == pending.seat))
+            return Step(n, len(timeline.events), which, view, shown,
                         event=timeline.events[n - 1].type if n > 0 else None,
                         by=by_at(timeline, n) if n > 0 else None,  # where this step's chance outcomes came from (docs/trust.md)
                         scores=game.scores(state) if meta.finished else None)

@@ -36,7 +36,7 @@ from domain.records.aggregates import ACCEPTED, NOTATION, REJECTED
 from domain.records.errors import Conflict, NotFound
 from domain.records.readmodels import Step, Story, StoryLine, Turn
 from domain.records.turns import round_in_view, turn_ranges
-from domain.records.views import visible
+from domain.records.views import pending_as_seen, visible
 
 if TYPE_CHECKING:
     from domain.records.application import Records
@@ -198,9 +198,7 @@ class ImportReplays:
         state = checked.state_at(n)
         which, view = visible(game, state, len(checked.seats), reader is ALL, seat)
         pending = game.pending(state)
-        shown: dict[str, Any] = {"seat": pending.seat, "kind": pending.kind}
-        if reader is ALL or (seat is not None and seat == pending.seat):
-            shown = pending.to_json()
+        shown = pending_as_seen(pending, reader is ALL or (seat is not None and seat == pending.seat))
         return Step(n, checked.steps, which, view, shown, event=checked.events[n - 1].type if n > 0 else None,
                     scores=game.scores(state) if reader is ALL else None)
 

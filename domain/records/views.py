@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.kernel import Game
+from domain.kernel import Game, Pending
 
 HIDDEN = {"hidden": True}
 
@@ -43,6 +43,12 @@ def visible(game: Game, state: Any, seats: int, finished: bool, seat: int | None
     if seat is not None:
         return f"seat:{seat}", game.view(state, seat)
     return "public", public_view(game, state, seats)
+
+
+def pending_as_seen(pending: Pending, in_full: bool) -> dict[str, Any]:
+    """The pending decision in full (for the seat that must decide, or once the game is over), else only whose
+    it is and of what kind: its details can name what that seat holds."""
+    return pending.to_json() if in_full else {"seat": pending.seat, "kind": pending.kind}
 
 
 def all_seeing_step(game: Game, state: Any, n: int, last: int, event: Any | None) -> dict[str, Any]:
