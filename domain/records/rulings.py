@@ -431,7 +431,7 @@ class Arbitration:
         game = catalog.game(meta.title)
         state = self._state(record_id, reading, n)
         event = self._event_at(record_id, reading, n) if n > 0 else None
-        return {**all_seeing_step(game, state, n, reading.last_step, event),
+        return {**all_seeing_step(game, state, n, reading.last_step, event).to_json(),
                 "reading": RULED, "ruling": reading.ruling, "from_step": reading.from_step}
 
     def board(self, record_id: UUID, n: int, token: str | None, draw: Drawing) -> bytes:
