@@ -80,8 +80,3 @@ class StepFastPath:
             return self.records.reading.step_json(UUID(record_id), n, token)
         except Exception:  # noqa: BLE001  (Flask answers it again, properly, as problem+json)
             return None
-            token = token.strip()
-        try:
-            return self.records.reading.step_json(UUID(record_id), n, token)
-        except Exception:  # noqa: BLE001  (Flask answers it again, properly, as problem+json)
-            return None

@@ -135,7 +135,7 @@ def replay_step(import_id: UUID, n: int) -> Any:
     """The state after the first n events of the game as checked (a finding's `step` is the one just before
     its line): all-seeing when the file says the game ended; otherwise the token's seat view, or what every
     player sees without a token."""
-    return json_response(service().records.replays.step(import_id, n, bearer()))
+    return json_response(service().records.replays.step(import_id, n, bearer()).to_json())
 
 
 @blp.route("/<uuid:import_id>/replay/steps/<int:n>/board")
@@ -165,4 +165,4 @@ def replay_board(import_id: UUID, n: int) -> Any:
 @blp.doc(security=[{"seat": []}, {}])
 def replay_story(import_id: UUID) -> Any:
     """The move list of the game as checked, one sentence per event, as the reader may read it."""
-    return json_response(service().records.replays.story(import_id, bearer()))
+    return json_response(service().records.replays.story(import_id, bearer()).to_json())

@@ -55,7 +55,7 @@ class RecordCollection(MethodView):
         """List records, newest first, a page at a time (filter by title, player name, status). A finished
         record's item names its `winner` (a list: a title may share a victory) and `scores` in ranking order."""
         return json_response(service().records.reading.listing(query.get("title"), query.get("player"), query.get("status"),
-                                                       query["page"], query["per_page"]))
+                                                       query["page"], query["per_page"]).to_json())
 
     @blp.arguments(schemas.StartRecord)
     @blp.response(201, schemas.Started)
@@ -68,8 +68,8 @@ class RecordCollection(MethodView):
                                           arbiter_key=arbiter, dice_mode=body["dice"])
         summary = records.reading.summary(record_id)
         seats = [{"seat": i, "name": n, "token": t} for i, (n, t) in enumerate(zip(body["seats"], tokens, strict=True))]
-        return {"id": str(record_id), "commitment": summary["chance"]["commitment"], "seats": seats,
-                "annotator_key": annotator, "arbiter_key": arbiter, "record": summary}, 201, {"Location": f"/api/records/{record_id}"}
+        return {"id": str(record_id), "commitment": summary.chance["commitment"], "seats": seats,
+                "annotator_key": annotator, "arbiter_key": arbiter, "record": summary.to_json()}, 201, {"Location": f"/api/records/{record_id}"}
 
 
 @blp.route("/<uuid:record_id>")
@@ -82,8 +82,8 @@ def get_record(record_id: UUID) -> Any:
     The answer's `ETag` is the record's version: send it back as `If-None-Match` to poll a live
     game cheaply (304 with no body until a move is made)."""
     summary = service().records.reading.summary(record_id, bearer())
-    response = json_response(summary)
-    response.set_etag(f"v{summary['version']}")
+    response = json_response(summary.to_json())
+    response.set_etag(f"v{summary.version}")
     response.headers["Cache-Control"] = "no-cache"  # always ask; the ETag makes asking cheap
     return response.make_conditional(request)
 
@@ -168,7 +168,7 @@ def announce_summary(record_id: UUID) -> None:
     except Exception as exc:  # noqa: BLE001  (the change is stored: its answer must not turn into an error for a notification)
         log.warning("record %s: its followers were not told of a join or reveal: %s", record_id, type(exc).__name__)
         return
-    announce(svc.hub, record_id, record_state(summary["version"], summary["steps"], summary["finished"]))
+    announce(svc.hub, record_id, record_state(summary.version, summary.steps, summary.finished))
 
 
 @blp.route("/<uuid:record_id>/live")
@@ -201,7 +201,7 @@ def live(record_id: UUID) -> Any:
                                                         lambda: svc.records.reading.summary(record_id))
         except Unavailable as exc:
             return unavailable(exc, "the page polls meanwhile")
-        current = record_state(summary["version"], summary["steps"], summary["finished"])
+        current = record_state(summary.version, summary.steps, summary.finished)
         if current["finished"] and last_seen is not None and last_seen >= current["version"]:
             subscription.close()
             return current_app.response_class(status=204)
@@ -233,7 +233,7 @@ VERSION_SHAPE = re.compile(r"[0-9]{1,18}")
 def events(query: dict[str, Any], record_id: UUID) -> Any:
     """Game events [from, to). While a game is in progress their payloads are withheld from everyone
     (draws and hidden discs are in them); use /steps/{n} for what you may see."""
-    return json_response(service().records.reading.event_range(record_id, query["from_"], query["to"], bearer()))
+    return json_response(service().records.reading.event_range(record_id, query["from_"], query["to"], bearer()).to_json())
 
 
 @blp.route("/<uuid:record_id>/steps/<int:n>")
@@ -291,7 +291,7 @@ def scores(record_id: UUID) -> Any:
 @blp.doc(security=[{"seat": []}, {}])
 def turns(record_id: UUID) -> Any:
     """Setup and turns with their step ranges [from, to]."""
-    return json_response(service().records.reading.turns(record_id, bearer()))
+    return json_response([turn.to_json() for turn in service().records.reading.turns(record_id, bearer())])
 
 
 @blp.route("/<uuid:record_id>/legal")
@@ -299,7 +299,7 @@ def turns(record_id: UUID) -> Any:
 @blp.doc(security=[{"seat": []}, {}])
 def legal(record_id: UUID) -> Any:
     """The pending decision; the legal commands only for the token of the seat that must decide."""
-    return json_response(service().records.reading.legal(record_id, bearer()))
+    return json_response(service().records.reading.legal(record_id, bearer()).to_json())
 
 
 @blp.route("/<uuid:record_id>/verify")

@@ -124,7 +124,7 @@ def demo_lesson(teaching: Any, keys: dict[str, tuple[str, str]]) -> tuple[str, s
             edition = records.edition(timeline.meta.title, timeline.meta.edition, timeline.meta.edition_file)
             starts, last = list(timeline.meta.entry_starts[1:]), len(timeline.events)
         places = sorted(set(places_of(title, edition).values()))
-        said = {line["step"]: line["text"] for line in records.presenting.story(record_id)["lines"]}
+        said = {line.step: line.text for line in records.presenting.story(record_id).lines}
         picks = [starts[len(starts) * k // 4] for k in (1, 2, 3)]
         for n, (step, glyph) in enumerate(zip(picks, ("!", "?!", "!?"), strict=True)):
             sentence = said.get(step + 1) or said.get(step) or "this turn"

@@ -282,7 +282,7 @@ def main() -> None:
             for label, record_id in (("toy, far target", long_id), ("longest real game", real_id)):
                 answer = on.verification.verify(record_id)
                 assert answer["ok"], answer
-                steps = on.reading.summary(record_id)["steps"]
+                steps = on.reading.summary(record_id).steps
                 document = on.reading.export(record_id)
                 part = best_ms(lambda record_id=record_id: chain_part(on, record_id), 15)
                 whole = best_ms(lambda record_id=record_id: on.verification.verify(record_id), 3)

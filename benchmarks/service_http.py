@@ -57,8 +57,8 @@ def main() -> None:
         env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(Path(tmp) / "b.sqlite3")}
         records = Records(env)
         record_id = long_record(records, args.title, args.players, 3)
-        steps = records.reading.summary(record_id)["steps"]
-        low = records.reading.turns(record_id)[0]["to"]
+        steps = records.reading.summary(record_id).steps
+        low = records.reading.turns(record_id)[0].stop
         records.close()
         port = free_port()
         server = subprocess.Popen(

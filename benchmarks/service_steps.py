@@ -59,8 +59,8 @@ def percentiles(samples: list[float]) -> dict[str, float]:
 
 
 def time_steps(records: Records, record_id: UUID, samples: int) -> dict[str, Any]:
-    steps = records.reading.summary(record_id)["steps"]
-    setup = records.reading.turns(record_id)[0]["to"]
+    steps = records.reading.summary(record_id).steps
+    setup = records.reading.turns(record_id)[0].stop
     pick = random.Random(7)
     records.reading.step(record_id, steps, None)  # load the timeline once, as a running service has
     taken = []

@@ -144,7 +144,7 @@ class Student(threading.Thread):
 
 def live(base: str, port: int, service: Any, students: int, steps: int) -> None:
     record_id = finished_game(service.records, "teaching-bench-live")
-    last = service.records.reading.summary(record_id)["steps"]
+    last = service.records.reading.summary(record_id).steps
     assert last > steps, f"the game has {last} steps; {steps} wanted"
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
 
@@ -222,7 +222,7 @@ def annotated(service: Any, notes: int, variations: int) -> tuple[UUID, int]:
     key = secrets.token_urlsafe(24)
     record_id = finished_game(service.records, "teaching-bench-study", key)
     teaching = service.teaching
-    last = service.records.reading.summary(record_id)["steps"]
+    last = service.records.reading.summary(record_id).steps
     places = sorted(teaching_places(service, record_id))
     made = []
     for i in range(notes):
@@ -235,7 +235,7 @@ def annotated(service: Any, notes: int, variations: int) -> tuple[UUID, int]:
                               else {"kind": "highlight", "at": a, "brush": "red"}]
         made.append(note)
     teaching.notes.restore(record_id, made)
-    starts = [t["to"] for t in service.records.reading.turns(record_id)][1:-1]
+    starts = [t.stop for t in service.records.reading.turns(record_id)][1:-1]
     for k in range(variations):
         summary = teaching.variations.branch(record_id, key, starts[(k * 3) % len(starts)], title=f"what if {k}")
         vid = UUID(summary["id"])

@@ -384,8 +384,8 @@ def main() -> None:
             game = catalog.game(title)
             played = play_bot(game, game.default_edition(), {"players": players}, f"viewer-bench-{title}")
             record_id = imported(records, title, players, played)
-            start = records.reading.turns(record_id)[0]["to"]
-            steps = records.reading.summary(record_id)["steps"]
+            start = records.reading.turns(record_id)[0].stop
+            steps = records.reading.summary(record_id).steps
             presses = min(args.presses, steps - start)
             for mode, browser in browsers.items():  # the modes one after the other on the same record, same minutes
                 print(f" {MODES[mode][0]}")
@@ -419,7 +419,7 @@ def main() -> None:
 
         started = time.perf_counter()
         long_id = toy_record(records, args.long_steps)
-        long_steps = records.reading.summary(long_id)["steps"]
+        long_steps = records.reading.summary(long_id).steps
         print(f"page load to first board (median of {args.loads} cold loads)")
         board, everything = loading(browser, f"{base}/records/{long_id}#step={long_steps // 2}", args.loads)
         print(f"  toy, {long_steps} steps (built in {time.perf_counter() - started:.1f} s): first board {board:5.0f} ms, "
@@ -427,7 +427,7 @@ def main() -> None:
         game = catalog.game("la-citta")
         played = play_random(game, game.default_edition(), {"players": 5}, "viewer-bench-long")
         real_id = imported(records, "la-citta", 5, played)
-        real_steps = records.reading.summary(real_id)["steps"]
+        real_steps = records.reading.summary(real_id).steps
         board, everything = loading(browser, f"{base}/records/{real_id}#step={real_steps // 2}", args.loads)
         print(f"  la-citta, 5 players, random play, {real_steps} steps: first board {board:5.0f} ms, "
               f"move list and chart in {everything:5.0f} ms")

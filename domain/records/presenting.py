@@ -7,9 +7,7 @@ kept on the timeline per version (`Timeline.memo`), drawn boards per (record, st
 
 from __future__ import annotations
 
-import copy
 import hashlib
-import json
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,6 +21,7 @@ from domain.kernel.violations import ALL
 from domain.records import story
 from domain.records.errors import NotFound
 from domain.records.reading import by_at
+from domain.records.readmodels import ReadModel, ScoresOverTime, SeatTotals, Story, StoryLine, as_bytes
 from domain.records.timeline import Meta, Timeline
 from domain.records.views import visible
 
@@ -80,17 +79,18 @@ class Presenting:
         return said
 
 
-    def story(self, record_id: UUID, token: str | None = None) -> dict[str, Any]:
+    def story(self, record_id: UUID, token: str | None = None) -> Story:
         """The move list: one line per event that the title puts in words, as this reader may read it."""
         with self.records.access.read_as(record_id, token) as (timeline, meta, seat):
             reader, which = reader_of(meta, seat)
             key = f"story:{which}"
             known = timeline.memo.get(key)
             if known is not None and known[0] == meta.version:
-                return copy.deepcopy(known[1])
+                told: Story = known[1]
+                return told
             steps = len(timeline.events)
             if not meta.entry_starts:  # shared dice, waiting for its seats: nothing has happened yet
-                return {"steps": 0, "view_of": which, "lines": []}
+                return Story(0, which, ())
             said = self._sentences(timeline)
             rounds = story.rounds_by_step(self.records.reading.turns(record_id), steps)
             seats = story.seats_by_step(meta.entry_starts, meta.entry_seats, steps)
@@ -100,33 +100,32 @@ class Presenting:
                 if text is None:
                     continue
                 seat = seats[k]
-                line = {"step": k, "seat": seat, "player": meta.seats[seat] if seat is not None else None,
-                        "round": rounds[k], "text": text}
-                by = by_at(timeline, k)
-                if by is not None:
-                    line["by"] = by  # the entry met chance: drawn by the service, or asserted by a transcriber
-                lines.append(line)
-            out = {"steps": steps, "view_of": which, "lines": lines}
-            timeline.memo[key] = (meta.version, copy.deepcopy(out))
+                lines.append(StoryLine(k, seat, meta.seats[seat] if seat is not None else None, rounds[k], text,
+                                       by_at(timeline, k)))  # the entry met chance: drawn by the service, or asserted
+            out = Story(steps, which, tuple(lines))
+            timeline.memo[key] = (meta.version, out)  # immutable: shared, never copied
             return out
 
     def story_json(self, record_id: UUID, token: str | None = None) -> bytes:
-        """`story` as JSON bytes, kept per (version, reader): a live page asks again every few seconds."""
+        """`story` as the API's JSON body, kept per (version, reader): a live page asks again every few seconds."""
         return self._as_json(record_id, token, "story", self.story)
 
     def scores_json(self, record_id: UUID, token: str | None = None) -> bytes:
-        """`scores_over_time` as JSON bytes, kept per version."""
+        """`scores_over_time` as the API's JSON body, kept per version."""
         return self._as_json(record_id, token, "scores", self.scores_over_time)
 
     def _as_json(self, record_id: UUID, token: str | None, name: str,
-                 answer: Callable[[UUID, str | None], dict[str, Any]]) -> bytes:
+                 answer: Callable[[UUID, str | None], ReadModel]) -> bytes:
+        """The bodies are kept on the timeline beside the models: which version and reader they answer is known
+        only under the record's lock, hence here and not at the edge."""
         with self.records.access.read_as(record_id, token) as (timeline, meta, seat):
             _, which = reader_of(meta, seat)
             key = f"{name}-json:{which}"
             known = timeline.memo.get(key)
             if known is not None and known[0] == meta.version:
-                return known[1]
-            body = json.dumps(answer(record_id, token), separators=(",", ":")).encode()
+                kept: bytes = known[1]
+                return kept
+            body = as_bytes(answer(record_id, token))
             timeline.memo[key] = (meta.version, body)
             return body
 
@@ -183,17 +182,18 @@ class Presenting:
         self.records.access.check(record_id, token)  # a forged token is refused even where it would change nothing
         return found
 
-    def scores_over_time(self, record_id: UUID, token: str | None = None) -> dict[str, Any]:
+    def scores_over_time(self, record_id: UUID, token: str | None = None) -> ScoresOverTime:
         """Every seat's running total at every step, round marks, lead changes and the final scores.
 
         Only once the game is over: a running score can carry what a seat hides (Serenissima's ducats).
         """
         with self.records.access.read_as(record_id, token) as (timeline, meta, _):
             if not meta.finished:
-                return {"available": False, "reason": story.UNAVAILABLE}
+                return ScoresOverTime(available=False, reason=story.UNAVAILABLE)
             known = timeline.memo.get("scores")
             if known is not None and known[0] == meta.version:
-                return copy.deepcopy(known[1])
+                counted: ScoresOverTime = known[1]
+                return counted
             game = timeline.game
             seats = len(meta.seats)
             state = timeline.state_at(0)
@@ -202,14 +202,13 @@ class Presenting:
                 state = game.evolve(state, e)
                 totals.append(story.totals_of(game.scores(state), seats))
             final = game.scores(state)
-            out = {
-                "available": True,
-                "steps": len(timeline.events),
-                "seats": [{"seat": i, "name": name, "totals": [row[i] for row in totals]} for i, name in enumerate(meta.seats)],
-                "rounds": story.round_marks(self.records.reading.turns(record_id)),
-                "lead_changes": story.lead_changes(totals, final.get("ranking") or []),
-                "final": final,
-            }
-            timeline.memo["scores"] = (meta.version, copy.deepcopy(out))
+            out = ScoresOverTime(
+                available=True,
+                steps=len(timeline.events),
+                seats=tuple(SeatTotals(i, name, [row[i] for row in totals]) for i, name in enumerate(meta.seats)),
+                rounds=story.round_marks(self.records.reading.turns(record_id)),
+                lead_changes=story.lead_changes(totals, final.get("ranking") or []),
+                final=final,
+            )
+            timeline.memo["scores"] = (meta.version, out)  # never changed once made: shared, never copied
             return out
-

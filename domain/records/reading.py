@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import bisect
 import copy
-import json
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
@@ -20,9 +20,10 @@ from domain.records import chain as chains
 from domain.records import dice, recordfile
 from domain.records.aggregates import LIVE, waiting_message
 from domain.records.errors import Forbidden, NotFound
+from domain.records.readmodels import EventPage, Legal, Listing, RecordRow, Step, Summary, Turn, as_bytes
 from domain.records.timeline import Meta, Timeline
 from domain.records.turns import round_in_view, turn_ranges
-from domain.records.views import visible
+from domain.records.views import pending_as_seen, visible
 
 if TYPE_CHECKING:
     from domain.records.application import Records
@@ -64,7 +65,7 @@ class Reading:
         self.records = records
         self.steps: Bounded[tuple[UUID, int], bytes] = Bounded("steps", STEP_CACHE)
 
-    def step(self, record_id: UUID, n: int, token: str | None) -> dict[str, Any]:
+    def step(self, record_id: UUID, n: int, token: str | None) -> Step:
         """The state after the first n game events, as the caller may see it."""
         with self.records.access.read_as(record_id, token) as (timeline, meta, seat):
             if not 0 <= n <= len(timeline.events):
@@ -74,36 +75,29 @@ class Reading:
             game = timeline.game
             which, view = visible(game, state, len(meta.seats), meta.finished, seat)  # total at every step (kernel contract)
             pending = game.pending(state)
-            scores = game.scores(state) if meta.finished else None
-            shown_pending: dict[str, Any] = {"seat": pending.seat, "kind": pending.kind}
-            if meta.finished or (seat is not None and seat == pending.seat):
-                shown_pending = pending.to_json()
-            out: dict[str, Any] = {"step": n, "steps": len(timeline.events), "view_of": which, "view": view, "pending": shown_pending}
-            if n > 0:
-                out["event"] = timeline.events[n - 1].type
-                by = by_at(timeline, n)
-                if by is not None:
-                    out["by"] = by  # where this step's chance outcomes came from (docs/trust.md)
-            if scores is not None:
-                out["scores"] = scores
-            return out
+            shown = pending_as_seen(pending, meta.finished or (seat is not None and seat == pending.seat))
+            return Step(n, len(timeline.events), which, view, shown,
+                        event=timeline.events[n - 1].type if n > 0 else None,
+                        by=by_at(timeline, n) if n > 0 else None,  # where this step's chance outcomes came from (docs/trust.md)
+                        scores=game.scores(state) if meta.finished else None)
 
     def step_json(self, record_id: UUID, n: int, token: str | None) -> bytes:
-        """`step` as JSON bytes. A finished record's steps never change and show every seat the same
-        all-seeing view, so their answers are kept in a bounded cache."""
+        """`step` as the API's JSON body. A finished record's steps never change and show every seat the same
+        all-seeing view, so their bodies are kept in a bounded cache (whether one may be kept is known only
+        under the record's lock, hence here and not at the edge)."""
         with self.records.access.reading(record_id) as timeline:
             assert timeline.meta is not None
             if not timeline.meta.finished:
-                return json.dumps(self.step(record_id, n, token), separators=(",", ":")).encode()
+                return as_bytes(self.step(record_id, n, token))
             self.records.access.seat_of(timeline.meta, token)  # a forged token is refused even where it would change nothing
             key = (record_id, n)
             found = self.steps.get(key)
             if found is None:
-                found = json.dumps(self.step(record_id, n, token), separators=(",", ":")).encode()
+                found = as_bytes(self.step(record_id, n, token))
                 self.steps.put(key, found)
             return found
 
-    def event_range(self, record_id: UUID, start: int, stop: int | None, token: str | None = None) -> dict[str, Any]:
+    def event_range(self, record_id: UUID, start: int, stop: int | None, token: str | None = None) -> EventPage:
         """Game events [start, stop); their payloads only once the game is over (they carry secrets)."""
         with self.records.access.read_as(record_id, token) as (timeline, meta, _):
             total = len(timeline.events)
@@ -113,9 +107,9 @@ class Reading:
             for i in range(start, max(start, stop)):
                 e = timeline.events[i]
                 items.append({"step": i + 1, **e.to_json()} if meta.finished else {"step": i + 1, "type": e.type, "redacted": True})
-            return {"from": start, "to": max(start, stop), "steps": total, "redacted": not meta.finished, "events": items}
+            return EventPage(start, max(start, stop), total, not meta.finished, items)
 
-    def turns(self, record_id: UUID, token: str | None = None) -> list[dict[str, Any]]:
+    def turns(self, record_id: UUID, token: str | None = None) -> list[Turn]:
         """Step ranges of the setup and of each turn (consecutive commands by one seat).
 
         The round is the title's own where its all-seeing view has an integer `round` (only
@@ -124,71 +118,53 @@ class Reading:
         """
         with self.records.access.read_as(record_id, token) as (timeline, meta, _):
             if not meta.entry_starts:  # shared dice, waiting for its seats: no setup yet
-                return [{"turn": 0, "round": 0, "seat": None, "player": None, "from": 0, "to": 0, "commands": 0}]
+                return [Turn(0, 0, None, None, 0, 0, 0)]
             known = timeline.memo.get("turns")
             if known is not None and known[0] == meta.version:
-                return copy.deepcopy(known[1])
+                return list(known[1])
             out = turn_ranges(meta.entry_seats, meta.entry_sizes, meta.seats,
                               lambda step: round_in_view(lambda: timeline.game.view(timeline.state_at(step), None)))
-            timeline.memo["turns"] = (meta.version, copy.deepcopy(out))
+            timeline.memo["turns"] = (meta.version, tuple(out))  # turns are immutable: shared, never copied
             return out
 
-    # ---- the viewer: story, board, scores over time ------------------------------------
-
-    def legal(self, record_id: UUID, token: str | None) -> dict[str, Any]:
+    def legal(self, record_id: UUID, token: str | None) -> Legal:
         """The pending decision; its legal commands only for the seat that must decide."""
         with self.records.access.read_as(record_id, token) as (timeline, meta, seat):
             if meta.waiting:  # shared dice: nothing is decided before every seat has joined
-                return {"step": 0, "version": meta.version, "pending": {"seat": None, "kind": "waiting"}, "commands": [],
-                        "waiting": meta.waiting, "note": waiting_message(meta.seats, meta.waiting)}
+                return Legal(0, meta.version, {"seat": None, "kind": "waiting"}, [], waiting=meta.waiting,
+                             note=waiting_message(meta.seats, meta.waiting))
             state = timeline.head
             pending = timeline.game.pending(state)
-            out: dict[str, Any] = {"step": len(timeline.events), "version": meta.version,
-                                   "pending": {"seat": pending.seat, "kind": pending.kind}}
-            if meta.dice:
-                out["entry"] = len(timeline.entries)  # shared dice: the log entry the next command becomes (its contribution's k)
+            entry = len(timeline.entries) if meta.dice else None  # shared dice: the log entry the next command becomes
             if pending.over:
-                out["commands"] = []
-            elif seat is not None and seat == pending.seat:
-                out["pending"] = pending.to_json()
-                out["commands"] = [c.to_json() for c in timeline.game.legal(state)]
-            else:
-                out["commands"] = None
-                out["note"] = "the legal commands are shown only to the seat that must decide (send its token)"
-            return out
+                return Legal(len(timeline.events), meta.version, {"seat": pending.seat, "kind": pending.kind}, [], entry)
+            if seat is not None and seat == pending.seat:
+                return Legal(len(timeline.events), meta.version, pending.to_json(),
+                             [c.to_json() for c in timeline.game.legal(state)], entry)
+            return Legal(len(timeline.events), meta.version, {"seat": pending.seat, "kind": pending.kind}, None, entry,
+                         note="the legal commands are shown only to the seat that must decide (send its token)")
 
-    def summary(self, record_id: UUID, token: str | None = None) -> dict[str, Any]:
+    def summary(self, record_id: UUID, token: str | None = None) -> Summary:
         with self.records.access.read_as(record_id, token) as (timeline, meta, _):
             return self._summary(record_id, timeline)
 
-    def _summary(self, record_id: UUID, timeline: Timeline) -> dict[str, Any]:
+    def _summary(self, record_id: UUID, timeline: Timeline) -> Summary:
         meta = timeline.meta
         assert meta is not None
-        out: dict[str, Any] = {
-            "id": str(record_id),
-            "title": meta.title,
-            "edition": meta.edition,
-            "seats": [{"seat": i, "name": n} for i, n in enumerate(meta.seats)],
-            "options": meta.options,
-            "mode": meta.mode,
-            "status": "finished" if meta.finished else "in-progress",
-            "finished": meta.finished,
-            "version": meta.version,
-            "steps": meta.steps,
-            "created": meta.created,
-            "chance": {"commitment": meta.commitment, "seed": meta.revealed_seed,
-                       "derivation": "entry k (0 = setup): SeededChance(seed + '/' + k)" if meta.mode == LIVE else None},
-        }
+        chance: dict[str, Any] = {
+            "commitment": meta.commitment, "seed": meta.revealed_seed,
+            "derivation": "entry k (0 = setup): SeededChance(seed + '/' + k)" if meta.mode == LIVE else None}
         if meta.chain_key is not None:  # the chain's key: committed to from the start, revealed with the seed at the end
-            out["chance"].update(chain_commitment=chains.key_commitment(meta.chain_key), chain_key=meta.revealed_chain_key)
+            chance.update(chain_commitment=chains.key_commitment(meta.chain_key), chain_key=meta.revealed_chain_key)
         if meta.dice == dice.SHARED:
-            out["chance"].update(self._shared_dice(meta))
-        out["chain"] = {"head": meta.chain_head, "length": meta.chain_length}
-        if meta.origin:
-            out["origin"] = meta.origin
-        if meta.finished:
-            out["scores"] = meta.scores
-        return copy.deepcopy(out)  # the cached metadata stays ours
+            chance.update(self._shared_dice(meta))
+        return copy.deepcopy(Summary(  # the cached metadata stays ours
+            id=str(record_id), title=meta.title, edition=meta.edition,
+            seats=[{"seat": i, "name": n} for i, n in enumerate(meta.seats)], options=meta.options, mode=meta.mode,
+            status="finished" if meta.finished else "in-progress", finished=meta.finished, version=meta.version,
+            steps=meta.steps, created=meta.created, chance=chance,
+            chain={"head": meta.chain_head, "length": meta.chain_length},
+            origin=meta.origin or None, scores=meta.scores if meta.finished else None))
 
     def _reveal_deadline(self, meta: Meta) -> str | None:
         """When a seat that has not revealed is marked unverifiable: `reveal_hours` after the Finished event."""
@@ -211,28 +187,24 @@ class Reading:
                 "seats": [{**seat, "status": st["status"]} for seat, st in zip(seats, status, strict=True)],
                 "unverifiable": [st["seat"] for st in status if st["status"] == "unverifiable"]}
 
-    def find(self, title: str | None = None, player: str | None = None, status: str | None = None) -> list[dict[str, Any]]:
-        return [
-            {"id": str(s.id), "title": s.title, "players": s.players, "mode": s.mode, "status": s.status,
-             "finished": s.finished, "created": s.created}
-            for s in self.records.directory.find(title, player, status)
-        ]
+    def find(self, title: str | None = None, player: str | None = None, status: str | None = None) -> list[RecordRow]:
+        return [RecordRow(str(s.id), s.title, s.players, s.mode, s.status, s.finished, s.created)
+                for s in self.records.directory.find(title, player, status)]
 
     def listing(self, title: str | None = None, player: str | None = None, status: str | None = None,
-                page: int = 1, per_page: int = 20) -> dict[str, Any]:
+                page: int = 1, per_page: int = 20) -> Listing:
         """One page of the records list, newest first; a finished record's item names its winner(s) and
         each seat's final total in ranking order (those are public once the game is over)."""
         total, found = self.records.directory.page(title, player, status, (page - 1) * per_page, per_page)
         items = []
         for s in found:
-            item: dict[str, Any] = {"id": str(s.id), "title": s.title, "players": s.players, "mode": s.mode,
-                                    "status": s.status, "finished": s.finished, "created": s.created}
+            row = RecordRow(str(s.id), s.title, s.players, s.mode, s.status, s.finished, s.created)
             if s.finished:
                 named = [seat for seat in s.ranking if isinstance(seat, int) and 0 <= seat < len(s.players)]
-                item["winner"] = [s.players[seat] for seat in s.winners if 0 <= seat < len(s.players)]
-                item["scores"] = [{"name": s.players[seat], "total": s.totals.get(seat)} for seat in named]
-            items.append(item)
-        return {"items": items, "total": total, "page": page, "per_page": per_page}
+                row = replace(row, winner=[s.players[seat] for seat in s.winners if 0 <= seat < len(s.players)],
+                              scores=[{"name": s.players[seat], "total": s.totals.get(seat)} for seat in named])
+            items.append(row)
+        return Listing(items, total, page, per_page)
 
     def export(self, record_id: UUID, token: str | None = None) -> dict[str, Any]:
         with self.records.access.read_as(record_id, token) as (timeline, meta, _):

@@ -20,7 +20,6 @@ seat's view and anyone else what every seat sees.
 
 from __future__ import annotations
 
-import copy
 import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -35,8 +34,9 @@ from domain.records import story
 from domain.records.access import seat_in
 from domain.records.aggregates import ACCEPTED, NOTATION, REJECTED
 from domain.records.errors import Conflict, NotFound
+from domain.records.readmodels import Step, Story, StoryLine, Turn
 from domain.records.turns import round_in_view, turn_ranges
-from domain.records.views import visible
+from domain.records.views import pending_as_seen, visible
 
 if TYPE_CHECKING:
     from domain.records.application import Records
@@ -65,7 +65,7 @@ class CheckedGame:
     all_seeing: bool  # the file says the game ended: every reader sees all
     token_hashes: list[str]
     sentences: list[Sentence | None] = field(default_factory=list)
-    turns: list[dict[str, Any]] = field(default_factory=list)
+    turns: list[Turn] = field(default_factory=list)
 
     @property
     def steps(self) -> int:
@@ -97,7 +97,7 @@ def fold_checked(title: str, edition: Edition, entries: list[Entry]) -> tuple[Ga
     return game, events, starts, seats, checkpoints
 
 
-def count_turns(game: Game, checked: CheckedGame) -> list[dict[str, Any]]:
+def count_turns(game: Game, checked: CheckedGame) -> list[Turn]:
     """Setup and turns with their step ranges, as `Records.reading.turns` counts them for a record."""
     sizes = [b - a for a, b in zip(checked.entry_starts, [*checked.entry_starts[1:], checked.steps], strict=True)]
     return turn_ranges(checked.entry_seats, sizes, checked.seats,
@@ -186,10 +186,10 @@ class ImportReplays:
             "seats": [{"seat": i, "name": n} for i, n in enumerate(checked.seats)], "options": checked.options,
             "steps": checked.steps, "finished": checked.game.pending(checked.state_at(checked.steps)).over,
             "view_of": which, "assumed": assumed, "findings": len(report["findings"]), "summary": report["summary"],
-            "as_reported": checked.as_reported, "turns": copy.deepcopy(checked.turns),
+            "as_reported": checked.as_reported, "turns": [turn.to_json() for turn in checked.turns],
         }
 
-    def step(self, import_id: UUID, n: int, token: str | None = None) -> dict[str, Any]:
+    def step(self, import_id: UUID, n: int, token: str | None = None) -> Step:
         """The state after the first n events of the game as checked, as the reader may see it."""
         checked = self.checked(import_id)
         reader, seat, _ = self._reader(checked, token)
@@ -198,17 +198,11 @@ class ImportReplays:
         state = checked.state_at(n)
         which, view = visible(game, state, len(checked.seats), reader is ALL, seat)
         pending = game.pending(state)
-        shown: dict[str, Any] = {"seat": pending.seat, "kind": pending.kind}
-        if reader is ALL or (seat is not None and seat == pending.seat):
-            shown = pending.to_json()
-        out: dict[str, Any] = {"step": n, "steps": checked.steps, "view_of": which, "view": view, "pending": shown}
-        if n > 0:
-            out["event"] = checked.events[n - 1].type
-        if reader is ALL:
-            out["scores"] = game.scores(state)
-        return out
+        shown = pending_as_seen(pending, reader is ALL or (seat is not None and seat == pending.seat))
+        return Step(n, checked.steps, which, view, shown, event=checked.events[n - 1].type if n > 0 else None,
+                    scores=game.scores(state) if reader is ALL else None)
 
-    def story(self, import_id: UUID, token: str | None = None) -> dict[str, Any]:
+    def story(self, import_id: UUID, token: str | None = None) -> Story:
         """The move list of the game as checked: one line per event the title puts in words."""
         checked = self.checked(import_id)
         reader, _, which = self._reader(checked, token)
@@ -220,9 +214,8 @@ class ImportReplays:
             if text is None:
                 continue
             seat = seats[k]
-            lines.append({"step": k, "seat": seat, "player": checked.seats[seat] if seat is not None else None,
-                          "round": rounds[k], "text": text})
-        return {"steps": checked.steps, "view_of": which, "lines": lines}
+            lines.append(StoryLine(k, seat, checked.seats[seat] if seat is not None else None, rounds[k], text))
+        return Story(checked.steps, which, tuple(lines))
 
     def board(self, import_id: UUID, n: int, token: str | None, draw: Drawing) -> bytes:
         """Step n's board as SVG, what changed since step n-1 marked; `draw` may raise (no layout)."""

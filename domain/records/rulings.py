@@ -409,7 +409,7 @@ class Arbitration:
                                "from_step": reading.from_step, "steps": reading.last_step,
                                "rulings": len(self._rulings(record_id)), "as_played": played}
         if reading.fold is None:  # nothing corrects it: the record as played
-            out.update(corrected=False, finished=meta.finished, pending=self.records.reading.step(record_id, meta.steps, token)["pending"])
+            out.update(corrected=False, finished=meta.finished, pending=self.records.reading.step(record_id, meta.steps, token).pending)
             if meta.finished:
                 out["scores"] = meta.scores
             return out
@@ -427,11 +427,11 @@ class Arbitration:
         token = self._reader_token(meta, token)
         reading = self.reading(record_id)
         if reading.fold is None:
-            return {**self.records.reading.step(record_id, n, token), "reading": RULED, "ruling": None}
+            return {**self.records.reading.step(record_id, n, token).to_json(), "reading": RULED, "ruling": None}
         game = catalog.game(meta.title)
         state = self._state(record_id, reading, n)
         event = self._event_at(record_id, reading, n) if n > 0 else None
-        return {**all_seeing_step(game, state, n, reading.last_step, event),
+        return {**all_seeing_step(game, state, n, reading.last_step, event).to_json(),
                 "reading": RULED, "ruling": reading.ruling, "from_step": reading.from_step}
 
     def board(self, record_id: UUID, n: int, token: str | None, draw: Drawing) -> bytes:

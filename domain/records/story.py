@@ -14,6 +14,7 @@ from typing import Any
 
 from domain.kernel import Event, Game
 from domain.kernel.describe import Sentence, sentence
+from domain.records.readmodels import Turn
 
 log = logging.getLogger("cronaca.story")
 
@@ -43,15 +44,15 @@ def tell(game: Game, event: Event, before: Any, names: Sequence[str]) -> Sentenc
         return sentence(plain_words(event.type))
 
 
-def rounds_by_step(turns: Sequence[Mapping[str, Any]], steps: int) -> list[int | None]:
+def rounds_by_step(turns: Sequence[Turn], steps: int) -> list[int | None]:
     """The round of each step 0..steps, as `Records.reading.turns` counts it (step k belongs to the turn whose
     events include event k; step 0 to the setup)."""
     out: list[int | None] = [None] * (steps + 1)
     for turn in turns:
-        for k in range(turn["from"] + 1, min(turn["to"], steps) + 1):
-            out[k] = turn["round"]
+        for k in range(turn.start + 1, min(turn.stop, steps) + 1):
+            out[k] = turn.round
     if turns:
-        out[0] = turns[0]["round"]
+        out[0] = turns[0].round
     return out
 
 
@@ -75,14 +76,14 @@ def totals_of(scores: Mapping[str, Any], seats: int) -> list[float]:
     return out
 
 
-def round_marks(turns: Sequence[Mapping[str, Any]]) -> list[dict[str, int]]:
+def round_marks(turns: Sequence[Turn]) -> list[dict[str, int]]:
     """Where each round begins: its first step (the state after the round's first event). The setup is no round."""
     marks: list[dict[str, int]] = []
     for turn in turns:
-        if turn["turn"] == 0 or turn["round"] is None:
+        if turn.turn == 0 or turn.round is None:
             continue
-        if not marks or marks[-1]["round"] != turn["round"]:
-            marks.append({"round": turn["round"], "step": turn["from"] + 1})
+        if not marks or marks[-1]["round"] != turn.round:
+            marks.append({"round": turn.round, "step": turn.start + 1})
     return marks
 
 

@@ -603,7 +603,7 @@ class Variations:
         fold = self._fold(variation)
         state = self._state(variation, fold, n)
         event = self._event_at(variation, fold, n) if n > 0 else None
-        return {**all_seeing_step(game, state, n, fold.last_step, event), "line": str(variation.id)}
+        return {**all_seeing_step(game, state, n, fold.last_step, event).to_json(), "line": str(variation.id)}
 
     def legal(self, variation_id: UUID) -> dict[str, Any]:
         """The pending decision at the variation's end and its legal commands, each in the table's words."""

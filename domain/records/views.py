@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.kernel import Game
+from domain.kernel import Game, Pending
+from domain.records.readmodels import Step
 
 HIDDEN = {"hidden": True}
 
@@ -45,12 +46,14 @@ def visible(game: Game, state: Any, seats: int, finished: bool, seat: int | None
     return "public", public_view(game, state, seats)
 
 
-def all_seeing_step(game: Game, state: Any, n: int, last: int, event: Any | None) -> dict[str, Any]:
+def pending_as_seen(pending: Pending, in_full: bool) -> dict[str, Any]:
+    """The pending decision in full (for the seat that must decide, or once the game is over), else only whose
+    it is and of what kind: its details can name what that seat holds."""
+    return pending.to_json() if in_full else {"seat": pending.seat, "kind": pending.kind}
+
+
+def all_seeing_step(game: Game, state: Any, n: int, last: int, event: Any | None) -> Step:
     """A step of a line that only ever shows a finished game (a what-if line, the "as ruled" reading), shaped as
     a finished record's step: the all-seeing view, the pending decision in full, the running scores."""
-    out: dict[str, Any] = {"step": n, "steps": last, "view_of": "all", "view": game.view(state, None),
-                           "pending": game.pending(state).to_json()}
-    if event is not None:
-        out["event"] = event.type
-    out["scores"] = game.scores(state)
-    return out
+    return Step(n, last, "all", game.view(state, None), game.pending(state).to_json(),
+                event=event.type if event is not None else None, scores=game.scores(state))

@@ -28,12 +28,12 @@ KEY = "annotator-key-for-the-tests"
 def finished(records: Records, title: str = "serenissima", key: str = KEY) -> tuple[UUID, list[str]]:
     """A finished random game of `title` imported with an annotator key: its id and its seats' tokens."""
     record_id, tokens = import_finished(records, record_file(title, f"notes-{title}"), key)
-    assert records.reading.summary(record_id)["finished"]
+    assert records.reading.summary(record_id).finished
     return record_id, tokens
 
 
 def steps(records: Records, record_id: UUID) -> int:
-    return int(records.reading.summary(record_id)["steps"])
+    return int(records.reading.summary(record_id).steps)
 
 
 def stream(records: Records, record_id: UUID) -> list[Any]:

@@ -188,16 +188,16 @@ def finished_toy(records: Records) -> UUID:
 
 def test_links_are_stored_shown_and_recomputed_from_the_export(records: Records) -> None:
     record_id, tokens = records.play.start("toy", ["Ada", "Ben"], seed="chained")
-    early = records.reading.summary(record_id)["chain"]
-    assert early["length"] == 1 + records.reading.summary(record_id)["steps"] and len(early["head"]) == 64
+    early = records.reading.summary(record_id).chain
+    assert early["length"] == 1 + records.reading.summary(record_id).steps and len(early["head"]) == 64
     play_out(records, record_id, tokens)
     summary = records.reading.summary(record_id)
     rows = rows_of(records, record_id)
     stored = [p["chain"] for _, topic, p in rows]
-    assert summary["chain"] == {"head": stored[-1], "length": len(stored)} and summary["chain"]["head"] != early["head"]
-    assert summary["chain"]["length"] == summary["steps"] + 2  # the start, each game event, the end
+    assert summary.chain == {"head": stored[-1], "length": len(stored)} and summary.chain["head"] != early["head"]
+    assert summary.chain["length"] == summary.steps + 2  # the start, each game event, the end
     document = records.reading.export(record_id)
-    assert document["chain"] == summary["chain"]
+    assert document["chain"] == summary.chain
     assert chains.chain_of(chains.record_items(document), key=chains.record_key(document)) == stored  # the file alone gives every stored link
     answer = records.verification.verify(record_id)
     assert answer["ok"] and answer["chain"] == {"ok": True, "problems": []} and answer["replay"]["ok"]
@@ -291,7 +291,7 @@ def test_changed_final_scores_are_named_at_the_end(records: Records, store_env: 
     record_id = finished_toy(records)
     rows = rows_of(records, record_id)
     version = next(v for v, topic, _ in rows if topic.endswith(FINISHED))
-    steps = records.reading.summary(record_id)["steps"]
+    steps = records.reading.summary(record_id).steps
 
     def change(state: dict[str, Any]) -> dict[str, Any]:
         state["scores"]["seats"][1]["total"] += 10
@@ -366,10 +366,10 @@ def test_a_record_stored_before_chains_still_reads_and_says_so(records: Records,
     unchain(records, store_env, record_id)
     old = fresh(store_env)
     try:
-        assert old.reading.summary(record_id)["chain"] == {"head": None, "length": 0}
+        assert old.reading.summary(record_id).chain == {"head": None, "length": 0}
         play_out(old, record_id, tokens)  # an old record in progress goes on, unchained
         assert all("chain" not in p or p["chain"] is None for _, _, p in rows_of(old, record_id))
-        assert old.reading.step(record_id, 2, None)["step"] == 2
+        assert old.reading.step(record_id, 2, None).step == 2
         assert old.reading.export(record_id)["chain"] == {"head": None, "length": 0}
         answer = old.verification.verify(record_id)
     finally:

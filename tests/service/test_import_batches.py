@@ -108,7 +108,7 @@ def test_a_batch_job_gives_each_import_its_own_verdict_and_record(records: Recor
     assert found[0]["record_id"] != found[2]["record_id"] and found[1]["record_id"] is None
     assert any(f["rule"] == "notation/result" for f in found[1]["report"]["findings"])
     for f in (found[0], found[2]):
-        assert records.reading.summary(UUID(f["record_id"]))["id"] == f["record_id"]
+        assert records.reading.summary(UUID(f["record_id"])).id == f["record_id"]
     assert run_validations(records, ids) == answer  # again (a job run twice): nothing changes
     assert [records.imports.status(i)["record_id"] for i in ids] == [f["record_id"] for f in found]
 
@@ -174,7 +174,7 @@ def test_a_batch_is_stored_in_two_appends_with_the_verdicts_each_alone_gives(
         assert _without_id(batched["report"]) == _without_id(alone)
         if alone["ok"]:
             mine, theirs = records.reading.summary(UUID(batched["record_id"])), records.reading.summary(UUID(alone["record_id"]))
-            assert (mine["steps"], mine["finished"], mine["scores"]) == (theirs["steps"], theirs["finished"], theirs["scores"])
+            assert (mine.steps, mine.finished, mine.scores) == (theirs.steps, theirs.finished, theirs.scores)
 
 
 def test_a_batch_whose_save_conflicts_stores_nothing_and_goes_each_its_own_way(
@@ -184,7 +184,7 @@ def test_a_batch_whose_save_conflicts_stores_nothing_and_goes_each_its_own_way(
     judged alone; nothing is stored twice."""
     ids = [records.imports.submit_notation(text)[0] for text in plain]
     record_stored_then_killed(records, ids[1])
-    left = UUID(records.reading.summary(uuid5(NAMESPACE_URL, f"cronaca:import:{ids[1]}"))["id"])
+    left = UUID(records.reading.summary(uuid5(NAMESPACE_URL, f"cronaca:import:{ids[1]}")).id)
     stored = len(list(records.events.get(left)))
     alone: list[UUID] = []
     judge = records.imports.judge

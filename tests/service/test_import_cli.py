@@ -80,8 +80,8 @@ def test_many_files_are_imported_here_in_batches_each_with_its_line(tmp_path: Pa
     records = Records(Settings.from_env(env).store)
     try:
         for line in lines[:4]:
-            assert records.reading.summary(UUID(line["record_id"]))["finished"]
-            assert len(line["seats"]) == len(records.reading.summary(UUID(line["record_id"]))["seats"])
+            assert records.reading.summary(UUID(line["record_id"])).finished
+            assert len(line["seats"]) == len(records.reading.summary(UUID(line["record_id"])).seats)
     finally:
         records.close()
 

@@ -83,7 +83,7 @@ def submit(client: Any, body: bytes) -> tuple[str, list[str], dict[str, Any]]:
 
 def stored(app: Any) -> tuple[int, int]:
     records = app.extensions["cronaca"].records
-    return records.recorder.max_notification_id() or 0, records.reading.listing()["total"]
+    return records.recorder.max_notification_id() or 0, records.reading.listing().total
 
 
 def test_the_findings_step_opens_the_state_just_before_the_faulty_line(served: tuple[str, Any]) -> None:

@@ -104,7 +104,7 @@ def test_a_lesson_is_created_with_a_key_shown_once_and_read_by_anyone(records: R
 def test_chapters_keep_their_order_and_refuse_bad_steps_and_games_in_progress(records: Records, lessons: Lessons,
                                                                                hub: Class) -> None:
     record_id = finished(records)
-    steps = records.reading.summary(record_id)["steps"]
+    steps = records.reading.summary(record_id).steps
     lesson, key = lessons.create("Two chapters")
     lesson_id = UUID(lesson["id"])
 

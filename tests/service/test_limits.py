@@ -198,7 +198,7 @@ def test_a_write_waiting_on_a_held_lock_fails_fast_and_writes_nothing(bounded_en
             waited = time.monotonic() - began
         assert busy.value.status == 503 and "busy" in busy.value.message and "lock timeout" in busy.value.message
         assert waited < 8, f"waited {waited:.1f} s: the lock timeout was retried instead of answered"
-        assert [r["players"] for r in records.reading.find()] == [["ann", "bob"]]
+        assert [r.players for r in records.reading.find()] == [["ann", "bob"]]
         records.play.start("toy", ["eve", "fay"])  # the lock gone, writes go on
     finally:
         records.close()

@@ -201,12 +201,12 @@ def test_a_token_of_no_seat_is_refused_on_every_record_endpoint(app_client: tupl
 def test_outcomes_sent_to_a_live_record_are_refused(app_client: tuple[Any, Records]) -> None:
     client, records = app_client
     record_id, tokens = records.play.start("toy", ["ann", "bob"])
-    version = records.reading.summary(record_id)["version"]
+    version = records.reading.summary(record_id).version
     answer = client.post(f"/api/records/{record_id}/commands", headers=auth(tokens[0]),
                          json={"command": {"type": "toy/roll", "seat": 0},
                                "outcomes": [{"kind": "roll", "source": "die", "values": [6]}]})
     assert answer.status_code == 422 and answer.get_json()["rule"] == "command/live-outcomes"
-    assert records.reading.summary(record_id)["version"] == version
+    assert records.reading.summary(record_id).version == version
 
 
 # ---- 7. a draw changed to another possible one, in a live record with its seed revealed -------
@@ -282,7 +282,7 @@ def test_a_stranger_with_a_stale_version_learns_nothing_of_the_version(app_clien
     assert anonymous.status_code == 401
     mine = client.post(f"/api/records/{record_id}/commands", headers=auth(tokens[0]),
                        json={"command": {"type": "toy/roll", "seat": 0}, "version": 1})
-    assert mine.status_code == 409 and mine.get_json()["facts"]["version"] == records.reading.summary(record_id)["version"]
+    assert mine.status_code == 409 and mine.get_json()["facts"]["version"] == records.reading.summary(record_id).version
 
 
 # ---- beyond: counts and claims that must agree --------------------------------------------------

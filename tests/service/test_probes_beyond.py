@@ -93,7 +93,7 @@ def test_a_hidden_republic_card_changes_no_byte_nor_etag_of_what_others_read(app
     first, tokens = transcribed(records, setup, entries)
     second, tokens_2 = transcribed(records, other, entries)
     assert records.timeline(first).head != records.timeline(second).head  # the tables do differ, in a secret
-    last = records.reading.summary(first)["steps"]
+    last = records.reading.summary(first).steps
     def republic(record_id: UUID, token: str) -> Any:
         return client.get(f"/api/records/{record_id}/steps/{last}", headers=auth(token)).get_json()["view"]["seats"][0]["republic"]
 

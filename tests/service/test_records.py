@@ -27,13 +27,13 @@ def stored_versions(records: Records, record_id: UUID) -> list[int]:
 
 def test_live_record_reveals_a_seed_that_rederives_every_outcome(records: Records) -> None:
     record_id, tokens = records.play.start("toy", ["ann", "bob"])
-    opening = records.reading.summary(record_id)["chance"]
+    opening = records.reading.summary(record_id).chance
     assert opening["seed"] is None and len(opening["commitment"]) == 64
     played = play_out(records, record_id, tokens)
     summary = records.reading.summary(record_id)
-    assert summary["finished"] and summary["steps"] == 1 + played  # the toy's setup and each command: one game event
-    assert summary["version"] == 1 + summary["steps"] + 1  # Started, one stored event per game event, Finished
-    seed = summary["chance"]["seed"]
+    assert summary.finished and summary.steps == 1 + played  # the toy's setup and each command: one game event
+    assert summary.version == 1 + summary.steps + 1  # Started, one stored event per game event, Finished
+    seed = summary.chance["seed"]
     assert hashlib.sha256(seed.encode()).hexdigest() == opening["commitment"] == commitment(seed)
     timeline = records.timeline(record_id)
     game = timeline.game
@@ -47,7 +47,7 @@ def test_live_record_reveals_a_seed_that_rederives_every_outcome(records: Record
         assert [o.to_json() for o in chance.log] == entry["outcomes"]
         assert [e.to_json() for e in produced] == entry["events"]
         state = fold(game, state, produced)
-    assert game.scores(state) == summary["scores"]
+    assert game.scores(state) == summary.scores
 
 
 def test_state_at_every_step_equals_a_fold_from_zero(records: Records) -> None:
@@ -76,7 +76,7 @@ def test_snapshots_keep_commands_working_on_long_records(records: Records) -> No
     assert records.snapshots is not None
     assert list(records.snapshots.get(record_id)), "a snapshot was taken after 100 versions"
     record = records.repository.get(record_id)
-    assert record.version == records.reading.summary(record_id)["version"] and record.finished
+    assert record.version == records.reading.summary(record_id).version and record.finished
 
 
 def test_a_violation_appends_nothing_and_names_its_rule(records: Records) -> None:
@@ -132,12 +132,12 @@ def test_concurrent_commands_one_wins_and_the_stream_has_no_gap(records: Records
     record_id, tokens = records.play.start("toy", ["ann", "bob"])
     assert race(records, record_id, {"type": "toy/roll", "seat": 0}, tokens[0], version=2) == ["conflict", "ok"]
     assert stored_versions(records, record_id) == [1, 2, 3]
-    assert records.reading.summary(record_id)["steps"] == 2
+    assert records.reading.summary(record_id).steps == 2
 
 
 def test_transcribed_outcomes_are_checked_for_possibility(records: Records) -> None:
     record_id, tokens = records.play.start("toy", ["ann", "bob"], mode="transcribed")
-    assert records.reading.summary(record_id)["chance"]["commitment"] is None
+    assert records.reading.summary(record_id).chance["commitment"] is None
     with pytest.raises(Invalid):
         records.play.command(record_id, {"type": "toy/roll", "seat": 0}, tokens[0])  # no outcomes given
     with pytest.raises(Refused) as caught:
@@ -165,11 +165,11 @@ def test_views_hide_what_any_seat_does_not_see(records: Records) -> None:
     public = records.reading.step(record_id, 2, None)
     mine = records.reading.step(record_id, 2, tokens[0])
     theirs = records.reading.step(record_id, 2, tokens[1])
-    assert public["view_of"] == "public" and public["view"]["bags"] == [HIDDEN, HIDDEN]
-    assert mine["view"]["bags"] == [sorted(bag0), 3] and theirs["view"]["bags"] == [2, [1, 2, 3]]
-    assert "scores" not in public
+    assert public.view_of == "public" and public.view["bags"] == [HIDDEN, HIDDEN]
+    assert mine.view["bags"] == [sorted(bag0), 3] and theirs.view["bags"] == [2, [1, 2, 3]]
+    assert public.scores is None
     events = records.reading.event_range(record_id, 0, None)
-    assert events["redacted"] and all("data" not in e for e in events["events"])
+    assert events.redacted and all("data" not in e for e in events.events)
     with pytest.raises(Forbidden):
         records.reading.export(record_id)
     with pytest.raises(Forbidden):
@@ -186,23 +186,23 @@ def test_turns_cover_every_step_once(records: Records) -> None:
     record_id, tokens = records.play.start("toy", ["ann", "bob"], edition_file=LONG_TOY.format(target=30))
     play_out(records, record_id, tokens, seed="turns")
     turns = records.reading.turns(record_id)
-    assert turns[0]["turn"] == 0 and turns[0]["from"] == 0
+    assert turns[0].turn == 0 and turns[0].start == 0
     for before, after in zip(turns, turns[1:], strict=False):
-        assert before["to"] == after["from"] and after["seat"] != before["seat"]
-        assert after["round"] in (before["round"], before["round"] + 1)
-    assert turns[-1]["to"] == records.reading.summary(record_id)["steps"]
-    assert [t["player"] for t in turns[1:3]] == ["ann", "bob"]
+        assert before.stop == after.start and after.seat != before.seat
+        assert after.round in (before.round, before.round + 1)
+    assert turns[-1].stop == records.reading.summary(record_id).steps
+    assert [t.player for t in turns[1:3]] == ["ann", "bob"]
 
 
 def test_list_filters_by_title_player_and_status(records: Records) -> None:
     done, tokens = records.play.start("toy", ["ann", "bob"])
     play_out(records, done, tokens)
     going, _ = records.play.start("toy", ["cy", "Ann"])
-    assert [r["id"] for r in records.reading.find()] == [str(going), str(done)]
-    assert [r["id"] for r in records.reading.find(player="ann")] == [str(going), str(done)]
-    assert [r["id"] for r in records.reading.find(player="bob")] == [str(done)]
-    assert [r["id"] for r in records.reading.find(status="finished")] == [str(done)]
-    assert [r["id"] for r in records.reading.find(status="in-progress", title="toy")] == [str(going)]
+    assert [r.id for r in records.reading.find()] == [str(going), str(done)]
+    assert [r.id for r in records.reading.find(player="ann")] == [str(going), str(done)]
+    assert [r.id for r in records.reading.find(player="bob")] == [str(done)]
+    assert [r.id for r in records.reading.find(status="finished")] == [str(done)]
+    assert [r.id for r in records.reading.find(status="in-progress", title="toy")] == [str(going)]
     assert records.reading.find(title="citta-stato") == []
 
 
@@ -269,7 +269,7 @@ def test_observed_chance_replays_what_live_play_recorded(records: Records) -> No
 def test_a_file_without_events_gets_them_from_the_rules(records: Records) -> None:
     record_id, tokens = records.play.start("toy", ["ann", "bob"], mode="transcribed")
     die = SeededChance("bare")
-    while not records.reading.summary(record_id)["finished"]:
+    while not records.reading.summary(record_id).finished:
         seat = records.timeline(record_id).game.pending(records.timeline(record_id).head).seat
         records.play.command(record_id, {"type": "toy/roll", "seat": seat}, tokens[seat],
                      outcomes=[{"kind": "roll", "source": "die", "values": [die.roll("die", 1)[0]]}])
@@ -346,7 +346,7 @@ def test_a_command_that_causes_no_game_event_is_refused_and_stores_nothing(
         records.play.command(record_id, {"type": "toy/roll", "seat": 1}, tokens[1])
     assert caught.value.facts["rule"] == "command/no-events"
     assert stored_versions(records, record_id) == before
-    document = {"format": "cronaca-record", "version": 1, "title": "toy", "edition": records.reading.summary(record_id)["edition"],
+    document = {"format": "cronaca-record", "version": 1, "title": "toy", "edition": records.reading.summary(record_id).edition,
                 "seats": [{"name": "ann"}, {"name": "bob"}], "options": {"players": 2}, "mode": "transcribed",
                 "chance": {}, "entries": [{"setup": {"players": 2}, "outcomes": [], "events": []},
                                           {"command": {"type": "toy/roll", "seat": 0}, "outcomes": [], "events": []}]}
@@ -369,8 +369,8 @@ def test_readers_never_see_a_timeline_half_caught_up(records: Records) -> None:
         while not done.is_set():
             try:
                 turns = records.reading.turns(record_id)
-                last = turns[-1]["to"]
-                assert [t["from"] for t in turns[1:]] == [t["to"] for t in turns[:-1]]
+                last = turns[-1].stop
+                assert [t.start for t in turns[1:]] == [t.stop for t in turns[:-1]]
                 records.reading.step(record_id, last, None)
                 records.reading.step(record_id, last // 2, None)
             except BaseException as exc:  # noqa: BLE001 - collected and reported below
@@ -392,4 +392,4 @@ def test_readers_never_see_a_timeline_half_caught_up(records: Records) -> None:
         writer.close()
     assert played > 40
     assert not failures, repr(failures[0])
-    assert records.reading.turns(record_id)[-1]["to"] == records.reading.summary(record_id)["steps"]
+    assert records.reading.turns(record_id)[-1].stop == records.reading.summary(record_id).steps

@@ -205,7 +205,7 @@ def test_a_compressed_and_enciphered_store_reads_what_it_wrote(tmp_path: Path) -
     assert stored and not any(b'"event"' in s for s in stored)  # enciphered on disk
     again = Records(Settings.from_env(env).store)
     assert again.reading.export(record_id) == records.reading.export(record_id)
-    assert again.repository.get(record_id).steps == records.reading.summary(record_id)["steps"]
+    assert again.repository.get(record_id).steps == records.reading.summary(record_id).steps
     records.close()
     again.close()
 

@@ -39,11 +39,11 @@ def test_a_self_played_game_imports_and_exports_unchanged(title: str, tmp_path: 
         again = records.imports.validate(records.imports.submit(exported)[0])
         assert again["ok"] and records.reading.export(UUID(again["record_id"]))["entries"] == exported["entries"]
         summary = records.reading.summary(record_id)
-        assert summary["finished"] and summary["steps"] == played.event_count
-        ends = [turn["to"] for turn in records.reading.turns(record_id)]  # after whole commands: always showable
-        assert ends[-1] == summary["steps"]
+        assert summary.finished and summary.steps == played.event_count
+        ends = [turn.stop for turn in records.reading.turns(record_id)]  # after whole commands: always showable
+        assert ends[-1] == summary.steps
         for n in ends[:: max(1, len(ends) // 40)] + ends[-1:]:
-            assert records.reading.step(record_id, n, None)["view_of"] == "all"
+            assert records.reading.step(record_id, n, None).view_of == "all"
     finally:
         records.close()
 

@@ -55,7 +55,7 @@ def state_before(title: str, k: int) -> Any:
 
 def version(records: Records, record_id: UUID) -> tuple[int, int]:
     summary = records.reading.summary(record_id)
-    return summary["version"], summary["steps"]
+    return summary.version, summary.steps
 
 
 @pytest.mark.parametrize("title", TITLES)
@@ -304,7 +304,7 @@ def test_who_may_branch_and_from_where(records: Records) -> None:
 def test_a_record_in_progress_gets_no_variations(records: Records) -> None:
     record_id, tokens = records.play.start("citta-stato", NAMES, annotator_key=KEY)
     variations = Variations(records)
-    steps = records.reading.summary(record_id)["steps"]
+    steps = records.reading.summary(record_id).steps
     with pytest.raises(Conflict) as caught:
         variations.branch(record_id, KEY, steps)
     assert "in progress" in caught.value.message

@@ -72,9 +72,9 @@ def test_story_falls_back_to_the_event_type_in_words(served: tuple[Any, Records]
     for line in story["lines"]:
         event = timeline.events[line["step"] - 1]
         assert line["text"] == event.type.split("/")[-1] and "/" not in line["text"]
-        turn = next(t for t in turns if t["from"] < line["step"] <= t["to"])
-        assert (line["seat"], line["round"]) == (turn["seat"], turn["round"])
-        assert line["player"] == (None if turn["seat"] is None else ["ann", "bob"][turn["seat"]])
+        turn = next(t for t in turns if t.start < line["step"] <= t.stop)
+        assert (line["seat"], line["round"]) == (turn.seat, turn.round)
+        assert line["player"] == (None if turn.seat is None else ["ann", "bob"][turn.seat])
     assert plain_words("citta-stato/cards-renewed") == "cards renewed"
 
 
@@ -153,17 +153,17 @@ def test_board_draws_the_readers_view_with_the_previous_step(served: tuple[Any, 
     assert live.status_code == 200 and live.mimetype == "image/svg+xml"
     assert live.headers["Cache-Control"] == "private, no-cache"
     view, previous = drawn[-1]
-    assert view == records.reading.step(record_id, 2, tokens[1])["view"] and isinstance(view["bags"][0], int)
-    assert previous == records.reading.step(record_id, 1, tokens[1])["view"]
+    assert view == records.reading.step(record_id, 2, tokens[1]).view and isinstance(view["bags"][0], int)
+    assert previous == records.reading.step(record_id, 1, tokens[1]).view
     client.get(f"/api/records/{record_id}/steps/0/board")
     assert drawn[-1][1] is None
     missing = client.get(f"/api/records/{record_id}/steps/3/board")
     assert missing.status_code == 404 and "steps 0 to 2" in missing.get_json()["detail"]
     play_out(records, record_id, tokens)
-    steps = records.reading.summary(record_id)["steps"]
+    steps = records.reading.summary(record_id).steps
     done = client.get(f"/api/records/{record_id}/steps/{steps}/board")
     assert done.status_code == 200 and done.headers["Cache-Control"] == "public, max-age=3600"
-    assert drawn[-1][0] == records.reading.step(record_id, steps, None)["view"]  # all-seeing
+    assert drawn[-1][0] == records.reading.step(record_id, steps, None).view  # all-seeing
     calls = len(drawn)
     again = client.get(f"/api/records/{record_id}/steps/{steps}/board", headers={"If-None-Match": done.headers["ETag"]})
     assert again.status_code == 304 and not again.data and len(drawn) == calls  # from the cache, not drawn again
@@ -187,7 +187,7 @@ def test_real_titles_draw_a_board_or_say_why_not(served: tuple[Any, Records]) ->
     client, records = served
     for title in REAL:
         record_id, _ = records.play.start(title, ["Ada", "Bruno", "Chiara"])
-        steps = records.reading.summary(record_id)["steps"]
+        steps = records.reading.summary(record_id).steps
         answer = client.get(f"/api/records/{record_id}/steps/{steps}/board")
         if answer.status_code == 200:
             assert answer.mimetype == "image/svg+xml" and b"<svg" in answer.data
@@ -209,14 +209,14 @@ def test_scores_over_time_only_once_finished(served: tuple[Any, Records]) -> Non
     timeline = records.timeline(record_id)
     steps = len(timeline.events)
     assert scores["available"] and scores["steps"] == steps
-    assert scores["final"] == records.reading.summary(record_id)["scores"]
+    assert scores["final"] == records.reading.summary(record_id).scores
     for row in scores["seats"]:
         assert len(row["totals"]) == steps + 1 and row["name"] == ["ann", "bob", "cy"][row["seat"]]
         for k in (0, steps // 2, steps):
             assert row["totals"][k] == (list(timeline.state_at(k).points) or [0, 0, 0])[row["seat"]]
     turns = records.reading.turns(record_id)
-    assert scores["rounds"][0] == {"round": 1, "step": turns[1]["from"] + 1}
-    assert [m["round"] for m in scores["rounds"]] == sorted({t["round"] for t in turns[1:]})
+    assert scores["rounds"][0] == {"round": 1, "step": turns[1].start + 1}
+    assert [m["round"] for m in scores["rounds"]] == sorted({t.round for t in turns[1:]})
     totals = list(zip(*[row["totals"] for row in scores["seats"]], strict=True))
     for change in scores["lead_changes"]:
         row = totals[change["step"]]
@@ -256,17 +256,17 @@ def bulk_records(records: Records, n: int) -> None:
 
 def check_pages(records: Records, n: int) -> None:
     first = records.reading.listing(page=1, per_page=50)
-    assert first["total"] == n and len(first["items"]) == 50
+    assert first.total == n and len(first.items) == 50
     last = records.reading.listing(page=(n + 49) // 50, per_page=50)
-    assert len(last["items"]) == n - 50 * ((n + 49) // 50 - 1)
-    assert records.reading.listing(page=(n + 49) // 50 + 1, per_page=50)["items"] == []
+    assert len(last.items) == n - 50 * ((n + 49) // 50 - 1)
+    assert records.reading.listing(page=(n + 49) // 50 + 1, per_page=50).items == []
     zoe = records.reading.listing(player="ZOE", status="finished", page=2, per_page=10)
-    assert zoe["total"] == len([k for k in range(n) if k % 5 == 0 and k % 3 == 0])
-    assert all("zoe" in r["players"] and r["finished"] for r in zoe["items"]) and len(zoe["items"]) == 10
-    done = [r for r in first["items"] if r["finished"]]
-    assert done and all(r["winner"] == ["bob"] and r["scores"][0] == {"name": "bob", "total": 10} for r in done)
-    assert all("winner" not in r for r in first["items"] if not r["finished"])
-    assert records.reading.listing(title="la-citta")["total"] == 0
+    assert zoe.total == len([k for k in range(n) if k % 5 == 0 and k % 3 == 0])
+    assert all("zoe" in r.players and r.finished for r in zoe.items) and len(zoe.items) == 10
+    done = [r for r in first.items if r.finished]
+    assert done and all(r.winner == ["bob"] and r.scores[0] == {"name": "bob", "total": 10} for r in done)
+    assert all(r.winner is None for r in first.items if not r.finished)
+    assert records.reading.listing(title="la-citta").total == 0
 
 
 def test_the_list_pages_thousands_of_records(served: tuple[Any, Records]) -> None:
@@ -296,7 +296,7 @@ def test_list_items_name_the_winner_of_a_played_game(served: tuple[Any, Records]
     client, records = served
     record_id, tokens = records.play.start("toy", ["ann", "bob"])
     play_out(records, record_id, tokens)
-    scores = records.reading.summary(record_id)["scores"]
+    scores = records.reading.summary(record_id).scores
     item = client.get("/api/records").get_json()["items"][0]
     names = ["ann", "bob"]
     assert item["winner"] == [names[scores["ranking"][0]]]
@@ -349,9 +349,9 @@ def test_demo_records_are_greedy_bot_games(tmp_path: Path, monkeypatch: pytest.M
     records = Records(Settings.from_env({"SQLITE_DBNAME": str(tmp_path / "demo.sqlite3")}).store)
     try:
         assert service_cli.demo_records(records) == 1
-        (made,) = records.reading.listing()["items"]
-        assert made["players"] == service_cli.NAMES[:2] and made["finished"] and made["winner"]
-        record = records.reading.export(UUID(made["id"]))
+        (made,) = records.reading.listing().items
+        assert made.players == service_cli.NAMES[:2] and made.finished and made.winner
+        record = records.reading.export(UUID(made.id))
         assert len(played) == 1 and played[0].seed == "demo-citta-stato-0"
         assert record["entries"] == dice.mark_outcomes([e.to_json() for e in played[0].entries], record["mode"])
     finally:
@@ -387,7 +387,7 @@ def test_the_list_page_shows_winners_files_and_pages(tmp_path: Path) -> None:
     bulk_records(records, 40)
     record_id, tokens = records.play.start("toy", ["ann", "bob"])
     play_out(records, record_id, tokens)
-    scores = records.reading.summary(record_id)["scores"]
+    scores = records.reading.summary(record_id).scores
     server = make_server("127.0.0.1", 0, app, threaded=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_port}"
