@@ -15,6 +15,7 @@ A note's text is a small Markdown subset rendered by markdown-it-py with raw HTM
 
 from __future__ import annotations
 
+import builtins
 import copy
 import difflib
 import importlib
@@ -44,9 +45,9 @@ from domain.records.errors import (
     RecordsError,
     TooLarge,
     Unauthorized,
-    over_limit,
 )
 from domain.records.kept import Kept
+from domain.records.room import over_limit
 
 if TYPE_CHECKING:
     from domain.records.application import Records
@@ -221,7 +222,7 @@ class Annotations:
         return {"notes": [shown(n) for n in sorted(notes, key=_order)], "reader": _reader(whom),
                 "can_annotate": whom.kind != PUBLIC}
 
-    def all_notes(self, record_id: UUID) -> list[dict[str, Any]]:
+    def all_notes(self, record_id: UUID) -> builtins.list[dict[str, Any]]:  # `list` here is the method above
         """Every live note, whoever it is for: what the annotator's export and a lesson file carry."""
         self._board(record_id)  # an unknown record is a 404, not an empty list
         found = self._get(record_id)
@@ -385,7 +386,7 @@ class Annotations:
         if "text" in body or note is None:
             out["text"] = _text(body.get("text"))
         if "shapes" in body or note is None:
-            out["shapes"] = _shapes(body.get("shapes"), board)
+            out["shapes"] = checked_shapes(body.get("shapes"), board)
         if "glyph" in body or note is None:
             glyph = body.get("glyph")
             if glyph is not None and glyph not in GLYPHS:
@@ -457,7 +458,7 @@ def _audience(audience: Any, whom: Who, board: Board) -> int | None:
             raise Forbidden(f"seat {whom.seat}'s token writes notes for seat {whom.seat} only, not for seat {audience}",
                             token_seat=whom.seat, audience=audience)
         return whom.seat
-    return audience  # type: ignore[no-any-return]
+    return audience
 
 
 def _author(author: Any) -> str:
@@ -494,7 +495,7 @@ def _place(word: Any, board: Board, where: str) -> str:
     return found
 
 
-def _shapes(shapes: Any, board: Board) -> list[dict[str, Any]]:
+def checked_shapes(shapes: Any, board: Board) -> list[dict[str, Any]]:
     """Arrows, highlights and labels on the board's named places, each with a brush."""
     if shapes is None:
         return []

@@ -30,14 +30,18 @@ from eventsourcing.domain import Aggregate, event
 from eventsourcing.persistence import IntegrityError
 
 from domain.kernel import RuleViolation, SeededChance
-from domain.records import annotations, room
+from domain.records import room
 from domain.records.access import token_hash
-from domain.records.errors import Conflict, Invalid, NotFound, TooLarge, Unauthorized, WrongKey, over_limit
-from domain.records.variations import command_words, sent_command
+from domain.records.annotations import Annotations, Board, checked_shapes, places_of
+from domain.records.errors import Conflict, Invalid, NotFound, TooLarge, Unauthorized, WrongKey
+from domain.records.room import over_limit
+from domain.records.variations import Variations, command_words, sent_command
 
 if TYPE_CHECKING:
     from domain.records.application import Records
-    from domain.records.teaching import Publish
+
+Publish = Callable[[str, dict[str, Any]], None]
+"""(lesson id, message) -> None: how a lesson's live changes reach its students (api/live.py)."""
 
 MAX_TITLE = 200
 MAX_INTRODUCTION = 8_000
@@ -187,7 +191,8 @@ def _same(name: str, value: Any) -> Any:
 class Lessons:
     """Lessons over the records' store: chapters, the presenter, and prediction pauses."""
 
-    def __init__(self, records: Records, variations: Any, notes: Any, publish: Publish | None) -> None:
+    def __init__(self, records: Records, variations: Variations, notes: Annotations,
+                 publish: Publish | None) -> None:
         self.records = records
         self.variations = variations
         self.notes = notes
@@ -225,7 +230,7 @@ class Lessons:
     def _load(self, lesson_id: UUID | str) -> Lesson:
         try:
             key = lesson_id if isinstance(lesson_id, UUID) else UUID(str(lesson_id))
-            found = self.records.repository.get(key)
+            found: Aggregate = self.records.repository.get(key)
         except (ValueError, AggregateNotFoundError) as exc:
             raise NotFound(f"no lesson {lesson_id}") from exc
         if not isinstance(found, Lesson):
@@ -271,7 +276,7 @@ class Lessons:
             return
         try:
             self.publish(str(lesson.id), {**message, "lesson": str(lesson.id), "seq": lesson.version})
-        except Exception:  # noqa: BLE001
+        except Exception:
             log.exception("lesson %s: could not publish %s", lesson.id, message.get("type"))
 
     # ---- chapters ------------------------------------------------------------------------
@@ -433,8 +438,8 @@ class Lessons:
             assert meta is not None
             last = len(timeline.events)
         edition = self.records.edition(meta.title, meta.edition, meta.edition_file)
-        board = annotations.Board(meta.title, list(meta.seats), annotations.places_of(meta.title, edition), last)
-        return annotations._shapes(shapes, board)  # noqa: SLF001  (one rule set for every shape drawn)
+        board = Board(meta.title, list(meta.seats), places_of(meta.title, edition), last)
+        return checked_shapes(shapes, board)  # one rule set for every shape drawn
 
     # ---- prediction pauses -----------------------------------------------------------------
 
@@ -617,7 +622,7 @@ class Lessons:
             lesson, _ = self._change(lesson_id, token, change)
             pause = lesson.pause(pause_id)
             _, _, state, command = self._position(UUID(pause["record_id"]), pause["line"], pause["step"])
-            out = {"played": self._played(pause, command, state), "tally": self._tally(lesson, pause_id)}
+            out: dict[str, Any] = {"played": self._played(pause, command, state), "tally": self._tally(lesson, pause_id)}
             counts = {"answers": out["tally"]["answers"],  # the class sees counts, never who picked what
                       "choices": [{k: v for k, v in c.items() if k != "students"} for c in out["tally"]["choices"]]}
             self._publish(lesson, {"type": "reveal", "pause": pause_id, "played": out["played"], "tally": counts})
