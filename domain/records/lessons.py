@@ -32,7 +32,7 @@ from eventsourcing.persistence import IntegrityError
 from domain.kernel import RuleViolation, SeededChance
 from domain.records import room
 from domain.records.access import token_hash
-from domain.records.annotations import Annotations, Board, checked_shapes, places_of
+from domain.records.annotations import Annotations, board_of, checked_shapes
 from domain.records.errors import Conflict, Invalid, NotFound, TooLarge, Unauthorized, WrongKey
 from domain.records.room import over_limit
 from domain.records.variations import Variations, command_words, sent_command
@@ -283,9 +283,7 @@ class Lessons:
 
     def _span(self, record_id: UUID, line: str | None) -> Span:
         """The steps of a finished record's line; a record in progress gets no chapters (409)."""
-        with self.records.access.reading(record_id) as timeline:
-            meta = timeline.meta
-            assert meta is not None
+        with self.records.access.read_meta(record_id) as (timeline, meta):
             if not meta.finished:
                 raise Conflict(f"record {record_id} is in progress: a lesson shows only finished records "
                                "(a chapter would show what its seats cannot see)")
@@ -433,24 +431,18 @@ class Lessons:
         and labels on the board's places, spelt as the notation spells them."""
         if shapes is None:
             return []
-        with self.records.access.reading(record_id) as timeline:
-            meta = timeline.meta
-            assert meta is not None
-            last = len(timeline.events)
-        edition = self.records.edition(meta.title, meta.edition, meta.edition_file)
-        board = Board(meta.title, list(meta.seats), places_of(meta.title, edition), last)
-        return checked_shapes(shapes, board)  # one rule set for every shape drawn
+        return checked_shapes(shapes, board_of(self.records, record_id))  # one rule set for every shape drawn
 
     # ---- prediction pauses -----------------------------------------------------------------
 
     def _position(self, record_id: UUID, line: str | None, step: int) -> tuple[Any, Any, Any, dict[str, Any] | None]:
         """(game, meta, state, the command played from that step or None) on a line of a record."""
-        with self.records.access.reading(record_id) as timeline:
-            meta, game = timeline.meta, timeline.game
+        with self.records.access.read_meta(record_id) as (timeline, meta):
+            game = timeline.game
             if line is None:
                 state = timeline.state_at(step)
                 played = None
-                for k, start in enumerate(meta.entry_starts):  # type: ignore[union-attr]
+                for k, start in enumerate(meta.entry_starts):
                     if k and start == step:
                         played = timeline.entries[k]["command"]
                 return game, meta, state, played
@@ -546,9 +538,7 @@ class Lessons:
         for choice in pause["choices"]:
             if canonical(choice["command"]) == key:  # spelt as its choice, so a page can match them as they are
                 return {"command": dict(choice["command"]), "said": choice["said"]}
-        with self.records.access.reading(UUID(pause["record_id"])) as timeline:  # not a choice: the rules read differently now
-            assert timeline.meta is not None
-            title = timeline.meta.title
+        title = self.records.access.meta(UUID(pause["record_id"])).title  # not a choice: the rules read differently now
         return {"command": dict(command), "said": words_for(title, command, state)}
 
     def answer(self, lesson_id: UUID, pause_id: str, student: str, command: Mapping[str, Any]) -> dict[str, Any]:

@@ -184,9 +184,7 @@ class Arbitration:
     # ---- reading the stores -------------------------------------------------------------------
 
     def _meta(self, record_id: UUID) -> Meta:
-        with self.records.access.reading(record_id) as timeline:  # NotFound for no such record
-            assert timeline.meta is not None
-            return timeline.meta
+        return self.records.access.meta(record_id)  # NotFound for no such record
 
     def _get(self, record_id: UUID) -> Rulings | None:
         """The record's rulings as stored now (shared: never change it)."""

@@ -35,7 +35,7 @@ from domain.kernel.describe import say
 from domain.records import recordfile, room, story
 from domain.records.errors import Conflict, Invalid, NotFound, Refused, Unauthorized, WrongKey
 from domain.records.room import over_limit
-from domain.records.timeline import stored_event
+from domain.records.timeline import Meta, stored_event
 from domain.records.turns import round_in_view
 from domain.records.views import all_seeing_step
 from domain.transcripts import game_for
@@ -231,10 +231,8 @@ class Variations:
             raise NotFound(f"no variation {variation_id}")
         return found
 
-    def _meta(self, record_id: UUID) -> Any:
-        with self.records.access.reading(record_id) as timeline:
-            assert timeline.meta is not None
-            return timeline.meta
+    def _meta(self, record_id: UUID) -> Meta:
+        return self.records.access.meta(record_id)
 
     def _game(self, meta: Any) -> tuple[Game, Edition]:
         return catalog.game(meta.title), self.records.edition(meta.title, meta.edition, meta.edition_file)
