@@ -81,6 +81,12 @@ class Bounded(Generic[K, V]):
         with self._lock:
             return self._entries.pop(key, None)
 
+    def pop_oldest(self) -> tuple[K, V] | None:
+        """Drop the least recently used entry and return it, or None when empty: for an owner that bounds its
+        cache by more than a count (the boards' bytes, domain/records/presenting.py)."""
+        with self._lock:
+            return self._entries.popitem(last=False) if self._entries else None
+
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()

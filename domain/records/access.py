@@ -84,6 +84,20 @@ class Access:
             assert meta is not None
             yield timeline, meta, self.seat_of(meta, token)
 
+    @contextmanager
+    def read_meta(self, record_id: UUID) -> Iterator[tuple[Timeline, Meta]]:
+        """`reading`, with the record's metadata (NotFound for no such record): `read_as` for an answer that takes
+        no token (the annotator's and the arbiter's own keys are checked against `meta`)."""
+        with self.reading(record_id) as timeline:
+            meta = timeline.meta
+            assert meta is not None
+            yield timeline, meta
+
+    def meta(self, record_id: UUID) -> Meta:
+        """The record's metadata (NotFound for no such record)."""
+        with self.read_meta(record_id) as (_, meta):
+            return meta
+
     def check(self, record_id: UUID, token: str | None) -> None:
         """Refuse a token that opens no seat of the record (NotFound for no record), for an answer that
         does not depend on the seat."""
@@ -108,9 +122,7 @@ class Access:
 
     def who(self, record_id: UUID, token: str | None) -> Who:
         """The reader a token makes of a record; a token that is neither its key nor a seat's is refused (403)."""
-        with self.reading(record_id) as timeline:
-            meta = timeline.meta
-            assert meta is not None
+        with self.read_meta(record_id) as (_, meta):
             if token is None:
                 return Who(PUBLIC)
             if self.is_annotator(meta, token):

@@ -155,14 +155,16 @@ class Record(Aggregate):
         carried = all(type(e) is CanonicalEvent for e in events)  # an import's: the bytes made from the rules' events
         bodies = [e.canonical for e in events] if carried else chains.canonical_events(events)
         links: list[str] | None = None
-        if getattr(self, "chain_head", None) is not None:  # a record stored before chains goes on without
+        chain_head: str | None = getattr(self, "chain_head", None)
+        if chain_head is not None:  # a record stored before chains goes on without
             if chains.own_head(head):  # most entries: the row writes the head's bytes as hashed, as an event's
                 head = Encoded(head)
                 hashed = head.canonical = chains.canonical(head)
             else:
                 hashed = chains.canonical(chains.entry_head(head, self.mode))
-            links = chains.links_of(self.chain_head, self.steps + 1, bodies, hashed, getattr(self, "chain_key", None))
-        happened, append, new, originator = self.Happened, self._pending_events.append, object.__new__, self.id
+            links = chains.links_of(chain_head, self.steps + 1, bodies, hashed, getattr(self, "chain_key", None))
+        happened = self.Happened  # type: ignore[attr-defined]  # the library makes the event class
+        append, new, originator = self._pending_events.append, object.__new__, self.id
         stamp = stamp or happened.create_timestamp()
         first, steps, length = self._version, self.steps, getattr(self, "chain_length", 0)
         self.entries += 1

@@ -15,6 +15,7 @@ A note's text is a small Markdown subset rendered by markdown-it-py with raw HTM
 
 from __future__ import annotations
 
+import builtins
 import copy
 import difflib
 import importlib
@@ -44,9 +45,9 @@ from domain.records.errors import (
     RecordsError,
     TooLarge,
     Unauthorized,
-    over_limit,
 )
 from domain.records.kept import Kept
+from domain.records.room import over_limit
 
 if TYPE_CHECKING:
     from domain.records.application import Records
@@ -214,16 +215,16 @@ class Annotations:
         if line == ALL:
             wanted = lambda note: True  # noqa: E731
         else:
-            span = self._span(record_id, line, self._board(record_id))
+            span = self._span(record_id, line, board_of(self.records, record_id))
             wanted = lambda note: note["line"] == span.line  # noqa: E731
         found = self._get(record_id)
         notes = [] if found is None else [n for n in found.notes.values() if wanted(n) and sees(whom, n)]
         return {"notes": [shown(n) for n in sorted(notes, key=_order)], "reader": _reader(whom),
                 "can_annotate": whom.kind != PUBLIC}
 
-    def all_notes(self, record_id: UUID) -> list[dict[str, Any]]:
+    def all_notes(self, record_id: UUID) -> builtins.list[dict[str, Any]]:  # `list` here is the method above
         """Every live note, whoever it is for: what the annotator's export and a lesson file carry."""
-        self._board(record_id)  # an unknown record is a 404, not an empty list
+        board_of(self.records, record_id)  # an unknown record is a 404, not an empty list
         found = self._get(record_id)
         return [] if found is None else [shown(n) for n in sorted(found.notes.values(), key=_order)]
 
@@ -232,7 +233,7 @@ class Annotations:
     def add(self, record_id: UUID, token: str | None, body: Mapping[str, Any]) -> dict[str, Any]:
         """A new note, checked whole before anything is stored."""
         whom = self._writer(record_id, token)
-        board = self._board(record_id)
+        board = board_of(self.records, record_id)
         fields = self._fields(record_id, board, _mapping(body, "the note"), whom, None)
         at = now()
         by = ANNOTATOR if whom.annotator else f"seat:{whom.seat}"
@@ -245,7 +246,7 @@ class Annotations:
     def edit(self, record_id: UUID, note_id: str, token: str | None, changes: Mapping[str, Any]) -> dict[str, Any]:
         """Change some fields of a note; the note is checked whole again, and the stream keeps the old version."""
         whom = self._writer(record_id, token)
-        board = self._board(record_id)
+        board = board_of(self.records, record_id)
         changes = _mapping(changes, "the changes")
 
         def change(notes: Notes) -> dict[str, Any]:
@@ -273,7 +274,7 @@ class Annotations:
     def restore(self, record_id: UUID, notes: Iterable[Mapping[str, Any]], line_map: Mapping[str, str] | None = None) -> None:
         """An import's notes on the new record: each checked as `add` checks it, ids and authors kept,
         variation ids renamed through `line_map` (old -> new); all saved at once, or none."""
-        board = self._board(record_id)
+        board = board_of(self.records, record_id)
         line_map = dict(line_map or {})
         made: list[dict[str, Any]] = []
         seen: set[str] = set()
@@ -339,14 +340,6 @@ class Annotations:
                             note=note_id, by=note["by"])
         return note
 
-    def _board(self, record_id: UUID) -> Board:
-        with self.records.access.reading(record_id) as timeline:
-            meta = timeline.meta
-            assert meta is not None
-            last = len(timeline.events)
-        edition = self.records.edition(meta.title, meta.edition, meta.edition_file)
-        return Board(meta.title, list(meta.seats), places_of(meta.title, edition), last)
-
     def _span(self, record_id: UUID, line: Any, board: Board) -> Span:
         """The line a note names and its steps: the main line (None or "main"), or a variation of this record."""
         if line is None or line == MAIN:
@@ -385,7 +378,7 @@ class Annotations:
         if "text" in body or note is None:
             out["text"] = _text(body.get("text"))
         if "shapes" in body or note is None:
-            out["shapes"] = _shapes(body.get("shapes"), board)
+            out["shapes"] = checked_shapes(body.get("shapes"), board)
         if "glyph" in body or note is None:
             glyph = body.get("glyph")
             if glyph is not None and glyph not in GLYPHS:
@@ -457,7 +450,7 @@ def _audience(audience: Any, whom: Who, board: Board) -> int | None:
             raise Forbidden(f"seat {whom.seat}'s token writes notes for seat {whom.seat} only, not for seat {audience}",
                             token_seat=whom.seat, audience=audience)
         return whom.seat
-    return audience  # type: ignore[no-any-return]
+    return audience
 
 
 def _author(author: Any) -> str:
@@ -494,7 +487,16 @@ def _place(word: Any, board: Board, where: str) -> str:
     return found
 
 
-def _shapes(shapes: Any, board: Board) -> list[dict[str, Any]]:
+def board_of(records: Records, record_id: UUID) -> Board:
+    """What shapes and steps are checked against (a note's, a lesson presenter's): the record's places and its
+    last step."""
+    with records.access.read_meta(record_id) as (timeline, meta):
+        last = len(timeline.events)
+    edition = records.edition(meta.title, meta.edition, meta.edition_file)
+    return Board(meta.title, list(meta.seats), places_of(meta.title, edition), last)
+
+
+def checked_shapes(shapes: Any, board: Board) -> list[dict[str, Any]]:
     """Arrows, highlights and labels on the board's named places, each with a brush."""
     if shapes is None:
         return []

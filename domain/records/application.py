@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 from uuid import UUID
 
 from eventsourcing.application import Application, ProcessingEvent
@@ -100,7 +100,7 @@ class Records(Application[UUID]):
 
     def construct_mapper(self) -> RecordMapper:
         """The library's mapper, writing a record's game events from the bytes the chain hashed (rows.py)."""
-        return self.factory.mapper(transcoder=self.construct_transcoder(), mapper_class=RecordMapper)
+        return cast(RecordMapper, self.factory.mapper(transcoder=self.construct_transcoder(), mapper_class=RecordMapper))
 
     # ---- editions -------------------------------------------------------------------
 

@@ -4,13 +4,10 @@ A module of their own so that no service imports another (or the application) fo
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from uuid import UUID
 
 from domain.kernel import Reader, RuleViolation
-
-if TYPE_CHECKING:
-    from domain.records.room import Over
 
 
 def first_line(exc: BaseException) -> str:
@@ -62,13 +59,6 @@ class TooLarge(RecordsError):
 
     status = 413
     title = "Content Too Large"
-
-
-def over_limit(over: Over) -> RecordsError:
-    """A change refused because the record's (or lesson's) file would pass an import's limit: 413 for its bytes,
-    422 for a count, rule `file/limit` with the limit's name, the most allowed and the value, as an import says it."""
-    return (TooLarge if over.bytes else Invalid)(over.message, rule="file/limit", limit=over.limit, allowed=over.allowed,
-                                                 value=over.value)
 
 
 class AlreadySubmitted(Exception):

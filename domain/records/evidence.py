@@ -59,7 +59,7 @@ READING = Limits(max_bytes=MAX_PART, max_seats=1_000, max_entries=2**31, max_dep
 _STAMP = (1980, 1, 1, 0, 0, 0)  # every member's time: the same record gives the same bytes
 
 
-class NotABundle(ValueError):
+class NotABundle(ValueError):  # noqa: N818  (named for what the bytes are not)
     """Bytes that are no evidence bundle at all (not a zip, or a zip holding none of its files): exit 2."""
 
 
@@ -124,7 +124,7 @@ def check_notation(notation: str, edition: Edition | None = None) -> Any:
 
 def dispute_report(notation: str, edition: Edition | None = None) -> dict[str, Any]:
     """report.json: the dispute checker's report of the notation, every secret shown (the game is over)."""
-    return reveal(check_notation(notation, edition).to_json(), ALL)  # type: ignore[no-any-return]
+    return reveal(check_notation(notation, edition).to_json(), ALL)
 
 
 def build(parts: Parts) -> bytes:
@@ -406,6 +406,7 @@ class _Verifier:
             line.fails(f"the outcomes cannot be drawn again from the seeds: {exc!r}")
             return
         if not report.ok:
+            assert report.event_index is not None  # a failed replay names the event it failed at
             problem = f"entry {report.entry_index} (step {report.event_index + 1}): {report.rule}: {reveal(report.message, ALL)}"
             if problem not in line.problems:  # the rules' own re-decision drew from the same seeds and said it already
                 line.fails(problem)

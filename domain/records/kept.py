@@ -44,7 +44,7 @@ class Kept(Generic[A]):
             if newer:
                 found = copy.deepcopy(found)
                 for stored in newer:
-                    found = stored.mutate(found)
+                    found = stored.mutate(found)  # type: ignore[attr-defined]  # the library types its events by a protocol without mutate
         assert found is not None
         self.keep(found)
         return found

@@ -30,14 +30,18 @@ from eventsourcing.domain import Aggregate, event
 from eventsourcing.persistence import IntegrityError
 
 from domain.kernel import RuleViolation, SeededChance
-from domain.records import annotations, room
+from domain.records import room
 from domain.records.access import token_hash
-from domain.records.errors import Conflict, Invalid, NotFound, TooLarge, Unauthorized, WrongKey, over_limit
-from domain.records.variations import command_words, sent_command
+from domain.records.annotations import Annotations, board_of, checked_shapes
+from domain.records.errors import Conflict, Invalid, NotFound, TooLarge, Unauthorized, WrongKey
+from domain.records.room import over_limit
+from domain.records.variations import Variations, command_words, sent_command
 
 if TYPE_CHECKING:
     from domain.records.application import Records
-    from domain.records.teaching import Publish
+
+Publish = Callable[[str, dict[str, Any]], None]
+"""(lesson id, message) -> None: how a lesson's live changes reach its students (api/live.py)."""
 
 MAX_TITLE = 200
 MAX_INTRODUCTION = 8_000
@@ -187,7 +191,8 @@ def _same(name: str, value: Any) -> Any:
 class Lessons:
     """Lessons over the records' store: chapters, the presenter, and prediction pauses."""
 
-    def __init__(self, records: Records, variations: Any, notes: Any, publish: Publish | None) -> None:
+    def __init__(self, records: Records, variations: Variations, notes: Annotations,
+                 publish: Publish | None) -> None:
         self.records = records
         self.variations = variations
         self.notes = notes
@@ -225,7 +230,7 @@ class Lessons:
     def _load(self, lesson_id: UUID | str) -> Lesson:
         try:
             key = lesson_id if isinstance(lesson_id, UUID) else UUID(str(lesson_id))
-            found = self.records.repository.get(key)
+            found: Aggregate = self.records.repository.get(key)
         except (ValueError, AggregateNotFoundError) as exc:
             raise NotFound(f"no lesson {lesson_id}") from exc
         if not isinstance(found, Lesson):
@@ -271,16 +276,14 @@ class Lessons:
             return
         try:
             self.publish(str(lesson.id), {**message, "lesson": str(lesson.id), "seq": lesson.version})
-        except Exception:  # noqa: BLE001
+        except Exception:
             log.exception("lesson %s: could not publish %s", lesson.id, message.get("type"))
 
     # ---- chapters ------------------------------------------------------------------------
 
     def _span(self, record_id: UUID, line: str | None) -> Span:
         """The steps of a finished record's line; a record in progress gets no chapters (409)."""
-        with self.records.access.reading(record_id) as timeline:
-            meta = timeline.meta
-            assert meta is not None
+        with self.records.access.read_meta(record_id) as (timeline, meta):
             if not meta.finished:
                 raise Conflict(f"record {record_id} is in progress: a lesson shows only finished records "
                                "(a chapter would show what its seats cannot see)")
@@ -428,24 +431,18 @@ class Lessons:
         and labels on the board's places, spelt as the notation spells them."""
         if shapes is None:
             return []
-        with self.records.access.reading(record_id) as timeline:
-            meta = timeline.meta
-            assert meta is not None
-            last = len(timeline.events)
-        edition = self.records.edition(meta.title, meta.edition, meta.edition_file)
-        board = annotations.Board(meta.title, list(meta.seats), annotations.places_of(meta.title, edition), last)
-        return annotations._shapes(shapes, board)  # noqa: SLF001  (one rule set for every shape drawn)
+        return checked_shapes(shapes, board_of(self.records, record_id))  # one rule set for every shape drawn
 
     # ---- prediction pauses -----------------------------------------------------------------
 
     def _position(self, record_id: UUID, line: str | None, step: int) -> tuple[Any, Any, Any, dict[str, Any] | None]:
         """(game, meta, state, the command played from that step or None) on a line of a record."""
-        with self.records.access.reading(record_id) as timeline:
-            meta, game = timeline.meta, timeline.game
+        with self.records.access.read_meta(record_id) as (timeline, meta):
+            game = timeline.game
             if line is None:
                 state = timeline.state_at(step)
                 played = None
-                for k, start in enumerate(meta.entry_starts):  # type: ignore[union-attr]
+                for k, start in enumerate(meta.entry_starts):
                     if k and start == step:
                         played = timeline.entries[k]["command"]
                 return game, meta, state, played
@@ -541,9 +538,7 @@ class Lessons:
         for choice in pause["choices"]:
             if canonical(choice["command"]) == key:  # spelt as its choice, so a page can match them as they are
                 return {"command": dict(choice["command"]), "said": choice["said"]}
-        with self.records.access.reading(UUID(pause["record_id"])) as timeline:  # not a choice: the rules read differently now
-            assert timeline.meta is not None
-            title = timeline.meta.title
+        title = self.records.access.meta(UUID(pause["record_id"])).title  # not a choice: the rules read differently now
         return {"command": dict(command), "said": words_for(title, command, state)}
 
     def answer(self, lesson_id: UUID, pause_id: str, student: str, command: Mapping[str, Any]) -> dict[str, Any]:
@@ -617,7 +612,7 @@ class Lessons:
             lesson, _ = self._change(lesson_id, token, change)
             pause = lesson.pause(pause_id)
             _, _, state, command = self._position(UUID(pause["record_id"]), pause["line"], pause["step"])
-            out = {"played": self._played(pause, command, state), "tally": self._tally(lesson, pause_id)}
+            out: dict[str, Any] = {"played": self._played(pause, command, state), "tally": self._tally(lesson, pause_id)}
             counts = {"answers": out["tally"]["answers"],  # the class sees counts, never who picked what
                       "choices": [{k: v for k, v in c.items() if k != "students"} for c in out["tally"]["choices"]]}
             self._publish(lesson, {"type": "reveal", "pause": pause_id, "played": out["played"], "tally": counts})

@@ -34,8 +34,9 @@ from domain.kernel.notation import seat_names_problem
 from domain.records import dice, recordfile, room
 from domain.records.access import new_tokens, token_hash
 from domain.records.aggregates import LIVE, MODES, Record, RequestKey
-from domain.records.errors import Conflict, Forbidden, Invalid, NotFound, Refused, Unauthorized, over_limit
+from domain.records.errors import Conflict, Forbidden, Invalid, NotFound, Refused, Unauthorized
 from domain.records.reading import titles
+from domain.records.room import over_limit
 from domain.records.settings import Limits
 from domain.records.timeline import Timeline
 from domain.records.views import visible

@@ -169,9 +169,9 @@ class Presenting:
             for _, dropped in self.boards.put(key, board):
                 self._board_bytes -= len(dropped.svg)
             while self._board_bytes > BOARD_CACHE_BYTES and len(self.boards) > 1:
-                dropped_board = self.boards.pop(self.boards.keys()[0])
-                if dropped_board is not None:
-                    self._board_bytes -= len(dropped_board.svg)
+                oldest = self.boards.pop_oldest()
+                if oldest is not None:
+                    self._board_bytes -= len(oldest[1].svg)
 
     def kept_board(self, record_id: UUID, n: int, token: str | None) -> Board | None:
         """A finished record's board already drawn, or None: for the WSGI fast path, which hands every

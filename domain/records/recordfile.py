@@ -35,7 +35,7 @@ def live_chance(seed: str, index: int) -> SeededChance:
     return SeededChance(entry_seed(seed, index))
 
 
-class BadRecordFile(ValueError):
+class BadRecordFile(ValueError):  # noqa: N818  (named for what the file is, as the docs and answers say)
     """A file that is not a record file at all; `rule` says which part, like a violation."""
 
     def __init__(self, rule: str, message: str, **facts: Any) -> None:
@@ -562,9 +562,9 @@ def _judge(header: Header, raw_entries: list[dict[str, Any]], edition_for: Calla
     seeded: Callable[[int], SeededChance] | None = (lambda k: live_chance(seed, k)) if seed else None
     if seed is not None and header.shared is not None:  # shared dice: the service's seed and the seats' contributions
         problems = dice.check_reveals(header.shared)
-        wrong = next((p for p in problems if p["rule"] != "dice/unrevealed"), None)
-        if wrong is not None:
-            return _rejected(wrong["rule"], wrong["what"], entry=wrong["entry"], seat=wrong["seat"])
+        unfit = next((p for p in problems if p["rule"] != "dice/unrevealed"), None)
+        if unfit is not None:
+            return _rejected(unfit["rule"], unfit["what"], entry=unfit["entry"], seat=unfit["seat"])
         seed_of = dice.seeds({**header.shared, "seed": seed})
         missing = next((k for k in range(len(entries)) if not dice.contributions_of(header.shared["seats"], k)), None)
         if missing is not None:

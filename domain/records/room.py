@@ -22,7 +22,7 @@ would slow play), and a seat writing notes must not learn, from where they stop,
 draws are (sizes are a path too).
 
 The stream ids of the extras live here, so this module reads each part without importing its service; it
-answers with an `Over` (or None), which the caller raises as its 4xx (`application.over_limit`).
+answers with an `Over` (or None), which the caller raises as its 4xx (`over_limit`).
 """
 
 from __future__ import annotations
@@ -33,9 +33,11 @@ from typing import TYPE_CHECKING, Any
 from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.application import AggregateNotFoundError
+from eventsourcing.domain import Aggregate
 
 from domain.kernel.cache import Bounded
 from domain.records import recordfile
+from domain.records.errors import Invalid, RecordsError, TooLarge
 from domain.records.settings import Limits
 
 if TYPE_CHECKING:
@@ -125,7 +127,7 @@ def record_part(records: Records, record_id: UUID) -> tuple[int, bool]:
 
 def _part(records: Records, stream_id: UUID) -> int:
     try:
-        found = records.repository.get(stream_id)
+        found: Aggregate = records.repository.get(stream_id)
     except AggregateNotFoundError:
         return 0
     return int(getattr(found, "size", 0))
@@ -152,6 +154,13 @@ class Over:
     value: int
     message: str
     bytes: bool = False
+
+
+def over_limit(over: Over) -> RecordsError:
+    """A change refused because the record's (or lesson's) file would pass an import's limit: 413 for its bytes,
+    422 for a count, rule `file/limit` with the limit's name, the most allowed and the value, as an import says it."""
+    return (TooLarge if over.bytes else Invalid)(over.message, rule="file/limit", limit=over.limit, allowed=over.allowed,
+                                                 value=over.value)
 
 
 def over_bytes(records: Records, record_id: UUID, what: str, **parts: int) -> Over | None:

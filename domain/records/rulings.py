@@ -9,7 +9,7 @@ ruling cannot be quietly changed or removed either. Only the holder of the recor
 A ruling names the step or the notation line it is about, the decision and the reason, and may
 carry a correction: a replacement line from a decision point of the main line. The correction is
 decided by the rules exactly as a variation is (domain/records/variations.py's own checks and
-`_redecide`, called on an unsaved `Variation`: nothing is copied here), and what is stored is the
+`redecide`, called on an unsaved `Variation`: nothing is copied here), and what is stored is the
 log the rules gave back (events filled in). A correction replays every hidden draw from its step
 on, so a record in progress takes none (409) until its game is over.
 
@@ -20,6 +20,7 @@ by step and board by board; a record without corrections reads the same both way
 
 from __future__ import annotations
 
+import builtins
 import copy
 import json
 import secrets
@@ -27,6 +28,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 from uuid import UUID
 
@@ -41,10 +43,11 @@ from domain.kernel.describe import say
 from domain.records import room, story
 from domain.records.aggregates import NOTATION
 from domain.records.chain import GENESIS, link, stream_item, verify_links
-from domain.records.errors import Conflict, Invalid, NotFound, RecordsError, Unauthorized, WrongKey, over_limit
+from domain.records.errors import Conflict, Invalid, NotFound, RecordsError, Unauthorized, WrongKey
 from domain.records.kept import Kept
+from domain.records.room import over_limit
 from domain.records.turns import round_in_view
-from domain.records.variations import AUTHOR, Variation, Variations, _Fold
+from domain.records.variations import AUTHOR, Fold, Variation, Variations
 from domain.records.views import all_seeing_step
 
 if TYPE_CHECKING:
@@ -164,7 +167,7 @@ class Reading:
 
     ruling: str | None
     from_step: int | None
-    fold: _Fold | None
+    fold: Fold | None
     last_step: int
 
 
@@ -175,15 +178,13 @@ class Arbitration:
         self.records = records
         self.variations = variations if variations is not None else Variations(records)
         self._kept: Kept[Rulings] = Kept(records, KEPT, "rulings")
-        self._folds: Bounded[tuple[UUID, str], _Fold] = Bounded("ruling-folds", KEPT)
+        self._folds: Bounded[tuple[UUID, str], Fold] = Bounded("ruling-folds", KEPT)
         self._boards: Bounded[tuple[UUID, str, int], bytes] = Bounded("ruling-boards", KEPT)
 
     # ---- reading the stores -------------------------------------------------------------------
 
     def _meta(self, record_id: UUID) -> Meta:
-        with self.records.access.reading(record_id) as timeline:  # NotFound for no such record
-            assert timeline.meta is not None
-            return timeline.meta
+        return self.records.access.meta(record_id)  # NotFound for no such record
 
     def _get(self, record_id: UUID) -> Rulings | None:
         """The record's rulings as stored now (shared: never change it)."""
@@ -213,7 +214,7 @@ class Arbitration:
                 return copy.deepcopy(ruling)
         raise NotFound(f"record {record_id} has no ruling {ruling_id}", ruling=ruling_id)
 
-    def exported(self, record_id: UUID) -> list[dict[str, Any]]:
+    def exported(self, record_id: UUID) -> builtins.list[dict[str, Any]]:  # `list` here is the method above
         """What the record file carries under "rulings"."""
         self._meta(record_id)
         return copy.deepcopy(self._rulings(record_id))
@@ -301,7 +302,7 @@ class Arbitration:
             return len(self.records.reading.notation(record_id, all_seeing=True).splitlines())
         except RecordsError:
             raise
-        except Exception as exc:  # noqa: BLE001  (a title that cannot write this record: name a step instead)
+        except Exception as exc:
             raise Invalid("this record's notation cannot be written, so a ruling names its step instead of a line",
                           rule="ruling/line") from exc
 
@@ -327,15 +328,15 @@ class Arbitration:
                 raise Invalid(f"correction entry {k}: its outcomes are the arbiter's (chance \"{AUTHOR}\"), not {marked!r}",
                               rule="ruling/chance", entry=k)
         with _as_correction():
-            from_step = self.variations._check_from_step(record_id, None, raw.get("from_step"))
+            from_step = self.variations.check_from_step(record_id, None, raw.get("from_step"))
         variations = self.variations
         game = catalog.game(meta.title)
         line = Variation(record_id=str(record_id), parent=None, from_step=from_step, title="correction", author=ARBITER,
                          seed="")  # never saved: it only collects what the rules decide
-        state = variations._parent_state(line)
+        state = variations.parent_state(line)
         with _as_correction():
             for k, obj in enumerate(entries):
-                state = variations._redecide(game, line, state, k, obj)
+                state = variations.redecide(game, line, state, k, obj)
         return {"from_step": from_step, "entries": [dict(e) for e in line.entries]}
 
     def _change(self, record_id: UUID, change: Callable[[Rulings], T]) -> T:
@@ -366,7 +367,7 @@ class Arbitration:
             correction = latest["correction"]
             with self.records.access.reading(record_id) as timeline:
                 base = timeline.state_at(correction["from_step"])
-            fold = _Fold(correction["from_step"], [base])
+            fold = Fold(correction["from_step"], [base])
             fold.grow(catalog.game(meta.title), correction["entries"])
             self._folds.put(key, fold)
         return Reading(latest["id"], fold.base_step, fold, fold.last_step)
@@ -472,7 +473,7 @@ class Arbitration:
         for k, start in enumerate(fold.starts):
             state = fold.checkpoints[k]
             seat = entries[k].get("command", {}).get("seat")
-            round_ = round_in_view(lambda state=state: game.view(state, None))
+            round_ = round_in_view(partial(game.view, state, None))
             end = fold.starts[k + 1] if k + 1 < len(fold.starts) else fold.last_step
             for step in range(start + 1, end + 1):
                 e = fold.events[step - 1 - fold.base_step]

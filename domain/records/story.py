@@ -38,8 +38,8 @@ def tell(game: Game, event: Event, before: Any, names: Sequence[str]) -> Sentenc
     if describe is None:
         return sentence(plain_words(event.type))
     try:
-        return describe(event, before, names)  # type: ignore[no-any-return]
-    except Exception:  # noqa: BLE001  (the line still says what happened, in plain words)
+        return describe(event, before, names)
+    except Exception:
         log.exception("%s: describe failed on %s", getattr(game, "title", "?"), event.type)
         return sentence(plain_words(event.type))
 

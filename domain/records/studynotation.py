@@ -116,9 +116,9 @@ class _Writer:
             self.lines[line.ident] = line
             parent.children.append({**variation, "at": at})
         for note in notes:
-            line = self.lines.get(note["line"])
-            if line is not None:
-                line.notes.setdefault(_holder(line, note["step"]), []).append(note)
+            noted = self.lines.get(note["line"])
+            if noted is not None:
+                noted.notes.setdefault(_holder(noted, note["step"]), []).append(note)
 
     def text(self, title: str, options: Mapping[str, Any], scores: Mapping[str, Any] | None,
              tags: Mapping[str, str] | None) -> str:
@@ -348,7 +348,12 @@ class _Reader:
     def turn_spans(self, full: list[Entry]) -> list[tuple[int, int]]:
         """How the renderer cuts a log into turn lines (entry index ranges)."""
         spans: list[tuple[int, int]] = []
-        render(self.game, self.words, self.edition, full, self.seats, after=lambda a, b: spans.append((a, b)) or [])
+
+        def cut(first: int, last: int) -> list[str]:
+            spans.append((first, last))
+            return []  # no line added after the turn
+
+        render(self.game, self.words, self.edition, full, self.seats, after=cut)
         return spans
 
     def variation(self, found: Variation, parent: _Read, ref: str) -> _Read:

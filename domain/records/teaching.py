@@ -9,18 +9,14 @@ store (SQLite or PostgreSQL). This module wires the three services together; who
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from domain.records.annotations import Annotations
-from domain.records.lessons import Lessons
+from domain.records.lessons import Lessons, Publish
 from domain.records.variations import Variations
 
 if TYPE_CHECKING:
     from domain.records.application import Records
-
-Publish = Callable[[str, dict[str, Any]], None]
-"""(lesson id, message) -> None: how a lesson's live changes reach its students (api/live.py)."""
 
 
 class Teaching:

@@ -19,6 +19,7 @@ import secrets
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
@@ -32,8 +33,9 @@ from domain.kernel.cache import Bounded
 from domain.kernel.commands import Command
 from domain.kernel.describe import say
 from domain.records import recordfile, room, story
-from domain.records.errors import Conflict, Invalid, NotFound, Refused, Unauthorized, WrongKey, over_limit
-from domain.records.timeline import stored_event
+from domain.records.errors import Conflict, Invalid, NotFound, Refused, Unauthorized, WrongKey
+from domain.records.room import over_limit
+from domain.records.timeline import Meta, stored_event
 from domain.records.turns import round_in_view
 from domain.records.views import all_seeing_step
 from domain.transcripts import game_for
@@ -161,7 +163,7 @@ def sent_command(game: Game, command: Any) -> Command:
 
 
 @dataclass
-class _Fold:
+class Fold:
     """A variation's states: the parent's state at from_step, then one checkpoint after each entry."""
 
     base_step: int
@@ -210,7 +212,7 @@ class Variations:
 
     def __init__(self, records: Records) -> None:
         self.records = records
-        self._folds: Bounded[UUID, _Fold] = Bounded("variation-folds", FOLD_CACHE)
+        self._folds: Bounded[UUID, Fold] = Bounded("variation-folds", FOLD_CACHE)
         self._boards: Bounded[tuple[UUID, int], bytes] = Bounded("variation-boards", BOARD_CACHE)
         self._lock = threading.RLock()
 
@@ -222,28 +224,26 @@ class Variations:
         except ValueError as exc:
             raise NotFound(f"no variation {variation_id}") from exc
         try:
-            found = self.records.repository.get(vid)
+            found: Aggregate = self.records.repository.get(vid)
         except AggregateNotFoundError as exc:
             raise NotFound(f"no variation {variation_id}") from exc
         if not isinstance(found, Variation):
             raise NotFound(f"no variation {variation_id}")
         return found
 
-    def _meta(self, record_id: UUID) -> Any:
-        with self.records.access.reading(record_id) as timeline:
-            assert timeline.meta is not None
-            return timeline.meta
+    def _meta(self, record_id: UUID) -> Meta:
+        return self.records.access.meta(record_id)
 
     def _game(self, meta: Any) -> tuple[Game, Edition]:
         return catalog.game(meta.title), self.records.edition(meta.title, meta.edition, meta.edition_file)
 
-    def _fold(self, variation: Variation) -> _Fold:
+    def _fold(self, variation: Variation) -> Fold:
         """The variation's folded states, caught up with its stored entries (kept in a bounded LRU)."""
         vid = variation.id
         found = self._folds.get(vid)
         if found is None:
-            base = self._parent_state(variation)
-            found = _Fold(variation.from_step, [base])
+            base = self.parent_state(variation)
+            found = Fold(variation.from_step, [base])
         meta = self._meta(UUID(variation.record_id))
         game = catalog.game(meta.title)
         with self._lock:
@@ -252,7 +252,8 @@ class Variations:
             self._folds.put(vid, found)
         return found
 
-    def _parent_state(self, variation: Variation) -> Any:
+    def parent_state(self, variation: Variation) -> Any:
+        """The state a variation leaves from: its parent line's (the main line's or a variation's) at from_step."""
         if variation.parent is None:
             with self.records.access.reading(UUID(variation.record_id)) as timeline:
                 return timeline.state_at(variation.from_step)
@@ -285,7 +286,7 @@ class Variations:
         return Line(record_id, str(variation.id), meta.title, list(meta.seats), variation.from_step, fold.last_step,
                     self._over(meta, fold))
 
-    def _over(self, meta: Any, fold: _Fold) -> bool:
+    def _over(self, meta: Any, fold: Fold) -> bool:
         return bool(catalog.game(meta.title).pending(fold.checkpoints[-1]).over)
 
     def decision_steps(self, record_id: UUID, parent: str | None) -> tuple[list[int], int]:
@@ -299,7 +300,9 @@ class Variations:
         fold = self._fold(variation)
         return [variation.from_step, *fold.starts[1:]], fold.last_step
 
-    def _check_from_step(self, record_id: UUID, parent: str | None, from_step: Any) -> int:
+    def check_from_step(self, record_id: UUID, parent: str | None, from_step: Any) -> int:
+        """`from_step` if a line may leave from it (a decision point of the main line or of `parent`, or its last
+        step), else a 422 naming the nearest that may: a variation's and a ruling's correction's one check."""
         if not isinstance(from_step, int) or isinstance(from_step, bool):
             raise Invalid("from_step must be a step number", rule="variation/step", given=repr(from_step))
         steps, last = self.decision_steps(record_id, parent)
@@ -328,7 +331,7 @@ class Variations:
         self._finished_only(meta)
         parent = self._parent_id(record_id, parent)
         title, author = self._names(title, author)
-        from_step = self._check_from_step(record_id, parent, from_step)
+        from_step = self.check_from_step(record_id, parent, from_step)
         variation = Variation(record_id=str(record_id), parent=parent, from_step=from_step, title=title, author=author,
                               seed=secrets.token_hex(16))
         self._save_new(record_id, variation)
@@ -476,7 +479,7 @@ class Variations:
             raise Invalid("a variation is an object with from_step, title, author, seed and entries", rule="variation/file")
         parent = self._parent_id(record_id, parent)
         title, author = self._names(exported.get("title", ""), exported.get("author", ""))
-        from_step = self._check_from_step(record_id, parent, exported.get("from_step"))
+        from_step = self.check_from_step(record_id, parent, exported.get("from_step"))
         seed = exported.get("seed")
         if seed is not None and not isinstance(seed, str):
             raise Invalid("a variation's seed is a string", rule="variation/file", field="seed")
@@ -486,13 +489,13 @@ class Variations:
         game, _ = self._game(meta)
         variation = Variation(record_id=str(record_id), parent=parent, from_step=from_step, title=title, author=author,
                               seed=seed or secrets.token_hex(16))
-        state = self._parent_state(variation)
+        state = self.parent_state(variation)
         for k, obj in enumerate(raw):
-            state = self._redecide(game, variation, state, k, obj)
+            state = self.redecide(game, variation, state, k, obj)
         self._save_new(record_id, variation)
         return variation.id
 
-    def _redecide(self, game: Game, variation: Variation, state: Any, k: int, obj: Any) -> Any:
+    def redecide(self, game: Game, variation: Variation, state: Any, k: int, obj: Any) -> Any:
         """One exported entry decided again on `state`; appended to the variation, or a 422 naming it."""
         where = f"variation entry {k}"
         if game.pending(state).over:
@@ -542,7 +545,7 @@ class Variations:
         variation = self._variation(variation_id)
         return self._state(variation, self._fold(variation), n)
 
-    def _state(self, variation: Variation, fold: _Fold, n: int) -> Any:
+    def _state(self, variation: Variation, fold: Fold, n: int) -> Any:
         if not 0 <= n <= fold.last_step:
             raise NotFound(f"step {n} does not exist; this line has steps 0 to {fold.last_step}",
                                           steps=fold.last_step)
@@ -553,7 +556,7 @@ class Variations:
             return self.state_at(UUID(variation.parent), n)
         return fold.state_at(catalog.game(self._meta(UUID(variation.record_id)).title), n)
 
-    def _event_at(self, variation: Variation, fold: _Fold, n: int) -> Event:
+    def _event_at(self, variation: Variation, fold: Fold, n: int) -> Event:
         """The event that leads to step n (n >= 1) on the variation's line."""
         if n > variation.from_step:
             return fold.events[n - 1 - variation.from_step]
@@ -630,7 +633,7 @@ class Variations:
         lines = []
         for k, (start, seat) in enumerate(zip(fold.starts, variation.seats, strict=True)):
             state = fold.checkpoints[k]
-            round_ = round_in_view(lambda state=state: game.view(state, None))
+            round_ = round_in_view(partial(game.view, state, None))
             end = fold.starts[k + 1] if k + 1 < len(fold.starts) else fold.last_step
             for step in range(start + 1, end + 1):
                 e = fold.events[step - 1 - fold.base_step]

@@ -23,6 +23,18 @@ def test_put_if_keeps_the_newer():
     assert cache.get("k") == 5
 
 
+def test_pop_oldest_drops_the_least_recently_used():
+    cache: Bounded[str, int] = Bounded("test-oldest", 3)
+    cache.put("a", 1)
+    cache.put("b", 2)
+    cache.get("a")  # b is now the oldest
+    assert cache.pop_oldest() == ("b", 2)
+    assert cache.keys() == ["a"]
+    assert cache.pop_oldest() == ("a", 1)
+    assert cache.pop_oldest() is None
+    assert len(cache) == 0
+
+
 def test_registered_by_name_and_forgotten_with_its_owner():
     cache: Bounded[int, int] = Bounded("test-registered", 3)
     cache.put(1, 1)
