@@ -76,3 +76,28 @@ def test_assets_are_revalidated_by_their_etag(client: Any) -> None:
 @pytest.mark.parametrize("name", ["lib/../record.js", "boards/__init__.py", "lib/nothing.js", "__init__.py", "lib"])
 def test_nothing_else_of_the_package_is_served(client: Any, name: str) -> None:
     assert client.get(f"/viewer/{name}").status_code == 404
+
+
+def imported_by(module: str) -> list[str]:
+    """Every module `module` imports, at any depth, as paths under replay_viewer/."""
+    found: list[str] = []
+    todo = [module]
+    while todo:
+        here = todo.pop()
+        for spec in IMPORT.findall((VIEWER / here).read_text()):
+            target = urljoin(f"/{here}", spec).lstrip("/")
+            if target not in found:
+                found.append(target)
+                todo.append(target)
+    return found
+
+
+@pytest.mark.parametrize("page", PAGES, ids=relative)
+def test_a_page_preloads_every_module_its_scripts_import(page: Path) -> None:
+    """Without a build step a module's imports are found only once it is parsed, a round trip a level; the page
+    names them all with `<link rel="modulepreload">` so they load beside its scripts (and not one more)."""
+    html = page.read_text()
+    entries = re.findall(r'<script type="module" src="/viewer/([\w/]+\.js)"', html)
+    wanted = {m for entry in entries for m in imported_by(entry)} - set(entries)
+    preloaded = set(re.findall(r'<link rel="modulepreload" href="/viewer/([\w/]+\.js)">', html))
+    assert preloaded == wanted, f"{page.name}: preload {sorted(wanted - preloaded)}, drop {sorted(preloaded - wanted)}"
