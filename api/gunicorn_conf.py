@@ -21,6 +21,7 @@ from prometheus_flask_exporter.multiprocess import GunicornInternalPrometheusMet
 
 from api import logs
 from domain.records.settings import live_streams, log_format, log_level
+from workers.metrics import CACHES
 
 workers = int(os.environ.get("CRONACA_API_WORKERS", "2"))  # processes, not threads, use more cores (docs/deployment.md)
 # gthread with read deadlines (api/gunicorn_worker.py): a live stream holds one pool thread for its life, a request
@@ -57,7 +58,9 @@ def child_exit(server: Any, worker: Any) -> None:
 def post_fork(server: Any, worker: Any) -> None:
     """Each worker reads the records directory in a thread of its own (domain/records/directory.py). Without
     `--preload` (the Procfile) the app is made in the worker and create_app starts it; with `--preload` the app
-    was made in the master, whose thread does not exist in the child: started again here."""
+    was made in the master, whose thread does not exist in the child: started again here. So is the thread that
+    copies the worker's caches into the metrics folder (workers/metrics.py's CACHES; once per process)."""
+    CACHES.start()
     app = getattr(worker.app, "callable", None)
     service = getattr(app, "extensions", {}).get("cronaca")
     if service is not None:

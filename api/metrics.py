@@ -14,14 +14,14 @@
   Workers (workers/metrics.py) write their job metrics to the same directory on the same host.
 - One process (`cronaca serve`, tests): each app has a registry of its own (the exporter refuses a second app on
   one registry), which also shows the process-wide default registry (commands, jobs run in-process, the process).
-- Caches: every bounded cache of the process (domain/kernel/cache.py's `Bounded`, registered by name) is read at
-  each scrape by a collector of this module, `Caches`: `cronaca_cache_entries{cache}`, `cronaca_cache_capacity{cache}`,
-  `cronaca_cache_hits_total{cache}`, `cronaca_cache_misses_total{cache}`, summed over the caches of one name. A
-  collector, not Counters the domain increments: the domain never imports Prometheus, and a cache lookup stays a dict
-  lookup. The caches are per process, and so is the collector: it is on the registry of one-process mode only.
-  Under gunicorn (PROMETHEUS_MULTIPROC_DIR set) `/metrics` answers from the multiprocess collector alone, which reads
-  only the files prometheus_client's own Counters and Gauges write to that directory (a collector writes none): the
-  cache families are NOT shown there (docs/deployment.md, Metrics).
+- Caches: every bounded cache of the process (domain/kernel/cache.py's `Bounded`, registered by name), summed over
+  the caches of one name: `cronaca_cache_entries{cache}`, `cronaca_cache_capacity{cache}`,
+  `cronaca_cache_hits_total{cache}`, `cronaca_cache_misses_total{cache}`. The domain never imports Prometheus and a
+  lookup stays a dict lookup: the numbers are read from the caches, never counted by them. One process: read at each
+  scrape by this module's collector `Caches`, on the app's registry. Several processes: each copies its own into
+  the multiprocess folder every workers/metrics.py CACHE_REFRESH_SECONDS (its `CACHES`, started here), and again
+  just before it answers a scrape, so `/metrics` sums the live processes' entries and capacity and every process's
+  hits and misses, the others' at most that many seconds old (docs/deployment.md, Metrics).
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ from domain import catalog
 from domain.kernel.cache import Bounded, every_cache
 from domain.records import RecordsError
 from domain.records.errors import Refused
+from workers.metrics import CACHES, multiprocess_dir
 
 COMMANDS = Counter("cronaca_commands_total", "Commands sent to records, by title and outcome", ["title", "outcome"])
 FAST_ANSWERS = Counter("cronaca_fast_answers_total", "Step answers served by the WSGI fast path, by kind", ["kind"])
@@ -52,6 +53,7 @@ OUTCOMES = {401: "unauthorized", 403: "forbidden", 404: "not_found", 409: "confl
             400: "invalid", 422: "invalid", 429: "limited", 503: "unavailable"}
 COMMAND_ENDPOINT = "records.play"
 REPLAYED = "Idempotent-Replayed"  # api/records.py's header on an answer given again to a retry
+PATH = "/metrics"
 TITLES_KEPT = 10_000  # record id -> title, per process: a title never changes, so this is never stale
 
 V = TypeVar("V", bound=Callable[..., Any])
@@ -184,11 +186,17 @@ def _mark_seen() -> None:
     request.environ[SEEN] = True
 
 
+def _refresh_caches_on_scrape() -> None:
+    """This process's caches as they are now in the scrape it answers (the others' are as their last refresh)."""
+    if request.path == PATH:
+        CACHES.refresh()
+
+
 # ---- wiring ----------------------------------------------------------------------------------------------------
 
 
 def multiprocess() -> bool:
-    return bool(os.environ.get("PROMETHEUS_MULTIPROC_DIR"))
+    return multiprocess_dir() is not None
 
 
 def install(app: Flask) -> Any:
@@ -196,9 +204,11 @@ def install(app: Flask) -> Any:
     app.before_request(_mark_seen)
     app.after_request(_count_refused_early)
     common: dict[str, Any] = {"group_by": "url_rule", "default_latency_as_histogram": True}
-    if multiprocess():  # each scrape reads the directory alone: this process's caches are not in it
+    if multiprocess():  # each scrape reads the directory alone: the caches are copied there (workers/metrics.py)
         os.makedirs(os.environ["PROMETHEUS_MULTIPROC_DIR"], exist_ok=True)
-        metrics = GunicornInternalPrometheusMetrics(app, **common)
+        app.before_request(_refresh_caches_on_scrape)
+        metrics = GunicornInternalPrometheusMetrics(app, path=PATH, **common)
+        CACHES.start()
     else:
         registry = CollectorRegistry()
         registry.register(_Global())

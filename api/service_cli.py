@@ -252,6 +252,7 @@ def _worker(args: Any) -> int:
         return 2
 
     metrics.serve(worker_metrics_port(os.environ), worker_metrics_addr(os.environ))
+    metrics.CACHES.start()  # under PROMETHEUS_MULTIPROC_DIR: the worker's caches in the API's /metrics
     return run_worker(settings, queues, burst=args.burst)  # outlives Redis outages (workers/worker.py)
 
 

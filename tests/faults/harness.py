@@ -45,6 +45,7 @@ from urllib.parse import urlsplit, urlunsplit
 from honcho.environ import parse_procfile
 
 from tests.service.conftest import ROOT, free_port, subprocess_env
+from workers.metrics import process_alive
 
 VENV_BIN = Path(sys.executable).parent
 PREFIX = "cronaca-f"  # namespaces: cronaca-f-<pid>-<n>-<k>; links: crb/crv + pid in hex (kernel names <= 15 chars)
@@ -67,23 +68,13 @@ def _ip(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["ip", *args], capture_output=True, text=True, timeout=20, check=check)
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def sweep_stale() -> list[str]:
     """Remove namespaces and bridges a dead test process of this suite left behind (its pid is in their name)."""
     removed = []
     for line in _ip("netns", "list", check=False).stdout.splitlines():
         name = line.split()[0] if line.split() else ""
         found = re.fullmatch(rf"{PREFIX}-(\d+)-\d+-\d+", name)
-        if found and not _pid_alive(int(found.group(1))):
+        if found and not process_alive(int(found.group(1))):
             for pid in _ip("netns", "pids", name, check=False).stdout.split():
                 with contextlib.suppress(ProcessLookupError, ValueError):
                     os.kill(int(pid), signal.SIGKILL)
@@ -91,7 +82,7 @@ def sweep_stale() -> list[str]:
             removed.append(name)
     for line in _ip("-o", "link", "show", "type", "bridge", check=False).stdout.splitlines():
         found = re.search(r"^\d+: (crb([0-9a-f]{6})[0-9a-f]):", line)
-        if found and not _pid_alive(int(found.group(2), 16)):
+        if found and not process_alive(int(found.group(2), 16)):
             _ip("link", "del", found.group(1), check=False)
             removed.append(found.group(1))
     return removed

@@ -3,7 +3,8 @@
 The last test starts the real deployment (`honcho start -c api=2,worker=2` on the repository's Procfile, SQLite and
 the shared Redis with queue names of its own) and checks what only real processes show: two gunicorn masters
 adding up their metrics in one PROMETHEUS_MULTIPROC_DIR, gunicorn's JSON access lines carrying the request id and
-no token, and `cronaca keep` starting a killed API process again.
+no token, and `cronaca keep` starting a killed API process again. One more starts a gunicorn master alone, to see
+every worker's bounded caches summed in /metrics.
 """
 
 from __future__ import annotations
@@ -33,10 +34,12 @@ from api import logs, operators, schema
 from api.app import create_app
 from api.keep import Keeper
 from api.security import OPS_PAGE_SOURCES
+from domain.records.reading import STEP_CACHE
 from domain.records.settings import Settings
 from tests.service.conftest import ROOT, close_app, free_port, subprocess_env
 from tests.service.helpers import auth, play_out_http
 from tests.service.test_api import start
+from workers.metrics import CACHE_REFRESH_SECONDS, forget_the_dead
 
 REDIS_URL = "redis://127.0.0.1:6379/0"
 VENV_BIN = Path(sys.executable).parent
@@ -369,6 +372,17 @@ def alive(pid: int) -> bool:
     return True
 
 
+def stop_group(process: subprocess.Popen[bytes]) -> None:
+    """Stop a process started in a session of its own and all it started: TERM, then KILL after 20 s."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(20)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(5)
+
+
 @pytest.mark.redis
 def test_the_procfile_under_honcho_serves_adds_up_metrics_and_restarts_what_dies(tmp_path: Path) -> None:
     own = f"cronaca-test-ops-{uuid.uuid4().hex[:10]}"
@@ -426,13 +440,7 @@ def test_the_procfile_under_honcho_serves_adds_up_metrics_and_restarts_what_dies
         wait_ready(base, restart_deadline)
         assert get(f"{one}/healthz")[0] == 200
     finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(honcho.pid, signal.SIGTERM)
-        try:
-            honcho.wait(20)
-        except subprocess.TimeoutExpired:
-            os.killpg(honcho.pid, signal.SIGKILL)
-            honcho.wait(5)
+        stop_group(honcho)
         output = out.read_text(errors="replace")
         children = [pid for name in ("api.1", "api.2", "worker.1", "worker.2", "relay.1")
                     for pid in keep_children(output, name)]
@@ -454,3 +462,54 @@ def test_the_procfile_under_honcho_serves_adds_up_metrics_and_restarts_what_dies
     assert by_id["deploy-cmd-1"]["status"] == "200" and by_id["deploy-cmd-1"]["method"] == "POST"
     assert by_id["deploy-read-2"]["path"] == f"/api/records/{record_id}"
     assert not any(token in output for token in tokens), "a seat token reached the logs"
+
+
+def test_under_gunicorn_metrics_sum_the_bounded_caches_of_every_worker(tmp_path: Path) -> None:
+    """Two gunicorn workers sharing a PROMETHEUS_MULTIPROC_DIR publish their caches there (workers/metrics.py's
+    CACHES): a finished record's step read three times is read twice by one worker at least, a hit of the steps
+    cache, which /metrics shows whichever worker answers it, within the refresh interval."""
+    app = make_app(tmp_path)
+    try:
+        client = app.test_client()
+        record_id, tokens = start(client)
+        play_out_http(client, record_id, tokens)
+    finally:
+        close_app(app)
+    env = subprocess_env({
+        "PATH": f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}", "SQLITE_DBNAME": str(tmp_path / "records.sqlite3"),
+        "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "metrics"), "CRONACA_API_WORKERS": "2"})
+    port = free_port()
+    with (tmp_path / "gunicorn.log").open("wb") as sink:
+        master = subprocess.Popen(
+            [str(VENV_BIN / "gunicorn"), "-c", "python:api.gunicorn_conf", "--bind", f"127.0.0.1:{port}", "api.wsgi:app"],
+            cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        wait_ready(port, time.monotonic() + 60)
+        url = f"http://127.0.0.1:{port}"
+        for _ in range(3):  # two workers: one of them answers two of the three
+            assert get(f"{url}/api/records/{record_id}/steps/1")[0] == 200
+        deadline = time.monotonic() + 3 * CACHE_REFRESH_SECONDS
+        while True:
+            metrics = get(f"{url}/metrics")[2].decode()
+            hits = sample(metrics, "cronaca_cache_hits_total", cache="steps")
+            capacity = sample(metrics, "cronaca_cache_capacity", cache="steps")
+            if (hits > 0 and capacity == 2 * STEP_CACHE) or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        assert hits > 0, metrics
+        assert capacity == 2 * STEP_CACHE, metrics  # both live workers, summed
+        assert sample(metrics, "cronaca_cache_misses_total", cache="steps") >= 1
+        assert sample(metrics, "cronaca_cache_entries", cache="steps") >= 1
+    finally:
+        stop_group(master)
+
+
+def test_the_live_gauges_of_a_process_that_is_gone_are_forgotten(tmp_path: Path) -> None:
+    """An RQ worker has no master to mark it dead: any process's next refresh removes its share of the cache gauges."""
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    for pid in (gone.pid, os.getpid()):
+        (tmp_path / f"gauge_livesum_{pid}.db").write_bytes(b"")
+    (tmp_path / f"counter_{gone.pid}.db").write_bytes(b"")
+    forget_the_dead(str(tmp_path))
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"counter_{gone.pid}.db", f"gauge_livesum_{os.getpid()}.db"]
