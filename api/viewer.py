@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from importlib import resources
 from typing import Any
 from uuid import UUID
@@ -9,11 +10,16 @@ from uuid import UUID
 from flask import Blueprint, Response, abort, request
 from flask.typing import ResponseReturnValue
 
+from domain.kernel.cache import Bounded
+
 viewer = Blueprint("viewer", __name__)
 
 TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}
 # The folders assets are served from: the pages' own, and lib/ (the ES modules every page imports).
 FOLDERS = frozenset({"", "lib"})
+# An asset's bytes and ETag, read and hashed once per version of the file (its size and time of change): a page
+# asks for ten of them on every load, each revalidated.
+_READ: Bounded[tuple[str, int, int], tuple[bytes, str]] = Bounded("viewer-assets", 64)
 
 
 def _asset(name: str) -> ResponseReturnValue:
@@ -27,9 +33,17 @@ def _asset(name: str) -> ResponseReturnValue:
     path = resources.files("replay_viewer").joinpath(*name.split("/"))
     if folder not in FOLDERS or suffix not in TYPES or not path.is_file():
         abort(404)
-    response = Response(path.read_bytes(), content_type=TYPES[suffix])
+    with resources.as_file(path) as file_path:
+        seen = file_path.stat()
+    key = (name, seen.st_size, seen.st_mtime_ns)
+    found = _READ.get(key)
+    if found is None:
+        body = path.read_bytes()
+        found = (body, hashlib.sha1(body, usedforsecurity=False).hexdigest())
+        _READ.put(key, found)
+    response = Response(found[0], content_type=TYPES[suffix])
     response.headers["Cache-Control"] = "no-cache"
-    response.add_etag()
+    response.set_etag(found[1])
     return response.make_conditional(request)
 
 
