@@ -687,10 +687,15 @@ function restart() {
   go(page.at);
 }
 
-function rebuild() {
+/** The heading, the tab's title and the summary line: what names the title (its name comes from GET /api/titles). */
+function heading() {
   $("title").textContent = `${titleName(page.record.title)} — ${names().join(", ")}`;
   document.title = `Cronaca — ${titleName(page.record.title)}: ${names().join(", ")}`;
   summarise();
+}
+
+function rebuild() {
+  heading();
   fillReader();
   buildStory();
   chartKey = null;
@@ -950,8 +955,8 @@ async function main() {
     const branch = await ask(`/api/variations/${encodeURIComponent(params.get("line"))}`);
     if (branch.ok && branch.body.record_id === id) Object.assign(page, { line: branch.body.id, lineLast: branch.body.last_step });
   }
-  await titles;
   rebuild();
+  titles.then(heading); // the board does not wait for the titles' names: the heading takes them when they come
   if (params.has("step")) {
     await openStep(params.get("step"));
     await Promise.all([loadTurns(), loadStory(), loadScores()]);
