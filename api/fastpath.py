@@ -1,5 +1,4 @@
-"""A short way through WSGI for the hottest reads, `GET /api/records/{id}/steps/{n}` (and a kept board, and the
-viewer's scripts and style sheets on their first fetch).
+"""A short way through WSGI for the hottest read, `GET /api/records/{id}/steps/{n}`.
 
 A viewer stepping through a game asks for one step per key press, and a finished record's
 steps are answered from a cache; Flask's request machinery would then be most of the cost.
@@ -18,15 +17,11 @@ from uuid import UUID
 
 from api.security import API_HEADERS
 from api.throttle import Guard
-from api.viewer import ASSET_CACHING, read_asset
 from domain.records import Records
 from domain.records.presenting import Board
 
 STEP = re.compile(r"^/api/records/([0-9a-fA-F-]{36})/steps/([0-9]{1,9})$")
 BOARD = re.compile(r"^/api/records/([0-9a-fA-F-]{36})/steps/([0-9]{1,9})/board$")  # a finished record's, once drawn
-# The viewer's modules and style sheets: a page loads about ten on a cold load, and Flask's machinery per request
-# held the first board back (docs/benchmarks.md, issue 29). A revalidation (If-None-Match) is Flask's, as a 304.
-ASSET = re.compile(r"^/viewer/((?:lib/)?[\w-]+\.(?:js|css))$")
 
 Wsgi = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
@@ -56,14 +51,6 @@ class StepFastPath:
                                               ("ETag", board.etag), ("Cache-Control", "public, max-age=3600"),
                                               *API_HEADERS])
                     return [board.svg]
-            found = ASSET.match(environ.get("PATH_INFO", ""))
-            if found is not None and not environ.get("HTTP_IF_NONE_MATCH"):
-                asset = read_asset(found.group(1))
-                if asset is not None:
-                    body, etag, content_type = asset
-                    start_response("200 OK", [("Content-Type", content_type), ("Content-Length", str(len(body))),
-                                              ("Cache-Control", ASSET_CACHING), ("ETag", f'"{etag}"'), *API_HEADERS])
-                    return [body]
         return self.app(environ, start_response)
 
     @staticmethod

@@ -4,7 +4,7 @@
   path, so a record id never becomes a label: `flask_http_request_duration_seconds{method,url_rule,status}` (its
   `_count` is the requests per endpoint by status), `flask_http_request_total{method,status}`,
   `flask_http_request_exceptions_total`. Steps answered by the WSGI fast path (api/fastpath.py) never reach Flask:
-  they are counted in `cronaca_fast_answers_total{kind}` (step, board, asset).
+  they are counted in `cronaca_fast_answers_total{kind}` (step, board).
 - Commands: `cronaca_commands_total{title,outcome}` counted at the commands edge (`counted_command` on the view,
   and the requests refused before the view runs: a body of the wrong type or shape). Both label sets are bounded:
   a title of the catalog (else `unknown`) and one of OUTCOMES.
@@ -178,9 +178,7 @@ class FastAnswers:
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         answer = self.app(environ, start_response)
         if not environ.get(SEEN) and environ.get("REQUEST_METHOD") == "GET":
-            path = environ.get("PATH_INFO", "")
-            kind = "asset" if path.startswith("/viewer/") else "board" if path.endswith("/board") else "step"
-            FAST_ANSWERS.labels(kind=kind).inc()
+            FAST_ANSWERS.labels(kind="board" if environ.get("PATH_INFO", "").endswith("/board") else "step").inc()
         return answer
 
 

@@ -17,20 +17,22 @@ viewer = Blueprint("viewer", __name__)
 TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}
 # The folders assets are served from: the pages' own, and lib/ (the ES modules every page imports).
 FOLDERS = frozenset({"", "lib"})
-ASSET_CACHING = "no-cache"
 # An asset's bytes and ETag, read and hashed once per version of the file (its size and time of change): a page
 # asks for ten of them on every load, each revalidated.
 _READ: Bounded[tuple[str, int, int], tuple[bytes, str]] = Bounded("viewer-assets", 64)
 
 
-def read_asset(name: str) -> tuple[bytes, str, str] | None:
-    """A page, script or style sheet of the viewer as (bytes, ETag value, content type); None for anything else of
-    the package (its Python is never served). Read and hashed once per version of the file."""
+def _asset(name: str) -> ResponseReturnValue:
+    """A page, script or style sheet of the viewer; nothing else of the package (its Python) is served.
+
+    Revalidated on every use (no-cache, with an ETag): a page imports several modules, each answered 304 while
+    unchanged, and a new version of the viewer is never mixed with a cached old one.
+    """
     folder, _, file = name.rpartition("/")
     suffix = file[file.rfind(".") :]
     path = resources.files("replay_viewer").joinpath(*name.split("/"))
     if folder not in FOLDERS or suffix not in TYPES or not path.is_file():
-        return None
+        abort(404)
     with resources.as_file(path) as file_path:
         seen = file_path.stat()
     key = (name, seen.st_size, seen.st_mtime_ns)
@@ -39,20 +41,9 @@ def read_asset(name: str) -> tuple[bytes, str, str] | None:
         body = path.read_bytes()
         found = (body, hashlib.sha1(body, usedforsecurity=False).hexdigest())
         _READ.put(key, found)
-    return found[0], found[1], TYPES[suffix]
-
-
-def _asset(name: str) -> ResponseReturnValue:
-    """Revalidated on every use (no-cache, with an ETag): a page imports several modules, each answered 304 while
-    unchanged, and a new version of the viewer is never mixed with a cached old one. A script's or a style
-    sheet's first fetch (no If-None-Match) is answered by the WSGI fast path (api/fastpath.py) the same way."""
-    found = read_asset(name)
-    if found is None:
-        abort(404)
-    body, etag, content_type = found
-    response = Response(body, content_type=content_type)
-    response.headers["Cache-Control"] = ASSET_CACHING
-    response.set_etag(etag)
+    response = Response(found[0], content_type=TYPES[suffix])
+    response.headers["Cache-Control"] = "no-cache"
+    response.set_etag(found[1])
     return response.make_conditional(request)
 
 

@@ -101,19 +101,3 @@ def test_a_page_preloads_every_module_its_scripts_import(page: Path) -> None:
     wanted = {m for entry in entries for m in imported_by(entry)} - set(entries)
     preloaded = set(re.findall(r'<link rel="modulepreload" href="/viewer/([\w/]+\.js)">', html))
     assert preloaded == wanted, f"{page.name}: preload {sorted(wanted - preloaded)}, drop {sorted(preloaded - wanted)}"
-
-
-@pytest.mark.parametrize("name", ["lib/api.js", "record.js", "viewer.css"])
-def test_the_fast_path_serves_an_asset_as_flask_does(client: Any, name: str) -> None:
-    """A first fetch is the WSGI fast path's (api/fastpath.py), a revalidation Flask's: the same bytes and headers."""
-    fast = client.get(f"/viewer/{name}")
-    flask = client.get(f"/viewer/{name}", headers={"If-None-Match": '"another version"'})  # not a match: a 200
-    assert fast.status_code == flask.status_code == 200 and fast.data == flask.data
-    # each answer has a request id of its own; Flask's Date aside (the server adds one to an answer without)
-    def kept(answer: Any) -> list[tuple[str, str]]:
-        return sorted((k, v) for k, v in answer.headers.items() if k not in {"Date", "X-Request-Id"})
-
-    assert kept(fast) == kept(flask) and "X-Request-Id" in fast.headers
-    assert client.get(f"/viewer/{name}", headers={"If-None-Match": fast.headers["ETag"]}).status_code == 304
-    assert client.get("/viewer/lib/missing.js").status_code == 404
-    assert client.get("/viewer/../api/app.py").status_code == 404
