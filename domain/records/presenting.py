@@ -83,28 +83,25 @@ class Presenting:
         """The move list: one line per event that the title puts in words, as this reader may read it."""
         with self.records.access.read_as(record_id, token) as (timeline, meta, seat):
             reader, which = reader_of(meta, seat)
-            key = f"story:{which}"
-            known = timeline.memo.get(key)
-            if known is not None and known[0] == meta.version:
-                told: Story = known[1]
-                return told
-            steps = len(timeline.events)
             if not meta.entry_starts:  # shared dice, waiting for its seats: nothing has happened yet
                 return Story(0, which, ())
-            said = self._sentences(timeline)
-            rounds = story.rounds_by_step(self.records.reading.turns(record_id), steps)
-            seats = story.seats_by_step(meta.entry_starts, meta.entry_seats, steps)
-            lines = []
-            for k in range(1, steps + 1):
-                text = say(said[k - 1], reader)
-                if text is None:
-                    continue
-                seat = seats[k]
-                lines.append(StoryLine(k, seat, meta.seats[seat] if seat is not None else None, rounds[k], text,
-                                       by_at(timeline, k)))  # the entry met chance: drawn by the service, or asserted
-            out = Story(steps, which, tuple(lines))
-            timeline.memo[key] = (meta.version, out)  # immutable: shared, never copied
-            return out
+            return timeline.kept(f"story:{which}", lambda: self._told(record_id, timeline, meta, reader, which))
+
+    def _told(self, record_id: UUID, timeline: Timeline, meta: Meta, reader: Reader, which: str) -> Story:
+        """The move list as `reader` reads it (immutable: kept on the timeline, shared, never copied)."""
+        steps = len(timeline.events)
+        said = self._sentences(timeline)
+        rounds = story.rounds_by_step(self.records.reading.turns(record_id), steps)
+        seats = story.seats_by_step(meta.entry_starts, meta.entry_seats, steps)
+        lines = []
+        for k in range(1, steps + 1):
+            text = say(said[k - 1], reader)
+            if text is None:
+                continue
+            seat = seats[k]
+            lines.append(StoryLine(k, seat, meta.seats[seat] if seat is not None else None, rounds[k], text,
+                                   by_at(timeline, k)))  # the entry met chance: drawn by the service, or asserted
+        return Story(steps, which, tuple(lines))
 
     def story_json(self, record_id: UUID, token: str | None = None) -> bytes:
         """`story` as the API's JSON body, kept per (version, reader): a live page asks again every few seconds."""
@@ -120,14 +117,7 @@ class Presenting:
         only under the record's lock, hence here and not at the edge."""
         with self.records.access.read_as(record_id, token) as (timeline, meta, seat):
             _, which = reader_of(meta, seat)
-            key = f"{name}-json:{which}"
-            known = timeline.memo.get(key)
-            if known is not None and known[0] == meta.version:
-                kept: bytes = known[1]
-                return kept
-            body = as_bytes(answer(record_id, token))
-            timeline.memo[key] = (meta.version, body)
-            return body
+            return timeline.kept(f"{name}-json:{which}", lambda: as_bytes(answer(record_id, token)))
 
     def board(self, record_id: UUID, n: int, token: str | None, draw: Drawing) -> Board:
         """Step n's board as this reader may see it, with what changed since step n-1 marked by `draw`.
@@ -190,25 +180,23 @@ class Presenting:
         with self.records.access.read_as(record_id, token) as (timeline, meta, _):
             if not meta.finished:
                 return ScoresOverTime(available=False, reason=story.UNAVAILABLE)
-            known = timeline.memo.get("scores")
-            if known is not None and known[0] == meta.version:
-                counted: ScoresOverTime = known[1]
-                return counted
-            game = timeline.game
-            seats = len(meta.seats)
-            state = timeline.state_at(0)
-            totals = [story.totals_of(game.scores(state), seats)]
-            for e in timeline.events:
-                state = game.evolve(state, e)
-                totals.append(story.totals_of(game.scores(state), seats))
-            final = game.scores(state)
-            out = ScoresOverTime(
-                available=True,
-                steps=len(timeline.events),
-                seats=tuple(SeatTotals(i, name, [row[i] for row in totals]) for i, name in enumerate(meta.seats)),
-                rounds=story.round_marks(self.records.reading.turns(record_id)),
-                lead_changes=story.lead_changes(totals, final.get("ranking") or []),
-                final=final,
-            )
-            timeline.memo["scores"] = (meta.version, out)  # never changed once made: shared, never copied
-            return out
+            return timeline.kept("scores", lambda: self._counted(record_id, timeline, meta))
+
+    def _counted(self, record_id: UUID, timeline: Timeline, meta: Meta) -> ScoresOverTime:
+        """Every seat's total at every step of a finished record (immutable: kept, shared, never copied)."""
+        game = timeline.game
+        seats = len(meta.seats)
+        state = timeline.state_at(0)
+        totals = [story.totals_of(game.scores(state), seats)]
+        for e in timeline.events:
+            state = game.evolve(state, e)
+            totals.append(story.totals_of(game.scores(state), seats))
+        final = game.scores(state)
+        return ScoresOverTime(
+            available=True,
+            steps=len(timeline.events),
+            seats=tuple(SeatTotals(i, name, [row[i] for row in totals]) for i, name in enumerate(meta.seats)),
+            rounds=story.round_marks(self.records.reading.turns(record_id)),
+            lead_changes=story.lead_changes(totals, final.get("ranking") or []),
+            final=final,
+        )

@@ -119,13 +119,9 @@ class Reading:
         with self.records.access.read_as(record_id, token) as (timeline, meta, _):
             if not meta.entry_starts:  # shared dice, waiting for its seats: no setup yet
                 return [Turn(0, 0, None, None, 0, 0, 0)]
-            known = timeline.memo.get("turns")
-            if known is not None and known[0] == meta.version:
-                return list(known[1])
-            out = turn_ranges(meta.entry_seats, meta.entry_sizes, meta.seats,
-                              lambda step: round_in_view(lambda: timeline.game.view(timeline.state_at(step), None)))
-            timeline.memo["turns"] = (meta.version, tuple(out))  # turns are immutable: shared, never copied
-            return out
+            return list(timeline.kept("turns", lambda: tuple(turn_ranges(
+                meta.entry_seats, meta.entry_sizes, meta.seats,
+                lambda step: round_in_view(lambda: timeline.game.view(timeline.state_at(step), None))))))
 
     def legal(self, record_id: UUID, token: str | None) -> Legal:
         """The pending decision; its legal commands only for the seat that must decide."""

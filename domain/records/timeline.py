@@ -16,7 +16,7 @@ import json
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 from uuid import UUID
 
 import orjson
@@ -189,6 +189,9 @@ def timestamp_of(payload: dict[str, Any]) -> str:
     return str(stamp or "")
 
 
+T = TypeVar("T")
+
+
 class Timeline:
     """One record's game events folded once, with checkpoints for any step."""
 
@@ -202,6 +205,18 @@ class Timeline:
         self.head: Any = None
         self.lock = threading.RLock()  # held by the writer absorbing rows and by readers (Records.reading)
         self.memo: dict[str, tuple[int, Any]] = {}  # derived answers, valid while the version is the same
+
+    def kept(self, key: str, make: Callable[[], T]) -> T:
+        """A derived answer (a move list, a body) of the record as it stands, made once per version (`memo`):
+        call it under `lock`. What it keeps is shared between readers, so it must be immutable."""
+        version = -1 if self.meta is None else self.meta.version
+        known = self.memo.get(key)
+        if known is not None and known[0] == version:
+            found: T = known[1]
+            return found
+        made = make()
+        self.memo[key] = (version, made)
+        return made
 
     def absorb(self, rows: Iterable[tuple[int, str, dict[str, Any]]]) -> None:
         """Apply stored record events in stream order: the only place the stored layout is read.
