@@ -1,0 +1,98 @@
+"""Transcripts written as tables write them (issue 30), each edited by hand from a played game, checked as a table reads
+the report: one finding per slip, at its line, with the rule that names it, nothing else; and the rest of the file read
+as the table meant it, so the game recovered is the game that was played.
+
+Each `<name>.txt` has a `<name>.yaml` beside it: the slips' lines (a swap: either line), the rule expected at each, what
+was written and what the table meant, and the played game (title, players, seed of `play_random`) with what of it the
+report must give back: its final state, or only its scores where an outcome may stay open (a Republic card, dice).
+The `bad_*.txt` files (dozens of slips, every outcome unknown, junk lines, a game cut mid-turn) must give a report,
+never an exception.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from api import cli
+from domain import catalog
+from domain.kernel.contract import fold
+from domain.kernel.dispute import DisputeReport
+from domain.kernel.selfplay import play_random
+from domain.transcripts import check_text
+
+HERE = Path(__file__).parent
+TABLES = sorted(HERE.glob("*.yaml"))
+BAD = sorted(HERE.glob("bad_*.txt"))
+
+
+def _case(path: Path) -> tuple[str, dict[str, Any]]:
+    return path.with_suffix(".txt").read_text(encoding="utf-8"), yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+def _rules(slip: dict[str, Any]) -> list[str]:
+    rule = slip["rule"]
+    return rule if isinstance(rule, list) else [rule]
+
+
+def test_the_corpus_is_there() -> None:
+    assert len(TABLES) >= 6 and len(BAD) >= 4
+    assert {yaml.safe_load(p.read_text(encoding="utf-8"))["played"]["title"] for p in TABLES} == set(catalog.TITLES)
+
+
+@pytest.mark.parametrize("path", TABLES, ids=lambda p: p.stem)
+def test_each_slip_is_one_finding_at_its_line_and_nothing_else(path: Path) -> None:
+    text, case = _case(path)
+    report = check_text(text)
+    found = [(f.line, f.rule, str(f.message)) for f in sorted(report.findings, key=lambda f: (f.line, f.column or 0))]
+    for slip in case["slips"]:
+        here = [f for f in found if f[0] in slip["lines"] and f[1] in _rules(slip)]
+        assert len(here) == 1, f"{slip['written']!r} (meant {slip['meant']!r}): {len(here)} finding(s) at lines " \
+                               f"{slip['lines']} with {_rules(slip)}; all findings: {found[:8]}"
+    assert len(found) == len(case["slips"]), f"{len(found)} findings for {len(case['slips'])} slip(s): {found[:8]}"
+
+
+def _played(case: dict[str, Any]) -> Any:
+    played = case["played"]
+    game = catalog.game(played["title"])
+    edition = game.default_edition()
+    return game, edition, play_random(game, edition, {"players": played["players"]}, played["seed"])
+
+
+@pytest.mark.parametrize("path", [p for p in TABLES if yaml.safe_load(p.read_text(encoding="utf-8"))["played"]["compare"]
+                                  != "none"], ids=lambda p: p.stem)
+def test_the_played_game_is_recovered(path: Path) -> None:
+    text, case = _case(path)
+    game, edition, played = _played(case)
+    report = check_text(text)
+    assert report.entries is not None and report.scores is not None
+    totals = [s["total"] for s in report.scores["seats"]]
+    assert totals == [s["total"] for s in played.scores["seats"]], f"read as scores {totals}"
+    if case["played"]["compare"] == "state":
+        state = game.begin(edition)
+        for entry in report.entries:
+            state = fold(game, state, entry.events)
+        assert state == played.state, "the report's reading folds to another game than the one played"
+
+
+def _sound(report: DisputeReport, text: str) -> None:
+    out = report.to_json()
+    json.dumps(out)  # a report a page or a file can hold
+    assert out["findings"], "bad input passed as clean"
+    lines = len(text.splitlines()) + 1
+    assert all(1 <= f["line"] <= lines for f in out["findings"]), "a finding points outside the file"
+
+
+@pytest.mark.parametrize("path", BAD, ids=lambda p: p.stem)
+def test_bad_input_gives_a_report_never_an_exception(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    _sound(check_text(text), text)
+    result = CliRunner().invoke(cli.cronaca, ["check", "--json", str(path)])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert result.exit_code == 1, result.output[-400:]
+    assert json.loads(result.output)["findings"]
