@@ -37,6 +37,7 @@ from domain.kernel.notation import (
     Turn,
     Words,
     Written,
+    find_seat,
     fold_name,
     parse,
     read_options,
@@ -457,7 +458,7 @@ class _Checker:
         for i, colour in enumerate(self.words.colours[: len(self.seats)]):
             if fold_name(colour) == wanted:
                 return i
-        return None
+        return find_seat(player, self.seats)  # `Niccolo` for Niccolò, `A.Rossi` for A. Rossi: one seat's name alone
 
     def round_of(self, state: Any) -> int | None:
         if self.words.round_of is not None:
@@ -1129,7 +1130,7 @@ def reconcile(
     def seat_in(names: list[str], colours: list[str]) -> Callable[[str], int | None]:
         def find(player: str) -> int | None:
             p = fold_name(player)
-            return names.index(p) if p in names else colours.index(p) if p and p in colours else None
+            return names.index(p) if p in names else colours.index(p) if p and p in colours else find_seat(player, names)
         return find
 
     keys_a = [_turn_key(t, seat_in(seats_a, colours_a)) for t in a.turns]
