@@ -1307,6 +1307,12 @@ class Words:
     secret_outcomes: Callable[[Any, int | None, Mapping[str, Any] | None, Sequence[tuple[str, str]]],
                               Sequence[Owner]] | None = None
     secret_words: Callable[[Mapping[str, Any]], str | None] | None = None
+    # a report in the table's words (domain/kernel/report_words.py): the rules' tokens (a colour letter, a bag,
+    # a step, a zone) as the game says them, given the seats' names (None: keep the token); what a seat held,
+    # summed up from what that seat may see; a score's breakdown (`Game.scores`) as a sentence
+    terms: Callable[[str, Sequence[str]], str | None] | None = None
+    held_words: Callable[[Any, int, Sequence[str]], str] | None = None
+    breakdown_words: Callable[[Mapping[str, Any]], str] | None = None
 
 
 PUBLIC: Final = "public"
