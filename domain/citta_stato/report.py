@@ -17,7 +17,7 @@ _DATA = default().data
 _CITIES = {key: city["name"] for key, city in _DATA["cities"].items()}
 # steps whose key is also an everyday word ("draw", "return", "second") stay as they are written
 _STEPS = {k: v for k, v in STEP.items() if "_" in k or k in ("ancona", "gaeta", "noli", "concordat", "goodwill",
-                                                                "betrayal", "decree", "plot")}
+                                                                "betrayal", "decree", "plot", "fleet", "scheme", "vp")}
 _SOURCES = {"deck:cities": "the city cards", "deck:republic": "the Republic cards", "republic-pool":
             "the face-down Republic cards", "ghost-discs": "the Ghost's War discs", "bag:ghost": "the Ghost's bag",
             "first-player": "the draw for the first player", "deck:schemes": "the Political Schemes"}
@@ -74,14 +74,14 @@ def held_words(state: State, seat: int, names: Sequence[str]) -> str:
 def breakdown_words(breakdown: Mapping[str, Any]) -> str:
     """How the final score is made (rulebook, Final Scoring): the First and Second Scores, and the higher of the two
     only for a city in form with its Republic card that holds the crowns the gap between them asks for."""
-    first, second, final = breakdown["first"], breakdown["second"], breakdown["final"]
+    first, second = breakdown["first"], breakdown["second"]
     said = f"First Score {first}, Second Score {second}"
     if first == second:
-        return f"{said}: both {final}"
+        return f"{said}: the same"
     crowns, bonus, needed = breakdown["crowns_held"], breakdown["republic_bonus_crowns"], breakdown["crowns_required"]
     held = f"{crowns} crown{'s' if crowns != 1 else ''}" + (f" and {bonus} from the Republic card" if bonus else "")
     if breakdown["paid"]:
-        return f"{said}; in form with the Republic card, {held} for the {needed} needed: the higher, {final}"
+        return f"{said}; in form with the Republic card, {held} for the {needed} needed: the higher counts"
     if not breakdown["in_form"]:
-        return f"{said}; the Form of Republic marker is outside the Republic card's range: the lower, {final}"
-    return f"{said}; in form, but {held} for the {needed} needed: the lower, {final}"
+        return f"{said}; the Form of Republic marker is outside the Republic card's range: the lower counts"
+    return f"{said}; in form, but {held} for the {needed} needed: the lower counts"

@@ -33,7 +33,8 @@ Terms = Callable[[str, Sequence[str]], str | None]
 _SEAT = re.compile(r"\b(?:[Ss]eat) (\d+)('s)?\b")
 _KIND = re.compile(r"\b[a-z][a-z0-9]*(?:-[a-z0-9]+)*/[a-z][a-z0-9_]*(?:-[a-z0-9_]+)*\b")
 _OPENERS = {"[": "]", "{": "}", "(": ")"}
-_TOKEN = re.compile(r"""'[^'\n]*'|"[^"\n]*"|[\w:.\-]+""")  # a quoted word (kept as written) or a token of the rules
+# a quoted word or a table's outcome in brackets (kept as written), or a token of the rules
+_TOKEN = re.compile(r"""'[^'\n]*'|"[^"\n]*"|\[[^\]\n]*\]|[\w:.\-]+""")
 
 
 def name_of(seats: Sequence[str], seat: int) -> str:
@@ -125,7 +126,7 @@ def _without_literals(text: str, seats: Sequence[str], terms: Terms | None) -> s
 def _terms_in(text: str, seats: Sequence[str], terms: Terms) -> str:
     def swap(found: re.Match[str]) -> str:
         token = found.group()
-        if token[0] in "'\"":
+        if token[0] in "'\"[":
             return token
         bare = token.rstrip(".:")
         said = terms(bare, seats)
