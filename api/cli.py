@@ -111,7 +111,9 @@ def _print_report(console: Console, path: str, report: dict[str, Any]) -> None:
         console.print(terminal.line(f"    {finding['message']}"))
         if finding.get("written"):
             console.print(terminal.line(f"    written: {finding['written']}"))
-        if finding.get("held") is not None:
+        if isinstance(finding.get("holding"), str):  # what the player held, in words (report_words)
+            console.print(terminal.line(f"    {finding['holding']}"))
+        elif finding.get("held") is not None:
             console.print(terminal.line(f"    held: {json.dumps(finding['held'], ensure_ascii=False)}"))
         if finding.get("alternatives"):
             console.print(terminal.line(f"    legal instead: {'; '.join(map(str, finding['alternatives']))}"))

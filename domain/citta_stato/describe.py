@@ -18,8 +18,8 @@ from domain.kernel.events import every_event
 
 from . import events as ev
 from .edition import BI, CI, COLOURS, TITLE
+from .edition import COLOUR_NAMES as COLOUR
 from .fold import place_in_market, renewed
-from .notation import NAMES as COLOUR
 from .rules import vp_amount
 from .state import GHOST, State
 

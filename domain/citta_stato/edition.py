@@ -20,6 +20,7 @@ TITLE = "citta-stato"
 COLOURS = ("Y", "W", "G", "O", "B", "P")
 CI = {c: i for i, c in enumerate(COLOURS)}
 BANNERS = ("Y", "G", "O", "P")  # also the four upgrade tracks
+COLOUR_NAMES = {"Y": "yellow", "W": "white", "G": "green", "O": "orange", "B": "black", "P": "purple"}
 BI = {c: i for i, c in enumerate(BANNERS)}
 
 _colour = fields.String(validate=validate.OneOf(COLOURS))

@@ -25,7 +25,8 @@ from domain.citta_stato.rules import pending_step, unsettled
 from domain.kernel.editions import Edition
 from domain.kernel.notation import PUBLIC, Arg, Form, Move, Notation, NotationError, Owner, Unfit, Vocabulary, Words
 
-from .edition import BANNERS, COLOURS, default
+from .edition import BANNERS, COLOUR_NAMES, COLOURS, default
+from .report import breakdown_words, held_words, terms
 from .state import State
 from .view import view
 
@@ -34,7 +35,7 @@ _DATA = default().data
 CARDS: dict[str, str] = {card: card for card in _DATA["cards"]}  # Y1 ... P10: the edition's card ids
 TRADES: dict[str, str] = {name: name for name in _DATA["republic_trades"]}  # purple, mixed
 JOKER: dict[str, str] = dict(_DATA["jokers"])  # the cube that may stand in for a colour: Y/G -> W, O/P -> B
-NAMES = {"Y": "yellow", "W": "white", "G": "green", "O": "orange", "B": "black", "P": "purple"}
+NAMES = COLOUR_NAMES  # a colour letter as the rulebook says it
 
 # The players' colours as the rulebook's examples name them (seat order is the table's own choice;
 # the Seats tag may give each seat its colour). The expansion's fifth colour is not named anywhere.
@@ -306,4 +307,5 @@ def secret_words(command: Mapping[str, Any]) -> str | None:
 
 VOCABULARY = TableVocabulary(_forms())
 WORDS = Words(VOCABULARY, colours=SEAT_COLOURS, held=held, round_of=round_of, turn_starts=turn_starts,
-              seat_sources=("first-player",), whose=whose, secret_outcomes=secret_outcomes, secret_words=secret_words)
+              seat_sources=("first-player",), whose=whose, secret_outcomes=secret_outcomes, secret_words=secret_words,
+              terms=terms, held_words=held_words, breakdown_words=breakdown_words)

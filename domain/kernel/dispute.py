@@ -37,6 +37,7 @@ from domain.kernel.notation import (
     Turn,
     Words,
     Written,
+    find_seat,
     fold_name,
     parse,
     read_options,
@@ -45,6 +46,7 @@ from domain.kernel.notation import (
     seat_name_problem,
     write_outcome,
 )
+from domain.kernel.report_words import breakdown_default, plain, plain_any, verbs_of
 from domain.kernel.violations import MARK, ImpossibleOutcome, MalformedCommand, RuleViolation, Secret
 
 NARROWING_BUDGET = 20_000  # moves re-decided, in all, while narrowing unknown outcomes
@@ -64,7 +66,8 @@ class Finding:
     seat: int | None = None
     player: str | None = None
     written: Any = None  # text, or a Secret whose `shown` hides a face-down outcome (`_hide`)
-    held: Any = None
+    held: Any = None  # the seat's own view of what it held (a Secret of the seat): the machine's
+    holding: Any = None  # the same summed up in words, as a person says it (a Secret of the seat)
     alternatives: Any = None
     assumed: Any = None  # text, or a Secret (a hidden move went on with)
     did_you_mean: list[str] = field(default_factory=list)
@@ -170,6 +173,7 @@ class DisputeReport:
     lines: int = 0
     moves: int = 0
     places: list[tuple[int, int]] | None = None  # (line, column) of the move each entry came from (the setup: column 0)
+    words: Words | None = None  # the title's words, for the unknowns' sentences (never in the JSON)
 
     @property
     def ok(self) -> bool:
@@ -180,10 +184,18 @@ class DisputeReport:
             "ok": self.ok, "title": self.title, "seats": self.seats, "options": self.options,
             "finished": self.finished, "moves": self.moves,
             "findings": [f.to_json() for f in sorted(self.findings, key=lambda f: (f.line, f.column or 0))],
-            "unknowns": [u.to_json() for u in self.unknowns],
+            "unknowns": [self._said(u.to_json()) for u in self.unknowns],
             "claimed": self.claimed, "scores": self.scores,
             "summary": summary(self),
         }
+
+
+    def _said(self, unknown: dict[str, Any]) -> dict[str, Any]:
+        """An unknown's sentence in the table's words (report_words): names for seats, the game's words for sources."""
+        if "message" in unknown:
+            terms = self.words.terms if self.words is not None else None
+            unknown["message"] = plain_any(unknown["message"], lambda text: plain(text, self.seats, None, terms, True))
+        return unknown
 
 
 def summary(report: DisputeReport) -> str:
@@ -434,6 +446,7 @@ class _Checker:
         self._play: Callable[[Any, Command, Any], tuple[Sequence[Any], Any]] = (
             own if own is not None else lambda state, command, chance: play(game, state, command, chance))
         self._seats: dict[str, int | None] = {}
+        self._verbs: dict[str, str] | None = None  # command id -> the verb a line writes (report_words)
 
     def chance(self, written: Sequence[Written], settled: Mapping[tuple[int, int], tuple[Any, ...]] | None = None
                ) -> WrittenChance:
@@ -457,7 +470,7 @@ class _Checker:
         for i, colour in enumerate(self.words.colours[: len(self.seats)]):
             if fold_name(colour) == wanted:
                 return i
-        return None
+        return find_seat(player, self.seats)  # `Niccolo` for Niccolò, `A.Rossi` for A. Rossi: one seat's name alone
 
     def round_of(self, state: Any) -> int | None:
         if self.words.round_of is not None:
@@ -505,7 +518,7 @@ class _Checker:
 
     def finding(self, kind: str, line: int, rule: str, message: Any, state: Any = None, seat: int | None = None,
                 **more: Any) -> Finding:
-        found = Finding(kind, line, rule, message, seat=seat, **more)
+        found = Finding(kind, line, rule, self.plain(message, kind), seat=seat, **more)
         if found.step is None and self.setup_entry is not None:
             found.step = len(self.setup_entry.events) + sum(len(c.entry.events) for c in self.checked)
         if seat is not None:
@@ -514,8 +527,19 @@ class _Checker:
             found.round = self.round_of(state)
             if seat is not None and found.held is None:
                 found.held = self.held(state, seat)
+            if seat is not None and found.holding is None and self.words.held_words is not None:
+                found.holding = Secret(self.words.held_words(state, seat, self.seats), seat)
         self.findings.append(found)
         return found
+
+    def plain(self, message: Any, kind: str) -> Any:
+        """A finding's sentence in the table's words (domain/kernel/report_words.py): names for seat numbers,
+        words for Python's lists and command ids; the game's words for the rules' tokens where the finding
+        is about the rules (not about what was written, whose words are the notation's)."""
+        if self._verbs is None:
+            self._verbs = verbs_of(self.words.vocabulary.by_kind)
+        things = kind in ("rule", "chance", "result")
+        return plain_any(message, lambda text: plain(text, self.seats, self._verbs, self.words.terms, things))
 
     # -- the setup
     def setup(self, written: tuple[Written, ...], line: int) -> Any:
@@ -923,7 +947,7 @@ def _header(notation: Notation, game: Game | None, title: str | None, findings: 
         uncarried = next(((k, problem) for k, name in enumerate(seats) if (problem := seat_name_problem(name))), None)
         if uncarried is not None:
             findings.append(Finding("header", tag_line("Seats"), "notation/seats",
-                                    f"line {tag_line('Seats')}: seat {uncarried[0]}: {uncarried[1]}"))
+                                    f"line {tag_line('Seats')}: the name in place {uncarried[0] + 1} of the Seats: {uncarried[1]}"))
     options: dict[str, Any] = {}
     if notation.tag("Options"):
         try:
@@ -1026,7 +1050,8 @@ def check(
     entries: list[Any] = [checker.setup_entry, *(c.entry for c in checker.checked)]  # the setup's is set by now
     return DisputeReport(title, seats, options, checker.findings, checker.unknowns, scores, claimed, finished, entries,
                          lines=len(text.splitlines()), moves=len(checker.checked),
-                         places=[(notation.setup_line or 1, 0), *((c.line, c.column) for c in checker.checked)])
+                         places=[(notation.setup_line or 1, 0), *((c.line, c.column) for c in checker.checked)],
+                         words=words)
 
 
 def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: list[str], colours: list[str | None],
@@ -1084,15 +1109,25 @@ def _compare_result(checker: _Checker, claimed: dict[str, int], scores: Mapping[
         computed = totals.get(seat, {})
         if computed.get("total") != total:
             breakdown = computed.get("breakdown", {})
-            lines = [f"{k} {v}" for k, v in breakdown.items()] if isinstance(breakdown, Mapping) else []
+            said = _breakdown(checker.words, breakdown, checker.seats) if isinstance(breakdown, Mapping) and breakdown else ""
             checker.finding("result", line, "notation/result",
-                            f"line {line}: {name} is given {total}, the rules count {computed.get('total')}"
-                            + (f" ({', '.join(lines)})" if lines else ""),
+                            f"line {line}: {checker.seats[seat]} is given {total}, the rules count {computed.get('total')}"
+                            + (f": {said}" if said else ""),
                             seat=seat, facts={"claimed": total, "computed": computed.get("total"), "breakdown": breakdown})
     missing = [checker.seats[s] for s in totals if checker.seats[s] not in claimed and not any(
         checker.seat_of(n) == s for n in claimed)]
     if missing:
         checker.finding("result", line, "notation/result", f"line {line}: the Result gives no score for {', '.join(missing)}")
+
+
+def _breakdown(words: Words, breakdown: Mapping[str, Any], seats: Sequence[str]) -> str:
+    """A score's breakdown in the title's words (`Words.breakdown_words`), else each part named plainly."""
+    if words.breakdown_words is not None:
+        try:
+            return words.breakdown_words(breakdown)
+        except (KeyError, TypeError, ValueError):
+            pass
+    return breakdown_default(breakdown, words.terms, seats)
 
 
 # ---- two transcripts of one game ------------------------------------------------------------------
@@ -1129,7 +1164,7 @@ def reconcile(
     def seat_in(names: list[str], colours: list[str]) -> Callable[[str], int | None]:
         def find(player: str) -> int | None:
             p = fold_name(player)
-            return names.index(p) if p in names else colours.index(p) if p and p in colours else None
+            return names.index(p) if p in names else colours.index(p) if p and p in colours else find_seat(player, names)
         return find
 
     keys_a = [_turn_key(t, seat_in(seats_a, colours_a)) for t in a.turns]

@@ -92,7 +92,7 @@ _item: outcome | COMMENT | GLYPH
 outcome: OPEN (NAME | INT | STRING | QMARK)* "]"
 
 SETUP.2: "Setup"
-NAME: /[^\W\d][\w'\u2019.\/+-]*/
+NAME: /[^\W\d][\w'\u2018\u2019\u02bc.\/+\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f-]*/
 INT: /\d+/
 QMARK: "?"
 OPEN: "["
@@ -1066,9 +1066,32 @@ def write_tag(name: str, value: str) -> str:
 # its `\"` and `\\` escaped, as PGN writes strings; every other name stands as it is.
 
 
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u2032": "'", "`": "'", "\u00b4": "'"})
+
+
 def fold_name(name: str) -> str:
-    """A name as a turn line is matched to a seat: `Maria  GRAZIA` is `Maria Grazia`."""
-    return " ".join(unicodedata.normalize("NFC", name).casefold().split())
+    """A name as a turn line is matched to a seat: `Maria  GRAZIA` is `Maria Grazia`, `D’Angelo` is
+    `D'Angelo` (a typographic apostrophe is the one a keyboard types), `Zoe\u0308` is `Zoë`."""
+    return " ".join(unicodedata.normalize("NFC", name).casefold().translate(_APOSTROPHES).split())
+
+
+def loose_name(name: str) -> str:
+    """A name as a pencil may write it: letters and digits only, accents left off (`Niccolo` for
+    `Niccolò`, `A.Rossi` for `A. Rossi`, `Anne Marie` for `Anne-Marie`). Only a fallback: see `find_seat`."""
+    spelled = unicodedata.normalize("NFKD", fold_name(name))
+    return "".join(ch for ch in spelled if ch.isalnum() and not unicodedata.combining(ch))
+
+
+def find_seat(player: str, names: Sequence[str]) -> int | None:
+    """The seat a turn line's player names: the name folded (`fold_name`), else, when exactly one seat's
+    name is spelled so, the name without accents, spaces and signs (`loose_name`); None for no seat."""
+    wanted = fold_name(player)
+    for k, name in enumerate(names):
+        if fold_name(name) == wanted:
+            return k
+    loose = loose_name(player)
+    found = [k for k, name in enumerate(names) if loose and loose_name(name) == loose]
+    return found[0] if len(found) == 1 else None
 
 
 _UNCARRIED = {"Cc": "a control character", "Cs": "a lone surrogate", "Zl": "a line separator",
@@ -1156,7 +1179,7 @@ def read_seats(value: str) -> list[tuple[str, str | None]]:
             continue
         if part.endswith(")") and "(" in part:
             part, colour = part[: part.rindex("(")].strip(), part[part.rindex("(") + 1 : -1].strip() or None
-        out.append((part.strip().strip('"'), colour))
+        out.append((part.strip().strip('"\u201c\u201d'), colour))  # typographic quotes as a word processor puts them
     return out
 
 
@@ -1194,7 +1217,8 @@ def write_options(options: Mapping[str, Any]) -> str:
 
 
 def read_result(value: str) -> dict[str, int]:
-    """`Ada 45, Bruno 38, "Rossi, Mario" 40` -> {"Ada": 45, "Bruno": 38, "Rossi, Mario": 40}."""
+    """`Ada 45, Bruno 38, "Rossi, Mario" 40` -> {"Ada": 45, "Bruno": 38, "Rossi, Mario": 40}; a colon or `=` after
+    a name is read as people write it (`Maria Grazia: 45`)."""
     out: dict[str, int] = {}
     for part in _split_list(value):
         quoted = _leading_string(part.strip())
@@ -1202,7 +1226,7 @@ def read_result(value: str) -> dict[str, int]:
             name, score = quoted
         else:
             name, _, score = part.strip().rpartition(" ")
-            name = name.strip().strip('"')
+            name = name.strip().rstrip(":=").strip().strip('"\u201c\u201d')  # `Maria Grazia: 45`, `“Ada” 31`
         if not name or not score.lstrip("-").isdigit():
             raise ValueError(f"{part!r} is not a name and a score")
         out[name] = int(score)
@@ -1283,6 +1307,12 @@ class Words:
     secret_outcomes: Callable[[Any, int | None, Mapping[str, Any] | None, Sequence[tuple[str, str]]],
                               Sequence[Owner]] | None = None
     secret_words: Callable[[Mapping[str, Any]], str | None] | None = None
+    # a report in the table's words (domain/kernel/report_words.py): the rules' tokens (a colour letter, a bag,
+    # a step, a zone) as the game says them, given the seats' names (None: keep the token); what a seat held,
+    # summed up from what that seat may see; a score's breakdown (`Game.scores`) as a sentence
+    terms: Callable[[str, Sequence[str]], str | None] | None = None
+    held_words: Callable[[Any, int, Sequence[str]], str] | None = None
+    breakdown_words: Callable[[Mapping[str, Any]], str] | None = None
 
 
 PUBLIC: Final = "public"

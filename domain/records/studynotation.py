@@ -33,7 +33,7 @@ from domain.kernel.notation import (
     Variation,
     Words,
     _quoted,
-    fold_name,
+    find_seat,
     parse,
     read_seats,
     render,
@@ -299,8 +299,8 @@ class _Reader:
         markup: Markup = comment.markup
         audience = None
         if markup.audience is not None:
-            wanted = fold_name(markup.audience)
-            found = [k for k, name in enumerate(self.seats) if fold_name(name) == wanted]
+            seat = find_seat(markup.audience, self.seats)
+            found = [seat] if seat is not None else []
             if not found:
                 raise Invalid(f"line {comment.line}: [%for {markup.audience}] names none of the seats "
                               f"({', '.join(self.seats)})", rule="notation/audience", line=comment.line)

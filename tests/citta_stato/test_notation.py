@@ -497,3 +497,63 @@ def test_the_documented_game_checks_clean_and_is_what_render_writes() -> None:
             "Options": "players=2", "Result": write_result(names, [s["total"] for s in game.scores["seats"]]),
             "Transcriber": "Chiara"}
     assert render(GAME, WORDS, EDITION, game.entries, names, tags, ["red", "blue"]) == example
+
+
+# VENEZIA as a table with longer names wrote it: a name of two words, an apostrophe typed both ways, a line in
+# lowercase, spaces doubled, a name run together, the first player drawn by name in brackets, quotes in the Result.
+NAMED = """[Title "citta-stato"]
+[Seats "Maria Grazia (red), Gianmaria D'Angelo (blue)"]
+[Options "players=2"]
+
+Setup [VEN AMA] [S1 S2 S3 S4] [?] [Y1 Y2] [W1 W2] [G1 G2] [O1 O2] [B1 B2] [P1 P2] [Maria Grazia]
+1. Maria Grazia: upgrade Y
+   gianmaria d’angelo: guilds [Y O P]
+   Maria  Grazia: pass
+   Gianmaria D’Angelo: use O, pick 2, yes
+   Gianmaria DAngelo: pass
+   maria grazia: stay
+   Gianmaria D'Angelo: stay [Y7] [W3] [G3] [O3] [B3] [P3]
+2. Gianmaria D'Angelo: upgrade P
+   MariaGrazia: upgrade Y
+   Gianmaria D'Angelo: pass
+   Maria Grazia: pass
+   Gianmaria D'Angelo: stay
+   Maria Grazia: stay [Y3] [W4] [G4] [O4] [B4] [P4]
+3. Maria Grazia: city, use Y7, buy P 1, P
+"""
+
+
+def test_names_of_any_shape_are_the_players_on_every_line() -> None:
+    report = checked(NAMED)
+    assert report.ok, [f.to_json() for f in report.findings]
+    plain = checked(VENEZIA)
+    assert report.entries is not None and plain.entries is not None
+    assert [e.command for e in report.entries] == [e.command for e in plain.entries]  # the same game, move for move
+    assert report.seats == ["Maria Grazia", "Gianmaria D'Angelo"]
+
+
+def test_a_finding_names_the_player_and_says_cubes_and_steps_in_words() -> None:
+    slipped = NAMED.replace("3. Maria Grazia: city, use Y7, buy P 1, P", "3. Maria Grazia: republic")
+    report = checked(slipped)
+    found = next(f for f in report.findings if f.line == 19)
+    message = str(found.message)
+    assert message == "line 19: action 1 of the round costs 1 black cube(s); Maria Grazia holds 0 black"
+    assert found.player == "Maria Grazia" and "seat" not in message
+    assert "citta-stato/" not in message and "[" not in message and "{" not in message, message
+    holding = found.holding.value
+    assert found.holding.seat == 0 and holding.startswith("Maria Grazia held cubes")
+    assert "yellow" in holding and "'Y'" not in holding and "{" not in holding
+    assert found.to_json()["held"]["$secret"]["value"]["supply"]  # the machine's fields are still there
+
+
+def test_a_result_is_given_in_words_seat_by_name() -> None:
+    index = next(i for i, (o, _) in enumerate(CORPUS) if o == {"players": 3, "expansion": False})
+    text = rendered(index)
+    names, _ = seats_for(CORPUS[index][0], index % 3)
+    line = next(row for row in text.split("\n") if row.startswith("[Result"))
+    wrong = text.replace(line, '[Result "' + ", ".join(f"{n.lower()}: 99" for n in names) + '"]')
+    report = checked(wrong)
+    said = [str(f.message) for f in report.findings if f.rule == "notation/result"]
+    assert len(said) == 3 and all(s.startswith(f"line 5: {n} is given 99, the rules count") for s, n in zip(said, names, strict=True)), said
+    assert all("First Score" in s for s in said), said
+    assert not any(word in s for s in said for word in ("in_form", "True", "False", "{"))

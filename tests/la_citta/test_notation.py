@@ -453,3 +453,21 @@ def test_the_catalog_finds_these_words_and_a_bare_hex_number_is_read() -> None:
     assert words("la-citta") is WORDS
     move = parse('[Title "la-citta"]\nSetup\nAda: market 61 L68\n').turns[0].moves[0]
     assert WORDS.vocabulary.read(move, 0)["hex"] == 61
+
+
+def test_names_of_any_shape_are_the_players_on_every_line() -> None:
+    """CITY_DEVELOPMENT as a table with longer names wrote it: accents typed or left off, an apostrophe typed
+    both ways, a line in lowercase with doubled spaces."""
+    named = (CITY_DEVELOPMENT.replace('"Ada (blue), Bruno (yellow)"', '"Niccolò Dell’Orto (blue), Anne-Marie (yellow)"')
+             .replace("1. Ada:", "1. Niccolò Dell'Orto:").replace("   Ada: quarry", "   niccolo  dell'orto: quarry")
+             .replace("   Ada:", "   Niccolò Dell’Orto:").replace("   Bruno: farm", "   Anne Marie: farm")
+             .replace("   Bruno:", "   Anne-Marie:"))
+    assert "Ada" not in named and "Bruno" not in named
+    report = checked(named)
+    assert report.ok, [f.to_json() for f in report.findings]
+    assert report.entries is not None
+    assert [e.command for e in report.entries] == [e.command for e in (checked(CITY_DEVELOPMENT).entries or [])]
+    slipped = named.replace("farm L131 L132", "farm L131 L999")
+    found = next(f for f in checked(slipped).findings if f.line == 7)
+    assert found.player == "Anne-Marie" and "seat" not in str(found.message)
+    assert found.holding.seat == 1 and found.holding.value.startswith("Anne-Marie held ") and "{" not in found.holding.value

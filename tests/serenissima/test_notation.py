@@ -651,3 +651,16 @@ def test_the_catalog_finds_these_words() -> None:
     from domain.catalog import words
 
     assert words("serenissima") is WORDS
+
+
+def test_names_of_any_shape_are_the_players_on_every_line() -> None:
+    """VALENCIA with the players named, not coloured: names of two words, initials, a name that is also a verb."""
+    named = VALENCIA.replace('"Ada (blue), Bruno (red), Chiara (orange), Dario (black)"',
+                             '"Maria Grazia (blue), A. Rossi (red), Start (orange), Zoë (black)"')
+    for colour, name in (("blue", "Maria Grazia"), ("red", "A.Rossi"), ("orange", "start"), ("black", "Zoe")):
+        named = re.sub(rf"(?m)^(\d+\. |\s+){colour}:", rf"\g<1>{name}:", named)
+    named = named.replace("Setup [blue]", "Setup [Maria Grazia]")
+    assert "blue:" not in named and "Maria Grazia:" in named
+    report = clean(named)
+    assert report.entries is not None
+    assert [e.command for e in report.entries] == [e.command for e in (clean(VALENCIA).entries or [])]

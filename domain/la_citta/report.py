@@ -1,0 +1,58 @@
+"""La Città's words for a dispute report (domain/kernel/report_words.py): buildings and cards by the edition's
+names, the decks and steps of a year, what a player held and how the points at the end are made."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from domain.kernel.report_words import listed
+
+from .edition import default_edition
+from .game import GAME
+
+_DATA = default_edition().data
+_THINGS = {key: key.replace("_", " ") for part in ("buildings", "politics") for key in _DATA[part] if "_" in key}
+_SOURCES = {"voice": "the Voice of the People cards", "tiles": "the landscape tiles"}
+_STEPS = {"send-away": "sending hungry citizens away", "political-turn": "a political turn",
+          "year-start": "the start of the year"}
+
+
+def terms(token: str, names: Sequence[str]) -> str | None:
+    """A token of the rules in the edition's words: `farm_house` farm house, `voice` the Voice of the People cards,
+    `send-away` sending hungry citizens away; None for any other word (hexes stay L-numbers, as the board prints them)."""
+    return _THINGS.get(token) or _SOURCES.get(token) or _STEPS.get(token)
+
+
+def held_words(state: Any, seat: int, names: Sequence[str]) -> str:
+    """What the seat held, as its own view shows it: gold, food, action cards, castles, each city with its citizens
+    and buildings, and the hunger penalty that takes its next political turn away."""
+    view = GAME.view(state, seat)
+    mine = (view.get("seats") or [{}] * (seat + 1))[seat]
+    parts = [f"{mine.get('gold', 0)} gold", f"{mine.get('food', 0)} food",
+             f"{mine.get('action_cards', 0)} action card{'s' if mine.get('action_cards') != 1 else ''} left this year",
+             f"{mine.get('castles_left', 0)} castle{'s' if mine.get('castles_left') != 1 else ''} not yet built"]
+    cities = []
+    for city in view.get("cities", []):
+        if city["owner"] != seat:
+            continue
+        built = [f"{b['building'].replace('_', ' ')} on {b['hex']}" for b in city["buildings"]]
+        limit = f" of {city['limit']}" if city["limit"] is not None else ""
+        cities.append(f"the city at {city['castle']} ({city['citizens']}{limit} citizens"
+                      + (f"; {listed(built)}" if built else "") + ")")
+    parts.append(listed(cities) if cities else "no city")
+    if mine.get("loses_first_turn"):
+        parts.append("its citizens went hungry at the last feeding, so its next political turn is lost "
+                     "(an action card turned down for nothing)")
+    if mine.get("hungry"):
+        parts.append(f"{mine['hungry']} hungry citizen{'s' if mine['hungry'] != 1 else ''} to send away")
+    return f"{names[seat] if seat < len(names) else 'this player'} held " + "; ".join(parts)
+
+
+def breakdown_words(breakdown: Mapping[str, Any]) -> str:
+    """The points at the end (rulebook, End of the game): citizens, cities with every service, the hunger of the
+    last year; gold only breaks a tie."""
+    said = f"{breakdown.get('citizens')} for citizens, {breakdown.get('all_services')} for cities with every service"
+    if breakdown.get("starved"):
+        said += f", {breakdown['starved']} for hunger in the last year"
+    return said + f" (gold {breakdown.get('gold')}, for a tie only)"

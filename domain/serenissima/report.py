@@ -1,0 +1,72 @@
+"""Serenissima's words for a dispute report (domain/kernel/report_words.py): ports and sea zones by the names
+printed on the board, decks and dice, what a player held and how the ducats at the end are made."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from domain.kernel.report_words import listed
+
+from . import GAME
+from .edition import default_edition
+
+_DATA = default_edition().data
+_PORTS = {key: port["name"] for key, port in _DATA["ports"].items()}
+_ZONES = {key: f"the {zone['name']}" for key, zone in _DATA["sea_zones"].items()}
+_SOURCES = {"deck:doge": "the Doge deck", "dice:attacker": "the attacker's dice", "dice:defender": "the defender's dice",
+            "dice:fort": "the fort's dice", "first-player": "the draw for the first player"}
+_STEPS = {"choose-start": "choosing a starting port", "choose-galley": "choosing a galley",
+          "special-investment": "the special investment"}
+
+
+def terms(token: str, names: Sequence[str]) -> str | None:
+    """A token of the rules as the board says it: `venezia` Venezia, `marmara` the Sea of Marmara, `deck:doge` the
+    Doge deck, `closed:wine` the closed wine ports; None for any other word."""
+    if token in _PORTS:
+        return _PORTS[token]
+    if token in _ZONES:
+        return _ZONES[token]
+    if token in _SOURCES:
+        return _SOURCES[token]
+    kind, _, which = token.partition(":")
+    if kind == "closed" and which:
+        return f"the ports closed to {which}"
+    return _STEPS.get(token)
+
+
+def _goods(goods: Sequence[str]) -> str:
+    counted = Counter(goods)
+    return listed([f"{n} {good}" for good, n in sorted(counted.items())]) if counted else "no goods"
+
+
+def held_words(state: Any, seat: int, names: Sequence[str]) -> str:
+    """What the seat held, as its own view shows it: ducats, sailors left to recruit, each port (sailors, warehouse,
+    fort, basilica) and each galley (its zone, sailors and goods)."""
+    view = GAME.view(state, seat)
+    from_view = {"ducats": view["seats"][seat]["ducats"], "sailors_to_recruit": view["seats"][seat]["sailors_to_recruit"],
+                 "ports": {pid: p for pid, p in view["ports"].items() if p["owner"] == seat},
+                 "galleys": {n: g for n, g in view["galleys"].items() if g["owner"] == seat}}
+    parts = [f"{from_view['ducats']} ducat{'s' if from_view['ducats'] != 1 else ''}",
+             f"{from_view['sailors_to_recruit']} sailors left to recruit"]
+    ports = []
+    for pid, port in from_view["ports"].items():
+        extras = [w for w, on in (("a fort", port["fort"]), ("a basilica", port["basilica"])) if on]
+        stored = f", {_goods(port['warehouse'])} in the warehouse" if port["warehouse"] else ""
+        ports.append(f"{_PORTS.get(pid, pid)} ({port['sailors']} sailors{stored}"
+                     + (f", {listed(extras)}" if extras else "") + ")")
+    parts.append(f"ports {listed(ports)}" if ports else "no port")
+    galleys = [f"galley {n} in {g['zone']} "
+               f"({g['sailors']} sailors, {_goods(g['goods'])})" for n, g in from_view["galleys"].items()]
+    parts.append(f"galleys {listed(galleys)}" if galleys else "no galley")
+    return f"{names[seat] if seat < len(names) else 'this player'} held " + "; ".join(parts)
+
+
+def breakdown_words(breakdown: Mapping[str, Any]) -> str:
+    """The ducats at the end (rulebook, End of the game): what the player holds, with what was announced, the Port
+    cards and the galleys counted beside it."""
+    ducats = breakdown.get("ducats")
+    said = "ducats hidden" if ducats == "hidden" else f"{ducats} ducats"
+    return (f"{said}, {breakdown.get('announced')} announced, {breakdown.get('port_cards')} Port cards, "
+            f"{breakdown.get('galleys')} galleys")
