@@ -17,6 +17,33 @@ const base = `/api/imports/${id}/replay`;
 const ask = (path) => api(path, { token });
 const page = { summary: null, at: 0, byStep: new Map(), lines: new Map() };
 
+// ---- by turn, as the record page moves (record.js): a turn's last step, the one before, the one after --------
+
+/** The turns of the game as checked (the summary's), the setup included. */
+const turns = () => (page.summary && Array.isArray(page.summary.turns) ? page.summary.turns : []);
+
+function nextTurn(n) {
+  const found = turns().map((t) => t.to).find((to) => to > n);
+  return found === undefined ? page.summary.steps : found;
+}
+
+function previousTurn(n) {
+  const ends = turns().map((t) => t.to).filter((to) => to < n);
+  return ends.length ? ends[ends.length - 1] : 0;
+}
+
+// Whose turn step n is in, in words: "round 3, Gianmaria D'Angelo's turn (turn 14 of 40)".
+function turnAt(n) {
+  const all = turns();
+  const k = all.findIndex((t) => n > t.from && n <= t.to);
+  if (n === 0 || k < 0) return n === 0 ? "before the setup" : "";
+  const t = all[k];
+  if (t.turn === 0) return "the setup";
+  const who = t.player ? `${t.player}'s turn` : "the game's step";
+  const last = all[all.length - 1].turn;
+  return `round ${t.round}, ${who} (turn ${t.turn} of ${last})`;
+}
+
 function notice(sentence, link) {
   const node = $("notice");
   node.replaceChildren(el("span", sentence || ""));
@@ -61,8 +88,10 @@ async function show(n) {
   page.at = n;
   $("step", "output").textContent = String(n);
   $("slider", "input").value = String(n);
-  $("prev", "button").disabled = n <= 0;
-  $("next", "button").disabled = n >= steps;
+  $("prev", "button").disabled = $("prev-turn", "button").disabled = $("first", "button").disabled = n <= 0;
+  $("next", "button").disabled = $("next-turn", "button").disabled = $("last", "button").disabled = n >= steps;
+  $("slider", "input").setAttribute("aria-valuetext", `step ${n} of ${steps}`);
+  $("turn-note").textContent = turnAt(n);
   banner(n);
   document.querySelectorAll("#moves li.current").forEach((li) => li.classList.remove("current"));
   const line = page.lines.get(n);
@@ -140,11 +169,26 @@ async function start() {
   if (story.ok) moveList(story.body);
   $("prev", "button").addEventListener("click", () => show(page.at - 1));
   $("next", "button").addEventListener("click", () => show(page.at + 1));
+  $("prev-turn", "button").addEventListener("click", () => show(previousTurn(page.at)));
+  $("next-turn", "button").addEventListener("click", () => show(nextTurn(page.at)));
+  $("first", "button").addEventListener("click", () => show(0));
+  $("last", "button").addEventListener("click", () => show(page.summary.steps));
   $("slider", "input").addEventListener("input", () => show(Number($("slider", "input").value)));
   document.addEventListener("keydown", (e) => {
-    if (e.target instanceof HTMLInputElement && e.target.type !== "range") return;
-    if (e.key === "ArrowLeft") show(page.at - 1);
-    else if (e.key === "ArrowRight") show(page.at + 1);
+    if (e.altKey || e.ctrlKey || e.metaKey) return;
+    const t = e.target;
+    if (t instanceof HTMLSelectElement || t instanceof HTMLTextAreaElement) return;
+    if (t instanceof HTMLInputElement && t.type !== "range") return;
+    /** @type {Record<string, () => number>} */
+    const moves = {
+      ArrowLeft: () => page.at - 1, ArrowRight: () => page.at + 1,
+      ArrowUp: () => previousTurn(page.at), PageUp: () => previousTurn(page.at),
+      ArrowDown: () => nextTurn(page.at), PageDown: () => nextTurn(page.at),
+      Home: () => 0, End: () => page.summary.steps,
+    };
+    if (!(e.key in moves)) return;
+    e.preventDefault(); // the slider's own keys would move it a second time
+    show(moves[e.key]());
   });
   window.addEventListener("hashchange", () => {
     const n = stepInHash();
