@@ -47,15 +47,19 @@ function show(found, first, second) {
   const verdict = found.rules_accept;
   $("verdict").textContent = found.agree ? "The two transcripts agree, line for line."
     : verdict ? sentenceCase(verdict.verdict) + "." : "The transcripts differ only in their headers.";
+  const div = found.first_divergence;
+  $("divergence").textContent = div ? `They part at turn ${div.turn}: ${div.what}.` : "";
   ["first", "second"].forEach((side) => {
     const box = $(`${side}-side`);
     const standing = /** @type {HTMLElement} */ (box.querySelector(".standing"));
     const here = verdict ? verdict[side] : null;
     box.classList.toggle("accepted", Boolean(here && here.accepted));
     box.classList.toggle("refused", Boolean(here && here.accepted === false));
+    const place = found.first_divergence ? found.first_divergence[side] : null;
+    const written = place ? `line ${place.line}, “${place.text}”` : "";
     standing.textContent = !here ? "" : here.accepted === null ? here.why
-      : here.accepted ? `line ${here.line}: the rules accept it`
-        : `line ${here.line}: the rules do not accept it. ${here.why || ""}`;
+      : here.accepted ? `${written}: the rules accept it`
+        : `${written}: the rules do not accept it. ${sentenceCase(String(here.why || "").replace(/^line \d+: /, ""))}`;
     /** @type {HTMLElement} */ (box.querySelector(".summary")).textContent = found[side] ? found[side].summary : "";
   });
   headerDiff(found.header || []);
@@ -69,6 +73,8 @@ function show(found, first, second) {
     else place.appendChild(el("p", `The ${side} transcript: no finding.`));
   });
   document.body.dataset.reconciled = found.agree ? "agree" : "differ"; // the answer is on the page (tests wait)
+  $("verdict-head").focus({ preventScroll: true }); // a keyboard or a screen reader goes on from the answer
+  $("result").scrollIntoView({ block: "start" });
 }
 
 const sentenceCase = (s) => (s ? s[0].toUpperCase() + s.slice(1) : "");
@@ -90,18 +96,23 @@ function disagreements(rows) {
   body.replaceChildren();
   rows.forEach((d) => {
     const tr = body.insertRow();
-    tr.insertCell().textContent = String(d.turn);
+    const cell = (label) => {
+      const td = tr.insertCell();
+      td.dataset.label = label;
+      return td;
+    };
+    cell("turn").textContent = String(d.turn);
     ["first", "second"].forEach((side) => {
-      const cell = tr.insertCell();
+      const cell_ = cell(`${side} transcript`);
       if (!d[side]) {
-        cell.textContent = "(no such turn)";
+        cell_.textContent = "(no such turn)";
         return;
       }
       const a = el("a", `line ${d[side].line}`);
       a.href = `#${side}-line-${d[side].line}`;
-      cell.append(a, ": ", el("code", d[side].text));
+      cell_.append(a, ": ", el("code", d[side].text));
     });
-    tr.insertCell().textContent = d.what;
+    cell("what differs").textContent = d.what;
   });
   if (!rows.length) body.insertRow().insertCell().textContent = "none";
 }

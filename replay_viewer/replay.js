@@ -32,16 +32,15 @@ function previousTurn(n) {
   return ends.length ? ends[ends.length - 1] : 0;
 }
 
-// Whose turn step n is in, in words: "round 3, Gianmaria D'Angelo's turn (turn 14 of 40)".
+// Whose turn comes next at step n (the board's "to play"), in words: "round 3, Gianmaria D'Angelo's turn (turn 29
+// of 40)". Step n is the state after n events: the turn that holds the next event, or the last at the end.
 function turnAt(n) {
   const all = turns();
-  const k = all.findIndex((t) => n > t.from && n <= t.to);
-  if (n === 0 || k < 0) return n === 0 ? "before the setup" : "";
-  const t = all[k];
-  if (t.turn === 0) return "the setup";
-  const who = t.player ? `${t.player}'s turn` : "the game's step";
-  const last = all[all.length - 1].turn;
-  return `round ${t.round}, ${who} (turn ${t.turn} of ${last})`;
+  if (!all.length) return "";
+  const t = all.find((u) => n >= u.from && n < u.to) || all[all.length - 1];
+  if (t.turn === 0) return n === 0 ? "before the setup" : "the setup";
+  const who = t.player ? `${t.player}'s turn` : "the game's own step";
+  return `round ${t.round}, ${who} (turn ${t.turn} of ${all[all.length - 1].turn})`;
 }
 
 function notice(sentence, link) {
@@ -61,9 +60,10 @@ function banner(n) {
   const node = $("banner");
   node.replaceChildren();
   here.forEach((a) => {
+    const who = a.player ? ` (${a.player})` : "";
     const said = a.assumed === "skipped" || a.assumed.startsWith("skipped")
-      ? `the game as checked: line ${a.line} (${a.written || "the move"}) skipped`
-      : `the game as checked: line ${a.line} assumed ${a.assumed}` + (a.written ? ` (the file says ${a.written})` : "");
+      ? `line ${a.line}${who}: “${a.written || "the move"}” cannot stand here; the game as checked goes on without it`
+      : `line ${a.line}${who}: the file says “${a.written || "?"}”, which cannot stand; the game as checked goes on with “${a.assumed}”`;
     node.appendChild(el("div", said));
   });
   all(document, "#assumed li").forEach((li) => li.classList.toggle("here", Number(li.dataset.step) === n));
@@ -97,7 +97,12 @@ async function show(n) {
   const line = page.lines.get(n);
   if (line) {
     line.classList.add("current");
-    line.scrollIntoView({ block: "nearest" });
+    // the move list scrolls to it; the page itself stays where the reader is (on a phone: the banner and board)
+    const box = $("moves");
+    const top = line.offsetTop; // #moves is positioned: the offset is within it
+    if (top < box.scrollTop || top + line.offsetHeight > box.scrollTop + box.clientHeight) {
+      box.scrollTop = Math.max(0, top - box.clientHeight / 2);
+    }
   }
   $("said").textContent = page.byStep.get(n) || (n === 0 ? "Before the setup." : "");
   const wanted = withStep(n);
@@ -162,8 +167,11 @@ async function start() {
     + (page.summary.as_reported ? "" : " (the rules read it differently today than when the report was made)");
   $("steps", "output").textContent = String(page.summary.steps);
   $("slider", "input").max = String(page.summary.steps);
+  const seat = /^seat:(\d+)$/.exec(page.summary.view_of || "");
+  const reader = seat ? (page.summary.seats[Number(seat[1])] || {}).name : null;
   $("reader-note").textContent = page.summary.view_of === "all" ? "every seat's secrets shown (the file says the game ended)"
-    : page.summary.view_of === "public" ? "what every player sees (a seat token shows that seat's view)" : `${page.summary.view_of}'s view`;
+    : seat ? `${reader || "one seat"}'s view: what they held, as their seat token shows it`
+      : "what every player sees (a seat token shows that seat's view)";
   assumedList();
   const story = await ask(`${base}/story`);
   if (story.ok) moveList(story.body);

@@ -25,6 +25,8 @@ export function holdsSecrets(v) {
   return false;
 }
 
+const OPEN_HELD = 3; // with more findings than this, what each player held is behind a disclosure
+
 const words = (key) => String(key).replace(/_/g, " ");
 
 /**
@@ -56,6 +58,7 @@ function heldNode(held) {
   const dl = el("dl", undefined, "held");
   Object.entries(held).forEach(([k, v]) => {
     if (v === 0 || v === false || v === null || (Array.isArray(v) && !v.length)) return;
+    if (k === "seat") return; // the notation never numbers seats: the player's name is in its own column
     dl.appendChild(el("dt", words(k)));
     dl.appendChild(el("dd", plainly(v)));
   });
@@ -102,21 +105,26 @@ export const sentence = (message) => (typeof message === "string" ? message
 export function findingsTable(findings, options = {}) {
   const prefix = options.linePrefix || "line-";
   const table = el("table", undefined, "findings");
+  table.setAttribute("role", "table"); // a card layout (display: block) must not drop the table's semantics
   if (options.caption) table.createCaption().textContent = options.caption;
   const heads = ["line", "player", "what the rules say", "legal instead", "what the player held", "game as checked"];
   const head = table.createTHead().insertRow();
+  head.setAttribute("role", "row");
   heads.forEach((h) => {
     const th = el("th", h);
     th.scope = "col";
+    th.setAttribute("role", "columnheader");
     head.appendChild(th);
   });
   const body = table.createTBody();
   findings.forEach((f, i) => {
     const row = body.insertRow();
+    row.setAttribute("role", "row");
     row.id = `${prefix}finding-${i + 1}`;
     row.dataset.line = String(f.line);
     const cell = (label) => {
       const td = row.insertCell();
+      td.setAttribute("role", "cell");
       td.dataset.label = label;
       return td;
     };
@@ -155,7 +163,13 @@ export function findingsTable(findings, options = {}) {
     const held = cell(heads[4]);
     if (f.held === undefined || f.held === null) held.textContent = "—";
     else if (isSecret(f.held)) held.appendChild(hiddenNode(f.held, "items", f.player));
-    else held.appendChild(heldNode(f.held));
+    else if (typeof f.held === "string" || findings.length <= OPEN_HELD) held.appendChild(heldNode(f.held));
+    else { // many findings: each holding is one click away, the rows stay short
+      const more = el("details");
+      more.appendChild(el("summary", f.player ? `what ${f.player} held` : "what was held"));
+      more.appendChild(heldNode(f.held));
+      held.appendChild(more);
+    }
     const replay = cell(heads[5]);
     const href = options.replay && f.step !== undefined && f.step !== null ? options.replay(f) : null;
     if (href) {
