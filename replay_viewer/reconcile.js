@@ -172,6 +172,8 @@ function aligned(found, a, b) {
   const div = found.first_divergence;
   let start = rows.findIndex(([i, j]) => div && ((div.first && i === div.first.line - 1) || (div.second && j === div.second.line - 1)));
   if (start < 0) start = rows.findIndex(([i, j]) => i === null || j === null || key(a[i]) !== key(b[j]));
+  // no line differs (the two agree, or only their headers do): nothing to set side by side
+  $("side-by-side").hidden = start < 0;
   const from = Math.max(0, (start < 0 ? rows.length : start) - CONTEXT);
   const before = table.createTBody();
   before.id = "aligned-before";

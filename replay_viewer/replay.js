@@ -145,7 +145,9 @@ function assumedList() {
     const link = el("a", `line ${a.line}`);
     link.href = withStep(a.step);
     li.appendChild(link);
-    li.appendChild(el("span", `${a.player ? " (" + a.player + ")" : ""}: “${a.written || ""}” — assumed ${a.assumed}`));
+    const goesOn = a.assumed === "skipped" || a.assumed.startsWith("skipped") ? "the game goes on without it"
+      : `the game goes on with “${a.assumed}”`;
+    li.appendChild(el("span", `${a.player ? " (" + a.player + ")" : ""}: the file says “${a.written || "?"}”; ${goesOn}`));
     list.appendChild(li);
   });
 }

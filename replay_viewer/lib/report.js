@@ -27,6 +27,10 @@ export function holdsSecrets(v) {
 
 const OPEN_HELD = 3; // with more findings than this, what each player held is behind a disclosure
 
+// Nothing worth a word: a zero, a no, an empty list or map.
+const empty = (v) => v === 0 || v === false || v === null || v === undefined || (Array.isArray(v) && !v.length)
+  || (typeof v === "object" && !Array.isArray(v) && !isSecret(v) && !Object.keys(v).length);
+
 const words = (key) => String(key).replace(/_/g, " ");
 
 /**
@@ -41,7 +45,7 @@ export function plainly(value) {
   if (isSecret(value)) return "hidden";
   if (Array.isArray(value)) return value.length ? value.map(plainly).join(", ") : "none";
   const parts = Object.entries(value)
-    .filter(([, v]) => !(v === 0 || v === false || v === null || (Array.isArray(v) && !v.length)))
+    .filter(([, v]) => !empty(v))
     .map(([k, v]) => (v && typeof v === "object" && !Array.isArray(v) ? `${words(k)} (${plainly(v)})` : `${words(k)} ${plainly(v)}`));
   return parts.length ? parts.join(", ") : "none";
 }
@@ -57,7 +61,7 @@ function heldNode(held) {
   if (typeof held.said === "string") return el("span", held.said); // a summary in words, the machine fields beside
   const dl = el("dl", undefined, "held");
   Object.entries(held).forEach(([k, v]) => {
-    if (v === 0 || v === false || v === null || (Array.isArray(v) && !v.length)) return;
+    if (empty(v)) return;
     if (k === "seat") return; // the notation never numbers seats: the player's name is in its own column
     dl.appendChild(el("dt", words(k)));
     dl.appendChild(el("dd", plainly(v)));

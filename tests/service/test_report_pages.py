@@ -73,7 +73,7 @@ def assert_reads(text: str, held: Any) -> None:
         return
     assert isinstance(held, dict) and held, held
     for key, value in held.items():
-        if value not in (0, False, None, [], {}):
+        if key != "seat" and value not in (0, False, None, [], {}):  # the player's seat: their name, in its column
             assert key.replace("_", " ") in text, (key, text)
         if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
             assert all(v in text for v in value), (value, text)
@@ -242,3 +242,18 @@ def test_the_reconcile_page_shows_both_from_their_first_divergence(served: tuple
         if viewport:
             assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     assert stored(app) == before
+
+
+def test_two_transcripts_that_agree_say_so(served: tuple[str, Any, Any], context: Any) -> None:
+    base, _, _ = served
+    page = context()
+    page.goto(base + "/reconcile")
+    text = table("la-citta", "other")
+    page.get_by_label("its text").first.fill(text)
+    # the same game, as another hand wrote it: other spacing, a different transcriber
+    page.get_by_label("its text").nth(1).fill(text.replace("   ", "  "))
+    page.get_by_role("button", name="compare").click()
+    expect(page.locator("body")).to_have_attribute("data-reconciled", "agree")
+    expect(page.locator("#verdict")).to_have_text("The two transcripts agree, line for line.")
+    expect(page.locator("#side-by-side")).to_be_hidden()
+    expect(page.locator("#disagreements tbody")).to_have_text("none")
