@@ -135,6 +135,7 @@ export function findingsTable(findings, options = {}) {
     const where = cell(heads[0]);
     const link = el("a", `line ${f.line}`, "line-link");
     link.href = `#${prefix}${f.line}`;
+    link.setAttribute("aria-label", `line ${f.line} of the file`);
     link.addEventListener("click", () => {
       document.querySelectorAll(".focus").forEach((n) => n.classList.remove("focus"));
       const target = document.getElementById(`${prefix}${f.line}`);
@@ -179,6 +180,7 @@ export function findingsTable(findings, options = {}) {
     if (href) {
       const a = el("a", `step ${f.step}, just before the line`, "replay-link");
       a.href = href;
+      a.setAttribute("aria-label", `the game as checked at step ${f.step}, just before line ${f.line}`);
       replay.appendChild(a);
     } else replay.textContent = f.step !== undefined && f.step !== null && options.noReplay ? options.noReplay : "—";
   });
