@@ -71,8 +71,15 @@ def new_lesson() -> Any:
 
 @viewer.route("/import")
 def import_page() -> Any:
-    """Paste or upload what a table wrote; the report links each finding to its line."""
+    """Paste or upload what a table wrote, then check only or import; the report links each finding to its line
+    and to the game as checked."""
     return _asset("import.html")
+
+
+@viewer.route("/reconcile")
+def reconcile_page() -> Any:
+    """Two transcripts of one game side by side from their first divergence, with what the rules accept of each."""
+    return _asset("reconcile.html")
 
 
 @viewer.route("/imports/<uuid:import_id>/replay")

@@ -17,6 +17,32 @@ const base = `/api/imports/${id}/replay`;
 const ask = (path) => api(path, { token });
 const page = { summary: null, at: 0, byStep: new Map(), lines: new Map() };
 
+// ---- by turn, as the record page moves (record.js): a turn's last step, the one before, the one after --------
+
+/** The turns of the game as checked (the summary's), the setup included. */
+const turns = () => (page.summary && Array.isArray(page.summary.turns) ? page.summary.turns : []);
+
+function nextTurn(n) {
+  const found = turns().map((t) => t.to).find((to) => to > n);
+  return found === undefined ? page.summary.steps : found;
+}
+
+function previousTurn(n) {
+  const ends = turns().map((t) => t.to).filter((to) => to < n);
+  return ends.length ? ends[ends.length - 1] : 0;
+}
+
+// Whose turn comes next at step n (the board's "to play"), in words: "round 3, Gianmaria D'Angelo's turn (turn 29
+// of 40)". Step n is the state after n events: the turn that holds the next event, or the last at the end.
+function turnAt(n) {
+  const all = turns();
+  if (!all.length) return "";
+  const t = all.find((u) => n >= u.from && n < u.to) || all[all.length - 1];
+  if (t.turn === 0) return n === 0 ? "before the setup" : "the setup";
+  const who = t.player ? `${t.player}'s turn` : "the game's own step";
+  return `round ${t.round}, ${who} (turn ${t.turn} of ${all[all.length - 1].turn})`;
+}
+
 function notice(sentence, link) {
   const node = $("notice");
   node.replaceChildren(el("span", sentence || ""));
@@ -34,9 +60,10 @@ function banner(n) {
   const node = $("banner");
   node.replaceChildren();
   here.forEach((a) => {
+    const who = a.player ? ` (${a.player})` : "";
     const said = a.assumed === "skipped" || a.assumed.startsWith("skipped")
-      ? `the game as checked: line ${a.line} (${a.written || "the move"}) skipped`
-      : `the game as checked: line ${a.line} assumed ${a.assumed}` + (a.written ? ` (the file says ${a.written})` : "");
+      ? `line ${a.line}${who}: “${a.written || "the move"}” cannot stand here; the game as checked goes on without it`
+      : `line ${a.line}${who}: the file says “${a.written || "?"}”, which cannot stand; the game as checked goes on with “${a.assumed}”`;
     node.appendChild(el("div", said));
   });
   all(document, "#assumed li").forEach((li) => li.classList.toggle("here", Number(li.dataset.step) === n));
@@ -61,14 +88,21 @@ async function show(n) {
   page.at = n;
   $("step", "output").textContent = String(n);
   $("slider", "input").value = String(n);
-  $("prev", "button").disabled = n <= 0;
-  $("next", "button").disabled = n >= steps;
+  $("prev", "button").disabled = $("prev-turn", "button").disabled = $("first", "button").disabled = n <= 0;
+  $("next", "button").disabled = $("next-turn", "button").disabled = $("last", "button").disabled = n >= steps;
+  $("slider", "input").setAttribute("aria-valuetext", `step ${n} of ${steps}`);
+  $("turn-note").textContent = turnAt(n);
   banner(n);
   document.querySelectorAll("#moves li.current").forEach((li) => li.classList.remove("current"));
   const line = page.lines.get(n);
   if (line) {
     line.classList.add("current");
-    line.scrollIntoView({ block: "nearest" });
+    // the move list scrolls to it; the page itself stays where the reader is (on a phone: the banner and board)
+    const box = $("moves");
+    const top = line.offsetTop; // #moves is positioned: the offset is within it
+    if (top < box.scrollTop || top + line.offsetHeight > box.scrollTop + box.clientHeight) {
+      box.scrollTop = Math.max(0, top - box.clientHeight / 2);
+    }
   }
   $("said").textContent = page.byStep.get(n) || (n === 0 ? "Before the setup." : "");
   const wanted = withStep(n);
@@ -111,7 +145,9 @@ function assumedList() {
     const link = el("a", `line ${a.line}`);
     link.href = withStep(a.step);
     li.appendChild(link);
-    li.appendChild(el("span", `${a.player ? " (" + a.player + ")" : ""}: “${a.written || ""}” — assumed ${a.assumed}`));
+    const goesOn = a.assumed === "skipped" || a.assumed.startsWith("skipped") ? "the game goes on without it"
+      : `the game goes on with “${a.assumed}”`;
+    li.appendChild(el("span", `${a.player ? " (" + a.player + ")" : ""}: the file says “${a.written || "?"}”; ${goesOn}`));
     list.appendChild(li);
   });
 }
@@ -133,18 +169,36 @@ async function start() {
     + (page.summary.as_reported ? "" : " (the rules read it differently today than when the report was made)");
   $("steps", "output").textContent = String(page.summary.steps);
   $("slider", "input").max = String(page.summary.steps);
+  const seat = /^seat:(\d+)$/.exec(page.summary.view_of || "");
+  const reader = seat ? (page.summary.seats[Number(seat[1])] || {}).name : null;
   $("reader-note").textContent = page.summary.view_of === "all" ? "every seat's secrets shown (the file says the game ended)"
-    : page.summary.view_of === "public" ? "what every player sees (a seat token shows that seat's view)" : `${page.summary.view_of}'s view`;
+    : seat ? `${reader || "one seat"}'s view: what they held, as their seat token shows it`
+      : "what every player sees (a seat token shows that seat's view)";
   assumedList();
   const story = await ask(`${base}/story`);
   if (story.ok) moveList(story.body);
   $("prev", "button").addEventListener("click", () => show(page.at - 1));
   $("next", "button").addEventListener("click", () => show(page.at + 1));
+  $("prev-turn", "button").addEventListener("click", () => show(previousTurn(page.at)));
+  $("next-turn", "button").addEventListener("click", () => show(nextTurn(page.at)));
+  $("first", "button").addEventListener("click", () => show(0));
+  $("last", "button").addEventListener("click", () => show(page.summary.steps));
   $("slider", "input").addEventListener("input", () => show(Number($("slider", "input").value)));
   document.addEventListener("keydown", (e) => {
-    if (e.target instanceof HTMLInputElement && e.target.type !== "range") return;
-    if (e.key === "ArrowLeft") show(page.at - 1);
-    else if (e.key === "ArrowRight") show(page.at + 1);
+    if (e.altKey || e.ctrlKey || e.metaKey) return;
+    const t = e.target;
+    if (t instanceof HTMLSelectElement || t instanceof HTMLTextAreaElement) return;
+    if (t instanceof HTMLInputElement && t.type !== "range") return;
+    /** @type {Record<string, () => number>} */
+    const moves = {
+      ArrowLeft: () => page.at - 1, ArrowRight: () => page.at + 1,
+      ArrowUp: () => previousTurn(page.at), PageUp: () => previousTurn(page.at),
+      ArrowDown: () => nextTurn(page.at), PageDown: () => nextTurn(page.at),
+      Home: () => 0, End: () => page.summary.steps,
+    };
+    if (!(e.key in moves)) return;
+    e.preventDefault(); // the slider's own keys would move it a second time
+    show(moves[e.key]());
   });
   window.addEventListener("hashchange", () => {
     const n = stepInHash();

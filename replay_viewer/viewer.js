@@ -1,11 +1,10 @@
 // @ts-check
-// The records list and the import page. The API does all the deciding; this only asks and shows it
+// The records list. The API does all the deciding; this only asks and shows it
 // readably. A seat token may be given as #token=...
 
 import { fromHash } from "./lib/address.js";
 import { api, why } from "./lib/api.js";
-import { $, el, field, targetOf } from "./lib/dom.js";
-import { isHidden } from "./lib/render.js";
+import { $, el, field } from "./lib/dom.js";
 import { loadTitles, titleName } from "./lib/titles.js";
 
 // An API answer (lib/api.js) asked with the seat token of the address, when it has one.
@@ -108,104 +107,6 @@ async function listPage() {
   await load();
 }
 
-// The import page: paste or upload what the table wrote, then read the report line by line.
-async function importPage() {
-  const form = $("import-form", "form");
-  const text = $("text", "textarea");
-  const status = $("import-status");
-  $("file", "input").addEventListener("change", async (e) => {
-    const file = /** @type {HTMLInputElement} */ (targetOf(e)).files[0];
-    if (file) text.value = await file.text();
-  });
-  form.addEventListener("submit", async (e) => {
-    e.preventDefault();
-    const body = text.value;
-    const isJson = body.trimStart().startsWith("{");
-    status.textContent = "sending…";
-    const sent = await api("/api/imports", {
-      method: "POST", text: body,
-      headers: { "Content-Type": isJson ? "application/json" : "text/x-cronaca-notation" },
-    });
-    const answer = sent.body;
-    if (!sent.ok) {
-      status.textContent = answer.detail;
-      if (answer.facts && answer.facts.report) showReport(body, answer.facts.report, null, answer.facts.import_id);
-      return;
-    }
-    let found = answer;
-    for (let tries = 0; tries < 600 && !["accepted", "rejected"].includes(found.status); tries++) {
-      status.textContent = `${found.status}…`;
-      await new Promise((r) => setTimeout(r, 250));
-      const asked = await ask(`/api/imports/${answer.id}`);
-      if (!asked.ok) {
-        status.textContent = `The import could not be followed: ${why(asked)}.`;
-        return;
-      }
-      found = asked.body;
-    }
-    status.textContent = found.status === "accepted" ? "accepted: the record is made" : `${found.status}`;
-    if (found.record_id) {
-      const link = el("a", " open the record");
-      link.href = `/records/${found.record_id}`;
-      status.appendChild(link);
-    }
-    showReport(body, found.report || {}, found.record_id, answer.id);
-  });
-
-  // A finding's `step` is the game events before its line: a record's replay when the file made one,
-  // else the rejected file's game as checked (/imports/{id}/replay), read-only.
-  function showReport(body, report, recordId, importId) {
-    $("report").hidden = false;
-    $("report-summary").textContent = report.summary || (report.ok ? "clean" : report.message || "");
-    const lines = $("lines", "ol");
-    lines.replaceChildren();
-    body.replace(/\n$/, "").split("\n").forEach((line, i) => {
-      const item = el("li", line || " ");
-      item.id = `line-${i + 1}`;
-      lines.appendChild(item);
-    });
-    const list = $("findings", "ol");
-    list.replaceChildren();
-    (report.findings || []).forEach((f) => {
-      const item = el("li");
-      const where = el("a", `line ${f.line}`);
-      where.href = `#line-${f.line}`;
-      where.addEventListener("click", () => {
-        lines.querySelectorAll(".focus").forEach((n) => n.classList.remove("focus"));
-        const target = document.getElementById(`line-${f.line}`);
-        if (target) target.classList.add("focus");
-      });
-      item.appendChild(where);
-      const who = [f.round !== undefined ? `round ${f.round}` : null, f.player].filter(Boolean).join(", ");
-      if (who) item.appendChild(el("span", ` (${who})`));
-      item.appendChild(el("span", " " + f.rule, "rule"));
-      item.appendChild(el("div", f.message));
-      if (f.alternatives && Array.isArray(f.alternatives)) item.appendChild(el("div", "legal instead: " + f.alternatives.join("; ")));
-      if (f.held && typeof f.held === "object" && !isHidden(f.held)) item.appendChild(el("div", "held: " + JSON.stringify(f.held)));
-      if (f.did_you_mean && f.did_you_mean.length) item.appendChild(el("div", "did you mean: " + f.did_you_mean.join(", ")));
-      if (f.step !== undefined && recordId) {
-        const step = el("a", `the replay just before it (step ${f.step})`);
-        step.href = `/records/${recordId}#step=${f.step}`;
-        item.appendChild(el("div")).appendChild(step);
-      } else if (f.step !== undefined && importId) {
-        const step = el("a", `the game as checked, just before it (step ${f.step})`);
-        step.href = `/imports/${importId}/replay#step=${f.step}`;
-        step.className = "replay-link";
-        item.appendChild(el("div")).appendChild(step);
-      } else if (f.step !== undefined) {
-        item.appendChild(el("div", `before step ${f.step} of the game as checked`));
-      }
-      list.appendChild(item);
-      const line = document.getElementById(`line-${f.line}`);
-      if (line) line.classList.add("fault");
-    });
-    const unknowns = $("unknowns");
-    unknowns.replaceChildren();
-    (report.unknowns || []).forEach((u) => unknowns.appendChild(el("li", u.message)));
-  }
-}
-
 // The page names itself on its module script's data-page: no inline script, so the CSP can refuse them all.
 const page = /** @type {HTMLElement | null} */ (document.querySelector("script[data-page]"));
 if (page && page.dataset.page === "list") listPage();
-else if (page && page.dataset.page === "import") importPage();

@@ -84,7 +84,7 @@ def test_every_kind_of_answer_carries_the_protective_headers(app: Flask, client:
     for answer in api_answers:
         assert answer.status_code in (200, 201)
         assert_protected(answer)
-    for path in ("/", f"/records/{record_id}", "/api/docs"):
+    for path in ("/", f"/records/{record_id}", "/api/docs", "/import", "/reconcile"):
         page = client.get(path)
         assert page.status_code == 200 and page.mimetype == "text/html"
         assert_protected(page, page=True)

@@ -182,14 +182,15 @@ def test_the_import_page_links_a_finding_to_the_replay_just_before_it(served: tu
             page.fill("#text", "\n".join(lines) + "\n")
             page.click("#send")
             expect(page.locator("#import-status")).to_have_text("rejected", timeout=20_000)
-            finding = page.locator("#findings li", has=page.locator(f'a[href="#line-{line}"]')).first
+            finding = page.locator(f'#findings tbody tr[data-line="{line}"]').first
             link = finding.locator("a.replay-link")
             href = link.get_attribute("href") or ""
             step = int(href.rsplit("step=", 1)[1])
             link.click()
             page.wait_for_url(re.compile(r"/imports/[0-9a-f-]+/replay#"))
             expect(page.locator("body")).to_have_attribute("data-step", str(step), timeout=10_000)
-            expect(page.locator("#banner")).to_contain_text(f"line {line} assumed")
+            expect(page.locator("#banner")).to_contain_text(f"line {line} ")
+            expect(page.locator("#banner")).to_contain_text("goes on with")
             expect(page.locator("#step")).to_have_text(str(step))
             assert page.locator("#board svg").count() == 1
             assert page.locator("#moves li").count() > 10
