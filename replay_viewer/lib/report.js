@@ -166,13 +166,15 @@ export function findingsTable(findings, options = {}) {
     else if (f.expected && f.expected.length) legal.textContent = "one of: " + f.expected.join(", ");
     else legal.textContent = "—";
     const held = cell(heads[4]);
-    if (f.held === undefined || f.held === null) held.textContent = "—";
-    else if (isSecret(f.held)) held.appendChild(hiddenNode(f.held, "items", f.player));
-    else if (typeof f.held === "string" || findings.length <= OPEN_HELD) held.appendChild(heldNode(f.held));
+    // the sentence a person would say (`holding`) when the title gives one; the machine fields (`held`) otherwise
+    const holding = typeof f.holding === "string" || isSecret(f.holding) ? f.holding : f.held;
+    if (holding === undefined || holding === null) held.textContent = "—";
+    else if (isSecret(holding)) held.appendChild(hiddenNode(holding, "items", f.player));
+    else if (typeof holding === "string" || findings.length <= OPEN_HELD) held.appendChild(heldNode(holding));
     else { // many findings: each holding is one click away, the rows stay short
       const more = el("details");
       more.appendChild(el("summary", f.player ? `what ${f.player} held` : "what was held"));
-      more.appendChild(heldNode(f.held));
+      more.appendChild(heldNode(holding));
       held.appendChild(more);
     }
     const replay = cell(heads[5]);
