@@ -486,15 +486,14 @@ class _Checker:
 
     def insert(self, state: Any, seat: int, command: Command, line: int) -> Any:
         """A command nobody wrote (a turn left out), before `line`: its outcomes unknown, not narrowed."""
-        chance = self.chance([Written(None, line, 0)] * 32, {})
+        chance = self.chance([Written(None, line, -1 - len(self.checked) * 32 - k) for k in range(32)])
         try:
             produced, after = self._play(state, command, chance)
         except RuleViolation as exc:
             if self.strict:
                 raise Refused(exc.rule) from exc
             return state
-        chance.written = chance.written[: chance.next]
-        chance.unknowns = []
+        chance.written = chance.written[: chance.next]  # its outcomes nobody wrote: unknowns what follows narrows
         self._said = command
         move = Move("", (), tuple(chance.written), (), line, 0, self.say(command, state))
         return self._keep(state, seat, move, command, chance, produced, after, assumed=True)
@@ -1134,8 +1133,9 @@ def check(
         findings.append(Finding("header", line, "notation/edition", f"line {line}: {exc}"))
         return DisputeReport(title, seats, options, findings, [], None, claimed, False, None)
     settled: dict[tuple[int, int], tuple[Any, ...]] = {}
+    explaining = Budget()  # the explanations' search (kernel.explain), shared by every reading below
     for _ in range(3):  # an unknown's first guess may be refuted by what follows: settle it and read again
-        checker = _run(notation, game, words, edition, seats, colours, options, list(findings), settled)
+        checker = _run(notation, game, words, edition, seats, colours, options, list(findings), settled, explaining)
         if checker.state is None:
             return DisputeReport(title, seats, options, checker.findings, checker.unknowns, None, claimed, False, None)
         if claimed:
@@ -1156,7 +1156,8 @@ def check(
     entries: list[Any] = [checker.setup_entry, *(c.entry for c in checker.checked)]  # the setup's is set by now
     return DisputeReport(title, seats, options, checker.findings, checker.unknowns, scores, claimed, finished, entries,
                          lines=len(text.splitlines()), moves=len(checker.checked),
-                         places=[(notation.setup_line or 1, 0), *((c.line, c.column) for c in checker.checked)])
+                         places=[(notation.setup_line or 1, 0), *((c.line, c.column) for c in checker.checked)],
+                         explaining=explaining.to_json() if explaining.searches or explaining.exhausted else None)
 
 
 def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: list[str], colours: list[str | None],

@@ -30,9 +30,12 @@ LOOKAHEAD = 6  # written lines after an explanation's own read strictly to judge
 ALTERNATIVES = 8  # other readings of a refused move tried, closest to what was written first
 LEFT_OUT_DEPTH = 4  # commands of a turn nobody wrote, at most (an end of round: a few seats' steps)
 LEFT_OUT_WIDTH = 40  # readings of a turn nobody wrote tried at each step, at most
-SEARCH_MOVES = 3_000  # commands decided by one search, at most
-CHECK_MOVES = 12_000  # commands decided by every search of one check, at most
-CHECK_SECONDS = 0.5  # wall-clock time of every search of one check, at most
+LEFT_OUT_TIES = 6  # readings of a turn nobody wrote that read all the lookahead, judged again further on
+FURTHER = 4  # how many times further than LOOKAHEAD those are judged
+SEARCH_MOVES = 1_500  # commands decided by one search, at most
+SEARCH_SECONDS = 0.2  # wall-clock time of one search, at most
+CHECK_MOVES = 10_000  # commands decided by every search of one check, at most
+CHECK_SECONDS = 0.6  # wall-clock time of every search of one check, at most
 
 
 class Refused(Exception):  # noqa: N818  (named for what happened)
@@ -46,10 +49,14 @@ class Budget:
     moves: int = CHECK_MOVES
     seconds: float = CHECK_SECONDS
     per_search: int = SEARCH_MOVES
+    search_seconds: float = SEARCH_SECONDS
     used: int = 0
     elapsed: float = 0.0
     searches: int = 0
     exhausted: int = 0  # refusals read without a search, the budget being spent
+    # the explanation found for a written line (its index), kept for the check's later readings (the settling
+    # of unknowns reads the file again): one search a refused line, and the same reading each time
+    found: dict[tuple[int, str], Explanation | None] = field(default_factory=dict)
 
     def left(self) -> bool:
         return self.used < self.moves and self.elapsed < self.seconds
@@ -58,9 +65,9 @@ class Budget:
         return {"moves": self.moves, "seconds": self.seconds, "per_search": self.per_search,
                 "lookahead": LOOKAHEAD, "searches": self.searches, "moves_used": self.used,
                 "seconds_used": round(self.elapsed, 3), "refusals_past_budget": self.exhausted,
-                "said": (f"each refused line's explanation is searched within {self.per_search} commands, "
-                         f"{self.moves} and {self.seconds:g} s for the whole file; lines after a search read "
-                         f"{LOOKAHEAD} ahead")
+                "said": (f"each refused line's explanation is searched within {self.per_search} commands and "
+                         f"{self.search_seconds:g} s, {self.moves} commands and {self.seconds:g} s for the whole file, "
+                         f"each candidate judged by the {LOOKAHEAD} written lines after it")
                 + (f"; the budget was spent: {self.exhausted} refused line(s) read with the closest legal move "
                    "or skipped, without a search" if self.exhausted else "")}
 
@@ -158,21 +165,22 @@ class _Search:
     tried: list[Explanation] = field(default_factory=list)
 
     def spent(self) -> bool:
+        took = time.perf_counter() - self.started
         return (self.used >= self.budget.per_search or self.budget.used + self.used >= self.budget.moves
-                or self.budget.elapsed + time.perf_counter() - self.started >= self.budget.seconds)
+                or took >= self.budget.search_seconds or self.budget.elapsed + took >= self.budget.seconds)
 
-    def most(self, consumed: int) -> int:
+    def most(self, consumed: int, ahead: int = LOOKAHEAD) -> int:
         """The most written lines a candidate standing for `consumed` of them can read."""
-        return min(len(self.turns) - self.at, consumed + LOOKAHEAD)
+        return min(len(self.turns) - self.at, consumed + ahead)
 
-    def judge(self, candidate: Explanation) -> Explanation:
+    def judge(self, candidate: Explanation, ahead: int = LOOKAHEAD) -> Explanation:
         """Read the candidate's lines strictly, then what follows until the first refusal."""
         fork = self.reader.fork()
         reads = -1
         try:
             state = read(fork, self.state, candidate.lines)
             reads = candidate.consumed
-            for turn in self.turns[self.at + candidate.consumed: self.at + self.most(candidate.consumed)]:
+            for turn in self.turns[self.at + candidate.consumed: self.at + self.most(candidate.consumed, ahead)]:
                 seat = fork.seat_of(turn.player)
                 if seat is None:
                     break
@@ -203,6 +211,9 @@ def explain(reader: Reader, state: Any, turns: Sequence[Turn], at: int, refusal:
             budget: Budget) -> Explanation | None:
     """The explanation of the refused line `turns[at]` that lets the most of what follows stand, or None
     (the budget spent, or no candidate reads even its own lines)."""
+    key = (at, refusal.kind)
+    if key in budget.found:
+        return budget.found[key]
     if not budget.left():
         budget.exhausted += 1
         return None
@@ -220,7 +231,8 @@ def explain(reader: Reader, state: Any, turns: Sequence[Turn], at: int, refusal:
     finally:
         budget.used += search.used
         budget.elapsed += time.perf_counter() - search.started
-    return search.best()
+    chosen = budget.found[key] = search.best()
+    return chosen
 
 
 def _line(turn: Turn) -> str:
@@ -271,11 +283,25 @@ def _left_out(search: _Search, refusal: Refusal) -> None:
     """Turns nobody wrote before the refused line: the commands of whoever is to decide, one after the
     other (an end of round: several seats' steps), until the written line reads; breadth first, bounded,
     each chain judged as it is found."""
-    reader, turn = search.reader, search.turns[search.at]
     seat = refusal.seat if refusal.seat is not None else refusal.waiting
     if seat is None:
         return
     frontier: list[tuple[tuple[tuple[Command, Any], ...], Any]] = [((), search.state)]
+    ties: list[Explanation] = []
+    try:
+        _grow(search, seat, frontier, ties)
+    finally:
+        if len(ties) > 1:  # several readings agree with the lookahead: what follows further tells them apart
+            for tie in ties:
+                search.tried.remove(tie)
+                if not search.spent():
+                    search.judge(tie, LOOKAHEAD * FURTHER)
+
+
+def _grow(search: _Search, seat: int, frontier: list[tuple[tuple[tuple[Command, Any], ...], Any]],
+          ties: list[Explanation]) -> None:
+    """The chains of commands nobody wrote, one command longer at each step, judged as they are found."""
+    reader, turn = search.reader, search.turns[search.at]
     for _ in range(LEFT_OUT_DEPTH):
         grown: list[tuple[tuple[tuple[Command, Any], ...], Any]] = []
         for chain, state in frontier:
@@ -295,11 +321,14 @@ def _left_out(search: _Search, refusal: Refusal) -> None:
                 longer = (*chain, (command, state))
                 candidate = search.judge(_inserted(search, longer, seat))
                 if candidate.reads >= search.most(1):
-                    return  # it reads all it can: no longer chain is simpler
+                    ties.append(candidate)
+                    if len(ties) >= LEFT_OUT_TIES:
+                        return
+                    continue  # it reads all it can: no longer chain from it is simpler
                 if candidate.reads < 0:
                     grown.append((longer, after))
         frontier = grown[:LEFT_OUT_WIDTH]
-        if not frontier:
+        if not frontier or ties:
             return
 
 
