@@ -447,6 +447,7 @@ class _Checker:
         self.refused: Refusal | None = None  # the first refusal of the line being read, as the search needs it
         self._stood_in = False
         self.over_reported = False
+        self.held_back = False  # a refusal was read as it always was, an unsettled unknown before it (`_run`)
 
     # -- the reading the explanations search with (kernel.explain.Reader)
     def fork(self) -> _Checker:
@@ -1141,6 +1142,7 @@ def check(
         if claimed:
             checker.claimed = {seat: total for name, total in claimed.items()
                                if (seat := checker.seat_of(name)) is not None}
+        first = checker
         checker.narrow(budget)
         # a value settled on a first reading may be refuted once the lines after it read cleanly: settle again
         wrong = {(u.line, u.column): u.consistent[0] for u in checker.unknowns
@@ -1148,6 +1150,13 @@ def check(
         if not wrong:
             break
         settled.update(wrong)
+    if checker.held_back:  # refusals after unknowns, read as written for the narrowing: now explained (kernel.explain)
+        checker = _run(notation, game, words, edition, seats, colours, options, list(findings), settled, explaining,
+                       hold=False)
+        if checker.state is None:
+            return DisputeReport(title, seats, options, checker.findings, checker.unknowns, None, claimed, False, None)
+        checker.claimed = first.claimed
+        checker.narrow(budget)
     state = checker.state
     finished = game.pending(state).over
     scores = game.scores(state)
@@ -1162,12 +1171,14 @@ def check(
 
 def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: list[str], colours: list[str | None],
          options: dict[str, Any], findings: list[Finding], settled: dict[tuple[int, int], tuple[Any, ...]],
-         explaining: Budget | None = None) -> _Checker:
+         explaining: Budget | None = None, hold: bool = True) -> _Checker:
     """One reading of the file through the rules; `checker.state` is where it ends (None: the setup failed).
 
     A line that cannot stand is named once, at its line, and read as the explanation that lets the most of
     what follows stand says (kernel.explain): two lines in the other order, a turn left out, the move with
-    other words, ...; past the search's budget, as it always was (the closest legal move, or skipped)."""
+    other words, ...; past the search's budget, as it always was (the closest legal move, or skipped). With `hold`,
+    a refusal after an outcome nobody wrote is read as it always was (`checker.held_back`): the
+    unknown's first guess may be what is refused, and the narrowing judges by the lines as written."""
     checker = _Checker(game, words, edition, seats, colours, options, settled)
     checker.findings = findings
     budget = explaining if explaining is not None else Budget()
@@ -1200,12 +1211,24 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
             at += explanation.consumed
             continue
         checker.refused = None
+        rounds = (turn.ordinal, checker.round_of(state)) if turn.ordinal is not None else None
         after = checker.read_line(state, seat, turn)
         new = checker.findings[marks[1]:]
         first = next((f for f in new if f.kind in ("rule", "notation", "order") and f.rule != "notation/after-the-end"),
                      None)
         refusal = checker.refused
         if first is None or refusal is None:
+            if rounds is not None and rounds[1] is not None and rounds[0] != rounds[1]:
+                checker.findings.insert(marks[1], Finding(
+                    "notation", turn.line, "notation/round",
+                    f"line {turn.line}: round {rounds[0]} is written here, but the rules are in round {rounds[1]}: "
+                    f"read as round {rounds[1]} (the line itself stands)", round=rounds[1], seat=seat,
+                    player=seats[seat], assumed=f"round {rounds[1]}"))
+            state = after
+            at += 1
+            continue
+        if hold and any(u.column >= 0 for u in checker.unknowns):
+            checker.held_back = True
             state = after
             at += 1
             continue

@@ -246,12 +246,15 @@ def _candidates(search: _Search, refusal: Refusal) -> list[Explanation]:
     out: list[Explanation] = []
     seat = refusal.seat
     if refusal.kind == "move" and seat is not None and refusal.place is not None:
+        if refusal.skippable:  # what the checker does anyway comes first: nothing of its kind could be done there
+            out.append(Explanation("skipped-move", f"{_line(turn)}: the move is left out (nothing of its kind could "
+                                   "be done there)", (Line(turn, seat, ((refusal.place, None),)),), 1, 1))
         for k, option in enumerate(refusal.options[:ALTERNATIVES]):
             said = refusal.shown[k] if k < len(refusal.shown) else reader.public_say(option, search.state)
             how = "the closest legal move" if k == 0 else "a legal move with which what follows stands"
             out.append(Explanation("reworded", f"{_line(turn)} read as `{said}`, {how}",
                                    (Line(turn, seat, ((refusal.place, option),)),), 1, 1, option=k))
-        if refusal.skippable or not refusal.options:
+        if not refusal.skippable and not refusal.options:
             out.append(Explanation("skipped-move", f"{_line(turn)}: the move is left out (nothing of its kind could be "
                                    "done there)", (Line(turn, seat, ((refusal.place, None),)),), 1, 1))
     if refusal.kind == "order":
