@@ -15,6 +15,7 @@ which version the rules accept.
 
 from __future__ import annotations
 
+import copy
 import difflib
 import itertools
 from collections import Counter
@@ -26,6 +27,8 @@ from domain.kernel.chance import Outcome, _within
 from domain.kernel.commands import Command
 from domain.kernel.contract import Game, Pending, fold, play
 from domain.kernel.editions import Edition, EditionError
+from domain.kernel.explain import Budget, Explanation, Refusal, Refused, explain
+from domain.kernel.explain import read as read_explained
 from domain.kernel.log import Entry
 from domain.kernel.notation import (
     PUBLIC,
@@ -74,6 +77,7 @@ class Finding:
     expected: list[str] = field(default_factory=list)
     step: int | None = None  # game events of the checked log before this line: the replay step just before it
     facts: dict[str, Any] = field(default_factory=dict)
+    explanation: Any = None  # how the rest was read (kernel.explain): {kind, said, edits, reads_to_line, runner_up}
 
     def to_json(self) -> dict[str, Any]:
         out = {k: v for k, v in self.__dict__.items() if v not in (None, [], {})}
@@ -174,6 +178,7 @@ class DisputeReport:
     moves: int = 0
     places: list[tuple[int, int]] | None = None  # (line, column) of the move each entry came from (the setup: column 0)
     words: Words | None = None  # the title's words, for the unknowns' sentences (never in the JSON)
+    explaining: dict[str, Any] | None = None  # the explanations' search budget, and what it spent (kernel.explain)
 
     @property
     def ok(self) -> bool:
@@ -187,6 +192,7 @@ class DisputeReport:
             "unknowns": [self._said(u.to_json()) for u in self.unknowns],
             "claimed": self.claimed, "scores": self.scores,
             "summary": summary(self),
+            **({"explaining": self.explaining} if self.explaining else {}),
         }
 
 
@@ -447,6 +453,72 @@ class _Checker:
             own if own is not None else lambda state, command, chance: play(game, state, command, chance))
         self._seats: dict[str, int | None] = {}
         self._verbs: dict[str, str] | None = None  # command id -> the verb a line writes (report_words)
+        # the explanations' reading (kernel.explain): a strict copy raises Refused where a finding would be written
+        self.strict = False
+        self.decided = 0  # commands a strict copy decided (the search's budget)
+        self.forced: dict[tuple[int, int], Command | None] = {}  # (line, column) of a refused move -> what stands for it
+        self.refused: Refusal | None = None  # the first refusal of the line being read, as the search needs it
+        self._stood_in = False
+        self.over_reported = False
+        self.held_back = False  # a refusal was read as it always was, an unsettled unknown before it (`_run`)
+
+    # -- the reading the explanations search with (kernel.explain.Reader)
+    def fork(self) -> _Checker:
+        """A strict copy reading from where this one is: its own log, the same caches; no finding, a Refused."""
+        other = copy.copy(self)
+        other.findings, other.checked, other.unknowns = [], [], []
+        other.strict, other.decided, other.forced, other.refused = True, 0, {}, None
+        other.counting()
+        return other
+
+    def counting(self) -> None:
+        """Count the commands this checker decides from now on (`decided`)."""
+        own = self._play
+
+        def counted(state: Any, command: Command, chance: Any) -> tuple[Sequence[Any], Any]:
+            self.decided += 1
+            return own(state, command, chance)
+        self._play = counted
+
+    def read_line(self, state: Any, seat: int, turn: Turn, forced: dict[tuple[int, int], Command | None] | None = None
+                  ) -> Any:
+        """One written line through the rules as `seat`'s, a refused move standing for `forced`'s command."""
+        self.forced = dict(forced or {})
+        for move in turn.moves:
+            pending = self.pending(state)
+            if pending.over:
+                if not self.over_reported:
+                    self.finding("order", move.line, "notation/after-the-end",
+                                 f"line {move.line}: the game is already over; this and every later move are not checked",
+                                 seat=seat, written=move.text)
+                    self.over_reported = True
+                break
+            state = self.move(state, seat, move, turn, pending)
+        state = self.line_end(state, seat, turn)
+        self.forced = {}
+        return state
+
+    def insert(self, state: Any, seat: int, command: Command, line: int) -> Any:
+        """A command nobody wrote (a turn left out), before `line`: its outcomes unknown, not narrowed."""
+        chance = self.chance([Written(None, line, -1 - len(self.checked) * 32 - k) for k in range(32)])
+        try:
+            produced, after = self._play(state, command, chance)
+        except RuleViolation as exc:
+            if self.strict:
+                raise Refused(exc.rule) from exc
+            return state
+        chance.written = chance.written[: chance.next]  # its outcomes nobody wrote: unknowns what follows narrows
+        self._said = command
+        move = Move("", (), tuple(chance.written), (), line, 0, self.say(command, state))
+        return self._keep(state, seat, move, command, chance, produced, after, assumed=True)
+
+    def legal_for(self, state: Any, seat: int | None) -> list[Command]:
+        return [c for c in self.game.legal(state) if c.seat == seat]
+
+    def public_say(self, command: Command, state: Any) -> str:
+        """A command in words as every reader may read it (hidden words as `secret_words` gives them)."""
+        hidden = self._words(self._json(command))
+        return hidden if hidden is not None else self.say(command, state)
 
     def chance(self, written: Sequence[Written], settled: Mapping[tuple[int, int], tuple[Any, ...]] | None = None
                ) -> WrittenChance:
@@ -489,10 +561,10 @@ class _Checker:
         mine = seats[seat] if isinstance(seats, list) and seat < len(seats) else view
         return Secret(mine, seat)
 
-    def alternatives(self, state: Any, seat: int, written: Mapping[str, Any] | None) -> list[Command]:
+    def alternatives(self, state: Any, seat: int, written: Mapping[str, Any] | None, most: int = 5) -> list[Command]:
         legal = list(self.game.legal(state))
         if written is None:
-            return legal[:5]
+            return legal[:most]
 
         def closeness(cmd: Command) -> tuple[int, int]:
             other = cmd.to_json()
@@ -503,7 +575,7 @@ class _Checker:
             return (1, same * 10 - differ)
 
         ranked = sorted(legal, key=closeness, reverse=True)
-        return [c for c in ranked if c.seat == seat][:5] or ranked[:5]
+        return [c for c in ranked if c.seat == seat][:most] or ranked[:most]
 
     def say(self, command: Command, state: Any = None) -> str:
         if self.words.write is not None and state is not None:
@@ -518,6 +590,8 @@ class _Checker:
 
     def finding(self, kind: str, line: int, rule: str, message: Any, state: Any = None, seat: int | None = None,
                 **more: Any) -> Finding:
+        if self.strict:
+            raise Refused(rule)
         found = Finding(kind, line, rule, self.plain(message, kind), seat=seat, **more)
         if found.step is None and self.setup_entry is not None:
             found.step = len(self.setup_entry.events) + sum(len(c.entry.events) for c in self.checked)
@@ -634,6 +708,10 @@ class _Checker:
                                  f"line {move.line}: {public!r} does not say a whole move: {exc.message}",
                                  facts={"errors": exc.errors})
         if pending.seat != seat and not pending.over:
+            if self.strict:
+                raise Refused("notation/out-of-turn")
+            if self.refused is None:
+                self.refused = Refusal("order", seat, pending.seat, (move.line, move.column))
             waiting = self.seats[pending.seat] if pending.seat is not None else "nobody"
             found = self.finding("order", move.line, "notation/out-of-turn",
                                  f"line {move.line}: {self.seats[seat]} moves here, but the rules wait for {waiting} "
@@ -645,10 +723,11 @@ class _Checker:
         if len(commands) == 1:  # the common move: one command, with the move's own outcomes
             return self._decide(state, seat, move, commands[0], said[0])
         quiet = Move(move.verb, move.words, (), move.comments, move.line, move.column, move.text)
+        self._stood_in = False
         for k, (command, written) in enumerate(zip(commands, said, strict=True)):
             before = len(self.findings)
             state = self._decide(state, seat, move if k == len(commands) - 1 else quiet, command, written)
-            if any(f.kind in ("rule", "notation") for f in self.findings[before:]):
+            if self._stood_in or any(f.kind in ("rule", "notation") for f in self.findings[before:]):
                 break  # the closest legal move stands for the whole of this one
         return state
 
@@ -807,15 +886,27 @@ class _Checker:
 
     def _replace(self, state: Any, seat: int, move: Move, written: Mapping[str, Any] | None, kind: str | None, rule: str,
                  message: Any, **more: Any) -> Any:
-        """The written move cannot stand: report it with the closest legal moves, and go on from the closest."""
+        """The written move cannot stand: report it with the closest legal moves, and go on from the closest
+        (or from what an explanation says stands for it: `forced`, kernel.explain)."""
         found: Finding | None
-        options = self.alternatives(state, seat, written)
+        place = (move.line, move.column)
+        if place in self.forced and kind is not None:
+            return self._stand_in(state, seat, move, self.forced.pop(place))
+        if self.strict and kind is not None:
+            raise Refused(rule)
+        options = self.alternatives(state, seat, written, 8)
         shown = [self.say(c, state) for c in options]
         waiting = bool(options) and all(c.seat != seat for c in options)  # an unreadable move out of turn
         # hidden words: the move's own, or (a move that could not be read) those of the move that stands for it
         words = self._words(written) if written is not None else self._words(self._json(options[0])) if options else None
-        if waiting or (self.words.skip_refused and written is not None
-                       and not any(c.kind == written.get("type") for c in options)):
+        skippable = self.words.skip_refused and written is not None and not any(c.kind == written.get("type")
+                                                                                for c in options)
+        if kind is not None and self.refused is None:
+            self.refused = Refusal("move", seat, self.pending(state).seat, place, options,
+                                   [self._words(self._json(c)) or t for c, t in zip(options, shown, strict=True)],
+                                   skippable=skippable or waiting)
+        options, shown = options[:5], shown[:5]
+        if waiting or skippable:
             if kind is not None:  # nothing of its kind can be done here: nothing was done, the step stays open
                 found = self.finding(kind, move.line, rule, message, state, seat, written=move.text,
                                      alternatives=Secret(shown, seat, {"hidden": True, "count": len(shown)}),
@@ -850,6 +941,45 @@ class _Checker:
         if found is not None:
             self._hide(found, move, self._owners(state, seat, written, None, len(move.outcomes)), words)
         return state
+
+    def _stand_in(self, state: Any, seat: int, move: Move, option: Command | None) -> Any:
+        """A refused move read as an explanation says (`option`; None: left out), with its outcomes where they fit."""
+        self._stood_in = True
+        if option is None:
+            return state
+        chance = self.chance(move.outcomes)
+        try:
+            produced, after = self._play(state, option, chance)
+            if chance.next < len(chance.written):
+                raise ImpossibleOutcome("chance/unused-outcome", "more outcomes are written than the move meets")
+        except RuleViolation:
+            chance = self.chance([Written(None, move.line, move.column)] * 32, {})
+            try:
+                produced, after = self._play(state, option, chance)
+            except RuleViolation as exc:
+                if self.strict:
+                    raise Refused(exc.rule) from exc
+                return state
+            chance.written = chance.written[: chance.next]
+            chance.unknowns = []
+        self._said = option
+        return self._keep(state, seat, move, option, chance, produced, after, assumed=True)
+
+    def explained(self, found: Finding, explanation: Explanation, refusal: Refusal) -> None:
+        """A refusal's finding says how the rest was read: what stands for the move, or the lines' reading."""
+        found.explanation = explanation.to_json()
+        if explanation.kind == "reworded" and explanation.option is not None:
+            option = refusal.options[explanation.option]
+            hidden = self._words(self._json(option))
+            shown = refusal.shown[explanation.option]
+            found.assumed = Secret(self.say(option), found.seat, hidden) if hidden is not None else shown
+            return
+        found.assumed = explanation.said
+        tail = "; this move is skipped"
+        if isinstance(found.message, str) and found.message.endswith(tail):
+            found.message = found.message[: -len(tail)] + "; " + explanation.said
+        elif isinstance(found.message, str):
+            found.message += "; " + explanation.said
 
     # -- narrowing what nobody wrote down
     def narrow(self, budget: int) -> None:
@@ -1028,13 +1158,15 @@ def check(
         findings.append(Finding("header", line, "notation/edition", f"line {line}: {exc}"))
         return DisputeReport(title, seats, options, findings, [], None, claimed, False, None)
     settled: dict[tuple[int, int], tuple[Any, ...]] = {}
+    explaining = Budget()  # the explanations' search (kernel.explain), shared by every reading below
     for _ in range(3):  # an unknown's first guess may be refuted by what follows: settle it and read again
-        checker = _run(notation, game, words, edition, seats, colours, options, list(findings), settled)
+        checker = _run(notation, game, words, edition, seats, colours, options, list(findings), settled, explaining)
         if checker.state is None:
             return DisputeReport(title, seats, options, checker.findings, checker.unknowns, None, claimed, False, None)
         if claimed:
             checker.claimed = {seat: total for name, total in claimed.items()
                                if (seat := checker.seat_of(name)) is not None}
+        first = checker
         checker.narrow(budget)
         # a value settled on a first reading may be refuted once the lines after it read cleanly: settle again
         wrong = {(u.line, u.column): u.consistent[0] for u in checker.unknowns
@@ -1042,6 +1174,13 @@ def check(
         if not wrong:
             break
         settled.update(wrong)
+    if checker.held_back:  # refusals after unknowns, read as written for the narrowing: now explained (kernel.explain)
+        checker = _run(notation, game, words, edition, seats, colours, options, list(findings), settled, explaining,
+                       hold=False)
+        if checker.state is None:
+            return DisputeReport(title, seats, options, checker.findings, checker.unknowns, None, claimed, False, None)
+        checker.claimed = first.claimed
+        checker.narrow(budget)
     state = checker.state
     finished = game.pending(state).over
     scores = game.scores(state)
@@ -1051,43 +1190,107 @@ def check(
     return DisputeReport(title, seats, options, checker.findings, checker.unknowns, scores, claimed, finished, entries,
                          lines=len(text.splitlines()), moves=len(checker.checked),
                          places=[(notation.setup_line or 1, 0), *((c.line, c.column) for c in checker.checked)],
-                         words=words)
+                         words=words,
+                         explaining=explaining.to_json() if explaining.searches or explaining.exhausted else None)
 
 
 def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: list[str], colours: list[str | None],
-         options: dict[str, Any], findings: list[Finding], settled: dict[tuple[int, int], tuple[Any, ...]]) -> _Checker:
-    """One reading of the file through the rules; `checker.state` is where it ends (None: the setup failed)."""
+         options: dict[str, Any], findings: list[Finding], settled: dict[tuple[int, int], tuple[Any, ...]],
+         explaining: Budget | None = None, hold: bool = True) -> _Checker:
+    """One reading of the file through the rules; `checker.state` is where it ends (None: the setup failed).
+
+    A line that cannot stand is named once, at its line, and read as the explanation that lets the most of
+    what follows stand says (kernel.explain): two lines in the other order, a turn left out, the move with
+    other words, ...; past the search's budget, as it always was (the closest legal move, or skipped). With `hold`,
+    a refusal after an outcome nobody wrote is read as it always was (`checker.held_back`): the
+    unknown's first guess may be what is refused, and the narrowing judges by the lines as written."""
     checker = _Checker(game, words, edition, seats, colours, options, settled)
     checker.findings = findings
+    budget = explaining if explaining is not None else Budget()
     state = checker.setup(notation.setup, notation.setup_line or 1)
     checker.state = state
     if state is None:
         return checker
-    over_reported = False
-    for turn in notation.turns:
+    turns = notation.turns
+    at = 0
+    while at < len(turns):
+        turn = turns[at]
         seat = checker.seat_of(turn.player)
+        marks = (len(checker.checked), len(checker.findings), len(checker.unknowns))
         if seat is None:
-            names = [*seats, *(c for c in colours if c), *words.colours[: len(seats)]]
-            unique = list({n.lower(): n for n in reversed(names)}.values())[::-1]  # a seat's name before a colour alike
-            near = difflib.get_close_matches(turn.player, unique, n=2, cutoff=0.5)
-            checker.finding("notation", turn.line, "notation/player",
-                            f"line {turn.line}: {turn.player!r} is none of the seats ({', '.join(seats)})"
-                            + (f"; did you mean {' or '.join(near)}?" if near else "") + "; the line is skipped",
-                            column=turn.column, did_you_mean=near, assumed="skipped")
+            near = _near_seats(checker, turn.player)
+            waiting = None if checker.pending(state).over else checker.pending(state).seat
+            misspelt = Refusal("player", None, waiting, near=[s for n in near if (s := checker.seat_of(n)) is not None])
+            explanation = explain(checker, state, turns, at, misspelt, budget) if not checker.over_reported else None
+            said = explanation.said if explanation is not None else "the line is skipped"
+            found = checker.finding("notation", turn.line, "notation/player",
+                                    f"line {turn.line}: {turn.player!r} is none of the seats ({', '.join(seats)})"
+                                    + (f"; did you mean {' or '.join(near)}?" if near else "") + f"; {said}",
+                                    column=turn.column, did_you_mean=near,
+                                    assumed="skipped" if explanation is None or explanation.kind == "twice" else said)
+            if explanation is None:
+                at += 1
+                continue
+            found.explanation = explanation.to_json()
+            state = read_explained(checker, state, explanation.lines)
+            at += explanation.consumed
             continue
-        for move in turn.moves:
-            pending = checker.pending(state)
-            if pending.over:
-                if not over_reported:
-                    checker.finding("order", move.line, "notation/after-the-end",
-                                    f"line {move.line}: the game is already over; this and every later move are not checked",
-                                    seat=seat, written=move.text)
-                    over_reported = True
-                break
-            state = checker.move(state, seat, move, turn, pending)
-        state = checker.line_end(state, seat, turn)
+        checker.refused = None
+        rounds = (turn.ordinal, checker.round_of(state)) if turn.ordinal is not None else None
+        after = checker.read_line(state, seat, turn)
+        new = checker.findings[marks[1]:]
+        first = next((f for f in new if f.kind in ("rule", "notation", "order") and f.rule != "notation/after-the-end"),
+                     None)
+        refusal = checker.refused
+        if first is None or refusal is None:
+            if rounds is not None and rounds[1] is not None and rounds[0] != rounds[1]:
+                checker.findings.insert(marks[1], Finding(
+                    "notation", turn.line, "notation/round",
+                    f"line {turn.line}: round {rounds[0]} is written here, but the rules are in round {rounds[1]}: "
+                    f"read as round {rounds[1]} (the line itself stands)", round=rounds[1], seat=seat,
+                    player=seats[seat], assumed=f"round {rounds[1]}"))
+            state = after
+            at += 1
+            continue
+        if hold and any(u.column >= 0 for u in checker.unknowns):
+            checker.held_back = True
+            state = after
+            at += 1
+            continue
+        explanation = explain(checker, state, turns, at, refusal, budget)
+        if explanation is None or _as_it_was(explanation, refusal):
+            if explanation is not None:  # what the checker did anyway: said so, and kept as it was
+                first.explanation = explanation.to_json()
+            state = after
+            at += 1
+            continue
+        del checker.checked[marks[0]:], checker.unknowns[marks[2]:], checker.findings[marks[1]:]
+        checker.findings.append(first)
+        checker.explained(first, explanation, refusal)
+        state = read_explained(checker, state, explanation.lines)
+        again = {(f.line, f.column, f.rule) for f in checker.findings[marks[1] + 1:]}
+        checker.findings[marks[1] + 1: marks[1] + 1] = [f for f in new[: new.index(first)]
+                                                        if (f.line, f.column, f.rule) not in again]
+        at += explanation.consumed
     checker.state = state
     return checker
+
+
+def _near_seats(checker: _Checker, player: str) -> list[str]:
+    """The seats' names (or colours) nearest a name that is none of them."""
+    names = [*checker.seats, *(c for c in checker.colours if c), *checker.words.colours[: len(checker.seats)]]
+    unique = list({n.lower(): n for n in reversed(names)}.values())[::-1]  # a seat's name before a colour alike
+    return difflib.get_close_matches(player, unique, n=2, cutoff=0.5)
+
+
+def _as_it_was(explanation: Explanation, refusal: Refusal) -> bool:
+    """The explanation is what the checker does anyway: the closest legal move, or the move left out where
+    nothing of its kind could be done (the reading already made stands)."""
+    if refusal.kind != "move":
+        return False
+    if refusal.skippable:
+        return explanation.kind == "skipped-move"
+    return explanation.kind == "reworded" and explanation.option == 0
 
 
 def _compare_result(checker: _Checker, claimed: dict[str, int], scores: Mapping[str, Any], finished: bool,

@@ -557,22 +557,25 @@ def test_two_lines_swapped_name_the_galley_under_the_black_token() -> None:
     first = line_of(NAPOLI, "black: galley 2 invest")
     lines[first - 1], lines[first] = lines[first], lines[first - 1]
     report = checked("\n".join(lines) + "\n")
-    wrong, back = report.findings[:2]
+    (wrong,) = report.findings  # one slip, one finding: the two lines are read in the other order
     assert (wrong.line, wrong.rule, wrong.player) == (first, "notation/move", "Dario")
     assert "galley 5 is not under the black token: galley 2 is" in wrong.message
-    assert wrong.alternatives.value == ["galley 2 action", "galley 2 invest"] and wrong.assumed == "galley 2 action"
-    assert back.line == first + 1 and "galley 2 is not under the black token: galley 5 is" in back.message
-    assert back.assumed == "galley 5 invest", "the plan written stands, for the galley under the token"
+    assert wrong.alternatives.value == ["galley 2 action", "galley 2 invest"]
+    assert wrong.explanation["kind"] == "swapped" and f"lines {first} and {first + 1} read in the other order" in wrong.assumed
+    assert after(report).galleys[5].zone == after(clean(NAPOLI)).galleys[5].zone, "the game read is the one played"
 
 
-def test_a_line_out_of_turn_is_skipped_not_played_for_another() -> None:
+def test_a_line_out_of_turn_is_read_after_the_turn_left_out_not_played_for_another() -> None:
     text = NAPOLI.replace("1. orange: galley 1 invest\n   black: galley 2 invest", "1. black: galley 2 invest")
     report = checked(text)
     finding = report.findings[0]
     assert (finding.line, finding.rule, finding.player) == (line_of(text, "black: galley 2"), "notation/out-of-turn", "Dario")
-    assert "the rules wait for Chiara (plan)" in finding.message and finding.assumed == "skipped"
+    assert "the rules wait for Chiara (plan)" in finding.message
+    # Chiara's line left out: her turn is read as one nobody wrote, and Black's lines after it stand as written
+    assert finding.explanation["kind"] == "left-out" and "`Chiara: galley 1 invest`" in finding.assumed
+    assert len(report.findings) == 1
     state = after(report)
-    assert state.galleys[5].zone == "ligurian", "Black's galley 5 did not move: its line came while galley 1 waited"
+    assert state.galleys[5].zone == "tyrrhenian", "Black's galley 5 sailed as written once galley 1's turn is read"
 
 
 def test_markup_names_ports_and_zones() -> None:

@@ -1,0 +1,346 @@
+"""When a line cannot stand: the smallest explanation that lets what follows stand. Pure: no I/O.
+
+A table's slips are few in kind: a move written with other words or another payment, two lines
+in the other order, a turn left out (often the end of a round), a turn written twice, a line under
+the wrong player's name, a name misspelt. Each is an edit of the reading, never of the file: the
+same lines read with one move standing for another, in another order, under another seat, with a
+turn nobody wrote put in, or with a line left out. Each candidate is judged by reading the lines
+after it strictly through the rules (`LOOKAHEAD` lines, until the first one refused): the one that
+reads furthest with the fewest edits is chosen, the same move closest to what was written first.
+Going on from the first legal move in list order is what turns one slip into dozens of findings
+(every PGN importer's "illegal move" cascade); going on from the reading the rest of the file
+agrees with names the slip once and reads the rest as the table meant it.
+
+The search is bounded (`Budget`): commands decided and wall-clock time for one check. Past it the
+checker goes on as it always did (the closest legal move, or the line skipped), and the report
+says the budget was spent. A title is never named here: the checker lends its reading (`Reader`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from domain.kernel.commands import Command
+from domain.kernel.notation import Turn
+
+LOOKAHEAD = 6  # written lines after an explanation's own read strictly to judge it
+ALTERNATIVES = 8  # other readings of a refused move tried, closest to what was written first
+LEFT_OUT_DEPTH = 4  # commands of a turn nobody wrote, at most (an end of round: a few seats' steps)
+LEFT_OUT_WIDTH = 40  # readings of a turn nobody wrote tried at each step, at most
+LEFT_OUT_TIES = 6  # readings of a turn nobody wrote that read all the lookahead, judged again further on
+FURTHER = 4  # how many times further than LOOKAHEAD those are judged
+SEARCH_MOVES = 1_500  # commands decided by one search, at most
+SEARCH_SECONDS = 0.2  # wall-clock time of one search, at most
+CHECK_MOVES = 10_000  # commands decided by every search of one check, at most
+CHECK_SECONDS = 0.6  # wall-clock time of every search of one check, at most
+
+
+class Refused(Exception):  # noqa: N818  (named for what happened)
+    """A strict reading met something that cannot stand (raised where a finding would be written)."""
+
+
+@dataclass
+class Budget:
+    """What the searches of one check may spend; `spent` says what they did."""
+
+    moves: int = CHECK_MOVES
+    seconds: float = CHECK_SECONDS
+    per_search: int = SEARCH_MOVES
+    search_seconds: float = SEARCH_SECONDS
+    used: int = 0
+    elapsed: float = 0.0
+    searches: int = 0
+    exhausted: int = 0  # refusals read without a search, the budget being spent
+    # the explanation found for a written line (its index), kept for the check's later readings (the settling
+    # of unknowns reads the file again): one search a refused line, and the same reading each time
+    found: dict[tuple[int, str], Explanation | None] = field(default_factory=dict)
+
+    def left(self) -> bool:
+        return self.used < self.moves and self.elapsed < self.seconds
+
+    def to_json(self) -> dict[str, Any]:
+        return {"moves": self.moves, "seconds": self.seconds, "per_search": self.per_search,
+                "lookahead": LOOKAHEAD, "searches": self.searches, "moves_used": self.used,
+                "seconds_used": round(self.elapsed, 3), "refusals_past_budget": self.exhausted,
+                "said": (f"each refused line's explanation is searched within {self.per_search} commands and "
+                         f"{self.search_seconds:g} s, {self.moves} commands and {self.seconds:g} s for the whole file, "
+                         f"each candidate judged by the {LOOKAHEAD} written lines after it")
+                + (f"; the budget was spent: {self.exhausted} refused line(s) read with the closest legal move "
+                   "or skipped, without a search" if self.exhausted else "")}
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line as an explanation reads it: a written turn (maybe under another seat, a move maybe standing
+    for another: `forced`, (line, column) -> the command, None to leave it out), or a turn nobody wrote
+    (`turn` None): `commands`, each for the seat then to decide, read before line `at`."""
+
+    turn: Turn | None
+    seat: int | None
+    forced: tuple[tuple[tuple[int, int], Command | None], ...] = ()
+    commands: tuple[Command, ...] = ()
+    at: int = 0
+
+
+@dataclass
+class Explanation:
+    kind: str  # reworded | skipped-move | swapped | left-out | twice | other-player | misspelt-name
+    said: str  # in the table's words
+    lines: tuple[Line, ...]
+    consumed: int  # written lines these stand for
+    edits: int
+    option: int | None = None  # a reworded move: which of the refusal's options stands for it
+    order: int = 0  # the rank among the candidates when reads and edits tie (closest to what was written first)
+    reads: int = -1  # written lines read legally from the refused one on (its own and the lookahead's)
+    reads_to_line: int | None = None
+    runner_up: Explanation | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind, "said": self.said, "edits": self.edits,
+                               "reads_to_line": self.reads_to_line}
+        if self.runner_up is not None:
+            out["runner_up"] = {"kind": self.runner_up.kind, "said": self.runner_up.said,
+                                "edits": self.runner_up.edits, "reads_to_line": self.runner_up.reads_to_line}
+        return out
+
+
+@dataclass
+class Refusal:
+    """Where and why the written line could not stand, as the checker met it."""
+
+    kind: str  # move | order | player
+    seat: int | None  # the seat the line was read as (None: a name that is none of the seats)
+    waiting: int | None  # the seat the rules waited for
+    place: tuple[int, int] | None = None  # the refused move's (line, column)
+    options: Sequence[Command] = ()  # the legal moves closest to what was written
+    shown: Sequence[str] = ()  # each in words, as every reader may read it
+    near: Sequence[int] = ()  # seats whose names are near a misspelt one
+    skippable: bool = False  # the checker would leave the move out (nothing of its kind could be done)
+
+
+class Reader(Protocol):
+    """What the search needs of the checker (kernel.dispute): strict copies that raise `Refused`."""
+
+    seats: list[str]
+    decided: int
+
+    def fork(self) -> Reader: ...
+
+    def pending(self, state: Any) -> Any: ...
+
+    def seat_of(self, player: str) -> int | None: ...
+
+    def read_line(self, state: Any, seat: int, turn: Turn, forced: dict[tuple[int, int], Command | None]) -> Any: ...
+
+    def insert(self, state: Any, seat: int, command: Command, line: int) -> Any: ...
+
+    def legal_for(self, state: Any, seat: int | None) -> list[Command]: ...
+
+    def public_say(self, command: Command, state: Any) -> str: ...
+
+
+def read(reader: Reader, state: Any, lines: Sequence[Line]) -> Any:
+    """The lines of an explanation through `reader` (strict or not): the state after them."""
+    for line in lines:
+        if line.turn is None:
+            for command in line.commands:
+                state = reader.insert(state, command.seat, command, line.at)
+        elif line.seat is not None:
+            state = reader.read_line(state, line.seat, line.turn, dict(line.forced))
+    return state
+
+
+@dataclass
+class _Search:
+    reader: Reader
+    state: Any
+    turns: Sequence[Turn]
+    at: int
+    budget: Budget
+    started: float = field(default_factory=time.perf_counter)
+    used: int = 0
+    tried: list[Explanation] = field(default_factory=list)
+
+    def spent(self) -> bool:
+        took = time.perf_counter() - self.started
+        return (self.used >= self.budget.per_search or self.budget.used + self.used >= self.budget.moves
+                or took >= self.budget.search_seconds or self.budget.elapsed + took >= self.budget.seconds)
+
+    def most(self, consumed: int, ahead: int = LOOKAHEAD) -> int:
+        """The most written lines a candidate standing for `consumed` of them can read."""
+        return min(len(self.turns) - self.at, consumed + ahead)
+
+    def judge(self, candidate: Explanation, ahead: int = LOOKAHEAD) -> Explanation:
+        """Read the candidate's lines strictly, then what follows until the first refusal."""
+        fork = self.reader.fork()
+        reads = -1
+        try:
+            state = read(fork, self.state, candidate.lines)
+            reads = candidate.consumed
+            for turn in self.turns[self.at + candidate.consumed: self.at + self.most(candidate.consumed, ahead)]:
+                seat = fork.seat_of(turn.player)
+                if seat is None:
+                    break
+                state = fork.read_line(state, seat, turn, {})
+                reads += 1
+        except Refused:
+            pass
+        finally:
+            self.used += fork.decided
+        candidate.reads = reads
+        if reads >= 0:
+            last = self.turns[min(len(self.turns), self.at + reads) - 1] if reads else None
+            candidate.reads_to_line = last.line if last is not None else None
+            self.tried.append(candidate)
+        return candidate
+
+    def best(self) -> Explanation | None:
+        ranked = sorted(self.tried, key=lambda c: (-c.reads, c.edits, c.order))
+        if not ranked:
+            return None
+        chosen = ranked[0]
+        close = next((c for c in ranked[1:] if c.said != chosen.said and c.reads >= chosen.reads - 1), None)
+        chosen.runner_up = close
+        return chosen
+
+
+def explain(reader: Reader, state: Any, turns: Sequence[Turn], at: int, refusal: Refusal,
+            budget: Budget) -> Explanation | None:
+    """The explanation of the refused line `turns[at]` that lets the most of what follows stand, or None
+    (the budget spent, or no candidate reads even its own lines)."""
+    key = (at, refusal.kind)
+    if key in budget.found:
+        return budget.found[key]
+    if not budget.left():
+        budget.exhausted += 1
+        return None
+    search = _Search(reader, state, turns, at, budget)
+    budget.searches += 1
+    try:
+        for candidate in _candidates(search, refusal):
+            search.judge(candidate)
+            if search.spent():
+                break
+        else:
+            top = max((c.reads for c in search.tried), default=-1)
+            if top < search.most(1) and not search.spent():  # nothing cheap reads on: a turn nobody wrote?
+                _left_out(search, refusal)
+    finally:
+        budget.used += search.used
+        budget.elapsed += time.perf_counter() - search.started
+    chosen = budget.found[key] = search.best()
+    return chosen
+
+
+def _line(turn: Turn) -> str:
+    return f"line {turn.line}"
+
+
+def _candidates(search: _Search, refusal: Refusal) -> list[Explanation]:
+    """The cheap explanations, closest to what was written first (the order breaks ties)."""
+    reader, turns, at = search.reader, search.turns, search.at
+    turn = turns[at]
+    out: list[Explanation] = []
+    seat = refusal.seat
+    if refusal.kind == "move" and seat is not None and refusal.place is not None:
+        if refusal.skippable:  # what the checker does anyway comes first: nothing of its kind could be done there
+            out.append(Explanation("skipped-move", f"{_line(turn)}: the move is left out (nothing of its kind could "
+                                   "be done there)", (Line(turn, seat, ((refusal.place, None),)),), 1, 1))
+        for k, option in enumerate(refusal.options[:ALTERNATIVES]):
+            said = refusal.shown[k] if k < len(refusal.shown) else reader.public_say(option, search.state)
+            how = "the closest legal move" if k == 0 else "a legal move with which what follows stands"
+            out.append(Explanation("reworded", f"{_line(turn)} read as `{said}`, {how}",
+                                   (Line(turn, seat, ((refusal.place, option),)),), 1, 1, option=k))
+        if not refusal.skippable and not refusal.options:
+            out.append(Explanation("skipped-move", f"{_line(turn)}: the move is left out (nothing of its kind could be "
+                                   "done there)", (Line(turn, seat, ((refusal.place, None),)),), 1, 1))
+    if refusal.kind == "order":
+        out.append(Explanation("twice", f"{_line(turn)} is skipped: a turn written twice, or one that did not happen "
+                               "there", (), 1, 1))
+    if refusal.kind == "player":
+        for near in refusal.near:
+            out.append(Explanation("misspelt-name", f"{_line(turn)} read as {reader.seats[near]}'s",
+                                   (Line(turn, near),), 1, 1))
+    if refusal.waiting is not None and refusal.waiting != seat and refusal.waiting not in refusal.near:
+        kind = "misspelt-name" if refusal.kind == "player" else "other-player"
+        out.append(Explanation(kind, f"{_line(turn)} read as {reader.seats[refusal.waiting]}'s, who was to play",
+                               (Line(turn, refusal.waiting),), 1, 1 if refusal.kind == "order" else 2))
+    if at + 1 < len(turns) and seat is not None:
+        after = turns[at + 1]
+        other = reader.seat_of(after.player)
+        if other is not None:
+            out.append(Explanation("swapped", f"lines {turn.line} and {after.line} read in the other order",
+                                   (Line(after, other), Line(turn, seat)), 2, 1))
+    if refusal.kind != "order":
+        out.append(Explanation("twice", f"{_line(turn)} is skipped: a turn written twice, or one that did not happen "
+                               "there", (), 1, 2))
+    for k, candidate in enumerate(out):
+        candidate.order = k
+    return out
+
+
+def _left_out(search: _Search, refusal: Refusal) -> None:
+    """Turns nobody wrote before the refused line: the commands of whoever is to decide, one after the
+    other (an end of round: several seats' steps), until the written line reads; breadth first, bounded,
+    each chain judged as it is found."""
+    seat = refusal.seat if refusal.seat is not None else refusal.waiting
+    if seat is None:
+        return
+    frontier: list[tuple[tuple[tuple[Command, Any], ...], Any]] = [((), search.state)]
+    ties: list[Explanation] = []
+    try:
+        _grow(search, seat, frontier, ties)
+    finally:
+        if len(ties) > 1:  # several readings agree with the lookahead: what follows further tells them apart
+            for tie in ties:
+                search.tried.remove(tie)
+                if not search.spent():
+                    search.judge(tie, LOOKAHEAD * FURTHER)
+
+
+def _grow(search: _Search, seat: int, frontier: list[tuple[tuple[tuple[Command, Any], ...], Any]],
+          ties: list[Explanation]) -> None:
+    """The chains of commands nobody wrote, one command longer at each step, judged as they are found."""
+    reader, turn = search.reader, search.turns[search.at]
+    for _ in range(LEFT_OUT_DEPTH):
+        grown: list[tuple[tuple[tuple[Command, Any], ...], Any]] = []
+        for chain, state in frontier:
+            pending = reader.pending(state)
+            if pending.over:
+                continue
+            for command in reader.legal_for(state, pending.seat)[:LEFT_OUT_WIDTH]:
+                if search.spent():
+                    return
+                fork = reader.fork()
+                try:
+                    after = fork.insert(state, pending.seat, command, turn.line)
+                except Refused:
+                    continue
+                finally:
+                    search.used += fork.decided
+                longer = (*chain, (command, state))
+                candidate = search.judge(_inserted(search, longer, seat))
+                if candidate.reads >= search.most(1):
+                    ties.append(candidate)
+                    if len(ties) >= LEFT_OUT_TIES:
+                        return
+                    continue  # it reads all it can: no longer chain from it is simpler
+                if candidate.reads < 0:
+                    grown.append((longer, after))
+        frontier = grown[:LEFT_OUT_WIDTH]
+        if not frontier or ties:
+            return
+
+
+def _inserted(search: _Search, chain: tuple[tuple[Command, Any], ...], seat: int) -> Explanation:
+    reader, turn = search.reader, search.turns[search.at]
+    whose = list(dict.fromkeys(reader.seats[c.seat] for c, _ in chain))
+    said = ", ".join(f"`{reader.seats[c.seat]}: {reader.public_say(c, state)}`" for c, state in chain)
+    who = " and ".join(whose)
+    lines = tuple(Line(None, None, (), (c,), turn.line) for c, _ in chain)
+    return Explanation("left-out", f"{who}'s turn{'s' if len(whose) > 1 else ''} missing before {_line(turn)}: "
+                       f"read as {said}", (*lines, Line(turn, seat)), 1, len(whose),
+                       order=100 + len(search.tried))
