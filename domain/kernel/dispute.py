@@ -1153,7 +1153,7 @@ def check(
 def _doubted(checker: _Checker, header: int) -> None:
     """A line refused only because of a value the checker guessed is not a finding: after an unknown the search
     left undetermined, what the rules refused is said on that unknown instead (the guess, not the table, is in doubt)."""
-    unsure = [u for u in checker.unknowns if u.consistent is None and u.move >= 0]
+    unsure = [u for u in checker.unknowns if (u.consistent is None or u.alone is not None) and u.move >= 0]
     if not unsure:
         return
     first = min(unsure, key=lambda u: (u.line, u.column))
@@ -1205,6 +1205,11 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
 def _compare_result(checker: _Checker, claimed: dict[str, int], scores: Mapping[str, Any], finished: bool,
                     notation: Notation, game: Game, state: Any) -> None:
     line = notation.tags["Result"].line
+    unsure = sorted((u for u in checker.unknowns if u.consistent is None or u.alone is not None),
+                    key=lambda u: (u.line, u.column))
+    if not finished and unsure:  # the reading stopped short on values the checker guessed: not a finding
+        unsure[0].doubts.append("the Result (the game as read stops before its end)")
+        return
     if not finished:
         pending = game.pending(state)
         waiting = checker.seats[pending.seat] if pending.seat is not None else "nobody"
@@ -1219,11 +1224,15 @@ def _compare_result(checker: _Checker, claimed: dict[str, int], scores: Mapping[
             checker.finding("result", line, "notation/result", f"line {line}: the Result names {name!r}, who is none of the seats")
             continue
         computed = totals.get(seat, {})
+        if computed.get("total") != total and unsure:  # the count rests on values the checker guessed: not a finding
+            unsure[0].doubts.append(f"the Result gives {name} {total}")
+            continue
         if computed.get("total") != total:
             breakdown = computed.get("breakdown", {})
             lines = [f"{k} {v}" for k, v in breakdown.items()] if isinstance(breakdown, Mapping) else []
             checker.finding("result", line, "notation/result",
                             f"line {line}: {name} is given {total}, the rules count {computed.get('total')}"
+                            + ("; no possible value of the outcomes nobody wrote down gives that" if checker.unknowns else "")
                             + (f" ({', '.join(lines)})" if lines else ""),
                             seat=seat, facts={"claimed": total, "computed": computed.get("total"), "breakdown": breakdown})
     missing = [checker.seats[s] for s in totals if checker.seats[s] not in claimed and not any(

@@ -214,7 +214,7 @@ class _OverBudgetError(Exception):
 
 
 def search(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequence[Key]]], budget: int, limit: int,
-           main: dict[Key, Asked], width: int = WIDTH, product: int = PRODUCT) -> Answer:
+           main: dict[Key, Asked], width: int = WIDTH, product: int = PRODUCT, named: int | None = None) -> Answer:
     """The unknowns at `stops` (a move's place in the file, -1 the setup; the written outcomes there), narrowed
     together from `start`, the state before the first of them. `main`: each unknown as the checker's first
     reading met it (its pool when a reading here does not reach it)."""
@@ -228,7 +228,7 @@ def search(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequence[Key]]
         nonlocal spent
         spent += cost
         if spent > budget:
-            raise _OverBudgetError(f"the narrowing budget of {budget} moves read ran out")
+            raise _OverBudgetError(f"the narrowing budget of {named or budget} moves read ran out")
 
     def close(through: _Node | None, why: str | None) -> None:
         """The group of unknowns so far is over: their values from the ways into `through` (every way in
@@ -402,11 +402,11 @@ def narrow(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequence[Key]]
            main: dict[Key, Asked]) -> Answer:
     """Jointly when the search fits its bounds; else each unknown alone, in file order, with the ones before
     it as they were settled and the ones after as first read (what an independent hidden draw needs)."""
-    answer = search(reader, start, stops, budget // 2, limit, main)
+    answer = search(reader, start, stops, budget // 2, limit, main, named=budget)
     if all(v is not None for v in answer.consistent.values()):
         return answer
     why = next(iter(answer.why.values()), "")
-    alone = one_at_a_time(reader, start, stops, budget - answer.spent, limit, main)
+    alone = one_at_a_time(reader, start, stops, budget - answer.spent, limit, main, named=budget)
     for k, values in alone.consistent.items():
         if answer.consistent.get(k) is None:
             answer.consistent[k] = values
@@ -422,7 +422,7 @@ def narrow(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequence[Key]]
 
 
 def one_at_a_time(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequence[Key]]], budget: int, limit: int,
-                  main: dict[Key, Asked]) -> Answer:
+                  main: dict[Key, Asked], named: int | None = None) -> Answer:
     """Each unknown's values that read as far as any (to the end, then to the claimed result), the others fixed."""
     answer = Answer({}, {}, {}, {}, {})
     spent = 0
@@ -434,7 +434,7 @@ def one_at_a_time(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequenc
         if (state is None and stop >= 0) or spent > budget:
             for k in keys:
                 answer.consistent[k] = None
-                answer.why[k] = (f"the narrowing budget of {budget} moves read ran out" if spent > budget
+                answer.why[k] = (f"the narrowing budget of {named or budget} moves read ran out" if spent > budget
                                  else "the line with it was not read")
             state = None
             continue
@@ -469,7 +469,7 @@ def one_at_a_time(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequenc
             kept = [v for d, v in reached if d == best]
             answer.consistent[k] = collapse(a.kind, kept, found) if whole else None
             if not whole:
-                answer.why[k] = (f"the narrowing budget of {budget} moves read ran out after {len(reached)} of its values"
+                answer.why[k] = (f"the narrowing budget of {named or budget} moves read ran out after {len(reached)} of its values"
                                  if spent > budget else f"the {a.kind} has more than {limit} possible values")
             pick = a.assumed if a.assumed in kept else kept[0] if kept else a.assumed
             chosen[k] = answer.best[k] = pick
