@@ -1150,6 +1150,11 @@ def check(
                          places=[(notation.setup_line or 1, 0), *((c.line, c.column) for c in checker.checked)])
 
 
+_WHATEVER_WAS_DRAWN = frozenset({"chance/draw/count"})
+"""A refusal of what is written that a guess rarely causes: more or fewer cards than a draw takes. It stays a
+finding after an undetermined unknown (a die count, an outcome left over can follow a guess: not among them)."""
+
+
 def _doubted(checker: _Checker, header: int) -> None:
     """A line refused only because of a value the checker guessed is not a finding: after an unknown the search
     left undetermined, what the rules refused is said on that unknown instead (the guess, not the table, is in doubt)."""
@@ -1159,7 +1164,8 @@ def _doubted(checker: _Checker, header: int) -> None:
     first = min(unsure, key=lambda u: (u.line, u.column))
     kept: list[Finding] = []
     for k, found in enumerate(checker.findings):
-        if k >= header and found.kind in ("rule", "chance", "order") and (found.line, found.column or 0) > (first.line, first.column):
+        if (k >= header and found.kind in ("rule", "chance", "order") and found.rule not in _WHATEVER_WAS_DRAWN
+                and (found.line, found.column or 0) > (first.line, first.column)):
             first.doubts.append(f"line {found.line} ({found.rule})")
             continue
         kept.append(found)
