@@ -30,6 +30,8 @@ from domain.kernel.editions import Edition, EditionError
 from domain.kernel.explain import Budget, Explanation, Refusal, Refused, explain
 from domain.kernel.explain import read as read_explained
 from domain.kernel.log import Entry
+from domain.kernel.narrowing import Answer, Asked, Step
+from domain.kernel.narrowing import narrow as narrow_together
 from domain.kernel.notation import (
     PUBLIC,
     UNKNOWN,
@@ -113,6 +115,10 @@ class Unknown:
     tried: int = 0
     written: tuple[Any, ...] | None = None  # what was written, where that could not happen
     owner: Owner = PUBLIC  # who alone may read it while the game is in progress (Words.secret_outcomes)
+    why: str | None = None  # why it is undetermined: which bound of the search, how many combinations
+    together: list[int] = field(default_factory=list)  # lines of the unknowns it was decided together with
+    doubts: list[str] = field(default_factory=list)  # what was not reported as a finding because it rests on a guess
+    alone: str | None = None  # narrowed by itself, the other unknowns as read, because a joint search met this bound
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"line": self.line, "column": self.column, "kind": self.kind, "source": self.source,
@@ -123,12 +129,18 @@ class Unknown:
             said = f"line {self.line}: {what} is written {out['written']}, which could not happen;"
         else:
             said = f"line {self.line}: {what} was not written down;"
-        if self.consistent is None and self.move < 0:
+        if self.together:
+            out["together"] = list(self.together)
+            said += f" it was narrowed together with the unknowns of line(s) {', '.join(map(str, self.together))};"
+        if self.doubts:
+            out["doubts"] = list(self.doubts)
+        if self.consistent is None:
+            why = self.why or f"the search budget ran out after {self.tried} possibilities"
             out["consistent"] = "undetermined"
-            out["message"] = f"{said} a setup outcome is not searched (the whole game follows from it): undetermined"
-        elif self.consistent is None:
-            out["consistent"] = "undetermined"
-            out["message"] = f"{said} the search budget ran out after {self.tried} possibilities: undetermined"
+            out["why"] = why
+            out["message"] = f"{said} undetermined: {why}" + (
+                f"; not reported as findings, since they rest on the value assumed here: {'; '.join(self.doubts)}"
+                if self.doubts else "")
         else:
             shown = [write_outcome(v) for v in self.consistent]
             out["consistent"] = shown
@@ -139,10 +151,13 @@ class Unknown:
                                   f"{', '.join(shown[:8])}{' …' if len(shown) > 8 else ''}")
             else:
                 out["message"] = f"{said} no possible value fits what follows"
+            if self.alone is not None:
+                out["alone"] = self.alone
+                out["message"] += f" (narrowed by itself, the other unknowns as read: {self.alone})"
         if self.owner != PUBLIC:  # a face-down draw: its value, and what could have been, are its seat's
             whose = "no seat's" if self.owner is None else f"seat {self.owner}'s alone"
-            public = {"assumed": "[?]", "written": "[?]", "consistent": {"hidden": True},
-                      "message": f"line {self.line}: {what} is hidden: {whose} to read while the game is in progress"}
+            public = {"assumed": "[?]", "written": "[?]", "consistent": {"hidden": True}, "why": "undetermined",
+                      "doubts": {"hidden": True}, "alone": "hidden", "message": f"line {self.line}: {what} is hidden: {whose} to read while the game is in progress"}
             out.update({k: Secret(out[k], self.owner, public[k]) for k in public if k in out})
         return {k: _stored(v) for k, v in out.items()}
 
@@ -461,6 +476,7 @@ class _Checker:
         self._stood_in = False
         self.over_reported = False
         self.held_back = False  # a refusal was read as it always was, an unsettled unknown before it (`_run`)
+        self.explanations: dict[int, Explanation] = {}  # index of a written turn -> how it was read (the narrowing reads so)
 
     # -- the reading the explanations search with (kernel.explain.Reader)
     def fork(self) -> _Checker:
@@ -982,56 +998,172 @@ class _Checker:
             found.message += "; " + explanation.said
 
     # -- narrowing what nobody wrote down
-    def narrow(self, budget: int) -> None:
-        """For each unknown outcome, the values with which the written log goes on furthest (to its end,
-        when the log is sound): a value after which a later written move or outcome is refused is not
-        the one that happened."""
-        spent = 0
+    def narrow(self, budget: int, notation: Notation | None = None) -> Answer | None:
+        """The unknown outcomes narrowed together from what the file says after them (kernel.narrowing): each
+        unknown's values that let the written log go on furthest (to its end, and then to the claimed result),
+        searched jointly with the other unknowns they are decided with."""
+        if not self.unknowns or notation is None:
+            return None
+        reading = _Reading(self, notation)
+        stops: dict[int, list[tuple[int, int]]] = {}
+        main: dict[tuple[int, int], Asked] = {}
         for unknown in self.unknowns:
-            if unknown.move < 0:
-                continue  # a setup unknown: the whole game follows; left undetermined
-            candidates, complete = _candidates(unknown.kind, unknown.pool, unknown.assumed, unknown.partial,
-                                               min(CANDIDATES, max(1, budget - spent)))
-            reached: list[tuple[int, tuple[Any, ...]]] = []
-            for candidate in candidates:
-                if spent >= budget:
-                    complete = False
-                    break
-                unknown.tried += 1
-                depth, used = self._reach(unknown, candidate)
-                spent += used
-                reached.append((depth, candidate))
-            best = max((d for d, _ in reached), default=-1)
-            unknown.consistent = [c for d, c in reached if d == best] if complete else None
+            key = self.written_at(unknown)
+            stop = reading.stop_of.get(key)
+            if stop is None:
+                unknown.why = "it is not among the outcomes written on its line as read"
+                continue
+            stops.setdefault(stop, []).append(key)
+            main[key] = Asked(unknown.kind, tuple(unknown.pool), tuple(unknown.assumed), unknown.partial)
+        order = sorted(stops.items())
+        if not order:
+            return None
+        start = reading.before(order[0][0]) if order[0][0] >= 0 else None
+        if order[0][0] >= 0 and start is None:
+            for unknown in self.unknowns:
+                unknown.why = "the line with the first unknown outcome was not read"
+            return None
+        answer = narrow_together(reading, start, [(stop, sorted(keys, key=lambda k: reading.rank[k])) for stop, keys in order],
+                        budget, CANDIDATES, main)
+        self.apply(answer)
+        return answer
 
-    def _reach(self, unknown: Unknown, candidate: tuple[Any, ...]) -> tuple[int, int]:
-        """How far the written log goes on when this unknown is `candidate`: (moves judged, moves decided)."""
-        start = self.checked[unknown.move]
-        settled = {**self.settled, (self.written_at(unknown)): candidate}
-        used = 1
-        said = start.said or start.command
-        try:
-            _, state = play(self.game, start.state, said, self.chance(start.taken or start.written, settled))
-        except RuleViolation:
-            return 0, used
-        depth = 1
-        for later in self.checked[unknown.move + 1:]:
-            if later.said is None:
-                return len(self.checked), used  # past an unreadable line nothing can be judged: as good as the end
-            used += 1
-            try:
-                _, state = play(self.game, state, later.said, self.chance(later.written, settled))
-            except RuleViolation:
-                return depth, used
-            depth += 1
-        if self.claimed and self.game.pending(state).over:
-            totals = {s["seat"]: s["total"] for s in self.game.scores(state).get("seats", [])}
-            if all(totals.get(seat) == total for seat, total in self.claimed.items()):
-                return len(self.checked) + 1, used  # it also gives the result the table wrote down
-        return len(self.checked), used
+    def apply(self, answer: Answer) -> None:
+        """What the joint search said, on each unknown of this reading (found again by its place in the file)."""
+        for unknown in self.unknowns:
+            key = self.written_at(unknown)
+            if key not in answer.consistent:
+                continue
+            unknown.consistent = answer.consistent[key]
+            unknown.why = answer.why.get(key)
+            unknown.tried = answer.tried.get(key, 0)
+            unknown.together = sorted({k[0] for k in answer.together.get(key, []) if k[0] != unknown.line})
+            if key in answer.alone:
+                unknown.alone = answer.alone[key]
 
     def written_at(self, unknown: Unknown) -> tuple[int, int]:
         return (unknown.line, unknown.column)
+
+
+class _RefusedError(Exception):
+    """A probe's reading met something the rules refuse: the values it was given are not the ones that happened."""
+
+
+class _Probe(_Checker):
+    """A checker that stops at its first finding, and spends nothing on what a finding would show."""
+
+    def finding(self, kind: str, line: int, rule: str, message: Any, state: Any = None, seat: int | None = None,
+                **more: Any) -> Finding:
+        raise _RefusedError(line)
+
+    def alternatives(self, state: Any, seat: int, written: Mapping[str, Any] | None, most: int = 5) -> list[Command]:
+        return []
+
+    def held(self, state: Any, seat: int) -> Any:
+        return None
+
+
+class _Reading:
+    """The file read again from a move, with some unknown outcomes given: the joint search's reader
+    (kernel.narrowing.Reader). It reads the written lines themselves, not the checker's own moves, so
+    a move the first reading skipped or replaced because of a wrong guess is judged as written."""
+
+    def __init__(self, checker: _Checker, notation: Notation) -> None:
+        self.checker, self.notation = checker, notation
+        self.steps = [(t, m) for t, turn in enumerate(notation.turns) for m in range(len(turn.moves))]
+        self.first_of = [len(self.steps)] * (len(notation.turns) + 1)  # a turn -> the first step at or after it
+        for k, (t, _) in reversed(list(enumerate(self.steps))):
+            self.first_of[t] = k
+        for t in range(len(notation.turns) - 1, -1, -1):
+            self.first_of[t] = min(self.first_of[t], self.first_of[t + 1])
+        self.stop_of: dict[tuple[int, int], int] = {(w.line, w.column): -1 for w in notation.setup}
+        self.rank: dict[tuple[int, int], int] = {(w.line, w.column): k for k, w in enumerate(notation.setup)}
+        for k, (t, m) in enumerate(self.steps):
+            for i, w in enumerate(notation.turns[t].moves[m].outcomes):
+                self.stop_of[(w.line, w.column)] = k
+                self.rank[(w.line, w.column)] = i
+        self.places: dict[tuple[int, int], int] = {}
+        for index, done in enumerate(checker.checked):
+            self.places.setdefault((done.line, done.column), index)
+
+    def _probe(self, settled: dict[tuple[int, int], tuple[Any, ...]]) -> _Probe:
+        c = self.checker
+        probe = _Probe(c.game, c.words, c.edition, c.seats, c.colours, c.options, settled)
+        probe._readings, probe._parsed, probe._jsons, probe._seats = c._readings, c._parsed, c._jsons, c._seats  # noqa: SLF001
+        probe._play = c._play  # noqa: SLF001  (the caches of the checker it probes for)
+        probe.setup_entry = c.setup_entry
+        return probe
+
+    def before(self, stop: int) -> Any:
+        if stop < 0 or stop >= len(self.steps):
+            return None
+        t, m = self.steps[stop]
+        move = self.notation.turns[t].moves[m]
+        index = self.places.get((move.line, move.column))
+        return self.checker.checked[index].state if index is not None else None
+
+    @staticmethod
+    def _asked(probe: _Probe) -> dict[tuple[int, int], Asked]:
+        return {(u.line, u.column): Asked(u.kind, tuple(u.pool), tuple(u.assumed), u.partial) for u in probe.unknowns}
+
+    def play(self, state: Any, stop: int, settled: dict[tuple[int, int], tuple[Any, ...]]) -> Step:
+        probe = self._probe(settled)
+        if stop < 0:
+            try:
+                after = probe.setup(self.notation.setup, self.notation.setup_line or 1)
+            except _RefusedError:
+                after = None
+            ok = after is not None
+            return Step(ok, -1, after, self._asked(probe), 1)
+        try:
+            after = self._move(probe, state, stop)
+        except _RefusedError:
+            return Step(False, stop, None, self._asked(probe), 1)
+        return Step(True, stop + 1, after, self._asked(probe), 1)
+
+    def _move(self, probe: _Probe, state: Any, k: int) -> Any:
+        t, m = self.steps[k]
+        turn = self.notation.turns[t]
+        seat = probe.seat_of(turn.player)
+        if seat is None:
+            raise _RefusedError(turn.line)
+        pending = probe.pending(state)
+        if pending.over:
+            raise _RefusedError(turn.line)
+        return probe.move(state, seat, turn.moves[m], turn, pending)
+
+    def advance(self, state: Any, stop: int, until: int | None, settled: dict[tuple[int, int], tuple[Any, ...]]) -> Step:
+        probe = self._probe(settled)
+        end = len(self.steps) if until is None else until
+        k = stop + 1
+        explained = self.checker.explanations
+        try:
+            if stop >= 0:
+                t, m = self.steps[stop]
+                turn = self.notation.turns[t]
+                if m == len(turn.moves) - 1:
+                    state = probe.line_end(state, probe.seat_of(turn.player) or 0, turn)
+            while k < end:
+                t, m = self.steps[k]
+                if m == 0 and t in explained:  # a slip the checker explained: read as the table meant it
+                    explanation = explained[t]
+                    state = read_explained(probe, state, explanation.lines)
+                    k = self.first_of[min(t + explanation.consumed, len(self.first_of) - 1)]
+                    continue
+                state = self._move(probe, state, k)
+                turn = self.notation.turns[t]
+                k += 1
+                if m == len(turn.moves) - 1:
+                    state = probe.line_end(state, probe.seat_of(turn.player) or 0, turn)
+        except _RefusedError:
+            return Step(False, k, None, {}, max(1, k - stop))
+        depth = k
+        claimed = self.checker.claimed
+        if until is None and claimed and self.checker.game.pending(state).over:
+            totals = {s["seat"]: s["total"] for s in self.checker.game.scores(state).get("seats", [])}
+            if all(totals.get(seat) == total for seat, total in claimed.items()):
+                depth += 1  # it also gives the result the table wrote down
+        return Step(True, depth, state, {}, max(1, k - stop))
 
 
 OPEN_FACTS = frozenset({"source", "kind", "expected_count"})
@@ -1159,28 +1291,41 @@ def check(
         return DisputeReport(title, seats, options, findings, [], None, claimed, False, None)
     settled: dict[tuple[int, int], tuple[Any, ...]] = {}
     explaining = Budget()  # the explanations' search (kernel.explain), shared by every reading below
-    for _ in range(3):  # an unknown's first guess may be refuted by what follows: settle it and read again
-        checker = _run(notation, game, words, edition, seats, colours, options, list(findings), settled, explaining)
-        if checker.state is None:
-            return DisputeReport(title, seats, options, checker.findings, checker.unknowns, None, claimed, False, None)
-        if claimed:
-            checker.claimed = {seat: total for name, total in claimed.items()
-                               if (seat := checker.seat_of(name)) is not None}
-        first = checker
-        checker.narrow(budget)
-        # a value settled on a first reading may be refuted once the lines after it read cleanly: settle again
-        wrong = {(u.line, u.column): u.consistent[0] for u in checker.unknowns
-                 if u.consistent and u.assumed not in u.consistent}
-        if not wrong:
-            break
-        settled.update(wrong)
-    if checker.held_back:  # refusals after unknowns, read as written for the narrowing: now explained (kernel.explain)
-        checker = _run(notation, game, words, edition, seats, colours, options, list(findings), settled, explaining,
-                       hold=False)
-        if checker.state is None:
-            return DisputeReport(title, seats, options, checker.findings, checker.unknowns, None, claimed, False, None)
-        checker.claimed = first.claimed
-        checker.narrow(budget)
+    checker = _run(notation, game, words, edition, seats, colours, options, list(findings), settled, explaining)
+    if checker.state is None:
+        return DisputeReport(title, seats, options, checker.findings, checker.unknowns, None, claimed, False, None)
+    if claimed:
+        checker.claimed = {seat: total for name, total in claimed.items() if (seat := checker.seat_of(name)) is not None}
+    answer = checker.narrow(budget, notation)
+    if answer is not None and any(answer.best.get(checker.written_at(u)) not in (None, u.assumed) for u in checker.unknowns):
+        # the first guesses are not what the rest of the file says: read it again with values that stand together
+        settled.update(answer.best)
+        again = _run(notation, game, words, edition, seats, colours, options, list(findings), settled, explaining)
+        if again.state is not None:
+            again.claimed = checker.claimed
+            again.apply(answer)
+            checker = again
+    unsure = any((u.consistent is None or u.alone is not None) and u.move >= 0 for u in checker.unknowns)
+    if checker.held_back and not unsure:  # refusals after unknowns, read as written for the narrowing: now explained
+        again = _run(notation, game, words, edition, seats, colours, options, list(findings), settled, explaining,
+                     hold=False)
+        if again.state is not None:
+            again.claimed = checker.claimed
+            if answer is not None:
+                again.apply(answer)
+            checker = again
+            if checker.explanations:  # the unknowns narrowed again, past the slips read as the table meant them
+                meant = checker.narrow(budget, notation)
+                if meant is not None and any(meant.best.get(checker.written_at(u)) not in (None, u.assumed)
+                                             for u in checker.unknowns):
+                    settled.update(meant.best)
+                    last = _run(notation, game, words, edition, seats, colours, options, list(findings), settled,
+                                explaining, hold=False)
+                    if last.state is not None:
+                        last.claimed = checker.claimed
+                        last.apply(meant)
+                        checker = last
+    _doubted(checker, len(findings))
     state = checker.state
     finished = game.pending(state).over
     scores = game.scores(state)
@@ -1192,6 +1337,28 @@ def check(
                          places=[(notation.setup_line or 1, 0), *((c.line, c.column) for c in checker.checked)],
                          words=words,
                          explaining=explaining.to_json() if explaining.searches or explaining.exhausted else None)
+
+
+_WHATEVER_WAS_DRAWN = frozenset({"chance/draw/count"})
+"""A refusal of what is written that a guess rarely causes: more or fewer cards than a draw takes. It stays a
+finding after an undetermined unknown (a die count, an outcome left over can follow a guess: not among them)."""
+
+
+def _doubted(checker: _Checker, header: int) -> None:
+    """A line refused only because of a value the checker guessed is not a finding: after an unknown the search
+    left undetermined, what the rules refused is said on that unknown instead (the guess, not the table, is in doubt)."""
+    unsure = [u for u in checker.unknowns if (u.consistent is None or u.alone is not None) and u.move >= 0]
+    if not unsure:
+        return
+    first = min(unsure, key=lambda u: (u.line, u.column))
+    kept: list[Finding] = []
+    for k, found in enumerate(checker.findings):
+        if (k >= header and found.kind in ("rule", "chance", "order") and found.rule not in _WHATEVER_WAS_DRAWN
+                and (found.line, found.column or 0) > (first.line, first.column)):
+            first.doubts.append(f"line {found.line} ({found.rule})")
+            continue
+        kept.append(found)
+    checker.findings[:] = kept
 
 
 def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: list[str], colours: list[str | None],
@@ -1232,6 +1399,7 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
                 at += 1
                 continue
             found.explanation = explanation.to_json()
+            checker.explanations[at] = explanation
             state = read_explained(checker, state, explanation.lines)
             at += explanation.consumed
             continue
@@ -1296,6 +1464,11 @@ def _as_it_was(explanation: Explanation, refusal: Refusal) -> bool:
 def _compare_result(checker: _Checker, claimed: dict[str, int], scores: Mapping[str, Any], finished: bool,
                     notation: Notation, game: Game, state: Any) -> None:
     line = notation.tags["Result"].line
+    unsure = sorted((u for u in checker.unknowns if u.consistent is None or u.alone is not None),
+                    key=lambda u: (u.line, u.column))
+    if not finished and unsure:  # the reading stopped short on values the checker guessed: not a finding
+        unsure[0].doubts.append("the Result (the game as read stops before its end)")
+        return
     if not finished:
         pending = game.pending(state)
         waiting = checker.seats[pending.seat] if pending.seat is not None else "nobody"
@@ -1310,12 +1483,16 @@ def _compare_result(checker: _Checker, claimed: dict[str, int], scores: Mapping[
             checker.finding("result", line, "notation/result", f"line {line}: the Result names {name!r}, who is none of the seats")
             continue
         computed = totals.get(seat, {})
+        if computed.get("total") != total and unsure:  # the count rests on values the checker guessed: not a finding
+            unsure[0].doubts.append(f"the Result gives {name} {total}")
+            continue
         if computed.get("total") != total:
             breakdown = computed.get("breakdown", {})
             said = _breakdown(checker.words, breakdown, checker.seats) if isinstance(breakdown, Mapping) and breakdown else ""
             checker.finding("result", line, "notation/result",
                             f"line {line}: {checker.seats[seat]} is given {total}, the rules count {computed.get('total')}"
-                            + (f": {said}" if said else ""),
+                            + (f": {said}" if said else "")
+                            + ("; no possible value of the outcomes nobody wrote down gives that" if checker.unknowns else ""),
                             seat=seat, facts={"claimed": total, "computed": computed.get("total"), "breakdown": breakdown})
     missing = [checker.seats[s] for s in totals if checker.seats[s] not in claimed and not any(
         checker.seat_of(n) == s for n in claimed)]

@@ -1,0 +1,162 @@
+"""Unknown outcomes narrowed together (issue 30, Deliver 2): rendered games of every title with outcomes
+replaced by `[?]` as a table writes them, checked as a whole."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from functools import cache
+
+from domain import catalog
+from domain.kernel.selfplay import play_random
+from domain.serenissima.edition import tables
+from domain.transcripts import check_text, render_log
+
+NAMES = ["Ada", "Bruno", "Carla", "Dario"]
+
+
+@cache
+def rendered(title: str, players: int, seed: str) -> str:
+    game = catalog.game(title)
+    edition = game.default_edition()
+    options = {"players": players}
+    played = play_random(game, edition, options, seed)
+    return render_log(title, edition, played.entries, NAMES[:players], options, played.scores)
+
+
+def blank(text: str, line_text: str, written: str, by: str = "[?]") -> str:
+    """`written` (an outcome as rendered) replaced by `by` on the one line that reads `line_text`."""
+    lines = text.splitlines()
+    (k,) = [k for k, line in enumerate(lines) if line.strip() == line_text.strip()]
+    assert written in lines[k]
+    lines[k] = lines[k].replace(written, by, 1)
+    return "\n".join(lines) + "\n"
+
+
+def skulls_of(faces: tuple[int, ...]) -> int:
+    skull_faces = tables(catalog.game("serenissima").default_edition()).skulls
+    return sum(1 for f in faces if f in skull_faces)
+
+
+def a_battle_of_two_rounds() -> tuple[str, str, tuple[int, ...], tuple[int, ...]]:
+    """A rendered 4-player Serenissima game with a battle fought again after its first round, where the first
+    round's dice hit: (the text, the line, the attacker's and the defender's first rolls)."""
+    pattern = re.compile(r"attack (\w+) \[([\d ]+)\] \[([\d ]+)\], again")
+    for seed in (f"s{k}" for k in range(1, 30)):
+        text = rendered("serenissima", 4, seed)
+        for line in text.splitlines():
+            found = pattern.search(line)
+            if found is None:
+                continue
+            attacker = tuple(map(int, found.group(2).split()))
+            defender = tuple(map(int, found.group(3).split()))
+            if skulls_of(attacker) + skulls_of(defender) > 0:
+                return text, line, attacker, defender
+    raise AssertionError("no two-round battle with a hit in the first round among the seeds")
+
+
+def test_a_battle_written_with_both_first_rolls_unknown_is_narrowed_jointly() -> None:
+    """`attack 3 [?] [?], again [6] [2]`: the second round's dice say how many sailors each side lost, so each
+    roll is every roll of its dice with exactly the skulls it had, and nothing later is accused."""
+    text, line, attacker, defender = a_battle_of_two_rounds()
+    first = f"[{' '.join(map(str, attacker))}] [{' '.join(map(str, defender))}]"
+    report = check_text(blank(text, line, first, "[?] [?]"))
+    assert report.ok, [f.to_json()["message"] for f in report.findings][:3]
+    by_source = {u.source: u for u in report.unknowns}
+    assert set(by_source) == {"dice:attacker", "dice:defender"}
+    for source, roll in (("dice:attacker", attacker), ("dice:defender", defender)):
+        unknown = by_source[source]
+        everything = set(itertools.product(range(1, 7), repeat=len(roll)))
+        assert unknown.consistent is not None and roll in unknown.consistent
+        assert set(unknown.consistent) == {r for r in everything if skulls_of(r) == skulls_of(roll)}
+    assert by_source["dice:attacker"].together == [by_source["dice:defender"].line] or \
+        by_source["dice:attacker"].line == by_source["dice:defender"].line
+
+
+def test_one_unknown_roll_alone_narrows_to_exactly_its_possibilities() -> None:
+    text, line, attacker, defender = a_battle_of_two_rounds()
+    written = f"[{' '.join(map(str, attacker))}] [{' '.join(map(str, defender))}]"
+    report = check_text(blank(text, line, written, f"[?] [{' '.join(map(str, defender))}]"))
+    assert report.ok
+    (unknown,) = report.unknowns
+    everything = set(itertools.product(range(1, 7), repeat=len(attacker)))
+    assert unknown.consistent is not None
+    assert set(unknown.consistent) == {r for r in everything if skulls_of(r) == skulls_of(attacker)}
+    assert f"{len(unknown.consistent)} possibilities" in unknown.to_json()["message"] or len(unknown.consistent) == 1
+
+
+def test_a_tiny_budget_leaves_the_battle_undetermined_and_accuses_nobody() -> None:
+    """Beyond the budget the report says undetermined and why; the lines the guess could not read are not findings."""
+    text, line, attacker, defender = a_battle_of_two_rounds()
+    first = f"[{' '.join(map(str, attacker))}] [{' '.join(map(str, defender))}]"
+    report = check_text(blank(text, line, first, "[?] [?]"), budget=10)
+    assert not [f for f in report.findings if f.kind in ("rule", "chance", "order", "result")], \
+        [f.to_json()["message"] for f in report.findings][:3]
+    undetermined = [u for u in report.unknowns if u.consistent is None]
+    assert undetermined
+    said = undetermined[0].to_json()
+    assert said["consistent"] == "undetermined" and "budget of 10 moves" in said["message"]
+
+
+def draws_of(text: str, verb: str) -> list[tuple[str, str]]:
+    """(line, bracket) of each La Città line by one player that draws a politics card after `verb`."""
+    out = []
+    for line in text.splitlines():
+        found = re.match(rf"\s*(?:\d+\. )?(\w+): {verb} .*?(\[[a-z_]+\])$", line)
+        if found:
+            out.append((line, found.group(2)))
+    return out
+
+
+def test_two_hidden_draws_of_la_citta_are_never_assumed_into_a_finding() -> None:
+    """Bruno's two blind draws written `[?]`: the later plays of what he drew stand, and each draw's
+    possibilities hold what he drew."""
+    text = rendered("la-citta", 3, "s1")
+    line35 = "   Bruno: bread L91 education [rich_harvest]"
+    line54 = "   Bruno: harvest L91 [bread_and_games] [health health education]"
+    blanked = blank(blank(text, line35, "[rich_harvest]"), line54, "[bread_and_games]")
+    report = check_text(blanked)
+    assert report.ok, [f.to_json()["message"] for f in report.findings][:3]
+    first, second = sorted(report.unknowns, key=lambda u: u.line)
+    assert first.consistent is not None and ("rich_harvest",) in first.consistent
+    assert second.consistent is not None and ("bread_and_games",) in second.consistent
+    assert second.line in first.together and first.line in second.together
+
+
+def test_every_blind_draw_of_a_game_unknown_reads_without_findings() -> None:
+    """Every `pass [card]` draw of a 3-player game written `[?]`: bounded, and nothing accused."""
+    text = rendered("la-citta", 3, "s2")
+    blanked = re.sub(r"(: pass) \[[a-z_]+\]", r"\1 [?]", text)
+    assert blanked != text
+    report = check_text(blanked)
+    assert not [f for f in report.findings if f.kind in ("rule", "chance", "order", "result")], \
+        [f.to_json()["message"] for f in report.findings][:3]
+    assert report.unknowns
+
+
+def test_republic_cards_written_unknown_are_narrowed_by_the_claimed_result() -> None:
+    """Città-Stato's Republic cards `[?]` in the setup, as the notation page suggests: the claimed result says
+    which deals make the written score right; it is never accused by a guessed deal."""
+    text = rendered("citta-stato", 2, "s3")
+    deal = re.search(r"Setup .*?(\[R\d+ R\d+\])", text)
+    assert deal is not None
+    truth = tuple(deal.group(1)[1:-1].split())
+    report = check_text(text.replace(deal.group(1), "[?]", 1))
+    assert report.ok, [f.to_json()["message"] for f in report.findings][:3]
+    (republic,) = [u for u in report.unknowns if u.source == "deck:republic"]
+    assert republic.consistent is not None
+    assert truth in republic.consistent or tuple(sorted(truth)) in republic.consistent
+
+
+def test_a_wrong_result_with_unknown_republic_cards_is_a_finding_only_when_no_deal_gives_it() -> None:
+    text = rendered("citta-stato", 2, "s3")
+    deal = re.search(r"Setup .*?(\[R\d+ R\d+\])", text)
+    result = re.search(r'\[Result "Ada (-?\d+), Bruno (-?\d+)"\]', text)
+    assert deal is not None and result is not None
+    wrong = text.replace(deal.group(1), "[?]", 1).replace(
+        result.group(0), f'[Result "Ada {int(result.group(1)) + 40}, Bruno {result.group(2)}"]')
+    report = check_text(wrong)
+    (finding,) = [f for f in report.findings if f.kind == "result"]
+    assert finding.player == "Ada" and "no possible value of the outcomes nobody wrote down" in finding.message
+    undetermined = check_text(wrong, budget=10)
+    assert not [f for f in undetermined.findings if f.kind == "result"], "a guessed deal accuses nobody"
