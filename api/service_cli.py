@@ -93,12 +93,12 @@ def demo_records(records: Any, games: int = 3, keys: dict[str, tuple[str, str]] 
         annotator = new_tokens(1)[0]
         import_id, _ = records.imports.submit(document, annotator)
         report = records.imports.validate(import_id)
-        if report.get("ok"):
+        if report.ok and report.record_id is not None:
             created += 1
             if keys is not None:
-                keys[report["record_id"]] = (title, annotator)
+                keys[report.record_id] = (title, annotator)
         else:
-            print(f"demo record for {title} was rejected: {report}", file=sys.stderr)
+            print(f"demo record for {title} was rejected: {report.rule}: {report.message}", file=sys.stderr)
     return created
 
 

@@ -80,8 +80,8 @@ def finished_game(records: Records, seed: str, annotator_key: str | None = None)
                 "entries": [e.to_json() for e in played.entries]}
     import_id, _ = records.imports.submit(document, annotator_key)
     report = records.imports.validate(import_id)
-    assert report["ok"], report
-    return UUID(report["record_id"])
+    assert report.ok, report
+    return UUID(report.record_id)
 
 
 # ---- 1. live ---------------------------------------------------------------------------------------

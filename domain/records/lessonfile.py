@@ -15,6 +15,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
@@ -23,6 +24,7 @@ from domain.records import recordfile, studynotation
 from domain.records.access import SEAT, new_tokens
 from domain.records.errors import Forbidden, Invalid, RecordsError, TooLarge
 from domain.records.lessons import MAX_CHAPTERS, MAX_RECORDS
+from domain.records.readmodels import RecordFile
 from domain.records.rulings import rulings_of
 from domain.records.settings import Limits
 from domain.records.teaching import Teaching
@@ -55,14 +57,14 @@ def record_extras(teaching: Teaching, record_id: UUID, token: str | None) -> dic
     return {"annotations": notes, "variations": variations}
 
 
-def record_file(teaching: Teaching, record_id: UUID, token: str | None) -> dict[str, Any]:
+def record_file(teaching: Teaching, record_id: UUID, token: str | None) -> RecordFile:
     """The record file with its notes and variations. The annotator key reads the record as the public
     does (the game is over) and every note; a seat token as that seat; another token is refused."""
     reader = teaching.records.access.who(record_id, token)
     document = teaching.records.reading.export(record_id, token if reader.kind == SEAT else None)
-    document.update(record_extras(teaching, record_id, token))
-    document["rulings"] = rulings_of(teaching.records, record_id)
-    return document
+    extras = record_extras(teaching, record_id, token)
+    return replace(document, annotations=extras["annotations"], variations=extras["variations"],
+                   rulings=rulings_of(teaching.records, record_id))
 
 
 def game_alone(document: Any) -> bool:
@@ -208,7 +210,7 @@ def export_lesson(teaching: Teaching, lesson_id: UUID, token: str | None) -> dic
             continue
         refs[record_id] = f"r{len(refs) + 1}"
         reader = token if _opens(teaching, UUID(record_id), token) else None
-        records.append({"ref": refs[record_id], "file": record_file(teaching, UUID(record_id), reader)})
+        records.append({"ref": refs[record_id], "file": record_file(teaching, UUID(record_id), reader).to_json()})
     chapters = [{"title": c.get("title", ""), "introduction": c.get("introduction", ""), "record": refs[str(c["record_id"])],
                  "line": c.get("line"), "from_step": c["from_step"], "to_step": c["to_step"]}
                 for c in structure["chapters"]]

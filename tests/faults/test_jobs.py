@@ -101,7 +101,7 @@ class Deployment:
         """Every import's status once all have a verdict (or fail after `timeout` s naming those without)."""
         deadline = time.monotonic() + timeout
         while True:
-            found = {i: self.records.imports.status(uuid.UUID(i)) for i in import_ids}
+            found = {i: self.records.imports.status(uuid.UUID(i)).to_json() for i in import_ids}
             waiting = [i for i, s in found.items() if s["status"] not in ("accepted", "rejected")]
             if not waiting:
                 return found

@@ -94,8 +94,8 @@ def import_finished(records: Records, document: Mapping[str, Any], annotator_key
     """Submit a record file and judge it at once (no worker): (record id, seat tokens). It must be accepted."""
     import_id, tokens = records.imports.submit(document, annotator_key)
     report = records.imports.validate(import_id)
-    assert report["ok"], report
-    return UUID(report["record_id"]), tokens
+    assert report.ok, report
+    return UUID(report.record_id), tokens
 
 
 class Accepted(NamedTuple):

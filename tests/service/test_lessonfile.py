@@ -225,7 +225,7 @@ def test_nested_variations_come_back_under_their_parents_whatever_the_file_order
     legal = teaching.variations.legal(UUID(child["id"]))["commands"]
     teaching.variations.play(UUID(child["id"]), KEY, legal[-1]["command"])
     teaching.notes.add(record_id, KEY, {"line": child["id"], "step": made["from_step"] + 1, "text": "deeper still"})
-    document = lessonfile.record_file(teaching, record_id, KEY)
+    document = lessonfile.record_file(teaching, record_id, KEY).to_json()
     document["variations"].reverse()  # the child first: the import orders them
     copy_id = fresh.imports.import_checked({k: v for k, v in document.items() if k not in ("annotations", "variations")})
     lessonfile.attach_extras(fresh, copy_id, document)
