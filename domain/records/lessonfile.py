@@ -47,11 +47,11 @@ def record_extras(teaching: Teaching, record_id: UUID, token: str | None) -> dic
     a finished record's lines show nothing its seats could not see), in the record file's shapes.
 
     A variation's `ref` is its id, so a note's `line` names it as it is."""
-    notes = teaching.notes.list(record_id, token)["notes"]
+    notes = [note.to_json() for note in teaching.notes.list(record_id, token).notes]
     variations = []
     for summary in teaching.variations.of_record(record_id):
-        exported = teaching.variations.exported(UUID(summary["id"]))
-        variations.append({"ref": summary["id"], "parent": summary["parent"], "from_step": exported["from_step"],
+        exported = teaching.variations.exported(UUID(summary.id))
+        variations.append({"ref": summary.id, "parent": summary.parent, "from_step": exported["from_step"],
                            "title": exported["title"], "author": exported["author"], "seed": exported["seed"],
                            "entries": exported["entries"]})
     return {"annotations": notes, "variations": variations}
@@ -204,18 +204,17 @@ def export_lesson(teaching: Teaching, lesson_id: UUID, token: str | None) -> dic
     structure = teaching.lessons.structure(lesson_id)
     refs: dict[str, str] = {}
     records = []
-    for chapter in structure["chapters"]:
-        record_id = str(chapter["record_id"])
+    for chapter in structure.chapters:
+        record_id = str(chapter.record_id)
         if record_id in refs:
             continue
         refs[record_id] = f"r{len(refs) + 1}"
         reader = token if _opens(teaching, UUID(record_id), token) else None
         records.append({"ref": refs[record_id], "file": record_file(teaching, UUID(record_id), reader).to_json()})
-    chapters = [{"title": c.get("title", ""), "introduction": c.get("introduction", ""), "record": refs[str(c["record_id"])],
-                 "line": c.get("line"), "from_step": c["from_step"], "to_step": c["to_step"]}
-                for c in structure["chapters"]]
-    return {"format": FORMAT, "version": VERSION, "title": structure["title"],
-            "introduction": structure.get("introduction", ""), "records": records, "chapters": chapters}
+    chapters = [{"title": c.title, "introduction": c.introduction, "record": refs[str(c.record_id)], "line": c.line,
+                 "from_step": c.from_step, "to_step": c.to_step} for c in structure.chapters]
+    return {"format": FORMAT, "version": VERSION, "title": structure.title, "introduction": structure.introduction,
+            "records": records, "chapters": chapters}
 
 
 def _opens(teaching: Teaching, record_id: UUID, token: str | None) -> bool:
@@ -260,7 +259,7 @@ def _build(teaching: Teaching, document: Mapping[str, Any], records: list[tuple[
                                "from_step": c["from_step"], "to_step": c["to_step"]} for c in chapters]}
     with _naming("the lesson"):
         lesson, teacher_key = teaching.lessons.rebuild(structure, record_map, line_map)
-    return {"lesson": lesson, "teacher_key": teacher_key, "records": record_map, "annotator_keys": keys}
+    return {"lesson": lesson.to_json(), "teacher_key": teacher_key, "records": record_map, "annotator_keys": keys}
 
 
 def _without_extras(file: Mapping[str, Any]) -> dict[str, Any]:

@@ -9,6 +9,7 @@ of appearance, so two runs on the same code give the same text.
 
     python -m tests.service.answers OUT.json      # write the masked answers
     python -m tests.service.answers OUT.json --compare BEFORE.json
+    python -m tests.service.answers OUT.json --demo      # and the demo store's records and lesson (bot games: slower)
 
 `tests/service/test_answers_unchanged.py` compares the answers of the toy to those kept in
 `tests/service/answers_toy.json` (captured before the read services returned typed models).
@@ -33,6 +34,7 @@ from uuid import UUID
 
 from api.app import create_app
 from api.service import Service
+from api.service_cli import demo_lesson, demo_records
 from domain import catalog
 from domain.kernel import SeededChance
 from domain.records import Records
@@ -251,7 +253,29 @@ def live_answers(calls: Caller, service: Any, title: str, commands: int = 12) ->
     calls.get(f"{title} live verify (forged)", f"/api/records/{record_id}/verify", "x" * 32)
 
 
-def capture(titles: list[str], store: Path) -> dict[str, str]:
+def demo_answers(calls: Caller, service: Any, games: int) -> None:
+    """The demo store `cronaca serve --demo` loads (api/service_cli.py): bot games of every real title, their
+    notes, what-if lines and a lesson; then each record's export, verification, notes and variations."""
+    keys: dict[str, tuple[str, str]] = {}
+    demo_records(service.records, games, keys)
+    made = demo_lesson(service.teaching, keys)
+    assert made is not None
+    lesson_id, teacher = made
+    calls.tokens.update([teacher, *(key for _, key in keys.values())])
+    for n, (record_id, (title, key)) in enumerate(sorted(keys.items(), key=lambda item: item[1])):
+        base, record_id = f"/api/records/{record_id}", str(n)  # the ids are new each run: answers named by order
+        for who, token in (("public", None), ("annotator", key)):
+            calls.get(f"demo {title} {record_id} export ({who})", f"{base}/export", token)
+            calls.get(f"demo {title} {record_id} notes ({who})", f"{base}/annotations", token)
+        calls.get(f"demo {title} {record_id} verify", f"{base}/verify")
+        for k, line in enumerate(calls.get(f"demo {title} {record_id} variations", f"{base}/variations")["variations"]):
+            calls.get(f"demo {title} {record_id} variation {k} story", f"/api/variations/{line['id']}/story")
+    for who, token in (("public", None), ("teacher", teacher)):
+        calls.get(f"demo lesson ({who})", f"/api/lessons/{lesson_id}", token)
+    calls.get("demo lesson export", f"/api/lessons/{lesson_id}/export", teacher)
+
+
+def capture(titles: list[str], store: Path, demo_games: int = 0) -> dict[str, str]:
     """Every answer of the affected endpoints for these titles, masked."""
     settings = Settings.from_env({"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(store / "records.sqlite3")})
     records = Records(settings.store)
@@ -269,6 +293,8 @@ def capture(titles: list[str], store: Path) -> dict[str, str]:
         for title in titles:
             title_answers(calls, title)
             live_answers(calls, app.extensions["cronaca"], title)
+        if demo_games:
+            demo_answers(calls, app.extensions["cronaca"], demo_games)
     finally:
         stack.close()
         close_app(app)
@@ -282,10 +308,10 @@ def real_titles() -> list[str]:
 def main(argv: list[str]) -> int:
     catalog.TITLES.setdefault("toy", "tests.kernel.toy_game")
     with tempfile.TemporaryDirectory() as store:
-        found = capture([*real_titles(), "toy"], Path(store))
+        found = capture([*real_titles(), "toy"], Path(store), demo_games=1 if "--demo" in argv else 0)
     Path(argv[0]).write_text(json.dumps(found, indent=1, ensure_ascii=False) + "\n")
-    if len(argv) > 2 and argv[1] == "--compare":
-        before = json.loads(Path(argv[2]).read_text())
+    if "--compare" in argv:
+        before = json.loads(Path(argv[argv.index("--compare") + 1]).read_text())
         differ = [name for name in before.keys() | found.keys() if before.get(name) != found.get(name)]
         print(f"{len(found)} answers, {len(differ)} differ" + "".join(f"\n  {name}" for name in sorted(differ)))
         return 1 if differ else 0

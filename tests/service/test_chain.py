@@ -430,7 +430,7 @@ def test_notes_are_chained_and_a_changed_note_is_named(records: Records, store_e
     key = "annotator-key-of-the-chain-test"
     record_id, _ = import_finished(records, record_file("citta-stato", "chain-3"), annotator_key=key)
     notes = Annotations(records, Variations(records))
-    first = notes.add(record_id, key, {"step": 3, "text": "a careful move"})
+    first = notes.add(record_id, key, {"step": 3, "text": "a careful move"}).to_json()
     notes.add(record_id, key, {"step": 5, "text": "a bold one"})
     notes.edit(record_id, first["id"], key, {"text": "a careless move"})
     answer = records.verification.verify(record_id).to_json()
