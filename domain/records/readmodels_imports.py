@@ -52,19 +52,6 @@ class ImportReport:
         return dict(self.stored.get("facts") or {})
 
     @property
-    def entries(self) -> int | None:
-        return self.stored.get("entries")
-
-    @property
-    def events(self) -> int | None:
-        return self.stored.get("events")
-
-    @property
-    def finished(self) -> bool:
-        """The file's game ended (an accepted file's replay reached its end)."""
-        return bool(self.stored.get("finished"))
-
-    @property
     def game_over(self) -> bool:
         """Whoever holds the file holds every secret the report could tell: the file says its game ended, or
         its game was accepted as finished (a finished record's export is public). Then every reader reads all."""

@@ -269,7 +269,7 @@ def test_an_imports_job_keeps_submits_measure_and_still_holds_the_limits(tmp_pat
     calls.update(nesting=0, _shape=0)
     lowered = Records(Settings.from_env({**env, "CRONACA_MAX_DEPTH": "3"}).store)
     refused = lowered.imports.validate(second)
-    assert not refused.ok and refused.rule == "file/limit" and refused.stored["facts"]["limit"] == "CRONACA_MAX_DEPTH"
+    assert not refused.ok and refused.rule == "file/limit" and refused.facts["limit"] == "CRONACA_MAX_DEPTH"
     assert calls == {"nesting": 0, "_shape": 0}  # the kept depth held against the lowered limit
     lowered.close()
 

@@ -175,7 +175,7 @@ def test_a_stored_poison_file_is_rejected_naming_the_entry_and_field(
     records.save(stored)
     report = records.imports.validate(stored.id)
     assert records.imports.get(stored.id).status == REJECTED
-    assert report.rule == "file/entries" and report.stored["entry_index"] == entry and report.stored["facts"]["field"] == field
+    assert report.rule == "file/entries" and report.stored["entry_index"] == entry and report.facts["field"] == field
     assert _no_record(records, stored.id)
 
 
@@ -204,7 +204,7 @@ def test_an_unexpected_exception_in_the_job_is_a_rejected_import_with_an_error_i
     status = records.imports.status(import_id).to_json()
     assert status["status"] == REJECTED and status["record_id"] is None
     assert report.ok is False and report.rule == "import/internal-error"
-    error_id = report.stored["facts"]["error_id"]
+    error_id = report.facts["error_id"]
     assert isinstance(error_id, str) and len(error_id) >= 8 and error_id in report.message
     shown = json.dumps(status)
     assert "secret-in-the-failure" not in shown and "Traceback" not in shown and "RuntimeError" not in shown
