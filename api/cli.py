@@ -47,19 +47,23 @@ def cronaca() -> None:
 @click.option("--players", type=int, default=2, show_default=True)
 @click.option("--games", type=int, default=1, show_default=True)
 @click.option("--seed", default="cronaca", show_default=True)
-@click.option("--solo", type=int, default=None, help="Città-Stato solo scenario (1-4)")
-@click.option("--solo-game", type=int, default=1, show_default=True, help="game of the solo campaign (1-3)")
-@click.option("--carried-crowns", type=int, default=0, help="crowns carried into this solo game from the previous one")
+@click.option("--solo", type=int, default=None, help="a solo scenario of the title, for a title with a solo mode")
+@click.option("--solo-game", type=int, default=1, show_default=True, help="game of the solo scenario's campaign")
+@click.option("--carried", "--carried-crowns", "carried", type=int, default=0,
+              help="what the game before in the solo campaign carried into this one (a title's crowns, say)")
 @click.option("--option", "extra", multiple=True, help="extra game option KEY=VALUE")
 @click.option("--bot", type=click.Choice(["random", "greedy"]), default="random", show_default=True,
               help="random legal moves, or the greedy bot (one turn of lookahead on the running score)")
-def selfplay(title: str, players: int, games: int, seed: str, solo: int | None, solo_game: int, carried_crowns: int,
+def selfplay(title: str, players: int, games: int, seed: str, solo: int | None, solo_game: int, carried: int,
              extra: Sequence[str], bot: str) -> None:
     game = catalog.game(title)
     edition = game.default_edition()
     options: dict[str, object] = {"players": players}
-    if solo is not None:
-        options = {"players": 2, "solo": {"scenario": solo, "game": solo_game, "carried_crowns": carried_crowns}}
+    if solo is not None:  # the title sets its solo game up (catalog.solo); its rules check the scenario
+        solo_options = catalog.solo(title)
+        if solo_options is None:
+            raise click.UsageError(f"{title} has no solo mode", click.get_current_context())
+        options = dict(solo_options(solo, solo_game, carried))
     for item in extra:
         key, _, value = item.partition("=")
         options[key] = value if not value.lstrip("-").isdigit() else int(value)

@@ -179,7 +179,7 @@ def _write(records: Any, lines: list[dict[str, Any]], out: str | None) -> bool:
     statuses: dict[UUID, dict[str, Any]] = {}
     for start in range(0, len(ids), 100):  # a query for 100 imports, not one an import
         try:
-            statuses.update(records.imports.statuses(ids[start:start + 100]))
+            statuses.update({k: found.to_json() for k, found in records.imports.statuses(ids[start:start + 100]).items()})
         except PersistenceError:  # the store away: the lines (their tokens shown only here) are written all the same
             continue
     with _output(out) as stream:

@@ -20,6 +20,7 @@ from api.service import bearer, json_response, service
 from api.transcripts import notation_body
 from domain.records.access import new_tokens
 from domain.records.errors import AlreadySubmitted
+from domain.records.readmodels_imports import Submitted
 from domain.transcripts import MEDIA_TYPE
 from replay_viewer import boards
 from replay_viewer.boards import NoLayout
@@ -88,16 +89,14 @@ def submit() -> Any:
     except AlreadySubmitted as again:
         # Its seat tokens and keys were shown once, and are stored hashed: a retry never shows them again (a key
         # is no secret; whoever learnt it must not learn the tokens). The relay queues it if the first did not.
-        response = json_response(svc.records.imports.status(again.import_id), 202)
+        response = json_response(svc.records.imports.status(again.import_id).to_json(), 202)
         response.headers["Location"] = f"/api/imports/{again.import_id}"
         response.headers[REPLAYED] = "true"
         return response
     hand_over(svc.records, svc.dispatcher, import_id, 1)  # if the queue is down, the relay retries
-    status = svc.records.imports.status(import_id)
-    status["seats"] = [{"seat": i, "token": t} for i, t in enumerate(tokens)]
-    status["annotator_key"] = annotator  # shown once: annotations and variations of the record it makes
-    status["arbiter_key"] = arbiter  # shown once: rulings on the record it makes
-    response = json_response(status, 202)
+    # the seat tokens and both keys are shown once: the annotator's for notes and variations, the arbiter's for rulings
+    submitted = Submitted(svc.records.imports.status(import_id), tokens, annotator, arbiter)
+    response = json_response(submitted.to_json(), 202)
     response.headers["Location"] = f"/api/imports/{import_id}"
     return response
 
@@ -107,7 +106,7 @@ def submit() -> Any:
 @blp.doc(security=[{"seat": []}, {}])
 def status(import_id: UUID) -> Any:
     """submitted, queued, validating, accepted (with record_id) or rejected (with the report)."""
-    return json_response(service().records.imports.status(import_id, bearer()))
+    return json_response(service().records.imports.status(import_id, bearer()).to_json())
 
 
 # ---- a rejected import's game as checked, replayed read-only ---------------------------------------

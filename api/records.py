@@ -312,7 +312,7 @@ def verify(record_id: UUID) -> Any:
     """Whether the record's stored events are those that were written (their hash chain) and whether the rules
     give its log (re-decided as an import is); every problem at its step. A record stored before chains says
     so (`chain.ok` null) instead of failing."""
-    return json_response(service().records.verification.verify(record_id, bearer()))
+    return json_response(service().records.verification.verify(record_id, bearer()).to_json())
 
 
 @blp.route("/<uuid:record_id>/export")
@@ -322,7 +322,7 @@ def verify(record_id: UUID) -> Any:
 def export(record_id: UUID) -> Any:
     """The record file of a finished record, with its notes as the reader may read them (the annotator key:
     all of them) and its variations (docs/formats/record-json.md)."""
-    response = json_response(lessonfile.record_file(service().teaching, record_id, bearer()))
+    response = json_response(lessonfile.record_file(service().teaching, record_id, bearer()).to_json())
     response.headers["Content-Disposition"] = f'attachment; filename="record-{record_id}.json"'
     return response
 

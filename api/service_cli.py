@@ -35,6 +35,7 @@ from domain.records.settings import (
     worker_metrics_addr,
     worker_metrics_port,
 )
+from domain.records.teaching import Teaching
 from workers import metrics, relay
 from workers.dispatch import RQDispatcher
 from workers.worker import resolve_queues
@@ -93,16 +94,16 @@ def demo_records(records: Any, games: int = 3, keys: dict[str, tuple[str, str]] 
         annotator = new_tokens(1)[0]
         import_id, _ = records.imports.submit(document, annotator)
         report = records.imports.validate(import_id)
-        if report.get("ok"):
+        if report.ok and report.record_id is not None:
             created += 1
             if keys is not None:
-                keys[report["record_id"]] = (title, annotator)
+                keys[report.record_id] = (title, annotator)
         else:
-            print(f"demo record for {title} was rejected: {report}", file=sys.stderr)
+            print(f"demo record for {title} was rejected: {report.rule}: {report.message}", file=sys.stderr)
     return created
 
 
-def demo_lesson(teaching: Any, keys: dict[str, tuple[str, str]]) -> tuple[str, str] | None:
+def demo_lesson(teaching: Teaching, keys: dict[str, tuple[str, str]]) -> tuple[str, str] | None:
     """A lesson on the demo games, so the teaching side can be tried at once: on the first game of each
     title, notes on three of its turns (the move list's own sentence, a glyph, a highlighted place) and a
     what-if line of two moves from its middle; one chapter per game and one for the what-if.
@@ -110,15 +111,15 @@ def demo_lesson(teaching: Any, keys: dict[str, tuple[str, str]]) -> tuple[str, s
 
 
     firsts: dict[str, tuple[UUID, str]] = {}
-    for record_id, (title, key) in keys.items():
-        firsts.setdefault(title, (UUID(record_id), key))
+    for kept_id, (title, key) in keys.items():
+        firsts.setdefault(title, (UUID(kept_id), key))
     if not firsts:
         return None
     records = teaching.records
     lesson, teacher = teaching.lessons.create(
         "Three games, move by move",
         "Demo lesson: one game of each title played by the greedy bot, with notes on a few turns and a what-if line.")
-    for title, (record_id, key) in firsts.items():  # type: ignore[assignment]  # the str key above, a UUID here
+    for title, (record_id, key) in firsts.items():
         with records.access.reading(record_id) as timeline:
             assert timeline.meta is not None
             edition = records.edition(timeline.meta.title, timeline.meta.edition, timeline.meta.edition_file)
@@ -134,18 +135,18 @@ def demo_lesson(teaching: Any, keys: dict[str, tuple[str, str]]) -> tuple[str, s
                 "shapes": [{"kind": "highlight", "at": places[(7 * n + 3) % len(places)], "brush": "green"}]})
         branch = teaching.variations.branch(record_id, key, picks[1], title="What if the other choice?", author="Cronaca demo")
         for _ in range(2):
-            legal = teaching.variations.legal(UUID(branch["id"]))["commands"]
+            legal = teaching.variations.legal(UUID(branch.id)).commands
             if not legal:
                 break
-            teaching.variations.play(UUID(branch["id"]), key, legal[-1]["command"])
-        lesson_id = UUID(lesson["id"])
+            teaching.variations.play(UUID(branch.id), key, legal[-1].command)
+        lesson_id = UUID(lesson.id)
         teaching.lessons.add_chapter(lesson_id, teacher, {"title": f"A {title} game", "record_id": str(record_id),
                                                           "line": None, "from_step": 0, "to_step": last})
-        summary = teaching.variations.summary(UUID(branch["id"]))
+        summary = teaching.variations.summary(UUID(branch.id))
         teaching.lessons.add_chapter(lesson_id, teacher, {"title": f"{title}: what if?", "record_id": str(record_id),
-                                                          "line": branch["id"], "from_step": summary["from_step"],
-                                                          "to_step": summary["last_step"]})
-    return lesson["id"], teacher
+                                                          "line": branch.id, "from_step": summary.from_step,
+                                                          "to_step": summary.last_step})
+    return lesson.id, teacher
 
 
 def demo_live(records: Any, commands: int = 40) -> tuple[str, list[str]] | None:

@@ -8,6 +8,7 @@ keys) and raise the service's own errors, which api/problems.py answers as probl
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 from uuid import UUID
 
@@ -36,6 +37,7 @@ from api.service import bearer, json_response, service
 from domain.records import lessonfile
 from domain.records.annotations import ALL
 from domain.records.errors import NotFound
+from domain.records.teaching import Teaching
 from replay_viewer import boards
 from replay_viewer.boards import NoLayout, anchors, layout_for
 
@@ -282,7 +284,7 @@ class RevealBody(Strict):
 # ---- helpers -----------------------------------------------------------------------------------------
 
 
-def _teaching() -> Any:
+def _teaching() -> Teaching:
     return service().teaching
 
 
@@ -337,7 +339,7 @@ def places(record_id: UUID) -> Any:
 def list_notes(query: dict[str, Any], record_id: UUID) -> Any:
     """The notes the reader may see: the public those for everyone, a seat's token also its own seat's, the
     annotator key all. Sorted by line, step and creation; `can_annotate` says whether the token may add."""
-    return _json(_teaching().notes.list(record_id, bearer(), _line(query["line"])))
+    return _json(_teaching().notes.list(record_id, bearer(), _line(query["line"])).to_json())
 
 
 @notes.route("/<uuid:record_id>/annotations", methods=["POST"])
@@ -359,7 +361,7 @@ def add_note(body: dict[str, Any], record_id: UUID) -> Any:
     A seat's token writes only its own private notes (audience: its seat)."""
     body = {k: v for k, v in body.items() if not (k == "author" and v is None)}
     note = _teaching().notes.add(record_id, bearer(), body)
-    return _json(note, 201, f"/api/records/{record_id}/annotations/{note['id']}")
+    return _json(note.to_json(), 201, f"/api/records/{record_id}/annotations/{note.id}")
 
 
 @notes.route("/<uuid:record_id>/annotations/<note_id>", methods=["PATCH"])
@@ -375,7 +377,7 @@ def add_note(body: dict[str, Any], record_id: UUID) -> Any:
 @notes.doc(security=WRITER)
 def edit_note(changes: dict[str, Any], record_id: UUID, note_id: str) -> Any:
     """Change a note (only the fields sent). The earlier text stays in the record's history."""
-    return _json(_teaching().notes.edit(record_id, note_id, bearer(), changes))
+    return _json(_teaching().notes.edit(record_id, note_id, bearer(), changes).to_json())
 
 
 @notes.route("/<uuid:record_id>/annotations/<note_id>", methods=["DELETE"])
@@ -400,7 +402,7 @@ def delete_note(record_id: UUID, note_id: str) -> Any:
 def list_variations(record_id: UUID) -> Any:
     """A record's variations, oldest first (every reader may see them: only finished records have any)."""
     service().records.timeline(record_id)  # 404 for a record that does not exist
-    return _json({"variations": _teaching().variations.of_record(record_id)})
+    return _json({"variations": [summary.to_json() for summary in _teaching().variations.of_record(record_id)]})
 
 
 @variations.route("/records/<uuid:record_id>/variations", methods=["POST"])
@@ -418,21 +420,21 @@ def branch(body: dict[str, Any], record_id: UUID) -> Any:
     """Branch a what-if line from a decision point of the main line or of another variation."""
     summary = _teaching().variations.branch(record_id, bearer(), body["from_step"], body["parent"], body["title"],
                                             body["author"])
-    return _json(summary, 201, f"/api/variations/{summary['id']}")
+    return _json(summary.to_json(), 201, f"/api/variations/{summary.id}")
 
 
 @variations.route("/variations/<uuid:variation_id>")
 @variations.response(200, VariationSummary)
 def variation(variation_id: UUID) -> Any:
     """A variation: its record, parent and branching step, its moves, whether its game ended."""
-    return _json(_teaching().variations.summary(variation_id))
+    return _json(_teaching().variations.summary(variation_id).to_json())
 
 
 @variations.route("/variations/<uuid:variation_id>/steps/<int:n>")
 @variations.response(200, schemas.VariationStep)
 def variation_step(variation_id: UUID, n: int) -> Any:
     """The all-seeing state after step n of the variation (steps continue the parent's numbering)."""
-    return _json(_teaching().variations.step(variation_id, n))
+    return _json(_teaching().variations.step(variation_id, n).to_json())
 
 
 @variations.route("/variations/<uuid:variation_id>/steps/<int:n>/board")
@@ -455,14 +457,14 @@ def variation_board(variation_id: UUID, n: int) -> Any:
 @variations.response(200, schemas.VariationStory)
 def variation_story(variation_id: UUID) -> Any:
     """The variation's own moves in words (the parent's are in the parent's story)."""
-    return _json(_teaching().variations.story(variation_id))
+    return _json(_teaching().variations.story(variation_id).to_json())
 
 
 @variations.route("/variations/<uuid:variation_id>/legal")
 @variations.response(200, schemas.Legal)
 def variation_legal(variation_id: UUID) -> Any:
     """The pending decision at the variation's last step and every legal command for it, in words."""
-    return _json(_teaching().variations.legal(variation_id))
+    return _json(_teaching().variations.legal(variation_id).to_json())
 
 
 @variations.route("/variations/<uuid:variation_id>/commands", methods=["POST"])
@@ -477,7 +479,7 @@ def variation_legal(variation_id: UUID) -> Any:
 @variations.doc(security=ANNOTATOR)
 def play_variation(body: dict[str, Any], variation_id: UUID) -> Any:
     """Play the pending decision's command in the variation; chance from `outcomes` (the author's) or drawn."""
-    return _json(_teaching().variations.play(variation_id, bearer(), body["command"], body["outcomes"]))
+    return _json(_teaching().variations.play(variation_id, bearer(), body["command"], body["outcomes"]).to_json())
 
 
 # ---- lessons -----------------------------------------------------------------------------------------
@@ -489,7 +491,7 @@ def play_variation(body: dict[str, Any], variation_id: UUID) -> Any:
 def create_lesson(body: dict[str, Any]) -> Any:
     """Make a lesson. Its teacher key is in this answer only; its `link` is the students' invitation."""
     lesson, key = _teaching().lessons.create(body["title"], body["introduction"])
-    return _json({"lesson": lesson, "teacher_key": key, "link": lesson["link"]}, 201, f"/api/lessons/{lesson['id']}")
+    return _json({"lesson": lesson.to_json(), "teacher_key": key, "link": lesson.link}, 201, f"/api/lessons/{lesson.id}")
 
 
 @lessons.route("/import", methods=["POST"])
@@ -513,7 +515,7 @@ def import_lesson() -> Any:
 @lessons.doc(security=[{"teacher": []}, {}])
 def get_lesson(lesson_id: UUID) -> Any:
     """The lesson: chapters, the presenter's chapter and step, the open pause's question."""
-    return _json(_teaching().lessons.get(lesson_id, bearer()))
+    return _json(_teaching().lessons.get(lesson_id, bearer()).to_json())
 
 
 @lessons.route("/<uuid:lesson_id>/chapters", methods=["POST"])
@@ -527,7 +529,7 @@ def add_chapter(body: dict[str, Any], lesson_id: UUID) -> Any:
     """Add a chapter: a step range of a finished record's main line or of one of its variations."""
     body = {**body, "record_id": str(body["record_id"])}
     chapter = _teaching().lessons.add_chapter(lesson_id, bearer(), body)
-    return _json(chapter, 201)
+    return _json(chapter.to_json(), 201)
 
 
 @lessons.route("/<uuid:lesson_id>/chapters/<chapter_id>", methods=["PATCH"])
@@ -540,7 +542,7 @@ def edit_chapter(changes: dict[str, Any], lesson_id: UUID, chapter_id: str) -> A
     """Change a chapter (only the fields sent)."""
     if "record_id" in changes:
         changes = {**changes, "record_id": str(changes["record_id"])}
-    return _json(_teaching().lessons.edit_chapter(lesson_id, chapter_id, bearer(), changes))
+    return _json(_teaching().lessons.edit_chapter(lesson_id, chapter_id, bearer(), changes).to_json())
 
 
 @lessons.route("/<uuid:lesson_id>/chapters/<chapter_id>", methods=["DELETE"])
@@ -564,7 +566,7 @@ def remove_chapter(lesson_id: UUID, chapter_id: str) -> Any:
 @lessons.doc(security=TEACHER)
 def order(body: dict[str, Any], lesson_id: UUID) -> Any:
     """Put the chapters in a new order (every chapter id, once)."""
-    return _json(_teaching().lessons.order(lesson_id, bearer(), body["chapters"]))
+    return _json(_teaching().lessons.order(lesson_id, bearer(), body["chapters"]).to_json())
 
 
 @lessons.route("/<uuid:lesson_id>/present", methods=["POST"])
@@ -576,7 +578,7 @@ def order(body: dict[str, Any], lesson_id: UUID) -> Any:
 @lessons.doc(security=TEACHER)
 def present(body: dict[str, Any], lesson_id: UUID) -> Any:
     """Move the presenter: every student following the lesson goes to this chapter and step, with these shapes."""
-    return _json(_teaching().lessons.present(lesson_id, bearer(), body["chapter"], body["step"], body["shapes"]))
+    return _json(_teaching().lessons.present(lesson_id, bearer(), body["chapter"], body["step"], body["shapes"]).to_json())
 
 
 @lessons.route("/<uuid:lesson_id>/live")
@@ -597,7 +599,7 @@ def live(lesson_id: UUID) -> Any:
     def follow() -> Any:
         try:
             subscription, first = subscribe_then_read(svc.hub, str(lesson_id),
-                                                      lambda: svc.teaching.lessons.get(lesson_id, None))
+                                                      lambda: svc.teaching.lessons.get(lesson_id, None).to_json())
         except Unavailable as exc:
             return unavailable(exc, "the page retries by itself")
         ping = float(current_app.config.get(PING_CONFIG, PING_SECONDS))
@@ -617,8 +619,8 @@ def open_pause(body: dict[str, Any], lesson_id: UUID) -> Any:
     """Stop at the presenter's step and ask the class what that seat should do."""
     teaching = _teaching()
     opened = teaching.lessons.open_pause(lesson_id, bearer(), body["seat"], body["question"])
-    found = teaching.lessons.question(lesson_id, opened["id"])
-    return _json(found, 201, f"/api/lessons/{lesson_id}/pauses/{opened['id']}")
+    found = teaching.lessons.question(lesson_id, opened.id)
+    return _json(found.to_json(), 201, f"/api/lessons/{lesson_id}/pauses/{opened.id}")
 
 
 @lessons.route("/<uuid:lesson_id>/pauses/<pause_id>")
@@ -629,9 +631,9 @@ def question(lesson_id: UUID, pause_id: str) -> Any:
     teaching = _teaching()
     token = bearer()
     found = teaching.lessons.question(lesson_id, pause_id)
-    if token is not None:
-        found["tally"] = teaching.lessons.tally(lesson_id, pause_id, token)
-    return _json(found)
+    if token is not None:  # the teacher's key (another is refused): who picked what
+        found = replace(found, tally=teaching.lessons.tally(lesson_id, pause_id, token))
+    return _json(found.to_json())
 
 
 @lessons.route("/<uuid:lesson_id>/pauses/<pause_id>/board")
@@ -659,7 +661,7 @@ def pause_board(lesson_id: UUID, pause_id: str) -> Any:
                       description="not one of the seat's legal commands (rule lesson/answer-illegal), or no student name")
 def answer(body: dict[str, Any], lesson_id: UUID, pause_id: str) -> Any:
     """A student's prediction: one of the asked seat's legal commands. No key: the lesson link is the invitation."""
-    return _json(_teaching().lessons.answer(lesson_id, pause_id, body["student"], body["command"]), 201)
+    return _json(_teaching().lessons.answer(lesson_id, pause_id, body["student"], body["command"]).to_json(), 201)
 
 
 @lessons.route("/<uuid:lesson_id>/pauses/<pause_id>/reveal", methods=["POST"])
@@ -670,7 +672,7 @@ def answer(body: dict[str, Any], lesson_id: UUID, pause_id: str) -> Any:
 @lessons.doc(security=TEACHER)
 def reveal(_: dict[str, Any], lesson_id: UUID, pause_id: str) -> Any:
     """Close the pause and show the move played, with the tally. Send `{}` as the body."""
-    return _json(_teaching().lessons.reveal(lesson_id, pause_id, bearer()))
+    return _json(_teaching().lessons.reveal(lesson_id, pause_id, bearer()).to_json())
 
 
 @lessons.route("/<uuid:lesson_id>/export")

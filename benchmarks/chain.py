@@ -43,6 +43,7 @@ from domain.kernel import Entry
 from domain.kernel.selfplay import play_random
 from domain.records import Records, recordfile
 from domain.records import chain as chains
+from domain.records.readmodels_verification import ChainVerdict
 from domain.records.settings import Settings
 from domain.records.timeline import FINISHED, HAPPENED, STARTED, decode_rows, paused_collector, select_stream
 
@@ -120,11 +121,11 @@ def timed(work: Callable[[], int]) -> tuple[int, float, float]:
     return units, time.process_time() - cpu, time.perf_counter() - wall
 
 
-def chain_part(records: Records, record_id: UUID) -> dict[str, Any]:
+def chain_part(records: Records, record_id: UUID) -> ChainVerdict:
     """What `verify` does for the chain alone: read the stored rows, rebuild the items, recompute the links."""
     with paused_collector():  # as `verify` runs it
         rows = decode_rows(records.mapper, select_stream(records.recorder, record_id))
-        return records._verify_chain(rows, STARTED, HAPPENED, FINISHED)
+        return records.verification._verify_chain(rows, STARTED, HAPPENED, FINISHED)
 
 
 def best_ms(work: Callable[[], Any], repeat: int) -> tuple[float, float]:
@@ -154,8 +155,8 @@ def long_toy(records: Records, events: int) -> UUID:
                 "options": {"players": 2}, "mode": "transcribed", "chance": {}, "entries": [e.to_json() for e in log]}
     import_id, _ = records.imports.submit(document)
     report = records.imports.validate(import_id)
-    assert report["ok"], report
-    return UUID(report["record_id"])
+    assert report.ok, report
+    return UUID(report.record_id)
 
 
 @contextmanager
@@ -233,7 +234,7 @@ def main() -> None:
                         import_id = records.imports.submit(document)[0]
 
                         def validate(r: Records = records, i: UUID = import_id) -> int:
-                            assert r.imports.validate(i)["ok"]
+                            assert r.imports.validate(i).ok
                             return 1
 
                         units, cpu, wall = timed(validate)
@@ -268,22 +269,22 @@ def main() -> None:
                   f"{spent[0] / units * 1e6:.0f} µs a command")
             ids = [on.imports.submit(document)[0] for document in files]
             with inside_chain() as spent:
-                units, cpu, _ = timed(lambda: sum(bool(on.imports.validate(i)["ok"]) for i in ids))
+                units, cpu, _ = timed(lambda: sum(on.imports.validate(i).ok for i in ids))
             print(f"- imports: {spent[0] * 1000:.0f} ms of {cpu * 1000:.0f} ms ({spent[0] / cpu:.1%}), "
                   f"{spent[0] / units * 1000:.1f} ms an import")
 
             print()
             long_id = long_toy(on, args.events)
             real_id = on.imports.validate(on.imports.submit(max(files, key=lambda f: sum(len(e["events"]) for e in f["entries"])))[0])
-            real_id = UUID(real_id["record_id"])
+            real_id = UUID(real_id.record_id)
             print("| record | game events | chain part of /verify (median / best, CPU) | whole verify with the replay | "
                   "offline: chain_of(record_items(export)) |")
             print("|---|---|---|---|---|")
             for label, record_id in (("toy, far target", long_id), ("longest real game", real_id)):
                 answer = on.verification.verify(record_id)
-                assert answer["ok"], answer
+                assert answer.ok, answer
                 steps = on.reading.summary(record_id).steps
-                document = on.reading.export(record_id)
+                document = on.reading.export(record_id).to_json()
                 part = best_ms(lambda record_id=record_id: chain_part(on, record_id), 15)
                 whole = best_ms(lambda record_id=record_id: on.verification.verify(record_id), 3)
                 offline = best_ms(lambda document=document: chains.chain_of(chains.record_items(document)), 15)

@@ -76,8 +76,8 @@ def exports(seed: str) -> list[dict[str, Any]]:
                         "entries": bot_game(title, {"players": players}, f"{seed}-{k}")}
             import_id, _ = records.imports.submit(document)
             report = records.imports.validate(import_id)
-            assert report["ok"], report
-            out.append(records.reading.export(uuid.UUID(report["record_id"])))
+            assert report.ok, report
+            out.append(records.reading.export(uuid.UUID(report.record_id)))
         records.close()
     cache.parent.mkdir(parents=True, exist_ok=True)
     cache.write_text(json.dumps(out))

@@ -122,14 +122,17 @@ def main() -> None:
     parser.add_argument("title", choices=sorted(catalog.TITLES))
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--games", type=int, default=20)
-    parser.add_argument("--solo", type=int, metavar="SCENARIO", help="Città-Stato solo: play this scenario's first game")
+    parser.add_argument("--solo", type=int, metavar="SCENARIO", help="a title's solo mode: play this scenario's first game")
     parser.add_argument("--seed", default="bench")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--profile", action="store_true", help="print a pyinstrument profile of validation")
     args = parser.parse_args()
     options: dict[str, Any] = {"players": args.players}
-    if args.solo is not None:  # the human and the Ghost: two seats, one of them decided by the rules
-        options = {"players": 2, "solo": {"scenario": args.solo, "game": 1}}
+    if args.solo is not None:  # as the title sets up its solo mode (catalog.solo)
+        solo = catalog.solo(args.title)
+        if solo is None:
+            parser.error(f"{args.title} has no solo mode")
+        options = dict(solo(args.solo, 1, 0))
     if args.profile:
         from pyinstrument import Profiler
 

@@ -48,8 +48,8 @@ def long_record(records: Records, title: str, players: int, games: int, cut: flo
                 "mode": "transcribed", "chance": {}, "entries": entries}
     import_id, _ = records.imports.submit(document)
     report = records.imports.validate(import_id)
-    assert report["ok"], report
-    return UUID(report["record_id"])
+    assert report.ok, report
+    return UUID(report.record_id)
 
 
 def percentiles(samples: list[float]) -> dict[str, float]:

@@ -80,8 +80,8 @@ def finished_game(records: Records, seed: str, annotator_key: str | None = None)
                 "entries": [e.to_json() for e in played.entries]}
     import_id, _ = records.imports.submit(document, annotator_key)
     report = records.imports.validate(import_id)
-    assert report["ok"], report
-    return UUID(report["record_id"])
+    assert report.ok, report
+    return UUID(report.record_id)
 
 
 # ---- 1. live ---------------------------------------------------------------------------------------
@@ -238,12 +238,12 @@ def annotated(service: Any, notes: int, variations: int) -> tuple[UUID, int]:
     starts = [t.stop for t in service.records.reading.turns(record_id)][1:-1]
     for k in range(variations):
         summary = teaching.variations.branch(record_id, key, starts[(k * 3) % len(starts)], title=f"what if {k}")
-        vid = UUID(summary["id"])
+        vid = UUID(summary.id)
         for _ in range(3):
             legal = teaching.variations.legal(vid)
-            if not legal["commands"]:
+            if not legal.commands:
                 break
-            teaching.variations.play(vid, key, legal["commands"][k % len(legal["commands"])]["command"])
+            teaching.variations.play(vid, key, legal.commands[k % len(legal.commands)].command)
     return record_id, last
 
 
@@ -263,8 +263,8 @@ def study(base: str, service: Any, notes: int, variations: int, loads: int) -> N
     started = time.perf_counter()
     record_id, last = annotated(service, notes, variations)
     built = time.perf_counter() - started
-    listed = service.teaching.notes.list(record_id, None)["notes"]
-    shaped = [sum(1 for x in listed if x["step"] == n and x.get("shapes")) for n in range(last + 1)]
+    listed = service.teaching.notes.list(record_id, None).notes
+    shaped = [sum(1 for x in listed if x.step == n and x.shapes) for n in range(last + 1)]
     step = max(range(last + 1), key=lambda n: (shaped[n], -abs(n - last // 2)))  # the middle's most drawn step
     url = f"{base}/records/{record_id}#step={step}"
     times, marks, parts = [], set(), []

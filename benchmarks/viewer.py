@@ -166,8 +166,8 @@ def imported(records: Records, title: str, players: int, played: Any) -> UUID:
                 "entries": [e.to_json() for e in played.entries]}
     import_id, _ = records.imports.submit(document)
     report = records.imports.validate(import_id)
-    assert report["ok"], report
-    return UUID(report["record_id"])
+    assert report.ok, report
+    return UUID(report.record_id)
 
 
 def toy_record(records: Records, steps: int) -> UUID:
@@ -184,8 +184,8 @@ def toy_record(records: Records, steps: int) -> UUID:
                 "entries": [e.to_json() for e in played.entries]}
     import_id, _ = records.imports.submit(document)
     report = records.imports.validate(import_id)
-    assert report["ok"], report
-    return UUID(report["record_id"])
+    assert report.ok, report
+    return UUID(report.record_id)
 
 
 def percentile(samples: list[float], q: float) -> float:

@@ -2,14 +2,14 @@
 
 Everything else about a title is read from its package through here: its Game (`GAME`), its
 display name (`GAME.name`), its notation words and places (`notation.py`), its demo tables
-(`bot.py`), and the name of the package itself, by which the viewer finds the title's board
+(`bot.py`), its solo mode's setup (`solo.py`), and the name of the package itself, by which the viewer finds the title's board
 drawing. Imported lazily: one title's bug never blocks another.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any
 
@@ -65,6 +65,14 @@ def places(title: str, edition: Edition) -> tuple[str, ...] | None:
     notation = _room(title, "notation")
     listed = getattr(notation, "places", None)
     return tuple(listed(edition)) if callable(listed) else None
+
+
+def solo(title: str) -> Callable[[int, int, int], dict[str, Any]] | None:
+    """How the title sets up one game of its solo mode: `solo.py`'s `solo_options(scenario, game, carried)`,
+    the setup options of game `game` of that scenario's campaign with what the game before carried into it;
+    None for a title without a solo mode."""
+    found = getattr(_room(title, "solo"), "solo_options", None)
+    return found if callable(found) else None
 
 
 def demo_tables(title: str) -> Sequence[Table]:

@@ -57,13 +57,10 @@ def run_checks(app: Records, record_ids: Iterable[str]) -> dict[str, Any]:
             missing.append(str(record_id))
             continue
         checked += 1
-        if found["ok"]:
+        if found.ok:
             ok += 1
             continue
-        problems = [p.get("what", "") for p in found["chain"].get("problems", [])]
-        problems += [p.get("what", "") for p in found["replay"].get("problems", [])]
-        problems += [f"{name}: {p.get('what', '')}" for name, stream in found["streams"].items()
-                     for p in stream.get("problems", [])]
+        problems = found.problems
         failed[str(record_id)] = problems[:5]
         log.warning("record %s does not verify: %s", record_id, "; ".join(problems[:3]))
     return {"checked": checked, "ok": ok, "failed": failed, "missing": missing}

@@ -9,6 +9,7 @@ from uuid import UUID
 
 import domain.records.recordfile  # noqa: F401  (the checker, loaded with the worker: see warm_up)
 from domain.records import Records
+from domain.records.readmodels_imports import ImportReport
 from domain.records.settings import Settings
 from workers import metrics
 
@@ -43,7 +44,7 @@ def _tune_gc() -> None:
     gc.set_threshold(100_000, 50, 100)
 
 
-def run_validation(app: Records, import_id: UUID) -> dict[str, Any]:
+def run_validation(app: Records, import_id: UUID) -> ImportReport:
     """Judge one import, counted: an attempt, and the verdict when this run gave it (workers.metrics)."""
     metrics.count_import("attempts")
     report, concluded_here = app.imports.judge(import_id)
@@ -51,15 +52,15 @@ def run_validation(app: Records, import_id: UUID) -> dict[str, Any]:
     return report
 
 
-def _verdict_counted(report: dict[str, Any], concluded_here: bool) -> None:
+def _verdict_counted(report: ImportReport, concluded_here: bool) -> None:
     """The verdict, when this run gave it (workers.metrics)."""
     if concluded_here:
-        metrics.count_import("accepted" if report.get("ok") else "rejected")
+        metrics.count_import("accepted" if report.ok else "rejected")
 
 
 def validate_import(import_id: str) -> dict[str, Any]:
-    """RQ entry point (workers.jobs.validate_import)."""
-    return run_validation(records(), UUID(import_id))
+    """RQ entry point (workers.jobs.validate_import): the report as the import stores it."""
+    return run_validation(records(), UUID(import_id)).stored
 
 
 def run_validations(app: Records, import_ids: list[UUID]) -> dict[str, Any]:
@@ -77,7 +78,7 @@ def run_validations(app: Records, import_ids: list[UUID]) -> dict[str, Any]:
             for report, concluded_here in judged:
                 metrics.count_import("attempts")
                 _verdict_counted(report, concluded_here)
-            return {"imports": {str(i): bool(report.get("ok")) for i, (report, _) in zip(import_ids, judged, strict=True)}}
+            return {"imports": {str(i): report.ok for i, (report, _) in zip(import_ids, judged, strict=True)}}
     statuses: dict[str, Any] = {}
     failed: Exception | None = None
     for import_id in import_ids:
@@ -88,7 +89,7 @@ def run_validations(app: Records, import_ids: list[UUID]) -> dict[str, Any]:
             failed = failed or exc
             statuses[str(import_id)] = None
             continue
-        statuses[str(import_id)] = bool(report.get("ok"))
+        statuses[str(import_id)] = report.ok
     if failed is not None:
         raise failed
     return {"imports": statuses}

@@ -123,6 +123,13 @@ def report(state: State) -> dict[str, Any]:
     }
 
 
+def solo_options(scenario: int, game: int = 1, carried: int = 0) -> dict[str, Any]:
+    """The setup options of game `game` of a scenario's campaign, with the crowns `carried` into it from the game
+    before: what the catalog hands a command line (`catalog.solo`), so no other package spells them. The rules
+    check them (an unknown scenario is the rule citta-stato/solo/scenario)."""
+    return {"players": 2, "solo": {"scenario": scenario, "game": game, "carried_crowns": carried}}
+
+
 def next_game(state: State) -> dict[str, Any]:
     """From a finished solo game: the options of the campaign's next game, or that the campaign is won or lost."""
     if state.solo is None or state.phase != "over":
@@ -132,5 +139,5 @@ def next_game(state: State) -> dict[str, Any]:
         return {"campaign": "lost", "next": None, "report": r}
     if state.solo.game >= max(scenario(state).required):
         return {"campaign": "won", "next": None, "report": r}
-    solo = {"scenario": state.solo.scenario, "game": state.solo.game + 1, "carried_crowns": r["crowns_carried_out"]}
-    return {"campaign": "continues", "next": {"players": 2, "solo": solo}, "report": r}
+    return {"campaign": "continues", "next": solo_options(state.solo.scenario, state.solo.game + 1, r["crowns_carried_out"]),
+            "report": r}

@@ -47,6 +47,7 @@ from domain.records.errors import (
     Unauthorized,
 )
 from domain.records.kept import Kept
+from domain.records.readmodels_teaching import Note, NoteList
 from domain.records.room import over_limit
 
 if TYPE_CHECKING:
@@ -92,19 +93,19 @@ class Notes(Chained):
     def annotate(self, note: dict[str, Any], chain: str | None = None) -> None:
         self._chained(chain)
         self.notes[note["id"]] = dict(note)
-        self.size += room.item(shown(note))
+        self.size += room.item(shown(note).to_json())
 
     @event("Edited")
     def edit(self, note_id: str, changes: dict[str, Any], at: str, chain: str | None = None) -> None:
         self._chained(chain)
         before = self.notes[note_id]
         self.notes[note_id] = {**before, **changes, "edited": at}
-        self.size += room.item(shown(self.notes[note_id])) - room.item(shown(before))
+        self.size += room.item(shown(self.notes[note_id]).to_json()) - room.item(shown(before).to_json())
 
     @event("Deleted")
     def delete(self, note_id: str, at: str, chain: str | None = None) -> None:
         self._chained(chain)
-        self.size -= room.item(shown(self.notes.pop(note_id)))
+        self.size -= room.item(shown(self.notes.pop(note_id)).to_json())
 
 
 # ---- Markdown --------------------------------------------------------------------------------------
@@ -190,12 +191,10 @@ def _order(note: Mapping[str, Any]) -> tuple[Any, ...]:
     return (note["line"] is not None, note["line"] or "", note["step"], note["created"])
 
 
-def shown(note: Mapping[str, Any]) -> dict[str, Any]:
+def shown(note: Mapping[str, Any]) -> Note:
     """A note as the API shows it: the stored fields and the rendered text."""
-    out = {k: note[k] for k in ("id", "line", "step", "audience", "author", "by", "text")}
-    out["html"] = render(note["text"])
-    out.update(shapes=[dict(s) for s in note["shapes"]], glyph=note["glyph"], created=note["created"], edited=note["edited"])
-    return out
+    return Note(note["id"], note["line"], note["step"], note["audience"], note["author"], note["by"], note["text"],
+                render(note["text"]), [dict(s) for s in note["shapes"]], note["glyph"], note["created"], note["edited"])
 
 
 class Annotations:
@@ -208,7 +207,7 @@ class Annotations:
 
     # ---- reading ------------------------------------------------------------------------------
 
-    def list(self, record_id: UUID, token: str | None, line: str | None = ALL) -> dict[str, Any]:
+    def list(self, record_id: UUID, token: str | None, line: str | None = ALL) -> NoteList:
         """The notes this reader may see, on one line or all of them, in (line, step, made) order."""
         whom = self.records.access.who(record_id, token)
         wanted: Callable[[Mapping[str, Any]], bool]
@@ -219,18 +218,18 @@ class Annotations:
             wanted = lambda note: note["line"] == span.line  # noqa: E731
         found = self._get(record_id)
         notes = [] if found is None else [n for n in found.notes.values() if wanted(n) and sees(whom, n)]
-        return {"notes": [shown(n) for n in sorted(notes, key=_order)], "reader": _reader(whom),
-                "can_annotate": whom.kind != PUBLIC}
+        return NoteList(tuple(shown(n) for n in sorted(notes, key=_order)), _reader(whom), whom.kind != PUBLIC)
 
     def all_notes(self, record_id: UUID) -> builtins.list[dict[str, Any]]:  # `list` here is the method above
-        """Every live note, whoever it is for: what the annotator's export and a lesson file carry."""
+        """Every live note, whoever it is for, in the record file's shape: what the annotator's export and a
+        lesson file carry (no reader's answer, so plain JSON values)."""
         board_of(self.records, record_id)  # an unknown record is a 404, not an empty list
         found = self._get(record_id)
-        return [] if found is None else [shown(n) for n in sorted(found.notes.values(), key=_order)]
+        return [] if found is None else [shown(n).to_json() for n in sorted(found.notes.values(), key=_order)]
 
     # ---- writing ------------------------------------------------------------------------------
 
-    def add(self, record_id: UUID, token: str | None, body: Mapping[str, Any]) -> dict[str, Any]:
+    def add(self, record_id: UUID, token: str | None, body: Mapping[str, Any]) -> Note:
         """A new note, checked whole before anything is stored."""
         whom = self._writer(record_id, token)
         board = board_of(self.records, record_id)
@@ -243,7 +242,7 @@ class Annotations:
         self._change(record_id, lambda notes: notes.annotate(note=note))
         return shown(note)
 
-    def edit(self, record_id: UUID, note_id: str, token: str | None, changes: Mapping[str, Any]) -> dict[str, Any]:
+    def edit(self, record_id: UUID, note_id: str, token: str | None, changes: Mapping[str, Any]) -> Note:
         """Change some fields of a note; the note is checked whole again, and the stream keeps the old version."""
         whom = self._writer(record_id, token)
         board = board_of(self.records, record_id)

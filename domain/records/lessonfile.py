@@ -15,6 +15,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
@@ -23,6 +24,7 @@ from domain.records import recordfile, studynotation
 from domain.records.access import SEAT, new_tokens
 from domain.records.errors import Forbidden, Invalid, RecordsError, TooLarge
 from domain.records.lessons import MAX_CHAPTERS, MAX_RECORDS
+from domain.records.readmodels import RecordFile
 from domain.records.rulings import rulings_of
 from domain.records.settings import Limits
 from domain.records.teaching import Teaching
@@ -45,24 +47,24 @@ def record_extras(teaching: Teaching, record_id: UUID, token: str | None) -> dic
     a finished record's lines show nothing its seats could not see), in the record file's shapes.
 
     A variation's `ref` is its id, so a note's `line` names it as it is."""
-    notes = teaching.notes.list(record_id, token)["notes"]
+    notes = [note.to_json() for note in teaching.notes.list(record_id, token).notes]
     variations = []
     for summary in teaching.variations.of_record(record_id):
-        exported = teaching.variations.exported(UUID(summary["id"]))
-        variations.append({"ref": summary["id"], "parent": summary["parent"], "from_step": exported["from_step"],
+        exported = teaching.variations.exported(UUID(summary.id))
+        variations.append({"ref": summary.id, "parent": summary.parent, "from_step": exported["from_step"],
                            "title": exported["title"], "author": exported["author"], "seed": exported["seed"],
                            "entries": exported["entries"]})
     return {"annotations": notes, "variations": variations}
 
 
-def record_file(teaching: Teaching, record_id: UUID, token: str | None) -> dict[str, Any]:
+def record_file(teaching: Teaching, record_id: UUID, token: str | None) -> RecordFile:
     """The record file with its notes and variations. The annotator key reads the record as the public
     does (the game is over) and every note; a seat token as that seat; another token is refused."""
     reader = teaching.records.access.who(record_id, token)
     document = teaching.records.reading.export(record_id, token if reader.kind == SEAT else None)
-    document.update(record_extras(teaching, record_id, token))
-    document["rulings"] = rulings_of(teaching.records, record_id)
-    return document
+    extras = record_extras(teaching, record_id, token)
+    return replace(document, annotations=extras["annotations"], variations=extras["variations"],
+                   rulings=rulings_of(teaching.records, record_id))
 
 
 def game_alone(document: Any) -> bool:
@@ -202,18 +204,17 @@ def export_lesson(teaching: Teaching, lesson_id: UUID, token: str | None) -> dic
     structure = teaching.lessons.structure(lesson_id)
     refs: dict[str, str] = {}
     records = []
-    for chapter in structure["chapters"]:
-        record_id = str(chapter["record_id"])
+    for chapter in structure.chapters:
+        record_id = str(chapter.record_id)
         if record_id in refs:
             continue
         refs[record_id] = f"r{len(refs) + 1}"
         reader = token if _opens(teaching, UUID(record_id), token) else None
-        records.append({"ref": refs[record_id], "file": record_file(teaching, UUID(record_id), reader)})
-    chapters = [{"title": c.get("title", ""), "introduction": c.get("introduction", ""), "record": refs[str(c["record_id"])],
-                 "line": c.get("line"), "from_step": c["from_step"], "to_step": c["to_step"]}
-                for c in structure["chapters"]]
-    return {"format": FORMAT, "version": VERSION, "title": structure["title"],
-            "introduction": structure.get("introduction", ""), "records": records, "chapters": chapters}
+        records.append({"ref": refs[record_id], "file": record_file(teaching, UUID(record_id), reader).to_json()})
+    chapters = [{"title": c.title, "introduction": c.introduction, "record": refs[str(c.record_id)], "line": c.line,
+                 "from_step": c.from_step, "to_step": c.to_step} for c in structure.chapters]
+    return {"format": FORMAT, "version": VERSION, "title": structure.title, "introduction": structure.introduction,
+            "records": records, "chapters": chapters}
 
 
 def _opens(teaching: Teaching, record_id: UUID, token: str | None) -> bool:
@@ -258,7 +259,7 @@ def _build(teaching: Teaching, document: Mapping[str, Any], records: list[tuple[
                                "from_step": c["from_step"], "to_step": c["to_step"]} for c in chapters]}
     with _naming("the lesson"):
         lesson, teacher_key = teaching.lessons.rebuild(structure, record_map, line_map)
-    return {"lesson": lesson, "teacher_key": teacher_key, "records": record_map, "annotator_keys": keys}
+    return {"lesson": lesson.to_json(), "teacher_key": teacher_key, "records": record_map, "annotator_keys": keys}
 
 
 def _without_extras(file: Mapping[str, Any]) -> dict[str, Any]:

@@ -34,6 +34,18 @@ from domain.records import room
 from domain.records.access import token_hash
 from domain.records.annotations import Annotations, board_of, checked_shapes
 from domain.records.errors import Conflict, Invalid, NotFound, TooLarge, Unauthorized, WrongKey
+from domain.records.readmodels_teaching import (
+    Answered,
+    Chapter,
+    Choice,
+    LessonOutline,
+    LessonView,
+    Presenter,
+    Question,
+    Revealed,
+    Tally,
+    TallyChoice,
+)
 from domain.records.room import over_limit
 from domain.records.variations import Variations, command_words, sent_command
 
@@ -201,7 +213,7 @@ class Lessons:
 
     # ---- the lesson and its teacher ----------------------------------------------------
 
-    def create(self, title: str, introduction: str = "") -> tuple[dict[str, Any], str]:
+    def create(self, title: str, introduction: str = "") -> tuple[LessonView, str]:
         """A new lesson and its teacher key (shown once: only its hash is kept)."""
         title = _text(title, "title", MAX_TITLE).strip()
         if not title:
@@ -212,7 +224,7 @@ class Lessons:
         self.records.save(lesson)
         return self._shown(lesson, teacher=True), key
 
-    def get(self, lesson_id: UUID, token: str | None) -> dict[str, Any]:
+    def get(self, lesson_id: UUID, token: str | None) -> LessonView:
         """The lesson as a student (no key) or its teacher sees it; a key that is not the teacher's is refused."""
         lesson = self._load(lesson_id)
         teacher = token is not None and self._is_teacher(lesson, token)
@@ -220,12 +232,10 @@ class Lessons:
             raise WrongKey("this key is not this lesson's teacher key; students need no key")
         return self._shown(lesson, teacher)
 
-    def _shown(self, lesson: Lesson, teacher: bool) -> dict[str, Any]:
+    def _shown(self, lesson: Lesson, teacher: bool) -> LessonView:
         pause = self._question(lesson, lesson.open_pause) if lesson.open_pause is not None else None
-        return {"id": str(lesson.id), "title": lesson.title, "introduction": lesson.introduction,
-                "chapters": [dict(c) for c in lesson.chapters],
-                "presenter": dict(lesson.presenter) if lesson.presenter is not None else None,
-                "pause": pause, "teacher": teacher, "link": f"/lessons/{lesson.id}"}
+        return LessonView(str(lesson.id), lesson.title, lesson.introduction, tuple(Chapter.of(c) for c in lesson.chapters),
+                          Presenter.of(lesson.presenter) if lesson.presenter is not None else None, pause, teacher)
 
     def _load(self, lesson_id: UUID | str) -> Lesson:
         try:
@@ -322,7 +332,7 @@ class Lessons:
                 "introduction": _text(merged.get("introduction"), "introduction", MAX_INTRODUCTION),
                 "record_id": str(record_id), "line": line, "from_step": first, "to_step": last}
 
-    def add_chapter(self, lesson_id: UUID, token: str | None, body: Mapping[str, Any]) -> dict[str, Any]:
+    def add_chapter(self, lesson_id: UUID, token: str | None, body: Mapping[str, Any]) -> Chapter:
         """A chapter at the end of the lesson: a finished record's main line or variation, a step range."""
         self._teacher(self._load(lesson_id), token)  # a stranger learns nothing of the records named
         chapter = {"id": f"c-{secrets.token_hex(6)}", **self._chapter(body)}
@@ -334,10 +344,10 @@ class Lessons:
         with self._serial(lesson_id):
             lesson, _ = self._change(lesson_id, token, change)
             self._publish_chapters(lesson)
-        return dict(chapter)
+        return Chapter.of(chapter)
 
     def edit_chapter(self, lesson_id: UUID, chapter_id: str, token: str | None,
-                     changes: Mapping[str, Any]) -> dict[str, Any]:
+                     changes: Mapping[str, Any]) -> Chapter:
         def change(lesson: Lesson) -> dict[str, Any]:
             current = lesson.chapter(chapter_id)
             checked = self._chapter(changes, {k: v for k, v in current.items() if k != "id"})
@@ -350,7 +360,7 @@ class Lessons:
         with self._serial(lesson_id):
             lesson, chapter = self._change(lesson_id, token, change)
             self._publish_chapters(lesson)
-        return chapter
+        return Chapter.of(chapter)
 
     def _within_limits(self, lesson: Lesson, chapters: list[dict[str, Any]]) -> None:
         """The lesson's chapters as changed must leave its file importable (lessonfile.import_lesson): at most
@@ -386,7 +396,7 @@ class Lessons:
             lesson, _ = self._change(lesson_id, token, change)
             self._publish_chapters(lesson)
 
-    def order(self, lesson_id: UUID, token: str | None, chapter_ids: list[str]) -> dict[str, Any]:
+    def order(self, lesson_id: UUID, token: str | None, chapter_ids: list[str]) -> LessonView:
         """The chapters in a new order: every chapter named once."""
         def change(lesson: Lesson) -> None:
             known = [c["id"] for c in lesson.chapters]
@@ -407,7 +417,7 @@ class Lessons:
     # ---- the presenter -------------------------------------------------------------------
 
     def present(self, lesson_id: UUID, token: str | None, chapter_id: str, step: int,
-                shapes: list[Any] | None = None) -> dict[str, Any]:
+                shapes: list[Any] | None = None) -> Presenter:
         """Move the class to a chapter's step, with the teacher's shapes drawn on the board."""
         step = _step(step, "step")
 
@@ -424,7 +434,7 @@ class Lessons:
         with self._serial(lesson_id):
             lesson, presenter = self._change(lesson_id, token, change)
             self._publish(lesson, {"type": "present", **presenter})
-        return presenter
+        return Presenter.of(presenter)
 
     def _shapes(self, record_id: UUID, shapes: Any) -> list[dict[str, Any]]:
         """The presenter's shapes, checked exactly as a note's are (annotations.py): arrows, highlights
@@ -448,7 +458,7 @@ class Lessons:
                 return game, meta, state, played
         vid = UUID(line)
         state = self.variations.state_at(vid, step)
-        start = int(self.variations.summary(vid)["from_step"])
+        start = self.variations.summary(vid).from_step
         played = None
         for entry in self.variations.entries(vid):
             if start == step:
@@ -457,7 +467,7 @@ class Lessons:
             start += len(entry["events"])
         return game, meta, state, played
 
-    def open_pause(self, lesson_id: UUID, token: str | None, seat: int, question: str = "") -> dict[str, Any]:
+    def open_pause(self, lesson_id: UUID, token: str | None, seat: int, question: str = "") -> Question:
         """Stop the class at the presented step and ask the seat deciding there what it would do."""
         lesson = self._load(lesson_id)
         self._teacher(lesson, token)
@@ -498,25 +508,21 @@ class Lessons:
         with self._serial(lesson_id):
             lesson, _ = self._change(lesson_id, token, change)
             shown = self._question(lesson, pause["id"])
-            self._publish(lesson, {"type": "pause", "pause": shown})
+            self._publish(lesson, {"type": "pause", "pause": shown.to_json()})
         return shown
 
-    def question(self, lesson_id: UUID, pause_id: str) -> dict[str, Any]:
+    def question(self, lesson_id: UUID, pause_id: str) -> Question:
         """What students see of a pause: the seat's own view, its pending decision and its choices."""
         lesson = self._load(lesson_id)
         return self._question(lesson, pause_id)
 
-    def _question(self, lesson: Lesson, pause_id: str) -> dict[str, Any]:
+    def _question(self, lesson: Lesson, pause_id: str) -> Question:
         pause = lesson.pause(pause_id)
         game, _, state, played = self._position(UUID(pause["record_id"]), pause["line"], pause["step"])
-        out = {"id": pause["id"], "chapter": pause["chapter"], "step": pause["step"], "seat": pause["seat"],
-               "seat_name": pause["seat_name"], "question": pause["question"], "open": pause["open"],
-               "view": game.view(state, pause["seat"]),  # that seat's own view: never the all-seeing one
-               "pending": pause["pending"], "choices": [dict(c) for c in pause["choices"]],
-               "answers": len(lesson.answers[pause_id])}
-        if not pause["open"]:
-            out["played"] = self._played(pause, played, state)
-        return out
+        return Question(pause["id"], pause["chapter"], pause["step"], pause["seat"], pause["seat_name"], pause["question"],
+                        pause["open"], game.view(state, pause["seat"]),  # that seat's own view: never the all-seeing one
+                        pause["pending"], tuple(Choice(dict(c["command"]), c["said"]) for c in pause["choices"]),
+                        len(lesson.answers[pause_id]), None if pause["open"] else self._played(pause, played, state))
 
     def pause_board(self, lesson_id: UUID, pause_id: str, draw: Callable[..., str]) -> bytes:
         """The board of a pause as the asked seat saw it then: drawn from that seat's own view, never the
@@ -530,18 +536,18 @@ class Lessons:
         before = game.view(previous, seat) if previous is not None else None
         return draw(meta.title, game.view(state, seat), before, edition, list(meta.seats)).encode()
 
-    def _played(self, pause: Mapping[str, Any], command: Mapping[str, Any] | None, state: Any) -> dict[str, Any] | None:
+    def _played(self, pause: Mapping[str, Any], command: Mapping[str, Any] | None, state: Any) -> Choice | None:
         """The command played from the pause's step, in the same words as its choice."""
         if command is None:
             return None
         key = canonical(command)
         for choice in pause["choices"]:
             if canonical(choice["command"]) == key:  # spelt as its choice, so a page can match them as they are
-                return {"command": dict(choice["command"]), "said": choice["said"]}
+                return Choice(dict(choice["command"]), choice["said"])
         title = self.records.access.meta(UUID(pause["record_id"])).title  # not a choice: the rules read differently now
-        return {"command": dict(command), "said": words_for(title, command, state)}
+        return Choice(dict(command), words_for(title, command, state))
 
-    def answer(self, lesson_id: UUID, pause_id: str, student: str, command: Mapping[str, Any]) -> dict[str, Any]:
+    def answer(self, lesson_id: UUID, pause_id: str, student: str, command: Mapping[str, Any]) -> Answered:
         """A student's pick (a later one replaces it): one of the seat's legal commands at that step."""
         if not isinstance(student, str) or not 0 < len(student.strip()) <= MAX_STUDENT:
             raise Invalid(f"student must be a name of 1 to {MAX_STUDENT} characters", rule="lesson/student")
@@ -565,9 +571,8 @@ class Lessons:
         with self._serial(lesson_id):
             lesson, count = self._change(lesson_id, None, change, teacher=False)
             self._publish(lesson, {"type": "answers", "pause": pause_id, "count": count})
-        return {"pause": pause_id, "student": student, "command": given,
-                "said": next(c["said"] for c in pause["choices"] if canonical(c["command"]) == canonical(given)),
-                "count": count}
+        return Answered(pause_id, student, given,
+                        next(c["said"] for c in pause["choices"] if canonical(c["command"]) == canonical(given)), count)
 
     @staticmethod
     def _illegal(game: Any, state: Any, parsed: Any, pause: Mapping[str, Any]) -> Invalid:
@@ -583,25 +588,24 @@ class Lessons:
         reason = f" ({facts['violation']['message']})" if "violation" in facts else ""
         return Invalid(f"that is not one of {pause['seat_name']}'s legal commands at step {pause['step']}{reason}", **facts)
 
-    def tally(self, lesson_id: UUID, pause_id: str, token: str | None) -> dict[str, Any]:
+    def tally(self, lesson_id: UUID, pause_id: str, token: str | None) -> Tally:
         """For the teacher: how many picked each choice, and who."""
         lesson = self._load(lesson_id)
         self._teacher(lesson, token)
         return self._tally(lesson, pause_id)
 
     @staticmethod
-    def _tally(lesson: Lesson, pause_id: str) -> dict[str, Any]:
+    def _tally(lesson: Lesson, pause_id: str) -> Tally:
         pause = lesson.pause(pause_id)
         answers = lesson.answers[pause_id]
         choices = []
         for choice in pause["choices"]:
             key = canonical(choice["command"])
             students = [s for s, c in answers.items() if canonical(c) == key]
-            choices.append({"command": dict(choice["command"]), "said": choice["said"], "count": len(students),
-                            "students": students})
-        return {"answers": len(answers), "choices": choices}
+            choices.append(TallyChoice(dict(choice["command"]), choice["said"], len(students), students))
+        return Tally(len(answers), tuple(choices))
 
-    def reveal(self, lesson_id: UUID, pause_id: str, token: str | None) -> dict[str, Any]:
+    def reveal(self, lesson_id: UUID, pause_id: str, token: str | None) -> Revealed:
         """Close the pause and show the command played at that step, with the tally."""
         def change(lesson: Lesson) -> None:
             if not lesson.pause(pause_id)["open"]:
@@ -612,21 +616,21 @@ class Lessons:
             lesson, _ = self._change(lesson_id, token, change)
             pause = lesson.pause(pause_id)
             _, _, state, command = self._position(UUID(pause["record_id"]), pause["line"], pause["step"])
-            out: dict[str, Any] = {"played": self._played(pause, command, state), "tally": self._tally(lesson, pause_id)}
-            counts = {"answers": out["tally"]["answers"],  # the class sees counts, never who picked what
-                      "choices": [{k: v for k, v in c.items() if k != "students"} for c in out["tally"]["choices"]]}
-            self._publish(lesson, {"type": "reveal", "pause": pause_id, "played": out["played"], "tally": counts})
+            out = Revealed(self._played(pause, command, state), self._tally(lesson, pause_id))
+            played = out.played.to_json() if out.played is not None else None
+            # the class sees counts, never who picked what
+            self._publish(lesson, {"type": "reveal", "pause": pause_id, "played": played, "tally": out.tally.counted()})
         return out
 
     # ---- the lesson file ----------------------------------------------------------------
 
-    def structure(self, lesson_id: UUID) -> dict[str, Any]:
+    def structure(self, lesson_id: UUID) -> LessonOutline:
         """What a lesson file keeps of the lesson: its title, introduction and chapters in order."""
         lesson = self._load(lesson_id)
-        return {"title": lesson.title, "introduction": lesson.introduction, "chapters": [dict(c) for c in lesson.chapters]}
+        return LessonOutline(lesson.title, lesson.introduction, tuple(Chapter.of(c) for c in lesson.chapters))
 
     def rebuild(self, structure: Mapping[str, Any], record_map: Mapping[str, Any],
-                line_map: Mapping[str, Any] | None) -> tuple[dict[str, Any], str]:
+                line_map: Mapping[str, Any] | None) -> tuple[LessonView, str]:
         """A new lesson from a file's structure, its records and variations renamed through the maps
         (old id or file ref -> new id); every chapter is checked before anything is saved."""
         line_map = line_map or {}

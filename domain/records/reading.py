@@ -20,7 +20,7 @@ from domain.records import chain as chains
 from domain.records import dice, recordfile
 from domain.records.aggregates import LIVE, waiting_message
 from domain.records.errors import Forbidden, NotFound
-from domain.records.readmodels import EventPage, Legal, Listing, RecordRow, Step, Summary, Turn, as_bytes
+from domain.records.readmodels import EventPage, Legal, Listing, RecordFile, RecordRow, Step, Summary, Turn, as_bytes
 from domain.records.timeline import Meta, Timeline
 from domain.records.turns import round_in_view, turn_ranges
 from domain.records.views import pending_as_seen, visible
@@ -202,7 +202,7 @@ class Reading:
             items.append(row)
         return Listing(items, total, page, per_page)
 
-    def export(self, record_id: UUID, token: str | None = None) -> dict[str, Any]:
+    def export(self, record_id: UUID, token: str | None = None) -> RecordFile:
         with self.records.access.read_as(record_id, token) as (timeline, meta, _):
             if not meta.finished:
                 raise Forbidden("a record is exported once the game is over: its log holds every secret")
@@ -213,7 +213,7 @@ class Reading:
                     if seat["seat"] in unverifiable:
                         seat["unverifiable"] = True
             document["chain"] = {"head": meta.chain_head, "length": meta.chain_length}  # chain.record_items recomputes it
-            return document
+            return RecordFile.of(document)
 
     def notation(self, record_id: UUID, token: str | None = None, all_seeing: bool = False) -> str:
         """The record in its title's table notation (docs/notation/). Like the export, it holds every

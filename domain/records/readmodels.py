@@ -10,7 +10,7 @@ are the titles' own JSON values and stay so.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Protocol
 
 
@@ -236,3 +236,48 @@ class Listing:
     def to_json(self) -> dict[str, Any]:
         return {"items": [row.to_json() for row in self.items], "total": self.total, "page": self.page,
                 "per_page": self.per_page}
+
+
+@dataclass(frozen=True, slots=True)
+class RecordFile:
+    """A finished record as its file (docs/formats/record-json.md): what `GET .../export` answers and an
+    import takes back. The entries, chance and scores are the file's own JSON values; the notes, variations
+    and rulings are there when the export carries them (`lessonfile.record_file`), in that order."""
+
+    format: str
+    version: int
+    title: str
+    edition: dict[str, Any]
+    seats: list[dict[str, Any]]  # {"name"} in seat order
+    options: dict[str, Any]
+    mode: str
+    chance: dict[str, Any]
+    entries: list[dict[str, Any]]
+    finished: bool
+    scores: dict[str, Any] | None
+    chain: dict[str, Any] | None = None  # {"head", "length"}: the stored chain the file was read from
+    annotations: list[dict[str, Any]] | None = None
+    variations: list[dict[str, Any]] | None = None
+    rulings: list[dict[str, Any]] | None = None
+
+    @classmethod
+    def of(cls, document: dict[str, Any]) -> RecordFile:
+        """The model of a file as `recordfile.export` writes it; a key this model does not know is refused, so
+        that a key added to the file is never dropped from the answer without a word."""
+        unknown = set(document) - {f.name for f in fields(cls)}
+        if unknown:
+            raise ValueError(f"a record file's keys the read model does not know: {sorted(unknown)}")
+        return cls(document["format"], document["version"], document["title"], document["edition"], document["seats"],
+                   document["options"], document["mode"], document["chance"], document["entries"], document["finished"],
+                   document["scores"], document.get("chain"))
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"format": self.format, "version": self.version, "title": self.title,
+                               "edition": self.edition, "seats": self.seats, "options": self.options, "mode": self.mode,
+                               "chance": self.chance, "entries": self.entries, "finished": self.finished,
+                               "scores": self.scores}
+        for name in ("chain", "annotations", "variations", "rulings"):
+            value = getattr(self, name)
+            if value is not None:
+                out[name] = value
+        return out

@@ -199,7 +199,7 @@ def _notes_text(notes: Sequence[Mapping[str, Any]], last_step: int, seats: Seque
 def render_study(records: Records, teaching: Teaching, record_id: UUID, token: str | None) -> str:
     """The record's notation with the notes `token` may read (the annotator key: all of them; a seat's
     token: everyone's and its own seat's; none: everyone's), their glyphs, and every variation."""
-    notes = teaching.notes.list(record_id, token)["notes"]  # a token of neither kind: 403
+    notes = [note.to_json() for note in teaching.notes.list(record_id, token).notes]  # a token of neither kind: 403
     with records.access.reading(record_id) as timeline:
         meta = timeline.meta
         assert meta is not None
@@ -212,8 +212,8 @@ def render_study(records: Records, teaching: Teaching, record_id: UUID, token: s
     edition = records.edition(meta.title, meta.edition, meta.edition_file)
     variations = []
     for summary in teaching.variations.of_record(record_id):
-        exported = teaching.variations.exported(UUID(summary["id"]))
-        variations.append({"id": summary["id"], "parent": summary["parent"], "from_step": exported["from_step"],
+        exported = teaching.variations.exported(UUID(summary.id))
+        variations.append({"id": summary.id, "parent": summary.parent, "from_step": exported["from_step"],
                            "title": exported["title"], "author": exported["author"], "entries": exported["entries"]})
     return study_text(meta.title, edition, entries, list(meta.seats), meta.options, meta.scores, notes, variations, tags)
 

@@ -34,6 +34,8 @@ from domain.kernel.commands import Command
 from domain.kernel.describe import say
 from domain.records import recordfile, room, story
 from domain.records.errors import Conflict, Invalid, NotFound, Refused, Unauthorized, WrongKey
+from domain.records.readmodels import StoryLine
+from domain.records.readmodels_teaching import Choice, LineLegal, LinePlayed, LineStep, LineStory, VariationSummary
 from domain.records.room import over_limit
 from domain.records.timeline import Meta, stored_event
 from domain.records.turns import round_in_view
@@ -324,7 +326,7 @@ class Variations:
     # ---- writing -------------------------------------------------------------------
 
     def branch(self, record_id: UUID, token: str | None, from_step: int, parent: str | None = None,
-               title: str = "", author: str = "") -> dict[str, Any]:
+               title: str = "", author: str = "") -> VariationSummary:
         """A new variation of a finished record, leaving `parent` (None: the main line) at `from_step`."""
         meta = self._meta(record_id)
         self._authorise(meta, token, "branching a variation")
@@ -410,7 +412,7 @@ class Variations:
         raise Conflict(f"the variations of record {record_id} are changing too fast; try again")
 
     def play(self, variation_id: UUID, token: str | None, command: Mapping[str, Any],
-             outcomes: list[Mapping[str, Any]] | None = None) -> dict[str, Any]:
+             outcomes: list[Mapping[str, Any]] | None = None) -> LinePlayed:
         """Decide one command on the variation, as `Records.play.command` decides one on a record, and store it."""
         variation = self._variation(variation_id)
         meta = self._meta(UUID(variation.record_id))
@@ -455,15 +457,9 @@ class Variations:
                 said.append(words)
             before = game.evolve(before, e)
         pending = game.pending(after)
-        return {
-            "id": str(variation.id),
-            "steps": [first, variation.last_step],
-            "events": [{"step": first + i, **e.to_json()} for i, e in enumerate(produced)],
-            "chance": marked,
-            "pending": pending.to_json(),
-            "finished": pending.over,
-            "said": said,
-        }
+        return LinePlayed(str(variation.id), (first, variation.last_step),
+                          [{"step": first + i, **e.to_json()} for i, e in enumerate(produced)], marked, pending.to_json(),
+                          pending.over, said)
 
     def _no_unused(self, chance: Any) -> None:
         if isinstance(chance, ObservedChance) and chance.has_unused:
@@ -566,30 +562,19 @@ class Variations:
         parent = self._variation(variation.parent)
         return self._event_at(parent, self._fold(parent), n)
 
-    def summary(self, variation_id: UUID) -> dict[str, Any]:
+    def summary(self, variation_id: UUID) -> VariationSummary:
         variation = self._variation(variation_id)
         return self._summary(variation)
 
-    def _summary(self, variation: Variation) -> dict[str, Any]:
+    def _summary(self, variation: Variation) -> VariationSummary:
         meta = self._meta(UUID(variation.record_id))
         fold = self._fold(variation)
         pending = catalog.game(meta.title).pending(fold.checkpoints[-1])
-        return {
-            "id": str(variation.id),
-            "record_id": variation.record_id,
-            "parent": variation.parent,
-            "from_step": variation.from_step,
-            "title": variation.title,
-            "author": variation.author,
-            "last_step": fold.last_step,
-            "moves": len(variation.entries),
-            "finished": pending.over,
-            "pending": pending.to_json(),
-            "created": variation.created_on.isoformat(),
-            "chance": list(variation.chances),
-        }
+        return VariationSummary(str(variation.id), variation.record_id, variation.parent, variation.from_step,
+                                variation.title, variation.author, fold.last_step, len(variation.entries), pending.over,
+                                pending.to_json(), variation.created_on.isoformat(), list(variation.chances))
 
-    def of_record(self, record_id: UUID) -> list[dict[str, Any]]:
+    def of_record(self, record_id: UUID) -> list[VariationSummary]:
         """The record's variations, oldest first."""
         self._meta(record_id)  # 404 for no such record
         try:
@@ -598,7 +583,7 @@ class Variations:
             return []
         return [self._summary(self._variation(vid)) for vid in index.variation_ids]
 
-    def step(self, variation_id: UUID, n: int) -> dict[str, Any]:
+    def step(self, variation_id: UUID, n: int) -> LineStep:
         """Step n of the variation's line, all-seeing (its record is finished), as `Records.reading.step` answers."""
         variation = self._variation(variation_id)
         meta = self._meta(UUID(variation.record_id))
@@ -606,9 +591,9 @@ class Variations:
         fold = self._fold(variation)
         state = self._state(variation, fold, n)
         event = self._event_at(variation, fold, n) if n > 0 else None
-        return {**all_seeing_step(game, state, n, fold.last_step, event).to_json(), "line": str(variation.id)}
+        return LineStep(all_seeing_step(game, state, n, fold.last_step, event), str(variation.id))
 
-    def legal(self, variation_id: UUID) -> dict[str, Any]:
+    def legal(self, variation_id: UUID) -> LineLegal:
         """The pending decision at the variation's end and its legal commands, each in the table's words."""
         variation = self._variation(variation_id)
         meta = self._meta(UUID(variation.record_id))
@@ -616,11 +601,11 @@ class Variations:
         fold = self._fold(variation)
         state = fold.checkpoints[-1]
         pending = game.pending(state)
-        commands = [] if pending.over else [
-            {"command": c.to_json(), "said": command_words(meta.title, c.to_json(), state)} for c in game.legal(state)]
-        return {"step": fold.last_step, "pending": pending.to_json(), "commands": commands}
+        commands = () if pending.over else tuple(
+            Choice(c.to_json(), command_words(meta.title, c.to_json(), state)) for c in game.legal(state))
+        return LineLegal(fold.last_step, pending.to_json(), commands)
 
-    def story(self, variation_id: UUID) -> dict[str, Any]:
+    def story(self, variation_id: UUID) -> LineStory:
         """The variation's own move list, shaped as `Records.presenting.story` (all-seeing)."""
         variation = self._variation(variation_id)
         meta = self._meta(UUID(variation.record_id))
@@ -630,7 +615,7 @@ class Variations:
         # seed (anyone can recompute it: "service"), or chosen by its author (a person's word: "transcriber")
         met = [("service" if e.get("chance") == DRAWN else "transcriber") if e.get("outcomes") else None
                for e in self.entries(variation_id)]
-        lines = []
+        lines: list[StoryLine] = []
         for k, (start, seat) in enumerate(zip(fold.starts, variation.seats, strict=True)):
             state = fold.checkpoints[k]
             round_ = round_in_view(partial(game.view, state, None))
@@ -641,13 +626,9 @@ class Variations:
                 state = game.evolve(state, e)
                 if text is None:
                     continue
-                line = {"step": step, "seat": seat, "player": meta.seats[seat] if 0 <= seat < len(meta.seats) else None,
-                        "round": round_, "text": text}
-                if k < len(met) and met[k] is not None:
-                    line["by"] = met[k]
-                lines.append(line)
-        return {"steps": fold.last_step, "from_step": variation.from_step, "view_of": "all", "lines": lines,
-                "line": str(variation.id)}
+                lines.append(StoryLine(step, seat, meta.seats[seat] if 0 <= seat < len(meta.seats) else None, round_,
+                                       text, met[k] if k < len(met) else None))
+        return LineStory(fold.last_step, variation.from_step, tuple(lines), str(variation.id))
 
     def board(self, variation_id: UUID, n: int, draw: Drawing) -> bytes:
         """Step n's board, what changed since step n-1 marked, as `Records.presenting.board` draws a finished record's."""

@@ -7,7 +7,6 @@ Everything here is read from the STORED rows, never from a cache: that is what a
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
 from importlib import import_module, resources
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
@@ -21,6 +20,8 @@ from domain.records import evidence, recordfile
 from domain.records.access import seat_in
 from domain.records.aggregates import LIVE
 from domain.records.errors import Conflict, Forbidden, NotFound
+from domain.records.readmodels import RecordFile
+from domain.records.readmodels_verification import ChainVerdict, NotesVerdict, RecordVerdict, ReplayVerdict
 from domain.records.rulings import rulings_of
 from domain.records.timeline import FINISHED, HAPPENED, STARTED, Timeline, decode_rows, paused_collector, select_stream
 
@@ -30,8 +31,8 @@ if TYPE_CHECKING:
 NOTE_EVENTS = ("Annotated", "Edited", "Deleted")
 
 
-def notes_as_read(rows: list[tuple[int, str, dict[str, Any]]], whole: dict[str, Any] | None, seat: int | None
-                  ) -> dict[str, Any] | None:
+def notes_as_read(rows: list[tuple[int, str, dict[str, Any]]], whole: ChainVerdict | None, seat: int | None
+                  ) -> NotesVerdict | None:
     """What `/verify` says of a record's notes stream to a reader of the game in progress (no token: the public;
     a seat's token: that seat): its verdict on the events of the notes this reader may read (for everyone, or
     for its seat, by each note's last audience), never the stream's head, length or versions, which count and
@@ -55,18 +56,17 @@ def notes_as_read(rows: list[tuple[int, str, dict[str, Any]]], whole: dict[str, 
             continue
         about[version] = note_id
     readable = {v for v, note_id in about.items() if audience.get(note_id) is None or (seat is not None and audience[note_id] == seat)}
-    if whole is None or (not readable and whole["ok"] is not False):
+    if whole is None or (not readable and whole.ok is not False):
         return None
-    if whole["ok"] is None:
-        return {"ok": None, "view_of": "public" if seat is None else f"seat:{seat}", "events": len(readable),
-                "problems": [], "note": whole.get("note")}
+    view_of = "public" if seat is None else f"seat:{seat}"
+    if whole.ok is None:
+        return NotesVerdict(None, view_of, len(readable), [], whole.note)
     problems = [{"event": p["event"], "what": str(p["what"]).replace(f" (version {p['version']})", "")}
-                for p in whole["problems"] if p["version"] in readable]
-    if any(p["version"] not in readable for p in whole["problems"]):
+                for p in whole.problems if p["version"] in readable]
+    if any(p["version"] not in readable for p in whole.problems):
         problems.append({"event": None, "what": "a stored row this reader may not read (a private note, the stream's "
                                                 "opening) is missing or does not match its link"})
-    return {"ok": not problems, "view_of": "public" if seat is None else f"seat:{seat}", "events": len(readable),
-            "problems": problems}
+    return NotesVerdict(not problems, view_of, len(readable), problems)
 
 
 
@@ -76,7 +76,7 @@ class Verification:
     def __init__(self, records: Records) -> None:
         self.records = records
 
-    def verify(self, record_id: UUID, token: str | None = None) -> dict[str, Any]:
+    def verify(self, record_id: UUID, token: str | None = None) -> RecordVerdict:
         """Recompute the record's chain from its STORED rows (never from a cache) and re-decide its log by the
         rules (recordfile.check on the file those rows make), each problem at its step.
 
@@ -88,7 +88,7 @@ class Verification:
         with paused_collector():
             return self._verify(record_id, token)
 
-    def _verify(self, record_id: UUID, token: str | None) -> dict[str, Any]:
+    def _verify(self, record_id: UUID, token: str | None) -> RecordVerdict:
         rows = decode_rows(self.records.mapper, select_stream(self.records.recorder, record_id))
         if not rows or not rows[0][1].endswith(STARTED):
             raise NotFound(f"no record {record_id}")
@@ -97,7 +97,7 @@ class Verification:
         chain = self._verify_chain(rows, STARTED, HAPPENED, FINISHED)
         replay = self._verify_replay(record_id, rows)
         finished = any(topic.endswith(FINISHED) for _, topic, _ in rows)
-        streams = {}  # the record's notes and rulings, each its own chain (annotations.notes_id, rulings)
+        streams: dict[str, ChainVerdict | NotesVerdict] = {}  # the record's notes and rulings, each its own chain (annotations.notes_id, rulings)
         for name in ("notes", "rulings"):
             stored = decode_rows(self.records.mapper, select_stream(self.records.recorder, uuid5(NAMESPACE_URL, f"cronaca:{name}:{record_id}")))
             if name == "notes" and not finished:  # in progress: nothing of a note this reader may not read
@@ -106,18 +106,17 @@ class Verification:
                     streams[name] = part
             elif stored:
                 streams[name] = self._stream_verdict(stored)
-        ok = chain["ok"] is not False and replay["ok"] and all(s["ok"] is not False for s in streams.values())
-        return {"ok": ok, "head": chain.pop("head"), "length": chain.pop("length"), "chain": chain, "replay": replay,
-                "streams": streams}
+        ok = chain.ok is not False and replay.ok and all(s.ok is not False for s in streams.values())
+        return RecordVerdict(ok, chain, replay, streams)
 
     @staticmethod
     def _verify_chain(rows: list[tuple[int, str, dict[str, Any]]], started: str, happened: str,
-                      finished: str) -> dict[str, Any]:
+                      finished: str) -> ChainVerdict:
         """The chain part of `verify`: the items the rows hold, their stored links, and where they part."""
         first = rows[0][2]
         mode = first.get("mode")
         if first.get("chain") is None:
-            return {"ok": None, "head": None, "length": 0, "problems": [], "note": "no chain (stored before chains)"}
+            return ChainVerdict.absent()
         key = first.get("chain_key")  # None: stored before chain keys, its links unsalted
         promised = chains.key_commitment(key) if key is not None else None
         items: list[dict[str, Any] | bytes] = []  # a game event's item as bytes, by orjson (chains.quick)
@@ -187,9 +186,9 @@ class Verification:
                         "or the row before it was")
             problems.append({"step": step, "index": index, "what": what})
         problems.sort(key=lambda p: (p["step"] if p["step"] is not None else -1))
-        return {"ok": not problems, "head": links[-1] if links else None, "length": len(items), "problems": problems}
+        return ChainVerdict(not problems, links[-1] if links else None, len(items), problems)
 
-    def verify_stream(self, stream_id: UUID) -> dict[str, Any]:
+    def verify_stream(self, stream_id: UUID) -> ChainVerdict:
         """Another stream's chain (notes, rulings, an import: aggregates.Chained) recomputed from its stored rows:
         {"ok", "head", "length", "problems": [{"version", "event", "what"}]}; ok None for a stream stored before chains."""
         rows = decode_rows(self.records.mapper, select_stream(self.records.recorder, stream_id))
@@ -198,10 +197,10 @@ class Verification:
         return self._stream_verdict(rows)
 
     @staticmethod
-    def _stream_verdict(rows: list[tuple[int, str, dict[str, Any]]]) -> dict[str, Any]:
+    def _stream_verdict(rows: list[tuple[int, str, dict[str, Any]]]) -> ChainVerdict:
         """`verify_stream` of a stream's stored rows (at least one)."""
         if rows[0][2].get("chain") is None:
-            return {"ok": None, "head": None, "length": 0, "problems": [], "note": "no chain (stored before chains)"}
+            return ChainVerdict.absent()
         problems: list[dict[str, Any]] = []
         items, links, names = [], [], []
         key = rows[0][2].get("chain_key")  # None: stored before chain keys, its links unsalted
@@ -222,9 +221,9 @@ class Verification:
                                  + ("carries no link" if found["found"] is None else "does not match its stored link: "
                                     "the row was changed after it was written, or the row before it was")})
         problems.sort(key=lambda p: p["version"])
-        return {"ok": not problems, "head": links[-1], "length": len(items), "problems": problems}
+        return ChainVerdict(not problems, links[-1], len(items), problems)
 
-    def _verify_replay(self, record_id: UUID, rows: list[tuple[int, str, dict[str, Any]]]) -> dict[str, Any]:
+    def _verify_replay(self, record_id: UUID, rows: list[tuple[int, str, dict[str, Any]]]) -> ReplayVerdict:
         """The replay part of `verify`: the stored rows read as a record file and re-decided by the rules
         (recordfile.check, as an import is), its first finding at its step."""
         unfolded = SimpleNamespace(begin=lambda edition: None, evolve=lambda state, event: None)  # read, never fold
@@ -232,8 +231,8 @@ class Verification:
         try:
             timeline.absorb(rows)
         except Exception as exc:  # noqa: BLE001  (a row changed out of shape: said, never a 500)
-            return {"ok": False, "problems": [{"step": None, "rule": "store/unreadable",
-                                               "what": f"the stored rows cannot be read as a record: {exc!r}"}]}
+            return ReplayVerdict(False, [{"step": None, "rule": "store/unreadable",
+                                          "what": f"the stored rows cannot be read as a record: {exc!r}"}])
         meta = timeline.meta
         assert meta is not None
         document = recordfile.export(meta, timeline.entries)
@@ -242,11 +241,10 @@ class Verification:
         try:
             header, raw = recordfile.parse(document, recordfile.STORED)  # stored, not uploaded: no limits
         except recordfile.BadRecordFile as exc:
-            return {"ok": False, "problems": [{"step": None, "rule": exc.rule, "what": exc.message}]}
+            return ReplayVerdict(False, [{"step": None, "rule": exc.rule, "what": exc.message}])
         verdict = recordfile.check(header, raw, lambda t, ref, f: self.records.edition(t, ref, f))
         if verdict.ok:
-            return {"ok": True, "problems": [], "entries": verdict.report.get("entries"),
-                    "events": verdict.report.get("events")}
+            return ReplayVerdict(True, [], verdict.report.get("entries"), verdict.report.get("events"))
         report = reveal(verdict.report, ALL if meta.finished else None)  # in progress: no seat's secret
         entry, event = report.get("entry_index"), report.get("event_index")
         step = None
@@ -259,9 +257,9 @@ class Verification:
         problem = {"step": step, "entry": entry, "rule": report.get("rule"), "what": str(report.get("message"))}
         if meta.finished:  # in progress, a fact may be a draw some seat may not see yet
             problem["facts"] = report.get("facts") or {}
-        return {"ok": False, "problems": [problem]}
+        return ReplayVerdict(False, [problem])
 
-    def evidence_parts(self, record_id: UUID, document: Mapping[str, Any] | None = None) -> evidence.Parts:
+    def evidence_parts(self, record_id: UUID, document: RecordFile | None = None) -> evidence.Parts:
         """What a finished record's evidence bundle is made of (domain/records/evidence.py): the record file
         (`document`, the export with its notes, variations and rulings, when the caller has it), the notation,
         the edition file's bytes and the chain links as stored (read from the rows, never recomputed here)."""
@@ -270,7 +268,7 @@ class Verification:
             assert meta is not None
             if not meta.finished:
                 raise Forbidden("evidence is served once the game is over: its record holds every secret")
-            record = copy.deepcopy(dict(document)) if document is not None else copy.deepcopy(recordfile.export(meta, timeline.entries))
+            record = copy.deepcopy(document.to_json()) if document is not None else copy.deepcopy(recordfile.export(meta, timeline.entries))
         if meta.edition_file is not None:
             edition = meta.edition_file.encode()
         else:  # the title's own edition file, as the package ships it

@@ -7,6 +7,7 @@ import re
 import pytest
 
 from api import cli
+from domain import catalog
 
 
 @pytest.mark.parametrize("scenario", [1, 2, 3, 4])
@@ -37,3 +38,27 @@ def test_unknown_solo_scenario_is_an_error(capsys: pytest.CaptureFixture[str]) -
         cli.main(["selfplay", "citta-stato", "--solo", "9"])
     assert done.value.code == 2
     assert "citta-stato/solo/scenario" in capsys.readouterr().err
+
+
+def test_the_solo_options_come_from_the_title_through_the_catalog(monkeypatch: pytest.MonkeyPatch,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """The command line spells no title's solo options: it asks the catalog, which reads them from the package."""
+    made = catalog.solo("citta-stato")
+    assert made is not None and made(3, 2, 1) == {"players": 2, "solo": {"scenario": 3, "game": 2, "carried_crowns": 1}}
+    asked: list[tuple[int, int, int]] = []
+
+    def spied(scenario: int, game: int, carried: int) -> dict[str, object]:
+        asked.append((scenario, game, carried))
+        return made(scenario, game, carried)
+
+    monkeypatch.setattr(catalog, "solo", lambda title: spied if title == "citta-stato" else None)
+    assert cli.main(["selfplay", "citta-stato", "--solo", "2", "--solo-game", "2", "--carried", "1", "--seed", "asked"]) == 0
+    assert asked == [(2, 2, 1)] and "game 1 seed=asked-0" in capsys.readouterr().out
+
+
+def test_a_title_without_a_solo_mode_says_so(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(catalog, "solo", lambda title: None)
+    with pytest.raises(SystemExit) as done:
+        cli.main(["selfplay", "citta-stato", "--solo", "1"])
+    assert done.value.code == 2 and "citta-stato has no solo mode" in capsys.readouterr().err
+

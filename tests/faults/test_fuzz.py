@@ -312,7 +312,7 @@ def _sources(tmp_path: Path) -> list[tuple[str, dict[str, Any], str]]:
         for title in ("toy", "citta-stato"):
             record_id, tokens = records.play.start(title, ["ann", "bob"], seed=f"fuzz-{title}")
             play_out(records, record_id, tokens, seed=f"fuzz-{title}")
-            found[f"{title}/live"] = records.reading.export(record_id)
+            found[f"{title}/live"] = records.reading.export(record_id).to_json()
     finally:
         records.close()
     order = ["toy/transcribed", "citta-stato/transcribed", "toy/live", "la-citta/transcribed", "toy/transcribed",

@@ -101,7 +101,7 @@ class Deployment:
         """Every import's status once all have a verdict (or fail after `timeout` s naming those without)."""
         deadline = time.monotonic() + timeout
         while True:
-            found = {i: self.records.imports.status(uuid.UUID(i)) for i in import_ids}
+            found = {i: self.records.imports.status(uuid.UUID(i)).to_json() for i in import_ids}
             waiting = [i for i, s in found.items() if s["status"] not in ("accepted", "rejected")]
             if not waiting:
                 return found
@@ -200,7 +200,7 @@ def test_workers_killed_mid_job_lose_nothing_and_their_imports_are_taken_up_with
         workers.pop(pid).wait(5)
         killed.add(_import_of(job_id))
         running = Job.fetch(job_id, connection=deployment.redis).get_status(refresh=False) == JobStatus.STARTED
-        if running and deployment.records.imports.status(uuid.UUID(_import_of(job_id)))["report"] is None:
+        if running and deployment.records.imports.status(uuid.UUID(_import_of(job_id))).report is None:
             kills.append((job_id, killed_at))  # mid-job: the dead worker ended neither the job nor the import
         replacement = deployment.spawn("worker")
         workers[replacement.pid] = replacement

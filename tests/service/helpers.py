@@ -8,7 +8,7 @@ import importlib
 import json
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple, TypeVar
 from uuid import UUID
 
@@ -94,8 +94,8 @@ def import_finished(records: Records, document: Mapping[str, Any], annotator_key
     """Submit a record file and judge it at once (no worker): (record id, seat tokens). It must be accepted."""
     import_id, tokens = records.imports.submit(document, annotator_key)
     report = records.imports.validate(import_id)
-    assert report["ok"], report
-    return UUID(report["record_id"]), tokens
+    assert report.ok, report
+    return UUID(report.record_id), tokens
 
 
 class Accepted(NamedTuple):
@@ -162,6 +162,11 @@ def at_once(call: Callable[[T], R], args: Sequence[T]) -> list[R]:
     return [results[k] for k in range(len(args))]
 
 
+def as_json(models: Iterable[Any]) -> list[Any]:
+    """Read models as the API answers them (a list's items, e.g. a record's variations)."""
+    return [model.to_json() for model in models]
+
+
 def places(title: str) -> tuple[str, ...]:
     """Every place of `title`'s board a note's shape may name, as its notation spells it (default edition)."""
     notation = importlib.import_module(catalog.TITLES[title] + ".notation")
@@ -182,10 +187,10 @@ def studied(teaching: Any, record_id: UUID, title: str, key: str, why: str, move
         {"kind": "label", "at": spots[3], "text": "A", "brush": "blue"}]})
     notes.add(record_id, key, {"step": last, "text": "only Ben reads this", "audience": 1})
     branch_at = starts[len(starts) // 2]
-    variation = teaching.variations.branch(record_id, key, branch_at, None, "what if", "Prof. Rossi")
+    variation = teaching.variations.branch(record_id, key, branch_at, None, "what if", "Prof. Rossi").to_json()
     vid = UUID(variation["id"])
     for _ in range(moves):
-        legal = teaching.variations.legal(vid)["commands"]
+        legal = teaching.variations.legal(vid).to_json()["commands"]
         if not legal:
             break
         teaching.variations.play(vid, key, legal[0]["command"])

@@ -196,10 +196,10 @@ def test_links_are_stored_shown_and_recomputed_from_the_export(records: Records)
     stored = [p["chain"] for _, topic, p in rows]
     assert summary.chain == {"head": stored[-1], "length": len(stored)} and summary.chain["head"] != early["head"]
     assert summary.chain["length"] == summary.steps + 2  # the start, each game event, the end
-    document = records.reading.export(record_id)
+    document = records.reading.export(record_id).to_json()
     assert document["chain"] == summary.chain
     assert chains.chain_of(chains.record_items(document), key=chains.record_key(document)) == stored  # the file alone gives every stored link
-    answer = records.verification.verify(record_id)
+    answer = records.verification.verify(record_id).to_json()
     assert answer["ok"] and answer["chain"] == {"ok": True, "problems": []} and answer["replay"]["ok"]
     assert (answer["head"], answer["length"]) == (stored[-1], len(stored))
 
@@ -209,14 +209,14 @@ def test_an_imported_record_is_chained_like_a_played_one(records: Records) -> No
     document = record_file("citta-stato", "chain-1")
     import_id, _ = records.imports.submit(document)
     report = records.imports.validate(import_id)
-    assert report["ok"], report
-    record_id = UUID(report["record_id"])
-    exported = records.reading.export(record_id)
+    assert report.ok, report
+    record_id = UUID(report.record_id)
+    exported = records.reading.export(record_id).to_json()
     stored = [p["chain"] for _, _, p in rows_of(records, record_id)]
     assert chains.chain_of(chains.record_items(exported), key=chains.record_key(exported)) == stored
     assert any(item.get("entry") is None for item in chains.record_items(exported)[1:-1])
-    assert records.verification.verify(record_id)["ok"]
-    flow = records.verification.verify_stream(import_id)
+    assert records.verification.verify(record_id).ok
+    flow = records.verification.verify_stream(import_id).to_json()
     assert flow["ok"] and flow["length"] == len(rows_of(records, import_id)) >= 3  # submitted, validating, accepted
     assert records.imports.get(import_id).chain_head == flow["head"]
 
@@ -232,7 +232,7 @@ def test_an_untouched_record_verifies(records: Records, store_env: dict[str, str
     record_id = finished_toy(records)
     other = fresh(store_env)
     try:
-        answer = other.verification.verify(record_id)
+        answer = other.verification.verify(record_id).to_json()
     finally:
         other.close()
     assert answer["ok"] and not answer["chain"]["problems"] and not answer["replay"]["problems"]
@@ -330,7 +330,7 @@ def test_a_changed_import_row_is_named(records: Records, store_env: dict[str, st
     tamper(records, store_env, import_id, last, change)
     other = fresh(store_env)
     try:
-        found = other.verification.verify_stream(import_id)
+        found = other.verification.verify_stream(import_id).to_json()
     finally:
         other.close()
     assert not found["ok"] and [p["version"] for p in found["problems"]] == [last]
@@ -338,7 +338,7 @@ def test_a_changed_import_row_is_named(records: Records, store_env: dict[str, st
 
 def toy_file(records: Records) -> dict[str, Any]:
     record_id = finished_toy(records)
-    document = records.reading.export(record_id)
+    document = records.reading.export(record_id).to_json()
     document.pop("chain")
     return document
 
@@ -346,7 +346,7 @@ def toy_file(records: Records) -> dict[str, Any]:
 def verify_fresh(env: dict[str, str], record_id: UUID) -> dict[str, Any]:
     other = fresh(env)
     try:
-        return other.verification.verify(record_id)
+        return other.verification.verify(record_id).to_json()
     finally:
         other.close()
 
@@ -370,8 +370,8 @@ def test_a_record_stored_before_chains_still_reads_and_says_so(records: Records,
         play_out(old, record_id, tokens)  # an old record in progress goes on, unchained
         assert all("chain" not in p or p["chain"] is None for _, _, p in rows_of(old, record_id))
         assert old.reading.step(record_id, 2, None).step == 2
-        assert old.reading.export(record_id)["chain"] == {"head": None, "length": 0}
-        answer = old.verification.verify(record_id)
+        assert old.reading.export(record_id).chain == {"head": None, "length": 0}
+        answer = old.verification.verify(record_id).to_json()
     finally:
         old.close()
     assert answer["chain"]["ok"] is None and answer["chain"]["note"] == "no chain (stored before chains)"
@@ -387,7 +387,7 @@ def test_chains_switched_off_for_the_benchmark(store_env: dict[str, str]) -> Non
         import_id, _ = off.imports.submit(toy_file(off))
         off.imports.validate(import_id)
         assert all(p.get("chain") is None for _, _, p in rows_of(off, import_id))
-        assert off.verification.verify(record_id)["chain"]["ok"] is None
+        assert off.verification.verify(record_id).chain.ok is None
     finally:
         off.close()
 
@@ -430,10 +430,10 @@ def test_notes_are_chained_and_a_changed_note_is_named(records: Records, store_e
     key = "annotator-key-of-the-chain-test"
     record_id, _ = import_finished(records, record_file("citta-stato", "chain-3"), annotator_key=key)
     notes = Annotations(records, Variations(records))
-    first = notes.add(record_id, key, {"step": 3, "text": "a careful move"})
+    first = notes.add(record_id, key, {"step": 3, "text": "a careful move"}).to_json()
     notes.add(record_id, key, {"step": 5, "text": "a bold one"})
     notes.edit(record_id, first["id"], key, {"text": "a careless move"})
-    answer = records.verification.verify(record_id)
+    answer = records.verification.verify(record_id).to_json()
     assert answer["ok"] and answer["streams"]["notes"]["ok"] and answer["streams"]["notes"]["length"] == 4
     rows = rows_of(records, notes_id(record_id))
     assert all(len(p["chain"]) == 64 for _, _, p in rows)
@@ -453,7 +453,7 @@ def test_a_record_in_progress_verifies_and_its_tampering_is_named(records: Recor
     record_id, tokens = records.play.start("toy", ["Ada", "Ben"], seed="in-progress")
     for seat in (0, 1, 0):
         records.play.command(record_id, {"type": "toy/draw", "seat": seat}, tokens[seat])
-    assert records.verification.verify(record_id)["ok"]  # the service's own seed re-derives the draws so far
+    assert records.verification.verify(record_id).ok  # the service's own seed re-derives the draws so far
     version, _ = happened(records, record_id)[2]  # game event 3, seat 1's draw
 
     def change(state: dict[str, Any]) -> dict[str, Any]:
@@ -498,7 +498,7 @@ from domain.records import Records
 from domain.records.settings import Settings
 import os
 app = Records(Settings.from_env({**os.environ, "SQLITE_DBNAME": sys.argv[1]}).store)
-import json; print(json.dumps(app.verification.verify(UUID(sys.argv[2]))))
+import json; print(json.dumps(app.verification.verify(UUID(sys.argv[2])).to_json()))
 """
 
 
@@ -553,10 +553,10 @@ def test_verify_decides_a_link_by_the_canonical_bytes_when_the_quick_ones_differ
         link = chains.event_link(link, step, event, None if head is None else chains.entry_head(head, "transcribed"))
         rows.append((step + 1, "Record.Happened", {"event": event, "entry": head, "chain": link}))
     answer = Verification._verify_chain(rows, "Record.Started", HAPPENED, FINISHED)
-    assert answer["ok"] and answer["length"] == 4 and answer["head"] == link
+    assert answer.ok and answer.length == 4 and answer.head == link
     rows[2][2]["event"]["data"]["big"] += 1  # step 2, past 64 bits either way
     answer = Verification._verify_chain(rows, "Record.Started", HAPPENED, FINISHED)
-    assert not answer["ok"] and [p["step"] for p in answer["problems"]] == [2]
+    assert not answer.ok and [p["step"] for p in answer.problems] == [2]
 
 
 def test_canonical_is_the_json_modules_bytes_on_random_values() -> None:

@@ -318,7 +318,7 @@ def test_a_real_title_with_a_shared_setup_recomputes(tmp_path: Any) -> None:
             k += 1
         for seat in (0, 1):
             assert records.play.reveal_secret(record_id, seat, tokens[seat], secrets_[seat])["problems"] == []
-        document = records.reading.export(record_id)
+        document = records.reading.export(record_id).to_json()
         assert document["entries"][0]["outcomes"], "La Città's setup draws"
         game = catalog.game("la-citta")
         assert trust_recompute.recompute(copy.deepcopy(document), game) == []

@@ -199,7 +199,7 @@ def test_evidence_on_each_store(store_env: dict[str, str]) -> None:
         report = evidence.verify(answer.get_data())
         assert report.ok, report.to_json()
         assert evidence.unpack(answer.get_data())["edition.yaml"] == printing.encode()
-        stored = app.extensions["cronaca"].records.verification.verify(UUID(record_id))
+        stored = app.extensions["cronaca"].records.verification.verify(UUID(record_id)).to_json()
         assert report.chain_head == stored["head"] and stored["ok"]
     finally:
         app.extensions["cronaca"].records.close()

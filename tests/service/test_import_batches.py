@@ -16,6 +16,7 @@ from domain.kernel.notation import parse
 from domain.kernel.selfplay import play_random
 from domain.records import Records, lessonfile
 from domain.records.errors import Invalid, NotFound
+from domain.records.readmodels_imports import ImportReport
 from domain.records.teaching import Teaching
 from domain.transcripts import render_log, without_study
 from tests.service.helpers import record_stored_then_killed
@@ -91,7 +92,7 @@ def test_a_plain_notation_import_reads_nothing_back(records: Records, plain: lis
 
     monkeypatch.setattr(lessonfile, "_notation_extras", no_reading)
     report = records.imports.validate(import_id)
-    assert report["ok"] and "extras" not in report
+    assert report.ok and "extras" not in report.stored
 
 
 # ---- several imports a job -------------------------------------------------------------------------
@@ -103,14 +104,14 @@ def test_a_batch_job_gives_each_import_its_own_verdict_and_record(records: Recor
     ids = [records.imports.submit_notation(text)[0] for text in texts]
     answer = run_validations(records, ids)
     assert answer == {"imports": {str(ids[0]): True, str(ids[1]): False, str(ids[2]): True}}
-    found = [records.imports.status(i) for i in ids]
+    found = [records.imports.status(i).to_json() for i in ids]
     assert [f["status"] for f in found] == ["accepted", "rejected", "accepted"]
     assert found[0]["record_id"] != found[2]["record_id"] and found[1]["record_id"] is None
     assert any(f["rule"] == "notation/result" for f in found[1]["report"]["findings"])
     for f in (found[0], found[2]):
         assert records.reading.summary(UUID(f["record_id"])).id == f["record_id"]
     assert run_validations(records, ids) == answer  # again (a job run twice): nothing changes
-    assert [records.imports.status(i)["record_id"] for i in ids] == [f["record_id"] for f in found]
+    assert [records.imports.status(i).record_id for i in ids] == [f["record_id"] for f in found]
 
 
 def test_a_batch_job_goes_on_past_a_failing_import_and_then_fails(records: Records, plain: list[str],
@@ -134,7 +135,7 @@ def test_a_batch_job_goes_on_past_a_failing_import_and_then_fails(records: Recor
         run_validations(records, ids)
     monkeypatch.setattr(records.imports, "get", real)
     monkeypatch.setattr(records.imports, "get_many", real_many)
-    assert [records.imports.status(i)["status"] for i in ids] == ["accepted", "submitted", "accepted"]
+    assert [records.imports.status(i).status for i in ids] == ["accepted", "submitted", "accepted"]
 
 
 def _appends(records: Records, monkeypatch: pytest.MonkeyPatch) -> list[set[UUID]]:
@@ -165,15 +166,15 @@ def test_a_batch_is_stored_in_two_appends_with_the_verdicts_each_alone_gives(
     answer = run_validations(records, ids)
     together = list(appends)
     assert answer == {"imports": {str(ids[0]): True, str(ids[1]): False, str(ids[2]): True, str(ids[3]): True}}
-    found = [records.imports.status(i) for i in ids]
+    found = [records.imports.status(i).to_json() for i in ids]
     made = {UUID(f["record_id"]) for f in found if f["record_id"]}
     assert len(made) == 3
     assert together == [set(ids), set(ids) | made]
     for text, batched in zip(texts, found, strict=True):  # what the same file imported alone is told and given
         alone = records.imports.validate(records.imports.submit_notation(text)[0])
-        assert _without_id(batched["report"]) == _without_id(alone)
-        if alone["ok"]:
-            mine, theirs = records.reading.summary(UUID(batched["record_id"])), records.reading.summary(UUID(alone["record_id"]))
+        assert _without_id(batched["report"]) == _without_id(alone.stored)
+        if alone.ok:
+            mine, theirs = records.reading.summary(UUID(batched["record_id"])), records.reading.summary(UUID(alone.record_id))
             assert (mine.steps, mine.finished, mine.scores) == (theirs.steps, theirs.finished, theirs.scores)
 
 
@@ -189,14 +190,14 @@ def test_a_batch_whose_save_conflicts_stores_nothing_and_goes_each_its_own_way(
     alone: list[UUID] = []
     judge = records.imports.judge
 
-    def spied(import_id: UUID) -> tuple[dict[str, Any], bool]:
+    def spied(import_id: UUID) -> tuple[ImportReport, bool]:
         alone.append(import_id)
         return judge(import_id)
 
     monkeypatch.setattr(records.imports, "judge", spied)
     assert run_validations(records, ids) == {"imports": {str(i): True for i in ids}}
     assert alone == ids  # the conflict sent every one its own way
-    found = [records.imports.status(i) for i in ids]
+    found = [records.imports.status(i).to_json() for i in ids]
     assert [f["status"] for f in found] == ["accepted"] * 3
     assert found[1]["record_id"] == str(left) and len(list(records.events.get(left))) == stored
 
@@ -223,7 +224,7 @@ def test_a_batch_sends_a_file_with_notes_and_a_failing_one_their_own_way(
     appends = _appends(records, monkeypatch)
     assert run_validations(records, ids) == {"imports": {str(ids[0]): True, str(ids[1]): True, str(ids[2]): False}}
     assert alone == ids[1:]
-    found = [records.imports.status(i) for i in ids]
+    found = [records.imports.status(i).to_json() for i in ids]
     assert appends[:2] == [set(ids), {ids[0], UUID(found[0]["record_id"])}]
     assert "extras" not in found[1]["report"]
     notes = Teaching(records).notes.all_notes(UUID(found[1]["record_id"]))
@@ -244,9 +245,9 @@ def test_an_import_is_read_without_asking_the_snapshots(records: Records, plain:
 
     monkeypatch.setattr(records.snapshots, "get", no_snapshots)
     found = records.imports.get(import_id)
-    assert found.status == "accepted" and found.report == report
+    assert found.status == "accepted" and found.report == report.stored
     with pytest.raises(NotFound):
-        records.imports.get(UUID(report["record_id"]))
+        records.imports.get(UUID(report.record_id))
     with pytest.raises(NotFound):
         records.imports.get(uuid5(NAMESPACE_URL, "no such import"))
 
@@ -336,7 +337,7 @@ def test_record_files_submitted_together_take_one_append_and_a_refused_one_none(
     for (import_id, tokens), document in zip(made, good, strict=True):
         found = records.imports.get(import_id)
         assert found.document == json.dumps(document, separators=(",", ":")) and len(tokens) == len(document["seats"])
-        assert records.imports.status(import_id, tokens[0])["status"] == "submitted"
+        assert records.imports.status(import_id, tokens[0]).status == "submitted"
     assert records.imports.get(made[0][0]).annotator_hash and not records.imports.get(made[1][0]).annotator_hash
 
 
@@ -373,7 +374,7 @@ def test_a_verdict_is_counted_once_by_the_run_that_gave_it(records: Records) -> 
     before = {o: count(o) for o in ("attempts", "accepted", "rejected")}
     record_id, tokens = records.play.start("toy", ["Ada", "Ben"], seed="counted")
     play_out(records, record_id, tokens)
-    good = records.reading.export(record_id)
+    good = records.reading.export(record_id).to_json()
     accepted, _ = records.imports.submit(good)
     refused, _ = records.imports.submit({**good, "entries": good["entries"][:-1]})  # still claims the final scores
     for import_id in (accepted, refused, accepted, refused):  # each run twice: the second finds its verdict

@@ -52,7 +52,7 @@ def test_many_files_are_imported_here_in_batches_each_with_its_line(tmp_path: Pa
     paths = _written(tmp_path, good)
     records = Records(Settings.from_env(env).store)
     try:
-        document = records.reading.export(UUID(records.imports.validate(records.imports.submit_notation(good[0])[0])["record_id"]))
+        document = records.reading.export(UUID(records.imports.validate(records.imports.submit_notation(good[0])[0]).record_id)).to_json()
     finally:
         records.close()
     (tmp_path / "export.json").write_text(json.dumps(document))
@@ -235,7 +235,7 @@ def test_record_files_in_a_row_are_saved_together_in_file_order(tmp_path: Path, 
     try:
         for line in lines:
             if "import_id" in line:
-                assert store.imports.status(UUID(line["import_id"]), line["seats"][0]["token"])["status"] == "accepted"
+                assert store.imports.status(UUID(line["import_id"]), line["seats"][0]["token"]).status == "accepted"
     finally:
         store.close()
 

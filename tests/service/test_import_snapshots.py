@@ -24,8 +24,8 @@ def _imported(records: Records, seed: str) -> tuple[UUID, Any]:
                       played.scores)
     import_id, _ = records.imports.submit_notation(text)
     report = records.imports.validate(import_id)
-    assert report["ok"], report.get("summary")
-    return UUID(report["record_id"]), played
+    assert report.ok, report.stored.get("summary")
+    return UUID(report.record_id), played
 
 
 def test_snapshots_taken_in_memory_are_the_librarys(records: Records) -> None:
@@ -62,7 +62,7 @@ def test_imported_record_ends_where_its_log_ends(records: Records) -> None:
     record = records.repository.get(record_id)
     game = catalog.game("citta-stato")
     state = game.begin(game.default_edition())
-    for entry in records.reading.export(record_id)["entries"]:
+    for entry in records.reading.export(record_id).entries:
         for event in Entry.from_json(entry).events:
             state = game.evolve(state, event)
     assert record.finished == game.pending(state).over
@@ -90,9 +90,9 @@ def test_a_record_and_its_verdict_are_stored_in_one_save(records: Records) -> No
         report = records.imports.validate(import_id)
     finally:
         del records.recorder.insert_events
-    assert report["ok"]
-    assert appends == [{import_id}, {import_id, UUID(report["record_id"])}]
-    assert records.imports.get(import_id).report == report
+    assert report.ok
+    assert appends == [{import_id}, {import_id, UUID(report.record_id)}]
+    assert records.imports.get(import_id).report == report.stored
 
 
 def test_an_import_whose_worker_died_after_storing_its_record_is_concluded_by_the_next_attempt(records: Records) -> None:
@@ -109,10 +109,10 @@ def test_an_import_whose_worker_died_after_storing_its_record_is_concluded_by_th
     record_id = UUID(str(_record_id_of(import_id)))
     stored = len(list(records.events.get(record_id)))
     report = records.imports.validate(import_id)
-    assert report["ok"] and report["record_id"] == str(record_id)
-    assert records.imports.get(import_id).report == report
+    assert report.ok and report.record_id == str(record_id)
+    assert records.imports.get(import_id).report == report.stored
     assert len(list(records.events.get(record_id))) == stored  # nothing stored twice
-    assert records.verification.verify(record_id)["ok"]
+    assert records.verification.verify(record_id).ok
 
 
 def _record_id_of(import_id: UUID) -> UUID:

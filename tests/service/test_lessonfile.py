@@ -17,7 +17,7 @@ from domain.records import Records, lessonfile
 from domain.records.errors import Invalid, RecordsError
 from domain.records.settings import Settings
 from domain.records.teaching import Teaching
-from tests.service.helpers import auth, import_finished_http, record_file, same_notes, studied
+from tests.service.helpers import as_json, auth, import_finished_http, record_file, same_notes, studied
 
 TITLES = ["citta-stato", "la-citta", "serenissima"]
 KEY = "the-annotator-key-of-this-test"
@@ -50,7 +50,7 @@ def test_a_lesson_exported_and_imported_on_a_fresh_service_is_the_same_lesson(re
     made = study(teaching, record_id, title)
     vid = made["variation"]
     lesson, teacher = teaching.lessons.create("Openings", "Two ways to start")
-    lid = UUID(lesson["id"])
+    lid = UUID(lesson.id)
     teaching.lessons.add_chapter(lid, teacher, {"title": "As played", "introduction": "the game", "record_id": str(record_id),
                                                 "line": None, "from_step": 0, "to_step": made["steps"]})
     teaching.lessons.add_chapter(lid, teacher, {"title": "What if", "record_id": str(record_id), "line": str(vid),
@@ -64,21 +64,21 @@ def test_a_lesson_exported_and_imported_on_a_fresh_service_is_the_same_lesson(re
     result = lessonfile.import_lesson(again, document)
     new_record = UUID(result["records"]["r1"])
     assert new_record != record_id and set(result["annotator_keys"]) == {"r1"}
-    rebuilt = again.lessons.get(UUID(result["lesson"]["id"]), result["teacher_key"])
+    rebuilt = again.lessons.get(UUID(result["lesson"]["id"]), result["teacher_key"]).to_json()
     assert rebuilt["teacher"] is True
     assert (rebuilt["title"], rebuilt["introduction"]) == ("Openings", "Two ways to start")
-    original = teaching.lessons.get(lid, None)["chapters"]
+    original = teaching.lessons.get(lid, None).to_json()["chapters"]
     assert [(c["title"], c["introduction"], c["from_step"], c["to_step"]) for c in rebuilt["chapters"]] == \
         [(c["title"], c["introduction"], c["from_step"], c["to_step"]) for c in original]
     assert {c["record_id"] for c in rebuilt["chapters"]} == {str(new_record)}
     new_vid = rebuilt["chapters"][1]["line"]
     assert rebuilt["chapters"][0]["line"] is None and new_vid not in (None, str(vid))
     assert again.variations.entries(UUID(new_vid)) == teaching.variations.entries(vid)
-    assert again.variations.summary(UUID(new_vid))["from_step"] == made["from_step"]
+    assert again.variations.summary(UUID(new_vid)).from_step == made["from_step"]
     same_notes(teaching.notes.all_notes(record_id), again.notes.all_notes(new_record), {None: None, str(vid): new_vid})
     # the new record's own key reads every note; the public not the seat-only one
-    assert len(again.notes.list(new_record, result["annotator_keys"]["r1"])["notes"]) == 4
-    assert len(again.notes.list(new_record, None)["notes"]) == 3
+    assert len(again.notes.list(new_record, result["annotator_keys"]["r1"]).to_json()["notes"]) == 4
+    assert len(again.notes.list(new_record, None).to_json()["notes"]) == 3
     # exported again, the lesson file says the same (new ids aside)
     second = lessonfile.export_lesson(again, UUID(result["lesson"]["id"]), result["annotator_keys"]["r1"])
     assert [(c["title"], c["from_step"], c["to_step"], c["line"] is None) for c in second["chapters"]] == \
@@ -90,10 +90,10 @@ def test_a_lesson_file_exported_without_the_annotator_key_keeps_only_public_note
     record_id = records.imports.import_checked(record_document("citta-stato"), KEY)
     made = study(teaching, record_id, "citta-stato")
     lesson, teacher = teaching.lessons.create("Public", "")
-    teaching.lessons.add_chapter(UUID(lesson["id"]), teacher, {"record_id": str(record_id), "from_step": 0,
+    teaching.lessons.add_chapter(UUID(lesson.id), teacher, {"record_id": str(record_id), "from_step": 0,
                                                                "to_step": made["steps"]})
     for token in (None, teacher):  # the teacher key opens the lesson, not the record's private notes
-        document = lessonfile.export_lesson(teaching, UUID(lesson["id"]), token)
+        document = lessonfile.export_lesson(teaching, UUID(lesson.id), token)
         notes = document["records"][0]["file"]["annotations"]
         assert len(notes) == 3 and all(n["audience"] is None for n in notes)
         assert len(document["records"][0]["file"]["variations"]) == 1
@@ -104,9 +104,9 @@ def lesson_of(records: Records) -> tuple[Teaching, dict[str, Any]]:
     record_id = records.imports.import_checked(record_document("citta-stato"), KEY)
     made = study(teaching, record_id, "citta-stato")
     lesson, teacher = teaching.lessons.create("To break", "")
-    teaching.lessons.add_chapter(UUID(lesson["id"]), teacher, {"record_id": str(record_id), "line": str(made["variation"]),
+    teaching.lessons.add_chapter(UUID(lesson.id), teacher, {"record_id": str(record_id), "line": str(made["variation"]),
                                                                "from_step": made["from_step"], "to_step": made["last_step"]})
-    return teaching, lessonfile.export_lesson(teaching, UUID(lesson["id"]), KEY)
+    return teaching, lessonfile.export_lesson(teaching, UUID(lesson.id), KEY)
 
 
 def nothing_stored(records: Records) -> None:
@@ -199,7 +199,7 @@ def test_a_record_file_keeps_its_notes_and_variations_through_export_and_import(
     verdict = import_finished_http(client, document).verdict
     assert "extras" not in verdict["report"], verdict
     new_record = UUID(verdict["record_id"])
-    [line] = teaching.variations.of_record(new_record)
+    [line] = as_json(teaching.variations.of_record(new_record))
     assert line["from_step"] == made["from_step"] and line["id"] != str(made["variation"])
     assert teaching.variations.entries(UUID(line["id"])) == teaching.variations.entries(made["variation"])
     same_notes(teaching.notes.all_notes(record_id), teaching.notes.all_notes(new_record),
@@ -221,23 +221,23 @@ def test_nested_variations_come_back_under_their_parents_whatever_the_file_order
     record_id = records.imports.import_checked(record_document("citta-stato"), KEY)
     made = study(teaching, record_id, "citta-stato")
     parent = made["variation"]
-    child = teaching.variations.branch(record_id, KEY, made["from_step"], str(parent), "deeper", "")
-    legal = teaching.variations.legal(UUID(child["id"]))["commands"]
+    child = teaching.variations.branch(record_id, KEY, made["from_step"], str(parent), "deeper", "").to_json()
+    legal = teaching.variations.legal(UUID(child["id"])).to_json()["commands"]
     teaching.variations.play(UUID(child["id"]), KEY, legal[-1]["command"])
     teaching.notes.add(record_id, KEY, {"line": child["id"], "step": made["from_step"] + 1, "text": "deeper still"})
-    document = lessonfile.record_file(teaching, record_id, KEY)
+    document = lessonfile.record_file(teaching, record_id, KEY).to_json()
     document["variations"].reverse()  # the child first: the import orders them
     copy_id = fresh.imports.import_checked({k: v for k, v in document.items() if k not in ("annotations", "variations")})
     lessonfile.attach_extras(fresh, copy_id, document)
     again = Teaching(fresh)
-    lines = {line["title"]: line for line in again.variations.of_record(copy_id)}
+    lines = {line["title"]: line for line in as_json(again.variations.of_record(copy_id))}
     assert set(lines) == {"what if", "deeper"}
     assert lines["deeper"]["parent"] == lines["what if"]["id"]
     assert again.variations.entries(UUID(lines["deeper"]["id"])) == teaching.variations.entries(UUID(child["id"]))
     same_notes(teaching.notes.all_notes(record_id), again.notes.all_notes(copy_id),
                {None: None, str(parent): lines["what if"]["id"], child["id"]: lines["deeper"]["id"]})
     lessonfile.attach_extras(fresh, copy_id, document)  # a job run again adds nothing
-    assert len(again.variations.of_record(copy_id)) == 2 and len(again.notes.all_notes(copy_id)) == 5
+    assert len(as_json(again.variations.of_record(copy_id))) == 2 and len(again.notes.all_notes(copy_id)) == 5
 
 
 def test_a_lesson_travels_over_http_and_a_bad_one_is_a_problem(client: Any) -> None:
@@ -295,7 +295,7 @@ def test_a_notation_file_with_notes_and_a_variation_brings_them_back(client: Any
     verdict = import_finished_http(client, text.encode(), content_type="text/x-cronaca-notation").verdict
     assert "extras" not in verdict["report"], verdict
     new_record = UUID(verdict["record_id"])
-    [line] = service.teaching.variations.of_record(new_record)
+    [line] = as_json(service.teaching.variations.of_record(new_record))
     assert line["from_step"] == made["from_step"]
     assert [e["command"] for e in service.teaching.variations.entries(UUID(line["id"]))] == \
         [e["command"] for e in service.teaching.variations.entries(made["variation"])]

@@ -263,13 +263,13 @@ def test_an_imports_job_keeps_submits_measure_and_still_holds_the_limits(tmp_pat
     assert records.imports.get(import_id).depth == recordfile.nesting(document, 100) > 3
     calls.update(nesting=0, _shape=0)
     report = records.imports.validate(import_id)
-    assert report["ok"] and calls == {"nesting": 0, "_shape": 0}
+    assert report.ok and calls == {"nesting": 0, "_shape": 0}
     second, _ = records.imports.submit(record_file("la-citta", "kept-depth-2"))
     records.close()
     calls.update(nesting=0, _shape=0)
     lowered = Records(Settings.from_env({**env, "CRONACA_MAX_DEPTH": "3"}).store)
     refused = lowered.imports.validate(second)
-    assert not refused["ok"] and refused["rule"] == "file/limit" and refused["facts"]["limit"] == "CRONACA_MAX_DEPTH"
+    assert not refused.ok and refused.rule == "file/limit" and refused.facts["limit"] == "CRONACA_MAX_DEPTH"
     assert calls == {"nesting": 0, "_shape": 0}  # the kept depth held against the lowered limit
     lowered.close()
 
@@ -295,7 +295,7 @@ def test_an_import_stored_before_its_depth_was_kept_is_checked_whole(tmp_path: P
     assert records.imports.get(import_id).depth is None
     calls = _counting(monkeypatch)
     report = records.imports.validate(import_id)
-    assert report["ok"] and calls == {"nesting": 1, "_shape": len(document["entries"])}
+    assert report.ok and calls == {"nesting": 1, "_shape": len(document["entries"])}
     records.close()
 
 

@@ -54,7 +54,7 @@ def exports(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
         for title in TITLES:
             record_id, tokens = records.play.start(title, ["ann", "bob"])
             play_out(records, record_id, tokens, seed=f"poison-{title}")
-            found.append(records.reading.export(record_id))
+            found.append(records.reading.export(record_id).to_json())
     finally:
         records.close()
     return found
@@ -141,13 +141,13 @@ def test_mutated_exports_of_every_title_all_end_in_a_verdict(sqlite_records: Rec
         report = records.imports.validate(import_id)  # anything it raises fails the test: that was the loop
         status = records.imports.get(import_id).status
         assert status in (ACCEPTED, REJECTED), where
-        assert report["ok"] is (status == ACCEPTED), where
-        assert report.get("rule") != "import/internal-error", (where, report)
+        assert report.ok is (status == ACCEPTED), where
+        assert report.rule != "import/internal-error", (where, report)
         if status == REJECTED:
-            assert isinstance(report["rule"], str) and report["message"], where
+            assert isinstance(report.rule, str) and report.message, where
             assert _no_record(records, import_id), where
         outcomes[status] += 1
-        rules[report.get("rule") or "ok"] += 1
+        rules[report.rule or "ok"] += 1
     assert sum(outcomes.values()) == MUTATIONS
     assert outcomes["refused at submit"] > 0 and outcomes[REJECTED] > 0, (outcomes, rules)
     assert rules["file/entries"] > 0, rules
@@ -175,14 +175,14 @@ def test_a_stored_poison_file_is_rejected_naming_the_entry_and_field(
     records.save(stored)
     report = records.imports.validate(stored.id)
     assert records.imports.get(stored.id).status == REJECTED
-    assert report["rule"] == "file/entries" and report["entry_index"] == entry and report["facts"]["field"] == field
+    assert report.rule == "file/entries" and report.stored["entry_index"] == entry and report.facts["field"] == field
     assert _no_record(records, stored.id)
 
 
 def _toy_export(records: Records) -> dict[str, Any]:
     record_id, tokens = records.play.start("toy", ["ann", "bob"])
     play_out(records, record_id, tokens, seed="poison")
-    return records.reading.export(record_id)
+    return records.reading.export(record_id).to_json()
 
 
 def test_an_unexpected_exception_in_the_job_is_a_rejected_import_with_an_error_id(
@@ -201,11 +201,11 @@ def test_an_unexpected_exception_in_the_job_is_a_rejected_import_with_an_error_i
     monkeypatch.setattr(toy_game.Toy, "decide", broken)
     with caplog.at_level(logging.ERROR, logger="cronaca.imports"):
         report = records.imports.validate(import_id)
-    status = records.imports.status(import_id)
+    status = records.imports.status(import_id).to_json()
     assert status["status"] == REJECTED and status["record_id"] is None
-    assert report["ok"] is False and report["rule"] == "import/internal-error"
-    error_id = report["facts"]["error_id"]
-    assert isinstance(error_id, str) and len(error_id) >= 8 and error_id in report["message"]
+    assert report.ok is False and report.rule == "import/internal-error"
+    error_id = report.facts["error_id"]
+    assert isinstance(error_id, str) and len(error_id) >= 8 and error_id in report.message
     shown = json.dumps(status)
     assert "secret-in-the-failure" not in shown and "Traceback" not in shown and "RuntimeError" not in shown
     logged = [r for r in caplog.records if r.name == "cronaca.imports" and error_id in r.getMessage()]
@@ -258,7 +258,7 @@ def test_the_relay_concludes_an_import_after_max_attempts(records: Records) -> N
     queue = NeverRuns()
     passes = [relay_once(records, queue, requeue_after=0, grace=0, max_attempts=3) for _ in range(6)]
     assert passes == [1, 1, 1, 0, 0, 0]
-    status = records.imports.status(import_id)
+    status = records.imports.status(import_id).to_json()
     assert status["status"] == REJECTED and status["attempts"] == 3 and status["record_id"] is None
     report = status["report"]
     assert report["rule"] == "import/attempts" and report["facts"] == {"attempts": 3}
@@ -277,11 +277,11 @@ def test_a_slow_job_at_the_cap_is_left_to_finish(records: Records) -> None:
     assert relay_once(records, queue, requeue_after=0, grace=0, max_attempts=2) == 1  # validating too long
     for _ in range(3):
         assert relay_once(records, queue, requeue_after=0, grace=0, max_attempts=2) == 0
-    assert records.imports.status(import_id)["status"] == "validating" and len(queue.jobs) == 2
-    assert records.imports.validate(import_id)["ok"]  # the slow job concludes
+    assert records.imports.status(import_id).status == "validating" and len(queue.jobs) == 2
+    assert records.imports.validate(import_id).ok  # the slow job concludes
     queue.running = False
     relay_once(records, queue, requeue_after=0, grace=0, max_attempts=2)
-    assert records.imports.status(import_id)["status"] == ACCEPTED
+    assert records.imports.status(import_id).status == ACCEPTED
 
 
 def test_the_attempts_cap_comes_from_the_environment(store_env: dict[str, str]) -> None:
@@ -291,7 +291,7 @@ def test_the_attempts_cap_comes_from_the_environment(store_env: dict[str, str]) 
         queue = NeverRuns()
         for _ in range(4):
             relay_once(records, queue, requeue_after=0, grace=0)
-        status = records.imports.status(import_id)
+        status = records.imports.status(import_id).to_json()
         assert status["status"] == REJECTED and status["attempts"] == 2 and len(queue.jobs) == 2
     finally:
         records.close()
@@ -304,7 +304,7 @@ def test_a_verdict_reached_first_is_never_overwritten_by_the_cap(records: Record
     """The relay decides from its directory, which may lag: a job that concluded meanwhile keeps its verdict."""
     import_id, _ = records.imports.submit(_toy_export(records))
     relay_once(records, NeverRuns(), requeue_after=0, grace=0, max_attempts=1)
-    assert records.imports.validate(import_id)["ok"]  # the job got through after all
+    assert records.imports.validate(import_id).ok  # the job got through after all
     give_up(records, import_id, 1)  # what a relay pass with a stale directory does
-    status = records.imports.status(import_id)
+    status = records.imports.status(import_id).to_json()
     assert status["status"] == ACCEPTED and status["report"]["ok"] and status["record_id"] is not None

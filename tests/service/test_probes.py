@@ -133,7 +133,7 @@ def test_a_cut_live_export_is_refused_while_it_claims_the_end_and_imported_trans
 ) -> None:
     client, records = app_client
     record_id, _ = finished_live(records, "toy", ["ann", "bob"])
-    exported = records.reading.export(record_id)
+    exported = records.reading.export(record_id).to_json()
     cut = copy.deepcopy(exported)
     cut["entries"] = cut["entries"][:-2]
     claims_the_end = client.post("/api/imports", json=cut)
@@ -153,7 +153,7 @@ def test_a_cut_live_export_is_refused_while_it_claims_the_end_and_imported_trans
 def test_a_file_whose_scores_disagree_with_its_log_is_refused_seat_by_seat(app_client: tuple[Any, Records]) -> None:
     client, records = app_client
     record_id, _ = finished_live(records, "toy", ["ann", "bob"])
-    exported = records.reading.export(record_id)
+    exported = records.reading.export(record_id).to_json()
     forged = copy.deepcopy(exported)
     seats = forged["scores"]["seats"]
     seats[0]["total"] += 3
@@ -217,7 +217,7 @@ def test_a_changed_draw_is_reported_at_the_entry_where_it_was_changed(app_client
                                                                        seats: list[str]) -> None:
     client, records = app_client
     record_id, _ = finished_live(records, title, seats, seed="swap")
-    exported = records.reading.export(record_id)
+    exported = records.reading.export(record_id).to_json()
     changed_at = None
     for k, entry in enumerate(exported["entries"][1:], start=1):
         for o in entry["outcomes"]:
@@ -256,7 +256,7 @@ def test_a_changed_draw_is_reported_at_the_entry_where_it_was_changed(app_client
 def test_an_event_mismatch_names_the_field_and_both_values(app_client: tuple[Any, Records]) -> None:
     client, records = app_client
     record_id, _ = finished_live(records, "toy", ["ann", "bob"])
-    forged = records.reading.export(record_id)
+    forged = records.reading.export(record_id).to_json()
     entry = next(e for e in forged["entries"][1:] if e["events"] and e["events"][0]["data"])
     event = entry["events"][0]
     field, value = next((k, v) for k, v in event["data"].items() if isinstance(v, int) and k != "seat")
@@ -294,7 +294,7 @@ def test_setup_outcomes_for_a_live_record_and_a_seed_in_a_transcribed_file_are_r
                                                "setup_outcomes": [{"kind": "roll", "source": "die", "values": [6]}]})
     assert answer.status_code == 422 and answer.get_json()["rule"] == "setup/live-outcomes"
     record_id, _ = finished_live(records, "toy", ["ann", "bob"])
-    document = records.reading.export(record_id)
+    document = records.reading.export(record_id).to_json()
     document["mode"] = "transcribed"
     refused = client.post("/api/imports", json=document)
     assert refused.status_code == 422 and refused.get_json()["rule"] == "file/chance"

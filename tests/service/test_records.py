@@ -209,13 +209,13 @@ def test_list_filters_by_title_player_and_status(records: Records) -> None:
 def test_export_then_import_gives_the_same_record_event_for_event(records: Records) -> None:
     record_id, tokens = records.play.start("toy", ["ann", "bob", "cy"])
     play_out(records, record_id, tokens, seed="roundtrip")
-    document = records.reading.export(record_id)
+    document = records.reading.export(record_id).to_json()
     import_id, new_tokens = records.imports.submit(document)
     report = records.imports.validate(import_id)
-    assert report["ok"], report
-    copy = UUID(report["record_id"])
+    assert report.ok, report
+    copy = UUID(report.record_id)
     assert [e.to_json() for e in records.timeline(copy).events] == [e.to_json() for e in records.timeline(record_id).events]
-    again = records.reading.export(copy)
+    again = records.reading.export(copy).to_json()
     assert again == document
     assert records.imports.validate(import_id) == report  # a second run of the job changes nothing
     assert len(new_tokens) == 3 and records.access.seat_of(records.timeline(copy).meta, new_tokens[2]) == 2
@@ -231,26 +231,26 @@ def test_a_tampered_file_is_rejected_with_the_entry_and_rule(records: Records) -
         seat = timeline.game.pending(timeline.head).seat
         records.play.command(record_id, {"type": "toy/roll", "seat": seat}, tokens[seat],
                      outcomes=[{"kind": "roll", "source": "die", "values": [die.roll('die', 1)[0]]}])
-    document = records.reading.export(record_id)
+    document = records.reading.export(record_id).to_json()
     document["entries"][3]["outcomes"][0]["values"] = [9]
     import_id, _ = records.imports.submit(document)
     report = records.imports.validate(import_id)
-    assert not report["ok"] and report["entry_index"] == 3 and report["rule"] == "chance/roll/impossible-face"
+    assert not report.ok and report.stored["entry_index"] == 3 and report.rule == "chance/roll/impossible-face"
     assert records.imports.get(import_id).status == "rejected"
 
     live_id, live_tokens = records.play.start("toy", ["ann", "bob"])
     play_out(records, live_id, live_tokens)
-    forged = records.reading.export(live_id)
+    forged = records.reading.export(live_id).to_json()
     forged["chance"]["seed"] = "guess"
     rejected = records.imports.validate(records.imports.submit(forged)[0])
-    assert rejected["rule"] == "chance/commitment"
-    bent = records.reading.export(live_id)
+    assert rejected.rule == "chance/commitment"
+    bent = records.reading.export(live_id).to_json()
     first = bent["entries"][1]
     if first["command"]["type"] == "toy/roll":
         first["outcomes"][0]["values"] = [1 + first["outcomes"][0]["values"][0] % 6]
         first["events"][0]["data"]["face"] = first["outcomes"][0]["values"][0]
         bent_report = records.imports.validate(records.imports.submit(bent)[0])
-        assert not bent_report["ok"] and bent_report["rule"] in ("chance/not-from-seed", "log/event-mismatch")
+        assert not bent_report.ok and bent_report.rule in ("chance/not-from-seed", "log/event-mismatch")
 
 
 def test_observed_chance_replays_what_live_play_recorded(records: Records) -> None:
@@ -273,13 +273,13 @@ def test_a_file_without_events_gets_them_from_the_rules(records: Records) -> Non
         seat = records.timeline(record_id).game.pending(records.timeline(record_id).head).seat
         records.play.command(record_id, {"type": "toy/roll", "seat": seat}, tokens[seat],
                      outcomes=[{"kind": "roll", "source": "die", "values": [die.roll("die", 1)[0]]}])
-    document = records.reading.export(record_id)
+    document = records.reading.export(record_id).to_json()
     for entry in document["entries"]:
         entry["events"] = []
     report = records.imports.validate(records.imports.submit(document)[0])
-    assert report["ok"], report
-    copy = UUID(report["record_id"])
-    assert records.reading.export(copy)["entries"] == records.reading.export(record_id)["entries"]
+    assert report.ok, report
+    copy = UUID(report.record_id)
+    assert records.reading.export(copy).entries == records.reading.export(record_id).entries
 
 
 def stored_rows(records: Records, record_id: UUID) -> list[tuple[int, str, dict]]:
@@ -351,7 +351,7 @@ def test_a_command_that_causes_no_game_event_is_refused_and_stores_nothing(
                 "chance": {}, "entries": [{"setup": {"players": 2}, "outcomes": [], "events": []},
                                           {"command": {"type": "toy/roll", "seat": 0}, "outcomes": [], "events": []}]}
     report = records.imports.validate(records.imports.submit(document)[0])
-    assert not report["ok"] and report["rule"] == "log/no-events" and report["entry_index"] == 1
+    assert not report.ok and report.rule == "log/no-events" and report.stored["entry_index"] == 1
 
 
 def test_readers_never_see_a_timeline_half_caught_up(records: Records) -> None:

@@ -25,7 +25,7 @@ from domain.records import evidence
 from domain.records.settings import Settings
 from tests.citta_stato.test_notation import VENEZIA
 from tests.service.conftest import close_app
-from tests.service.helpers import auth, import_finished_http, played_game, record_file, same_notes, studied
+from tests.service.helpers import as_json, auth, import_finished_http, played_game, record_file, same_notes, studied
 
 ROOT = Path(__file__).resolve().parents[2]
 TITLES = ("citta-stato", "la-citta", "serenissima")
@@ -289,8 +289,8 @@ def test_notes_for_and_by_such_seats_come_back_through_a_study_import(service: A
     assert "my own" in text and "only Ben reads this" in text
     copy = import_finished_http(client, text.encode(), content_type=transcripts.MEDIA_TYPE)
     assert "extras" not in copy.verdict["report"], copy.verdict["report"]
-    lines = {line["title"]: line["id"] for line in teaching.variations.of_record(UUID(copy.record_id))}
-    old = {line["title"]: line["id"] for line in teaching.variations.of_record(record_id)}
+    lines = {line["title"]: line["id"] for line in as_json(teaching.variations.of_record(UUID(copy.record_id)))}
+    old = {line["title"]: line["id"] for line in as_json(teaching.variations.of_record(record_id))}
     same_notes(teaching.notes.all_notes(record_id), teaching.notes.all_notes(UUID(copy.record_id)),
                {None: None, old["what if"]: lines["what if"]})
     own = [n for n in teaching.notes.all_notes(UUID(copy.record_id)) if n["text"] == "my own"]

@@ -11,7 +11,7 @@ import pytest
 
 from domain.records.teaching import Teaching
 from domain.transcripts import MEDIA_TYPE
-from tests.service.helpers import auth, import_finished_http, record_file, same_notes, studied
+from tests.service.helpers import as_json, auth, import_finished_http, record_file, same_notes, studied
 
 TITLES = ["citta-stato", "la-citta", "serenissima"]
 
@@ -37,8 +37,8 @@ def study(teaching: Teaching, record_id: UUID, title: str, key: str) -> dict[str
     teaching.notes.add(record_id, key, {"step": starts[long - 1] + 1, "text": "in the middle of an entry"})
     vid, branch_at = made["variation"], made["from_step"]
     inner_starts, _ = teaching.variations.decision_steps(record_id, str(vid))
-    child = teaching.variations.branch(record_id, key, inner_starts[1], str(vid), "deeper", "")
-    legal = teaching.variations.legal(UUID(child["id"]))["commands"]
+    child = teaching.variations.branch(record_id, key, inner_starts[1], str(vid), "deeper", "").to_json()
+    legal = teaching.variations.legal(UUID(child["id"])).to_json()["commands"]
     teaching.variations.play(UUID(child["id"]), key, legal[-1]["command"])
     return {"variation": str(vid), "child": child["id"], "from_step": branch_at}
 
@@ -66,7 +66,7 @@ def test_a_study_notation_imported_gives_back_the_same_notes_and_variations(clie
     copy_id, _, _, verdict = imported(client, text.encode(), content_type=MEDIA_TYPE)
     assert "extras" not in verdict["report"], verdict["report"]
     assert client.get(f"/api/records/{copy_id}/events").get_json() == client.get(f"/api/records/{record_id}/events").get_json()
-    lines = {line["title"]: line for line in teaching.variations.of_record(copy_id)}
+    lines = {line["title"]: line for line in as_json(teaching.variations.of_record(copy_id))}
     assert set(lines) == {"what if", "deeper"} and lines["deeper"]["parent"] == lines["what if"]["id"]
     assert lines["what if"]["from_step"] == made["from_step"] and lines["what if"]["author"] == "Prof. Rossi"
     for old, new in ((made["variation"], lines["what if"]["id"]), (made["child"], lines["deeper"]["id"])):
@@ -116,4 +116,4 @@ def test_a_variation_the_rules_refuse_is_named_at_its_line_and_nothing_is_attach
     copy_id, _, _, verdict = imported(client, "\n".join(lines).encode(), content_type=MEDIA_TYPE)
     extras = verdict["report"]["extras"]
     assert extras["ok"] is False and extras["facts"]["line"] == turn + 2 and f"line {turn + 2}" in extras["message"]
-    assert teaching.variations.of_record(copy_id) == [] and teaching.notes.all_notes(copy_id) == []
+    assert as_json(teaching.variations.of_record(copy_id)) == [] and teaching.notes.all_notes(copy_id) == []

@@ -31,13 +31,13 @@ def test_a_self_played_game_imports_and_exports_unchanged(title: str, tmp_path: 
     records = Records({"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(tmp_path / "t.sqlite3")})
     try:
         report = records.imports.validate(records.imports.submit(document)[0])
-        assert report["ok"], report
-        record_id = UUID(report["record_id"])
-        exported = records.reading.export(record_id)
+        assert report.ok, report
+        record_id = UUID(report.record_id)
+        exported = records.reading.export(record_id).to_json()
         assert exported["entries"] == dice.mark_outcomes(document["entries"], "transcribed")  # each outcome says who gave it
         assert exported["scores"] == played.scores
         again = records.imports.validate(records.imports.submit(exported)[0])
-        assert again["ok"] and records.reading.export(UUID(again["record_id"]))["entries"] == exported["entries"]
+        assert again.ok and records.reading.export(UUID(again.record_id)).entries == exported["entries"]
         summary = records.reading.summary(record_id)
         assert summary.finished and summary.steps == played.event_count
         ends = [turn.stop for turn in records.reading.turns(record_id)]  # after whole commands: always showable

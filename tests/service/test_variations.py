@@ -19,7 +19,7 @@ from domain.kernel.selfplay import PlayedGame
 from domain.records import Records, recordfile
 from domain.records.errors import Conflict, Forbidden, Invalid, NotFound, Refused, Unauthorized
 from domain.records.variations import AUTHOR, DRAWN, Variations, command_words
-from tests.service.helpers import NAMES, at_once, import_finished, played_game, record_file
+from tests.service.helpers import NAMES, as_json, at_once, import_finished, played_game, record_file
 
 TITLES = ["citta-stato", "la-citta", "serenissima"]
 KEY = "annotator-key-for-tests"
@@ -66,7 +66,7 @@ def test_branch_and_play_legal_commands_in_every_title(records: Records, title: 
     before = version(records, record_id)
     k = 4
     start = entry_steps(title)[k - 1]
-    summary = variations.branch(record_id, KEY, start, title="what if", author="Prof. Rossi")
+    summary = variations.branch(record_id, KEY, start, title="what if", author="Prof. Rossi").to_json()
     vid = UUID(summary["id"])
     assert summary["from_step"] == start and summary["last_step"] == start and summary["moves"] == 0
     assert summary["parent"] is None and summary["record_id"] == str(record_id) and summary["title"] == "what if"
@@ -76,12 +76,12 @@ def test_branch_and_play_legal_commands_in_every_title(records: Records, title: 
     state = state_before(title, k)
     expected_step = start
     for _ in range(6):
-        legal = variations.legal(vid)
+        legal = variations.legal(vid).to_json()
         assert legal["step"] == expected_step
         assert [c["command"] for c in legal["commands"]] == [c.to_json() for c in game.legal(state)]
         assert all(isinstance(c["said"], str) and c["said"] for c in legal["commands"])
         choice = legal["commands"][-1]["command"]
-        answer = variations.play(vid, KEY, choice)
+        answer = variations.play(vid, KEY, choice).to_json()
         assert answer["chance"] == DRAWN and answer["id"] == str(vid)
         first, last = answer["steps"]
         assert first == expected_step + 1 and last >= first
@@ -105,18 +105,18 @@ def test_branch_and_play_legal_commands_in_every_title(records: Records, title: 
     assert main.last_step == played(title).event_count
 
     # a step before the branch is the parent's; a step of the variation is the variation's
-    step = variations.step(vid, start + 1)
+    step = variations.step(vid, start + 1).to_json()
     assert step["line"] == str(vid) and step["view_of"] == "all" and step["steps"] == expected_step
     assert step["view"] == game.view(variations.state_at(vid, start + 1), None)
     assert step["event"] == variations.entries(vid)[0]["events"][0]["type"]
     assert "scores" in step
     with records.access.reading(record_id) as timeline:
         assert variations.state_at(vid, start - 1) == timeline.state_at(start - 1)
-        assert variations.step(vid, start)["event"] == timeline.events[start - 1].type
+        assert variations.step(vid, start).to_json()["event"] == timeline.events[start - 1].type
     with pytest.raises(NotFound):
         variations.step(vid, expected_step + 1)
 
-    told = variations.story(vid)
+    told = variations.story(vid).to_json()
     assert told["steps"] == expected_step and told["view_of"] == "all"
     assert told["lines"] and all(start < line["step"] <= expected_step for line in told["lines"])
     assert {line["player"] for line in told["lines"]} <= set(NAMES)
@@ -135,7 +135,7 @@ def test_branch_and_play_legal_commands_in_every_title(records: Records, title: 
 
     # the game's stream is untouched
     assert version(records, record_id) == before
-    assert [s["id"] for s in variations.of_record(record_id)] == [str(vid)]
+    assert [s["id"] for s in as_json(variations.of_record(record_id))] == [str(vid)]
 
 
 def test_board_draws_with_the_viewer(records: Records) -> None:
@@ -144,9 +144,9 @@ def test_board_draws_with_the_viewer(records: Records) -> None:
 
     record_id, _ = finished(records, "citta-stato")
     variations = Variations(records)
-    vid = UUID(variations.branch(record_id, KEY, entry_steps("citta-stato")[2])["id"])
-    variations.play(vid, KEY, variations.legal(vid)["commands"][0]["command"])
-    last = variations.summary(vid)["last_step"]
+    vid = UUID(variations.branch(record_id, KEY, entry_steps("citta-stato")[2]).id)
+    variations.play(vid, KEY, variations.legal(vid).to_json()["commands"][0]["command"])
+    last = variations.summary(vid).last_step
     svg = variations.board(vid, last, draw)
     assert svg.lstrip().startswith(b"<svg") and b"</svg>" in svg
     assert variations.board(vid, last, draw) is svg  # kept: a step's board never changes
@@ -155,7 +155,7 @@ def test_board_draws_with_the_viewer(records: Records) -> None:
 def marked_as_met(variations: Variations, vid: UUID, told: dict[str, Any]) -> None:
     """Each story line of an entry that met chance says where it came from: the variation's seed ("service",
     recomputable) or its author's choice ("transcriber", a person's word); a line of an entry without chance, nothing."""
-    spans, at = [], variations.summary(vid)["from_step"]
+    spans, at = [], variations.summary(vid).from_step
     for entry in variations.entries(vid):
         spans.append((at, at + len(entry["events"]), entry))
         at += len(entry["events"])
@@ -183,17 +183,17 @@ def test_chance_drawn_or_chosen_by_the_author(records: Records, title: str) -> N
     start = entry_steps(title)[k - 1]
 
     # the author gives the outcomes the table met: the variation repeats the main line's entry
-    chosen = UUID(variations.branch(record_id, KEY, start)["id"])
-    answer = variations.play(chosen, KEY, command, outcomes=[o.to_json() for o in outcomes])
+    chosen = UUID(variations.branch(record_id, KEY, start).id)
+    answer = variations.play(chosen, KEY, command, outcomes=[o.to_json() for o in outcomes]).to_json()
     assert answer["chance"] == AUTHOR
     assert [{k: v for k, v in e.items() if k != "step"} for e in answer["events"]] == \
         [e.to_json() for e in played(title).entries[k].events]
     assert variations.entries(chosen)[0]["outcomes"] == [o.to_json() for o in outcomes]
-    assert variations.summary(chosen)["chance"] == [AUTHOR]
+    assert variations.summary(chosen).chance == [AUTHOR]
 
     # without outcomes, chance is drawn from the variation's own seed, entry by entry
-    drawn = UUID(variations.branch(record_id, KEY, start)["id"])
-    answer = variations.play(drawn, KEY, command)
+    drawn = UUID(variations.branch(record_id, KEY, start).id)
+    answer = variations.play(drawn, KEY, command).to_json()
     assert answer["chance"] == DRAWN
     seed = variations.exported(drawn)["seed"]
     assert isinstance(seed, str) and len(seed) == 32
@@ -201,8 +201,8 @@ def test_chance_drawn_or_chosen_by_the_author(records: Records, title: str) -> N
     produced, _ = play(game, state_before(title, k), game.parse_command(command), seeded)
     assert variations.entries(drawn)[0]["outcomes"] == [o.to_json() for o in seeded.log]
     assert [e.to_json() for e in produced] == [{k: v for k, v in e.items() if k != "step"} for e in answer["events"]]
-    assert variations.summary(drawn)["chance"] == [DRAWN]
-    other = UUID(variations.branch(record_id, KEY, start)["id"])
+    assert variations.summary(drawn).chance == [DRAWN]
+    other = UUID(variations.branch(record_id, KEY, start).id)
     assert variations.exported(other)["seed"] != seed  # a fresh seed for every variation
 
     # an outcome the rules cannot have met: 422 naming the chance rule, nothing stored
@@ -218,7 +218,7 @@ def test_chance_drawn_or_chosen_by_the_author(records: Records, title: str) -> N
     with pytest.raises(Invalid) as caught:
         variations.play(other, KEY, command, outcomes=[{"kind": "draw"}])
     assert caught.value.facts["rule"] == "command/outcomes"
-    assert variations.summary(other)["moves"] == 0 and variations.entries(other) == []
+    assert variations.summary(other).moves == 0 and variations.entries(other) == []
 
 
 def test_refused_and_malformed_commands_store_nothing(records: Records) -> None:
@@ -227,7 +227,7 @@ def test_refused_and_malformed_commands_store_nothing(records: Records) -> None:
     variations = Variations(records)
     game = catalog.game(title)
     k = 3
-    vid = UUID(variations.branch(record_id, KEY, entry_steps(title)[k - 1])["id"])
+    vid = UUID(variations.branch(record_id, KEY, entry_steps(title)[k - 1]).id)
     state = state_before(title, k)
     legal = game.legal(state)[0].to_json()
     wrong_seat = {**legal, "seat": 1 - legal["seat"]}
@@ -253,11 +253,11 @@ def test_refused_and_malformed_commands_store_nothing(records: Records) -> None:
         variations.play(vid, tokens[legal["seat"]], legal)
     with pytest.raises(Forbidden):
         variations.play(vid, "not-the-key", legal)
-    assert variations.summary(vid)["moves"] == 0 and variations.summary(vid)["last_step"] == entry_steps(title)[k - 1]
+    assert variations.summary(vid).moves == 0 and variations.summary(vid).last_step == entry_steps(title)[k - 1]
     assert variations.entries(vid) == []
     assert version(records, record_id) == before
     variations.play(vid, KEY, legal)  # and the right command with the key is taken
-    assert variations.summary(vid)["moves"] == 1
+    assert variations.summary(vid).moves == 1
 
 
 def test_who_may_branch_and_from_where(records: Records) -> None:
@@ -290,12 +290,12 @@ def test_who_may_branch_and_from_where(records: Records) -> None:
         variations.branch(record_id, KEY, steps[0], title="x" * 500)
     with pytest.raises(NotFound):
         variations.branch(record_id, KEY, steps[0], parent=str(uuid4()))
-    assert variations.of_record(record_id) == []
+    assert as_json(variations.of_record(record_id)) == []
 
     # the last step is a decision point of a line; there, a finished game takes no more commands
-    last = variations.branch(record_id, KEY, played(title).event_count)
+    last = variations.branch(record_id, KEY, played(title).event_count).to_json()
     assert last["finished"] is True and last["pending"]["kind"] == "game-over"
-    assert variations.legal(UUID(last["id"]))["commands"] == []
+    assert variations.legal(UUID(last["id"])).to_json()["commands"] == []
     with pytest.raises(Conflict):
         variations.play(UUID(last["id"]), KEY, played(title).entries[1].command or {})
     assert variations.line(record_id, last["id"]).finished is True
@@ -312,7 +312,7 @@ def test_a_record_in_progress_gets_no_variations(records: Records) -> None:
         variations.restore(record_id, {"from_step": steps, "entries": []}, None)
     line = variations.line(record_id, None)  # a line still: notes may be written on a game in progress
     assert line.finished is False and line.last_step == steps
-    assert variations.of_record(record_id) == []
+    assert as_json(variations.of_record(record_id)) == []
 
 
 def test_nested_variation_continues_its_parent(records: Records) -> None:
@@ -321,20 +321,20 @@ def test_nested_variation_continues_its_parent(records: Records) -> None:
     variations = Variations(records)
     game = catalog.game(title)
     start = entry_steps(title)[5]
-    parent = UUID(variations.branch(record_id, KEY, start, title="first idea")["id"])
+    parent = UUID(variations.branch(record_id, KEY, start, title="first idea").id)
     for _ in range(4):
-        variations.play(parent, KEY, variations.legal(parent)["commands"][0]["command"])
+        variations.play(parent, KEY, variations.legal(parent).to_json()["commands"][0]["command"])
     parent_line = variations.line(record_id, str(parent))
     # from the parent's second command on
-    second = variations.summary(parent)["from_step"] + len(variations.entries(parent)[0]["events"])
-    child = variations.branch(record_id, KEY, second, parent=str(parent), title="second idea")
+    second = variations.summary(parent).from_step + len(variations.entries(parent)[0]["events"])
+    child = variations.branch(record_id, KEY, second, parent=str(parent), title="second idea").to_json()
     cid = UUID(child["id"])
     assert child["parent"] == str(parent) and child["from_step"] == second
     assert variations.state_at(cid, second) == variations.state_at(parent, second)
     assert variations.state_at(cid, start) == state_before(title, 6)
-    answer = variations.play(cid, KEY, variations.legal(cid)["commands"][-1]["command"])
+    answer = variations.play(cid, KEY, variations.legal(cid).to_json()["commands"][-1]["command"]).to_json()
     assert answer["steps"][0] == second + 1
-    assert variations.step(cid, second)["view"] == game.view(variations.state_at(parent, second), None)
+    assert variations.step(cid, second).to_json()["view"] == game.view(variations.state_at(parent, second), None)
     assert variations.line(record_id, str(cid)).first_step == second
     assert variations.line(record_id, str(parent)) == parent_line  # the parent is not changed by its child
     # from the middle of the parent's entry: no decision point
@@ -347,7 +347,7 @@ def test_nested_variation_continues_its_parent(records: Records) -> None:
     # beyond the parent's last step
     with pytest.raises(Invalid):
         variations.branch(record_id, KEY, parent_line.last_step + 1, parent=str(parent))
-    assert [s["id"] for s in variations.of_record(record_id)] == [str(parent), str(cid)]
+    assert [s["id"] for s in as_json(variations.of_record(record_id))] == [str(parent), str(cid)]
 
     # a line of another record is not this record's
     other_id, _ = finished(records, "citta-stato")
@@ -367,34 +367,34 @@ def test_restore_gives_the_same_events(records: Records) -> None:
     variations = Variations(records)
     k, command, outcomes = chance_point(title)
     start = entry_steps(title)[k - 1]
-    vid = UUID(variations.branch(record_id, KEY, start, title="imported", author="Ada")["id"])
+    vid = UUID(variations.branch(record_id, KEY, start, title="imported", author="Ada").id)
     variations.play(vid, KEY, command, outcomes=[o.to_json() for o in outcomes])
     for _ in range(5):
-        legal = variations.legal(vid)["commands"]
+        legal = variations.legal(vid).to_json()["commands"]
         if not legal:
             break
         variations.play(vid, KEY, legal[-1]["command"])
-    child = UUID(variations.branch(record_id, KEY, variations.summary(vid)["last_step"], parent=str(vid))["id"])
-    variations.play(child, KEY, variations.legal(child)["commands"][0]["command"])
+    child = UUID(variations.branch(record_id, KEY, variations.summary(vid).to_json()["last_step"], parent=str(vid)).id)
+    variations.play(child, KEY, variations.legal(child).to_json()["commands"][0]["command"])
     exported = variations.exported(vid)
     before = version(records, record_id)
-    marked_as_met(variations, vid, variations.story(vid))  # the author's outcomes and the drawn ones
+    marked_as_met(variations, vid, variations.story(vid).to_json())  # the author's outcomes and the drawn ones
 
     # on a second copy of the same game (an import makes a new record)
     copy_id, _ = finished(records, title)
     restored = variations.restore(copy_id, exported, None)
     assert restored != vid
     assert variations.entries(restored) == variations.entries(vid)
-    again = variations.summary(restored)
+    again = variations.summary(restored).to_json()
     assert (again["title"], again["author"], again["from_step"], again["chance"]) == ("imported", "Ada", start,
-                                                                                     variations.summary(vid)["chance"])
+                                                                                     variations.summary(vid).chance)
     assert variations.exported(restored)["seed"] == exported["seed"]
     nested = variations.restore(copy_id, variations.exported(child), str(restored))
     assert variations.entries(nested) == variations.entries(child)
-    assert variations.summary(nested)["parent"] == str(restored)
-    last = variations.summary(child)["last_step"]
+    assert variations.summary(nested).parent == str(restored)
+    last = variations.summary(child).last_step
     assert variations.state_at(nested, last) == variations.state_at(child, last)
-    assert [s["id"] for s in variations.of_record(copy_id)] == [str(restored), str(nested)]
+    assert [s["id"] for s in as_json(variations.of_record(copy_id))] == [str(restored), str(nested)]
     assert version(records, record_id) == before
 
     # a tampered entry: 422 naming it, nothing stored
@@ -423,7 +423,7 @@ def test_restore_gives_the_same_events(records: Records) -> None:
         variations.restore(copy_id, {**exported, "entries": "nope"}, None)
     with pytest.raises(Invalid):
         variations.restore(copy_id, {**exported, "from_step": start + 1}, None)
-    assert len(variations.of_record(copy_id)) == 2
+    assert len(as_json(variations.of_record(copy_id))) == 2
 
 
 def test_command_words_in_every_title() -> None:
@@ -444,7 +444,7 @@ def test_branches_at_once_are_all_listed(records: Records) -> None:
     record_id, _ = finished(records, "citta-stato")
     variations = Variations(records)
     steps = entry_steps("citta-stato")[:6]
-    made = [b["id"] for b in at_once(lambda step: variations.branch(record_id, KEY, step, title=f"from {step}"), steps)]
-    listed = variations.of_record(record_id)
+    made = [b["id"] for b in at_once(lambda step: variations.branch(record_id, KEY, step, title=f"from {step}").to_json(), steps)]
+    listed = as_json(variations.of_record(record_id))
     assert sorted(s["id"] for s in listed) == sorted(made) and len(made) == len(steps)
     assert sorted(s["from_step"] for s in listed) == steps

@@ -351,7 +351,7 @@ def test_demo_records_are_greedy_bot_games(tmp_path: Path, monkeypatch: pytest.M
         assert service_cli.demo_records(records) == 1
         (made,) = records.reading.listing().items
         assert made.players == service_cli.NAMES[:2] and made.finished and made.winner
-        record = records.reading.export(UUID(made.id))
+        record = records.reading.export(UUID(made.id)).to_json()
         assert len(played) == 1 and played[0].seed == "demo-citta-stato-0"
         assert record["entries"] == dice.mark_outcomes([e.to_json() for e in played[0].entries], record["mode"])
     finally:

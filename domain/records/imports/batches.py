@@ -13,6 +13,7 @@ from domain.records import lessonfile
 from domain.records.aggregates import VALIDATING, Import
 from domain.records.errors import RecordsError
 from domain.records.imports.submit import Submitting
+from domain.records.readmodels_imports import ImportReport
 
 
 class Batches(Submitting):
@@ -52,7 +53,7 @@ class Batches(Submitting):
             if import_id not in found:
                 self.mark_queued(import_id, job_id)
 
-    def judge_many(self, import_ids: list[UUID]) -> list[tuple[dict[str, Any], bool]]:
+    def judge_many(self, import_ids: list[UUID]) -> list[tuple[ImportReport, bool]]:
         """`judge` for each of several imports (a batch job's), with two saves for them all where each
         alone takes two: one marks them validating, one stores every verdict and, with an accepted game alone,
         its record. On PostgreSQL that is two locks of the event table and two commits a batch, not a file,
@@ -105,5 +106,5 @@ class Batches(Submitting):
         finally:
             for record_id in built:
                 self.records.built_snapshots.pop(record_id, None)
-        return [(found[i].report or {}, True) if i in concluded else
-                self.judge(i) if i in alone else (found[i].report or {}, False) for i in import_ids]
+        return [(ImportReport(found[i].report or {}), True) if i in concluded else
+                self.judge(i) if i in alone else (ImportReport(found[i].report or {}), False) for i in import_ids]

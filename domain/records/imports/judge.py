@@ -19,6 +19,7 @@ from domain.records import dice, lessonfile, recordfile
 from domain.records.aggregates import LIVE, NOTATION, TRANSCRIBED, VALIDATING, Import, Record
 from domain.records.errors import RecordsError
 from domain.records.imports.statuses import Statuses
+from domain.records.readmodels_imports import ImportReport
 from domain.records.rows import CanonicalEvent
 from domain.records.settings import Limits
 from domain.records.timeline import loads
@@ -57,13 +58,18 @@ class Judging(Statuses):
         super().__init__(records)
         self._default_editions: dict[str, Edition] = {}  # the checker's, by title
 
-    def validate(self, import_id: UUID) -> dict[str, Any]:
+    def validate(self, import_id: UUID) -> ImportReport:
         """The job: judge a submitted file and, when it is valid, create its record. Idempotent."""
         return self.judge(import_id)[0]
 
-    def judge(self, import_id: UUID) -> tuple[dict[str, Any], bool]:
+    def judge(self, import_id: UUID) -> tuple[ImportReport, bool]:
         """`validate`'s report, and whether this call stored it (False: an earlier attempt, or another
         process meanwhile, had concluded the import): what the worker counts, without reading the import twice."""
+        report, concluded = self._judge(import_id)
+        return ImportReport(report), concluded
+
+    def _judge(self, import_id: UUID) -> tuple[dict[str, Any], bool]:
+        """`judge`, its report as the import stores it."""
         found = self.get(import_id)
         if found.report is not None:
             return found.report, False

@@ -6,17 +6,18 @@ An import is an aggregate (aggregates.Import): submitted -> queued -> validating
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from uuid import UUID
 
 from eventsourcing.application import project_aggregate
 from eventsourcing.persistence import IntegrityError
 
 from domain.kernel import Reader
-from domain.kernel.violations import ALL, reveal
+from domain.kernel.violations import ALL
 from domain.records.access import seat_in
 from domain.records.aggregates import Import
 from domain.records.errors import Conflict, NotFound
+from domain.records.readmodels_imports import ImportReport, ImportStatus
 from domain.records.rows import stored_event
 from domain.records.timeline import select_streams
 
@@ -30,7 +31,7 @@ class Statuses:
     def __init__(self, records: Records) -> None:
         self.records = records
 
-    def status(self, import_id: UUID, token: str | None = None) -> dict[str, Any]:
+    def status(self, import_id: UUID, token: str | None = None) -> ImportStatus:
         """An import's status and report, as the caller may read it.
 
         The report keeps its secrets wrapped (kernel.violations.Secret); they are shown here
@@ -40,18 +41,17 @@ class Statuses:
         """
         return self._status_of(import_id, self.get(import_id), token)
 
-    def statuses(self, import_ids: list[UUID]) -> dict[UUID, dict[str, Any]]:
+    def statuses(self, import_ids: list[UUID]) -> dict[UUID, ImportStatus]:
         """`status` of several imports, read in one query, with no token (`cronaca import`'s lines);
         those not found are left out."""
         return {import_id: self._status_of(import_id, found, None) for import_id, found in self.get_many(import_ids).items()}
 
-    def _status_of(self, import_id: UUID, found: Import, token: str | None) -> dict[str, Any]:
+    def _status_of(self, import_id: UUID, found: Import, token: str | None) -> ImportStatus:
         reader: Reader = seat_in(found.token_hashes, token, "import")
-        report = found.report
-        if report is not None and (report.get("file_says_finished") or (report.get("ok") and report.get("finished"))):
+        report = ImportReport(found.report) if found.report is not None else None
+        if report is not None and report.game_over:
             reader = ALL
-        return {"id": str(import_id), "status": found.status, "attempts": found.attempts, "record_id": found.record_id,
-                "report": reveal(report, reader) if report is not None else None}
+        return ImportStatus(str(import_id), found.status, found.attempts, found.record_id, report, reader)
 
     def get(self, import_id: UUID) -> Import:
         """An import folded from its own events by the library's projector. Not the repository's `get`, which
