@@ -477,6 +477,7 @@ class _Checker:
         self.over_reported = False
         self.held_back = False  # a refusal was read as it always was, an unsettled unknown before it (`_run`)
         self.explanations: dict[int, Explanation] = {}  # index of a written turn -> how it was read (the narrowing reads so)
+        self.explained_at: dict[int, Explanation] = {}  # the line of a refusal's finding -> how the rest was read
 
     # -- the reading the explanations search with (kernel.explain.Reader)
     def fork(self) -> _Checker:
@@ -984,6 +985,7 @@ class _Checker:
     def explained(self, found: Finding, explanation: Explanation, refusal: Refusal) -> None:
         """A refusal's finding says how the rest was read: what stands for the move, or the lines' reading."""
         found.explanation = explanation.to_json()
+        self.explained_at[found.line] = explanation
         if explanation.kind == "reworded" and explanation.option is not None:
             option = refusal.options[explanation.option]
             hidden = self._words(self._json(option))
@@ -1085,6 +1087,11 @@ class _Reading:
         self.places: dict[tuple[int, int], int] = {}
         for index, done in enumerate(checker.checked):
             self.places.setdefault((done.line, done.column), index)
+        self.explained = dict(checker.explanations)  # the slips the checker explained, read as the table meant them
+        turn_at = {turn.line: t for t, turn in enumerate(notation.turns)}
+        for line, explanation in checker.explained_at.items():
+            if line in turn_at:
+                self.explained.setdefault(turn_at[line], explanation)
 
     def _probe(self, settled: dict[tuple[int, int], tuple[Any, ...]]) -> _Probe:
         c = self.checker
@@ -1136,7 +1143,7 @@ class _Reading:
         probe = self._probe(settled)
         end = len(self.steps) if until is None else until
         k = stop + 1
-        explained = self.checker.explanations
+        explained = self.explained
         try:
             if stop >= 0:
                 t, m = self.steps[stop]
@@ -1314,7 +1321,7 @@ def check(
             if answer is not None:
                 again.apply(answer)
             checker = again
-            if checker.explanations:  # the unknowns narrowed again, past the slips read as the table meant them
+            if checker.explanations or checker.explained_at:  # the unknowns narrowed again, past the slips read as meant
                 meant = checker.narrow(budget, notation)
                 if meant is not None and any(meant.best.get(checker.written_at(u)) not in (None, u.assumed)
                                              for u in checker.unknowns):
