@@ -70,6 +70,16 @@ class Reader(Protocol):
         """The state before the move at `stop` as the checker's own reading found it (None: not read)."""
 
 
+Rank = tuple[int, int, int]  # how far a reading got, then how near the claimed totals (fewer seats off, points off)
+
+
+def rank(step: Step) -> Rank:
+    """A reading's place among others: further first; at the end, nearer the claimed result first (when the
+    Result is wrong for one seat, the values that make the others' right are the ones to read with)."""
+    miss = step.miss or (0, 0)
+    return (step.depth, -miss[0], -miss[1])
+
+
 @dataclass(eq=False)
 class _Node:
     """A distinct state at a move with unknowns (`keys`: the unknowns written there), and the ways it was reached:
@@ -249,7 +259,7 @@ def search(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequence[Key]]
     spent = 0
     group: list[Key] = []
     tried: dict[Key, list[Values]] = {}
-    leaves: list[tuple[int, _Node, tuple[list[Values], ...]]] = []  # a refused path: how far it read, from where, with what
+    leaves: list[tuple[Rank, _Node, tuple[list[Values], ...]]] = []  # a refused path: how far it read, from where, with what
 
     def spend(cost: int) -> None:
         nonlocal spent
@@ -269,8 +279,8 @@ def search(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequence[Key]]
         if through is not None:
             ends = [(parent, combo) for parent, combo in through.edges]
         else:
-            best = max((d for d, *_ in leaves), default=-1)
-            answer.depth = max(answer.depth, best)
+            best = max((d for d, *_ in leaves), default=(-1, 0, 0))
+            answer.depth = max(answer.depth, best[0])
             ends = [(parent, combo) for d, parent, combo in leaves if d == best]
         seen: set[int] = set()
         for parent, combo in ends:
@@ -320,14 +330,14 @@ def search(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequence[Key]]
                     if after.ok:
                         children.node(after.state).edges.append((node, combo))
                     else:
-                        leaves.append((after.depth, node, combo))
+                        leaves.append((rank(after), node, combo))
             # each distinct state after this move reads on to the next move with unknowns (or to the end)
             ahead = _States()
             for child in children.nodes:
                 went = reader.advance(child.state, stop, nxt, {})
                 spend(went.cost)
                 if not went.ok or nxt is None:
-                    leaves.extend((went.depth, parent, combo) for parent, combo in child.edges)
+                    leaves.extend((rank(went), parent, combo) for parent, combo in child.edges)
                     continue
                 ahead.node(went.state).edges.extend(child.edges)
             frontier = ahead.nodes
@@ -482,9 +492,9 @@ def one_at_a_time(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequenc
                     nonlocal spent
                     spent += cost
                 whole = orders_alike(reader, state, stop, k, found, count)
-            reached: list[tuple[int, Values]] = []
+            reached: list[tuple[Rank, Values]] = []
             seen = _States()
-            depth_of: dict[int, int] = {}
+            depth_of: dict[int, Rank] = {}
             for v in found:
                 if spent > budget:
                     whole = False
@@ -492,16 +502,16 @@ def one_at_a_time(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequenc
                 step = reader.play(state, stop, {**chosen, k: v})
                 spent += step.cost
                 if not step.ok:
-                    reached.append((step.depth, v))
+                    reached.append((rank(step), v))
                     continue
                 node = seen.node(step.state)
                 if id(node) not in depth_of:
                     went = reader.advance(step.state, stop, None, {})
                     spent += went.cost
-                    depth_of[id(node)] = went.depth
+                    depth_of[id(node)] = rank(went)
                 reached.append((depth_of[id(node)], v))
             answer.tried[k] = len(reached)
-            best = max((d for d, _ in reached), default=-1)
+            best = max((d for d, _ in reached), default=(-1, 0, 0))
             kept = [v for d, v in reached if d == best]
             answer.consistent[k] = collapse(a.kind, kept, found) if whole else None
             if not whole:
