@@ -31,7 +31,6 @@ from domain.kernel.explain import Budget, Explanation, Refusal, Refused, explain
 from domain.kernel.explain import read as read_explained
 from domain.kernel.log import Entry
 from domain.kernel.narrowing import Answer, Asked, Step
-from domain.kernel.narrowing import narrow as narrow_together
 from domain.kernel.notation import (
     PUBLIC,
     UNKNOWN,
@@ -52,6 +51,7 @@ from domain.kernel.notation import (
     write_outcome,
 )
 from domain.kernel.report_words import breakdown_default, plain, plain_any, verbs_of
+from domain.kernel.toward_result import narrow as narrow_together
 from domain.kernel.violations import MARK, ImpossibleOutcome, MalformedCommand, RuleViolation, Secret
 
 NARROWING_BUDGET = 20_000  # moves re-decided, in all, while narrowing unknown outcomes
@@ -119,6 +119,7 @@ class Unknown:
     together: list[int] = field(default_factory=list)  # lines of the unknowns it was decided together with
     doubts: list[str] = field(default_factory=list)  # what was not reported as a finding because it rests on a guess
     alone: str | None = None  # narrowed by itself, the other unknowns as read, because a joint search met this bound
+    searched: str | None = None  # found by a search for the claimed result (kernel.toward_result): not proven the only
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"line": self.line, "column": self.column, "kind": self.kind, "source": self.source,
@@ -144,7 +145,11 @@ class Unknown:
         else:
             shown = [write_outcome(v) for v in self.consistent]
             out["consistent"] = shown
-            if len(shown) == 1:
+            if self.searched is not None:
+                out["searched"] = self.searched
+                out["message"] = (f"{said} the claimed result is given by {', '.join(shown[:8])}"
+                                  f"{' …' if len(shown) > 8 else ''} ({self.searched})")
+            elif len(shown) == 1:
                 out["message"] = f"{said} what follows says it must have been {shown[0]}"
             elif shown:
                 out["message"] = (f"{said} what follows fits {len(shown)} possibilities: "
@@ -157,7 +162,7 @@ class Unknown:
         if self.owner != PUBLIC:  # a face-down draw: its value, and what could have been, are its seat's
             whose = "no seat's" if self.owner is None else f"seat {self.owner}'s alone"
             public = {"assumed": "[?]", "written": "[?]", "consistent": {"hidden": True}, "why": "undetermined",
-                      "doubts": {"hidden": True}, "alone": "hidden", "message": f"line {self.line}: {what} is hidden: {whose} to read while the game is in progress"}
+                      "doubts": {"hidden": True}, "alone": "hidden", "searched": "hidden", "message": f"line {self.line}: {what} is hidden: {whose} to read while the game is in progress"}
             out.update({k: Secret(out[k], self.owner, public[k]) for k in public if k in out})
         return {k: _stored(v) for k, v in out.items()}
 
@@ -477,6 +482,7 @@ class _Checker:
         self.over_reported = False
         self.held_back = False  # a refusal was read as it always was, an unsettled unknown before it (`_run`)
         self.explanations: dict[int, Explanation] = {}  # index of a written turn -> how it was read (the narrowing reads so)
+        self.explained_at: dict[int, Explanation] = {}  # the line of a refusal's finding -> how the rest was read
 
     # -- the reading the explanations search with (kernel.explain.Reader)
     def fork(self) -> _Checker:
@@ -984,6 +990,7 @@ class _Checker:
     def explained(self, found: Finding, explanation: Explanation, refusal: Refusal) -> None:
         """A refusal's finding says how the rest was read: what stands for the move, or the lines' reading."""
         found.explanation = explanation.to_json()
+        self.explained_at[found.line] = explanation
         if explanation.kind == "reworded" and explanation.option is not None:
             option = refusal.options[explanation.option]
             hidden = self._words(self._json(option))
@@ -1040,6 +1047,7 @@ class _Checker:
             unknown.together = sorted({k[0] for k in answer.together.get(key, []) if k[0] != unknown.line})
             if key in answer.alone:
                 unknown.alone = answer.alone[key]
+            unknown.searched = answer.searched.get(key)
 
     def written_at(self, unknown: Unknown) -> tuple[int, int]:
         return (unknown.line, unknown.column)
@@ -1085,6 +1093,11 @@ class _Reading:
         self.places: dict[tuple[int, int], int] = {}
         for index, done in enumerate(checker.checked):
             self.places.setdefault((done.line, done.column), index)
+        self.explained = dict(checker.explanations)  # the slips the checker explained, read as the table meant them
+        turn_at = {turn.line: t for t, turn in enumerate(notation.turns)}
+        for line, explanation in checker.explained_at.items():
+            if line in turn_at:
+                self.explained.setdefault(turn_at[line], explanation)
 
     def _probe(self, settled: dict[tuple[int, int], tuple[Any, ...]]) -> _Probe:
         c = self.checker
@@ -1136,7 +1149,7 @@ class _Reading:
         probe = self._probe(settled)
         end = len(self.steps) if until is None else until
         k = stop + 1
-        explained = self.checker.explanations
+        explained = self.explained
         try:
             if stop >= 0:
                 t, m = self.steps[stop]
@@ -1159,11 +1172,15 @@ class _Reading:
             return Step(False, k, None, {}, max(1, k - stop))
         depth = k
         claimed = self.checker.claimed
+        miss: tuple[int, int] | None = None
         if until is None and claimed and self.checker.game.pending(state).over:
             totals = {s["seat"]: s["total"] for s in self.checker.game.scores(state).get("seats", [])}
-            if all(totals.get(seat) == total for seat, total in claimed.items()):
+            off = [abs(totals[seat] - total) if isinstance(totals.get(seat), int) else None
+                   for seat, total in claimed.items()]
+            miss = (sum(1 for o in off if o != 0), sum(o for o in off if o is not None))
+            if miss[0] == 0:
                 depth += 1  # it also gives the result the table wrote down
-        return Step(True, depth, state, {}, max(1, k - stop))
+        return Step(True, depth, state, {}, max(1, k - stop), miss)
 
 
 OPEN_FACTS = frozenset({"source", "kind", "expected_count"})
@@ -1314,7 +1331,7 @@ def check(
             if answer is not None:
                 again.apply(answer)
             checker = again
-            if checker.explanations:  # the unknowns narrowed again, past the slips read as the table meant them
+            if checker.explanations or checker.explained_at:  # the unknowns narrowed again, past the slips read as meant
                 meant = checker.narrow(budget, notation)
                 if meant is not None and any(meant.best.get(checker.written_at(u)) not in (None, u.assumed)
                                              for u in checker.unknowns):

@@ -56,6 +56,7 @@ class Step:
     state: Any
     asked: dict[Key, Asked]
     cost: int
+    miss: tuple[int, int] | None = None  # at the end: seats whose total is not the claimed one, and by how much in all
 
 
 class Reader(Protocol):
@@ -67,6 +68,16 @@ class Reader(Protocol):
 
     def before(self, stop: int) -> Any:
         """The state before the move at `stop` as the checker's own reading found it (None: not read)."""
+
+
+Rank = tuple[int, int, int]  # how far a reading got, then how near the claimed totals (fewer seats off, points off)
+
+
+def rank(step: Step) -> Rank:
+    """A reading's place among others: further first; at the end, nearer the claimed result first (when the
+    Result is wrong for one seat, the values that make the others' right are the ones to read with)."""
+    miss = step.miss or (0, 0)
+    return (step.depth, -miss[0], -miss[1])
 
 
 @dataclass(eq=False)
@@ -92,21 +103,30 @@ class Answer:
     spent: int = 0
     alone: dict[Key, str] = field(default_factory=dict)  # narrowed one at a time, the others as read, and why
     depth: int = -1
+    searched: dict[Key, str] = field(default_factory=dict)  # found by a search for the claimed result: not proven the only
 
 
 def candidates(asked: Asked, limit: int) -> tuple[list[Values], bool]:
     """Every possible value of an unknown outcome, in the order the rules take them (a draw's
     items in the order drawn: a deal in seat order gives each seat its own), up to `limit`;
-    and whether that was all of them."""
+    and whether that was all of them (a draw of too many orderings: its sets, all of them only
+    where the order is shown not to matter, `orders_alike`)."""
+    found, whole, _ = candidates_of(asked, limit)
+    return found, whole
+
+
+def candidates_of(asked: Asked, limit: int) -> tuple[list[Values], bool, bool]:
+    """`candidates`, and whether the values are sets of items standing for all their orders (a draw of more
+    orderings than `limit`): complete only if the order the items came in does not change the game."""
     if asked.kind == "roll":
         dice, faces = asked.pool
         fixed = list(asked.partial or (UNKNOWN,) * dice)[:dice]
         fixed += [UNKNOWN] * (dice - len(fixed))
         choices = [range(1, faces + 1) if v == UNKNOWN else (v,) for v in fixed]
         rolls = list(itertools.islice(itertools.product(*choices), limit + 1))
-        return [tuple(r) for r in rolls[:limit]], len(rolls) <= limit
+        return [tuple(r) for r in rolls[:limit]], len(rolls) <= limit, False
     if asked.kind == "shuffle":
-        return [asked.assumed], len(asked.assumed) <= 1  # an order of a whole deck is not searched
+        return [asked.assumed], len(asked.assumed) <= 1, False  # an order of a whole deck is not searched
     n = len(asked.assumed)
     by_text = {str(c): c for c in asked.pool}
     held = Counter(str(c) for c in asked.pool)
@@ -133,8 +153,25 @@ def candidates(asked: Asked, limit: int) -> tuple[list[Values], bool]:
     orders = sum(_orderings(c) for c in sets)
     if complete and orders <= limit and n > 1:  # few enough to try in the order drawn (a deal, seat by seat)
         ordered = [tuple(by_text[v] for v in p) for c in sets for p in _distinct_orders(c)]
-        return ordered, True
-    return [tuple(by_text[v] for v in c) for c in sets], complete
+        return ordered, True, False
+    return [tuple(by_text[v] for v in c) for c in sets], complete, n > 1 and orders > len(sets)
+
+
+def orders_alike(reader: Reader, state: Any, stop: int, key: Key, sets: Sequence[Values],
+                 spend: Callable[[int], None]) -> bool:
+    """Whether each set stands for all its orders: the move read with its items in two other orders (reversed,
+    turned by one) leaves the same state. A deal gives item i to seat i, and the order shows at once."""
+    for items in sets:
+        if len(set(map(str, items))) < 2:
+            continue
+        seen: list[Any] = []
+        for order in (tuple(items), tuple(reversed(items)), (*items[1:], items[0])):
+            step = reader.play(state, stop, {key: order})
+            spend(step.cost)
+            seen.append((True, step.state) if step.ok else (False, step.depth))
+        if any(other != seen[0] for other in seen[1:]):
+            return False
+    return True
 
 
 def _orderings(items: Sequence[str]) -> int:
@@ -222,7 +259,7 @@ def search(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequence[Key]]
     spent = 0
     group: list[Key] = []
     tried: dict[Key, list[Values]] = {}
-    leaves: list[tuple[int, _Node, tuple[list[Values], ...]]] = []  # a refused path: how far it read, from where, with what
+    leaves: list[tuple[Rank, _Node, tuple[list[Values], ...]]] = []  # a refused path: how far it read, from where, with what
 
     def spend(cost: int) -> None:
         nonlocal spent
@@ -242,8 +279,8 @@ def search(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequence[Key]]
         if through is not None:
             ends = [(parent, combo) for parent, combo in through.edges]
         else:
-            best = max((d for d, *_ in leaves), default=-1)
-            answer.depth = max(answer.depth, best)
+            best = max((d for d, *_ in leaves), default=(-1, 0, 0))
+            answer.depth = max(answer.depth, best[0])
             ends = [(parent, combo) for d, parent, combo in leaves if d == best]
         seen: set[int] = set()
         for parent, combo in ends:
@@ -279,7 +316,10 @@ def search(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequence[Key]]
                 for k in known:
                     a = asked[k]
                     assert a is not None
-                    found, whole = candidates(a, limit)
+                    found, whole, as_sets = candidates_of(a, limit)
+                    if as_sets and whole and not orders_alike(reader, node.state, stop, k, found, spend):
+                        raise _OverBudgetError(f"the {a.kind} at line {k[0]} has more than {limit} orders, and the "
+                                               "order changes the game")
                     if not whole and a.kind != "shuffle":
                         raise _OverBudgetError(f"the {a.kind} at line {k[0]} has more than {limit} possible values")
                     lists.append(found)
@@ -290,14 +330,14 @@ def search(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequence[Key]]
                     if after.ok:
                         children.node(after.state).edges.append((node, combo))
                     else:
-                        leaves.append((after.depth, node, combo))
+                        leaves.append((rank(after), node, combo))
             # each distinct state after this move reads on to the next move with unknowns (or to the end)
             ahead = _States()
             for child in children.nodes:
                 went = reader.advance(child.state, stop, nxt, {})
                 spend(went.cost)
                 if not went.ok or nxt is None:
-                    leaves.extend((went.depth, parent, combo) for parent, combo in child.edges)
+                    leaves.extend((rank(went), parent, combo) for parent, combo in child.edges)
                     continue
                 ahead.node(went.state).edges.extend(child.edges)
             frontier = ahead.nodes
@@ -399,14 +439,15 @@ def _path(parent: _Node, combo: tuple[list[Values], ...], path: dict[Key, Values
 
 
 def narrow(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequence[Key]]], budget: int, limit: int,
-           main: dict[Key, Asked]) -> Answer:
+           main: dict[Key, Asked], named: int | None = None) -> Answer:
     """Jointly when the search fits its bounds; else each unknown alone, in file order, with the ones before
-    it as they were settled and the ones after as first read (what an independent hidden draw needs)."""
-    answer = search(reader, start, stops, budget // 2, limit, main, named=budget)
-    if all(v is not None for v in answer.consistent.values()):
+    it as they were settled and the ones after as first read (what an independent hidden draw needs). One
+    unknown alone is searched as the joint search did: it is not searched again."""
+    answer = search(reader, start, stops, budget // 2, limit, main, named=named or budget)
+    if all(v is not None for v in answer.consistent.values()) or sum(len(keys) for _, keys in stops) < 2:
         return answer
     why = next(iter(answer.why.values()), "")
-    alone = one_at_a_time(reader, start, stops, budget - answer.spent, limit, main, named=budget)
+    alone = one_at_a_time(reader, start, stops, budget - answer.spent, limit, main, named=named or budget)
     for k, values in alone.consistent.items():
         if answer.consistent.get(k) is None:
             answer.consistent[k] = values
@@ -445,10 +486,15 @@ def one_at_a_time(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequenc
             a = first.asked.get(k) or main.get(k)
             if a is None:
                 continue
-            found, whole = candidates(a, limit)
-            reached: list[tuple[int, Values]] = []
+            found, whole, as_sets = candidates_of(a, limit)
+            if as_sets and whole:
+                def count(cost: int) -> None:
+                    nonlocal spent
+                    spent += cost
+                whole = orders_alike(reader, state, stop, k, found, count)
+            reached: list[tuple[Rank, Values]] = []
             seen = _States()
-            depth_of: dict[int, int] = {}
+            depth_of: dict[int, Rank] = {}
             for v in found:
                 if spent > budget:
                     whole = False
@@ -456,21 +502,22 @@ def one_at_a_time(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequenc
                 step = reader.play(state, stop, {**chosen, k: v})
                 spent += step.cost
                 if not step.ok:
-                    reached.append((step.depth, v))
+                    reached.append((rank(step), v))
                     continue
                 node = seen.node(step.state)
                 if id(node) not in depth_of:
                     went = reader.advance(step.state, stop, None, {})
                     spent += went.cost
-                    depth_of[id(node)] = went.depth
+                    depth_of[id(node)] = rank(went)
                 reached.append((depth_of[id(node)], v))
             answer.tried[k] = len(reached)
-            best = max((d for d, _ in reached), default=-1)
+            best = max((d for d, _ in reached), default=(-1, 0, 0))
             kept = [v for d, v in reached if d == best]
             answer.consistent[k] = collapse(a.kind, kept, found) if whole else None
             if not whole:
                 answer.why[k] = (f"the narrowing budget of {named or budget} moves read ran out after {len(reached)} of its values"
-                                 if spent > budget else f"the {a.kind} has more than {limit} possible values")
+                                 if spent > budget else f"the {a.kind} has more than {limit} possible values"
+                                 + (" in the order drawn" if as_sets else ""))
             pick = a.assumed if a.assumed in kept else kept[0] if kept else a.assumed
             chosen[k] = answer.best[k] = pick
         step = reader.play(state, stop, chosen)

@@ -6,9 +6,13 @@ from __future__ import annotations
 import itertools
 import re
 from functools import cache
+from typing import Any
+
+import pytest
 
 from domain import catalog
 from domain.kernel.selfplay import play_random
+from domain.kernel.violations import ALL, reveal
 from domain.serenissima.edition import tables
 from domain.transcripts import check_text, render_log
 
@@ -160,3 +164,118 @@ def test_a_wrong_result_with_unknown_republic_cards_is_a_finding_only_when_no_de
     assert finding.player == "Ada" and "no possible value of the outcomes nobody wrote down" in finding.message
     undetermined = check_text(wrong, budget=10)
     assert not [f for f in undetermined.findings if f.kind == "result"], "a guessed deal accuses nobody"
+
+
+NAMES_OF_FIVE = ["Ada", "Bruno", "Carla", "Dario", "Elena"]
+
+
+@cache
+def republic_game(players: int, seed: str) -> tuple[str, str, tuple[str, ...], list[int]]:
+    """A rendered Città-Stato game (the title as the catalog names it) with its Republic cards written `[?]`:
+    (the text as played, as the table wrote it, the deal in seat order, the played totals)."""
+    (title,) = [t for t in catalog.available() if t.replace("-", "").replace("_", "") == "cittastato"]
+    game = catalog.game(title)
+    edition = game.default_edition()
+    options = {"players": players}
+    played = play_random(game, edition, options, seed)
+    text = render_log(title, edition, played.entries, NAMES_OF_FIVE[:players], options, played.scores)
+    deal = re.search(r"Setup .*?(\[R\d+(?: R\d+)+\])", text)
+    assert deal is not None
+    truth = tuple(deal.group(1)[1:-1].split())
+    assert len(truth) == players
+    blanked = text.replace(deal.group(1), "[?]", 1)
+    return text, blanked, truth, [s["total"] for s in played.scores["seats"]]
+
+
+def with_result(text: str, totals: list[int], players: int) -> str:
+    said = ", ".join(f"{name} {total}" for name, total in zip(NAMES_OF_FIVE[:players], totals, strict=True))
+    return re.sub(r'\[Result "[^"]*"\]', f'[Result "{said}"]', text, count=1)
+
+
+def deal_of(report: Any) -> Any:
+    (republic,) = [u for u in report.unknowns if u.source == "deck:republic"]
+    return republic
+
+
+@pytest.mark.parametrize(("players", "seed"), [(4, "s1"), (4, "s7"), (5, "s2"), (5, "s5")])
+def test_republic_cards_unknown_read_clean_with_the_result_kept(players: int, seed: str) -> None:
+    """4 and 5 seats: a deal has 24 or 120 orders, each read to the end. The claimed result is kept, the game
+    read is the game played, and every deal the report gives, written in, reads clean with that Result."""
+    text, blanked, truth, totals = republic_game(players, seed)
+    report = check_text(blanked)
+    assert report.ok, [f.to_json()["message"] for f in report.findings][:3]
+    assert report.scores is not None and [s["total"] for s in report.scores["seats"]] == totals
+    republic = deal_of(report)
+    assert republic.consistent, republic.to_json()
+    for deal in republic.consistent[:3]:
+        written = text.replace(f"[{' '.join(truth)}]", f"[{' '.join(map(str, deal))}]", 1)
+        again = check_text(written)
+        assert again.ok, (deal, [f.to_json()["message"] for f in again.findings][:2])
+    if republic.searched is not None:  # found by a search, not every deal: said so, never "must have been"
+        said = republic.to_json()["message"]
+        assert "not proven the only one" in said["$secret"]["value"] and "must have been" not in said["$secret"]["value"]
+
+
+@pytest.mark.parametrize("seed", ["s1", "s4"])
+def test_a_deal_of_more_orders_than_the_narrowing_reads_is_found_by_the_result(seed: str) -> None:
+    """5 seats with a budget that reads a few of the 120 deals: the deal is searched for the claimed result,
+    found, and said to be found, not proven; written in, it reads clean with that Result."""
+    text, blanked, truth, totals = republic_game(5, seed)
+    report = check_text(blanked, budget=4000)
+    assert report.ok, [f.to_json()["message"] for f in report.findings][:3]
+    assert report.scores is not None and [s["total"] for s in report.scores["seats"]] == totals
+    republic = deal_of(report)
+    assert republic.searched is not None and republic.consistent
+    for deal in republic.consistent:
+        assert sorted(map(str, deal)) == sorted(truth)
+        again = check_text(text.replace(f"[{' '.join(truth)}]", f"[{' '.join(map(str, deal))}]", 1))
+        assert again.ok, (deal, [f.to_json()["message"] for f in again.findings][:2])
+
+
+@pytest.mark.parametrize(("players", "seed"), [(4, "s1"), (5, "s2")])
+def test_a_wrong_result_is_accused_only_when_every_deal_was_tried(players: int, seed: str) -> None:
+    """Ada given 40 more than any deal can give her: with 4 seats every deal was read (24), so the Result is a
+    finding; with 5 the deals were not all read, so it is a doubt on the unknown deal, never an accusation."""
+    _, blanked, _, totals = republic_game(players, seed)
+    wrong = with_result(blanked, [totals[0] + 40, *totals[1:]], players)
+    report = check_text(wrong)
+    accused = [f for f in report.findings if f.kind == "result"]
+    republic = deal_of(report)
+    if players == 4:
+        assert republic.consistent is not None and republic.searched is None
+        (finding,) = accused
+        assert finding.player == "Ada" and "no possible value of the outcomes nobody wrote down" in finding.message
+    else:
+        assert not accused, [f.message for f in accused]
+        assert republic.consistent is None
+        said = republic.to_json()
+        assert "found none that gives it" in said["why"]["$secret"]["value"]
+        assert any("the Result gives Ada" in d for d in republic.doubts)
+    assert [f for f in report.findings if f.kind != "result"] == []
+
+
+def test_the_deal_found_for_the_result_is_no_one_s_to_read_while_the_game_is_in_progress() -> None:
+    """What the search found (the deal, how many deals it read, that it was found by search) is wrapped as a
+    secret: the public report names no Republic card and no count."""
+    _, blanked, truth, _ = republic_game(5, "s2")
+    report = check_text(blanked)
+    republic = deal_of(report)
+    assert republic.searched is not None
+    said = reveal(report.to_json(), None)
+    (public,) = [u for u in said["unknowns"] if u["source"] == "deck:republic"]
+    assert public["consistent"] == {"hidden": True} and public["assumed"] == "[?]"
+    assert public["searched"] == "hidden"
+    assert not any(card in str(public) for card in truth)
+    assert not re.search(r"\d+ value", str(public))
+    told = reveal(report.to_json(), ALL)
+    (whole,) = [u for u in told["unknowns"] if u["source"] == "deck:republic"]
+    assert "not proven the only one" in whole["searched"]
+
+
+def test_a_clean_file_searches_nothing() -> None:
+    """No `[?]`: no narrowing at all, whatever the Result says."""
+    text, _, _, totals = republic_game(4, "s1")
+    report = check_text(with_result(text, [totals[0] + 1, *totals[1:]], 4))
+    assert report.unknowns == []
+    (finding,) = [f for f in report.findings if f.kind == "result"]
+    assert "nobody wrote down" not in finding.message
