@@ -247,13 +247,14 @@ class WrittenChance:
 
     def __init__(self, written: Sequence[Written], fixed: Mapping[int, tuple[Any, ...]] | None = None,
                  settled: Mapping[tuple[int, int], tuple[Any, ...]] | None = None,
-                 seat_of: Callable[[str], int | None] | None = None) -> None:
+                 seat_of: Callable[[str], int | None] | None = None, overriding: bool = False) -> None:
         self.written = list(written)
         self.seat_of = seat_of  # a player's name or colour -> seat, for draws whose items are seats (a first player)
         self.fixed = dict(fixed) if fixed else {}  # outcome index -> values the narrowing search tries
         if settled:
             for index, w in enumerate(self.written):  # unknowns the narrowing settled, by their place in the file
-                if not w.known and (w.line, w.column) in settled and index not in self.fixed:
+                # `overriding` (the narrowing's probes): an outcome written but impossible is an unknown there too
+                if (overriding or not w.known) and (w.line, w.column) in settled and index not in self.fixed:
                     self.fixed[index] = settled[(w.line, w.column)]
         self.next = 0
         self.log: list[Outcome] = []
@@ -452,6 +453,8 @@ def _candidates(kind: str, pool: tuple[Any, ...], assumed: tuple[Any, ...], part
 
 
 class _Checker:
+    overriding = False  # settled values stand only for outcomes nobody wrote (a probe: for impossible ones too)
+
     def __init__(self, game: Game, words: Words, edition: Edition, seats: list[str], colours: list[str | None],
                  options: dict[str, Any], settled: Mapping[tuple[int, int], tuple[Any, ...]] | None = None) -> None:
         self.settled = dict(settled or {})
@@ -545,7 +548,8 @@ class _Checker:
     def chance(self, written: Sequence[Written], settled: Mapping[tuple[int, int], tuple[Any, ...]] | None = None
                ) -> WrittenChance:
         """The outcomes of one move as written; a player named in a draw of seats is read as that seat."""
-        return WrittenChance(written, settled=self.settled if settled is None else settled, seat_of=self.seat_of)
+        return WrittenChance(written, settled=self.settled if settled is None else settled, seat_of=self.seat_of,
+                             overriding=self.overriding)
 
     # -- who is who
     def seat_of(self, player: str) -> int | None:
@@ -1059,6 +1063,8 @@ class _RefusedError(Exception):
 
 class _Probe(_Checker):
     """A checker that stops at its first finding, and spends nothing on what a finding would show."""
+
+    overriding = True  # what the search tries stands for what is written: an impossible outcome is searched too
 
     def finding(self, kind: str, line: int, rule: str, message: Any, state: Any = None, seat: int | None = None,
                 **more: Any) -> Finding:

@@ -1234,7 +1234,16 @@ def read_result(value: str) -> dict[str, int]:
 
 
 def write_result(names: Sequence[str], totals: Sequence[int]) -> str:
-    return ", ".join(f"{_list_name(n)} {t}" for n, t in zip(names, totals, strict=True))
+    return ", ".join(f"{_result_name(n)} {t}" for n, t in zip(names, totals, strict=True))
+
+
+def _result_name(name: str) -> str:
+    """A name in the Result: quoted also where `read_result` would take its end for the colon people write
+    (`Ada: 45`) or its typographic quotes for quoting."""
+    listed = _list_name(name)
+    if listed == name and name.rstrip(":=").strip().strip('"\u201c\u201d') != name:
+        return json.dumps(name, ensure_ascii=False)
+    return listed
 
 
 def _split_list(value: str) -> list[str]:

@@ -92,6 +92,7 @@ def test_a_notation_file_imports_into_a_record_and_a_faulty_one_is_rejected_at_i
     submitted = client.post("/api/imports", data=("\n".join(lines) + "\n").encode(), content_type=MEDIA_TYPE)
     verdict = wait_for_verdict(client, submitted.get_json()["id"])
     assert verdict["status"] == "rejected"
+    assert len(verdict["report"]["findings"]) == 1, verdict["report"]["findings"]
     (finding,) = verdict["report"]["findings"]
     assert finding["line"] == at + 1 and finding["rule"] == "chance/draw/not-there"
     assert client.get("/api/records").get_json()["total"] == before

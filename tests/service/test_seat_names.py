@@ -161,9 +161,12 @@ def test_the_documented_games_typed_with_other_names(title: str, names: dict[str
 
 
 def test_a_player_who_is_none_of_the_seats_is_named_with_the_nearest() -> None:
-    typed = VENEZIA_TYPED.replace("   Gianmaria D'Angelo: guilds", "   Gianmaria DAngelo: guilds")
-    (finding, *_) = transcripts.check_text(typed).findings
+    typed = VENEZIA_TYPED.replace("   Gianmaria D'Angelo: guilds", "   Gianmaria DAngleo: guilds")
+    (finding,) = transcripts.check_text(typed).findings  # named once, and the line read as that player's
     assert finding.rule == "notation/player" and finding.line == 7 and finding.did_you_mean == ["Gianmaria D'Angelo"]
+    assert "read as Gianmaria D'Angelo's" in finding.message
+    # a sign left out is no slip: the one seat so spelled without it
+    assert transcripts.check_text(VENEZIA_TYPED.replace("   Gianmaria D'Angelo: guilds", "   Gianmaria DAngelo: guilds")).ok
 
 
 # ---- names the API refuses, and why ------------------------------------------------------------------------
