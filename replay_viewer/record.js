@@ -933,11 +933,18 @@ function openStep(raw) {
   return go(n, { unbounded: true, keepHash: true });
 }
 
+// What the first board does not need waits until it is drawn (a cold load fetches, links and runs every module
+// and answer before it, on a service that answers them one after the other): the titles' names (the heading shows
+// the title's id until they come), and the study layer, with its notes, variations and rulings.
+function afterFirstBoard() {
+  loadTitles().then(heading);
+  import("./study.js");
+}
+
 async function main() {
   wire();
   $("spoiler-free", "input").checked = page.spoilerFree;
   document.body.classList.toggle("spoiler-free", page.spoilerFree);
-  const titles = loadTitles(); // asked beside the record: the heading names its title
   try {
     await loadRecord();
   } catch (err) {
@@ -956,15 +963,16 @@ async function main() {
     if (branch.ok && branch.body.record_id === id) Object.assign(page, { line: branch.body.id, lineLast: branch.body.last_step });
   }
   rebuild();
-  titles.then(heading); // the board does not wait for the titles' names: the heading takes them when they come
   if (params.has("step")) {
     await openStep(params.get("step"));
+    afterFirstBoard();
     await Promise.all([loadTurns(), loadStory(), loadScores()]);
   } else {
     await loadTurns(); // no step asked for: the first step after the setup, unless a link asked meanwhile
     const asked = hashParams().get("step");
     if (asked !== null) await openStep(asked);
     else await go(Math.min(page.turns.length ? page.turns[0].to : 0, last()));
+    afterFirstBoard();
     await Promise.all([loadStory(), loadScores()]);
   }
   rebuild();
