@@ -9,6 +9,7 @@ import { Board, parseBoard, patch } from "./lib/board.js";
 import { $, el, svg, whenIdle } from "./lib/dom.js";
 import { render } from "./lib/render.js";
 import { loadTitles, titleName } from "./lib/titles.js";
+import { opening } from "./opening.js";
 
 const id = location.pathname.split("/").pop();
 // Text that changes only when it differs: an unchanged text written again still costs a frame.
@@ -79,8 +80,16 @@ const names = () => (page.record ? page.record.seats.map((s) => s.name) : []);
 
 // ---- loading ----------------------------------------------------------------------------------
 
+// An answer opening.js asked for before this module ran, taken once, when this reader is still the one it asked as.
+/** @param {"record" | "board"} key */
+function early(key) {
+  const answer = opening[key];
+  opening[key] = null;
+  return answer && (page.token || null) === (opening.token || null) && generation === 0 ? answer : null;
+}
+
 async function loadRecord() {
-  const answer = await ask(`/api/records/${id}`, { cache: "no-store" });
+  const answer = await (early("record") || ask(`/api/records/${id}`, { cache: "no-store" }));
   if (answer.status === 403 && page.token) {
     notice("That seat token opens no seat of this record: you see the public view instead.");
     page.token = null;
@@ -141,7 +150,8 @@ function fetchBoard(n) {
   }
   const mine = generation;
   const promise = (async () => {
-    const answer = await ask(`${lineBase()}/steps/${n}/board`);
+    const asked = n === opening.step && !page.line ? early("board") : null;
+    const answer = await (asked || ask(`${lineBase()}/steps/${n}/board`));
     if (answer.ok) {
       const drawn = { board: new Board(answer.body) };
       whenIdle(() => drawn.board.outline()); // outlined between presses, not when the key comes
@@ -937,6 +947,7 @@ function openStep(raw) {
 // and answer before it, on a service that answers them one after the other): the titles' names (the heading shows
 // the title's id until they come), and the study layer, with its notes, variations and rulings.
 function afterFirstBoard() {
+  opening.board = null; // a board asked ahead for a step the page did not open is not kept for later
   loadTitles().then(heading);
   import("./study.js");
 }
