@@ -4,7 +4,7 @@
 // the address's hash (#step=N&token=...&spoilers=off) so a link opens the same page again.
 
 import { hashParams } from "./lib/address.js";
-import { api } from "./lib/api.js";
+import { answered, api } from "./lib/api.js";
 import { Board, parseBoard, patch } from "./lib/board.js";
 import { $, el, svg, whenIdle } from "./lib/dom.js";
 import { render } from "./lib/render.js";
@@ -85,7 +85,7 @@ const names = () => (page.record ? page.record.seats.map((s) => s.name) : []);
 function early(key) {
   const answer = opening[key];
   opening[key] = null;
-  return answer && (page.token || null) === (opening.token || null) && generation === 0 ? answer : null;
+  return answer && (page.token || null) === (opening.token || null) && generation === 0 ? answered(answer) : null;
 }
 
 async function loadRecord() {
