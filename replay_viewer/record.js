@@ -8,7 +8,6 @@ import { answered, api } from "./lib/api.js";
 import { Board, parseBoard, patch } from "./lib/board.js";
 import { $, el, svg, whenIdle } from "./lib/dom.js";
 import { render } from "./lib/render.js";
-import { loadTitles, titleName } from "./lib/titles.js";
 import { opening } from "./opening.js";
 
 const id = location.pathname.split("/").pop();
@@ -77,6 +76,8 @@ const lineBase = () => (page.line === "ruled" ? `/api/records/${id}/ruled`
 // How far the slider reaches: the whole record, or in spoiler-free mode one step past the current one.
 const limit = () => (page.spoilerFree ? Math.min(last(), page.at + 1) : last());
 const names = () => (page.record ? page.record.seats.map((s) => s.name) : []);
+// A title's display name (lib/titles.js, imported after the first board): its id until then.
+let titleName = (title) => title;
 
 // ---- loading ----------------------------------------------------------------------------------
 
@@ -944,11 +945,14 @@ function openStep(raw) {
 }
 
 // What the first board does not need waits until it is drawn (a cold load fetches, links and runs every module
-// and answer before it, on a service that answers them one after the other): the titles' names (the heading shows
-// the title's id until they come), and the study layer, with its notes, variations and rulings.
+// and answer before it, on a service that answers them one after the other): lib/titles.js and the titles' names
+// (the heading shows the title's id until they come), and the study layer, with its notes, variations and rulings.
 function afterFirstBoard() {
   opening.board = null; // a board asked ahead for a step the page did not open is not kept for later
-  loadTitles().then(heading);
+  import("./lib/titles.js").then((titles) => titles.loadTitles().then(() => {
+    titleName = titles.titleName;
+    heading();
+  }));
   import("./study.js");
 }
 

@@ -108,12 +108,12 @@ def test_a_page_preloads_every_module_its_scripts_import(page: Path) -> None:
 
 def test_the_record_pages_first_board_waits_for_no_study_code() -> None:
     """Issue 29: a cold load fetches, links and runs every module of a page before its first board. The study
-    layer (notes, variations, rulings: the largest module, with shapes.js) is imported by record.js once the
-    first board is drawn, so neither is a script of the page, preloaded, or in record.js's static graph."""
+    layer (notes, variations, rulings: the largest module, with shapes.js) and the titles' names are imported by
+    record.js once the first board is drawn, so none is a script of the page, preloaded, or in its static graph."""
     html = (VIEWER / "record.html").read_text()
     entries = re.findall(r'<script type="module" src="/viewer/([\w/]+\.js)"', html)
     assert "record.js" in entries and "study.js" not in entries
     graph = imported_by("record.js")
-    for late in ["study.js", "lib/shapes.js"]:
+    for late in ["study.js", "lib/shapes.js", "lib/titles.js"]:
         assert late not in graph and f'href="/viewer/{late}"' not in html, f"{late} is on the first board's path"
-    assert "./study.js" in LATER.findall((VIEWER / "record.js").read_text())
+    assert {"./study.js", "./lib/titles.js"} <= set(LATER.findall((VIEWER / "record.js").read_text()))
