@@ -138,10 +138,15 @@ SAMPLED = """(k) => new Promise((done) => {
 LOADED = """(attribute) => new Promise((done) => {
   const ready = () => document.body !== null && document.body.dataset[attribute] !== undefined;
   const finish = () => requestAnimationFrame(() => done(performance.now()));
-  if (ready()) return finish();
-  // the body may not be parsed yet when this runs: watch the whole document
-  new MutationObserver((_, o) => { if (ready()) { o.disconnect(); finish(); } })
-    .observe(document.documentElement, { attributes: true, childList: true, subtree: true });
+  // the body may not be parsed yet when this runs (just after the navigation's commit, not even the root
+  // element may be): watch the whole document once it has one
+  const watch = () => {
+    if (ready()) return finish();
+    if (document.documentElement === null) return setTimeout(watch, 0);
+    new MutationObserver((_, o) => { if (ready()) { o.disconnect(); finish(); } })
+      .observe(document.documentElement, { attributes: true, childList: true, subtree: true });
+  };
+  watch();
 })"""
 
 

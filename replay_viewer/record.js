@@ -4,11 +4,11 @@
 // the address's hash (#step=N&token=...&spoilers=off) so a link opens the same page again.
 
 import { hashParams } from "./lib/address.js";
-import { api } from "./lib/api.js";
+import { answered, api } from "./lib/api.js";
 import { Board, parseBoard, patch } from "./lib/board.js";
 import { $, el, svg, whenIdle } from "./lib/dom.js";
 import { render } from "./lib/render.js";
-import { loadTitles, titleName } from "./lib/titles.js";
+import { opening } from "./opening.js";
 
 const id = location.pathname.split("/").pop();
 // Text that changes only when it differs: an unchanged text written again still costs a frame.
@@ -76,11 +76,21 @@ const lineBase = () => (page.line === "ruled" ? `/api/records/${id}/ruled`
 // How far the slider reaches: the whole record, or in spoiler-free mode one step past the current one.
 const limit = () => (page.spoilerFree ? Math.min(last(), page.at + 1) : last());
 const names = () => (page.record ? page.record.seats.map((s) => s.name) : []);
+// A title's display name (lib/titles.js, imported after the first board): its id until then.
+let titleName = (title) => title;
 
 // ---- loading ----------------------------------------------------------------------------------
 
+// An answer opening.js asked for before this module ran, taken once, when this reader is still the one it asked as.
+/** @param {"record" | "board"} key */
+function early(key) {
+  const answer = opening[key];
+  opening[key] = null;
+  return answer && (page.token || null) === (opening.token || null) && generation === 0 ? answered(answer) : null;
+}
+
 async function loadRecord() {
-  const answer = await ask(`/api/records/${id}`, { cache: "no-store" });
+  const answer = await (early("record") || ask(`/api/records/${id}`, { cache: "no-store" }));
   if (answer.status === 403 && page.token) {
     notice("That seat token opens no seat of this record: you see the public view instead.");
     page.token = null;
@@ -141,7 +151,8 @@ function fetchBoard(n) {
   }
   const mine = generation;
   const promise = (async () => {
-    const answer = await ask(`${lineBase()}/steps/${n}/board`);
+    const asked = n === opening.step && !page.line ? early("board") : null;
+    const answer = await (asked || ask(`${lineBase()}/steps/${n}/board`));
     if (answer.ok) {
       const drawn = { board: new Board(answer.body) };
       whenIdle(() => drawn.board.outline()); // outlined between presses, not when the key comes
@@ -933,11 +944,22 @@ function openStep(raw) {
   return go(n, { unbounded: true, keepHash: true });
 }
 
+// What the first board does not need waits until it is drawn (a cold load fetches, links and runs every module
+// and answer before it, on a service that answers them one after the other): lib/titles.js and the titles' names
+// (the heading shows the title's id until they come), and the study layer, with its notes, variations and rulings.
+function afterFirstBoard() {
+  opening.board = null; // a board asked ahead for a step the page did not open is not kept for later
+  import("./lib/titles.js").then((titles) => titles.loadTitles().then(() => {
+    titleName = titles.titleName;
+    heading();
+  }));
+  import("./study.js");
+}
+
 async function main() {
   wire();
   $("spoiler-free", "input").checked = page.spoilerFree;
   document.body.classList.toggle("spoiler-free", page.spoilerFree);
-  const titles = loadTitles(); // asked beside the record: the heading names its title
   try {
     await loadRecord();
   } catch (err) {
@@ -956,15 +978,16 @@ async function main() {
     if (branch.ok && branch.body.record_id === id) Object.assign(page, { line: branch.body.id, lineLast: branch.body.last_step });
   }
   rebuild();
-  titles.then(heading); // the board does not wait for the titles' names: the heading takes them when they come
   if (params.has("step")) {
     await openStep(params.get("step"));
+    afterFirstBoard();
     await Promise.all([loadTurns(), loadStory(), loadScores()]);
   } else {
     await loadTurns(); // no step asked for: the first step after the setup, unless a link asked meanwhile
     const asked = hashParams().get("step");
     if (asked !== null) await openStep(asked);
     else await go(Math.min(page.turns.length ? page.turns[0].to : 0, last()));
+    afterFirstBoard();
     await Promise.all([loadStory(), loadScores()]);
   }
   rebuild();

@@ -39,9 +39,19 @@ export async function api(path, options = {}) {
   } else if (options.text !== undefined) {
     init.body = options.text;
   }
+  return answered(fetch(path, init));
+}
+
+/**
+ * The answer to a request already under way, by the same contract as `api()` (the record page's opening.js asks
+ * its first two questions with fetch() itself, before this module is in).
+ * @param {Promise<Response>} pending
+ * @returns {Promise<Answer>}
+ */
+export async function answered(pending) {
   let response;
   try {
-    response = await fetch(path, init);
+    response = await pending;
   } catch (err) {
     return { ok: false, status: 0, body: { detail: "the service did not answer (" + err.message + ")" } };
   }

@@ -20,6 +20,8 @@ PAGES = sorted(VIEWER.glob("*.html"))
 MODULES = sorted([*VIEWER.glob("*.js"), *VIEWER.glob("lib/*.js")])
 SCRIPT = re.compile(r"<script\b([^>]*)>(.*?)</script>", re.S)
 IMPORT = re.compile(r"""^\s*import\s[^;]*?from\s+["']([^"']+)["']""", re.M)
+# A module fetched only when a page's code asks for it (`import("./study.js")`), after what the page shows first.
+LATER = re.compile(r"""\bimport\(\s*["']([^"']+)["']\s*\)""")
 # Where each shared helper is defined, and the ways a module could define it again.
 SHARED = {"el": "lib/dom.js", "api": "lib/api.js"}
 DEFINES = r"(?:function\s+{0}\s*\(|(?:const|let|var)\s+{0}\s*=)"
@@ -59,7 +61,8 @@ def test_a_module_is_type_checked_and_keeps_to_itself(module: Path) -> None:
 @pytest.mark.parametrize("module", MODULES, ids=relative)
 def test_every_import_is_served_as_javascript(client: Any, module: Path) -> None:
     url = f"/viewer/{relative(module)}"
-    for target in IMPORT.findall(module.read_text()):
+    text = module.read_text()
+    for target in [*IMPORT.findall(text), *LATER.findall(text)]:
         assert target.startswith("./") or target.startswith("../"), f"{url} imports {target}: only relative imports"
         answer = client.get(urljoin(url, target))
         assert answer.status_code == 200, f"{url} imports {target}, not served"
@@ -101,3 +104,16 @@ def test_a_page_preloads_every_module_its_scripts_import(page: Path) -> None:
     wanted = {m for entry in entries for m in imported_by(entry)} - set(entries)
     preloaded = set(re.findall(r'<link rel="modulepreload" href="/viewer/([\w/]+\.js)">', html))
     assert preloaded == wanted, f"{page.name}: preload {sorted(wanted - preloaded)}, drop {sorted(preloaded - wanted)}"
+
+
+def test_the_record_pages_first_board_waits_for_no_study_code() -> None:
+    """Issue 29: a cold load fetches, links and runs every module of a page before its first board. The study
+    layer (notes, variations, rulings: the largest module, with shapes.js) and the titles' names are imported by
+    record.js once the first board is drawn, so none is a script of the page, preloaded, or in its static graph."""
+    html = (VIEWER / "record.html").read_text()
+    entries = re.findall(r'<script type="module" src="/viewer/([\w/]+\.js)"', html)
+    assert "record.js" in entries and "study.js" not in entries
+    graph = imported_by("record.js")
+    for late in ["study.js", "lib/shapes.js", "lib/titles.js"]:
+        assert late not in graph and f'href="/viewer/{late}"' not in html, f"{late} is on the first board's path"
+    assert {"./study.js", "./lib/titles.js"} <= set(LATER.findall((VIEWER / "record.js").read_text()))

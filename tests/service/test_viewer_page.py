@@ -344,3 +344,28 @@ def test_bad_input_is_one_sentence_and_the_page_stays_usable(served: tuple[str, 
     expect(page.locator("#slider")).to_have_attribute("max", str(again), timeout=8000)
     time.sleep(0.1)
     at_step(page, 0)
+
+
+def test_a_cold_load_asks_the_record_and_its_board_once_as_its_reader(served: tuple[str, Any], page: Any) -> None:
+    """Issue 29: opening.js asks the record's summary and the addressed step's board (with the address's seat
+    token) before record.js has run, and record.js takes those answers instead of asking again; the study layer
+    (study.js) is fetched after that board. Ben's board is drawn with Ben's secrets, not the public's."""
+    base, client = served
+    answer = client.post("/api/records", json={"title": "citta-stato", "seats": NAMES, "options": {}})
+    assert answer.status_code == 201, answer.get_json()
+    record_id, tokens = answer.get_json()["id"], [s["token"] for s in answer.get_json()["seats"]]
+    play_some(client, record_id, tokens, 12)
+    n = client.get(f"/api/records/{record_id}").get_json()["steps"] - 2
+    asked: list[tuple[str, str | None]] = []
+    page.on("request", lambda r: asked.append((r.url.removeprefix(base), r.headers.get("authorization"))))
+
+    page.goto(f"{base}/records/{record_id}#step={n}&token={tokens[1]}")
+    at_step(page, n)
+    expect(page.locator("body")).to_have_attribute("data-study", "ready")
+    urls = [url for url, _ in asked]
+    summary, board = f"/api/records/{record_id}", f"/api/records/{record_id}/steps/{n}/board"
+    assert urls.count(board) == 1, urls
+    assert [who for url, who in asked if url in (summary, board)][:2] == [f"Bearer {tokens[1]}"] * 2
+    assert urls.index(board) < urls.index("/viewer/study.js")
+    assert set(page.evaluate(PAGE_TITLES)) == titles_of(api_board(client, record_id, n, tokens[1]))
+    expect(page.locator("#reader-note")).to_contain_text("Ben")

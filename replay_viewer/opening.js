@@ -1,0 +1,45 @@
+// @ts-check
+// The record page's first two questions, asked as soon as this small module is in: the record's summary and,
+// when the address names a step, that step's board. A cold load would otherwise ask them only once record.js
+// and every module it imports had been fetched, linked and run (issue 29). The page loads this module `async`
+// before record.js; record.js takes these answers instead of asking again, when they are still the ones it
+// wants (the same step, line and reader). This module draws nothing.
+
+// It imports nothing, so that it runs as soon as its own file is in: it reads the fragment and asks with fetch()
+// as lib/address.js and lib/api.js would (a seat token as `Authorization: Bearer`); record.js reads the answers
+// with lib/api.js's `answered`.
+
+const id = location.pathname.split("/").pop();
+const params = new URLSearchParams(location.hash.slice(1));
+const token = params.get("token");
+const raw = params.get("step");
+// Only a plain step of the record's main line is asked ahead: a variation's (#line=) is read after the record.
+const step = raw !== null && raw !== "" && Number.isInteger(Number(raw)) && Number(raw) >= 0 && !params.get("line")
+  ? Number(raw) : null;
+
+/**
+ * @param {string} path
+ * @param {RequestCache} [cache]
+ * @returns {Promise<Response>}
+ */
+function ask(path, cache) {
+  const pending = fetch(path, { headers: token ? { Authorization: "Bearer " + token } : {}, cache });
+  pending.catch(() => {}); // a failure is read by record.js (as api() would say it), not reported here as unhandled
+  return pending;
+}
+
+/**
+ * @typedef {object} Opening
+ * @property {string | null} token the seat token both were asked with
+ * @property {Promise<Response> | null} record GET /api/records/{id}, until record.js takes it
+ * @property {number | null} step
+ * @property {Promise<Response> | null} board GET .../steps/{step}/board, until taken
+ */
+
+/** @type {Opening} */
+export const opening = {
+  token,
+  record: ask(`/api/records/${id}`, "no-store"),
+  step,
+  board: step === null ? null : ask(`/api/records/${id}/steps/${step}/board`),
+};
