@@ -457,6 +457,7 @@ class _Checker:
         self.strict = False
         self.decided = 0  # commands a strict copy decided (the search's budget)
         self.forced: dict[tuple[int, int], Command | None] = {}  # (line, column) of a refused move -> what stands for it
+        self.steps: dict[tuple[int, int], tuple[Command, ...]] = {}  # (line, column) of a move -> the steps left out after it
         self.refused: Refusal | None = None  # the first refusal of the line being read, as the search needs it
         self._stood_in = False
         self.over_reported = False
@@ -480,10 +481,11 @@ class _Checker:
             return own(state, command, chance)
         self._play = counted
 
-    def read_line(self, state: Any, seat: int, turn: Turn, forced: dict[tuple[int, int], Command | None] | None = None
-                  ) -> Any:
-        """One written line through the rules as `seat`'s, a refused move standing for `forced`'s command."""
-        self.forced = dict(forced or {})
+    def read_line(self, state: Any, seat: int, turn: Turn, forced: dict[tuple[int, int], Command | None] | None = None,
+                  steps: dict[tuple[int, int], tuple[Command, ...]] | None = None) -> Any:
+        """One written line through the rules as `seat`'s, a refused move standing for `forced`'s command, and
+        the steps nobody wrote (`steps`) after a move whose brackets hold their outcomes."""
+        self.forced, self.steps = dict(forced or {}), dict(steps or {})
         for move in turn.moves:
             pending = self.pending(state)
             if pending.over:
@@ -495,7 +497,7 @@ class _Checker:
                 break
             state = self.move(state, seat, move, turn, pending)
         state = self.line_end(state, seat, turn)
-        self.forced = {}
+        self.forced, self.steps = {}, {}
         return state
 
     def insert(self, state: Any, seat: int, command: Command, line: int) -> Any:
@@ -511,6 +513,38 @@ class _Checker:
         self._said = command
         move = Move("", (), tuple(chance.written), (), line, 0, self.say(command, state))
         return self._keep(state, seat, move, command, chance, produced, after, assumed=True)
+
+    def play_step(self, state: Any, command: Command, outcomes: Sequence[Written]) -> tuple[Any, int]:
+        """A step nobody wrote meeting the outcomes written before it: the state after it, and how many it met."""
+        chance = self.chance(outcomes)
+        try:
+            _, after = self._play(state, command, chance)
+        except RuleViolation as exc:
+            raise Refused(exc.rule) from exc
+        return after, chance.next
+
+    def _left_steps(self, state: Any, seat: int, move: Move, command: Command, chance: WrittenChance,
+                    produced: Sequence[Any], after: Any, steps: tuple[Command, ...]) -> Any:
+        """The move with the outcomes it meets, then the steps nobody wrote after it with the rest (kernel.explain)."""
+        rest = chance.unused
+        chance.written = chance.written[: chance.next]
+        state = self._keep(state, seat, move, command, chance, produced, after)
+        for step in steps:
+            met = self.chance(rest)
+            try:
+                produced, after = self._play(state, step, met)
+            except RuleViolation as exc:
+                if self.strict:
+                    raise Refused(exc.rule) from exc
+                return state
+            met.written, rest = met.written[: met.next], rest[met.next:]
+            self._said = step
+            quiet = Move("", (), tuple(met.written), (), move.line, move.column, self.say(step, state))
+            state = self._keep(state, step.seat if step.seat is not None else seat, quiet, step, met, produced, after,
+                               assumed=True)
+        if rest and self.strict:
+            raise Refused("chance/unused-outcome")
+        return state
 
     def legal_for(self, state: Any, seat: int | None) -> list[Command]:
         return [c for c in self.game.legal(state) if c.seat == seat]
@@ -820,6 +854,12 @@ class _Checker:
             return self._replace(state, seat, move, written, "rule", exc.rule, _at(move.line, exc.stored()["message"]),
                                  facts=exc.stored()["facts"])
         if chance.next < len(chance.written):
+            steps = self.steps.pop((move.line, move.column), None)
+            if steps is not None:  # outcomes of steps nobody wrote (kernel.explain): theirs
+                return self._left_steps(state, seat, move, command, chance, produced, after, steps)
+            if self.refused is None and not self.strict:  # a step left out after it? (kernel.explain)
+                self.refused = Refusal("step", seat, None, (move.line, move.column), after=after,
+                                       unused=tuple(chance.unused))
             extra = chance.unused[0]
             words, owners = self._words(written), self._owners(state, seat, written, chance)
             found = self.finding("chance", extra.line, "chance/unused-outcome",
@@ -1239,9 +1279,9 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
         rounds = (turn.ordinal, checker.round_of(state)) if turn.ordinal is not None else None
         after = checker.read_line(state, seat, turn)
         new = checker.findings[marks[1]:]
-        first = next((f for f in new if f.kind in ("rule", "notation", "order") and f.rule != "notation/after-the-end"),
-                     None)
         refusal = checker.refused
+        first = next((f for f in new if f.kind in ("rule", "notation", "order") and f.rule != "notation/after-the-end"
+                      or refusal is not None and refusal.kind == "step" and f.rule == "chance/unused-outcome"), None)
         if first is None or refusal is None:
             if rounds is not None and rounds[1] is not None and rounds[0] != rounds[1]:
                 checker.findings.insert(marks[1], Finding(

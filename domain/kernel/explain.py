@@ -24,14 +24,14 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from domain.kernel.commands import Command
-from domain.kernel.notation import Turn
+from domain.kernel.notation import Turn, Written
 
 LOOKAHEAD = 6  # written lines after an explanation's own read strictly to judge it
 ALTERNATIVES = 8  # other readings of a refused move tried, closest to what was written first
 LEFT_OUT_DEPTH = 4  # commands of a turn nobody wrote, at most (an end of round: a few seats' steps)
 LEFT_OUT_WIDTH = 40  # readings of a turn nobody wrote tried at each step, at most
 LEFT_OUT_TIES = 6  # readings of a turn nobody wrote that read all the lookahead, judged again further on
-FURTHER = 4  # how many times further than LOOKAHEAD those are judged
+FURTHER = 4  # readings that tie on what they read are judged again this many times further, until they differ
 SEARCH_MOVES = 1_500  # commands decided by one search, at most
 SEARCH_SECONDS = 0.2  # wall-clock time of one search, at most
 CHECK_MOVES = 10_000  # commands decided by every search of one check, at most
@@ -83,6 +83,7 @@ class Line:
     forced: tuple[tuple[tuple[int, int], Command | None], ...] = ()
     commands: tuple[Command, ...] = ()
     at: int = 0
+    steps: tuple[tuple[tuple[int, int], tuple[Command, ...]], ...] = ()  # (line, column) -> steps nobody wrote after it
 
 
 @dataclass
@@ -111,7 +112,7 @@ class Explanation:
 class Refusal:
     """Where and why the written line could not stand, as the checker met it."""
 
-    kind: str  # move | order | player
+    kind: str  # move | order | player | step (outcomes written that the move does not meet)
     seat: int | None  # the seat the line was read as (None: a name that is none of the seats)
     waiting: int | None  # the seat the rules waited for
     place: tuple[int, int] | None = None  # the refused move's (line, column)
@@ -119,6 +120,8 @@ class Refusal:
     shown: Sequence[str] = ()  # each in words, as every reader may read it
     near: Sequence[int] = ()  # seats whose names are near a misspelt one
     skippable: bool = False  # the checker would leave the move out (nothing of its kind could be done)
+    after: Any = None  # a step: the state after the move, with the outcomes it met
+    unused: Sequence[Written] = ()  # a step: the outcomes written after those the move met
 
 
 class Reader(Protocol):
@@ -133,7 +136,10 @@ class Reader(Protocol):
 
     def seat_of(self, player: str) -> int | None: ...
 
-    def read_line(self, state: Any, seat: int, turn: Turn, forced: dict[tuple[int, int], Command | None]) -> Any: ...
+    def read_line(self, state: Any, seat: int, turn: Turn, forced: dict[tuple[int, int], Command | None],
+                  steps: dict[tuple[int, int], tuple[Command, ...]] | None = None) -> Any: ...
+
+    def play_step(self, state: Any, command: Command, outcomes: Sequence[Written]) -> tuple[Any, int]: ...
 
     def insert(self, state: Any, seat: int, command: Command, line: int) -> Any: ...
 
@@ -149,7 +155,7 @@ def read(reader: Reader, state: Any, lines: Sequence[Line]) -> Any:
             for command in line.commands:
                 state = reader.insert(state, command.seat, command, line.at)
         elif line.seat is not None:
-            state = reader.read_line(state, line.seat, line.turn, dict(line.forced))
+            state = reader.read_line(state, line.seat, line.turn, dict(line.forced), dict(line.steps))
     return state
 
 
@@ -220,19 +226,38 @@ def explain(reader: Reader, state: Any, turns: Sequence[Turn], at: int, refusal:
     search = _Search(reader, state, turns, at, budget)
     budget.searches += 1
     try:
-        for candidate in _candidates(search, refusal):
-            search.judge(candidate)
-            if search.spent():
-                break
+        if refusal.kind == "step":  # outcomes the move does not meet: a step nobody wrote met them
+            _left_steps(search, refusal)
         else:
-            top = max((c.reads for c in search.tried), default=-1)
-            if top < search.most(1) and not search.spent():  # nothing cheap reads on: a turn nobody wrote?
-                _left_out(search, refusal)
+            for candidate in _candidates(search, refusal):
+                search.judge(candidate)
+                if search.spent():
+                    break
+            else:
+                top = max((c.reads for c in search.tried), default=-1)
+                if top < search.most(1) and not search.spent():  # nothing cheap reads on: a turn nobody wrote?
+                    _left_out(search, refusal)
+        _further(search)
     finally:
         budget.used += search.used
         budget.elapsed += time.perf_counter() - search.started
     chosen = budget.found[key] = search.best()
     return chosen
+
+
+def _further(search: _Search) -> None:
+    """Readings that all read every line of the lookahead are told apart by what follows further on: judged
+    again `FURTHER` times as far, and again while several still read all (until they differ or the budget ends)."""
+    ahead = LOOKAHEAD
+    while not search.spent():
+        ties = [c for c in search.tried if c.reads >= search.most(c.consumed, ahead)]
+        if len(ties) < 2 or ahead >= len(search.turns) - search.at:
+            return
+        ahead *= FURTHER
+        for tie in ties:
+            if not search.spent():  # past the budget a tie keeps what it read so far
+                search.tried.remove(tie)
+                search.judge(tie, ahead)
 
 
 def _line(turn: Turn) -> str:
@@ -290,15 +315,7 @@ def _left_out(search: _Search, refusal: Refusal) -> None:
     if seat is None:
         return
     frontier: list[tuple[tuple[tuple[Command, Any], ...], Any]] = [((), search.state)]
-    ties: list[Explanation] = []
-    try:
-        _grow(search, seat, frontier, ties)
-    finally:
-        if len(ties) > 1:  # several readings agree with the lookahead: what follows further tells them apart
-            for tie in ties:
-                search.tried.remove(tie)
-                if not search.spent():
-                    search.judge(tie, LOOKAHEAD * FURTHER)
+    _grow(search, seat, frontier, [])  # several that read all the lookahead: `_further` tells them apart
 
 
 def _grow(search: _Search, seat: int, frontier: list[tuple[tuple[tuple[Command, Any], ...], Any]],
@@ -344,3 +361,59 @@ def _inserted(search: _Search, chain: tuple[tuple[Command, Any], ...], seat: int
     return Explanation("left-out", f"{who}'s turn{'s' if len(whose) > 1 else ''} missing before {_line(turn)}: "
                        f"read as {said}", (*lines, Line(turn, seat)), 1, len(whose),
                        order=100 + len(search.tried))
+
+
+def _left_steps(search: _Search, refusal: Refusal) -> None:
+    """Steps nobody wrote after a move whose brackets hold more outcomes than it meets (a forgotten end of a
+    round, its cards written on the move before): the commands of whoever is then to decide, one after the
+    other, meeting those outcomes in order, until all are met; breadth first, bounded, each judged by reading
+    the line with them and what follows."""
+    reader, place, unused = search.reader, refusal.place, tuple(refusal.unused)
+    if place is None or refusal.seat is None or refusal.after is None:
+        return
+    frontier: list[tuple[tuple[tuple[Command, Any], ...], Any, int]] = [((), refusal.after, 0)]
+    ties = 0
+    for _ in range(LEFT_OUT_DEPTH):
+        grown: list[tuple[tuple[tuple[Command, Any], ...], Any, int]] = []
+        for chain, state, met in frontier:
+            pending = reader.pending(state)
+            if pending.over:
+                continue
+            for command in reader.legal_for(state, pending.seat)[:LEFT_OUT_WIDTH]:
+                if search.spent():
+                    return
+                fork = reader.fork()
+                try:
+                    after, took = fork.play_step(state, command, unused[met:])
+                except Refused:
+                    continue
+                finally:
+                    search.used += fork.decided
+                longer = (*chain, (command, state))
+                if met + took < len(unused):
+                    grown.append((longer, after, met + took))
+                    continue
+                candidate = search.judge(_stepped(search, refusal, longer))
+                if candidate.reads >= search.most(1):
+                    ties += 1
+                    if ties >= LEFT_OUT_TIES:
+                        return
+                elif candidate.reads < 0:
+                    grown.append((longer, after, met + took))
+        frontier = grown[:LEFT_OUT_WIDTH]
+        if not frontier or ties:
+            return
+
+
+def _stepped(search: _Search, refusal: Refusal, chain: tuple[tuple[Command, Any], ...]) -> Explanation:
+    reader, turn = search.reader, search.turns[search.at]
+    assert refusal.place is not None and refusal.seat is not None
+    line = refusal.place[0]
+    whose = list(dict.fromkeys(reader.seats[c.seat] for c, _ in chain if c.seat is not None))
+    said = ", ".join(f"`{reader.seats[c.seat]}: {reader.public_say(c, state)}`" if c.seat is not None
+                     else f"`{reader.public_say(c, state)}`" for c, state in chain)
+    steps = "steps" if len(chain) > 1 else "step"
+    return Explanation("left-step", f"{' and '.join(whose) or 'a'}'s {steps} missing after the move on line {line} "
+                       f"(the outcomes written there are {'theirs' if len(chain) > 1 else 'its'}): read as {said}",
+                       (Line(turn, refusal.seat, steps=((refusal.place, tuple(c for c, _ in chain)),)),), 1,
+                       len(chain), order=len(search.tried))
