@@ -52,6 +52,7 @@ from domain.kernel.notation import (
 from domain.kernel.report_words import breakdown_default, plain, plain_any, verbs_of
 from domain.kernel.violations import MARK, ImpossibleOutcome, MalformedCommand, RuleViolation, Secret
 
+EARLIER = 3  # moves of a line before a refused one whose other readings the explanations try
 NARROWING_BUDGET = 20_000  # moves re-decided, in all, while narrowing unknown outcomes
 CANDIDATES = 400  # possible values of one unknown outcome tried at most
 
@@ -458,6 +459,8 @@ class _Checker:
         self.decided = 0  # commands a strict copy decided (the search's budget)
         self.forced: dict[tuple[int, int], Command | None] = {}  # (line, column) of a refused move -> what stands for it
         self.steps: dict[tuple[int, int], tuple[Command, ...]] = {}  # (line, column) of a move -> the steps left out after it
+        self.instead: dict[tuple[int, int], Command] = {}  # (line, column) of a move read, but another stood for it
+        self._line_moves: list[tuple[tuple[int, int], Any, int, Mapping[str, Any] | None, str]] = []  # this line's so far
         self.refused: Refusal | None = None  # the first refusal of the line being read, as the search needs it
         self._stood_in = False
         self.over_reported = False
@@ -482,10 +485,12 @@ class _Checker:
         self._play = counted
 
     def read_line(self, state: Any, seat: int, turn: Turn, forced: dict[tuple[int, int], Command | None] | None = None,
-                  steps: dict[tuple[int, int], tuple[Command, ...]] | None = None) -> Any:
-        """One written line through the rules as `seat`'s, a refused move standing for `forced`'s command, and
-        the steps nobody wrote (`steps`) after a move whose brackets hold their outcomes."""
-        self.forced, self.steps = dict(forced or {}), dict(steps or {})
+                  steps: dict[tuple[int, int], tuple[Command, ...]] | None = None,
+                  instead: dict[tuple[int, int], Command] | None = None) -> Any:
+        """One written line through the rules as `seat`'s, a refused move standing for `forced`'s command, a move
+        before it for `instead`'s, and the steps nobody wrote (`steps`) after a move whose brackets hold their outcomes."""
+        self.forced, self.steps, self.instead = dict(forced or {}), dict(steps or {}), dict(instead or {})
+        self._line_moves = []
         for move in turn.moves:
             pending = self.pending(state)
             if pending.over:
@@ -497,7 +502,7 @@ class _Checker:
                 break
             state = self.move(state, seat, move, turn, pending)
         state = self.line_end(state, seat, turn)
-        self.forced, self.steps = {}, {}
+        self.forced, self.steps, self.instead = {}, {}, {}
         return state
 
     def insert(self, state: Any, seat: int, command: Command, line: int) -> Any:
@@ -725,6 +730,9 @@ class _Checker:
         """One move of a line through the rules (`pending`: the state's, when the caller has it already)."""
         if pending is None:
             pending = self.pending(state)
+        place = (move.line, move.column)
+        if place in self.instead:  # a move read, but another stood for it (kernel.explain): what follows says so
+            return self._stand_in(state, seat, move, self.instead.pop(place))
         try:
             said, commands = self._commands(state, seat, move)
         except NotationError as exc:
@@ -754,6 +762,8 @@ class _Checker:
             self._hide(found, move, self._owners(state, seat, said[0] if said else None, None, len(move.outcomes)),
                        next((w for c in said if (w := self._words(c)) is not None), None))
             return state
+        if not self.strict and said:  # a later refusal of the line may be this move's, written with other words
+            self._line_moves.append((place, state, seat, said[-1], self._words(said[-1]) or move.text))
         if len(commands) == 1:  # the common move: one command, with the move's own outcomes
             return self._decide(state, seat, move, commands[0], said[0])
         quiet = Move(move.verb, move.words, (), move.comments, move.line, move.column, move.text)
@@ -944,7 +954,7 @@ class _Checker:
         if kind is not None and self.refused is None:
             self.refused = Refusal("move", seat, self.pending(state).seat, place, options,
                                    [self._words(self._json(c)) or t for c, t in zip(options, shown, strict=True)],
-                                   skippable=skippable or waiting)
+                                   skippable=skippable or waiting, earlier=self._earlier(place))
         options, shown = options[:5], shown[:5]
         if waiting or skippable:
             if kind is not None:  # nothing of its kind can be done here: nothing was done, the step stays open
@@ -981,6 +991,18 @@ class _Checker:
         if found is not None:
             self._hide(found, move, self._owners(state, seat, written, None, len(move.outcomes)), words)
         return state
+
+    def _earlier(self, place: tuple[int, int]) -> list[tuple[tuple[int, int], str, list[Command], list[str]]]:
+        """The moves of the line before a refused one, each with the other legal moves closest to it: the slip
+        may be there (`galley 9 action` for `galley 9 invest`, and the line's `recruit` then refused)."""
+        out = []
+        for where, state, seat, written, text in reversed(self._line_moves[-EARLIER:]):
+            if where == place or where[0] != place[0]:
+                continue
+            options = [c for c in self.alternatives(state, seat, written, 4) if self._json(c) != dict(written)][:3]
+            shown = [self._words(self._json(c)) or self.say(c, state) for c in options]
+            out.append((where, text, options, shown))
+        return out
 
     def _stand_in(self, state: Any, seat: int, move: Move, option: Command | None) -> Any:
         """A refused move read as an explanation says (`option`; None: left out), with its outcomes where they fit."""

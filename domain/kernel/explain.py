@@ -19,6 +19,7 @@ says the budget was spent. A title is never named here: the checker lends its re
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -29,11 +30,12 @@ from domain.kernel.notation import Turn, Written
 LOOKAHEAD = 6  # written lines after an explanation's own read strictly to judge it
 ALTERNATIVES = 8  # other readings of a refused move tried, closest to what was written first
 LEFT_OUT_DEPTH = 4  # commands of a turn nobody wrote, at most (an end of round: a few seats' steps)
-LEFT_OUT_WIDTH = 40  # readings of a turn nobody wrote tried at each step, at most
-LEFT_OUT_TIES = 6  # readings of a turn nobody wrote that read all the lookahead, judged again further on
+LEFT_OUT_WIDTH = 80  # readings of a turn nobody wrote tried at each step, at most
+LEFT_OUT_TIES = 48  # readings of a turn nobody wrote that read all the lookahead, judged again further on
+EVIDENCE = 40  # written lines whose words say which turn nobody wrote is the likely one
 FURTHER = 4  # readings that tie on what they read are judged again this many times further, until they differ
-SEARCH_MOVES = 1_500  # commands decided by one search, at most
-SEARCH_SECONDS = 0.2  # wall-clock time of one search, at most
+SEARCH_MOVES = 2_500  # commands decided by one search, at most
+SEARCH_SECONDS = 0.3  # wall-clock time of one search, at most
 CHECK_MOVES = 10_000  # commands decided by every search of one check, at most
 CHECK_SECONDS = 0.6  # wall-clock time of every search of one check, at most
 
@@ -84,6 +86,7 @@ class Line:
     commands: tuple[Command, ...] = ()
     at: int = 0
     steps: tuple[tuple[tuple[int, int], tuple[Command, ...]], ...] = ()  # (line, column) -> steps nobody wrote after it
+    instead: tuple[tuple[tuple[int, int], Command], ...] = ()  # (line, column) of a move read -> what stands for it
 
 
 @dataclass
@@ -122,6 +125,8 @@ class Refusal:
     skippable: bool = False  # the checker would leave the move out (nothing of its kind could be done)
     after: Any = None  # a step: the state after the move, with the outcomes it met
     unused: Sequence[Written] = ()  # a step: the outcomes written after those the move met
+    # a move: the line's moves before it, each with its place, its words and the legal moves closest to it (and in words)
+    earlier: Sequence[tuple[tuple[int, int], str, Sequence[Command], Sequence[str]]] = ()
 
 
 class Reader(Protocol):
@@ -137,7 +142,8 @@ class Reader(Protocol):
     def seat_of(self, player: str) -> int | None: ...
 
     def read_line(self, state: Any, seat: int, turn: Turn, forced: dict[tuple[int, int], Command | None],
-                  steps: dict[tuple[int, int], tuple[Command, ...]] | None = None) -> Any: ...
+                  steps: dict[tuple[int, int], tuple[Command, ...]] | None = None,
+                  instead: dict[tuple[int, int], Command] | None = None) -> Any: ...
 
     def play_step(self, state: Any, command: Command, outcomes: Sequence[Written]) -> tuple[Any, int]: ...
 
@@ -155,7 +161,8 @@ def read(reader: Reader, state: Any, lines: Sequence[Line]) -> Any:
             for command in line.commands:
                 state = reader.insert(state, command.seat, command, line.at)
         elif line.seat is not None:
-            state = reader.read_line(state, line.seat, line.turn, dict(line.forced), dict(line.steps))
+            state = reader.read_line(state, line.seat, line.turn, dict(line.forced), dict(line.steps),
+                                     dict(line.instead))
     return state
 
 
@@ -169,6 +176,7 @@ class _Search:
     started: float = field(default_factory=time.perf_counter)
     used: int = 0
     tried: list[Explanation] = field(default_factory=list)
+    later: Counter[str] | None = None  # the words written in the lines after the refused one (`_by_evidence`)
 
     def spent(self) -> bool:
         took = time.perf_counter() - self.started
@@ -282,6 +290,11 @@ def _candidates(search: _Search, refusal: Refusal) -> list[Explanation]:
         if not refusal.skippable and not refusal.options:
             out.append(Explanation("skipped-move", f"{_line(turn)}: the move is left out (nothing of its kind could be "
                                    "done there)", (Line(turn, seat, ((refusal.place, None),)),), 1, 1))
+        for place, text, options, shown in refusal.earlier:  # the slip in a move before, the refused one as written
+            for k, option in enumerate(options):
+                said = shown[k] if k < len(shown) else reader.public_say(option, search.state)
+                out.append(Explanation("reworded-before", f"{_line(turn)}: `{text}` read as `{said}`, with which the "
+                                       "rest of the line stands", (Line(turn, seat, instead=((place, option),)),), 1, 1))
     if refusal.kind == "order":
         out.append(Explanation("twice", f"{_line(turn)} is skipped: a turn written twice, or one that did not happen "
                                "there", (), 1, 1))
@@ -328,7 +341,7 @@ def _grow(search: _Search, seat: int, frontier: list[tuple[tuple[tuple[Command, 
             pending = reader.pending(state)
             if pending.over:
                 continue
-            for command in reader.legal_for(state, pending.seat)[:LEFT_OUT_WIDTH]:
+            for command in _by_evidence(search, state, reader.legal_for(state, pending.seat))[:LEFT_OUT_WIDTH]:
                 if search.spent():
                     return
                 fork = reader.fork()
@@ -350,6 +363,23 @@ def _grow(search: _Search, seat: int, frontier: list[tuple[tuple[tuple[Command, 
         frontier = grown[:LEFT_OUT_WIDTH]
         if not frontier or ties:
             return
+
+
+def _by_evidence(search: _Search, state: Any, commands: list[Command]) -> list[Command]:
+    """A turn nobody wrote is most likely the one whose places and things the lines after it speak of (a fountain
+    at L108 built then, a city named later): the legal commands with more of their words written in the next
+    `EVIDENCE` lines first, the rules' order otherwise."""
+    if len(commands) <= 1:
+        return commands
+    if search.later is None:
+        search.later = Counter(str(w) for t in search.turns[search.at: search.at + EVIDENCE] for m in t.moves
+                               for w in (m.verb, *m.words) if not str(w).isdigit())
+    later = search.later
+
+    def spoken(command: Command) -> int:
+        words = search.reader.public_say(command, state).split()
+        return sum(1 for w in set(words[1:]) if not w.isdigit() and w in later)
+    return sorted(commands, key=spoken, reverse=True)
 
 
 def _inserted(search: _Search, chain: tuple[tuple[Command, Any], ...], seat: int) -> Explanation:
