@@ -505,9 +505,16 @@ class _Checker:
         self.forced, self.steps, self.instead = {}, {}, {}
         return state
 
-    def insert(self, state: Any, seat: int, command: Command, line: int) -> Any:
-        """A command nobody wrote (a turn left out), before `line`: its outcomes unknown, not narrowed."""
-        chance = self.chance([Written(None, line, -1 - len(self.checked) * 32 - k) for k in range(32)])
+    def insert(self, state: Any, seat: int, command: Command, line: int,
+               guessed: dict[int, tuple[Any, ...]] | None = None) -> Any:
+        """A command nobody wrote (a turn left out), before `line`: its outcomes unknown (the first possible, or
+        `guessed`: outcome index -> values), narrowed later by what follows."""
+        base = -1 - len(self.checked) * 32
+        written = [Written(None, line, base - k) for k in range(32)]
+        fixed = dict(guessed or {})
+        if self.settled:  # what the narrowing settled comes before a guess
+            fixed.update({k: v for k in range(32) if (v := self.settled.get((line, base - k))) is not None})
+        chance = WrittenChance(written, fixed, seat_of=self.seat_of)
         try:
             produced, after = self._play(state, command, chance)
         except RuleViolation as exc:
@@ -516,8 +523,21 @@ class _Checker:
             return state
         chance.written = chance.written[: chance.next]  # its outcomes nobody wrote: unknowns what follows narrows
         self._said = command
-        move = Move("", (), tuple(chance.written), (), line, 0, self.say(command, state))
+        move = Move("", (), tuple(chance.written), (), line, 0, "" if self.strict else self.say(command, state))
         return self._keep(state, seat, move, command, chance, produced, after, assumed=True)
+
+    def guesses(self, state: Any, commands: Sequence[Command], line: int, most: int
+                ) -> list[tuple[int, int, tuple[Any, ...], list[tuple[Any, ...]]]]:
+        """The outcomes nobody wrote of commands nobody wrote: (which command, which outcome, the value first
+        assumed, the possible values, `most` at most), for the search to try (kernel.explain)."""
+        out = []
+        for k, command in enumerate(commands):
+            mark = len(self.unknowns)
+            state = self.insert(state, command.seat if command.seat is not None else 0, command, line)
+            for unknown in self.unknowns[mark:]:
+                values, _ = _candidates(unknown.kind, unknown.pool, unknown.assumed, unknown.partial, most)
+                out.append((k, unknown.outcome, unknown.assumed, values))
+        return out
 
     def play_step(self, state: Any, command: Command, outcomes: Sequence[Written]) -> tuple[Any, int]:
         """A step nobody wrote meeting the outcomes written before it: the state after it, and how many it met."""
@@ -544,7 +564,8 @@ class _Checker:
                 return state
             met.written, rest = met.written[: met.next], rest[met.next:]
             self._said = step
-            quiet = Move("", (), tuple(met.written), (), move.line, move.column, self.say(step, state))
+            quiet = Move("", (), tuple(met.written), (), move.line, move.column,
+                         "" if self.strict else self.say(step, state))
             state = self._keep(state, step.seat if step.seat is not None else seat, quiet, step, met, produced, after,
                                assumed=True)
         if rest and self.strict:

@@ -19,7 +19,6 @@ says the budget was spent. A title is never named here: the checker lends its re
 from __future__ import annotations
 
 import time
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -33,6 +32,10 @@ LEFT_OUT_DEPTH = 4  # commands of a turn nobody wrote, at most (an end of round:
 LEFT_OUT_WIDTH = 80  # readings of a turn nobody wrote tried at each step, at most
 LEFT_OUT_TIES = 48  # readings of a turn nobody wrote that read all the lookahead, judged again further on
 EVIDENCE = 40  # written lines whose words say which turn nobody wrote is the likely one
+GUESSED = 4  # readings of a turn nobody wrote whose outcomes are guessed when none reads the whole lookahead
+GUESSES = 40  # possible values of one such outcome tried, at most
+DEEPER = 8  # turns of several commands still open, grown one command further when a shorter one reads on
+KEEP_FURTHER = 16  # of those, judged further at most (halved at each step: the simplest, closest first)
 FURTHER = 4  # readings that tie on what they read are judged again this many times further, until they differ
 SEARCH_MOVES = 2_500  # commands decided by one search, at most
 SEARCH_SECONDS = 0.3  # wall-clock time of one search, at most
@@ -87,9 +90,10 @@ class Line:
     at: int = 0
     steps: tuple[tuple[tuple[int, int], tuple[Command, ...]], ...] = ()  # (line, column) -> steps nobody wrote after it
     instead: tuple[tuple[tuple[int, int], Command], ...] = ()  # (line, column) of a move read -> what stands for it
+    guessed: tuple[tuple[int, tuple[Any, ...]], ...] = ()  # a turn nobody wrote: its outcomes the lines after it need
 
 
-@dataclass
+@dataclass(eq=False)  # one candidate is itself alone (the search's lists hold it by identity)
 class Explanation:
     kind: str  # reworded | skipped-move | swapped | left-out | twice | other-player | misspelt-name
     said: str  # in the table's words
@@ -101,6 +105,7 @@ class Explanation:
     reads: int = -1  # written lines read legally from the refused one on (its own and the lookahead's)
     reads_to_line: int | None = None
     runner_up: Explanation | None = None
+    resume: tuple[Any, Any] | None = None  # the strict reading and its state where judging stopped, unrefused
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": self.kind, "said": self.said, "edits": self.edits,
@@ -147,7 +152,11 @@ class Reader(Protocol):
 
     def play_step(self, state: Any, command: Command, outcomes: Sequence[Written]) -> tuple[Any, int]: ...
 
-    def insert(self, state: Any, seat: int, command: Command, line: int) -> Any: ...
+    def insert(self, state: Any, seat: int, command: Command, line: int,
+               guessed: dict[int, tuple[Any, ...]] | None = None) -> Any: ...
+
+    def guesses(self, state: Any, commands: Sequence[Command], line: int, most: int
+                ) -> list[tuple[int, int, tuple[Any, ...], list[tuple[Any, ...]]]]: ...
 
     def legal_for(self, state: Any, seat: int | None) -> list[Command]: ...
 
@@ -159,7 +168,7 @@ def read(reader: Reader, state: Any, lines: Sequence[Line]) -> Any:
     for line in lines:
         if line.turn is None:
             for command in line.commands:
-                state = reader.insert(state, command.seat, command, line.at)
+                state = reader.insert(state, command.seat, command, line.at, dict(line.guessed))
         elif line.seat is not None:
             state = reader.read_line(state, line.seat, line.turn, dict(line.forced), dict(line.steps),
                                      dict(line.instead))
@@ -176,7 +185,8 @@ class _Search:
     started: float = field(default_factory=time.perf_counter)
     used: int = 0
     tried: list[Explanation] = field(default_factory=list)
-    later: Counter[str] | None = None  # the words written in the lines after the refused one (`_by_evidence`)
+    chains: list[Explanation] = field(default_factory=list)  # turns nobody wrote, judged (refused ones too)
+    later: dict[str, float] | None = None  # the words written in the lines after the refused one (`_by_evidence`)
 
     def spent(self) -> bool:
         took = time.perf_counter() - self.started
@@ -188,22 +198,30 @@ class _Search:
         return min(len(self.turns) - self.at, consumed + ahead)
 
     def judge(self, candidate: Explanation, ahead: int = LOOKAHEAD) -> Explanation:
-        """Read the candidate's lines strictly, then what follows until the first refusal."""
-        fork = self.reader.fork()
+        """Read the candidate's lines strictly, then what follows until the first refusal (judged again further
+        on, from where it stopped)."""
+        resume, candidate.resume = candidate.resume, None
+        fork = resume[0] if resume is not None else self.reader.fork()
+        before = fork.decided
         reads = -1
         try:
-            state = read(fork, self.state, candidate.lines)
-            reads = candidate.consumed
-            for turn in self.turns[self.at + candidate.consumed: self.at + self.most(candidate.consumed, ahead)]:
+            if resume is not None:
+                state, reads = resume[1], candidate.reads
+            else:
+                state = read(fork, self.state, candidate.lines)
+                reads = candidate.consumed
+            for turn in self.turns[self.at + reads: self.at + self.most(candidate.consumed, ahead)]:
                 seat = fork.seat_of(turn.player)
                 if seat is None:
                     break
                 state = fork.read_line(state, seat, turn, {})
                 reads += 1
+            if reads >= self.most(candidate.consumed, ahead):
+                candidate.resume = (fork, state)
         except Refused:
             pass
         finally:
-            self.used += fork.decided
+            self.used += fork.decided - before
         candidate.reads = reads
         if reads >= 0:
             last = self.turns[min(len(self.turns), self.at + reads) - 1] if reads else None
@@ -256,16 +274,17 @@ def explain(reader: Reader, state: Any, turns: Sequence[Turn], at: int, refusal:
 def _further(search: _Search) -> None:
     """Readings that all read every line of the lookahead are told apart by what follows further on: judged
     again `FURTHER` times as far, and again while several still read all (until they differ or the budget ends)."""
-    ahead = LOOKAHEAD
+    ahead, keep = LOOKAHEAD, KEEP_FURTHER
     while not search.spent():
         ties = [c for c in search.tried if c.reads >= search.most(c.consumed, ahead)]
         if len(ties) < 2 or ahead >= len(search.turns) - search.at:
             return
         ahead *= FURTHER
-        for tie in ties:
-            if not search.spent():  # past the budget a tie keeps what it read so far
+        for tie in sorted(ties, key=lambda c: (c.edits, c.order))[:keep]:  # the others keep what they read so far
+            if not search.spent():
                 search.tried.remove(tie)
                 search.judge(tie, ahead)
+        keep = max(2, keep // 2)
 
 
 def _line(turn: Turn) -> str:
@@ -295,6 +314,9 @@ def _candidates(search: _Search, refusal: Refusal) -> list[Explanation]:
                 said = shown[k] if k < len(shown) else reader.public_say(option, search.state)
                 out.append(Explanation("reworded-before", f"{_line(turn)}: `{text}` read as `{said}`, with which the "
                                        "rest of the line stands", (Line(turn, seat, instead=((place, option),)),), 1, 1))
+        if not refusal.skippable and refusal.options:  # a move that did not happen, the rest of the line as written
+            out.append(Explanation("skipped-move", f"{_line(turn)}: the move is left out, the rest of the line read as "
+                                   "written", (Line(turn, seat, ((refusal.place, None),)),), 1, 1))
     if refusal.kind == "order":
         out.append(Explanation("twice", f"{_line(turn)} is skipped: a turn written twice, or one that did not happen "
                                "there", (), 1, 1))
@@ -329,19 +351,22 @@ def _left_out(search: _Search, refusal: Refusal) -> None:
         return
     frontier: list[tuple[tuple[tuple[Command, Any], ...], Any]] = [((), search.state)]
     _grow(search, seat, frontier, [])  # several that read all the lookahead: `_further` tells them apart
+    if max((c.reads for c in search.tried), default=-1) < search.most(1) and not search.spent():
+        _guess(search, seat)
 
 
 def _grow(search: _Search, seat: int, frontier: list[tuple[tuple[tuple[Command, Any], ...], Any]],
           ties: list[Explanation]) -> None:
     """The chains of commands nobody wrote, one command longer at each step, judged as they are found."""
     reader, turn = search.reader, search.turns[search.at]
+    deeper = False
     for _ in range(LEFT_OUT_DEPTH):
         grown: list[tuple[tuple[tuple[Command, Any], ...], Any]] = []
         for chain, state in frontier:
             pending = reader.pending(state)
             if pending.over:
                 continue
-            for command in _by_evidence(search, state, reader.legal_for(state, pending.seat))[:LEFT_OUT_WIDTH]:
+            for command in _by_evidence(search, state, reader.legal_for(state, pending.seat), pending.seat)[:LEFT_OUT_WIDTH]:
                 if search.spent():
                     return
                 fork = reader.fork()
@@ -353,6 +378,7 @@ def _grow(search: _Search, seat: int, frontier: list[tuple[tuple[tuple[Command, 
                     search.used += fork.decided
                 longer = (*chain, (command, state))
                 candidate = search.judge(_inserted(search, longer, seat))
+                search.chains.append(candidate)
                 if candidate.reads >= search.most(1):
                     ties.append(candidate)
                     if len(ties) >= LEFT_OUT_TIES:
@@ -361,36 +387,123 @@ def _grow(search: _Search, seat: int, frontier: list[tuple[tuple[tuple[Command, 
                 if candidate.reads < 0:
                     grown.append((longer, after))
         frontier = grown[:LEFT_OUT_WIDTH]
-        if not frontier or ties:
+        if ties:  # a shorter turn reads on; a longer one of the same player (a turn of several commands) may read further
+            if deeper:
+                return
+            deeper = True
+            frontier = [(chain, after) for chain, after in frontier
+                        if reader.pending(after).seat == chain[0][0].seat][:DEEPER]
+        if not frontier:
             return
 
 
-def _by_evidence(search: _Search, state: Any, commands: list[Command]) -> list[Command]:
-    """A turn nobody wrote is most likely the one whose places and things the lines after it speak of (a fountain
-    at L108 built then, a city named later): the legal commands with more of their words written in the next
-    `EVIDENCE` lines first, the rules' order otherwise."""
+def _by_evidence(search: _Search, state: Any, commands: list[Command], seat: int | None) -> list[Command]:
+    """A turn nobody wrote is most likely the one whose places and things the lines after it speak of (a city
+    its owner starves later, a galley named again): the legal commands whose words are written soonest in the
+    next `EVIDENCE` lines (in the same player's lines, twice as much) first, the rules' order otherwise."""
     if len(commands) <= 1:
         return commands
+    reader = search.reader
     if search.later is None:
-        search.later = Counter(str(w) for t in search.turns[search.at: search.at + EVIDENCE] for m in t.moves
-                               for w in (m.verb, *m.words) if not str(w).isdigit())
+        search.later = {}
+        for distance, turn in enumerate(search.turns[search.at: search.at + EVIDENCE]):
+            own = reader.seat_of(turn.player)
+            for move in turn.moves:
+                for word in move.words:
+                    if isinstance(word, str) and not word.isdigit():
+                        weight = (2.0 if own == seat else 1.0) / (1 + distance)
+                        search.later[word] = max(search.later.get(word, 0.0), weight)
     later = search.later
 
-    def spoken(command: Command) -> int:
-        words = search.reader.public_say(command, state).split()
-        return sum(1 for w in set(words[1:]) if not w.isdigit() and w in later)
-    return sorted(commands, key=spoken, reverse=True)
+    def spoken(command: Command) -> float:
+        return -sum(later.get(w, 0.0) for w in set(reader.public_say(command, state).split()[1:]))
+    return sorted(commands, key=spoken)
 
 
-def _inserted(search: _Search, chain: tuple[tuple[Command, Any], ...], seat: int) -> Explanation:
+def _inserted(search: _Search, chain: tuple[tuple[Command, Any], ...], seat: int,
+              guessed: Sequence[dict[int, tuple[Any, ...]]] = ()) -> Explanation:
     reader, turn = search.reader, search.turns[search.at]
     whose = list(dict.fromkeys(reader.seats[c.seat] for c, _ in chain))
     said = ", ".join(f"`{reader.seats[c.seat]}: {reader.public_say(c, state)}`" for c, state in chain)
     who = " and ".join(whose)
-    lines = tuple(Line(None, None, (), (c,), turn.line) for c, _ in chain)
+    lines = tuple(Line(None, None, (), (c,), turn.line,
+                       guessed=tuple(sorted(guessed[k].items())) if k < len(guessed) else ())
+                  for k, (c, _) in enumerate(chain))
     return Explanation("left-out", f"{who}'s turn{'s' if len(whose) > 1 else ''} missing before {_line(turn)}: "
-                       f"read as {said}", (*lines, Line(turn, seat)), 1, len(whose),
-                       order=100 + len(search.tried))
+                       f"read as {said}" + (" (its outcomes, nobody wrote them, as the lines after it need them)"
+                                            if any(guessed) else ""),
+                       (*lines, Line(turn, seat)), 1, len(whose), order=100 + len(search.tried))
+
+
+def _guess(search: _Search, seat: int) -> None:
+    """Turns nobody wrote meet chance nobody wrote down either (a `pass` that draws): read with the first possible
+    outcome, the line after them may be refused for it. For the readings that went furthest, each outcome in turn
+    is given the possible values (`GUESSES` at most) and the one with which the most of what follows reads is kept;
+    the narrowing of unknowns then says what else would fit."""
+    reader = search.reader
+    tried = 0
+    for candidate in sorted(search.chains, key=lambda c: -c.reads):
+        if tried >= GUESSED or search.spent():
+            return
+        commands = [c for line in candidate.lines if line.turn is None for c in line.commands]
+        fork = reader.fork()
+        try:
+            unknowns = fork.guesses(search.state, commands, search.turns[search.at].line, GUESSES)
+        except Refused:
+            continue
+        finally:
+            search.used += fork.decided
+        if not unknowns:
+            continue
+        tried += 1
+        chain = tuple(zip(commands, _states(reader, search.state, commands, search.turns[search.at].line), strict=True))
+        guessed: list[dict[int, tuple[Any, ...]]] = [{} for _ in commands]
+        best = candidate
+        for _ in range(2):  # an outcome judged while another was still wrong is judged again once that is settled
+            before = best
+            for at_command, outcome, assumed, values in unknowns:
+                group: list[tuple[Explanation, list[dict[int, tuple[Any, ...]]]]] = [(best, guessed)]
+                for value in values:
+                    if value == guessed[at_command].get(outcome, assumed) or search.spent():
+                        continue
+                    trial = [dict(g) for g in guessed]
+                    trial[at_command][outcome] = value
+                    group.append((search.judge(_inserted(search, chain, seat, trial)), trial))
+                best, guessed = _apart(search, group)
+            if best is before or len(unknowns) < 2:
+                break
+
+
+def _apart(search: _Search, group: list[tuple[Explanation, Any]]) -> tuple[Explanation, Any]:
+    """The one of `group` (judged readings, each with what it stands for) that reads furthest, those that tie on
+    the whole lookahead judged further until they differ; the others leave the search's list."""
+    ahead = LOOKAHEAD
+    while True:
+        top = max(c.reads for c, _ in group)
+        group = [(c, g) for c, g in group if c.reads == top]
+        whole = top >= search.most(group[0][0].consumed, ahead)
+        if len(group) < 2 or not whole or ahead >= len(search.turns) - search.at or search.spent():
+            break
+        ahead *= FURTHER
+        for candidate, _ in group:
+            if not search.spent() and candidate in search.tried:
+                search.tried.remove(candidate)
+                search.judge(candidate, ahead)
+    chosen = group[0]
+    for candidate, _ in group[1:]:
+        if candidate in search.tried:
+            search.tried.remove(candidate)
+    return chosen
+
+
+def _states(reader: Reader, state: Any, commands: Sequence[Command], line: int) -> list[Any]:
+    """The state before each command of a turn nobody wrote (to say each in words)."""
+    fork = reader.fork()
+    out = []
+    for command in commands:
+        out.append(state)
+        state = fork.insert(state, command.seat, command, line)
+    return out
 
 
 def _left_steps(search: _Search, refusal: Refusal) -> None:
