@@ -539,6 +539,13 @@ class _Checker:
                 out.append((k, unknown.outcome, unknown.assumed, values))
         return out
 
+    def agreement(self, state: Any) -> int:
+        """How many seats' totals, as the table wrote them down, a finished game gives (0: none written, or unfinished)."""
+        if not self.claimed or not self.game.pending(state).over:
+            return 0
+        totals = {s["seat"]: s["total"] for s in self.game.scores(state).get("seats", [])}
+        return sum(1 for seat, total in self.claimed.items() if totals.get(seat) == total)
+
     def play_step(self, state: Any, command: Command, outcomes: Sequence[Written]) -> tuple[Any, int]:
         """A step nobody wrote meeting the outcomes written before it: the state after it, and how many it met."""
         chance = self.chance(outcomes)
@@ -774,7 +781,7 @@ class _Checker:
             if self.strict:
                 raise Refused("notation/out-of-turn")
             if self.refused is None:
-                self.refused = Refusal("order", seat, pending.seat, (move.line, move.column))
+                self.refused = Refusal("order", seat, pending.seat, place, earlier=self._earlier(place))
             waiting = self.seats[pending.seat] if pending.seat is not None else "nobody"
             found = self.finding("order", move.line, "notation/out-of-turn",
                                  f"line {move.line}: {self.seats[seat]} moves here, but the rules wait for {waiting} "
@@ -1243,7 +1250,8 @@ def check(
     settled: dict[tuple[int, int], tuple[Any, ...]] = {}
     explaining = Budget()  # the explanations' search (kernel.explain), shared by every reading below
     for _ in range(3):  # an unknown's first guess may be refuted by what follows: settle it and read again
-        checker = _run(notation, game, words, edition, seats, colours, options, list(findings), settled, explaining)
+        checker = _run(notation, game, words, edition, seats, colours, options, list(findings), settled, explaining,
+                       claimed=claimed)
         if checker.state is None:
             return DisputeReport(title, seats, options, checker.findings, checker.unknowns, None, claimed, False, None)
         if claimed:
@@ -1259,7 +1267,7 @@ def check(
         settled.update(wrong)
     if checker.held_back:  # refusals after unknowns, read as written for the narrowing: now explained (kernel.explain)
         checker = _run(notation, game, words, edition, seats, colours, options, list(findings), settled, explaining,
-                       hold=False)
+                       hold=False, claimed=claimed)
         if checker.state is None:
             return DisputeReport(title, seats, options, checker.findings, checker.unknowns, None, claimed, False, None)
         checker.claimed = first.claimed
@@ -1279,7 +1287,7 @@ def check(
 
 def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: list[str], colours: list[str | None],
          options: dict[str, Any], findings: list[Finding], settled: dict[tuple[int, int], tuple[Any, ...]],
-         explaining: Budget | None = None, hold: bool = True) -> _Checker:
+         explaining: Budget | None = None, hold: bool = True, claimed: Mapping[str, int] | None = None) -> _Checker:
     """One reading of the file through the rules; `checker.state` is where it ends (None: the setup failed).
 
     A line that cannot stand is named once, at its line, and read as the explanation that lets the most of
@@ -1289,6 +1297,8 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
     unknown's first guess may be what is refused, and the narrowing judges by the lines as written."""
     checker = _Checker(game, words, edition, seats, colours, options, settled)
     checker.findings = findings
+    if claimed:  # the result the table wrote down tells apart readings that all read to the end (kernel.explain)
+        checker.claimed = {seat: total for name, total in claimed.items() if (seat := checker.seat_of(name)) is not None}
     budget = explaining if explaining is not None else Budget()
     state = checker.setup(notation.setup, notation.setup_line or 1)
     checker.state = state
@@ -1350,10 +1360,8 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
         del checker.checked[marks[0]:], checker.unknowns[marks[2]:], checker.findings[marks[1]:]
         checker.findings.append(first)
         checker.explained(first, explanation, refusal)
+        # the line reads cleanly as explained: what the first reading met before the refusal came of the slip too
         state = read_explained(checker, state, explanation.lines)
-        again = {(f.line, f.column, f.rule) for f in checker.findings[marks[1] + 1:]}
-        checker.findings[marks[1] + 1: marks[1] + 1] = [f for f in new[: new.index(first)]
-                                                        if (f.line, f.column, f.rule) not in again]
         at += explanation.consumed
     checker.state = state
     return checker

@@ -106,6 +106,7 @@ class Explanation:
     reads_to_line: int | None = None
     runner_up: Explanation | None = None
     resume: tuple[Any, Any] | None = None  # the strict reading and its state where judging stopped, unrefused
+    agrees: int = 0  # read to the end of the file: the seats whose claimed total it gives
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": self.kind, "said": self.said, "edits": self.edits,
@@ -151,6 +152,8 @@ class Reader(Protocol):
                   instead: dict[tuple[int, int], Command] | None = None) -> Any: ...
 
     def play_step(self, state: Any, command: Command, outcomes: Sequence[Written]) -> tuple[Any, int]: ...
+
+    def agreement(self, state: Any) -> int: ...
 
     def insert(self, state: Any, seat: int, command: Command, line: int,
                guessed: dict[int, tuple[Any, ...]] | None = None) -> Any: ...
@@ -230,7 +233,7 @@ class _Search:
         return candidate
 
     def best(self) -> Explanation | None:
-        ranked = sorted(self.tried, key=lambda c: (-c.reads, c.edits, c.order))
+        ranked = sorted(self.tried, key=lambda c: (-c.reads, -c.agrees, c.edits, c.order))
         if not ranked:
             return None
         chosen = ranked[0]
@@ -277,7 +280,12 @@ def _further(search: _Search) -> None:
     ahead, keep = LOOKAHEAD, KEEP_FURTHER
     while not search.spent():
         ties = [c for c in search.tried if c.reads >= search.most(c.consumed, ahead)]
-        if len(ties) < 2 or ahead >= len(search.turns) - search.at:
+        if len(ties) < 2:
+            return
+        if ahead >= len(search.turns) - search.at:  # all read to the end: the result the table wrote down may tell
+            for tie in ties:
+                if tie.resume is not None:
+                    tie.agrees = search.reader.agreement(tie.resume[1])
             return
         ahead *= FURTHER
         for tie in sorted(ties, key=lambda c: (c.edits, c.order))[:keep]:  # the others keep what they read so far
@@ -297,8 +305,14 @@ def _candidates(search: _Search, refusal: Refusal) -> list[Explanation]:
     turn = turns[at]
     out: list[Explanation] = []
     seat = refusal.seat
+    if seat is not None:  # the slip in a move before the refused one, which stands as written (all the line kept)
+        for place, text, options, shown in refusal.earlier:
+            for k, option in enumerate(options):
+                said = shown[k] if k < len(shown) else reader.public_say(option, search.state)
+                out.append(Explanation("reworded-before", f"{_line(turn)}: `{text}` read as `{said}`, with which the "
+                                       "rest of the line stands", (Line(turn, seat, instead=((place, option),)),), 1, 1))
     if refusal.kind == "move" and seat is not None and refusal.place is not None:
-        if refusal.skippable:  # what the checker does anyway comes first: nothing of its kind could be done there
+        if refusal.skippable:  # what the checker does anyway: nothing of its kind could be done there
             out.append(Explanation("skipped-move", f"{_line(turn)}: the move is left out (nothing of its kind could "
                                    "be done there)", (Line(turn, seat, ((refusal.place, None),)),), 1, 1))
         for k, option in enumerate(refusal.options[:ALTERNATIVES]):
@@ -309,11 +323,6 @@ def _candidates(search: _Search, refusal: Refusal) -> list[Explanation]:
         if not refusal.skippable and not refusal.options:
             out.append(Explanation("skipped-move", f"{_line(turn)}: the move is left out (nothing of its kind could be "
                                    "done there)", (Line(turn, seat, ((refusal.place, None),)),), 1, 1))
-        for place, text, options, shown in refusal.earlier:  # the slip in a move before, the refused one as written
-            for k, option in enumerate(options):
-                said = shown[k] if k < len(shown) else reader.public_say(option, search.state)
-                out.append(Explanation("reworded-before", f"{_line(turn)}: `{text}` read as `{said}`, with which the "
-                                       "rest of the line stands", (Line(turn, seat, instead=((place, option),)),), 1, 1))
         if not refusal.skippable and refusal.options:  # a move that did not happen, the rest of the line as written
             out.append(Explanation("skipped-move", f"{_line(turn)}: the move is left out, the rest of the line read as "
                                    "written", (Line(turn, seat, ((refusal.place, None),)),), 1, 1))
