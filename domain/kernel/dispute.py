@@ -460,6 +460,7 @@ class _Checker:
         self.forced: dict[tuple[int, int], Command | None] = {}  # (line, column) of a refused move -> what stands for it
         self.steps: dict[tuple[int, int], tuple[Command, ...]] = {}  # (line, column) of a move -> the steps left out after it
         self.instead: dict[tuple[int, int], Command] = {}  # (line, column) of a move read, but another stood for it
+        self._blanks: dict[tuple[int, int], list[Written]] = {}  # the unwritten outcomes of an inserted command, by place
         self._line_moves: list[tuple[tuple[int, int], Any, int, Mapping[str, Any] | None, str]] = []  # this line's so far
         self.refused: Refusal | None = None  # the first refusal of the line being read, as the search needs it
         self._stood_in = False
@@ -510,7 +511,9 @@ class _Checker:
         """A command nobody wrote (a turn left out), before `line`: its outcomes unknown (the first possible, or
         `guessed`: outcome index -> values), narrowed later by what follows."""
         base = -1 - len(self.checked) * 32
-        written = [Written(None, line, base - k) for k in range(32)]
+        written = self._blanks.get((line, base))
+        if written is None:  # the same places each time the search reads this turn nobody wrote
+            written = self._blanks[(line, base)] = [Written(None, line, base - k) for k in range(32)]
         fixed = dict(guessed or {})
         if self.settled:  # what the narrowing settled comes before a guess
             fixed.update({k: v for k in range(32) if (v := self.settled.get((line, base - k))) is not None})

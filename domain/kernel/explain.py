@@ -18,6 +18,7 @@ says the budget was spent. A title is never named here: the checker lends its re
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -25,6 +26,8 @@ from typing import Any, Protocol
 
 from domain.kernel.commands import Command
 from domain.kernel.notation import Turn, Written
+
+_MARKED = re.compile(r"^[^\W\d_]+(\d+)$")  # a letter prefix and a number: L132, G8
 
 LOOKAHEAD = 6  # written lines after an explanation's own read strictly to judge it
 ALTERNATIVES = 8  # other readings of a refused move tried, closest to what was written first
@@ -190,6 +193,18 @@ class _Search:
     tried: list[Explanation] = field(default_factory=list)
     chains: list[Explanation] = field(default_factory=list)  # turns nobody wrote, judged (refused ones too)
     later: dict[str, float] | None = None  # the words written in the lines after the refused one (`_by_evidence`)
+    words: dict[tuple[int, Command], str] = field(default_factory=dict)  # `say`'s answers
+
+    def say(self, command: Command, state: Any) -> str:
+        """A command in words as every reader may read it, worked out once a state (the search keeps its states)."""
+        key = (id(state), command)
+        try:
+            found = self.words.get(key)
+        except TypeError:  # a command with a value that cannot be hashed
+            return self.reader.public_say(command, state)
+        if found is None:
+            found = self.words[key] = self.reader.public_say(command, state)
+        return found
 
     def spent(self) -> bool:
         took = time.perf_counter() - self.started
@@ -421,11 +436,15 @@ def _by_evidence(search: _Search, state: Any, commands: list[Command], seat: int
                 for word in move.words:
                     if isinstance(word, str) and not word.isdigit():
                         weight = (2.0 if own == seat else 1.0) / (1 + distance)
-                        search.later[word] = max(search.later.get(word, 0.0), weight)
+                        marked = _MARKED.match(word)  # `L132` is hex 132 to the rules
+                        for said in (word.lower(), marked[1]) if marked else (word.lower(),):
+                            search.later[said] = max(search.later.get(said, 0.0), weight)
     later = search.later
 
     def spoken(command: Command) -> float:
-        return -sum(later.get(w, 0.0) for w in set(reader.public_say(command, state).split()[1:]))
+        values = {str(v).lower() for k, v in command.to_json().items() if k not in ("type", "seat")
+                  and isinstance(v, (str, int)) and not isinstance(v, bool)}
+        return -sum(later.get(v, 0.0) for v in values)
     return sorted(commands, key=spoken)
 
 
@@ -433,7 +452,7 @@ def _inserted(search: _Search, chain: tuple[tuple[Command, Any], ...], seat: int
               guessed: Sequence[dict[int, tuple[Any, ...]]] = ()) -> Explanation:
     reader, turn = search.reader, search.turns[search.at]
     whose = list(dict.fromkeys(reader.seats[c.seat] for c, _ in chain))
-    said = ", ".join(f"`{reader.seats[c.seat]}: {reader.public_say(c, state)}`" for c, state in chain)
+    said = ", ".join(f"`{reader.seats[c.seat]}: {search.say(c, state)}`" for c, state in chain)
     who = " and ".join(whose)
     lines = tuple(Line(None, None, (), (c,), turn.line,
                        guessed=tuple(sorted(guessed[k].items())) if k < len(guessed) else ())
