@@ -38,6 +38,7 @@ EVIDENCE = 40  # written lines whose words say which turn nobody wrote is the li
 GUESSED = 4  # readings of a turn nobody wrote whose outcomes are guessed when none reads the whole lookahead
 GUESSES = 40  # possible values of one such outcome tried, at most
 DEEPER = 8  # turns of several commands still open, grown one command further when a shorter one reads on
+DEEPER_WIDTH = 12  # the commands each of those grows with, the ones the next lines speak of first
 KEEP_FURTHER = 16  # of those, judged further at most (halved at each step: the simplest, closest first)
 FURTHER = 4  # readings that tie on what they read are judged again this many times further, until they differ
 SEARCH_MOVES = 2_500  # commands decided by one search, at most
@@ -381,16 +382,20 @@ def _left_out(search: _Search, refusal: Refusal) -> None:
 
 def _grow(search: _Search, seat: int, frontier: list[tuple[tuple[tuple[Command, Any], ...], Any]],
           ties: list[Explanation]) -> None:
-    """The chains of commands nobody wrote, one command longer at each step, judged as they are found."""
+    """The chains of commands nobody wrote, one command longer at each step, judged as they are found. Once a
+    chain reads all the lookahead, only the player's turns still open grow on (`DEEPER` of them, each with the
+    `DEEPER_WIDTH` commands the next lines speak of most): a turn of several commands may read further."""
     reader, turn = search.reader, search.turns[search.at]
     deeper = False
     for _ in range(LEFT_OUT_DEPTH):
         grown: list[tuple[tuple[tuple[Command, Any], ...], Any]] = []
+        width = DEEPER_WIDTH if deeper else LEFT_OUT_WIDTH
+        level = 0
         for chain, state in frontier:
             pending = reader.pending(state)
-            if pending.over:
+            if pending.over or level >= LEFT_OUT_TIES:
                 continue
-            for command in _by_evidence(search, state, reader.legal_for(state, pending.seat), pending.seat)[:LEFT_OUT_WIDTH]:
+            for command in _by_evidence(search, state, reader.legal_for(state, pending.seat), pending.seat)[:width]:
                 if search.spent():
                     return
                 fork = reader.fork()
@@ -405,15 +410,14 @@ def _grow(search: _Search, seat: int, frontier: list[tuple[tuple[tuple[Command, 
                 search.chains.append(candidate)
                 if candidate.reads >= search.most(1):
                     ties.append(candidate)
-                    if len(ties) >= LEFT_OUT_TIES:
-                        return
+                    level += 1
+                    if level >= LEFT_OUT_TIES:
+                        break
                     continue  # it reads all it can: no longer chain from it is simpler
                 if candidate.reads < 0:
                     grown.append((longer, after))
         frontier = grown[:LEFT_OUT_WIDTH]
         if ties:  # a shorter turn reads on; a longer one of the same player (a turn of several commands) may read further
-            if deeper:
-                return
             deeper = True
             frontier = [(chain, after) for chain, after in frontier
                         if reader.pending(after).seat == chain[0][0].seat][:DEEPER]
