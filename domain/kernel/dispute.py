@@ -1336,8 +1336,8 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
         after = checker.read_line(state, seat, turn)
         new = checker.findings[marks[1]:]
         refusal = checker.refused
-        first = next((f for f in new if f.kind in ("rule", "notation", "order") and f.rule != "notation/after-the-end"
-                      or refusal is not None and refusal.kind == "step" and f.rule == "chance/unused-outcome"), None)
+        first = next((f for f in new if (f.kind in ("rule", "notation", "order") and f.rule != "notation/after-the-end")
+                      or (refusal is not None and refusal.kind == "step" and f.rule == "chance/unused-outcome")), None)
         if first is None or refusal is None:
             if rounds is not None and rounds[1] is not None and rounds[0] != rounds[1]:
                 checker.findings.insert(marks[1], Finding(

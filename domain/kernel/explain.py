@@ -1,15 +1,21 @@
 """When a line cannot stand: the smallest explanation that lets what follows stand. Pure: no I/O.
 
-A table's slips are few in kind: a move written with other words or another payment, two lines
-in the other order, a turn left out (often the end of a round), a turn written twice, a line under
-the wrong player's name, a name misspelt. Each is an edit of the reading, never of the file: the
-same lines read with one move standing for another, in another order, under another seat, with a
-turn nobody wrote put in, or with a line left out. Each candidate is judged by reading the lines
-after it strictly through the rules (`LOOKAHEAD` lines, until the first one refused): the one that
-reads furthest with the fewest edits is chosen, the same move closest to what was written first.
-Going on from the first legal move in list order is what turns one slip into dozens of findings
-(every PGN importer's "illegal move" cascade); going on from the reading the rest of the file
-agrees with names the slip once and reads the rest as the table meant it.
+A table's slips are few in kind: a move written with other words or another payment (in the refused
+move, or in a move before it that the rules took but that left the rest of the line refused), two
+lines in the other order, a turn left out (often the end of a round), a turn written twice, a line
+under the wrong player's name, a name misspelt, a step forgotten whose outcomes were written on the
+move before it. Each is an edit of the reading, never of the file: the same lines read with one move
+standing for another, in another order, under another seat, with a turn or a step nobody wrote put
+in, or with a line left out. Each candidate is judged by reading the lines after it strictly through
+the rules (`LOOKAHEAD` lines, until the first one refused): the one that reads furthest with the
+fewest edits is chosen, the same move closest to what was written first. Candidates that read the
+whole lookahead alike are judged further, from where they stopped, until they differ (and at the end
+of the file, by the result the table wrote down). A turn nobody wrote is chosen among the legal ones,
+those whose places and things the next lines speak of first; its outcomes nobody wrote down either,
+so where the first possible one makes the next line refused, the values the lines after it need
+are tried. Going on from the first legal move in list order is what turns one slip into dozens of
+findings (every PGN importer's "illegal move" cascade); going on from the reading the rest of the
+file agrees with names the slip once and reads the rest as the table meant it.
 
 The search is bounded (`Budget`): commands decided and wall-clock time for one check. Past it the
 checker goes on as it always did (the closest legal move, or the line skipped), and the report
@@ -39,8 +45,8 @@ GUESSED = 4  # readings of a turn nobody wrote whose outcomes are guessed when n
 GUESSES = 40  # possible values of one such outcome tried, at most
 DEEPER = 8  # turns of several commands still open, grown one command further when a shorter one reads on
 DEEPER_WIDTH = 12  # the commands each of those grows with, the ones the next lines speak of first
-KEEP_FURTHER = 16  # of those, judged further at most (halved at each step: the simplest, closest first)
 FURTHER = 4  # readings that tie on what they read are judged again this many times further, until they differ
+KEEP_FURTHER = 16  # of those, judged further at most (halved at each step: the simplest, closest first)
 SEARCH_MOVES = 2_500  # commands decided by one search, at most
 SEARCH_SECONDS = 0.3  # wall-clock time of one search, at most
 CHECK_MOVES = 10_000  # commands decided by every search of one check, at most
@@ -76,7 +82,8 @@ class Budget:
                 "seconds_used": round(self.elapsed, 3), "refusals_past_budget": self.exhausted,
                 "said": (f"each refused line's explanation is searched within {self.per_search} commands and "
                          f"{self.search_seconds:g} s, {self.moves} commands and {self.seconds:g} s for the whole file, "
-                         f"each candidate judged by the {LOOKAHEAD} written lines after it")
+                         f"each candidate judged by the {LOOKAHEAD} written lines after it, those that tie "
+                         f"{FURTHER} times further (the closest {KEEP_FURTHER}), until they differ")
                 + (f"; the budget was spent: {self.exhausted} refused line(s) read with the closest legal move "
                    "or skipped, without a search" if self.exhausted else "")}
 
