@@ -54,6 +54,7 @@ from domain.kernel.report_words import breakdown_default, plain, plain_any, verb
 from domain.kernel.toward_result import narrow as narrow_together
 from domain.kernel.violations import MARK, ImpossibleOutcome, MalformedCommand, RuleViolation, Secret
 
+EARLIER = 3  # moves of a line before a refused one whose other readings the explanations try
 NARROWING_BUDGET = 20_000  # moves re-decided, in all, while narrowing unknown outcomes
 CANDIDATES = 400  # possible values of one unknown outcome tried at most
 
@@ -251,11 +252,15 @@ class WrittenChance:
         self.written = list(written)
         self.seat_of = seat_of  # a player's name or colour -> seat, for draws whose items are seats (a first player)
         self.fixed = dict(fixed) if fixed else {}  # outcome index -> values the narrowing search tries
+        self.fallback: dict[int, tuple[Any, ...]] = {}  # outcome index -> what stands for it if what is written cannot be
         if settled:
             for index, w in enumerate(self.written):  # unknowns the narrowing settled, by their place in the file
-                # `overriding` (the narrowing's probes): an outcome written but impossible is an unknown there too
-                if (overriding or not w.known) and (w.line, w.column) in settled and index not in self.fixed:
+                if (w.line, w.column) not in settled or index in self.fixed:
+                    continue
+                if not w.known:
                     self.fixed[index] = settled[(w.line, w.column)]
+                elif overriding:  # the narrowing's probes: a written outcome the checker found impossible is searched
+                    self.fallback[index] = settled[(w.line, w.column)]  # too, where the probe's reading refuses it
         self.next = 0
         self.log: list[Outcome] = []
         self.unknowns: list[tuple[int, str, str, tuple[Any, ...], tuple[Any, ...], tuple[Any, ...] | None]] = []
@@ -320,7 +325,13 @@ class WrittenChance:
                 values = _first_draw(contents, want, partial)
                 self.unknowns.append((index, "draw", source, values, tuple(contents), partial))
             else:
-                _check_draw(source, contents, want, values)
+                try:
+                    _check_draw(source, contents, want, values)
+                except ImpossibleOutcome:
+                    if index not in self.fallback:
+                        raise
+                    values = self.fallback[index]
+                    _check_draw(source, contents, want, values)
         self.log.append(Outcome("draw", source, tuple(values)))
         self.failed_at = None
         return tuple(values)
@@ -336,7 +347,9 @@ class WrittenChance:
                 partial = values
                 values = _first_draw(items, len(items), partial)
                 self.unknowns.append((index, "shuffle", source, values, tuple(items), partial))
-            elif Counter(map(_key, values)) != Counter(map(_key, items)):
+            elif Counter(map(_key, values)) != Counter(map(_key, items)) and index in self.fallback:
+                values = self.fallback[index]
+            if Counter(map(_key, values)) != Counter(map(_key, items)):
                 raise ImpossibleOutcome("chance/shuffle/not-a-permutation",
                                         f"the order written for {source} is not an ordering of what was shuffled",
                                         source=source, given=list(values),
@@ -359,6 +372,9 @@ class WrittenChance:
                 self.unknowns.append((index, "roll", source, values, (dice, faces), partial))
             else:
                 values = tuple(raw)
+                if index in self.fallback and (len(values) != dice or any(
+                        not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= faces for v in values)):
+                    values = tuple(self.fallback[index])
                 if len(values) != dice or any(not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= faces for v in values):
                     raise ImpossibleOutcome("chance/roll/impossible-face", f"{dice} dice of {faces} faces cannot show {list(values)}",
                                             source=source, rolled=list(values), dice=dice, faces=faces)
@@ -480,12 +496,15 @@ class _Checker:
         self.strict = False
         self.decided = 0  # commands a strict copy decided (the search's budget)
         self.forced: dict[tuple[int, int], Command | None] = {}  # (line, column) of a refused move -> what stands for it
+        self.steps: dict[tuple[int, int], tuple[Command, ...]] = {}  # (line, column) of a move -> the steps left out after it
+        self.instead: dict[tuple[int, int], Command] = {}  # (line, column) of a move read, but another stood for it
+        self._blanks: dict[tuple[int, int], list[Written]] = {}  # the unwritten outcomes of an inserted command, by place
+        self._line_moves: list[tuple[tuple[int, int], Any, int, Mapping[str, Any] | None, str]] = []  # this line's so far
         self.refused: Refusal | None = None  # the first refusal of the line being read, as the search needs it
         self._stood_in = False
         self.over_reported = False
         self.held_back = False  # a refusal was read as it always was, an unsettled unknown before it (`_run`)
         self.explanations: dict[int, Explanation] = {}  # index of a written turn -> how it was read (the narrowing reads so)
-        self.explained_at: dict[int, Explanation] = {}  # the line of a refusal's finding -> how the rest was read
 
     # -- the reading the explanations search with (kernel.explain.Reader)
     def fork(self) -> _Checker:
@@ -505,10 +524,13 @@ class _Checker:
             return own(state, command, chance)
         self._play = counted
 
-    def read_line(self, state: Any, seat: int, turn: Turn, forced: dict[tuple[int, int], Command | None] | None = None
-                  ) -> Any:
-        """One written line through the rules as `seat`'s, a refused move standing for `forced`'s command."""
-        self.forced = dict(forced or {})
+    def read_line(self, state: Any, seat: int, turn: Turn, forced: dict[tuple[int, int], Command | None] | None = None,
+                  steps: dict[tuple[int, int], tuple[Command, ...]] | None = None,
+                  instead: dict[tuple[int, int], Command] | None = None) -> Any:
+        """One written line through the rules as `seat`'s, a refused move standing for `forced`'s command, a move
+        before it for `instead`'s, and the steps nobody wrote (`steps`) after a move whose brackets hold their outcomes."""
+        self.forced, self.steps, self.instead = dict(forced or {}), dict(steps or {}), dict(instead or {})
+        self._line_moves = []
         for move in turn.moves:
             pending = self.pending(state)
             if pending.over:
@@ -520,12 +542,21 @@ class _Checker:
                 break
             state = self.move(state, seat, move, turn, pending)
         state = self.line_end(state, seat, turn)
-        self.forced = {}
+        self.forced, self.steps, self.instead = {}, {}, {}
         return state
 
-    def insert(self, state: Any, seat: int, command: Command, line: int) -> Any:
-        """A command nobody wrote (a turn left out), before `line`: its outcomes unknown, not narrowed."""
-        chance = self.chance([Written(None, line, -1 - len(self.checked) * 32 - k) for k in range(32)])
+    def insert(self, state: Any, seat: int, command: Command, line: int,
+               guessed: dict[int, tuple[Any, ...]] | None = None) -> Any:
+        """A command nobody wrote (a turn left out), before `line`: its outcomes unknown (the first possible, or
+        `guessed`: outcome index -> values), narrowed later by what follows."""
+        base = -1 - len(self.checked) * 32
+        written = self._blanks.get((line, base))
+        if written is None:  # the same places each time the search reads this turn nobody wrote
+            written = self._blanks[(line, base)] = [Written(None, line, base - k) for k in range(32)]
+        fixed = dict(guessed or {})
+        if self.settled:  # what the narrowing settled comes before a guess
+            fixed.update({k: v for k in range(32) if (v := self.settled.get((line, base - k))) is not None})
+        chance = WrittenChance(written, fixed, seat_of=self.seat_of)
         try:
             produced, after = self._play(state, command, chance)
         except RuleViolation as exc:
@@ -534,8 +565,61 @@ class _Checker:
             return state
         chance.written = chance.written[: chance.next]  # its outcomes nobody wrote: unknowns what follows narrows
         self._said = command
-        move = Move("", (), tuple(chance.written), (), line, 0, self.say(command, state))
+        move = Move("", (), tuple(chance.written), (), line, 0, "" if self.strict else self.say(command, state))
         return self._keep(state, seat, move, command, chance, produced, after, assumed=True)
+
+    def guesses(self, state: Any, commands: Sequence[Command], line: int, most: int
+                ) -> list[tuple[int, int, tuple[Any, ...], list[tuple[Any, ...]]]]:
+        """The outcomes nobody wrote of commands nobody wrote: (which command, which outcome, the value first
+        assumed, the possible values, `most` at most), for the search to try (kernel.explain)."""
+        out = []
+        for k, command in enumerate(commands):
+            mark = len(self.unknowns)
+            state = self.insert(state, command.seat if command.seat is not None else 0, command, line)
+            for unknown in self.unknowns[mark:]:
+                values, _ = _candidates(unknown.kind, unknown.pool, unknown.assumed, unknown.partial, most)
+                out.append((k, unknown.outcome, unknown.assumed, values))
+        return out
+
+    def agreement(self, state: Any) -> int:
+        """How many seats' totals, as the table wrote them down, a finished game gives (0: none written, or unfinished)."""
+        if not self.claimed or not self.game.pending(state).over:
+            return 0
+        totals = {s["seat"]: s["total"] for s in self.game.scores(state).get("seats", [])}
+        return sum(1 for seat, total in self.claimed.items() if totals.get(seat) == total)
+
+    def play_step(self, state: Any, command: Command, outcomes: Sequence[Written]) -> tuple[Any, int]:
+        """A step nobody wrote meeting the outcomes written before it: the state after it, and how many it met."""
+        chance = self.chance(outcomes)
+        try:
+            _, after = self._play(state, command, chance)
+        except RuleViolation as exc:
+            raise Refused(exc.rule) from exc
+        return after, chance.next
+
+    def _left_steps(self, state: Any, seat: int, move: Move, command: Command, chance: WrittenChance,
+                    produced: Sequence[Any], after: Any, steps: tuple[Command, ...]) -> Any:
+        """The move with the outcomes it meets, then the steps nobody wrote after it with the rest (kernel.explain)."""
+        rest = chance.unused
+        chance.written = chance.written[: chance.next]
+        state = self._keep(state, seat, move, command, chance, produced, after)
+        for step in steps:
+            met = self.chance(rest)
+            try:
+                produced, after = self._play(state, step, met)
+            except RuleViolation as exc:
+                if self.strict:
+                    raise Refused(exc.rule) from exc
+                return state
+            met.written, rest = met.written[: met.next], rest[met.next:]
+            self._said = step
+            quiet = Move("", (), tuple(met.written), (), move.line, move.column,
+                         "" if self.strict else self.say(step, state))
+            state = self._keep(state, step.seat if step.seat is not None else seat, quiet, step, met, produced, after,
+                               assumed=True)
+        if rest and self.strict:
+            raise Refused("chance/unused-outcome")
+        return state
 
     def legal_for(self, state: Any, seat: int | None) -> list[Command]:
         return [c for c in self.game.legal(state) if c.seat == seat]
@@ -717,6 +801,9 @@ class _Checker:
         """One move of a line through the rules (`pending`: the state's, when the caller has it already)."""
         if pending is None:
             pending = self.pending(state)
+        place = (move.line, move.column)
+        if place in self.instead:  # a move read, but another stood for it (kernel.explain): what follows says so
+            return self._stand_in(state, seat, move, self.instead.pop(place))
         try:
             said, commands = self._commands(state, seat, move)
         except NotationError as exc:
@@ -737,7 +824,7 @@ class _Checker:
             if self.strict:
                 raise Refused("notation/out-of-turn")
             if self.refused is None:
-                self.refused = Refusal("order", seat, pending.seat, (move.line, move.column))
+                self.refused = Refusal("order", seat, pending.seat, place, earlier=self._earlier(place))
             waiting = self.seats[pending.seat] if pending.seat is not None else "nobody"
             found = self.finding("order", move.line, "notation/out-of-turn",
                                  f"line {move.line}: {self.seats[seat]} moves here, but the rules wait for {waiting} "
@@ -746,6 +833,8 @@ class _Checker:
             self._hide(found, move, self._owners(state, seat, said[0] if said else None, None, len(move.outcomes)),
                        next((w for c in said if (w := self._words(c)) is not None), None))
             return state
+        if not self.strict and said:  # a later refusal of the line may be this move's, written with other words
+            self._line_moves.append((place, state, seat, said[-1], self._words(said[-1]) or move.text))
         if len(commands) == 1:  # the common move: one command, with the move's own outcomes
             return self._decide(state, seat, move, commands[0], said[0])
         quiet = Move(move.verb, move.words, (), move.comments, move.line, move.column, move.text)
@@ -846,6 +935,12 @@ class _Checker:
             return self._replace(state, seat, move, written, "rule", exc.rule, _at(move.line, exc.stored()["message"]),
                                  facts=exc.stored()["facts"])
         if chance.next < len(chance.written):
+            steps = self.steps.pop((move.line, move.column), None)
+            if steps is not None:  # outcomes of steps nobody wrote (kernel.explain): theirs
+                return self._left_steps(state, seat, move, command, chance, produced, after, steps)
+            if self.refused is None and not self.strict:  # a step left out after it? (kernel.explain)
+                self.refused = Refusal("step", seat, None, (move.line, move.column), after=after,
+                                       unused=tuple(chance.unused))
             extra = chance.unused[0]
             words, owners = self._words(written), self._owners(state, seat, written, chance)
             found = self.finding("chance", extra.line, "chance/unused-outcome",
@@ -930,7 +1025,7 @@ class _Checker:
         if kind is not None and self.refused is None:
             self.refused = Refusal("move", seat, self.pending(state).seat, place, options,
                                    [self._words(self._json(c)) or t for c, t in zip(options, shown, strict=True)],
-                                   skippable=skippable or waiting)
+                                   skippable=skippable or waiting, earlier=self._earlier(place))
         options, shown = options[:5], shown[:5]
         if waiting or skippable:
             if kind is not None:  # nothing of its kind can be done here: nothing was done, the step stays open
@@ -968,6 +1063,18 @@ class _Checker:
             self._hide(found, move, self._owners(state, seat, written, None, len(move.outcomes)), words)
         return state
 
+    def _earlier(self, place: tuple[int, int]) -> list[tuple[tuple[int, int], str, list[Command], list[str]]]:
+        """The moves of the line before a refused one, each with the other legal moves closest to it: the slip
+        may be there (`galley 9 action` for `galley 9 invest`, and the line's `recruit` then refused)."""
+        out = []
+        for where, state, seat, written, text in reversed(self._line_moves[-EARLIER:]):
+            if where == place or where[0] != place[0]:
+                continue
+            options = [c for c in self.alternatives(state, seat, written, 4) if self._json(c) != dict(written)][:3]
+            shown = [self._words(self._json(c)) or self.say(c, state) for c in options]
+            out.append((where, text, options, shown))
+        return out
+
     def _stand_in(self, state: Any, seat: int, move: Move, option: Command | None) -> Any:
         """A refused move read as an explanation says (`option`; None: left out), with its outcomes where they fit."""
         self._stood_in = True
@@ -994,7 +1101,6 @@ class _Checker:
     def explained(self, found: Finding, explanation: Explanation, refusal: Refusal) -> None:
         """A refusal's finding says how the rest was read: what stands for the move, or the lines' reading."""
         found.explanation = explanation.to_json()
-        self.explained_at[found.line] = explanation
         if explanation.kind == "reworded" and explanation.option is not None:
             option = refusal.options[explanation.option]
             hidden = self._words(self._json(option))
@@ -1034,8 +1140,13 @@ class _Checker:
             for unknown in self.unknowns:
                 unknown.why = "the line with the first unknown outcome was not read"
             return None
-        answer = narrow_together(reading, start, [(stop, sorted(keys, key=lambda k: reading.rank[k])) for stop, keys in order],
-                        budget, CANDIDATES, main)
+        stops_in_order = [(stop, sorted(keys, key=lambda k: reading.rank[k])) for stop, keys in order]
+        answer = narrow_together(reading, start, stops_in_order, budget, CANDIDATES, main)
+        if answer.depth < len(reading.steps) and any(u.written is not None for u in self.unknowns):
+            # no path of values reads on past an outcome written but impossible: search it as well (`overriding`)
+            reading.overriding = True
+            searched = narrow_together(reading, start, stops_in_order, budget, CANDIDATES, main)
+            answer = searched if searched.depth > answer.depth else answer
         self.apply(answer)
         return answer
 
@@ -1064,7 +1175,6 @@ class _RefusedError(Exception):
 class _Probe(_Checker):
     """A checker that stops at its first finding, and spends nothing on what a finding would show."""
 
-    overriding = True  # what the search tries stands for what is written: an impossible outcome is searched too
 
     def finding(self, kind: str, line: int, rule: str, message: Any, state: Any = None, seat: int | None = None,
                 **more: Any) -> Finding:
@@ -1100,14 +1210,12 @@ class _Reading:
         for index, done in enumerate(checker.checked):
             self.places.setdefault((done.line, done.column), index)
         self.explained = dict(checker.explanations)  # the slips the checker explained, read as the table meant them
-        turn_at = {turn.line: t for t, turn in enumerate(notation.turns)}
-        for line, explanation in checker.explained_at.items():
-            if line in turn_at:
-                self.explained.setdefault(turn_at[line], explanation)
+        self.overriding = False  # a written outcome the checker found impossible is searched too (`WrittenChance.fallback`)
 
     def _probe(self, settled: dict[tuple[int, int], tuple[Any, ...]]) -> _Probe:
         c = self.checker
         probe = _Probe(c.game, c.words, c.edition, c.seats, c.colours, c.options, settled)
+        probe.overriding = self.overriding
         probe._readings, probe._parsed, probe._jsons, probe._seats = c._readings, c._parsed, c._jsons, c._seats  # noqa: SLF001
         probe._play = c._play  # noqa: SLF001  (the caches of the checker it probes for)
         probe.setup_entry = c.setup_entry
@@ -1314,7 +1422,8 @@ def check(
         return DisputeReport(title, seats, options, findings, [], None, claimed, False, None)
     settled: dict[tuple[int, int], tuple[Any, ...]] = {}
     explaining = Budget()  # the explanations' search (kernel.explain), shared by every reading below
-    checker = _run(notation, game, words, edition, seats, colours, options, list(findings), settled, explaining)
+    checker = _run(notation, game, words, edition, seats, colours, options, list(findings), settled, explaining,
+                   claimed=claimed)
     if checker.state is None:
         return DisputeReport(title, seats, options, checker.findings, checker.unknowns, None, claimed, False, None)
     if claimed:
@@ -1323,7 +1432,8 @@ def check(
     if answer is not None and any(answer.best.get(checker.written_at(u)) not in (None, u.assumed) for u in checker.unknowns):
         # the first guesses are not what the rest of the file says: read it again with values that stand together
         settled.update(answer.best)
-        again = _run(notation, game, words, edition, seats, colours, options, list(findings), settled, explaining)
+        again = _run(notation, game, words, edition, seats, colours, options, list(findings), settled, explaining,
+                   claimed=claimed)
         if again.state is not None:
             again.claimed = checker.claimed
             again.apply(answer)
@@ -1331,19 +1441,19 @@ def check(
     unsure = any((u.consistent is None or u.alone is not None) and u.move >= 0 for u in checker.unknowns)
     if checker.held_back and not unsure:  # refusals after unknowns, read as written for the narrowing: now explained
         again = _run(notation, game, words, edition, seats, colours, options, list(findings), settled, explaining,
-                     hold=False)
+                     hold=False, claimed=claimed)
         if again.state is not None:
             again.claimed = checker.claimed
             if answer is not None:
                 again.apply(answer)
             checker = again
-            if checker.explanations or checker.explained_at:  # the unknowns narrowed again, past the slips read as meant
+            if checker.explanations:  # the unknowns narrowed again, past the slips read as meant
                 meant = checker.narrow(budget, notation)
                 if meant is not None and any(meant.best.get(checker.written_at(u)) not in (None, u.assumed)
                                              for u in checker.unknowns):
                     settled.update(meant.best)
                     last = _run(notation, game, words, edition, seats, colours, options, list(findings), settled,
-                                explaining, hold=False)
+                                explaining, hold=False, claimed=claimed)
                     if last.state is not None:
                         last.claimed = checker.claimed
                         last.apply(meant)
@@ -1386,7 +1496,7 @@ def _doubted(checker: _Checker, header: int) -> None:
 
 def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: list[str], colours: list[str | None],
          options: dict[str, Any], findings: list[Finding], settled: dict[tuple[int, int], tuple[Any, ...]],
-         explaining: Budget | None = None, hold: bool = True) -> _Checker:
+         explaining: Budget | None = None, hold: bool = True, claimed: Mapping[str, int] | None = None) -> _Checker:
     """One reading of the file through the rules; `checker.state` is where it ends (None: the setup failed).
 
     A line that cannot stand is named once, at its line, and read as the explanation that lets the most of
@@ -1396,6 +1506,8 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
     unknown's first guess may be what is refused, and the narrowing judges by the lines as written."""
     checker = _Checker(game, words, edition, seats, colours, options, settled)
     checker.findings = findings
+    if claimed:  # the result the table wrote down tells apart readings that all read to the end (kernel.explain)
+        checker.claimed = {seat: total for name, total in claimed.items() if (seat := checker.seat_of(name)) is not None}
     budget = explaining if explaining is not None else Budget()
     state = checker.setup(notation.setup, notation.setup_line or 1)
     checker.state = state
@@ -1430,9 +1542,9 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
         rounds = (turn.ordinal, checker.round_of(state)) if turn.ordinal is not None else None
         after = checker.read_line(state, seat, turn)
         new = checker.findings[marks[1]:]
-        first = next((f for f in new if f.kind in ("rule", "notation", "order") and f.rule != "notation/after-the-end"),
-                     None)
         refusal = checker.refused
+        first = next((f for f in new if (f.kind in ("rule", "notation", "order") and f.rule != "notation/after-the-end")
+                      or (refusal is not None and refusal.kind == "step" and f.rule == "chance/unused-outcome")), None)
         if first is None or refusal is None:
             if rounds is not None and rounds[1] is not None and rounds[0] != rounds[1]:
                 checker.findings.insert(marks[1], Finding(
@@ -1458,10 +1570,9 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
         del checker.checked[marks[0]:], checker.unknowns[marks[2]:], checker.findings[marks[1]:]
         checker.findings.append(first)
         checker.explained(first, explanation, refusal)
+        checker.explanations[at] = explanation
+        # the line reads cleanly as explained: what the first reading met before the refusal came of the slip too
         state = read_explained(checker, state, explanation.lines)
-        again = {(f.line, f.column, f.rule) for f in checker.findings[marks[1] + 1:]}
-        checker.findings[marks[1] + 1: marks[1] + 1] = [f for f in new[: new.index(first)]
-                                                        if (f.line, f.column, f.rule) not in again]
         at += explanation.consumed
     checker.state = state
     return checker

@@ -1,15 +1,21 @@
 """When a line cannot stand: the smallest explanation that lets what follows stand. Pure: no I/O.
 
-A table's slips are few in kind: a move written with other words or another payment, two lines
-in the other order, a turn left out (often the end of a round), a turn written twice, a line under
-the wrong player's name, a name misspelt. Each is an edit of the reading, never of the file: the
-same lines read with one move standing for another, in another order, under another seat, with a
-turn nobody wrote put in, or with a line left out. Each candidate is judged by reading the lines
-after it strictly through the rules (`LOOKAHEAD` lines, until the first one refused): the one that
-reads furthest with the fewest edits is chosen, the same move closest to what was written first.
-Going on from the first legal move in list order is what turns one slip into dozens of findings
-(every PGN importer's "illegal move" cascade); going on from the reading the rest of the file
-agrees with names the slip once and reads the rest as the table meant it.
+A table's slips are few in kind: a move written with other words or another payment (in the refused
+move, or in a move before it that the rules took but that left the rest of the line refused), two
+lines in the other order, a turn left out (often the end of a round), a turn written twice, a line
+under the wrong player's name, a name misspelt, a step forgotten whose outcomes were written on the
+move before it. Each is an edit of the reading, never of the file: the same lines read with one move
+standing for another, in another order, under another seat, with a turn or a step nobody wrote put
+in, or with a line left out. Each candidate is judged by reading the lines after it strictly through
+the rules (`LOOKAHEAD` lines, until the first one refused): the one that reads furthest with the
+fewest edits is chosen, the same move closest to what was written first. Candidates that read the
+whole lookahead alike are judged further, from where they stopped, until they differ (and at the end
+of the file, by the result the table wrote down). A turn nobody wrote is chosen among the legal ones,
+those whose places and things the next lines speak of first; its outcomes nobody wrote down either,
+so where the first possible one makes the next line refused, the values the lines after it need
+are tried. Going on from the first legal move in list order is what turns one slip into dozens of
+findings (every PGN importer's "illegal move" cascade); going on from the reading the rest of the
+file agrees with names the slip once and reads the rest as the table meant it.
 
 The search is bounded (`Budget`): commands decided and wall-clock time for one check. Past it the
 checker goes on as it always did (the closest legal move, or the line skipped), and the report
@@ -18,22 +24,31 @@ says the budget was spent. A title is never named here: the checker lends its re
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from domain.kernel.commands import Command
-from domain.kernel.notation import Turn
+from domain.kernel.notation import Turn, Written
+
+_MARKED = re.compile(r"^[^\W\d_]+(\d+)$")  # a letter prefix and a number: L132, G8
 
 LOOKAHEAD = 6  # written lines after an explanation's own read strictly to judge it
 ALTERNATIVES = 8  # other readings of a refused move tried, closest to what was written first
 LEFT_OUT_DEPTH = 4  # commands of a turn nobody wrote, at most (an end of round: a few seats' steps)
-LEFT_OUT_WIDTH = 40  # readings of a turn nobody wrote tried at each step, at most
-LEFT_OUT_TIES = 6  # readings of a turn nobody wrote that read all the lookahead, judged again further on
-FURTHER = 4  # how many times further than LOOKAHEAD those are judged
-SEARCH_MOVES = 1_500  # commands decided by one search, at most
-SEARCH_SECONDS = 0.2  # wall-clock time of one search, at most
+LEFT_OUT_WIDTH = 80  # readings of a turn nobody wrote tried at each step, at most
+LEFT_OUT_TIES = 48  # readings of a turn nobody wrote that read all the lookahead, judged again further on
+EVIDENCE = 40  # written lines whose words say which turn nobody wrote is the likely one
+GUESSED = 4  # readings of a turn nobody wrote whose outcomes are guessed when none reads the whole lookahead
+GUESSES = 40  # possible values of one such outcome tried, at most
+DEEPER = 8  # turns of several commands still open, grown one command further when a shorter one reads on
+DEEPER_WIDTH = 12  # the commands each of those grows with, the ones the next lines speak of first
+FURTHER = 4  # readings that tie on what they read are judged again this many times further, until they differ
+KEEP_FURTHER = 16  # of those, judged further at most (halved at each step: the simplest, closest first)
+SEARCH_MOVES = 2_500  # commands decided by one search, at most
+SEARCH_SECONDS = 0.3  # wall-clock time of one search, at most
 CHECK_MOVES = 10_000  # commands decided by every search of one check, at most
 CHECK_SECONDS = 0.6  # wall-clock time of every search of one check, at most
 
@@ -67,7 +82,8 @@ class Budget:
                 "seconds_used": round(self.elapsed, 3), "refusals_past_budget": self.exhausted,
                 "said": (f"each refused line's explanation is searched within {self.per_search} commands and "
                          f"{self.search_seconds:g} s, {self.moves} commands and {self.seconds:g} s for the whole file, "
-                         f"each candidate judged by the {LOOKAHEAD} written lines after it")
+                         f"each candidate judged by the {LOOKAHEAD} written lines after it, those that tie "
+                         f"{FURTHER} times further (the closest {KEEP_FURTHER}), until they differ")
                 + (f"; the budget was spent: {self.exhausted} refused line(s) read with the closest legal move "
                    "or skipped, without a search" if self.exhausted else "")}
 
@@ -83,9 +99,12 @@ class Line:
     forced: tuple[tuple[tuple[int, int], Command | None], ...] = ()
     commands: tuple[Command, ...] = ()
     at: int = 0
+    steps: tuple[tuple[tuple[int, int], tuple[Command, ...]], ...] = ()  # (line, column) -> steps nobody wrote after it
+    instead: tuple[tuple[tuple[int, int], Command], ...] = ()  # (line, column) of a move read -> what stands for it
+    guessed: tuple[tuple[int, tuple[Any, ...]], ...] = ()  # a turn nobody wrote: its outcomes the lines after it need
 
 
-@dataclass
+@dataclass(eq=False)  # one candidate is itself alone (the search's lists hold it by identity)
 class Explanation:
     kind: str  # reworded | skipped-move | swapped | left-out | twice | other-player | misspelt-name
     said: str  # in the table's words
@@ -97,6 +116,8 @@ class Explanation:
     reads: int = -1  # written lines read legally from the refused one on (its own and the lookahead's)
     reads_to_line: int | None = None
     runner_up: Explanation | None = None
+    resume: tuple[Any, Any] | None = None  # the strict reading and its state where judging stopped, unrefused
+    agrees: int = 0  # read to the end of the file: the seats whose claimed total it gives
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": self.kind, "said": self.said, "edits": self.edits,
@@ -111,7 +132,7 @@ class Explanation:
 class Refusal:
     """Where and why the written line could not stand, as the checker met it."""
 
-    kind: str  # move | order | player
+    kind: str  # move | order | player | step (outcomes written that the move does not meet)
     seat: int | None  # the seat the line was read as (None: a name that is none of the seats)
     waiting: int | None  # the seat the rules waited for
     place: tuple[int, int] | None = None  # the refused move's (line, column)
@@ -119,6 +140,10 @@ class Refusal:
     shown: Sequence[str] = ()  # each in words, as every reader may read it
     near: Sequence[int] = ()  # seats whose names are near a misspelt one
     skippable: bool = False  # the checker would leave the move out (nothing of its kind could be done)
+    after: Any = None  # a step: the state after the move, with the outcomes it met
+    unused: Sequence[Written] = ()  # a step: the outcomes written after those the move met
+    # a move: the line's moves before it, each with its place, its words and the legal moves closest to it (and in words)
+    earlier: Sequence[tuple[tuple[int, int], str, Sequence[Command], Sequence[str]]] = ()
 
 
 class Reader(Protocol):
@@ -133,9 +158,19 @@ class Reader(Protocol):
 
     def seat_of(self, player: str) -> int | None: ...
 
-    def read_line(self, state: Any, seat: int, turn: Turn, forced: dict[tuple[int, int], Command | None]) -> Any: ...
+    def read_line(self, state: Any, seat: int, turn: Turn, forced: dict[tuple[int, int], Command | None],
+                  steps: dict[tuple[int, int], tuple[Command, ...]] | None = None,
+                  instead: dict[tuple[int, int], Command] | None = None) -> Any: ...
 
-    def insert(self, state: Any, seat: int, command: Command, line: int) -> Any: ...
+    def play_step(self, state: Any, command: Command, outcomes: Sequence[Written]) -> tuple[Any, int]: ...
+
+    def agreement(self, state: Any) -> int: ...
+
+    def insert(self, state: Any, seat: int, command: Command, line: int,
+               guessed: dict[int, tuple[Any, ...]] | None = None) -> Any: ...
+
+    def guesses(self, state: Any, commands: Sequence[Command], line: int, most: int
+                ) -> list[tuple[int, int, tuple[Any, ...], list[tuple[Any, ...]]]]: ...
 
     def legal_for(self, state: Any, seat: int | None) -> list[Command]: ...
 
@@ -147,9 +182,10 @@ def read(reader: Reader, state: Any, lines: Sequence[Line]) -> Any:
     for line in lines:
         if line.turn is None:
             for command in line.commands:
-                state = reader.insert(state, command.seat, command, line.at)
+                state = reader.insert(state, command.seat, command, line.at, dict(line.guessed))
         elif line.seat is not None:
-            state = reader.read_line(state, line.seat, line.turn, dict(line.forced))
+            state = reader.read_line(state, line.seat, line.turn, dict(line.forced), dict(line.steps),
+                                     dict(line.instead))
     return state
 
 
@@ -163,6 +199,20 @@ class _Search:
     started: float = field(default_factory=time.perf_counter)
     used: int = 0
     tried: list[Explanation] = field(default_factory=list)
+    chains: list[Explanation] = field(default_factory=list)  # turns nobody wrote, judged (refused ones too)
+    later: dict[str, float] | None = None  # the words written in the lines after the refused one (`_by_evidence`)
+    words: dict[tuple[int, Command], str] = field(default_factory=dict)  # `say`'s answers
+
+    def say(self, command: Command, state: Any) -> str:
+        """A command in words as every reader may read it, worked out once a state (the search keeps its states)."""
+        key = (id(state), command)
+        try:
+            found = self.words.get(key)
+        except TypeError:  # a command with a value that cannot be hashed
+            return self.reader.public_say(command, state)
+        if found is None:
+            found = self.words[key] = self.reader.public_say(command, state)
+        return found
 
     def spent(self) -> bool:
         took = time.perf_counter() - self.started
@@ -174,22 +224,30 @@ class _Search:
         return min(len(self.turns) - self.at, consumed + ahead)
 
     def judge(self, candidate: Explanation, ahead: int = LOOKAHEAD) -> Explanation:
-        """Read the candidate's lines strictly, then what follows until the first refusal."""
-        fork = self.reader.fork()
+        """Read the candidate's lines strictly, then what follows until the first refusal (judged again further
+        on, from where it stopped)."""
+        resume, candidate.resume = candidate.resume, None
+        fork = resume[0] if resume is not None else self.reader.fork()
+        before = fork.decided
         reads = -1
         try:
-            state = read(fork, self.state, candidate.lines)
-            reads = candidate.consumed
-            for turn in self.turns[self.at + candidate.consumed: self.at + self.most(candidate.consumed, ahead)]:
+            if resume is not None:
+                state, reads = resume[1], candidate.reads
+            else:
+                state = read(fork, self.state, candidate.lines)
+                reads = candidate.consumed
+            for turn in self.turns[self.at + reads: self.at + self.most(candidate.consumed, ahead)]:
                 seat = fork.seat_of(turn.player)
                 if seat is None:
                     break
                 state = fork.read_line(state, seat, turn, {})
                 reads += 1
+            if reads >= self.most(candidate.consumed, ahead):
+                candidate.resume = (fork, state)
         except Refused:
             pass
         finally:
-            self.used += fork.decided
+            self.used += fork.decided - before
         candidate.reads = reads
         if reads >= 0:
             last = self.turns[min(len(self.turns), self.at + reads) - 1] if reads else None
@@ -198,7 +256,7 @@ class _Search:
         return candidate
 
     def best(self) -> Explanation | None:
-        ranked = sorted(self.tried, key=lambda c: (-c.reads, c.edits, c.order))
+        ranked = sorted(self.tried, key=lambda c: (-c.reads, -c.agrees, c.edits, c.order))
         if not ranked:
             return None
         chosen = ranked[0]
@@ -220,19 +278,44 @@ def explain(reader: Reader, state: Any, turns: Sequence[Turn], at: int, refusal:
     search = _Search(reader, state, turns, at, budget)
     budget.searches += 1
     try:
-        for candidate in _candidates(search, refusal):
-            search.judge(candidate)
-            if search.spent():
-                break
+        if refusal.kind == "step":  # outcomes the move does not meet: a step nobody wrote met them
+            _left_steps(search, refusal)
         else:
-            top = max((c.reads for c in search.tried), default=-1)
-            if top < search.most(1) and not search.spent():  # nothing cheap reads on: a turn nobody wrote?
-                _left_out(search, refusal)
+            for candidate in _candidates(search, refusal):
+                search.judge(candidate)
+                if search.spent():
+                    break
+            else:
+                top = max((c.reads for c in search.tried), default=-1)
+                if top < search.most(1) and not search.spent():  # nothing cheap reads on: a turn nobody wrote?
+                    _left_out(search, refusal)
+        _further(search)
     finally:
         budget.used += search.used
         budget.elapsed += time.perf_counter() - search.started
     chosen = budget.found[key] = search.best()
     return chosen
+
+
+def _further(search: _Search) -> None:
+    """Readings that all read every line of the lookahead are told apart by what follows further on: judged
+    again `FURTHER` times as far, and again while several still read all (until they differ or the budget ends)."""
+    ahead, keep = LOOKAHEAD, KEEP_FURTHER
+    while not search.spent():
+        ties = [c for c in search.tried if c.reads >= search.most(c.consumed, ahead)]
+        if len(ties) < 2:
+            return
+        if ahead >= len(search.turns) - search.at:  # all read to the end: the result the table wrote down may tell
+            for tie in ties:
+                if tie.resume is not None:
+                    tie.agrees = search.reader.agreement(tie.resume[1])
+            return
+        ahead *= FURTHER
+        for tie in sorted(ties, key=lambda c: (c.edits, c.order))[:keep]:  # the others keep what they read so far
+            if not search.spent():
+                search.tried.remove(tie)
+                search.judge(tie, ahead)
+        keep = max(2, keep // 2)
 
 
 def _line(turn: Turn) -> str:
@@ -245,8 +328,14 @@ def _candidates(search: _Search, refusal: Refusal) -> list[Explanation]:
     turn = turns[at]
     out: list[Explanation] = []
     seat = refusal.seat
+    if seat is not None:  # the slip in a move before the refused one, which stands as written (all the line kept)
+        for place, text, options, shown in refusal.earlier:
+            for k, option in enumerate(options):
+                said = shown[k] if k < len(shown) else reader.public_say(option, search.state)
+                out.append(Explanation("reworded-before", f"{_line(turn)}: `{text}` read as `{said}`, with which the "
+                                       "rest of the line stands", (Line(turn, seat, instead=((place, option),)),), 1, 1))
     if refusal.kind == "move" and seat is not None and refusal.place is not None:
-        if refusal.skippable:  # what the checker does anyway comes first: nothing of its kind could be done there
+        if refusal.skippable:  # what the checker does anyway: nothing of its kind could be done there
             out.append(Explanation("skipped-move", f"{_line(turn)}: the move is left out (nothing of its kind could "
                                    "be done there)", (Line(turn, seat, ((refusal.place, None),)),), 1, 1))
         for k, option in enumerate(refusal.options[:ALTERNATIVES]):
@@ -257,6 +346,9 @@ def _candidates(search: _Search, refusal: Refusal) -> list[Explanation]:
         if not refusal.skippable and not refusal.options:
             out.append(Explanation("skipped-move", f"{_line(turn)}: the move is left out (nothing of its kind could be "
                                    "done there)", (Line(turn, seat, ((refusal.place, None),)),), 1, 1))
+        if not refusal.skippable and refusal.options:  # a move that did not happen, the rest of the line as written
+            out.append(Explanation("skipped-move", f"{_line(turn)}: the move is left out, the rest of the line read as "
+                                   "written", (Line(turn, seat, ((refusal.place, None),)),), 1, 1))
     if refusal.kind == "order":
         out.append(Explanation("twice", f"{_line(turn)} is skipped: a turn written twice, or one that did not happen "
                                "there", (), 1, 1))
@@ -290,28 +382,27 @@ def _left_out(search: _Search, refusal: Refusal) -> None:
     if seat is None:
         return
     frontier: list[tuple[tuple[tuple[Command, Any], ...], Any]] = [((), search.state)]
-    ties: list[Explanation] = []
-    try:
-        _grow(search, seat, frontier, ties)
-    finally:
-        if len(ties) > 1:  # several readings agree with the lookahead: what follows further tells them apart
-            for tie in ties:
-                search.tried.remove(tie)
-                if not search.spent():
-                    search.judge(tie, LOOKAHEAD * FURTHER)
+    _grow(search, seat, frontier, [])  # several that read all the lookahead: `_further` tells them apart
+    if max((c.reads for c in search.tried), default=-1) < search.most(1) and not search.spent():
+        _guess(search, seat)
 
 
 def _grow(search: _Search, seat: int, frontier: list[tuple[tuple[tuple[Command, Any], ...], Any]],
           ties: list[Explanation]) -> None:
-    """The chains of commands nobody wrote, one command longer at each step, judged as they are found."""
+    """The chains of commands nobody wrote, one command longer at each step, judged as they are found. Once a
+    chain reads all the lookahead, only the player's turns still open grow on (`DEEPER` of them, each with the
+    `DEEPER_WIDTH` commands the next lines speak of most): a turn of several commands may read further."""
     reader, turn = search.reader, search.turns[search.at]
+    deeper = False
     for _ in range(LEFT_OUT_DEPTH):
         grown: list[tuple[tuple[tuple[Command, Any], ...], Any]] = []
+        width = DEEPER_WIDTH if deeper else LEFT_OUT_WIDTH
+        level = 0
         for chain, state in frontier:
             pending = reader.pending(state)
-            if pending.over:
+            if pending.over or level >= LEFT_OUT_TIES:
                 continue
-            for command in reader.legal_for(state, pending.seat)[:LEFT_OUT_WIDTH]:
+            for command in _by_evidence(search, state, reader.legal_for(state, pending.seat), pending.seat)[:width]:
                 if search.spent():
                     return
                 fork = reader.fork()
@@ -323,24 +414,188 @@ def _grow(search: _Search, seat: int, frontier: list[tuple[tuple[tuple[Command, 
                     search.used += fork.decided
                 longer = (*chain, (command, state))
                 candidate = search.judge(_inserted(search, longer, seat))
+                search.chains.append(candidate)
                 if candidate.reads >= search.most(1):
                     ties.append(candidate)
-                    if len(ties) >= LEFT_OUT_TIES:
-                        return
+                    level += 1
+                    if level >= LEFT_OUT_TIES:
+                        break
                     continue  # it reads all it can: no longer chain from it is simpler
                 if candidate.reads < 0:
                     grown.append((longer, after))
+        frontier = grown[:LEFT_OUT_WIDTH]
+        if ties:  # a shorter turn reads on; a longer one of the same player (a turn of several commands) may read further
+            deeper = True
+            frontier = [(chain, after) for chain, after in frontier
+                        if reader.pending(after).seat == chain[0][0].seat][:DEEPER]
+        if not frontier:
+            return
+
+
+def _by_evidence(search: _Search, state: Any, commands: list[Command], seat: int | None) -> list[Command]:
+    """A turn nobody wrote is most likely the one whose places and things the lines after it speak of (a city
+    its owner starves later, a galley named again): the legal commands whose words are written soonest in the
+    next `EVIDENCE` lines (in the same player's lines, twice as much) first, the rules' order otherwise."""
+    if len(commands) <= 1:
+        return commands
+    reader = search.reader
+    if search.later is None:
+        search.later = {}
+        for distance, turn in enumerate(search.turns[search.at: search.at + EVIDENCE]):
+            own = reader.seat_of(turn.player)
+            for move in turn.moves:
+                for word in move.words:
+                    if isinstance(word, str) and not word.isdigit():
+                        weight = (2.0 if own == seat else 1.0) / (1 + distance)
+                        marked = _MARKED.match(word)  # `L132` is hex 132 to the rules
+                        for said in (word.lower(), marked[1]) if marked else (word.lower(),):
+                            search.later[said] = max(search.later.get(said, 0.0), weight)
+    later = search.later
+
+    def spoken(command: Command) -> float:
+        values = {str(v).lower() for k, v in command.to_json().items() if k not in ("type", "seat")
+                  and isinstance(v, (str, int)) and not isinstance(v, bool)}
+        return -sum(later.get(v, 0.0) for v in values)
+    return sorted(commands, key=spoken)
+
+
+def _inserted(search: _Search, chain: tuple[tuple[Command, Any], ...], seat: int,
+              guessed: Sequence[dict[int, tuple[Any, ...]]] = ()) -> Explanation:
+    reader, turn = search.reader, search.turns[search.at]
+    whose = list(dict.fromkeys(reader.seats[c.seat] for c, _ in chain))
+    said = ", ".join(f"`{reader.seats[c.seat]}: {search.say(c, state)}`" for c, state in chain)
+    who = " and ".join(whose)
+    lines = tuple(Line(None, None, (), (c,), turn.line,
+                       guessed=tuple(sorted(guessed[k].items())) if k < len(guessed) else ())
+                  for k, (c, _) in enumerate(chain))
+    return Explanation("left-out", f"{who}'s turn{'s' if len(whose) > 1 else ''} missing before {_line(turn)}: "
+                       f"read as {said}" + (" (its outcomes, nobody wrote them, as the lines after it need them)"
+                                            if any(guessed) else ""),
+                       (*lines, Line(turn, seat)), 1, len(whose), order=100 + len(search.tried))
+
+
+def _guess(search: _Search, seat: int) -> None:
+    """Turns nobody wrote meet chance nobody wrote down either (a `pass` that draws): read with the first possible
+    outcome, the line after them may be refused for it. For the readings that went furthest, each outcome in turn
+    is given the possible values (`GUESSES` at most) and the one with which the most of what follows reads is kept;
+    the narrowing of unknowns then says what else would fit."""
+    reader = search.reader
+    tried = 0
+    for candidate in sorted(search.chains, key=lambda c: -c.reads):
+        if tried >= GUESSED or search.spent():
+            return
+        commands = [c for line in candidate.lines if line.turn is None for c in line.commands]
+        fork = reader.fork()
+        try:
+            unknowns = fork.guesses(search.state, commands, search.turns[search.at].line, GUESSES)
+        except Refused:
+            continue
+        finally:
+            search.used += fork.decided
+        if not unknowns:
+            continue
+        tried += 1
+        chain = tuple(zip(commands, _states(reader, search.state, commands, search.turns[search.at].line), strict=True))
+        guessed: list[dict[int, tuple[Any, ...]]] = [{} for _ in commands]
+        best = candidate
+        for _ in range(2):  # an outcome judged while another was still wrong is judged again once that is settled
+            before = best
+            for at_command, outcome, assumed, values in unknowns:
+                group: list[tuple[Explanation, list[dict[int, tuple[Any, ...]]]]] = [(best, guessed)]
+                for value in values:
+                    if value == guessed[at_command].get(outcome, assumed) or search.spent():
+                        continue
+                    trial = [dict(g) for g in guessed]
+                    trial[at_command][outcome] = value
+                    group.append((search.judge(_inserted(search, chain, seat, trial)), trial))
+                best, guessed = _apart(search, group)
+            if best is before or len(unknowns) < 2:
+                break
+
+
+def _apart(search: _Search, group: list[tuple[Explanation, Any]]) -> tuple[Explanation, Any]:
+    """The one of `group` (judged readings, each with what it stands for) that reads furthest, those that tie on
+    the whole lookahead judged further until they differ; the others leave the search's list."""
+    ahead = LOOKAHEAD
+    while True:
+        top = max(c.reads for c, _ in group)
+        group = [(c, g) for c, g in group if c.reads == top]
+        whole = top >= search.most(group[0][0].consumed, ahead)
+        if len(group) < 2 or not whole or ahead >= len(search.turns) - search.at or search.spent():
+            break
+        ahead *= FURTHER
+        for candidate, _ in group:
+            if not search.spent() and candidate in search.tried:
+                search.tried.remove(candidate)
+                search.judge(candidate, ahead)
+    chosen = group[0]
+    for candidate, _ in group[1:]:
+        if candidate in search.tried:
+            search.tried.remove(candidate)
+    return chosen
+
+
+def _states(reader: Reader, state: Any, commands: Sequence[Command], line: int) -> list[Any]:
+    """The state before each command of a turn nobody wrote (to say each in words)."""
+    fork = reader.fork()
+    out = []
+    for command in commands:
+        out.append(state)
+        state = fork.insert(state, command.seat, command, line)
+    return out
+
+
+def _left_steps(search: _Search, refusal: Refusal) -> None:
+    """Steps nobody wrote after a move whose brackets hold more outcomes than it meets (a forgotten end of a
+    round, its cards written on the move before): the commands of whoever is then to decide, one after the
+    other, meeting those outcomes in order, until all are met; breadth first, bounded, each judged by reading
+    the line with them and what follows."""
+    reader, place, unused = search.reader, refusal.place, tuple(refusal.unused)
+    if place is None or refusal.seat is None or refusal.after is None:
+        return
+    frontier: list[tuple[tuple[tuple[Command, Any], ...], Any, int]] = [((), refusal.after, 0)]
+    ties = 0
+    for _ in range(LEFT_OUT_DEPTH):
+        grown: list[tuple[tuple[tuple[Command, Any], ...], Any, int]] = []
+        for chain, state, met in frontier:
+            pending = reader.pending(state)
+            if pending.over:
+                continue
+            for command in reader.legal_for(state, pending.seat)[:LEFT_OUT_WIDTH]:
+                if search.spent():
+                    return
+                fork = reader.fork()
+                try:
+                    after, took = fork.play_step(state, command, unused[met:])
+                except Refused:
+                    continue
+                finally:
+                    search.used += fork.decided
+                longer = (*chain, (command, state))
+                if met + took < len(unused):
+                    grown.append((longer, after, met + took))
+                    continue
+                candidate = search.judge(_stepped(search, refusal, longer))
+                if candidate.reads >= search.most(1):
+                    ties += 1
+                    if ties >= LEFT_OUT_TIES:
+                        return
+                elif candidate.reads < 0:
+                    grown.append((longer, after, met + took))
         frontier = grown[:LEFT_OUT_WIDTH]
         if not frontier or ties:
             return
 
 
-def _inserted(search: _Search, chain: tuple[tuple[Command, Any], ...], seat: int) -> Explanation:
+def _stepped(search: _Search, refusal: Refusal, chain: tuple[tuple[Command, Any], ...]) -> Explanation:
     reader, turn = search.reader, search.turns[search.at]
-    whose = list(dict.fromkeys(reader.seats[c.seat] for c, _ in chain))
-    said = ", ".join(f"`{reader.seats[c.seat]}: {reader.public_say(c, state)}`" for c, state in chain)
-    who = " and ".join(whose)
-    lines = tuple(Line(None, None, (), (c,), turn.line) for c, _ in chain)
-    return Explanation("left-out", f"{who}'s turn{'s' if len(whose) > 1 else ''} missing before {_line(turn)}: "
-                       f"read as {said}", (*lines, Line(turn, seat)), 1, len(whose),
-                       order=100 + len(search.tried))
+    assert refusal.place is not None and refusal.seat is not None
+    line = refusal.place[0]
+    whose = list(dict.fromkeys(reader.seats[c.seat] for c, _ in chain if c.seat is not None))
+    said = ", ".join(f"`{reader.seats[c.seat]}: {reader.public_say(c, state)}`" if c.seat is not None
+                     else f"`{reader.public_say(c, state)}`" for c, state in chain)
+    steps = "steps" if len(chain) > 1 else "step"
+    return Explanation("left-step", f"{' and '.join(whose) or 'a'}'s {steps} missing after the move on line {line} "
+                       f"(the outcomes written there are {'theirs' if len(chain) > 1 else 'its'}): read as {said}",
+                       (Line(turn, refusal.seat, steps=((refusal.place, tuple(c for c, _ in chain)),)),), 1,
+                       len(chain), order=len(search.tried))

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from domain import catalog
+from domain.kernel.contract import fold
 from domain.kernel.selfplay import play_random
 from domain.transcripts import check_text, render_log, titles
 
@@ -129,3 +130,125 @@ def test_dozens_of_slips_and_junk_give_a_bounded_report_naming_the_budget() -> N
     assert report.findings and report.to_json()["explaining"]["moves"] > 0
     said = report.to_json()["explaining"]["said"]
     assert "commands" in said and " s" in said
+
+
+# ---- round 2: the slips that still cascaded ---------------------------------------------------------------
+
+_BRACKETS = re.compile(r"^(.*?)((?:\s*\[[^\]]*\])+)$")
+
+
+def forgotten_step(lines: list[str], after: int = 0) -> tuple[list[str], int, str]:
+    """The table forgets the last move of a round's closing line (the line before a new round number) and writes
+    its outcomes on the move before it, or on the line before when it was the line's only move: the edited lines,
+    the line (1-based) whose brackets now hold outcomes it does not meet, and the forgotten move."""
+    for i in range(max(after, 1), len(lines) - 1):
+        turn, before = _TURN.match(lines[i]), _TURN.match(lines[i - 1])
+        if not (re.match(r"^\d+\. ", lines[i + 1]) and turn and before and not lines[i].startswith("[")):
+            continue
+        lead, who, rest = turn.groups()
+        moves = rest.split(", ")
+        found = _BRACKETS.match(moves[-1])
+        if found is None:
+            continue
+        forgotten, brackets = found.groups()
+        edited = list(lines)
+        if len(moves) >= 2:
+            edited[i] = f"{lead}{who}: {', '.join(moves[:-1])}{brackets}"
+            return edited, i + 1, forgotten
+        if not lead.strip():
+            edited[i - 1] += brackets
+            del edited[i]
+            return edited, i, forgotten
+    raise AssertionError("no round closes with outcomes in this game")
+
+
+@pytest.mark.parametrize("title", titles())
+def test_a_forgotten_step_is_read_with_the_outcomes_written_for_it(title: str) -> None:
+    text, played = game_of(title)
+    lines, at, forgotten = forgotten_step(text.split("\n"))
+    report = check_text("\n".join(lines))
+    (finding,) = report.findings  # not the unused outcomes, then the next round's lines refused one by one
+    assert (finding.line, finding.rule) == (at, "chance/unused-outcome")
+    assert finding.explanation["kind"] == "left-step" and f"missing after the move on line {at}" in finding.assumed
+    assert f": {forgotten.split()[0]}" in finding.explanation["said"]  # the forgotten move, in the player's words
+    assert read_as_played(report, played)
+
+
+def test_the_result_written_down_tells_apart_steps_the_lines_cannot() -> None:
+    """A forgotten move of the Form of Republic marker (`left`, `stay`, `right`) meets the same cards whichever it
+    was, and every later line reads with each: the total the table wrote down for each player says which."""
+    text, played = game_of("citta-stato")
+    lines, at, forgotten = forgotten_step(text.split("\n"))
+    assert forgotten in ("left", "right")
+    with_result = check_text("\n".join(lines))
+    (finding,) = with_result.findings
+    assert f": {forgotten}`" in finding.explanation["said"] and read_as_played(with_result, played)
+    without = check_text("\n".join(line for line in lines if not line.startswith("[Result ")))
+    (alone,) = without.findings
+    assert alone.explanation["kind"] == "left-step" and alone.explanation["runner_up"]["kind"] == "left-step"
+
+
+REWORDED_BEFORE = {  # a word of a line's first move that the rules accept, but with which a later move of it is refused
+    "citta-stato": (r"buy (\w) 1, no$", r"buy \1 2, no"),  # two cubes bought: the turn ends there, `no` out of turn
+    "la-citta": (r"starve (L\d+) (\d), ", lambda m: f"starve {m[1]} {int(m[2]) + 1}, "),  # one more sent away
+    "serenissima": (r"galley (\d+) action, ", r"galley \1 invest, "),  # an invest: the galley's moves refused
+}
+
+
+@pytest.mark.parametrize("title", titles())
+def test_a_slip_in_a_move_before_the_refused_one_is_read_there(title: str) -> None:
+    text, played = game_of(title)
+    lines = text.split("\n")
+    pattern, meant = REWORDED_BEFORE[title]
+    i = next(k for k, line in enumerate(lines) if _TURN.match(line) and not line.startswith("[")
+             and re.search(pattern, line))
+    written = lines[i]
+    lines[i] = re.sub(pattern, meant, written, count=1)
+    report = check_text("\n".join(lines))
+    (finding,) = report.findings
+    assert finding.line == i + 1 and finding.explanation["kind"] == "reworded-before"
+    assert "with which the rest of the line stands" in finding.assumed
+    assert read_as_played(report, played)
+
+
+def test_a_turn_left_out_that_drew_is_read_with_the_draws_the_lines_after_it_need() -> None:
+    """`Carla: pass [rich_harvest]` not written: an Event card drawn nobody wrote down; read with the first card
+    possible, a later line is refused, so the search gives the turn the card with which what follows reads."""
+    text, played = game_of("la-citta")
+    lines = text.split("\n")
+    i = lines.index("   Carla: pass [rich_harvest]")
+    del lines[i]
+    report = check_text("\n".join(lines))
+    (finding,) = report.findings
+    assert finding.line == i + 1 and finding.explanation["kind"] == "left-out"
+    assert "read as `Carla: pass` (its outcomes, nobody wrote them, as the lines after it need them)" in finding.assumed
+    assert read_as_played(report, played)
+
+
+@pytest.mark.parametrize(("title", "turn"), [
+    ("citta-stato", "   Bruno: fleet W, buy G 1"),
+    ("citta-stato", "   Carla: use O, pick 5, yes"),
+    ("la-citta", "   Ada: starve L30, starve L127"),
+])
+def test_a_turn_of_several_commands_left_out_is_read_whole(title: str, turn: str) -> None:
+    """A player's whole line not written: a shorter turn (`guilds`, one city starved) reads the next lines as well,
+    and only further on does the game show the turn had more to it."""
+    text, played = game_of(title)
+    lines = text.split("\n")
+    i = lines.index(turn)
+    del lines[i]
+    report = check_text("\n".join(lines))
+    (finding,) = report.findings
+    who, moves = turn.strip().split(": ")
+    assert finding.line == i + 1 and finding.explanation["kind"] == "left-out"
+    assert sorted(re.findall(r"`[^`:]+: ([^`]+)`", finding.assumed)) == sorted(moves.split(", "))  # in any order
+    assert same_game(report, played)
+
+
+def same_game(report: Any, played: Any) -> bool:
+    """The report's reading folds to the state the game was played to (commands in another order may)."""
+    game = catalog.game(report.title)
+    state = game.begin(game.default_edition())
+    for entry in report.entries or []:
+        state = fold(game, state, entry.events)
+    return bool(state == played.state)
