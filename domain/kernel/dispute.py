@@ -1128,7 +1128,7 @@ class _Checker:
             key = self.written_at(unknown)
             stop = reading.stop_of.get(key)
             if stop is None:
-                unknown.why = "it is not among the outcomes written on its line as read"
+                unknown.why = NOT_ON_ITS_LINE
                 continue
             stops.setdefault(stop, []).append(key)
             main[key] = Asked(unknown.kind, tuple(unknown.pool), tuple(unknown.assumed), unknown.partial)
@@ -1438,7 +1438,7 @@ def check(
             again.claimed = checker.claimed
             again.apply(answer)
             checker = again
-    unsure = any((u.consistent is None or u.alone is not None) and u.move >= 0 for u in checker.unknowns)
+    unsure = any(_unsure(u) for u in checker.unknowns)  # what is refused after them may be their guesses' doing
     if checker.held_back and not unsure:  # refusals after unknowns, read as written for the narrowing: now explained
         again = _run(notation, game, words, edition, seats, colours, options, list(findings), settled, explaining,
                      hold=False, claimed=claimed)
@@ -1477,10 +1477,22 @@ _WHATEVER_WAS_DRAWN = frozenset({"chance/draw/count"})
 finding after an undetermined unknown (a die count, an outcome left over can follow a guess: not among them)."""
 
 
+NOT_ON_ITS_LINE = "it is not among the outcomes written on its line as read"
+
+
+def _unsure(unknown: Unknown) -> bool:
+    """An outcome nobody wrote that the search left open (its budget spent, or narrowed alone): a line refused after
+    it may be its guess's doing, not the table's. Not one an explanation put in (a turn left out: its outcomes are
+    chosen with the lines after it), nor one that is not among its line's outcomes as the file was read."""
+    if unknown.move < 0 or unknown.column < 0:
+        return False
+    return unknown.alone is not None or (unknown.consistent is None and unknown.why != NOT_ON_ITS_LINE)
+
+
 def _doubted(checker: _Checker, header: int) -> None:
     """A line refused only because of a value the checker guessed is not a finding: after an unknown the search
     left undetermined, what the rules refused is said on that unknown instead (the guess, not the table, is in doubt)."""
-    unsure = [u for u in checker.unknowns if (u.consistent is None or u.alone is not None) and u.move >= 0]
+    unsure = [u for u in checker.unknowns if _unsure(u)]
     if not unsure:
         return
     first = min(unsure, key=lambda u: (u.line, u.column))
@@ -1598,7 +1610,7 @@ def _as_it_was(explanation: Explanation, refusal: Refusal) -> bool:
 def _compare_result(checker: _Checker, claimed: dict[str, int], scores: Mapping[str, Any], finished: bool,
                     notation: Notation, game: Game, state: Any) -> None:
     line = notation.tags["Result"].line
-    unsure = sorted((u for u in checker.unknowns if u.consistent is None or u.alone is not None),
+    unsure = sorted((u for u in checker.unknowns if _unsure(u) or (u.move < 0 and (u.consistent is None or u.alone))),
                     key=lambda u: (u.line, u.column))
     if not finished and unsure:  # the reading stopped short on values the checker guessed: not a finding
         unsure[0].doubts.append("the Result (the game as read stops before its end)")
