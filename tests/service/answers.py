@@ -51,6 +51,7 @@ MASKS = [
     ("hex", re.compile(r"(?<![0-9a-f])[0-9a-f]{64}(?![0-9a-f])")),
     ("short", re.compile(r"\b[ncp]-[0-9a-f]{12}\b|(?<![0-9a-f])[0-9a-f]{12}(?![0-9a-f-])")),
     ("time", re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:\+00:00|Z)?")),
+    ("time", re.compile(r'(?<="seconds_used":)\d+(?:\.\d+)?(?:e-?\d+)?')),  # the checker's search time
 ]
 
 
