@@ -123,7 +123,7 @@ def status(import_id: UUID) -> Any:
 def replay(import_id: UUID) -> Any:
     """A rejected import's game as checked: title, seats, steps, turns and every line where the checker
     assumed another move (or outcome) than the written one. Nothing is stored: it is read again from the file."""
-    return json_response(service().records.replays.summary(import_id, bearer()))
+    return json_response(service().records.replays.summary(import_id, bearer()).to_json())
 
 
 @blp.route("/<uuid:import_id>/replay/steps/<int:n>")

@@ -107,8 +107,8 @@ def play(body: dict[str, Any], record_id: UUID) -> Any:
     played = records.play.command(record_id, body["command"], token, body["version"], body["outcomes"], body["contribution"],
                           idempotency_key=idempotency_key())
     answer = records.play.answer(record_id, played)
-    announce(service().hub, record_id, record_state(played.version, answer["steps"][1], played.finished))
-    response = json_response(answer)
+    announce(service().hub, record_id, record_state(played.version, answer.last_step, played.finished))
+    response = json_response(answer.to_json())
     if played.replayed:
         response.headers[REPLAYED] = "true"
     return response
@@ -141,7 +141,7 @@ def join(body: dict[str, Any], record_id: UUID, n: int) -> Any:
     draws the setup (docs/trust.md)."""
     joined = service().records.play.join(record_id, n, bearer(), body["commitment"], body["contribution"])
     announce_summary(record_id)  # the last seat's join draws the setup: steps appear
-    return json_response(joined)
+    return json_response(joined.to_json())
 
 
 @blp.route("/<uuid:record_id>/seats/<int:n>/reveal", methods=["POST"])
@@ -157,7 +157,7 @@ def reveal(body: dict[str, Any], record_id: UUID, n: int) -> Any:
     of the entries it took part in (docs/trust.md). Contributions that do not match it come back as `problems`."""
     revealed = service().records.play.reveal_secret(record_id, n, bearer(), body["secret"])
     announce_summary(record_id)
-    return json_response(revealed)
+    return json_response(revealed.to_json())
 
 
 def announce_summary(record_id: UUID) -> None:

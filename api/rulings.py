@@ -62,7 +62,7 @@ def arbitration() -> Arbitration:
 @blp.response(200, schemas.RulingList, description="the rulings, oldest first, and their chain's head")
 def list_rulings(record_id: UUID) -> Any:
     """A record's rulings, oldest first (everyone may read them), and the head of their hash chain."""
-    return json_response(arbitration().list(record_id))
+    return json_response(arbitration().list(record_id).to_json())
 
 
 @blp.route("/<uuid:record_id>/rulings", methods=["POST"])
@@ -78,8 +78,8 @@ def list_rulings(record_id: UUID) -> Any:
 def rule(record_id: UUID) -> Any:
     """Record a ruling: the step or line it is about, the decision, the reason, and optionally a correction."""
     ruling = arbitration().rule(record_id, bearer(), json_body())
-    response = json_response(ruling, 201)
-    response.headers["Location"] = f"/api/records/{record_id}/rulings/{ruling['id']}"
+    response = json_response(ruling.to_json(), 201)
+    response.headers["Location"] = f"/api/records/{record_id}/rulings/{ruling.id}"
     return response
 
 
@@ -87,7 +87,7 @@ def rule(record_id: UUID) -> Any:
 @blp.response(200, schemas.Ruling, description="one ruling")
 def one_ruling(record_id: UUID, ruling_id: str) -> Any:
     """One ruling of a record."""
-    return json_response(arbitration().one(record_id, ruling_id))
+    return json_response(arbitration().one(record_id, ruling_id).to_json())
 
 
 @blp.route("/<uuid:record_id>/ruled")
@@ -96,7 +96,7 @@ def one_ruling(record_id: UUID, ruling_id: str) -> Any:
 def ruled(record_id: UUID) -> Any:
     """The record as ruled: the main line up to the latest correction's from_step, then its entries (without
     corrections, the record as played)."""
-    return json_response(arbitration().summary(record_id, bearer()))
+    return json_response(arbitration().summary(record_id, bearer()).to_json())
 
 
 @blp.route("/<uuid:record_id>/ruled/steps/<int:n>")
@@ -104,7 +104,7 @@ def ruled(record_id: UUID) -> Any:
 @blp.doc(security=READER)
 def ruled_step(record_id: UUID, n: int) -> Any:
     """Step n of the record as ruled (all-seeing once corrected; else the record's own step as the reader may see it)."""
-    return json_response(arbitration().step(record_id, n, bearer()))
+    return json_response(arbitration().step(record_id, n, bearer()).to_json())
 
 
 @blp.route("/<uuid:record_id>/ruled/steps/<int:n>/board")
@@ -129,4 +129,4 @@ def ruled_board(record_id: UUID, n: int) -> Any:
 @blp.doc(security=READER)
 def ruled_story(record_id: UUID) -> Any:
     """The latest correction's moves in words (the main line's before it are in the record's story)."""
-    return json_response(arbitration().story(record_id, bearer()))
+    return json_response(arbitration().story(record_id, bearer()).to_json())

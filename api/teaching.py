@@ -507,7 +507,7 @@ def import_lesson() -> Any:
     """Import a lesson file: its records (checked by the rules as any import), their notes and variations,
     then the lesson. Everything is checked before anything is saved. New keys are in this answer only."""
     made = lessonfile.import_lesson(_teaching(), json_body())
-    return _json(made, 201, f"/api/lessons/{made['lesson']['id']}")
+    return _json(made.to_json(), 201, f"/api/lessons/{made.lesson.id}")
 
 
 @lessons.route("/<uuid:lesson_id>")
@@ -683,6 +683,6 @@ def export(lesson_id: UUID) -> Any:
     """The lesson as one file that keeps everything; import it with POST /api/lessons/import. The lesson is no
     secret (its link is the invitation); each record's notes are those the token may read there (a record's
     annotator key: all of them; none: the public's)."""
-    response = _json(lessonfile.export_lesson(_teaching(), lesson_id, bearer()))
+    response = _json(lessonfile.export_lesson(_teaching(), lesson_id, bearer()).to_json())
     response.headers["Content-Disposition"] = f'attachment; filename="lesson-{lesson_id}.json"'
     return response

@@ -25,6 +25,7 @@ from domain.records.access import SEAT, new_tokens
 from domain.records.errors import Forbidden, Invalid, RecordsError, TooLarge
 from domain.records.lessons import MAX_CHAPTERS, MAX_RECORDS
 from domain.records.readmodels import RecordFile
+from domain.records.readmodels_teaching import FileChapter, LessonFile, LessonImported
 from domain.records.rulings import rulings_of
 from domain.records.settings import Limits
 from domain.records.teaching import Teaching
@@ -195,7 +196,7 @@ def _scratch(records: Records) -> Iterator[Teaching]:
 # ---- lesson files ---------------------------------------------------------------------------------
 
 
-def export_lesson(teaching: Teaching, lesson_id: UUID, token: str | None) -> dict[str, Any]:
+def export_lesson(teaching: Teaching, lesson_id: UUID, token: str | None) -> LessonFile:
     """A lesson and, whole, every record its chapters use (with their notes and variations).
 
     The lesson itself is no secret (its link is the invitation). Each record's notes are those `token`
@@ -210,11 +211,10 @@ def export_lesson(teaching: Teaching, lesson_id: UUID, token: str | None) -> dic
             continue
         refs[record_id] = f"r{len(refs) + 1}"
         reader = token if _opens(teaching, UUID(record_id), token) else None
-        records.append({"ref": refs[record_id], "file": record_file(teaching, UUID(record_id), reader).to_json()})
-    chapters = [{"title": c.title, "introduction": c.introduction, "record": refs[str(c.record_id)], "line": c.line,
-                 "from_step": c.from_step, "to_step": c.to_step} for c in structure.chapters]
-    return {"format": FORMAT, "version": VERSION, "title": structure.title, "introduction": structure.introduction,
-            "records": records, "chapters": chapters}
+        records.append((refs[record_id], record_file(teaching, UUID(record_id), reader)))
+    chapters = tuple(FileChapter(c.title, c.introduction, refs[str(c.record_id)], c.line, c.from_step, c.to_step)
+                     for c in structure.chapters)
+    return LessonFile(FORMAT, VERSION, structure.title, structure.introduction, tuple(records), chapters)
 
 
 def _opens(teaching: Teaching, record_id: UUID, token: str | None) -> bool:
@@ -228,10 +228,10 @@ def _opens(teaching: Teaching, record_id: UUID, token: str | None) -> bool:
     return True
 
 
-def import_lesson(teaching: Teaching, document: Any) -> dict[str, Any]:
+def import_lesson(teaching: Teaching, document: Any) -> LessonImported:
     """A lesson file as a new lesson on new records (new ids, new keys): rehearsed whole in memory first,
     so a bad record, a refused variation or a note on a step that does not exist is a 422 naming where
-    and nothing is stored. Returns {"lesson", "teacher_key", "records": {ref: id}, "annotator_keys": {ref: key}}."""
+    and nothing is stored. Returns the lesson, its teacher key, and each file ref's new record id and key."""
     records, chapters = _parse_lesson(document, Limits.from_env(teaching.records.env))
     with _scratch(teaching.records) as scratch:
         _build(scratch, document, records, chapters)
@@ -239,7 +239,7 @@ def import_lesson(teaching: Teaching, document: Any) -> dict[str, Any]:
 
 
 def _build(teaching: Teaching, document: Mapping[str, Any], records: list[tuple[str, dict[str, Any], recordfile.Header]],
-           chapters: list[dict[str, Any]]) -> dict[str, Any]:
+           chapters: list[dict[str, Any]]) -> LessonImported:
     """The lesson's records, their variations and notes, then the lesson; chapters name a record by its ref
     and a variation as "<record ref>/<variation ref>" (two files may use the same variation refs)."""
     record_map: dict[str, str] = {}
@@ -259,7 +259,7 @@ def _build(teaching: Teaching, document: Mapping[str, Any], records: list[tuple[
                                "from_step": c["from_step"], "to_step": c["to_step"]} for c in chapters]}
     with _naming("the lesson"):
         lesson, teacher_key = teaching.lessons.rebuild(structure, record_map, line_map)
-    return {"lesson": lesson.to_json(), "teacher_key": teacher_key, "records": record_map, "annotator_keys": keys}
+    return LessonImported(lesson, teacher_key, record_map, keys)
 
 
 def _without_extras(file: Mapping[str, Any]) -> dict[str, Any]:

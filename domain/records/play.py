@@ -36,6 +36,7 @@ from domain.records.access import new_tokens, token_hash
 from domain.records.aggregates import LIVE, MODES, Record, RequestKey
 from domain.records.errors import Conflict, Forbidden, Invalid, NotFound, Refused, Unauthorized
 from domain.records.reading import titles
+from domain.records.readmodels_play import CommandPlayed, Joined, SecretRevealed
 from domain.records.room import over_limit
 from domain.records.settings import Limits
 from domain.records.timeline import Timeline
@@ -326,7 +327,7 @@ class Play:
         return Played(int(used.answer["version"]), first, events, bool(used.answer["finished"]), used.answer["seat"],
                       replayed=True)
 
-    def answer(self, record_id: UUID, played: Played) -> dict[str, Any]:
+    def answer(self, record_id: UUID, played: Played) -> CommandPlayed:
         """What `POST .../commands` answers for a command: its events (payloads only when it ended the game), and
         the seat's view and pending decision right after it, as they were then (a retry gets the same answer)."""
         last = played.first_step + len(played.events)
@@ -343,8 +344,7 @@ class Play:
         events = [{"step": played.first_step + k + 1, **e.to_json()} if played.finished
                   else {"step": played.first_step + k + 1, "type": e.type, "redacted": True}
                   for k, e in enumerate(played.events)]
-        return {"version": played.version, "steps": [played.first_step + 1, last], "events": events,
-                "finished": played.finished, "view": view, "pending": shown}
+        return CommandPlayed(played.version, played.first_step + 1, last, events, played.finished, view, shown)
 
     # ---- shared dice (domain/records/dice.py, docs/trust.md) ------------------------------
 
@@ -366,7 +366,7 @@ class Play:
                            rule="dice/not-shared")
         return record, timeline
 
-    def join(self, record_id: UUID, seat: int, token: str | None, commitment_hex: Any, contribution: Any) -> dict[str, Any]:
+    def join(self, record_id: UUID, seat: int, token: str | None, commitment_hex: Any, contribution: Any) -> Joined:
         """A seat joins a shared-dice record: its commitment (sha256 of its secret) and its part of the setup.
         The last seat to join draws the setup (entry 0) from the service's seed and every seat's part."""
         record, timeline = self._shared_record(record_id, seat, token)
@@ -395,9 +395,9 @@ class Play:
         except IntegrityError as exc:
             raise Conflict("another seat joined at the same moment; join again") from exc
         waiting = [k for k, c in enumerate(record.joined) if c is None]
-        return {"seat": seat, "commitment": commitment_hex, "waiting": waiting, "started": started, "version": record.version}
+        return Joined(seat, str(commitment_hex), waiting, started, record.version)
 
-    def reveal_secret(self, record_id: UUID, seat: int, token: str | None, secret: Any) -> dict[str, Any]:
+    def reveal_secret(self, record_id: UUID, seat: int, token: str | None, secret: Any) -> SecretRevealed:
         """A seat reveals its secret once the game is over; it must match the commitment it joined with.
         Contributions that do not match the secret are stored anyway and named (dice.check_reveals)."""
         record, timeline = self._shared_record(record_id, seat, token)
@@ -421,6 +421,6 @@ class Play:
         assert timeline.meta is not None
         own = {"seat": seat, "commitment": record.joined[seat], "secret": secret,
                "contributions": dict(timeline.meta.contributions[seat])}
-        return {"seat": seat, "revealed": True, "problems": dice.check_reveals({"dice": dice.SHARED, "seats": [own]}),
-                "waiting": [k for k, s in enumerate(record.revealed) if s is None], "version": record.version}
+        return SecretRevealed(seat, dice.check_reveals({"dice": dice.SHARED, "seats": [own]}),
+                              [k for k, s in enumerate(record.revealed) if s is None], record.version)
 

@@ -1,6 +1,7 @@
 """What the import services answer: an import's status and the verdict on its file, typed (readmodels.py's kin).
 
-`Records.imports.status` returns an `ImportStatus`, `validate` and `judge` an `ImportReport`; the edge (api/,
+`Records.imports.status` returns an `ImportStatus`, `validate` and `judge` an `ImportReport`, a rejected
+import's replay (`Records.replays.summary`) a `ReplaySummary`; the edge (api/,
 workers/, api/import_cli.py) makes the JSON with `to_json()`, key for key the answer the API has always given.
 An `ImportReport` has no `to_json()`: it is JSON only as some reader may read it (`read_by`, or the status).
 The report is the checker's own document (docs/formats/record-json.md, "How an import is judged"): its fields differ by
@@ -13,10 +14,11 @@ happens when the JSON is made, never before.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from domain.kernel import Reader
 from domain.kernel.violations import reveal
+from domain.records.readmodels import Turn
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,3 +93,47 @@ class Submitted:
     def to_json(self) -> dict[str, Any]:
         return {**self.status.to_json(), "seats": [{"seat": i, "token": t} for i, t in enumerate(self.tokens)],
                 "annotator_key": self.annotator_key, "arbiter_key": self.arbiter_key}
+
+
+@dataclass(frozen=True, slots=True)
+class AssumedLine:
+    """A line of a rejected file where the checker went on with another move (or outcome) than the written one."""
+
+    found: dict[str, Any]  # the finding's line, column, step, round, player, rule, written, assumed and message, as read
+
+    FIELDS: ClassVar[tuple[str, ...]] = ("line", "column", "step", "round", "player", "rule", "written", "assumed", "message")
+
+    @classmethod
+    def of(cls, finding: dict[str, Any]) -> AssumedLine:
+        """The fields a replay shows of a finding the reader may read (its secrets already revealed or hidden)."""
+        return cls({k: finding[k] for k in cls.FIELDS if k in finding})
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.found)
+
+
+@dataclass(frozen=True, slots=True)
+class ReplaySummary:
+    """A rejected import's game as checked (replayed.py), as one reader may read it: title, seats, steps, turns
+    and the lines where the checker assumed another move; `as_reported` False when the rules read it otherwise now."""
+
+    id: str
+    title: str
+    edition: dict[str, str]
+    seats: tuple[str, ...]
+    options: dict[str, Any]
+    steps: int
+    finished: bool
+    view_of: str
+    assumed: tuple[AssumedLine, ...]
+    findings: int
+    summary: Any  # the report's own summary, as the reader may read it
+    as_reported: bool
+    turns: tuple[Turn, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "title": self.title, "edition": self.edition,
+                "seats": [{"seat": i, "name": n} for i, n in enumerate(self.seats)], "options": self.options,
+                "steps": self.steps, "finished": self.finished, "view_of": self.view_of,
+                "assumed": [a.to_json() for a in self.assumed], "findings": self.findings, "summary": self.summary,
+                "as_reported": self.as_reported, "turns": [turn.to_json() for turn in self.turns]}

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from domain.records.readmodels import Step, StoryLine
+from domain.records.readmodels import RecordFile, Step, StoryLine
 
 # ---- notes ---------------------------------------------------------------------------------------
 
@@ -308,3 +308,52 @@ class Revealed:
 
     def to_json(self) -> dict[str, Any]:
         return {"played": self.played.to_json() if self.played is not None else None, "tally": self.tally.to_json()}
+
+
+@dataclass(frozen=True, slots=True)
+class FileChapter:
+    """A chapter as a lesson file writes it: its record by the file's ref ("r1"), its what-if line by its id."""
+
+    title: str
+    introduction: str
+    record: str
+    line: str | None
+    from_step: int
+    to_step: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"title": self.title, "introduction": self.introduction, "record": self.record, "line": self.line,
+                "from_step": self.from_step, "to_step": self.to_step}
+
+
+@dataclass(frozen=True, slots=True)
+class LessonFile:
+    """A lesson as one file (format cronaca-lesson, lessonfile.export_lesson): its words, every record its chapters
+    use whole (by ref, with the notes the reader may read and the variations), and its chapters."""
+
+    format: str
+    version: int
+    title: str
+    introduction: str
+    records: tuple[tuple[str, RecordFile], ...]  # (ref, file) in the order the chapters first use them
+    chapters: tuple[FileChapter, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"format": self.format, "version": self.version, "title": self.title, "introduction": self.introduction,
+                "records": [{"ref": ref, "file": file.to_json()} for ref, file in self.records],
+                "chapters": [c.to_json() for c in self.chapters]}
+
+
+@dataclass(frozen=True, slots=True)
+class LessonImported:
+    """A lesson file imported as a new lesson on new records: the lesson, its teacher key, and each file ref's
+    new record id and annotator key (the keys are in this answer only)."""
+
+    lesson: LessonView
+    teacher_key: str
+    records: dict[str, str]  # file ref -> new record id
+    annotator_keys: dict[str, str]  # file ref -> the new record's annotator key
+
+    def to_json(self) -> dict[str, Any]:
+        return {"lesson": self.lesson.to_json(), "teacher_key": self.teacher_key, "records": self.records,
+                "annotator_keys": self.annotator_keys}

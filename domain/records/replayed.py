@@ -35,6 +35,7 @@ from domain.records.access import seat_in
 from domain.records.aggregates import ACCEPTED, NOTATION, REJECTED
 from domain.records.errors import Conflict, NotFound
 from domain.records.readmodels import Step, Story, StoryLine, Turn
+from domain.records.readmodels_imports import AssumedLine, ReplaySummary
 from domain.records.turns import round_in_view, turn_ranges
 from domain.records.views import pending_as_seen, visible
 
@@ -172,22 +173,17 @@ class ImportReplays:
 
     # ---- what a reader gets --------------------------------------------------------------
 
-    def summary(self, import_id: UUID, token: str | None = None) -> dict[str, Any]:
+    def summary(self, import_id: UUID, token: str | None = None) -> ReplaySummary:
         """Title, seats, steps, turns and the lines where the checker assumed another move than the written one."""
         checked = self.checked(import_id)
         reader, _, which = self._reader(checked, token)
         report = reveal(checked.report, reader)
-        assumed = [
-            {k: f[k] for k in ("line", "column", "step", "round", "player", "rule", "written", "assumed", "message") if k in f}
-            for f in report["findings"] if f.get("assumed") is not None
-        ]
-        return {
-            "id": str(import_id), "title": checked.title, "edition": checked.edition.ref,
-            "seats": [{"seat": i, "name": n} for i, n in enumerate(checked.seats)], "options": checked.options,
-            "steps": checked.steps, "finished": checked.game.pending(checked.state_at(checked.steps)).over,
-            "view_of": which, "assumed": assumed, "findings": len(report["findings"]), "summary": report["summary"],
-            "as_reported": checked.as_reported, "turns": [turn.to_json() for turn in checked.turns],
-        }
+        assumed = tuple(AssumedLine.of(f) for f in report["findings"] if f.get("assumed") is not None)
+        return ReplaySummary(
+            str(import_id), checked.title, checked.edition.ref, tuple(checked.seats), checked.options, checked.steps,
+            checked.game.pending(checked.state_at(checked.steps)).over, which, assumed, len(report["findings"]),
+            report["summary"], checked.as_reported, tuple(checked.turns),
+        )
 
     def step(self, import_id: UUID, n: int, token: str | None = None) -> Step:
         """The state after the first n events of the game as checked, as the reader may see it."""

@@ -45,6 +45,15 @@ from domain.records.aggregates import NOTATION
 from domain.records.chain import GENESIS, link, stream_item, verify_links
 from domain.records.errors import Conflict, Invalid, NotFound, RecordsError, Unauthorized, WrongKey
 from domain.records.kept import Kept
+from domain.records.readmodels_rulings import (
+    AsPlayed,
+    RuledLine,
+    RuledStep,
+    RuledStory,
+    RuledSummary,
+    Ruling,
+    RulingList,
+)
 from domain.records.room import over_limit
 from domain.records.turns import round_in_view
 from domain.records.variations import AUTHOR, Fold, Variation, Variations
@@ -56,8 +65,7 @@ if TYPE_CHECKING:
     from domain.records.timeline import Meta
 
 ARBITER = "arbiter"
-PLAYED = "played"  # the record as it was played
-RULED = "ruled"  # the record as the latest correction reads it
+PLAYED = "played"  # the record as it was played (as ruled: readmodels_rulings.RULED)
 FIELDS = ("step", "line", "decision", "reason", "correction")
 CORRECTION_FIELDS = ("from_step", "entries")
 DECISION_MAX = 2_000
@@ -196,22 +204,21 @@ class Arbitration:
 
     # ---- listing ------------------------------------------------------------------------------
 
-    def list(self, record_id: UUID) -> dict[str, Any]:
+    def list(self, record_id: UUID) -> RulingList:
         """Every ruling, oldest first, with the one the "as ruled" reading follows and the stream's chain head."""
         self._meta(record_id)
         found = self._get(record_id)
         rulings = [] if found is None else found.rulings
         latest = latest_correction(rulings)
-        return {"record_id": str(record_id), "rulings": copy.deepcopy(rulings),
-                "as_ruled": latest["id"] if latest is not None else None,
-                "chain": {"head": found.chain_head if found is not None else None,
-                          "length": found.version if found is not None else 0}}
+        return RulingList(str(record_id), tuple(Ruling.of(r) for r in rulings),
+                          latest["id"] if latest is not None else None,
+                          found.chain_head if found is not None else None, found.version if found is not None else 0)
 
-    def one(self, record_id: UUID, ruling_id: str) -> dict[str, Any]:
+    def one(self, record_id: UUID, ruling_id: str) -> Ruling:
         self._meta(record_id)
         for ruling in self._rulings(record_id):
             if ruling["id"] == ruling_id:
-                return copy.deepcopy(ruling)
+                return Ruling.of(ruling)
         raise NotFound(f"record {record_id} has no ruling {ruling_id}", ruling=ruling_id)
 
     def exported(self, record_id: UUID) -> builtins.list[dict[str, Any]]:  # `list` here is the method above
@@ -221,7 +228,7 @@ class Arbitration:
 
     # ---- ruling -------------------------------------------------------------------------------
 
-    def rule(self, record_id: UUID, token: str | None, body: Any) -> dict[str, Any]:
+    def rule(self, record_id: UUID, token: str | None, body: Any) -> Ruling:
         """A new ruling, checked whole (its correction decided by the rules) before anything is stored."""
         meta = self._meta(record_id)
         self._authorise(meta, token)
@@ -258,7 +265,7 @@ class Arbitration:
                 raise over_limit(over)
 
         self._change(record_id, change)
-        return copy.deepcopy(ruling)
+        return Ruling.of(ruling)
 
     def _authorise(self, meta: Meta, token: str | None) -> None:
         if token is None:
@@ -398,42 +405,36 @@ class Arbitration:
         with self.records.access.reading(record_id) as timeline:
             return timeline.events[n - 1]
 
-    def summary(self, record_id: UUID, token: str | None = None) -> dict[str, Any]:
+    def summary(self, record_id: UUID, token: str | None = None) -> RuledSummary:
         """The as-ruled reading in brief, beside the record as played."""
         meta = self._meta(record_id)
         token = self._reader_token(meta, token)
         reading = self.reading(record_id)
-        played: dict[str, Any] = {"steps": meta.steps, "finished": meta.finished}
-        if meta.finished:
-            played["scores"] = meta.scores
-        out: dict[str, Any] = {"record_id": str(record_id), "reading": RULED, "ruling": reading.ruling,
-                               "from_step": reading.from_step, "steps": reading.last_step,
-                               "rulings": len(self._rulings(record_id)), "as_played": played}
+        played = AsPlayed(meta.steps, meta.finished, meta.scores if meta.finished else None)
+        brief: dict[str, Any] = {"record_id": str(record_id), "ruling": reading.ruling, "from_step": reading.from_step,
+                                 "steps": reading.last_step, "rulings": len(self._rulings(record_id)), "as_played": played}
         if reading.fold is None:  # nothing corrects it: the record as played
-            out.update(corrected=False, finished=meta.finished, pending=self.records.reading.step(record_id, meta.steps, token).pending)
-            if meta.finished:
-                out["scores"] = meta.scores
-            return out
+            return RuledSummary(**brief, corrected=False, finished=meta.finished,
+                                pending=self.records.reading.step(record_id, meta.steps, token).pending,
+                                scores=meta.scores if meta.finished else None)
         game = catalog.game(meta.title)
         end = reading.fold.checkpoints[-1]
         pending = game.pending(end)
-        out.update(corrected=True, finished=pending.over, pending=pending.to_json(), scores=game.scores(end),
-                   moves=reading.fold.entries)
-        return out
+        return RuledSummary(**brief, corrected=True, finished=pending.over, pending=pending.to_json(),
+                            scores=game.scores(end), moves=reading.fold.entries)
 
-    def step(self, record_id: UUID, n: int, token: str | None = None) -> dict[str, Any]:
+    def step(self, record_id: UUID, n: int, token: str | None = None) -> RuledStep:
         """Step n of the as-ruled reading, shaped as the record's own steps (all-seeing once corrected: only a
         finished record has corrections); without corrections, the record's own step as this reader may see it."""
         meta = self._meta(record_id)
         token = self._reader_token(meta, token)
         reading = self.reading(record_id)
         if reading.fold is None:
-            return {**self.records.reading.step(record_id, n, token).to_json(), "reading": RULED, "ruling": None}
+            return RuledStep(self.records.reading.step(record_id, n, token), None)
         game = catalog.game(meta.title)
         state = self._state(record_id, reading, n)
         event = self._event_at(record_id, reading, n) if n > 0 else None
-        return {**all_seeing_step(game, state, n, reading.last_step, event).to_json(),
-                "reading": RULED, "ruling": reading.ruling, "from_step": reading.from_step}
+        return RuledStep(all_seeing_step(game, state, n, reading.last_step, event), reading.ruling, reading.from_step)
 
     def board(self, record_id: UUID, n: int, token: str | None, draw: Drawing) -> bytes:
         """Step n's board of the as-ruled reading, what changed since step n-1 marked (`draw` may raise NoLayout)."""
@@ -455,21 +456,20 @@ class Arbitration:
         self._boards.put(key, svg)
         return svg
 
-    def story(self, record_id: UUID, token: str | None = None) -> dict[str, Any]:
+    def story(self, record_id: UUID, token: str | None = None) -> RuledStory:
         """The correction's own moves in words (the main line's before it are in the record's story);
         without corrections, no lines."""
         meta = self._meta(record_id)
         self._reader_token(meta, token)
         reading = self.reading(record_id)
-        out: dict[str, Any] = {"steps": reading.last_step, "from_step": reading.from_step, "view_of": "all",
-                               "reading": RULED, "ruling": reading.ruling, "lines": []}
         if reading.fold is None:
-            return out
+            return RuledStory(reading.last_step, reading.from_step, reading.ruling)
         fold = reading.fold
         game = catalog.game(meta.title)
         latest = latest_correction(self._rulings(record_id))
         assert latest is not None
         entries = latest["correction"]["entries"]
+        lines: builtins.list[RuledLine] = []
         for k, start in enumerate(fold.starts):
             state = fold.checkpoints[k]
             seat = entries[k].get("command", {}).get("seat")
@@ -480,12 +480,10 @@ class Arbitration:
                 text = say(story.tell(game, e, state, meta.seats), ALL)
                 state = game.evolve(state, e)
                 if text is not None:
-                    line = {"step": step, "seat": seat, "round": round_, "text": text,
-                            "player": meta.seats[seat] if isinstance(seat, int) and 0 <= seat < len(meta.seats) else None}
-                    if entries[k].get("outcomes"):
-                        line["by"] = "transcriber"  # a correction's outcomes are the arbiter's word
-                    out["lines"].append(line)
-        return out
+                    player = meta.seats[seat] if isinstance(seat, int) and 0 <= seat < len(meta.seats) else None
+                    # a correction's outcomes are the arbiter's word
+                    lines.append(RuledLine(step, seat, round_, text, player, "transcriber" if entries[k].get("outcomes") else None))
+        return RuledStory(reading.last_step, reading.from_step, reading.ruling, tuple(lines))
 
 
 @contextmanager

@@ -4,7 +4,8 @@ Builds an app with the embedded defaults (an SQLite file, jobs in this process),
 every real title and of the toy, a slipped file (rejected), a game stopped halfway (in progress), the same
 game again as table notation, and starts a live record; then calls the export, import status, verification
 and teaching endpoints (notes, variations, lessons) with the test client as the public, a seat, the annotator
-and the teacher. Every body is kept with its status; ids, tokens, keys, hashes and times are masked by order
+and the teacher; rulings and the record as ruled, a rejected notation import replayed, live commands (a
+shared-dice game joined and revealed), a lesson file imported. Every body is kept with its status; ids, tokens, keys, hashes and times are masked by order
 of appearance, so two runs on the same code give the same text.
 
     python -m tests.service.answers OUT.json      # write the masked answers
@@ -20,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import hashlib
+import hmac
 import itertools
 import json
 import re
@@ -49,6 +51,7 @@ MASKS = [
     ("hex", re.compile(r"(?<![0-9a-f])[0-9a-f]{64}(?![0-9a-f])")),
     ("short", re.compile(r"\b[ncp]-[0-9a-f]{12}\b|(?<![0-9a-f])[0-9a-f]{12}(?![0-9a-f-])")),
     ("time", re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:\+00:00|Z)?")),
+    ("time", re.compile(r'(?<="seconds_used":)\d+(?:\.\d+)?(?:e-?\d+)?')),  # the checker's search time
 ]
 
 
@@ -132,6 +135,16 @@ def slipped(document: dict[str, Any]) -> dict[str, Any]:
     return spoilt
 
 
+def slipped_notation(text: str) -> str:
+    """The transcriber's slip in a notation file: two move lines a third of the way in written the wrong way round."""
+    lines = text.splitlines()
+    moves = [k for k, line in enumerate(lines) if line.strip() and not line.lstrip().startswith(("#", "[", ";", "%"))]
+    k = moves[len(moves) // 3]
+    following = moves[moves.index(k) + 1]
+    lines[k], lines[following] = lines[following], lines[k]
+    return "\n".join(lines) + "\n"
+
+
 def halfway(document: dict[str, Any]) -> dict[str, Any]:
     """The game as written down until the table stopped, halfway through."""
     stopped = copy.deepcopy(document)
@@ -153,10 +166,16 @@ def title_answers(calls: Caller, title: str) -> None:
     notation = calls.client.get(f"/api/records/{record_id}/notation").get_data(as_text=True)
     again = submitted(calls, f"{title} notation", data=notation.encode(), content_type="text/x-cronaca-notation")
     calls.get(f"{title} notation status", f"/api/imports/{again['id']}")
+    spoilt = submitted(calls, f"{title} notation slipped", data=slipped_notation(notation).encode(),
+                       content_type="text/x-cronaca-notation")
+    for who, token in (("public", None), ("seat", spoilt["seats"][0]["token"]), ("other seat", spoilt["seats"][1]["token"])):
+        calls.get(f"{title} notation slipped status ({who})", f"/api/imports/{spoilt['id']}", token)
+        calls.get(f"{title} notation slipped replay ({who})", f"/api/imports/{spoilt['id']}/replay", token)
 
     wrong = submitted(calls, f"{title} slipped", json=slipped(document))
     for who, token in (("public", None), ("seat", wrong["seats"][0]["token"])):
         calls.get(f"{title} slipped status ({who})", f"/api/imports/{wrong['id']}", token)
+        calls.get(f"{title} slipped replay ({who})", f"/api/imports/{wrong['id']}/replay", token)
 
     stopped = submitted(calls, f"{title} halfway", json=halfway(document))
     for k, token in enumerate([None, *(s["token"] for s in stopped["seats"])]):
@@ -174,6 +193,9 @@ def title_answers(calls: Caller, title: str) -> None:
     calls.get(f"{title} no such import", "/api/imports/00000000-0000-4000-8000-000000000000")
     calls.get(f"{title} verify no such record", "/api/records/00000000-0000-4000-8000-000000000000/verify")
     teaching_answers(calls, title, record_id, annotator, [s["token"] for s in sent["seats"]])
+    ruling_answers(calls, title, record_id, sent["arbiter_key"], seat)
+    if found.get("record_id"):
+        ruling_answers(calls, f"{title} halfway", found["record_id"], stopped["arbiter_key"], stopped["seats"][0]["token"])
 
 
 def teaching_answers(calls: Caller, title: str, record_id: str, annotator: str, seats: list[str]) -> None:
@@ -232,7 +254,100 @@ def teaching_answers(calls: Caller, title: str, record_id: str, annotator: str, 
         calls.call(f"{title} reveal", "POST", f"{where}/reveal", teacher, json={})
     for who, token in (("public", None), ("teacher", teacher)):
         calls.get(f"{title} lesson ({who})", lesson, token)
-    calls.get(f"{title} lesson export", f"{lesson}/export", teacher)
+    exported = calls.get(f"{title} lesson export", f"{lesson}/export", teacher)
+    copied = calls.call(f"{title} lesson import", "POST", "/api/lessons/import", json=exported)
+    if copied and "teacher_key" in copied:
+        calls.tokens.update([copied["teacher_key"], *copied["annotator_keys"].values()])
+        calls.get(f"{title} lesson imported", f"/api/lessons/{copied['lesson']['id']}", copied["teacher_key"])
+    calls.call(f"{title} lesson import refused", "POST", "/api/lessons/import",
+               json={**exported, "chapters": [{"title": "Nowhere", "record": "no-such-ref", "from_step": 0, "to_step": 1}]})
+
+
+def ruling_answers(calls: Caller, title: str, record_id: str, arbiter: str, seat: str) -> None:
+    """Rulings on one record: none yet, one without a correction, a refused one; the record as ruled as each
+    reader asks (the toy, whose entries are written by hand, also gets a correction)."""
+    base = f"/api/records/{record_id}"
+    calls.get(f"{title} rulings (none)", f"{base}/rulings")
+    calls.get(f"{title} ruled (none)", f"{base}/ruled")
+    calls.get(f"{title} ruled step 1 (none)", f"{base}/ruled/steps/1", seat)
+    calls.get(f"{title} ruled story (none)", f"{base}/ruled/story")
+    made = calls.call(f"{title} ruling", "POST", f"{base}/rulings", arbiter,
+                      json={"step": 2, "decision": "La mossa resta: the move stands",
+                            "reason": "Both players saw it; the table's arbiter, Zoë d'Alessandro, agreed."})
+    calls.call(f"{title} ruling refused", "POST", f"{base}/rulings", arbiter, json={"decision": "  ", "reason": "no step"})
+    calls.call(f"{title} ruling by a seat", "POST", f"{base}/rulings", seat, json={"step": 1, "decision": "x", "reason": "y"})
+    if title == "toy":
+        pending = calls.client.get(f"{base}/steps/3").get_json()["pending"]
+        who = pending["seat"]
+        roll = [{"command": {"type": "toy/roll", "seat": s}, "outcomes": [{"kind": "roll", "source": "die", "values": [face]}]}
+                for s, face in ((who, 6), (1 - who, 5))]
+        calls.call(f"{title} ruling corrected", "POST", f"{base}/rulings", arbiter,
+                   json={"decision": "Replay from step 3", "reason": "the die was cocked (rolled off the table)",
+                         "correction": {"from_step": 3, "entries": roll}})
+    listed = calls.get(f"{title} rulings", f"{base}/rulings")
+    if made and "id" in made:
+        calls.get(f"{title} one ruling", f"{base}/rulings/{made['id']}")
+    calls.get(f"{title} no such ruling", f"{base}/rulings/r-000000000000")
+    for who, token in (("public", None), ("seat", seat), ("arbiter", arbiter)):
+        calls.get(f"{title} ruled ({who})", f"{base}/ruled", token)
+        calls.get(f"{title} ruled story ({who})", f"{base}/ruled/story", token)
+        for n in (0, 4):
+            calls.get(f"{title} ruled step {n} ({who})", f"{base}/ruled/steps/{n}", token)
+    calls.get(f"{title} ruled step beyond", f"{base}/ruled/steps/100000")
+    calls.get(f"{title} export with rulings", f"{base}/export")
+    assert listed is not None
+
+
+def commitment(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def contribution(secret: str, k: int) -> str:  # as docs/trust.md says a seat makes its part of entry k
+    return hmac.new(secret.encode(), f"cronaca/entry/{k}".encode(), hashlib.sha256).hexdigest()
+
+
+def play_answers(calls: Caller, title: str, commands: int) -> None:
+    """A live record played over HTTP: each command's answer (a retry with its Idempotency-Key, a refused one);
+    for the toy, a shared-dice game joined, played to its end and revealed by every seat."""
+    shared = title == "toy"
+    made = calls.call(f"{title} play start", "POST", "/api/records",
+                      json={"title": title, "seats": ["Zoë d'Alessandro", "Ann-Marie O'Neil"],
+                            **({"dice": "shared"} if shared else {})})
+    record_id, tokens = made["id"], [s["token"] for s in made["seats"]]
+    calls.tokens.update([*tokens, made["annotator_key"], made["arbiter_key"]])
+    base = f"/api/records/{record_id}"
+    hidden = ["Zoë's secret: la mia parola", "Ann-Marie's own secret"]
+    if shared:
+        calls.call(f"{title} join by another seat", "POST", f"{base}/seats/1/join", tokens[0],
+                   json={"commitment": commitment(hidden[0]), "contribution": contribution(hidden[0], 0)})
+        for seat, secret in enumerate(hidden):
+            calls.call(f"{title} join {seat}", "POST", f"{base}/seats/{seat}/join", tokens[seat],
+                       json={"commitment": commitment(secret), "contribution": contribution(secret, 0)})
+        calls.call(f"{title} join again", "POST", f"{base}/seats/0/join", tokens[0],
+                   json={"commitment": commitment("x"), "contribution": contribution("x", 0)})
+    players = SeededChance(f"answers-play-{title}")
+    for k in range(1, (200 if shared else commands) + 1):
+        pending = calls.client.get(f"{base}/legal").get_json()["pending"]
+        if pending.get("over") or pending.get("seat") is None:
+            break
+        seat = pending["seat"]
+        legal = calls.client.get(f"{base}/legal", headers=auth(tokens[seat])).get_json()
+        body: dict[str, Any] = {"command": legal["commands"][players.below(len(legal["commands"]))], "version": legal["version"]}
+        if shared:
+            body["contribution"] = contribution(hidden[seat], k)
+        answer = calls.call(f"{title} play {k}", "POST", f"{base}/commands", tokens[seat], json=body,
+                            headers={"Idempotency-Key": f"answers-{title}-play-{k}"})
+        if k == 2:
+            calls.call(f"{title} play {k} again", "POST", f"{base}/commands", tokens[seat], json=body,
+                       headers={"Idempotency-Key": f"answers-{title}-play-{k}"})
+            calls.call(f"{title} play stale", "POST", f"{base}/commands", tokens[seat], json=body)
+        if answer is None or answer.get("finished"):
+            break
+    if shared:
+        calls.call(f"{title} reveal wrong", "POST", f"{base}/seats/0/reveal", tokens[0], json={"secret": "not it"})
+        for seat, secret in enumerate(hidden):
+            calls.call(f"{title} reveal {seat}", "POST", f"{base}/seats/{seat}/reveal", tokens[seat], json={"secret": secret})
+        calls.call(f"{title} reveal again", "POST", f"{base}/seats/1/reveal", tokens[1], json={"secret": hidden[1]})
 
 
 def live_answers(calls: Caller, service: Any, title: str, commands: int = 12) -> None:
@@ -293,6 +408,7 @@ def capture(titles: list[str], store: Path, demo_games: int = 0) -> dict[str, st
         for title in titles:
             title_answers(calls, title)
             live_answers(calls, app.extensions["cronaca"], title)
+            play_answers(calls, title, commands=6)
         if demo_games:
             demo_answers(calls, app.extensions["cronaca"], demo_games)
     finally:

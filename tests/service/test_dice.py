@@ -317,7 +317,7 @@ def test_a_real_title_with_a_shared_setup_recomputes(tmp_path: Any) -> None:
             records.play.command(record_id, cmd.to_json(), tokens[cmd.seat], contribution=part(secrets_[cmd.seat], k))
             k += 1
         for seat in (0, 1):
-            assert records.play.reveal_secret(record_id, seat, tokens[seat], secrets_[seat])["problems"] == []
+            assert records.play.reveal_secret(record_id, seat, tokens[seat], secrets_[seat]).problems == []
         document = records.reading.export(record_id).to_json()
         assert document["entries"][0]["outcomes"], "La Città's setup draws"
         game = catalog.game("la-citta")

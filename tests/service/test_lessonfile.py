@@ -56,15 +56,15 @@ def test_a_lesson_exported_and_imported_on_a_fresh_service_is_the_same_lesson(re
     teaching.lessons.add_chapter(lid, teacher, {"title": "What if", "record_id": str(record_id), "line": str(vid),
                                                 "from_step": made["from_step"], "to_step": made["last_step"]})
 
-    document = json.loads(json.dumps(lessonfile.export_lesson(teaching, lid, KEY)))
+    document = json.loads(json.dumps(lessonfile.export_lesson(teaching, lid, KEY).to_json()))
     assert document["format"] == "cronaca-lesson" and len(document["records"]) == 1
     assert len(document["records"][0]["file"]["annotations"]) == 4  # the annotator key reads the seat-only note too
 
     again = Teaching(fresh)
     result = lessonfile.import_lesson(again, document)
-    new_record = UUID(result["records"]["r1"])
-    assert new_record != record_id and set(result["annotator_keys"]) == {"r1"}
-    rebuilt = again.lessons.get(UUID(result["lesson"]["id"]), result["teacher_key"]).to_json()
+    new_record = UUID(result.records["r1"])
+    assert new_record != record_id and set(result.annotator_keys) == {"r1"}
+    rebuilt = again.lessons.get(UUID(result.lesson.id), result.teacher_key).to_json()
     assert rebuilt["teacher"] is True
     assert (rebuilt["title"], rebuilt["introduction"]) == ("Openings", "Two ways to start")
     original = teaching.lessons.get(lid, None).to_json()["chapters"]
@@ -77,10 +77,10 @@ def test_a_lesson_exported_and_imported_on_a_fresh_service_is_the_same_lesson(re
     assert again.variations.summary(UUID(new_vid)).from_step == made["from_step"]
     same_notes(teaching.notes.all_notes(record_id), again.notes.all_notes(new_record), {None: None, str(vid): new_vid})
     # the new record's own key reads every note; the public not the seat-only one
-    assert len(again.notes.list(new_record, result["annotator_keys"]["r1"]).to_json()["notes"]) == 4
+    assert len(again.notes.list(new_record, result.annotator_keys["r1"]).to_json()["notes"]) == 4
     assert len(again.notes.list(new_record, None).to_json()["notes"]) == 3
     # exported again, the lesson file says the same (new ids aside)
-    second = lessonfile.export_lesson(again, UUID(result["lesson"]["id"]), result["annotator_keys"]["r1"])
+    second = lessonfile.export_lesson(again, UUID(result.lesson.id), result.annotator_keys["r1"]).to_json()
     assert [(c["title"], c["from_step"], c["to_step"], c["line"] is None) for c in second["chapters"]] == \
         [(c["title"], c["from_step"], c["to_step"], c["line"] is None) for c in document["chapters"]]
 
@@ -93,7 +93,7 @@ def test_a_lesson_file_exported_without_the_annotator_key_keeps_only_public_note
     teaching.lessons.add_chapter(UUID(lesson.id), teacher, {"record_id": str(record_id), "from_step": 0,
                                                                "to_step": made["steps"]})
     for token in (None, teacher):  # the teacher key opens the lesson, not the record's private notes
-        document = lessonfile.export_lesson(teaching, UUID(lesson.id), token)
+        document = lessonfile.export_lesson(teaching, UUID(lesson.id), token).to_json()
         notes = document["records"][0]["file"]["annotations"]
         assert len(notes) == 3 and all(n["audience"] is None for n in notes)
         assert len(document["records"][0]["file"]["variations"]) == 1
@@ -106,7 +106,7 @@ def lesson_of(records: Records) -> tuple[Teaching, dict[str, Any]]:
     lesson, teacher = teaching.lessons.create("To break", "")
     teaching.lessons.add_chapter(UUID(lesson.id), teacher, {"record_id": str(record_id), "line": str(made["variation"]),
                                                                "from_step": made["from_step"], "to_step": made["last_step"]})
-    return teaching, lessonfile.export_lesson(teaching, UUID(lesson.id), KEY)
+    return teaching, lessonfile.export_lesson(teaching, UUID(lesson.id), KEY).to_json()
 
 
 def nothing_stored(records: Records) -> None:

@@ -321,15 +321,15 @@ def test_a_ruling_changed_in_the_database_is_found_at_its_place(records: Records
     first = arbitration.rule(record_id, "the-arbiter", {"step": 1, "decision": "The draw stands", "reason": "seen by all"})
     second = arbitration.rule(record_id, "the-arbiter", {"step": 2, "decision": "Ben's roll was a 6", "reason": "photo"})
     clean = verify(records, record_id)
-    assert clean["ok"] and clean["length"] == 3 and clean["head"] == arbitration.list(record_id)["chain"]["head"]
+    assert clean["ok"] and clean["length"] == 3 and clean["head"] == arbitration.list(record_id).chain_head
 
     tamper(records, store_env, rulings_id(record_id), 3, b"was a 6", b"was a 1")
     found = verify(records, record_id)
-    assert not found["ok"] and [(p["index"], p.get("ruling")) for p in found["problems"]] == [(2, second["id"])]
+    assert not found["ok"] and [(p["index"], p.get("ruling")) for p in found["problems"]] == [(2, second.id)]
     assert "changed" in found["problems"][0]["what"]
     tamper(records, store_env, rulings_id(record_id), 2, b"The draw stands", b"The draw is void")
     found = verify(records, record_id)
-    assert [p.get("ruling") for p in found["problems"]] == [first["id"], second["id"]]
+    assert [p.get("ruling") for p in found["problems"]] == [first.id, second.id]
 
 
 def test_corrections_in_the_domain_refuse_in_progress_and_name_the_rule(records: Records) -> None:
@@ -343,7 +343,7 @@ def test_corrections_in_the_domain_refuse_in_progress_and_name_the_rule(records:
         arbitration.rule(record_id, "the-arbiter", {"decision": "a", "reason": "b",
                                                     "correction": {"from_step": 1, "entries": [roll(1, 6)]}})
     assert refused.value.facts["rule"] == "toy/turn"
-    assert arbitration.list(record_id)["rulings"] == []
+    assert arbitration.list(record_id).rulings == ()
 
 
 # ---- a board as ruled, and the record page ---------------------------------------------------------
