@@ -1034,8 +1034,23 @@ class _Checker:
             for unknown in self.unknowns:
                 unknown.why = "the line with the first unknown outcome was not read"
             return None
-        answer = narrow_together(reading, start, [(stop, sorted(keys, key=lambda k: reading.rank[k])) for stop, keys in order],
-                        budget, CANDIDATES, main)
+        plain = {self.written_at(u) for u in self.unknowns if u.written is None} & main.keys()
+        answer: Answer | None = None
+        if plain and len(plain) < len(main):  # an outcome written but impossible with the first guesses: first
+            # the values of the outcomes nobody wrote that let it stand as written (`[?]` drawn, then the next
+            # seat's written card: the `[?]` was not that card), and only without such values searched as well
+            kept = [(stop, [k for k in keys if k in plain]) for stop, keys in order]
+            kept = [(stop, keys) for stop, keys in kept if keys]
+            first = reading.before(kept[0][0]) if kept[0][0] >= 0 else None
+            if kept[0][0] < 0 or first is not None:
+                answer = narrow_together(reading, first, [(stop, sorted(keys, key=lambda k: reading.rank[k]))
+                                                          for stop, keys in kept], budget // 2, CANDIDATES,
+                                         {k: main[k] for k in plain})
+                if not reading.reads_to_end(first, kept[0][0], answer.best):
+                    answer = None
+        if answer is None:
+            answer = narrow_together(reading, start, [(stop, sorted(keys, key=lambda k: reading.rank[k]))
+                                                      for stop, keys in order], budget, CANDIDATES, main)
         self.apply(answer)
         return answer
 
@@ -1150,6 +1165,14 @@ class _Reading:
         if pending.over:
             raise _RefusedError(turn.line)
         return probe.move(state, seat, turn.moves[m], turn, pending)
+
+    def reads_to_end(self, state: Any, stop: int, settled: dict[tuple[int, int], tuple[Any, ...]]) -> bool:
+        """Whether the file reads to its end from the move at `stop` (-1: the setup) with the values `settled`."""
+        first = self.play(state, stop, settled)
+        if not first.ok:
+            return False
+        went = self.advance(first.state, stop, None, settled)
+        return went.ok and went.depth >= len(self.steps)
 
     def advance(self, state: Any, stop: int, until: int | None, settled: dict[tuple[int, int], tuple[Any, ...]]) -> Step:
         probe = self._probe(settled)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import time
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -32,6 +33,7 @@ from typing import Any, Protocol
 UNKNOWN = "?"
 WIDTH = 32  # distinct states carried from one move with unknowns to the next
 PRODUCT = 2_048  # combinations of several unknowns of one move played as they are; beyond, by classes
+DICE = 216  # the same for rolls alone: dice are independent, so their classes are exact (a battle's rounds)
 
 Key = tuple[int, int]  # (line, column) of a written outcome
 Values = tuple[Any, ...]
@@ -245,16 +247,31 @@ class _States:
         return node
 
 
+class Deadline:
+    """A cap on the process time one narrowing spends (joint, one at a time, and the search for the result)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.ends = time.process_time() + seconds
+        self.why = f"the narrowing's time cap of {seconds:g} s ran out"
+
+    def over(self) -> bool:
+        return time.process_time() > self.ends
+
+
 class _OverBudgetError(Exception):
     def __init__(self, why: str) -> None:
         self.why = why
 
 
 def search(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequence[Key]]], budget: int, limit: int,
-           main: dict[Key, Asked], width: int = WIDTH, product: int = PRODUCT, named: int | None = None) -> Answer:
+           main: dict[Key, Asked], width: int = WIDTH, product: int = PRODUCT, named: int | None = None,
+           deadline: Deadline | None = None) -> Answer:
     """The unknowns at `stops` (a move's place in the file, -1 the setup; the written outcomes there), narrowed
     together from `start`, the state before the first of them. `main`: each unknown as the checker's first
-    reading met it (its pool when a reading here does not reach it)."""
+    reading met it (its pool when a reading here does not reach it). A move whose combinations (or classes of
+    values) clearly need more readings than the budget has left is not begun: the group is over the bound at once,
+    and the rest of the budget is the one-at-a-time search's."""
     answer = Answer({}, {}, {}, {}, {})
     spent = 0
     group: list[Key] = []
@@ -266,6 +283,11 @@ def search(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequence[Key]]
         spent += cost
         if spent > budget:
             raise _OverBudgetError(f"the narrowing budget of {named or budget} moves read ran out")
+        if deadline is not None and deadline.over():
+            raise _OverBudgetError(deadline.why)
+
+    def room() -> int:
+        return budget - spent
 
     def close(through: _Node | None, why: str | None) -> None:
         """The group of unknowns so far is over: their values from the ways into `through` (every way in
@@ -326,7 +348,9 @@ def search(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequence[Key]]
                     tried.setdefault(k, [])
                     tried[k].extend(v for v in found if v not in tried[k])
                 node.keys = known
-                for combo, after in _played(reader, node.state, stop, known, lists, product, spend):
+                rolls = all(a.kind == "roll" for k in known if (a := asked[k]) is not None)
+                for combo, after in _played(reader, node.state, stop, known, lists, min(product, DICE) if rolls
+                                            else product, spend, room):
                     if after.ok:
                         children.node(after.state).edges.append((node, combo))
                     else:
@@ -372,13 +396,19 @@ def search(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequence[Key]]
 
 
 def _played(reader: Reader, state: Any, stop: int, keys: list[Key], lists: list[list[Values]], product: int,
-            spend: Callable[[int], None]) -> Iterable[tuple[tuple[list[Values], ...], Step]]:
+            spend: Callable[[int], None], room: Callable[[], int] | None = None,
+            ) -> Iterable[tuple[tuple[list[Values], ...], Step]]:
     """Each combination of the values of one move's unknowns, played through that move: all of them when
     few; else by classes (the values of one unknown that leave the same state with the others at a first
-    value) and one combination of class representatives, the way a die's faces count only as hits or not."""
+    value) and one combination of class representatives, the way a die's faces count only as hits or not.
+    Over the bound at once (`room`: readings left) when what is to be played clearly exceeds it: a whole line
+    of draws written `[?]` is searched one at a time, not first played until the budget is gone."""
     size = 1
     for values in lists:
         size *= max(1, len(values))
+    left = room() if room is not None else None
+    if left is not None and (size if size <= product else sum(len(v) for v in lists)) > left:
+        raise _OverBudgetError(f"the {size} combination(s) of one move's outcomes need more readings than are left")
     if not keys:
         step = reader.play(state, stop, {})
         spend(step.cost)
@@ -405,6 +435,9 @@ def _played(reader: Reader, state: Any, stop: int, keys: list[Key], lists: list[
                 order.append(node)
             members[id(node)].append(v)
         classes.append([members[id(n)] for n in order])
+    picks = math.prod(len(c) for c in classes)
+    if picks > product or (room is not None and picks > room()):
+        raise _OverBudgetError(f"the outcomes of one move fall into {picks} combination(s) of classes")
     for picked in itertools.product(*classes):
         step = reader.play(state, stop, {k: group[0] for k, group in zip(keys, picked, strict=True)})
         spend(step.cost)
@@ -439,15 +472,16 @@ def _path(parent: _Node, combo: tuple[list[Values], ...], path: dict[Key, Values
 
 
 def narrow(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequence[Key]]], budget: int, limit: int,
-           main: dict[Key, Asked], named: int | None = None) -> Answer:
+           main: dict[Key, Asked], named: int | None = None, deadline: Deadline | None = None) -> Answer:
     """Jointly when the search fits its bounds; else each unknown alone, in file order, with the ones before
     it as they were settled and the ones after as first read (what an independent hidden draw needs). One
     unknown alone is searched as the joint search did: it is not searched again."""
-    answer = search(reader, start, stops, budget // 2, limit, main, named=named or budget)
+    answer = search(reader, start, stops, budget // 2, limit, main, named=named or budget, deadline=deadline)
     if all(v is not None for v in answer.consistent.values()) or sum(len(keys) for _, keys in stops) < 2:
         return answer
     why = next(iter(answer.why.values()), "")
-    alone = one_at_a_time(reader, start, stops, budget - answer.spent, limit, main, named=named or budget)
+    alone = one_at_a_time(reader, start, stops, budget - answer.spent, limit, main, named=named or budget,
+                          deadline=deadline)
     for k, values in alone.consistent.items():
         if answer.consistent.get(k) is None:
             answer.consistent[k] = values
@@ -463,7 +497,7 @@ def narrow(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequence[Key]]
 
 
 def one_at_a_time(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequence[Key]]], budget: int, limit: int,
-                  main: dict[Key, Asked], named: int | None = None) -> Answer:
+                  main: dict[Key, Asked], named: int | None = None, deadline: Deadline | None = None) -> Answer:
     """Each unknown's values that read as far as any (to the end, then to the claimed result), the others fixed."""
     answer = Answer({}, {}, {}, {}, {})
     spent = 0
@@ -472,11 +506,12 @@ def one_at_a_time(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequenc
         nxt = stops[i + 1][0] if i + 1 < len(stops) else None
         if state is None and stop >= 0:
             state = reader.before(stop)
-        if (state is None and stop >= 0) or spent > budget:
+        late = deadline is not None and deadline.over()
+        if (state is None and stop >= 0) or spent > budget or late:
             for k in keys:
                 answer.consistent[k] = None
                 answer.why[k] = (f"the narrowing budget of {named or budget} moves read ran out" if spent > budget
-                                 else "the line with it was not read")
+                                 else deadline.why if late and deadline is not None else "the line with it was not read")
             state = None
             continue
         first = reader.play(state, stop, {})
@@ -496,7 +531,7 @@ def one_at_a_time(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequenc
             seen = _States()
             depth_of: dict[int, Rank] = {}
             for v in found:
-                if spent > budget:
+                if spent > budget or (deadline is not None and deadline.over()):
                     whole = False
                     break
                 step = reader.play(state, stop, {**chosen, k: v})
@@ -516,7 +551,8 @@ def one_at_a_time(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequenc
             answer.consistent[k] = collapse(a.kind, kept, found) if whole else None
             if not whole:
                 answer.why[k] = (f"the narrowing budget of {named or budget} moves read ran out after {len(reached)} of its values"
-                                 if spent > budget else f"the {a.kind} has more than {limit} possible values"
+                                 if spent > budget else f"{deadline.why} after {len(reached)} of its values"
+                                 if deadline is not None and deadline.over() else f"the {a.kind} has more than {limit} possible values"
                                  + (" in the order drawn" if as_sets else ""))
             pick = a.assumed if a.assumed in kept else kept[0] if kept else a.assumed
             chosen[k] = answer.best[k] = pick
