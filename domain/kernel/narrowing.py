@@ -33,6 +33,7 @@ from typing import Any, Protocol
 UNKNOWN = "?"
 WIDTH = 32  # distinct states carried from one move with unknowns to the next
 PRODUCT = 2_048  # combinations of several unknowns of one move played as they are; beyond, by classes
+PASSES = 3  # passes of the one-at-a-time search, each with the others as the pass before chose them
 DICE = 216  # the same for rolls alone: dice are independent, so their classes are exact (a battle's rounds)
 
 Key = tuple[int, int]  # (line, column) of a written outcome
@@ -59,6 +60,7 @@ class Step:
     asked: dict[Key, Asked]
     cost: int
     miss: tuple[int, int] | None = None  # at the end: seats whose total is not the claimed one, and by how much in all
+    taken: int = 0  # written items the reading found not there (a guess before may have taken them), read past
 
 
 class Reader(Protocol):
@@ -72,14 +74,16 @@ class Reader(Protocol):
         """The state before the move at `stop` as the checker's own reading found it (None: not read)."""
 
 
-Rank = tuple[int, int, int]  # how far a reading got, then how near the claimed totals (fewer seats off, points off)
+Rank = tuple[int, int, int, int]  # how far a reading got, written items found not there, how near the claimed totals
 
 
 def rank(step: Step) -> Rank:
-    """A reading's place among others: further first; at the end, nearer the claimed result first (when the
-    Result is wrong for one seat, the values that make the others' right are the ones to read with)."""
+    """A reading's place among others: further first; then fewer written items found not there (a card written
+    drawn later that a guess had already drawn: the guess, not the line, is likely wrong, and a line of several
+    `[?]` draws has each guess judged by them); at the end, nearer the claimed result first (when the Result is
+    wrong for one seat, the values that make the others' right are the ones to read with)."""
     miss = step.miss or (0, 0)
-    return (step.depth, -miss[0], -miss[1])
+    return (step.depth, -step.taken, -miss[0], -miss[1])
 
 
 @dataclass(eq=False)
@@ -301,7 +305,7 @@ def search(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequence[Key]]
         if through is not None:
             ends = [(parent, combo) for parent, combo in through.edges]
         else:
-            best = max((d for d, *_ in leaves), default=(-1, 0, 0))
+            best = max((d for d, *_ in leaves), default=(-1, 0, 0, 0))
             answer.depth = max(answer.depth, best[0])
             ends = [(parent, combo) for d, parent, combo in leaves if d == best]
         seen: set[int] = set()
@@ -482,6 +486,20 @@ def narrow(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequence[Key]]
     why = next(iter(answer.why.values()), "")
     alone = one_at_a_time(reader, start, stops, budget - answer.spent, limit, main, named=named or budget,
                           deadline=deadline)
+    for _ in range(PASSES - 1):  # again, each with the others at the values the pass before chose (a line of draws)
+        left = budget - answer.spent - alone.spent
+        if left <= 0 or (deadline is not None and deadline.over()):
+            break
+        again = one_at_a_time(reader, start, stops, left, limit, main, named=named or budget, deadline=deadline,
+                              given=alone.best)
+        again.spent += alone.spent
+        changed = again.best != alone.best
+        if any(v is None for v in again.consistent.values()) and all(v is not None for v in alone.consistent.values()):
+            alone.spent = again.spent
+            break  # the pass ran out of budget: the whole pass before stands
+        alone = again
+        if not changed:
+            break
     for k, values in alone.consistent.items():
         if answer.consistent.get(k) is None:
             answer.consistent[k] = values
@@ -497,9 +515,12 @@ def narrow(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequence[Key]]
 
 
 def one_at_a_time(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequence[Key]]], budget: int, limit: int,
-                  main: dict[Key, Asked], named: int | None = None, deadline: Deadline | None = None) -> Answer:
-    """Each unknown's values that read as far as any (to the end, then to the claimed result), the others fixed."""
+                  main: dict[Key, Asked], named: int | None = None, deadline: Deadline | None = None,
+                  given: dict[Key, Values] | None = None) -> Answer:
+    """Each unknown's values that read as far as any (to the end, then to the claimed result), the others fixed:
+    those before it as settled here, the others as `given` (a pass before this one), else as first read."""
     answer = Answer({}, {}, {}, {}, {})
+    base = dict(given or {})
     spent = 0
     state = start
     for i, (stop, keys) in enumerate(stops):
@@ -534,19 +555,19 @@ def one_at_a_time(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequenc
                 if spent > budget or (deadline is not None and deadline.over()):
                     whole = False
                     break
-                step = reader.play(state, stop, {**chosen, k: v})
+                step = reader.play(state, stop, {**base, **chosen, k: v})
                 spent += step.cost
                 if not step.ok:
                     reached.append((rank(step), v))
                     continue
                 node = seen.node(step.state)
                 if id(node) not in depth_of:
-                    went = reader.advance(step.state, stop, None, {})
+                    went = reader.advance(step.state, stop, None, base)
                     spent += went.cost
                     depth_of[id(node)] = rank(went)
                 reached.append((depth_of[id(node)], v))
             answer.tried[k] = len(reached)
-            best = max((d for d, _ in reached), default=(-1, 0, 0))
+            best = max((d for d, _ in reached), default=(-1, 0, 0, 0))
             kept = [v for d, v in reached if d == best]
             answer.consistent[k] = collapse(a.kind, kept, found) if whole else None
             if not whole:
@@ -554,13 +575,13 @@ def one_at_a_time(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequenc
                                  if spent > budget else f"{deadline.why} after {len(reached)} of its values"
                                  if deadline is not None and deadline.over() else f"the {a.kind} has more than {limit} possible values"
                                  + (" in the order drawn" if as_sets else ""))
-            pick = a.assumed if a.assumed in kept else kept[0] if kept else a.assumed
+            pick = next((v for v in (base.get(k), a.assumed) if v is not None and v in kept), kept[0] if kept else a.assumed)
             chosen[k] = answer.best[k] = pick
-        step = reader.play(state, stop, chosen)
+        step = reader.play(state, stop, {**base, **chosen})
         spent += step.cost
         state = None
         if step.ok:
-            went = reader.advance(step.state, stop, nxt, {})
+            went = reader.advance(step.state, stop, nxt, base)
             spent += went.cost
             state = went.state if went.ok else None
     answer.spent = spent
