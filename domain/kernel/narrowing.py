@@ -33,7 +33,7 @@ from typing import Any, Protocol
 UNKNOWN = "?"
 WIDTH = 32  # distinct states carried from one move with unknowns to the next
 PRODUCT = 2_048  # combinations of several unknowns of one move played as they are; beyond, by classes
-PASSES = 3  # passes of the one-at-a-time search, each with the others as the pass before chose them
+PASSES = 5  # passes of the one-at-a-time search, each with the others as the pass before chose them
 DICE = 216  # the same for rolls alone: dice are independent, so their classes are exact (a battle's rounds)
 
 Key = tuple[int, int]  # (line, column) of a written outcome
@@ -494,11 +494,17 @@ def narrow(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequence[Key]]
                               given=alone.best)
         again.spent += alone.spent
         changed = again.best != alone.best
-        if any(v is None for v in again.consistent.values()) and all(v is not None for v in alone.consistent.values()):
-            alone.spent = again.spent
-            break  # the pass ran out of budget: the whole pass before stands
+        short = [k for k, v in again.consistent.items() if v is None and alone.consistent.get(k) is not None]
+        for k in short:  # the pass ran out of budget there: what the pass before said of those stands
+            again.consistent[k] = alone.consistent[k]
+            again.tried[k] = alone.tried.get(k, 0)
+            again.why.pop(k, None)
+            if k in alone.why:
+                again.why[k] = alone.why[k]
+            if k in alone.best:
+                again.best[k] = alone.best[k]
         alone = again
-        if not changed:
+        if short or not changed:
             break
     for k, values in alone.consistent.items():
         if answer.consistent.get(k) is None:
