@@ -1140,13 +1140,25 @@ class _Checker:
             for unknown in self.unknowns:
                 unknown.why = "the line with the first unknown outcome was not read"
             return None
-        stops_in_order = [(stop, sorted(keys, key=lambda k: reading.rank[k])) for stop, keys in order]
-        answer = narrow_together(reading, start, stops_in_order, budget, CANDIDATES, main)
-        if answer.depth < len(reading.steps) and any(u.written is not None for u in self.unknowns):
-            # no path of values reads on past an outcome written but impossible: search it as well (`overriding`)
-            reading.overriding = True
-            searched = narrow_together(reading, start, stops_in_order, budget, CANDIDATES, main)
-            answer = searched if searched.depth > answer.depth else answer
+        plain = {self.written_at(u) for u in self.unknowns if u.written is None} & main.keys()
+        answer: Answer | None = None
+        if plain and len(plain) < len(main):  # an outcome written but impossible with the first guesses: it is
+            # read as written (an item not there counted, kernel.narrowing.rank), and the outcomes nobody wrote are
+            # narrowed to values that let it stand (`[?]` drawn, then the next seat's written card: the `[?]` was
+            # not that card); only where that reads nowhere are the written ones searched as well
+            kept = [(stop, [k for k in keys if k in plain]) for stop, keys in order]
+            kept = [(stop, keys) for stop, keys in kept if keys]
+            first = reading.before(kept[0][0]) if kept[0][0] >= 0 else None
+            if kept[0][0] < 0 or first is not None:
+                answer = narrow_together(reading, first, [(stop, sorted(keys, key=lambda k: reading.rank[k]))
+                                                          for stop, keys in kept], budget, CANDIDATES,
+                                         {k: main[k] for k in plain})
+                if not reading.reads_to_end(first, kept[0][0], answer.best, exactly=False):
+                    answer = None
+        if answer is None:
+            reading.overriding = True  # the written but impossible outcomes searched too (`WrittenChance.fallback`)
+            answer = narrow_together(reading, start, [(stop, sorted(keys, key=lambda k: reading.rank[k]))
+                                                      for stop, keys in order], budget, CANDIDATES, main)
         self.apply(answer)
         return answer
 
@@ -1172,13 +1184,48 @@ class _RefusedError(Exception):
     """A probe's reading met something the rules refuse: the values it was given are not the ones that happened."""
 
 
+_TAKEN = "chance/draw/not-there"
+"""A written item not in what it is drawn from: after an unknown draw, most often one the guess took."""
+
+
 class _Probe(_Checker):
     """A checker that stops at its first finding, and spends nothing on what a finding would show."""
 
 
+    taken = 0  # written items found not there, read past with a possible one as the checker does (kernel.narrowing.rank)
+
     def finding(self, kind: str, line: int, rule: str, message: Any, state: Any = None, seat: int | None = None,
                 **more: Any) -> Finding:
+        if rule == _TAKEN:
+            self.taken += 1
+            return Finding(kind, line, rule, "")
         raise _RefusedError(line)
+
+    def _hide(self, found: Finding, move: Move | None, owners: Sequence[Owner], words: str | None = None,
+              about: int | None = None) -> None:
+        return None
+
+    def _with_possible_chance(self, state: Any, seat: int, move: Move, command: Command, chance: WrittenChance) -> Any:
+        """Each written item found not there read as a possible one, counted (`taken`): a line of `[?]` draws
+        guessed wrong for several decks meets several such items on one later line, and each guess is judged
+        by how many of them it leaves."""
+        written = list(chance.written)
+        bad = chance.failed_at
+        while bad is not None and bad < len(written):
+            written[bad] = Written(None, written[bad].line, written[bad].column)
+            retry = self.chance(written)
+            try:
+                produced, after = play(self.game, state, command, retry)
+            except ImpossibleOutcome as exc:
+                if exc.rule != _TAKEN or retry.failed_at is None or retry.failed_at <= bad:
+                    raise _RefusedError(move.line) from exc
+                self.taken += 1
+                bad = retry.failed_at
+                continue
+            except RuleViolation as exc:
+                raise _RefusedError(move.line) from exc
+            return self._keep(state, seat, move, command, retry, produced, after, assumed=True)
+        raise _RefusedError(move.line)
 
     def alternatives(self, state: Any, seat: int, written: Mapping[str, Any] | None, most: int = 5) -> list[Command]:
         return []
@@ -1241,12 +1288,12 @@ class _Reading:
             except _RefusedError:
                 after = None
             ok = after is not None
-            return Step(ok, -1, after, self._asked(probe), 1)
+            return Step(ok, -1, after, self._asked(probe), 1, taken=probe.taken)
         try:
             after = self._move(probe, state, stop)
         except _RefusedError:
-            return Step(False, stop, None, self._asked(probe), 1)
-        return Step(True, stop + 1, after, self._asked(probe), 1)
+            return Step(False, stop, None, self._asked(probe), 1, taken=probe.taken)
+        return Step(True, stop + 1, after, self._asked(probe), 1, taken=probe.taken)
 
     def _move(self, probe: _Probe, state: Any, k: int) -> Any:
         t, m = self.steps[k]
@@ -1258,6 +1305,16 @@ class _Reading:
         if pending.over:
             raise _RefusedError(turn.line)
         return probe.move(state, seat, turn.moves[m], turn, pending)
+
+    def reads_to_end(self, state: Any, stop: int, settled: dict[tuple[int, int], tuple[Any, ...]],
+                     exactly: bool = True) -> bool:
+        """Whether the file reads to its end from the move at `stop` (-1: the setup) with the values `settled`
+        (`exactly`: with no written item found not there)."""
+        first = self.play(state, stop, settled)
+        if not first.ok:
+            return False
+        went = self.advance(first.state, stop, None, settled)
+        return went.ok and went.depth >= len(self.steps) and (not exactly or first.taken + went.taken == 0)
 
     def advance(self, state: Any, stop: int, until: int | None, settled: dict[tuple[int, int], tuple[Any, ...]]) -> Step:
         probe = self._probe(settled)
@@ -1283,7 +1340,7 @@ class _Reading:
                 if m == len(turn.moves) - 1:
                     state = probe.line_end(state, probe.seat_of(turn.player) or 0, turn)
         except _RefusedError:
-            return Step(False, k, None, {}, max(1, k - stop))
+            return Step(False, k, None, {}, max(1, k - stop), taken=probe.taken)
         depth = k
         claimed = self.checker.claimed
         miss: tuple[int, int] | None = None
@@ -1294,7 +1351,7 @@ class _Reading:
             miss = (sum(1 for o in off if o != 0), sum(o for o in off if o is not None))
             if miss[0] == 0:
                 depth += 1  # it also gives the result the table wrote down
-        return Step(True, depth, state, {}, max(1, k - stop), miss)
+        return Step(True, depth, state, {}, max(1, k - stop), miss, probe.taken)
 
 
 OPEN_FACTS = frozenset({"source", "kind", "expected_count"})

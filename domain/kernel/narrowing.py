@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import time
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -32,6 +33,8 @@ from typing import Any, Protocol
 UNKNOWN = "?"
 WIDTH = 32  # distinct states carried from one move with unknowns to the next
 PRODUCT = 2_048  # combinations of several unknowns of one move played as they are; beyond, by classes
+PASSES = 5  # passes of the one-at-a-time search, each with the others as the pass before chose them
+DICE = 216  # the same for rolls alone: dice are independent, so their classes are exact (a battle's rounds)
 
 Key = tuple[int, int]  # (line, column) of a written outcome
 Values = tuple[Any, ...]
@@ -57,6 +60,7 @@ class Step:
     asked: dict[Key, Asked]
     cost: int
     miss: tuple[int, int] | None = None  # at the end: seats whose total is not the claimed one, and by how much in all
+    taken: int = 0  # written items the reading found not there (a guess before may have taken them), read past
 
 
 class Reader(Protocol):
@@ -70,14 +74,16 @@ class Reader(Protocol):
         """The state before the move at `stop` as the checker's own reading found it (None: not read)."""
 
 
-Rank = tuple[int, int, int]  # how far a reading got, then how near the claimed totals (fewer seats off, points off)
+Rank = tuple[int, int, int, int]  # how far a reading got, written items found not there, how near the claimed totals
 
 
 def rank(step: Step) -> Rank:
-    """A reading's place among others: further first; at the end, nearer the claimed result first (when the
-    Result is wrong for one seat, the values that make the others' right are the ones to read with)."""
+    """A reading's place among others: further first; then fewer written items found not there (a card written
+    drawn later that a guess had already drawn: the guess, not the line, is likely wrong, and a line of several
+    `[?]` draws has each guess judged by them); at the end, nearer the claimed result first (when the Result is
+    wrong for one seat, the values that make the others' right are the ones to read with)."""
     miss = step.miss or (0, 0)
-    return (step.depth, -miss[0], -miss[1])
+    return (step.depth, -step.taken, -miss[0], -miss[1])
 
 
 @dataclass(eq=False)
@@ -245,16 +251,31 @@ class _States:
         return node
 
 
+class Deadline:
+    """A cap on the process time one narrowing spends (joint, one at a time, and the search for the result)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.ends = time.process_time() + seconds
+        self.why = f"the narrowing's time cap of {seconds:g} s ran out"
+
+    def over(self) -> bool:
+        return time.process_time() > self.ends
+
+
 class _OverBudgetError(Exception):
     def __init__(self, why: str) -> None:
         self.why = why
 
 
 def search(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequence[Key]]], budget: int, limit: int,
-           main: dict[Key, Asked], width: int = WIDTH, product: int = PRODUCT, named: int | None = None) -> Answer:
+           main: dict[Key, Asked], width: int = WIDTH, product: int = PRODUCT, named: int | None = None,
+           deadline: Deadline | None = None) -> Answer:
     """The unknowns at `stops` (a move's place in the file, -1 the setup; the written outcomes there), narrowed
     together from `start`, the state before the first of them. `main`: each unknown as the checker's first
-    reading met it (its pool when a reading here does not reach it)."""
+    reading met it (its pool when a reading here does not reach it). A move whose combinations (or classes of
+    values) clearly need more readings than the budget has left is not begun: the group is over the bound at once,
+    and the rest of the budget is the one-at-a-time search's."""
     answer = Answer({}, {}, {}, {}, {})
     spent = 0
     group: list[Key] = []
@@ -266,6 +287,11 @@ def search(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequence[Key]]
         spent += cost
         if spent > budget:
             raise _OverBudgetError(f"the narrowing budget of {named or budget} moves read ran out")
+        if deadline is not None and deadline.over():
+            raise _OverBudgetError(deadline.why)
+
+    def room() -> int:
+        return budget - spent
 
     def close(through: _Node | None, why: str | None) -> None:
         """The group of unknowns so far is over: their values from the ways into `through` (every way in
@@ -279,7 +305,7 @@ def search(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequence[Key]]
         if through is not None:
             ends = [(parent, combo) for parent, combo in through.edges]
         else:
-            best = max((d for d, *_ in leaves), default=(-1, 0, 0))
+            best = max((d for d, *_ in leaves), default=(-1, 0, 0, 0))
             answer.depth = max(answer.depth, best[0])
             ends = [(parent, combo) for d, parent, combo in leaves if d == best]
         seen: set[int] = set()
@@ -326,7 +352,9 @@ def search(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequence[Key]]
                     tried.setdefault(k, [])
                     tried[k].extend(v for v in found if v not in tried[k])
                 node.keys = known
-                for combo, after in _played(reader, node.state, stop, known, lists, product, spend):
+                rolls = all(a.kind == "roll" for k in known if (a := asked[k]) is not None)
+                for combo, after in _played(reader, node.state, stop, known, lists, min(product, DICE) if rolls
+                                            else product, spend, room):
                     if after.ok:
                         children.node(after.state).edges.append((node, combo))
                     else:
@@ -372,13 +400,19 @@ def search(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequence[Key]]
 
 
 def _played(reader: Reader, state: Any, stop: int, keys: list[Key], lists: list[list[Values]], product: int,
-            spend: Callable[[int], None]) -> Iterable[tuple[tuple[list[Values], ...], Step]]:
+            spend: Callable[[int], None], room: Callable[[], int] | None = None,
+            ) -> Iterable[tuple[tuple[list[Values], ...], Step]]:
     """Each combination of the values of one move's unknowns, played through that move: all of them when
     few; else by classes (the values of one unknown that leave the same state with the others at a first
-    value) and one combination of class representatives, the way a die's faces count only as hits or not."""
+    value) and one combination of class representatives, the way a die's faces count only as hits or not.
+    Over the bound at once (`room`: readings left) when what is to be played clearly exceeds it: a whole line
+    of draws written `[?]` is searched one at a time, not first played until the budget is gone."""
     size = 1
     for values in lists:
         size *= max(1, len(values))
+    left = room() if room is not None else None
+    if left is not None and (size if size <= product else sum(len(v) for v in lists)) > left:
+        raise _OverBudgetError(f"the {size} combination(s) of one move's outcomes need more readings than are left")
     if not keys:
         step = reader.play(state, stop, {})
         spend(step.cost)
@@ -405,6 +439,9 @@ def _played(reader: Reader, state: Any, stop: int, keys: list[Key], lists: list[
                 order.append(node)
             members[id(node)].append(v)
         classes.append([members[id(n)] for n in order])
+    picks = math.prod(len(c) for c in classes)
+    if picks > product or (room is not None and picks > room()):
+        raise _OverBudgetError(f"the outcomes of one move fall into {picks} combination(s) of classes")
     for picked in itertools.product(*classes):
         step = reader.play(state, stop, {k: group[0] for k, group in zip(keys, picked, strict=True)})
         spend(step.cost)
@@ -439,15 +476,36 @@ def _path(parent: _Node, combo: tuple[list[Values], ...], path: dict[Key, Values
 
 
 def narrow(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequence[Key]]], budget: int, limit: int,
-           main: dict[Key, Asked], named: int | None = None) -> Answer:
+           main: dict[Key, Asked], named: int | None = None, deadline: Deadline | None = None) -> Answer:
     """Jointly when the search fits its bounds; else each unknown alone, in file order, with the ones before
     it as they were settled and the ones after as first read (what an independent hidden draw needs). One
     unknown alone is searched as the joint search did: it is not searched again."""
-    answer = search(reader, start, stops, budget // 2, limit, main, named=named or budget)
+    answer = search(reader, start, stops, budget // 2, limit, main, named=named or budget, deadline=deadline)
     if all(v is not None for v in answer.consistent.values()) or sum(len(keys) for _, keys in stops) < 2:
         return answer
     why = next(iter(answer.why.values()), "")
-    alone = one_at_a_time(reader, start, stops, budget - answer.spent, limit, main, named=named or budget)
+    alone = one_at_a_time(reader, start, stops, budget - answer.spent, limit, main, named=named or budget,
+                          deadline=deadline)
+    for _ in range(PASSES - 1):  # again, each with the others at the values the pass before chose (a line of draws)
+        left = budget - answer.spent - alone.spent
+        if left <= 0 or (deadline is not None and deadline.over()):
+            break
+        again = one_at_a_time(reader, start, stops, left, limit, main, named=named or budget, deadline=deadline,
+                              given=alone.best)
+        again.spent += alone.spent
+        changed = again.best != alone.best
+        short = [k for k, v in again.consistent.items() if v is None and alone.consistent.get(k) is not None]
+        for k in short:  # the pass ran out of budget there: what the pass before said of those stands
+            again.consistent[k] = alone.consistent[k]
+            again.tried[k] = alone.tried.get(k, 0)
+            again.why.pop(k, None)
+            if k in alone.why:
+                again.why[k] = alone.why[k]
+            if k in alone.best:
+                again.best[k] = alone.best[k]
+        alone = again
+        if short or not changed:
+            break
     for k, values in alone.consistent.items():
         if answer.consistent.get(k) is None:
             answer.consistent[k] = values
@@ -463,20 +521,24 @@ def narrow(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequence[Key]]
 
 
 def one_at_a_time(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequence[Key]]], budget: int, limit: int,
-                  main: dict[Key, Asked], named: int | None = None) -> Answer:
-    """Each unknown's values that read as far as any (to the end, then to the claimed result), the others fixed."""
+                  main: dict[Key, Asked], named: int | None = None, deadline: Deadline | None = None,
+                  given: dict[Key, Values] | None = None) -> Answer:
+    """Each unknown's values that read as far as any (to the end, then to the claimed result), the others fixed:
+    those before it as settled here, the others as `given` (a pass before this one), else as first read."""
     answer = Answer({}, {}, {}, {}, {})
+    base = dict(given or {})
     spent = 0
     state = start
     for i, (stop, keys) in enumerate(stops):
         nxt = stops[i + 1][0] if i + 1 < len(stops) else None
         if state is None and stop >= 0:
             state = reader.before(stop)
-        if (state is None and stop >= 0) or spent > budget:
+        late = deadline is not None and deadline.over()
+        if (state is None and stop >= 0) or spent > budget or late:
             for k in keys:
                 answer.consistent[k] = None
                 answer.why[k] = (f"the narrowing budget of {named or budget} moves read ran out" if spent > budget
-                                 else "the line with it was not read")
+                                 else deadline.why if late and deadline is not None else "the line with it was not read")
             state = None
             continue
         first = reader.play(state, stop, {})
@@ -496,35 +558,36 @@ def one_at_a_time(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequenc
             seen = _States()
             depth_of: dict[int, Rank] = {}
             for v in found:
-                if spent > budget:
+                if spent > budget or (deadline is not None and deadline.over()):
                     whole = False
                     break
-                step = reader.play(state, stop, {**chosen, k: v})
+                step = reader.play(state, stop, {**base, **chosen, k: v})
                 spent += step.cost
                 if not step.ok:
                     reached.append((rank(step), v))
                     continue
                 node = seen.node(step.state)
                 if id(node) not in depth_of:
-                    went = reader.advance(step.state, stop, None, {})
+                    went = reader.advance(step.state, stop, None, base)
                     spent += went.cost
                     depth_of[id(node)] = rank(went)
                 reached.append((depth_of[id(node)], v))
             answer.tried[k] = len(reached)
-            best = max((d for d, _ in reached), default=(-1, 0, 0))
+            best = max((d for d, _ in reached), default=(-1, 0, 0, 0))
             kept = [v for d, v in reached if d == best]
             answer.consistent[k] = collapse(a.kind, kept, found) if whole else None
             if not whole:
                 answer.why[k] = (f"the narrowing budget of {named or budget} moves read ran out after {len(reached)} of its values"
-                                 if spent > budget else f"the {a.kind} has more than {limit} possible values"
+                                 if spent > budget else f"{deadline.why} after {len(reached)} of its values"
+                                 if deadline is not None and deadline.over() else f"the {a.kind} has more than {limit} possible values"
                                  + (" in the order drawn" if as_sets else ""))
-            pick = a.assumed if a.assumed in kept else kept[0] if kept else a.assumed
+            pick = next((v for v in (base.get(k), a.assumed) if v is not None and v in kept), kept[0] if kept else a.assumed)
             chosen[k] = answer.best[k] = pick
-        step = reader.play(state, stop, chosen)
+        step = reader.play(state, stop, {**base, **chosen})
         spent += step.cost
         state = None
         if step.ok:
-            went = reader.advance(step.state, stop, nxt, {})
+            went = reader.advance(step.state, stop, nxt, base)
             spent += went.cost
             state = went.state if went.ok else None
     answer.spent = spent

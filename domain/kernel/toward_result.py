@@ -23,10 +23,11 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from domain.kernel.narrowing import UNKNOWN, Answer, Asked, Key, Reader, Values
+from domain.kernel.narrowing import UNKNOWN, Answer, Asked, Deadline, Key, Reader, Values
 from domain.kernel.narrowing import narrow as narrow_together
 
 SECONDS = 0.6  # the time cap of one file's search for the claimed result (process time)
+NARROWING_SECONDS = 0.8  # the time cap of one whole narrowing: joint, one at a time, then for the result (process time)
 NOWHERE = 10**6  # seats off when the reading did not reach a claimed result
 Score = tuple[int, int, int]  # (depth read, -seats off the claimed totals, -points off them): higher is nearer
 
@@ -81,12 +82,16 @@ def _random_value(asked: Asked, value: Values, rng: random.Random) -> Values:
 
 
 def narrow(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequence[Key]]], budget: int, limit: int,
-           main: dict[Key, Asked]) -> Answer:
+           main: dict[Key, Asked], seconds: float = NARROWING_SECONDS) -> Answer:
     """The unknowns narrowed together (kernel.narrowing) within three quarters of the budget; what that left
-    undetermined then searched for the claimed result with the rest (and at least a quarter)."""
-    answer = narrow_together(reader, start, stops, budget * 3 // 4, limit, main, named=budget)
+    undetermined then searched for the claimed result with the rest (and at least a quarter). The whole of it
+    within `seconds` of process time: the search for the result has what the others left of them."""
+    deadline = Deadline(seconds)
+    answer = narrow_together(reader, start, stops, budget * 3 // 4, limit, main, named=budget, deadline=deadline)
     if any(v is None for v in answer.consistent.values()):
-        answer.spent += toward_result(reader, start, stops, answer, main, max(budget - answer.spent, budget // 4))
+        left = max(deadline.ends - time.process_time(), 0.0)
+        answer.spent += toward_result(reader, start, stops, answer, main, max(budget - answer.spent, budget // 4),
+                                      min(SECONDS, left))
     return answer
 
 

@@ -79,3 +79,11 @@ def test_neighbours_swap_two_seats_and_replace_one_card_by_one_the_pool_held() -
     assert ("R2", "R1", "R3", "R4") in near and ("R5", "R2", "R3", "R4") in near
     assert all("R2" in value for value in near), "a card written on the line stays"
     assert len(near) == len(set(near)) == 6 + 3 * 4
+
+
+def test_a_narrowing_past_its_time_cap_says_so_and_settles_nothing() -> None:
+    """The whole narrowing (joint, one at a time, the climb) has a cap of process time: past it, the deal is
+    undetermined and `why` names the cap, never a guess said to be the one."""
+    answer = narrow(Table((5, 2, 8, 3)), None, [(-1, [KEY])], 20_000, 400, MAIN, seconds=0.0)
+    assert answer.consistent[KEY] is None
+    assert "time cap" in answer.why[KEY]
