@@ -1140,7 +1140,8 @@ class _Checker:
             for unknown in self.unknowns:
                 unknown.why = "the line with the first unknown outcome was not read"
             return None
-        plain = {self.written_at(u) for u in self.unknowns if u.written is None} & main.keys()
+        plain = {self.written_at(u) for u in self.unknowns  # nobody wrote it, or wrote it with a `?` in it (`[Y?]`)
+                 if u.written is None or UNKNOWN in u.written} & main.keys()
         answer: Answer | None = None
         if plain and len(plain) < len(main):  # an outcome written but impossible with the first guesses: it is
             # read as written (an item not there counted, kernel.narrowing.rank), and the outcomes nobody wrote are
