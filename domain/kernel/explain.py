@@ -81,7 +81,7 @@ class Budget:
                 "lookahead": LOOKAHEAD, "searches": self.searches, "moves_used": self.used,
                 "seconds_used": round(self.elapsed, 3), "refusals_past_budget": self.exhausted,
                 "said": (f"each refused line's explanation is searched within {self.per_search} commands and "
-                         f"{self.search_seconds:g} s, {self.moves} commands and {self.seconds:g} s for the whole file, "
+                         f"{self.search_seconds:g} s of CPU, {self.moves} commands and {self.seconds:g} s for the whole file, "
                          f"each candidate judged by the {LOOKAHEAD} written lines after it, those that tie "
                          f"{FURTHER} times further (the closest {KEEP_FURTHER}), until they differ")
                 + (f"; the budget was spent: {self.exhausted} refused line(s) read with the closest legal move "
@@ -196,7 +196,7 @@ class _Search:
     turns: Sequence[Turn]
     at: int
     budget: Budget
-    started: float = field(default_factory=time.perf_counter)
+    started: float = field(default_factory=time.process_time)
     used: int = 0
     tried: list[Explanation] = field(default_factory=list)
     chains: list[Explanation] = field(default_factory=list)  # turns nobody wrote, judged (refused ones too)
@@ -215,7 +215,7 @@ class _Search:
         return found
 
     def spent(self) -> bool:
-        took = time.perf_counter() - self.started
+        took = time.process_time() - self.started
         return (self.used >= self.budget.per_search or self.budget.used + self.used >= self.budget.moves
                 or took >= self.budget.search_seconds or self.budget.elapsed + took >= self.budget.seconds)
 
@@ -292,7 +292,7 @@ def explain(reader: Reader, state: Any, turns: Sequence[Turn], at: int, refusal:
         _further(search)
     finally:
         budget.used += search.used
-        budget.elapsed += time.perf_counter() - search.started
+        budget.elapsed += time.process_time() - search.started
     chosen = budget.found[key] = search.best()
     return chosen
 
