@@ -7,20 +7,21 @@ Every value can be overridden by gunicorn's own environment variable GUNICORN_CM
 - Metrics: the worker processes of this master write their samples to PROMETHEUS_MULTIPROC_DIR, so /metrics on any
   of them answers for all (api/metrics.py). Unset, the master makes a directory of its own (and removes it when it
   stops): metrics are then this master's; set it to share one directory between the processes of a host (never
-  between hosts), and empty it when the host starts. The variable is settled by api/multiproc.py, imported before
-  anything that imports prometheus_client. `child_exit` tells prometheus_client a worker is gone.
+  between hosts), and empty it when the host starts. `child_exit` tells prometheus_client a worker is gone.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from typing import Any
 
+from prometheus_flask_exporter.multiprocess import GunicornInternalPrometheusMetrics
+
 from api import logs
-from api.multiproc import OWN_METRICS_DIR  # first of all that imports prometheus_client: see api/multiproc.py
 from domain.records.settings import live_streams, log_format, log_level
-from workers.metrics import CACHES, process_gone
+from workers.metrics import CACHES
 
 workers = int(os.environ.get("CRONACA_API_WORKERS", "2"))  # processes, not threads, use more cores (docs/deployment.md)
 # gthread with read deadlines (api/gunicorn_worker.py): a live stream holds one pool thread for its life, a request
@@ -41,10 +42,17 @@ logconfig_dict = logs.logging_config(log_format(os.environ), log_level(os.enviro
 # The access line's text; the JSON line adds method, path, status, duration_ms, bytes and the request id as fields.
 access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms'
 
+_OWN_METRICS_DIR: str | None = None
+if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    # Before any worker is forked (and before prometheus_client is imported anywhere): workers inherit it.
+    _OWN_METRICS_DIR = os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="cronaca-metrics-")
+else:
+    os.makedirs(os.environ["PROMETHEUS_MULTIPROC_DIR"], exist_ok=True)
+
 
 def child_exit(server: Any, worker: Any) -> None:
     """A worker process is gone: its live gauges stop counting (prometheus_client's multiprocess mode)."""
-    process_gone(worker.pid)
+    GunicornInternalPrometheusMetrics.mark_process_dead_on_child_exit(worker.pid)
 
 
 def post_fork(server: Any, worker: Any) -> None:
@@ -60,5 +68,5 @@ def post_fork(server: Any, worker: Any) -> None:
 
 
 def on_exit(server: Any) -> None:
-    if OWN_METRICS_DIR:
-        shutil.rmtree(OWN_METRICS_DIR, ignore_errors=True)
+    if _OWN_METRICS_DIR:
+        shutil.rmtree(_OWN_METRICS_DIR, ignore_errors=True)

@@ -69,13 +69,6 @@ def multiprocess_dir() -> str | None:
     return os.environ.get("PROMETHEUS_MULTIPROC_DIR") or None
 
 
-def process_gone(pid: int) -> None:
-    """A process of this host has stopped (a gunicorn worker, say): its live gauges stop counting."""
-    directory = multiprocess_dir()
-    if directory is not None:
-        multiprocess.mark_process_dead(pid, directory)
-
-
 def process_alive(pid: int) -> bool:
     """Whether a process of this host has this id (one of another user's counts as alive)."""
     try:
