@@ -30,7 +30,7 @@ from domain.kernel.editions import Edition, EditionError
 from domain.kernel.explain import Budget, Explanation, Refusal, Refused, explain
 from domain.kernel.explain import read as read_explained
 from domain.kernel.log import Entry
-from domain.kernel.narrowing import Answer, Asked, Step
+from domain.kernel.narrowing import Answer, Asked, Step, draw_sets
 from domain.kernel.notation import (
     PUBLIC,
     UNKNOWN,
@@ -438,31 +438,10 @@ def _candidates(kind: str, pool: tuple[Any, ...], assumed: tuple[Any, ...], part
             if len(out) > limit:
                 return out[:limit], False
         return out, True
-    n = len(assumed)
-    known = Counter(_key(v) for v in (partial or ()) if v != UNKNOWN)
-    held = Counter(_key(c) for c in pool)
-    if known - held or sum(known.values()) > n:  # written values this pool could not give (`[Y?]` for a card of
-        known = Counter()  # deck Y): the reading went on as if nothing was written there, and so does the search
-    counts = held - known
-    names = sorted(counts)
-    by_text = {_key(c): c for c in pool}
-    rest = n - sum(known.values())
-
-    def grow(i: int, left: int, chosen: list[str]) -> bool:
-        if left == 0:
-            out.append(tuple(sorted([*known.elements(), *chosen])))
-            return len(out) <= limit
-        if i >= len(names):
-            return True
-        for take in range(min(left, counts[names[i]]), -1, -1):
-            if not grow(i + 1, left - take, chosen + [names[i]] * take):
-                return False
-        return True
-
-    complete = grow(0, rest, [])
+    sets, complete, by_text = draw_sets(pool, len(assumed), partial, limit)
     if kind == "shuffle":
-        complete = complete and len(out) <= 1
-    return [tuple(by_text[v] for v in c) for c in out[:limit]], complete
+        complete = complete and len(sets) <= 1
+    return [tuple(by_text[v] for v in c) for c in sets[:limit]], complete
 
 
 # ---- the checker -------------------------------------------------------------------------------

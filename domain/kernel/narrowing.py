@@ -134,9 +134,22 @@ def candidates_of(asked: Asked, limit: int) -> tuple[list[Values], bool, bool]:
     if asked.kind == "shuffle":
         return [asked.assumed], len(asked.assumed) <= 1, False  # an order of a whole deck is not searched
     n = len(asked.assumed)
-    by_text = {str(c): c for c in asked.pool}
-    held = Counter(str(c) for c in asked.pool)
-    known = Counter(str(v) for v in (asked.partial or ()) if v != UNKNOWN)
+    sets, complete, by_text = draw_sets(asked.pool, n, asked.partial, limit)
+    sets = sets[:limit]
+    orders = sum(_orderings(c) for c in sets)
+    if complete and orders <= limit and n > 1:  # few enough to try in the order drawn (a deal, seat by seat)
+        ordered = [tuple(by_text[v] for v in p) for c in sets for p in _distinct_orders(c)]
+        return ordered, True, False
+    return [tuple(by_text[v] for v in c) for c in sets], complete, n > 1 and orders > len(sets)
+
+
+def draw_sets(pool: Sequence[Any], n: int, partial: Sequence[Any] | None, limit: int
+              ) -> tuple[list[list[str]], bool, dict[str, Any]]:
+    """Every multiset of `n` items the pool could give that agrees with what was written (`partial`), each sorted
+    by text, up to `limit`; whether that was all of them; and each item by its text."""
+    by_text = {str(c): c for c in pool}
+    held = Counter(str(c) for c in pool)
+    known = Counter(str(v) for v in (partial or ()) if v != UNKNOWN)
     if known - held or sum(known.values()) > n:  # written values this pool could not give (`[Y?]` for a card of
         known = Counter()  # deck Y): the reading went on as if nothing was written there, and so does the search
     counts = held - known
@@ -155,12 +168,7 @@ def candidates_of(asked: Asked, limit: int) -> tuple[list[Values], bool, bool]:
         return True
 
     complete = grow(0, n - sum(known.values()), [])
-    sets = sets[:limit]
-    orders = sum(_orderings(c) for c in sets)
-    if complete and orders <= limit and n > 1:  # few enough to try in the order drawn (a deal, seat by seat)
-        ordered = [tuple(by_text[v] for v in p) for c in sets for p in _distinct_orders(c)]
-        return ordered, True, False
-    return [tuple(by_text[v] for v in c) for c in sets], complete, n > 1 and orders > len(sets)
+    return sets, complete, by_text
 
 
 def orders_alike(reader: Reader, state: Any, stop: int, key: Key, sets: Sequence[Values],
