@@ -292,6 +292,7 @@ class ScoresOverTime(marshmallow.Schema):
 # ---- answers documented for what they are (issue 29: the document checked against real answers) ----------------
 
 SVG = {"type": "string", "description": "an SVG document (image/svg+xml)"}
+PNG = {"type": "string", "format": "binary", "description": "a PNG picture (image/png)"}
 RECORD_FILE = {"type": "object", "description": "a record file (docs/formats/record-json.md)"}
 LESSON_FILE = {"type": "object", "description": "a lesson file (format cronaca-lesson): importable by POST /api/lessons/import"}
 NOTATION_TEXT = {"type": "string", "description": "a notation file (docs/notation/), UTF-8"}
