@@ -954,6 +954,7 @@ function afterFirstBoard() {
     heading();
   }));
   import("./study.js");
+  import("./share.js");
 }
 
 async function main() {
@@ -986,7 +987,8 @@ async function main() {
     await loadTurns(); // no step asked for: the first step after the setup, unless a link asked meanwhile
     const asked = hashParams().get("step");
     if (asked !== null) await openStep(asked);
-    else await go(Math.min(page.turns.length ? page.turns[0].to : 0, last()));
+    // a game in progress opens at its latest step (the page follows new moves from there); a finished one after its setup
+    else await go(page.record.finished ? Math.min(page.turns.length ? page.turns[0].to : 0, last()) : last());
     afterFirstBoard();
     await Promise.all([loadStory(), loadScores()]);
   }
