@@ -49,7 +49,7 @@ def club_site() -> Iterator[tuple[str, dict[str, str]]]:
     pages: dict[str, str] = {}
 
     class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802  (the standard library's name)
+        def do_GET(self) -> None:
             body = pages.get(self.path, "").encode()
             self.send_response(200 if body else 404)
             self.send_header("Content-Type", "text/html; charset=utf-8")
@@ -198,3 +198,32 @@ def test_a_live_game_opens_at_its_latest_step(served: tuple[str, Any], context: 
     reader.goto(f"{base}/records/{record_id}")
     at_step(reader, steps)
     expect(reader.locator("#slider")).to_have_value(str(steps))
+
+
+@pytest.mark.parametrize("title", ["la-citta", "citta-stato", "serenissima"])
+def test_each_game_speaks_its_own_words_of_rounds_and_final_scores(served: tuple[str, Any], context: Any,
+                                                                   title: str) -> None:
+    base, client = served
+    record_id = finished_record(client, title)
+    word = {"la-citta": "year"}.get(title, "round")
+    story = client.get(f"/api/records/{record_id}/story").get_json()
+    scores = client.get(f"/api/records/{record_id}/scores").get_json()
+    assert story["round_word"] == scores["round_word"] == word
+    final = {seat["seat"]: seat for seat in scores["final"]["seats"]}
+    for seat, entry in final.items():
+        assert entry["said"].startswith(NAMES[seat] + ": ") and str(entry["total"]) in entry["said"], entry
+    if title == "citta-stato":  # the breakdown's labels read as a sentence: which score counts, and why
+        assert all("First score" in e["said"] and "score counts" in e["said"] for e in final.values())
+
+    reader = context()
+    reader.goto(f"{base}/records/{record_id}#step={scores['steps']}")
+    at_step(reader, scores["steps"])
+    headings = reader.locator("#moves h3").all_inner_texts()
+    assert len(headings) > 3 and all(re.fullmatch(rf"Setup|{word.capitalize()} \d+", h) for h in headings), headings
+    groups = reader.locator("#moves ol[aria-label]").evaluate_all("lists => lists.map(l => l.getAttribute('aria-label'))")
+    assert all(g == "setup" or g.startswith(word + " ") for g in groups), groups
+    expect(reader.locator("#chart text.axis").last).to_have_text(word)
+    for lead in reader.locator("#leads a").all_inner_texts():
+        assert lead.endswith("in the setup") or f"— {word} " in lead, lead
+    for place, seat in enumerate(scores["final"]["ranking"]):
+        expect(reader.locator("ol.ranking li").nth(place)).to_contain_text(final[seat]["said"])
