@@ -401,6 +401,10 @@ function buildStory() {
     lineAt.push(step);
   });
   groups = [.../** @type {NodeListOf<HTMLElement>} */ (moves.querySelectorAll("[data-from]"))].map((node) => ({ node, from: Number(node.dataset.from) }));
+  // the marks explained on the page, not only in their tooltips: one line per kind the list shows
+  const kinds = Object.keys(BY).filter((by) => byStep.some((line) => line.by === by));
+  $("story-marks").textContent = kinds.map((by) => `${BY[by][0]} chance ${BY[by][1]}`).join(" · ");
+  $("story-marks").hidden = !kinds.length;
   $("story-note").textContent = !page.storyLoaded ? "Loading the move list…" : page.storyError
     || (byStep.length ? "" : "Nothing has happened yet.");
   marked = null;

@@ -10,6 +10,7 @@ import http.server
 import io
 import re
 import threading
+import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -227,3 +228,56 @@ def test_each_game_speaks_its_own_words_of_rounds_and_final_scores(served: tuple
         assert lead.endswith("in the setup") or f"— {word} " in lead, lead
     for place, seat in enumerate(scores["final"]["ranking"]):
         expect(reader.locator("ol.ranking li").nth(place)).to_contain_text(final[seat]["said"])
+
+
+def test_la_cittas_all_seeing_board_shows_every_voice_card_and_the_final_voice(served: tuple[str, Any]) -> None:
+    _, client = served
+    record_id = finished_record(client, "la-citta")
+    steps = client.get(f"/api/records/{record_id}").get_json()["steps"]
+
+    def voice_cards(n: int) -> list[ET.Element]:
+        svg = ET.fromstring(client.get(f"/api/records/{record_id}/steps/{n}/board").data)
+        return [g for g in svg.iter() if g.get("data-kind") == "voice-card"]
+
+    def words(card: ET.Element) -> list[str]:
+        return [(t.text or "").strip() for t in card.iter() if t.tag.endswith("text") and (t.text or "").strip()]
+
+    checked = 0
+    for n in range(0, steps + 1, 7):
+        view = client.get(f"/api/records/{record_id}/steps/{n}").get_json()["view"]
+        if not view["voice"]["face_down"]:
+            continue
+        cards = voice_cards(n)
+        assert all("?" not in words(card) for card in cards), n  # the all-seeing view hides nothing
+        checked += 1
+    assert checked > 3
+    final = client.get(f"/api/records/{record_id}/steps/{steps}").get_json()["view"]["voice"]
+    assert final["services"] and final["face_up"] is None  # the year's cards are put away; the people's wish stays
+    face_up = voice_cards(steps)[0]
+    assert words(face_up), "the final voice of the people is drawn, not an empty box"
+    assert any("the people want" in (t.text or "") for t in face_up.iter() if t.tag.endswith("title"))
+
+
+def test_serenissimas_status_box_holds_its_every_line(served: tuple[str, Any], context: Any) -> None:
+    base, client = served
+    document = record_file("serenissima", "share-serenissima", greedy=True)
+    document["seats"] = [{"name": "Gianmaria D'Angelo"}, {"name": "Maria Teresa Bianchi"}]  # long names, as tables have
+    record_id = import_finished_http(client, document).record_id
+    steps = client.get(f"/api/records/{record_id}").get_json()["steps"]
+    longest, at = 0, 0
+    for n in range(0, steps + 1, 3):  # the step whose active galley says the most
+        act = client.get(f"/api/records/{record_id}/steps/{n}").get_json()["view"].get("active_galley")
+        if isinstance(act, dict) and len(str(act.get("step", ""))) > longest:
+            longest, at = len(str(act.get("step", ""))), n
+    assert longest >= len("sale-or-battle") - 2, longest
+    reader = context()
+    reader.goto(f"{base}/records/{record_id}#step={at}")
+    at_step(reader, at)
+    overflow = reader.evaluate("""() => {
+        const box = document.querySelector('#board [data-kind=heading]');
+        const frame = box.querySelector('rect').getBBox();
+        return [...box.querySelectorAll('text')].map((t) => [t.textContent, t.getBBox(), frame])
+            .filter(([, b]) => b.x + b.width > frame.x + frame.width - 2 || b.y + b.height > frame.y + frame.height)
+            .map(([text, b]) => `${text}: ${b.x + b.width} past ${frame.x + frame.width}`);
+    }""")
+    assert overflow == [], overflow
