@@ -226,6 +226,13 @@ def test_each_game_speaks_its_own_words_of_rounds_and_final_scores(served: tuple
     expect(reader.locator("#chart text.axis").last).to_have_text(word)
     for lead in reader.locator("#leads a").all_inner_texts():
         assert lead.endswith("in the setup") or f"— {word} " in lead, lead
+    marks = {line["by"] for line in story["lines"] if line.get("by")}
+    assert marks, "a transcribed game's chance is the transcriber's word"
+    legend = reader.locator("#story-marks")  # the marks explained on the page, not only in tooltips
+    expect(legend).to_be_visible()
+    for by, words in (("transcriber", "✎ chance asserted by the transcriber"), ("service", "⚄ chance drawn by the service")):
+        if by in marks:
+            expect(legend).to_contain_text(words)
     for place, seat in enumerate(scores["final"]["ranking"]):
         expect(reader.locator("ol.ranking li").nth(place)).to_contain_text(final[seat]["said"])
 
