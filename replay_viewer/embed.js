@@ -94,7 +94,7 @@ async function main() {
   const names = record.body.seats.map((s) => s.name).join(", ");
   const who = () => `${titleName(record.body.title)}: ${names}${record.body.finished ? "" : " · in progress"}`;
   $("who").textContent = who();
-  loadTitles().then(() => { $("who").textContent = who(); }); // the title's name, from the catalog
+  const named = loadTitles().then(() => { $("who").textContent = who(); }); // the title's name, from the catalog
   document.title = `Cronaca — ${names}`;
   const raw = hashParams().get("step");
   const asked = raw === null ? NaN : Number(raw);
@@ -109,6 +109,7 @@ async function main() {
   const told = await story;
   state.lines = told.ok ? told.body.lines : [];
   $("said").textContent = sentenceAt(state.at);
+  await named;
   document.body.dataset.loaded = "all";
 }
 

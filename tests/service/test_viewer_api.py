@@ -411,6 +411,23 @@ def test_demo_records_are_greedy_bot_games(tmp_path: Path, monkeypatch: pytest.M
         records.close()
 
 
+def test_the_demo_lessons_chapters_are_named_as_people_write_the_titles(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    quick = {"la-citta": (bots.Table({"players": 2}),)}
+    monkeypatch.setattr(catalog, "demo_tables", lambda title: quick.get(title, ()))
+    app = create_app(Settings.from_env({"SQLITE_DBNAME": str(tmp_path / "demo.sqlite3")}))
+    try:
+        service = app.extensions["cronaca"]
+        keys: dict[str, tuple[str, str]] = {}
+        assert service_cli.demo_records(service.records, 1, keys) == 1
+        made = service_cli.demo_lesson(service.teaching, keys)
+        assert made is not None
+        chapters = app.test_client().get(f"/api/lessons/{made[0]}").get_json()["chapters"]
+        assert [c["title"] for c in chapters] == ["A game of La Città", "La Città: what if the other choice?"]
+    finally:
+        service.records.close()
+
+
 def test_the_live_demo_is_played_by_the_bot(tmp_path: Path) -> None:
 
     records = Records(Settings.from_env({"SQLITE_DBNAME": str(tmp_path / "live.sqlite3")}).store)
