@@ -5,11 +5,12 @@ from __future__ import annotations
 import http
 import json
 import logging
+from importlib import resources
 from typing import Any
 
 from apispec import BasePlugin
 from eventsourcing.persistence import InterfaceError, OperationalError
-from flask import Response
+from flask import Response, request
 from flask_smorest import Api
 from flask_smorest.utils import prepare_response
 from werkzeug.exceptions import HTTPException
@@ -85,6 +86,8 @@ class ProblemApi(Api):
 
     def handle_http_exception(self, error: HTTPException) -> Response:
         code = error.code or 500
+        if code == 404 and wants_page():
+            return not_found_page()
         data = getattr(error, "data", None) or {}
         extra: dict[str, Any] = {}
         messages = data.get("messages")
@@ -112,6 +115,21 @@ class ProblemApi(Api):
         for key, value in (data.get("headers") or {}).items():
             response.headers[key] = value
         return response
+
+
+def wants_page() -> bool:
+    """A browser asking for a page (a mistyped record address, a link cut short), not a program asking the API:
+    an address outside /api/ whose request prefers HTML to JSON. The API's addresses always answer problem+json."""
+    if request.path.startswith("/api/"):
+        return False
+    accepted = request.accept_mimetypes
+    return accepted.quality("text/html") > max(accepted.quality("application/json"), accepted.quality(CONTENT_TYPE))
+
+
+def not_found_page() -> Response:
+    """What a browser asking for a page at a wrong address reads: a page that says so and links the records list."""
+    page = resources.files("replay_viewer").joinpath("notfound.html").read_bytes()
+    return Response(page, status=404, content_type="text/html; charset=utf-8")
 
 
 def records_problem(exc: RecordsError) -> Response:

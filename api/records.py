@@ -39,7 +39,7 @@ from domain.records.errors import RecordsError
 from domain.records.studynotation import render_study
 from domain.transcripts import MEDIA_TYPE
 from replay_viewer import boards
-from replay_viewer.boards import NoLayout
+from replay_viewer.boards import NoLayout, picture
 
 blp = Blueprint("records", __name__, url_prefix="/api/records", description="Game records: play, replay, export")
 
@@ -264,6 +264,32 @@ def board(record_id: UUID, n: int) -> Any:
     response.set_etag(drawn.etag.strip('"'))
     # A finished record's drawing never changes; a game in progress is a seat's own view: never shared.
     response.headers["Cache-Control"] = "public, max-age=3600" if drawn.finished else "private, no-cache"
+    return response.make_conditional(request)
+
+
+@blp.route("/<uuid:record_id>/steps/<int:n>/board.png")
+@blp.response(200, schemas.PNG, description="a PNG picture: the same drawing as `/board`, as the reader may see it",
+              content_type="image/png")
+@blp.alt_response(404, schema=schemas.Problem, content_type=PROBLEM,
+                  description="no such record or step; or the title or edition has no board layout (type ends "
+                              "in `no-layout`, the reason in `detail`)")
+@blp.alt_response(304, description="not modified: the `If-None-Match` sent is this picture's ETag (no body)")
+@blp.doc(security=[{"seat": []}, {}])
+def board_picture(record_id: UUID, n: int) -> Any:
+    """The board at step n as a PNG picture (to send to a chat): the SVG drawing rasterised, cached with its
+    own ETag as the SVG is (public for an hour once finished, a seat's own otherwise)."""
+    try:
+        drawn = service().records.presenting.board(record_id, n, bearer(), boards.draw)
+    except NoLayout as exc:
+        return problem(404, "Not Found", str(exc), type=NO_LAYOUT)
+    tag = drawn.etag.strip('"') + "-png"
+    response = current_app.response_class(mimetype="image/png")
+    response.set_etag(tag)
+    response.headers["Cache-Control"] = "public, max-age=3600" if drawn.finished else "private, no-cache"
+    if request.if_none_match.contains(tag):
+        return response.make_conditional(request)
+    response.set_data(picture.png(drawn.svg, tag))
+    response.headers["Content-Disposition"] = f'inline; filename="board-{n}.png"'
     return response.make_conditional(request)
 
 

@@ -246,6 +246,7 @@ class Story(marshmallow.Schema):
     steps = fields.Integer()
     view_of = fields.String(metadata={"description": "all (finished records), seat:N (a seat's token) or public"})
     lines = fields.List(fields.Nested(StoryLine))
+    round_word = fields.String(metadata={"description": "what the title calls a round (La Città: year)"})
 
 
 class RuledStory(Story):
@@ -286,12 +287,15 @@ class ScoresOverTime(marshmallow.Schema):
     seats = fields.List(fields.Nested(SeatTotals))
     rounds = fields.List(fields.Nested(RoundMark))
     lead_changes = fields.List(fields.Nested(LeadChange))
-    final = fields.Dict(metadata={"description": "the title's final scores(): ranking with the tie-break, breakdown"})
+    final = fields.Dict(metadata={"description": "the title's final scores(): ranking with the tie-break, breakdown; "
+                                                 "each seat's `said`: its final score in a sentence of the title's words"})
+    round_word = fields.String(metadata={"description": "what the title calls a round (La Città: year)"})
 
 
 # ---- answers documented for what they are (issue 29: the document checked against real answers) ----------------
 
 SVG = {"type": "string", "description": "an SVG document (image/svg+xml)"}
+PNG = {"type": "string", "format": "binary", "description": "a PNG picture (image/png)"}
 RECORD_FILE = {"type": "object", "description": "a record file (docs/formats/record-json.md)"}
 LESSON_FILE = {"type": "object", "description": "a lesson file (format cronaca-lesson): importable by POST /api/lessons/import"}
 NOTATION_TEXT = {"type": "string", "description": "a notation file (docs/notation/), UTF-8"}

@@ -140,10 +140,11 @@ def demo_lesson(teaching: Teaching, keys: dict[str, tuple[str, str]]) -> tuple[s
                 break
             teaching.variations.play(UUID(branch.id), key, legal[-1].command)
         lesson_id = UUID(lesson.id)
-        teaching.lessons.add_chapter(lesson_id, teacher, {"title": f"A {title} game", "record_id": str(record_id),
+        name = catalog.game(title).name  # the title as people write it ("La Città"), not its id
+        teaching.lessons.add_chapter(lesson_id, teacher, {"title": f"A game of {name}", "record_id": str(record_id),
                                                           "line": None, "from_step": 0, "to_step": last})
         summary = teaching.variations.summary(UUID(branch.id))
-        teaching.lessons.add_chapter(lesson_id, teacher, {"title": f"{title}: what if?", "record_id": str(record_id),
+        teaching.lessons.add_chapter(lesson_id, teacher, {"title": f"{name}: what if the other choice?", "record_id": str(record_id),
                                                           "line": branch.id, "from_step": summary.from_step,
                                                           "to_step": summary.last_step})
     return lesson.id, teacher

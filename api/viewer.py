@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import hashlib
+from functools import cache
 from importlib import resources
 from typing import Any
 from uuid import UUID
 
+import cairosvg
 from flask import Blueprint, Response, abort, request
 from flask.typing import ResponseReturnValue
 
+from api.security import HeaderPolicy, header_policy
 from domain.kernel.cache import Bounded
 
 viewer = Blueprint("viewer", __name__)
@@ -55,6 +58,29 @@ def index() -> Any:
 @viewer.route("/records/<uuid:record_id>")
 def record(record_id: UUID) -> Any:
     return _asset("record.html")
+
+
+@viewer.route("/embed/records/<uuid:record_id>")
+@header_policy(HeaderPolicy(frame_ancestors="*"))
+def embed(record_id: UUID) -> Any:
+    """A compact player of one record that any site may frame (a club's page, a forum post): the board, the step
+    controls and the step's sentence, public or all-seeing only (a seat token is never asked for in a frame).
+    Only `frame-ancestors` is opened; the rest of the policy is every page's."""
+    return _asset("embed.html")
+
+
+@viewer.route("/favicon.ico")
+def favicon() -> Any:
+    """The site's icon, asked by every browser on every page: favicon.svg as a PNG (an .ico of one picture)."""
+    response = Response(_icon(), content_type="image/png")
+    response.headers["Cache-Control"] = "public, max-age=86400"
+    return response
+
+
+@cache
+def _icon() -> bytes:
+    svg = resources.files("replay_viewer").joinpath("favicon.svg").read_bytes()
+    return bytes(cairosvg.svg2png(bytestring=svg, output_width=32, output_height=32))
 
 
 @viewer.route("/lessons/<uuid:lesson_id>")

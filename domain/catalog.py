@@ -90,3 +90,15 @@ def available() -> list[str]:
             continue
         found.append(title)
     return found
+
+
+def round_word(title: str) -> str:
+    """What the title calls a round ("year" for La Città), as its describe room says (`ROUND`); "round" otherwise."""
+    return str(getattr(_room(title, "describe"), "ROUND", "round"))
+
+
+def final_said(title: str, name: str, total: Any, breakdown: dict[str, Any]) -> str | None:
+    """A seat's final score and its breakdown in one sentence of the title's words (`describe.final_said`), or None
+    for a title whose describe room does not say it."""
+    say = getattr(_room(title, "describe"), "final_said", None)
+    return say(name, total, breakdown) if callable(say) else None

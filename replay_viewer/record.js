@@ -37,7 +37,9 @@ const page = {
   storyError: "",
   line: null, // a variation's id while its branch is shown (study.js), null on the main line
   lineLast: 0, // that variation's last step
+  roundWord: "round", // what the title calls a round (La Città: "year"), as the story and the scores say
 };
+const Round = () => page.roundWord.charAt(0).toUpperCase() + page.roundWord.slice(1);
 const boards = new Map(); // step -> Promise<{board} | {sentence}>; a board's text is parsed when first needed
 const steps = new Map(); // step -> Promise<step JSON>
 let lineAt = []; // story steps, ascending, for the current line
@@ -118,12 +120,14 @@ async function loadStory() {
   page.storyLoaded = true;
   page.storyError = answer.ok ? "" : "The move list could not be read: " + (answer.body.detail || answer.status) + ".";
   page.story = answer.ok ? answer.body.lines : [];
+  if (answer.ok && answer.body.round_word) page.roundWord = answer.body.round_word;
   page.viewOf = answer.ok ? answer.body.view_of : null;
 }
 
 async function loadScores() {
   const answer = await ask(`/api/records/${id}/scores`);
   page.scores = answer.ok ? answer.body : { available: false, reason: answer.body.detail || "the scores could not be read" };
+  if (answer.ok && answer.body.round_word) page.roundWord = answer.body.round_word;
 }
 
 async function loadAll() {
@@ -374,12 +378,12 @@ function buildStory() {
     if (turn.round !== round || !html.length) {
       if (html.length) html.push("</section>");
       round = turn.round;
-      html.push(`<section class="round" data-from="${from}"><h3>${turn.turn === 0 ? "Setup" : "Round " + escape(round)}</h3>`);
+      html.push(`<section class="round" data-from="${from}"><h3>${turn.turn === 0 ? "Setup" : Round() + " " + escape(round)}</h3>`);
     }
     const who = escape(turn.player || "the game");
     html.push(`<div class="turn" data-from="${from}">`);
     if (turn.turn > 0) html.push(`<p class="turn-head">${who}</p>`);
-    html.push(`<ol role="list" aria-label="${turn.turn === 0 ? "setup" : `round ${escape(turn.round)}, ${who}`}">`);
+    html.push(`<ol role="list" aria-label="${turn.turn === 0 ? "setup" : `${page.roundWord} ${escape(turn.round)}, ${who}`}">`);
     for (let i = start; i < k; i++) {
       const step = byStep[i].step;
       html.push(`<li role="listitem" data-step="${step}"><a role="link" tabindex="0" data-step="${step}">${escape(byStep[i].text)}</a>${byMark(byStep[i].by)}</li>`);
@@ -397,6 +401,10 @@ function buildStory() {
     lineAt.push(step);
   });
   groups = [.../** @type {NodeListOf<HTMLElement>} */ (moves.querySelectorAll("[data-from]"))].map((node) => ({ node, from: Number(node.dataset.from) }));
+  // the marks explained on the page, not only in their tooltips: one line per kind the list shows
+  const kinds = Object.keys(BY).filter((by) => byStep.some((line) => line.by === by));
+  $("story-marks").textContent = kinds.map((by) => `${BY[by][0]} chance ${BY[by][1]}`).join(" · ");
+  $("story-marks").hidden = !kinds.length;
   $("story-note").textContent = !page.storyLoaded ? "Loading the move list…" : page.storyError
     || (byStep.length ? "" : "Nothing has happened yet.");
   marked = null;
@@ -550,7 +558,7 @@ function drawChart(s, end) {
     label.textContent = String(v);
     chart.appendChild(label);
   }
-  // round marks on the x axis, labelled as often as there is room
+  // round marks (La Città: years) on the x axis, labelled as often as there is room
   const rounds = (s.rounds || []).filter((r) => r.step <= end);
   const every = Math.max(1, Math.ceil(rounds.length / 18));
   rounds.forEach((r, i) => {
@@ -563,7 +571,7 @@ function drawChart(s, end) {
     }
   });
   const caption = svg("text", { x: W - M.right, y: H - 4, "text-anchor": "end", class: "axis" });
-  caption.textContent = "round";
+  caption.textContent = page.roundWord;
   chart.appendChild(caption);
   s.seats.forEach((seat, i) => {
     const points = seat.totals.slice(0, end + 1).map((v, step) => `${xOf(step)},${yOf(v)}`).join(" ");
@@ -613,7 +621,7 @@ function drawLeads(s, end) {
   (s.lead_changes || []).filter((c) => c.step <= end).forEach((c) => {
     const seat = s.seats.find((x) => x.seat === c.seat);
     const round = roundAt(c.step);
-    const when = round === null || round < 1 ? "in the setup" : "round " + round;
+    const when = round === null || round < 1 ? "in the setup" : `${page.roundWord} ${round}`;
     const link = el("a", `${seat ? seat.name : "seat " + c.seat} takes the lead — ${when}`);
     link.setAttribute("role", "link"); // no href, as the move list's lines (see buildStory)
     link.tabIndex = 0;
@@ -639,7 +647,8 @@ function drawFinal(s, n) {
     const total = bySeat.has(seat) ? bySeat.get(seat).total : "—";
     const before = i > 0 ? bySeat.get(final.ranking[i - 1]) : null;
     const tied = before && bySeat.get(seat) && before.total === bySeat.get(seat).total;
-    ranking.appendChild(el("li", `${nameOf(seat)}: ${total}` + (tied ? " (tied on points; placed by the tie-break)" : "")));
+    const said = bySeat.has(seat) && bySeat.get(seat).said; // the title's sentence: what each part of the score is worth
+    ranking.appendChild(el("li", (said || `${nameOf(seat)}: ${total}`) + (tied ? " (tied on points; placed by the tie-break)" : "")));
   });
   box.appendChild(ranking);
   const seats = final.seats || [];
@@ -954,6 +963,7 @@ function afterFirstBoard() {
     heading();
   }));
   import("./study.js");
+  import("./share.js");
 }
 
 async function main() {
@@ -986,7 +996,8 @@ async function main() {
     await loadTurns(); // no step asked for: the first step after the setup, unless a link asked meanwhile
     const asked = hashParams().get("step");
     if (asked !== null) await openStep(asked);
-    else await go(Math.min(page.turns.length ? page.turns[0].to : 0, last()));
+    // a game in progress opens at its latest step (the page follows new moves from there); a finished one after its setup
+    else await go(page.record.finished ? Math.min(page.turns.length ? page.turns[0].to : 0, last()) : last());
     afterFirstBoard();
     await Promise.all([loadStory(), loadScores()]);
   }

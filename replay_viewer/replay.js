@@ -34,13 +34,14 @@ function previousTurn(n) {
 
 // Whose turn comes next at step n (the board's "to play"), in words: "round 3, Gianmaria D'Angelo's turn (turn 29
 // of 40)". Step n is the state after n events: the turn that holds the next event, or the last at the end.
+let roundWord = "round"; // what the title calls a round (La Città: "year"), as the story says
 function turnAt(n) {
   const all = turns();
   if (!all.length) return "";
   const t = all.find((u) => n >= u.from && n < u.to) || all[all.length - 1];
   if (t.turn === 0) return n === 0 ? "before the setup" : "the setup";
   const who = t.player ? `${t.player}'s turn` : "the game's own step";
-  return `round ${t.round}, ${who} (turn ${t.turn} of ${all[all.length - 1].turn})`;
+  return `${roundWord} ${t.round}, ${who} (turn ${t.turn} of ${all[all.length - 1].turn})`;
 }
 
 function notice(sentence, link) {
@@ -119,10 +120,11 @@ function moveList(story) {
     .map((a) => (story.lines.find((s) => s.step > a.step) || {}).step).filter((k) => k !== undefined));
   let list = null;
   let round = undefined;
+  if (story.round_word) roundWord = story.round_word;
   story.lines.forEach((s) => {
     if (s.round !== round || !list) {
       round = s.round;
-      moves.appendChild(el("h3", round ? `Round ${round}` : "Setup"));
+      moves.appendChild(el("h3", round ? `${roundWord.charAt(0).toUpperCase()}${roundWord.slice(1)} ${round}` : "Setup"));
       list = moves.appendChild(el("ol"));
     }
     const li = el("li");

@@ -699,14 +699,18 @@ function buildCompose(box) {
   const listbox = $("places", "ul");
   find.addEventListener("input", () => fillPlaces(find.value));
   find.addEventListener("keydown", (e) => {
-    if (e.key === "ArrowDown" || e.key === "Enter") {
-      e.preventDefault();
-      listbox.focus();
+    if (e.key !== "ArrowDown" && e.key !== "Enter") return;
+    e.preventDefault();
+    if (!listbox.querySelector("li[data-place]")) {
+      sayDraft(`No place of this board is called "${find.value.trim()}".`);
+      return;
     }
+    listbox.focus(); // the focus is the list's first match (fillPlaces)
+    if (e.key === "Enter") pick(study.focus, e.shiftKey ? "red" : study.brush); // Enter picks it, as Enter in the list
   });
   listbox.addEventListener("keydown", onPlacesKey);
   listbox.addEventListener("focus", () => {
-    if (!study.focus && listbox.firstElementChild) setFocus(/** @type {HTMLElement} */ (listbox.firstElementChild).dataset.place);
+    if (!shownFocus()) setFocus(/** @type {HTMLElement | null} */ (listbox.querySelector("li[data-place]"))?.dataset.place ?? null);
     else paintShapes();
   });
   listbox.addEventListener("click", (e) => {
@@ -752,6 +756,17 @@ function fillPlaces(filter) {
     option.setAttribute("aria-selected", String(name === study.focus));
     listbox.appendChild(option);
   });
+  // the keys act on a place the list shows: a filter that hides the place in focus moves the focus to its first match
+  if ((wanted || study.focus) && !shownFocus()) {
+    const first = /** @type {HTMLElement | null} */ (listbox.querySelector("li[data-place]"));
+    setFocus(first ? first.dataset.place : null);
+  }
+}
+
+// Whether the place in focus is one the list shows (a filter, or the pointer on the board, may have moved it elsewhere).
+function shownFocus() {
+  const listbox = $("places");
+  return Boolean(study.focus && listbox && listbox.querySelector(`li[data-place="${CSS.escape(study.focus)}"]`));
 }
 
 function setFocus(place) {
@@ -775,6 +790,7 @@ function onPlacesKey(e) {
   const listbox = $("places");
   const options = all(listbox, "li[data-place]");
   if (!options.length) return;
+  if (!shownFocus()) setFocus(options[0].dataset.place); // never a place the list hides
   const at = Math.max(0, options.findIndex((o) => o.dataset.place === study.focus));
   const move = (k) => setFocus(options[Math.max(0, Math.min(options.length - 1, k))].dataset.place);
   const keys = {

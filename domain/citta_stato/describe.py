@@ -606,3 +606,25 @@ def describe(event: Event, before: State, names: Sequence[str]) -> Sentence | No
     """The event in words, read from the state it folds onto; None for a step that says nothing new."""
     say = SAYS.get(type(event))
     return say(event, before, names) if say is not None else None
+
+
+ROUND = "round"
+
+
+def final_said(name: str, total: int, breakdown: dict[str, Any]) -> str:
+    """A seat's final score in one sentence, from its breakdown (scoring.final_scores): the First and Second
+    scores, whether the seat's Form of Republic fits its Republic card, whether its crowns paid the gap, and so
+    which score counts."""
+    first, second = breakdown.get("first", total), breakdown.get("second", 0)
+    required, held = breakdown.get("crowns_required", 0), breakdown.get("crowns_held", 0)
+    bonus = breakdown.get("republic_bonus_crowns", 0)
+    crowns = f"{held} crown{'' if held == 1 else 's'}" + (f" and {bonus} from the Republic card" if bonus else "")
+    if breakdown.get("paid"):
+        why = f"in form, and {crowns} paid the {required} needed, so the higher score counts"
+    elif not breakdown.get("in_form"):
+        why = "out of the form its Republic card asks, so the lower score counts"
+    else:
+        why = f"in form, but {crowns} did not pay the {required} needed, so the lower score counts"
+    cubes = breakdown.get("supply_cubes")
+    tie = f" (a tie goes to First + Second, then cubes in supply: {cubes})" if cubes is not None else ""
+    return f"{name}: First score {first}, Second score {second}; {why}: {breakdown.get('final', total)} VP{tie}."

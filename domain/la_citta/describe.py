@@ -339,3 +339,16 @@ DESCRIBE: dict[type[Event], Callable[[Any, State, Names], Sentence | None]] = ev
     ev.CitizenStarved: _starved,
     ev.YearEnded: _year_ended,
 }, "describe")
+
+
+ROUND = "year"  # what the viewer calls a round of La Città: its six years
+
+
+def final_said(name: str, total: int, breakdown: dict[str, Any]) -> str:
+    """A seat's final score in one sentence, from its breakdown (scoring.scores): what each part is worth."""
+    parts = [_count(breakdown["citizens"], "citizen")]
+    if breakdown.get("all_services"):
+        parts.append(f"{breakdown['all_services']} for cities with every service")
+    if breakdown.get("starved"):
+        parts.append(f"{breakdown['starved']} for citizens who starved in the last year")
+    return f"{name}: {', '.join(parts)}: {total} VP (gold breaks a tie: {breakdown['gold']})."

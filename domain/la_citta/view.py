@@ -14,16 +14,22 @@ from domain.la_citta import rules
 from domain.la_citta.edition import SERVICES
 from domain.la_citta.state import City, State, cap, points
 
+UNDRAWN = "undrawn"  # a face-down voice card nobody has looked at: the review view's word for it
+
 
 def view(state: State, seat: int | None) -> dict[str, Any]:
     """The table as `seat` sees it (None: the review view). `round` is the year, which the service
     uses for its turns index.
 
-    A face-down voice card shows only in the view of a seat that polled it (not even in the review
-    view: nobody else has seen it) until the cards are revealed at the tally."""
+    A face-down voice card shows only in the view of a seat that polled it until the cards are revealed at
+    the tally, and in the review view (the all-seeing view of a finished game: every seat's secrets shown). A
+    card nobody has polled is not drawn yet (cards are drawn when first seen): None in a seat's view, UNDRAWN in
+    the review view, which hides nothing and so says so."""
     s = state
     if s.voice:
         down: list[str | None] = list(s.voice_down)
+    elif seat is None:
+        down = [card or UNDRAWN for card in s.voice_down]
     else:
         down = [card if card and seat in s.voice_seen[i] else None for i, card in enumerate(s.voice_down)]
     return {

@@ -47,7 +47,7 @@ from domain.records.readmodels_teaching import (
     TallyChoice,
 )
 from domain.records.room import over_limit
-from domain.records.variations import Variations, command_words, sent_command
+from domain.records.variations import Variations, command_said, command_words, sent_command
 
 if TYPE_CHECKING:
     from domain.records.application import Records
@@ -156,9 +156,13 @@ def canonical(command: Mapping[str, Any]) -> str:
     return json.dumps(command, sort_keys=True, separators=(",", ":"))
 
 
-def words_for(title: str, command: Mapping[str, Any], state: Any = None) -> str:
-    """A command in its title's notation words, read in the state it is decided in (variations.py)."""
-    return command_words(title, command, state)
+def words_for(title: str, command: Mapping[str, Any], state: Any = None, names: Sequence[str] = (),
+              seat: int | None = None) -> str:
+    """A command in its title's words, read in the state it is decided in: the title's sentence as `seat` may
+    read it, with the table's notation after it (variations.command_said); the notation alone without a state."""
+    if state is None:
+        return command_words(title, command, state)
+    return command_said(title, command, state, names, seat)
 
 
 def _text(value: Any, name: str, limit: int, default: str = "") -> str:
@@ -495,7 +499,7 @@ class Lessons:
                  "step": step, "seat": seat, "seat_name": meta.seats[seat],
                  "question": question or f"What would you do as {meta.seats[seat]}?",
                  "pending": pending.to_json(),
-                 "choices": [{"command": c, "said": words_for(meta.title, c, state)} for c in choices]}
+                 "choices": [{"command": c, "said": words_for(meta.title, c, state, meta.seats, seat)} for c in choices]}
 
         def change(lesson: Lesson) -> None:
             if lesson.open_pause is not None:
@@ -544,8 +548,8 @@ class Lessons:
         for choice in pause["choices"]:
             if canonical(choice["command"]) == key:  # spelt as its choice, so a page can match them as they are
                 return Choice(dict(choice["command"]), choice["said"])
-        title = self.records.access.meta(UUID(pause["record_id"])).title  # not a choice: the rules read differently now
-        return Choice(dict(command), words_for(title, command, state))
+        meta = self.records.access.meta(UUID(pause["record_id"]))  # not a choice: the rules read differently now
+        return Choice(dict(command), words_for(meta.title, command, state, meta.seats, pause["seat"]))
 
     def answer(self, lesson_id: UUID, pause_id: str, student: str, command: Mapping[str, Any]) -> Answered:
         """A student's pick (a later one replaces it): one of the seat's legal commands at that step."""

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
+from domain import catalog
 from domain.kernel import Edition, Reader
 from domain.kernel.cache import Bounded
 from domain.kernel.describe import Sentence, say
@@ -101,7 +102,7 @@ class Presenting:
             seat = seats[k]
             lines.append(StoryLine(k, seat, meta.seats[seat] if seat is not None else None, rounds[k], text,
                                    by_at(timeline, k)))  # the entry met chance: drawn by the service, or asserted
-        return Story(steps, which, tuple(lines))
+        return Story(steps, which, tuple(lines), catalog.round_word(meta.title))
 
     def story_json(self, record_id: UUID, token: str | None = None) -> bytes:
         """`story` as the API's JSON body, kept per (version, reader): a live page asks again every few seconds."""
@@ -192,6 +193,7 @@ class Presenting:
             state = game.evolve(state, e)
             totals.append(story.totals_of(game.scores(state), seats))
         final = game.scores(state)
+        final = {**final, "seats": [{**seat, **_said(meta.title, meta.seats, seat)} for seat in final.get("seats", ())]}
         return ScoresOverTime(
             available=True,
             steps=len(timeline.events),
@@ -199,4 +201,13 @@ class Presenting:
             rounds=story.round_marks(self.records.reading.turns(record_id)),
             lead_changes=story.lead_changes(totals, final.get("ranking") or []),
             final=final,
+            round_word=catalog.round_word(meta.title),
         )
+
+
+def _said(title: str, names: Sequence[str], seat: dict[str, Any]) -> dict[str, str]:
+    """{"said": the seat's final score in a sentence of the title's words}, or nothing when the title has none."""
+    index = seat.get("seat")
+    name = names[index] if isinstance(index, int) and 0 <= index < len(names) else f"seat {index}"
+    said = catalog.final_said(title, name, seat.get("total"), dict(seat.get("breakdown") or {}))
+    return {"said": said} if said else {}

@@ -162,9 +162,11 @@ class Story:
     steps: int
     view_of: str
     lines: tuple[StoryLine, ...]
+    round_word: str = "round"  # what the title calls a round (La Città: "year"), for the headings of the lines
 
     def to_json(self) -> dict[str, Any]:
-        return {"steps": self.steps, "view_of": self.view_of, "lines": [line.to_json() for line in self.lines]}
+        return {"steps": self.steps, "view_of": self.view_of, "lines": [line.to_json() for line in self.lines],
+                "round_word": self.round_word}
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,12 +193,14 @@ class ScoresOverTime:
     rounds: list[dict[str, int]] | None = None  # {"round", "step"}: where each round begins
     lead_changes: list[dict[str, int]] | None = None  # {"step", "seat"}: where another seat takes the lead
     final: dict[str, Any] | None = None
+    round_word: str = "round"  # what the title calls a round (La Città: "year"), for the chart's marks
 
     def to_json(self) -> dict[str, Any]:
         if not self.available:
             return {"available": False, "reason": self.reason}
         return {"available": True, "steps": self.steps, "seats": [seat.to_json() for seat in self.seats],
-                "rounds": self.rounds, "lead_changes": self.lead_changes, "final": self.final}
+                "rounds": self.rounds, "lead_changes": self.lead_changes, "final": self.final,
+                "round_word": self.round_word}
 
 
 @dataclass(frozen=True, slots=True)

@@ -211,7 +211,7 @@ class ImportReplays:
                 continue
             seat = seats[k]
             lines.append(StoryLine(k, seat, checked.seats[seat] if seat is not None else None, rounds[k], text))
-        return Story(checked.steps, which, tuple(lines))
+        return Story(checked.steps, which, tuple(lines), catalog.round_word(checked.title))
 
     def board(self, import_id: UUID, n: int, token: str | None, draw: Drawing) -> bytes:
         """Step n's board as SVG, what changed since step n-1 marked; `draw` may raise (no layout)."""

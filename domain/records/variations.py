@@ -153,6 +153,48 @@ def command_words(title: str, command: Mapping[str, Any], state: Any = None) -> 
         return " ".join([kind, *rest])
 
 
+class _NoDraw(Exception):  # noqa: N818  (a signal, not an error)
+    """A choice met chance: what it draws is not known before it is played."""
+
+
+class _RefusingChance:
+    """A chance that refuses every draw, shuffle and roll: a choice is put in words only from what it decides
+    without chance, so its sentence never shows an outcome nobody drew."""
+
+    def __init__(self) -> None:
+        self.log: list[Outcome] = []
+
+    def draw(self, source: str, contents: Sequence[Any], n: int) -> tuple[Any, ...]:
+        raise _NoDraw(source)
+
+    def shuffle(self, source: str, items: Sequence[Any]) -> tuple[Any, ...]:
+        raise _NoDraw(source)
+
+    def roll(self, source: str, dice: int, faces: int = 6) -> tuple[int, ...]:
+        raise _NoDraw(source)
+
+
+def command_said(title: str, command: Mapping[str, Any], state: Any, names: Sequence[str], reader: Any) -> str:
+    """A choice in the title's own sentence (`describe`, as `reader` may read it) with the table's words after it:
+    "Ada takes the Merchant Fleet action (fleet)". A choice whose outcome is drawn, or that the title does not
+    put in words, is said in the table's words only (`command_words`)."""
+    words = command_words(title, command, state)
+    game, _ = game_for(title)
+    said: list[str] = []
+    try:
+        events = game.decide(state, sent_command(game, command), _RefusingChance())
+        before = state
+        for event in events[:2]:  # what the choice does, and the first thing that follows ("found a city" and where)
+            told = game.describe(event, before, names)
+            before = game.evolve(before, event)
+            text = say(told, reader) if told is not None else None
+            if text:
+                said.append(text.rstrip("."))
+    except Exception:  # noqa: BLE001  (a choice that meets chance or that the title cannot tell: its words alone)
+        return words
+    return f"{'; '.join(said)} ({words})" if said else words
+
+
 def sent_command(game: Game, command: Any) -> Command:
     """A command as a client sent it, read by the title's rules (not yet judged legal). One reading for a
     variation's play and a lesson pause's answer, so both refuse a malformed one alike: a 422 naming what."""
@@ -602,7 +644,7 @@ class Variations:
         state = fold.checkpoints[-1]
         pending = game.pending(state)
         commands = () if pending.over else tuple(
-            Choice(c.to_json(), command_words(meta.title, c.to_json(), state)) for c in game.legal(state))
+            Choice(c.to_json(), command_said(meta.title, c.to_json(), state, meta.seats, ALL)) for c in game.legal(state))
         return LineLegal(fold.last_step, pending.to_json(), commands)
 
     def story(self, variation_id: UUID) -> LineStory:

@@ -504,3 +504,15 @@ SAY: dict[type[Event], Say] = every_event(TITLE, {
 def describe(event: Event, before: State, names: Sequence[str]) -> Sentence | None:
     """The event in words; every Serenissima event says something, so never None."""
     return SAY[type(event)](event, before, names)
+
+
+ROUND = "round"
+
+
+def final_said(name: str, total: int, breakdown: dict[str, Any]) -> str:
+    """A seat's final score in one sentence, from its breakdown (scoring.scores): ducats, then the tie-break."""
+    ducats = "hidden ducats" if breakdown.get("ducats") == "hidden" else f"{breakdown.get('ducats', total)} ducats"
+    ports = breakdown.get("port_cards", 0)
+    galleys = breakdown.get("galleys", 0)
+    return (f"{name}: {ducats}, with {ports} Port card{'' if ports == 1 else 's'} (the most Port cards breaks a tie) "
+            f"and {galleys} galle{'y' if galleys == 1 else 'ys'} at sea.")

@@ -574,10 +574,14 @@ def _voice(parent: Element, view: Mapping[str, Any], previous: Mapping[str, Any]
     for i, (ident, card, old, up) in enumerate(slots):
         x = x0 + i * (w + float(spec["gap"]))
         changed = previous is not None and old != card
-        if up and card is None:
+        if up and card is None and wish:
+            tip = f"the voice of the people: the people want {' and '.join(wish)} (the year's cards are back in the deck)"
+        elif up and card is None:
             tip = "the face-up voice card: none laid out"
         elif up:
             tip = f"the face-up voice card: {_shown(card)}"
+        elif card == "undrawn":  # the review view: nobody looked at it, so it was never drawn from the deck
+            tip = f"face-down voice card {i}: nobody looked at it (a card is drawn when first seen)"
         elif isinstance(card, str):
             tip = f"face-down voice card {i}: {card}" + ("" if wish else " (you have looked at it)")
         else:
@@ -595,13 +599,23 @@ def _voice(parent: Element, view: Mapping[str, Any], previous: Mapping[str, Any]
                 SubElement(g, "rect", {"x": f"{x + 2:.1f}", "y": f"{top + h / 2 - 8:.1f}", "width": f"{w - 4:.1f}",
                                        "height": "16", "fill": look["fill"]})
                 _text(g, x + w / 2, top + h / 2 + 3, look["label"], 7.5, look["text"], "middle", bold=True)
+        elif card == "undrawn":
+            _card(g, x, top, w, h, back["fill"], face["stroke"])
+            _text(g, x + w / 2, top + h / 2 - 1, "not", 8, back["text"], "middle", bold=True)
+            _text(g, x + w / 2, top + h / 2 + 9, "drawn", 8, back["text"], "middle", bold=True)
+        elif up and wish and all(sv in services for sv in wish):  # the tally's outcome, once its cards are put away
+            _card(g, x, top, w, h, services[wish[0]]["fill"], face["stroke"])
+            for k, sv in enumerate(wish):
+                _text(g, x + w / 2, top + h / 2 + 3 + 10 * (k - (len(wish) - 1) / 2), services[sv]["label"], 8,
+                      services[sv]["text"], "middle", bold=True)
         elif up:
             SubElement(g, "rect", {"x": f"{x:.1f}", "y": f"{top:.1f}", "width": str(w), "height": str(h), "rx": "3",
                                    "fill": "none", "stroke": face["stroke"], "stroke-dasharray": "3 2"})
         else:
             _card(g, x, top, w, h, back["fill"], face["stroke"])
             _text(g, x + w / 2, top + h / 2 + 5, "?", 14, back["text"], "middle", bold=True)
-        _text(group, x + w / 2, top + h + 9, "face up" if up else "face down", 7.5, panel["text_fill"], "middle")
+        caption = ("the people want" if up and card is None and wish else "face up") if up else "face down"
+        _text(group, x + w / 2, top + h + 9, caption, 7.5, panel["text_fill"], "middle")
     deck = voice.get("deck")
     x = float(spec["deck_x"])
     g = _piece(group, "voice-deck", "voice-deck", previous is not None and was.get("deck") != deck,

@@ -10,6 +10,7 @@ the edition, so it is built once and shared by every step.
 from __future__ import annotations
 
 import math
+import textwrap
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -553,6 +554,9 @@ def _galley(layer: ET.Element, board: _Board, who: _Names, number: str, galley: 
         _el(token, "circle", cx=x + w + 4, cy=y + h / 2, r=6, fill=c["black_token"], stroke=c["paper"], **{"stroke-width": 1.5})
 
 
+CHAR_EM = 0.56  # a DejaVu Sans letter, in ems, with room for wide ones (Chromium: 0.49 on average): a line's measure
+
+
 def _heading(svg: ET.Element, board: _Board, who: _Names, view: Mapping[str, Any]) -> None:
     """The title box: the phase and turn, the active galley, whose decision it is."""
     c, hd, font = board.colours, board.layout["heading"], board.font
@@ -568,8 +572,13 @@ def _heading(svg: ET.Element, board: _Board, who: _Names, view: Mapping[str, Any
         lines.append(f"Waiting for {who.name(pending['seat'])}")
     g = _el(svg, "g", role="group", **{"aria-label": "; ".join(lines), "data-kind": "heading"})
     _title(g, "; ".join(lines))
-    _el(g, "rect", x=x, y=y, width=hd["width"], height=hd["line"] * len(lines) + 8, rx=5, fill=c["paper"], stroke=c["panel_edge"],
-        **{"fill-opacity": 0.92})
+    # never clipped: a line longer than the box wraps at its spaces, and the box grows for a word wider than itself
+    fits = max(8, int((hd["width"] - 14) / (font["small"] * CHAR_EM)))
+    lines = lines[:1] + [part for line in lines[1:] for part in textwrap.wrap(line, fits, break_on_hyphens=False)
+                         or [line]]
+    width = max(hd["width"], 14 + max(len(line) for line in lines[1:]) * font["small"] * CHAR_EM)
+    _el(g, "rect", x=x, y=y, width=round(width, 1), height=hd["line"] * len(lines) + 8, rx=5, fill=c["paper"],
+        stroke=c["panel_edge"], **{"fill-opacity": 0.92})
     for k, line in enumerate(lines):
         _text(g, x + 7, y + hd["line"] * (k + 1), line, font["title"] if k == 0 else font["small"], c["ink"],
               **({"font-weight": "bold"} if k == 0 else {}))

@@ -144,7 +144,7 @@ def test_view_hides_what_nobody_may_see():
     s = fold(GAME.begin(ED), GAME.setup(ED, {"players": 2}, SeededChance("v")))
     for seat in (None, 0, 1):
         view = GAME.view(s, seat)
-        assert view["voice"]["face_down"] == [None, None, None]
+        assert view["voice"]["face_down"] == ([None] * 3 if seat is not None else ["undrawn"] * 3)  # drawn when seen
         assert view["politics"]["deck"] == 25 and "cards" not in view["politics"]
     s = s._replace(actions=(0, 3))
     s, events = play(s, cm.BlindDraw(0))

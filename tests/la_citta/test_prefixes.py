@@ -16,12 +16,14 @@ GAMES = 2  # per player count and setup kind
 
 
 def _check_secrets(state, views: list[dict]) -> None:
-    """A face-down voice card shows only to a seat that polled it (until the tally reveals all);
+    """A face-down voice card shows only to a seat that polled it and in the review view (until the tally reveals all);
     a blind draw stays face-down in every view, the review view included."""
     for seat, view in enumerate(views, start=-1):
         who = None if seat < 0 else seat
         for i, shown in enumerate(view["voice"]["face_down"]):
-            if shown is not None and not state.voice:
+            if who is None and not state.voice:  # the review view hides nothing: every polled card, the rest undrawn
+                assert shown == (state.voice_down[i] or "undrawn"), i
+            elif shown is not None and not state.voice:
                 assert who in state.voice_seen[i] and shown == state.voice_down[i], (who, i)
         for p, pile in enumerate(state.played):
             rendered = view["seats"][p]["played"]

@@ -232,7 +232,10 @@ def test_a_prediction_pause_asks_the_deciding_seat_tallies_and_reveals(records: 
     assert question["view"] != game.view(state, None) and question["view"] != game.view(state, other)
     legal = [c.to_json() for c in game.legal(state)]
     assert [c["command"] for c in question["choices"]] == legal
-    assert all(c["said"] == words_for(TITLE, c["command"], state) for c in question["choices"])
+    names = NAMES  # the record file's seats
+    assert all(c["said"] == words_for(TITLE, c["command"], state, names, seat) for c in question["choices"])
+    # in the game's own sentences, the table's words after them (not "fleet" or "burn Y" alone)
+    assert any(c["said"].startswith(NAMES[seat] + " ") and c["said"].endswith(")") for c in question["choices"])
     assert canonical(played) in {canonical(c) for c in legal}
     assert hub.of_type("pause")[0]["pause"] == json.loads(json.dumps(question))
     assert lessons.get(lesson_id, None).to_json()["pause"] == question
@@ -271,7 +274,7 @@ def test_a_prediction_pause_asks_the_deciding_seat_tallies_and_reveals(records: 
         lessons.tally(lesson_id, pause_id, "Chiara")
 
     revealed = lessons.reveal(lesson_id, pause_id, key).to_json()
-    assert revealed["played"] == {"command": played, "said": words_for(TITLE, played, state)}
+    assert revealed["played"] == {"command": played, "said": words_for(TITLE, played, state, names, seat)}
     assert revealed["tally"] == tally
     sent = hub.of_type("reveal")[0]
     assert sent["played"] == revealed["played"] and sent["pause"] == pause_id and "Chiara" not in json.dumps(sent)

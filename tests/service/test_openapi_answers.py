@@ -154,6 +154,9 @@ def test_every_documented_operation_answers_as_the_document_says(checked: Checke
     board = ask("get", "/api/records/{record_id}/steps/{n}/board", 200, record_id=record_id, n=3)
     ask("get", "/api/records/{record_id}/steps/{n}/board", 304, headers={"If-None-Match": board.headers["ETag"]},
         record_id=record_id, n=3)
+    picture = ask("get", "/api/records/{record_id}/steps/{n}/board.png", 200, record_id=record_id, n=3)
+    ask("get", "/api/records/{record_id}/steps/{n}/board.png", 304, headers={"If-None-Match": picture.headers["ETag"]},
+        record_id=record_id, n=3)
     for operation in ("story", "scores", "turns", "legal", "verify", "export", "notation", "evidence", "events", "places"):
         ask("get", f"/api/records/{{record_id}}/{operation}", 200, record_id=record_id)
     notation = ask.client.get(f"/api/records/{record_id}/notation").get_data(as_text=True)

@@ -207,6 +207,47 @@ def test_the_keyboard_draws_arrows_and_rings(served: tuple[str, Any, Any], conte
     expect(teacher.locator("#step-notes .note-shapes")).to_contain_text("arrow from")
 
 
+def test_finding_a_place_by_name_draws_on_the_place_found_never_on_one_the_filter_hid(
+        served: tuple[str, Any, Any], context: Any) -> None:
+    """Issue 32: typing a name in "find a place" and pressing Enter picked nothing, and the next Enter, h or l
+    acted on the place the filter had just hidden (an arrow Venezia -> Ragusa drew "Venezia highlighted")."""
+    teacher, _, at = annotator_at(served, context, "serenissima", 2)
+    find, listbox = teacher.locator("#place-find"), teacher.locator("#places")
+    find.fill("Venezia")
+    find.press("Enter")  # the first match is picked: the arrow's start
+    expect(teacher.locator("svg.cronaca-shapes .pending.start")).to_have_attribute("data-at", "venezia")
+    expect(listbox.locator("[aria-selected=true]")).to_have_attribute("data-place", "venezia")
+    find.fill("ragusa")  # the filter hides Venezia: the list's focus moves to what it shows
+    expect(listbox.locator("li[data-place]")).to_have_count(1)
+    expect(listbox.locator("[aria-selected=true]")).to_have_attribute("data-place", "ragusa")
+    find.press("Enter")  # the arrow ends on the place found
+    arrow = teacher.locator("svg.cronaca-shapes g.arrow")
+    expect(arrow).to_have_count(1)
+    expect(arrow).to_have_attribute("data-from", "venezia")
+    expect(arrow).to_have_attribute("data-to", "ragusa")
+    expect(teacher.locator("svg.cronaca-shapes g.highlight")).to_have_count(0)
+    listbox.press("h")  # in the list, on the place it shows selected
+    expect(teacher.locator('svg.cronaca-shapes g.highlight[data-at="ragusa"]')).to_have_count(1)
+    expect(teacher.locator('svg.cronaca-shapes g.highlight[data-at="venezia"]')).to_have_count(0)
+    # with the list focused on one place, a filter typed afterwards moves the keys to its match
+    find.fill("")
+    listbox.focus()
+    listbox.press("End")
+    last = listbox.locator("[aria-selected=true]").get_attribute("data-place")
+    assert last and last != "ionian"
+    find.fill("Ionian")
+    teacher.locator("#label-text").fill("Storm")
+    listbox.focus()
+    listbox.press("l")
+    expect(teacher.locator('svg.cronaca-shapes g.label[data-at="ionian"]')).to_have_count(1)
+    expect(teacher.locator(f'svg.cronaca-shapes g.label[data-at="{last}"]')).to_have_count(0)
+    find.fill("no such sea")
+    find.press("Enter")  # nothing to pick: said, and nothing drawn
+    expect(teacher.locator("#draft-said")).to_contain_text('No place of this board is called "no such sea"')
+    expect(teacher.locator("svg.cronaca-shapes .pending.start")).to_have_count(0)
+    ready(teacher, at)  # the record never moved
+
+
 def test_a_click_counts_though_the_shapes_are_redrawn_between_press_and_release(
         served: tuple[str, Any, Any], context: Any) -> None:
     """Chromium drops a click whose press target left the page before the release: the overlay is

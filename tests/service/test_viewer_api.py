@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import io
 import threading
+import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from uuid import UUID, uuid4
 
 import pytest
+from PIL import Image
 from playwright.sync_api import expect, sync_playwright
 from werkzeug.serving import make_server
 
@@ -173,6 +176,56 @@ def test_board_draws_the_readers_view_with_the_previous_step(served: tuple[Any, 
     assert fast.headers["Cache-Control"] == done.headers["Cache-Control"] and len(drawn) == calls
     assert client.get(f"/api/records/{record_id}/steps/{steps}/board", headers=auth("forged")).status_code == 403
     assert client.get(f"/api/records/{record_id}/steps/1/board", headers=auth("wrong")).status_code == 403
+
+
+def test_a_board_picture_is_the_drawing_rasterised_for_its_reader(served: tuple[Any, Records],
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    client, records = served
+
+    def fake_draw(title: str, view: Any, previous: Any, edition: Any, names: Any) -> str:
+        # a seat sees its own bag (a list; others see a count): green for a reader who sees seat 0's bag, grey otherwise
+        fill = "#00a000" if isinstance(view["bags"][0], list) else "#808080"
+        return (f"<svg xmlns='http://www.w3.org/2000/svg' width='40' height='30' viewBox='0 0 40 30'>"
+                f"<rect width='40' height='30' fill='#ffffff'/><rect x='20' y='0' width='20' height='30' fill='{fill}'/></svg>")
+
+    monkeypatch.setattr("replay_viewer.boards.draw", fake_draw)
+    record_id, tokens = records.play.start("toy", ["Ann O'Neil", "Bob"])
+    records.play.command(record_id, {"type": "toy/draw", "seat": 0}, tokens[0])
+
+    def pixels(answer: Any) -> tuple[tuple[int, int], tuple[int, ...], tuple[int, ...]]:
+        assert answer.status_code == 200 and answer.mimetype == "image/png", answer.get_data(as_text=True)[:200]
+        picture = Image.open(io.BytesIO(answer.data)).convert("RGB")
+        return picture.size, picture.getpixel((5, 15)), picture.getpixel((35, 15))
+
+    public = client.get(f"/api/records/{record_id}/steps/2/board.png")
+    own = client.get(f"/api/records/{record_id}/steps/2/board.png", headers=auth(tokens[0]))
+    assert pixels(public) == ((40, 30), (255, 255, 255), (128, 128, 128))  # the public never sees the bag
+    assert pixels(own) == ((40, 30), (255, 255, 255), (0, 160, 0))
+    assert own.headers["Cache-Control"] == "private, no-cache" and own.headers["ETag"] != public.headers["ETag"]
+    unchanged = client.get(f"/api/records/{record_id}/steps/2/board.png",
+                           headers={**auth(tokens[0]), "If-None-Match": own.headers["ETag"]})
+    assert unchanged.status_code == 304 and not unchanged.data
+    assert client.get(f"/api/records/{record_id}/steps/2/board.png", headers=auth("a guess")).status_code == 403
+    missing = client.get(f"/api/records/{record_id}/steps/9/board.png")
+    assert missing.status_code == 404 and "steps 0 to 2" in missing.get_json()["detail"]
+    play_out(records, record_id, tokens)
+    steps = records.reading.summary(record_id).steps
+    done = client.get(f"/api/records/{record_id}/steps/{steps}/board.png")
+    assert pixels(done)[2] == (0, 160, 0) and done.headers["Cache-Control"] == "public, max-age=3600"  # all-seeing
+
+
+def test_a_real_board_picture_has_the_drawings_size(served: tuple[Any, Records]) -> None:
+    client, records = served
+    record_id, _ = records.play.start("serenissima", ["Ada", "Bruno", "Chiara"])
+    svg = ET.fromstring(client.get(f"/api/records/{record_id}/steps/1/board").data)
+    width, height = (float(v) for v in (svg.get("viewBox") or "").split()[2:])
+    answer = client.get(f"/api/records/{record_id}/steps/1/board.png")
+    picture = Image.open(io.BytesIO(answer.data))
+    assert answer.status_code == 200 and picture.size == (round(width), round(height))
+    colours = picture.convert("RGB").getcolors(maxcolors=1 << 20) or []
+    assert len(colours) > 50  # a drawn board (sea, ports, text), not a blank picture
+    toy, _ = records.play.start("toy", ["ann", "bob"])
+    assert client.get(f"/api/records/{toy}/steps/1/board.png").get_json()["type"].endswith("no-layout")
 
 
 def test_a_title_without_a_board_answers_no_layout(served: tuple[Any, Records]) -> None:
@@ -356,6 +409,23 @@ def test_demo_records_are_greedy_bot_games(tmp_path: Path, monkeypatch: pytest.M
         assert record["entries"] == dice.mark_outcomes([e.to_json() for e in played[0].entries], record["mode"])
     finally:
         records.close()
+
+
+def test_the_demo_lessons_chapters_are_named_as_people_write_the_titles(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    quick = {"la-citta": (bots.Table({"players": 2}),)}
+    monkeypatch.setattr(catalog, "demo_tables", lambda title: quick.get(title, ()))
+    app = create_app(Settings.from_env({"SQLITE_DBNAME": str(tmp_path / "demo.sqlite3")}))
+    try:
+        service = app.extensions["cronaca"]
+        keys: dict[str, tuple[str, str]] = {}
+        assert service_cli.demo_records(service.records, 1, keys) == 1
+        made = service_cli.demo_lesson(service.teaching, keys)
+        assert made is not None
+        chapters = app.test_client().get(f"/api/lessons/{made[0]}").get_json()["chapters"]
+        assert [c["title"] for c in chapters] == ["A game of La Città", "La Città: what if the other choice?"]
+    finally:
+        service.records.close()
 
 
 def test_the_live_demo_is_played_by_the_bot(tmp_path: Path) -> None:
