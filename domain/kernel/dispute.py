@@ -200,6 +200,9 @@ class DisputeReport:
     places: list[tuple[int, int]] | None = None  # (line, column) of the move each entry came from (the setup: column 0)
     words: Words | None = None  # the title's words, for the unknowns' sentences (never in the JSON)
     explaining: dict[str, Any] | None = None  # the explanations' search budget, and what it spent (kernel.explain)
+    # a turn left out, by the line after it: the commands of each reading of it that fits the file alike (never in
+    # the JSON: a command may hold what a seat alone may read; the finding says them in words)
+    readings: dict[int, list[list[dict[str, Any]]]] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -473,6 +476,8 @@ class _Checker:
         self._verbs: dict[str, str] | None = None  # command id -> the verb a line writes (report_words)
         # the explanations' reading (kernel.explain): a strict copy raises Refused where a finding would be written
         self.strict = False
+        self.guessed = False  # a strict copy read outcomes of a turn nobody wrote with a guess (`insert`)
+        self.taken = 0  # written items found not there after such a guess, read past (`_past_guess`)
         self.decided = 0  # commands a strict copy decided (the search's budget)
         self.forced: dict[tuple[int, int], Command | None] = {}  # (line, column) of a refused move -> what stands for it
         self.steps: dict[tuple[int, int], tuple[Command, ...]] = {}  # (line, column) of a move -> the steps left out after it
@@ -491,6 +496,7 @@ class _Checker:
         other = copy.copy(self)
         other.findings, other.checked, other.unknowns = [], [], []
         other.strict, other.decided, other.forced, other.refused = True, 0, {}, None
+        other.guessed, other.taken = False, 0
         other.counting()
         return other
 
@@ -525,10 +531,11 @@ class _Checker:
         return state
 
     def insert(self, state: Any, seat: int, command: Command, line: int,
-               guessed: dict[int, tuple[Any, ...]] | None = None) -> Any:
-        """A command nobody wrote (a turn left out), before `line`: its outcomes unknown (the first possible, or
-        `guessed`: outcome index -> values), narrowed later by what follows."""
-        base = -1 - len(self.checked) * 32
+               guessed: dict[int, tuple[Any, ...]] | None = None, index: int = 0) -> Any:
+        """A command nobody wrote (a turn left out), the `index`th of those before `line`: its outcomes unknown (the
+        first possible, or `guessed`: outcome index -> values), narrowed later by what follows. Their places are
+        the line's and `inserted_place`'s columns, the same in every reading (the narrowing settles them by place)."""
+        base = inserted_place(index, 0)
         written = self._blanks.get((line, base))
         if written is None:  # the same places each time the search reads this turn nobody wrote
             written = self._blanks[(line, base)] = [Written(None, line, base - k) for k in range(32)]
@@ -543,6 +550,7 @@ class _Checker:
                 raise Refused(exc.rule) from exc
             return state
         chance.written = chance.written[: chance.next]  # its outcomes nobody wrote: unknowns what follows narrows
+        self.guessed = self.guessed or bool(chance.unknowns)
         self._said = command
         move = Move("", (), tuple(chance.written), (), line, 0, "" if self.strict else self.say(command, state))
         return self._keep(state, seat, move, command, chance, produced, after, assumed=True)
@@ -554,7 +562,7 @@ class _Checker:
         out = []
         for k, command in enumerate(commands):
             mark = len(self.unknowns)
-            state = self.insert(state, command.seat if command.seat is not None else 0, command, line)
+            state = self.insert(state, command.seat if command.seat is not None else 0, command, line, index=k)
             for unknown in self.unknowns[mark:]:
                 values, _ = _candidates(unknown.kind, unknown.pool, unknown.assumed, unknown.partial, most)
                 out.append((k, unknown.outcome, unknown.assumed, values))
@@ -899,6 +907,8 @@ class _Checker:
         try:
             produced, after = self._play(state, command, chance)
         except ImpossibleOutcome as exc:
+            if self.strict and self.guessed and exc.rule == _TAKEN:  # the guess may have taken it (kernel.explain)
+                return self._past_guess(state, seat, move, command, chance)
             bad = chance.written[chance.failed_at] if chance.failed_at is not None and chance.failed_at < len(chance.written) else None
             stored = exc.stored()
             message = _at(bad.line if bad else move.line, stored["message"])
@@ -928,6 +938,28 @@ class _Checker:
                                  "written", state, seat, column=extra.column, written=move.text)
             self._hide(found, move, owners, words)
         return self._keep(state, seat, move, command, chance, produced, after)
+
+    def _past_guess(self, state: Any, seat: int, move: Move, command: Command, chance: WrittenChance) -> Any:
+        """A strict copy after a turn nobody wrote: a written item not there is read as a possible one, counted
+        (`taken`), since the outcomes guessed for that turn may have taken it; the narrowing settles them later."""
+        written = list(chance.written)
+        bad = chance.failed_at
+        while bad is not None and bad < len(written):
+            written[bad] = Written(None, written[bad].line, written[bad].column)
+            retry = self.chance(written)
+            try:
+                produced, after = self._play(state, command, retry)
+            except ImpossibleOutcome as exc:
+                if exc.rule != _TAKEN or retry.failed_at is None or retry.failed_at <= bad:
+                    raise Refused(exc.rule) from exc
+                self.taken += 1
+                bad = retry.failed_at
+                continue
+            except RuleViolation as exc:
+                raise Refused(exc.rule) from exc
+            self.taken += 1
+            return self._keep(state, seat, move, command, retry, produced, after, assumed=True)
+        raise Refused(_TAKEN)
 
     def _meant(self, move: Move, seat: int, near: Sequence[str], state: Any = None) -> list[dict[str, Any]]:
         """The move read with its misspelt verb or word replaced by the nearest word, when that reads (the
@@ -1160,6 +1192,19 @@ class _Checker:
         return (unknown.line, unknown.column)
 
 
+def inserted_place(index: int, outcome: int) -> int:
+    """The column that stands for an outcome of a command nobody wrote (the `index`th put in before a line): below
+    zero, where no written outcome is, and the same in every reading of the file."""
+    return -1 - index * 32 - outcome
+
+
+def _inserted_lines(explanation: Explanation) -> tuple[Any, ...]:
+    """The turn nobody wrote of a left-out explanation (its lines before the written one), or nothing."""
+    if explanation.kind != "left-out" or explanation.consumed != 1:
+        return ()
+    return tuple(line for line in explanation.lines if line.turn is None)
+
+
 class _RefusedError(Exception):
     """A probe's reading met something the rules refuse: the values it was given are not the ones that happened."""
 
@@ -1207,6 +1252,15 @@ class _Probe(_Checker):
             return self._keep(state, seat, move, command, retry, produced, after, assumed=True)
         raise _RefusedError(move.line)
 
+    def insert(self, state: Any, seat: int, command: Command, line: int,
+               guessed: dict[int, tuple[Any, ...]] | None = None, index: int = 0) -> Any:
+        """A command nobody wrote, refused with the values given its outcomes: those values did not happen."""
+        mark = len(self.checked)
+        after = super().insert(state, seat, command, line, guessed, index)
+        if len(self.checked) == mark:
+            raise _RefusedError(line)
+        return after
+
     def alternatives(self, state: Any, seat: int, written: Mapping[str, Any] | None, most: int = 5) -> list[Command]:
         return []
 
@@ -1237,6 +1291,19 @@ class _Reading:
         for index, done in enumerate(checker.checked):
             self.places.setdefault((done.line, done.column), index)
         self.explained = dict(checker.explanations)  # the slips the checker explained, read as the table meant them
+        self.left_out: dict[int, Sequence[Any]] = {}  # a step that opens a line after a turn left out -> that turn
+        for t, explanation in self.explained.items():  # the outcomes of a turn nobody wrote: narrowed at that step
+            inserted = _inserted_lines(explanation)
+            stop = self.first_of[t]
+            if not inserted or stop >= len(self.steps) or self.steps[stop] != (t, 0):
+                continue
+            self.left_out[stop] = inserted
+            line = notation.turns[t].line
+            count = sum(len(one.commands) for one in inserted)
+            for index in range(count):
+                for outcome in range(32):
+                    self.stop_of[(line, inserted_place(index, outcome))] = stop
+                    self.rank[(line, inserted_place(index, outcome))] = -count * 32 + index * 32 + outcome
         self.overriding = False  # a written outcome the checker found impossible is searched too (`WrittenChance.fallback`)
 
     def _probe(self, settled: dict[tuple[int, int], tuple[Any, ...]]) -> _Probe:
@@ -1254,6 +1321,8 @@ class _Reading:
         t, m = self.steps[stop]
         move = self.notation.turns[t].moves[m]
         index = self.places.get((move.line, move.column))
+        if stop in self.left_out:  # the state before the turn nobody wrote (its commands are kept at column 0)
+            index = self.places.get((move.line, 0))
         return self.checker.checked[index].state if index is not None else None
 
     @staticmethod
@@ -1270,6 +1339,8 @@ class _Reading:
             ok = after is not None
             return Step(ok, -1, after, self._asked(probe), 1, taken=probe.taken)
         try:
+            if stop in self.left_out:  # the turn nobody wrote first, with the outcomes `settled` gives it
+                state = read_explained(probe, state, self.left_out[stop])
             after = self._move(probe, state, stop)
         except _RefusedError:
             return Step(False, stop, None, self._asked(probe), 1, taken=probe.taken)
@@ -1506,7 +1577,9 @@ def check(
                          lines=len(text.splitlines()), moves=len(checker.checked),
                          places=[(notation.setup_line or 1, 0), *((c.line, c.column) for c in checker.checked)],
                          words=words,
-                         explaining=explaining.to_json() if explaining.searches or explaining.exhausted else None)
+                         explaining=explaining.to_json() if explaining.searches or explaining.exhausted else None,
+                         readings={notation.turns[at].line: [[c.to_json() for c in reading] for reading in explanation.readings]
+                                   for at, explanation in checker.explanations.items() if explanation.readings})
 
 
 _WHATEVER_WAS_DRAWN = frozenset({"chance/draw/count"})
@@ -1604,11 +1677,12 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
             state = after
             at += 1
             continue
-        if hold and any(u.column >= 0 for u in checker.unknowns):
+        if hold and checker.unknowns:  # (a turn left out: its outcomes too, narrowed at the line after it)
             checker.held_back = True
             state = after
             at += 1
             continue
+        _search_again(budget, (at, refusal.kind), turn.line, settled)
         explanation = explain(checker, state, turns, at, refusal, budget)
         if explanation is None or _as_it_was(explanation, refusal):
             if explanation is not None:  # what the checker did anyway: said so, and kept as it was
@@ -1625,6 +1699,16 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
         at += explanation.consumed
     checker.state = state
     return checker
+
+
+def _search_again(budget: Budget, key: tuple[int, str], line: int, settled: Mapping[tuple[int, int], Any]) -> None:
+    """A turn left out was chosen with its outcomes guessed: once the narrowing has settled them (places below
+    zero on its line), the search is made again with them (they may tell apart readings the guesses made alike)."""
+    knew = frozenset((k, v) for k, v in settled.items() if k[0] == line and k[1] < 0)
+    found = budget.found.get(key)
+    if key in budget.knew and budget.knew[key] != knew and found is not None and found.kind == "left-out":
+        del budget.found[key]
+    budget.knew[key] = knew
 
 
 def _near_seats(checker: _Checker, player: str) -> list[str]:

@@ -72,6 +72,9 @@ class Budget:
     # the explanation found for a written line (its index), kept for the check's later readings (the settling
     # of unknowns reads the file again): one search a refused line, and the same reading each time
     found: dict[tuple[int, str], Explanation | None] = field(default_factory=dict)
+    # what the search of a refused line knew of the outcomes nobody wrote there (a turn left out: once the narrowing
+    # has settled them, the search is made again with them, and tells apart readings the guesses made alike)
+    knew: dict[tuple[int, str], Any] = field(default_factory=dict)
 
     def left(self) -> bool:
         return self.used < self.moves and self.elapsed < self.seconds
@@ -118,10 +121,15 @@ class Explanation:
     runner_up: Explanation | None = None
     resume: tuple[Any, Any] | None = None  # the strict reading and its state where judging stopped, unrefused
     agrees: int = 0  # read to the end of the file: the seats whose claimed total it gives
+    taken: int = 0  # written items its reading found not there, after outcomes it guessed (fewer: likelier)
+    fits: int = 0  # a turn nobody wrote: the readings of it, leaving the game in distinct states, that fit alike
+    readings: tuple[tuple[Command, ...], ...] = ()  # those readings' commands (the chosen one first)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": self.kind, "said": self.said, "edits": self.edits,
                                "reads_to_line": self.reads_to_line}
+        if self.fits > 1:
+            out["fits"] = self.fits
         if self.runner_up is not None:
             out["runner_up"] = {"kind": self.runner_up.kind, "said": self.runner_up.said,
                                 "edits": self.runner_up.edits, "reads_to_line": self.runner_up.reads_to_line}
@@ -151,6 +159,7 @@ class Reader(Protocol):
 
     seats: list[str]
     decided: int
+    taken: int  # written items found not there after outcomes guessed for a turn nobody wrote, read past
 
     def fork(self) -> Reader: ...
 
@@ -167,7 +176,7 @@ class Reader(Protocol):
     def agreement(self, state: Any) -> int: ...
 
     def insert(self, state: Any, seat: int, command: Command, line: int,
-               guessed: dict[int, tuple[Any, ...]] | None = None) -> Any: ...
+               guessed: dict[int, tuple[Any, ...]] | None = None, index: int = 0) -> Any: ...
 
     def guesses(self, state: Any, commands: Sequence[Command], line: int, most: int
                 ) -> list[tuple[int, int, tuple[Any, ...], list[tuple[Any, ...]]]]: ...
@@ -179,10 +188,12 @@ class Reader(Protocol):
 
 def read(reader: Reader, state: Any, lines: Sequence[Line]) -> Any:
     """The lines of an explanation through `reader` (strict or not): the state after them."""
+    inserted = 0  # the commands nobody wrote, counted: each one's outcomes have their own places (`Reader.insert`)
     for line in lines:
         if line.turn is None:
             for command in line.commands:
-                state = reader.insert(state, command.seat, command, line.at, dict(line.guessed))
+                state = reader.insert(state, command.seat, command, line.at, dict(line.guessed), inserted)
+                inserted += 1
         elif line.seat is not None:
             state = reader.read_line(state, line.seat, line.turn, dict(line.forced), dict(line.steps),
                                      dict(line.instead))
@@ -248,7 +259,7 @@ class _Search:
             pass
         finally:
             self.used += fork.decided - before
-        candidate.reads = reads
+        candidate.reads, candidate.taken = reads, fork.taken
         if reads >= 0:
             last = self.turns[min(len(self.turns), self.at + reads) - 1] if reads else None
             candidate.reads_to_line = last.line if last is not None else None
@@ -256,7 +267,7 @@ class _Search:
         return candidate
 
     def best(self) -> Explanation | None:
-        ranked = sorted(self.tried, key=lambda c: (-c.reads, -c.agrees, c.edits, c.order))
+        ranked = sorted(self.tried, key=lambda c: (-c.reads, -c.agrees, c.taken, c.edits, c.order))
         if not ranked:
             return None
         chosen = ranked[0]
@@ -294,7 +305,36 @@ def explain(reader: Reader, state: Any, turns: Sequence[Turn], at: int, refusal:
         budget.used += search.used
         budget.elapsed += time.process_time() - search.started
     chosen = budget.found[key] = search.best()
+    if chosen is not None and chosen.kind == "left-out":
+        _undetermined(search, chosen)
     return chosen
+
+
+def _undetermined(search: _Search, chosen: Explanation) -> None:
+    """A turn nobody wrote that several readings fit alike (as far as they were read, and by the claimed result at
+    the end), leaving the game in different states: the file does not say which it was. The report says so, and
+    how many fit, rather than going on from one as if it were known (`fits`, `readings`; the chosen one first)."""
+    alike = [c for c in search.tried if c.kind == "left-out" and (c.reads, c.agrees, c.taken, c.edits)
+             == (chosen.reads, chosen.agrees, chosen.taken, chosen.edits)]
+    ends: list[Any] = []  # the state each distinct reading leaves where its judging stopped
+    kept: list[Explanation] = []
+    for candidate in sorted(alike, key=lambda c: c is not chosen):
+        end = candidate.resume[1] if candidate.resume is not None else candidate
+        if any(end is other or end == other for other in ends):
+            continue
+        ends.append(end)
+        kept.append(candidate)
+    chosen.readings = tuple(tuple(c for line in k.lines if line.turn is None for c in line.commands) for k in kept)
+    if len(kept) < 2:
+        return
+    chosen.fits = len(kept)
+    chosen.runner_up = kept[1]
+    whole = chosen.reads >= len(search.turns) - search.at
+    where = "the rest of the file" + (" and the claimed result" if chosen.agrees else "") if whole else \
+        f"the lines read after it (to line {chosen.reads_to_line})"
+    others = ", ".join(k.said.split(": read as ", 1)[-1] for k in kept[1:3])
+    chosen.said += (f"; undetermined: {len(kept)} readings of it fit {where} alike (also {others}"
+                    f"{' …' if len(kept) > 3 else ''}); what it was is not said by the file")
 
 
 def _further(search: _Search) -> None:
@@ -311,7 +351,10 @@ def _further(search: _Search) -> None:
                     tie.agrees = search.reader.agreement(tie.resume[1])
             return
         ahead *= FURTHER
-        for tie in sorted(ties, key=lambda c: (c.edits, c.order))[:keep]:  # the others keep what they read so far
+        ranked = sorted(ties, key=lambda c: (c.edits, c.order))
+        # the others keep what they read so far; every turn nobody wrote that reads on is judged (which one it was
+        # is what the rest of the file says, not the order its commands were tried in)
+        for tie in ranked[:keep] + [c for c in ranked[keep:] if c.kind == "left-out"]:
             if not search.spent():
                 search.tried.remove(tie)
                 search.judge(tie, ahead)
@@ -539,9 +582,9 @@ def _states(reader: Reader, state: Any, commands: Sequence[Command], line: int) 
     """The state before each command of a turn nobody wrote (to say each in words)."""
     fork = reader.fork()
     out = []
-    for command in commands:
+    for k, command in enumerate(commands):
         out.append(state)
-        state = fork.insert(state, command.seat, command, line)
+        state = fork.insert(state, command.seat, command, line, index=k)
     return out
 
 

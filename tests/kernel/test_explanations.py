@@ -213,7 +213,7 @@ def test_a_slip_in_a_move_before_the_refused_one_is_read_there(title: str) -> No
 
 def test_a_turn_left_out_that_drew_is_read_with_the_draws_the_lines_after_it_need() -> None:
     """`Carla: pass [rich_harvest]` not written: an Event card drawn nobody wrote down; read with the first card
-    possible, a later line is refused, so the search gives the turn the card with which what follows reads."""
+    possible, a later line is refused, so the card is narrowed with the rest of the file, as a `[?]` written there."""
     text, played = game_of("la-citta")
     lines = text.split("\n")
     i = lines.index("   Carla: pass [rich_harvest]")
@@ -221,7 +221,9 @@ def test_a_turn_left_out_that_drew_is_read_with_the_draws_the_lines_after_it_nee
     report = check_text("\n".join(lines))
     (finding,) = report.findings
     assert finding.line == i + 1 and finding.explanation["kind"] == "left-out"
-    assert "read as `Carla: pass` (its outcomes, nobody wrote them, as the lines after it need them)" in finding.assumed
+    assert "read as `Carla: pass`" in finding.assumed
+    (card,) = [u for u in report.unknowns if u.line == i + 1]
+    assert card.consistent == [("rich_harvest",)] and card.column < 0  # nobody wrote it: no column of the line
     assert read_as_played(report, played)
 
 
