@@ -18,6 +18,7 @@ from __future__ import annotations
 import copy
 import difflib
 import itertools
+import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -1528,12 +1529,35 @@ def check(
         line = notation.tags["Edition"].line if "Edition" in notation.tags else 1
         findings.append(Finding("header", line, "notation/edition", f"line {line}: {exc}"))
         return DisputeReport(title, seats, options, findings, [], None, claimed, False, None)
-    settled: dict[tuple[int, int], tuple[Any, ...]] = {}
     explaining = Budget()  # the explanations' search (kernel.explain), shared by every reading below
+    checker = _read_all(notation, game, words, edition, seats, colours, options, findings, explaining, claimed, budget)
+    if checker.state is None:
+        return DisputeReport(title, seats, options, checker.findings, checker.unknowns, None, claimed, False, None)
+    checker = _other_readings(checker, explaining, notation, lambda: _read_all(
+        notation, game, words, edition, seats, colours, options, findings, explaining, claimed, budget // 4))
+    state = checker.state
+    finished = game.pending(state).over
+    scores = game.scores(state)
+    entries: list[Any] = [checker.setup_entry, *(c.entry for c in checker.checked)]  # the setup's is set by now
+    return DisputeReport(title, seats, options, checker.findings, checker.unknowns, scores, claimed, finished, entries,
+                         lines=len(text.splitlines()), moves=len(checker.checked),
+                         places=[(notation.setup_line or 1, 0), *((c.line, c.column) for c in checker.checked)],
+                         words=words,
+                         explaining=explaining.to_json() if explaining.searches or explaining.exhausted else None,
+                         readings={notation.turns[at].line: [[c.to_json() for c in reading] for reading in explanation.readings]
+                                   for at, explanation in checker.explanations.items() if explanation.readings})
+
+
+def _read_all(notation: Notation, game: Game, words: Words, edition: Edition, seats: list[str],
+              colours: list[str | None], options: dict[str, Any], findings: list[Finding], explaining: Budget,
+              claimed: dict[str, int] | None, budget: int) -> _Checker:
+    """The file read through the rules, its unknowns narrowed and it read again with them, the result compared:
+    the checker of the last reading (`state` None: the setup failed)."""
+    settled: dict[tuple[int, int], tuple[Any, ...]] = {}
     checker = _run(notation, game, words, edition, seats, colours, options, list(findings), settled, explaining,
                    claimed=claimed)
     if checker.state is None:
-        return DisputeReport(title, seats, options, checker.findings, checker.unknowns, None, claimed, False, None)
+        return checker
     if claimed:
         checker.claimed = {seat: total for name, total in claimed.items() if (seat := checker.seat_of(name)) is not None}
     answer = checker.narrow(budget, notation)
@@ -1567,19 +1591,39 @@ def check(
                         last.apply(meant)
                         checker = last
     _doubted(checker, len(findings))
-    state = checker.state
-    finished = game.pending(state).over
-    scores = game.scores(state)
     if claimed is not None:
-        _compare_result(checker, claimed, scores, finished, notation, game, state)
-    entries: list[Any] = [checker.setup_entry, *(c.entry for c in checker.checked)]  # the setup's is set by now
-    return DisputeReport(title, seats, options, checker.findings, checker.unknowns, scores, claimed, finished, entries,
-                         lines=len(text.splitlines()), moves=len(checker.checked),
-                         places=[(notation.setup_line or 1, 0), *((c.line, c.column) for c in checker.checked)],
-                         words=words,
-                         explaining=explaining.to_json() if explaining.searches or explaining.exhausted else None,
-                         readings={notation.turns[at].line: [[c.to_json() for c in reading] for reading in explanation.readings]
-                                   for at, explanation in checker.explanations.items() if explanation.readings})
+        state = checker.state
+        _compare_result(checker, claimed, game.scores(state), game.pending(state).over, notation, game, state)
+    return checker
+
+
+OTHER_READINGS = 3  # other readings of a turn left out that fit alike, each read through the whole check, at most
+OTHER_SECONDS = 0.25  # process time those readings may start in, in all (each narrowed with a quarter of the budget)
+
+
+def _other_readings(checker: _Checker, explaining: Budget, notation: Notation,
+                    read_all: Callable[[], _Checker]) -> _Checker:
+    """A turn left out that several readings fit alike as far as the search read (their outcomes guessed): the whole
+    check is made with each (`OTHER_READINGS` at most), its outcomes narrowed with the rest of the file, and the one
+    with the fewest findings after it is kept (the one that makes the most of the file legal); the first on a tie."""
+    started = time.process_time()
+    for key, chosen in list(explaining.found.items()):
+        if chosen is None or not chosen.alike or key[0] not in checker.explanations \
+                or checker.explanations[key[0]] is not chosen or chosen.reads < len(notation.turns) - key[0]:
+            continue  # (readings told apart before the end of the file: their outcomes do not make them alike)
+        line = notation.turns[key[0]].line
+        best, fewest = chosen, sum(1 for f in checker.findings if f.line > line or f.kind == "result")
+        for other in chosen.alike[:OTHER_READINGS]:
+            if fewest == 0 or time.process_time() - started >= OTHER_SECONDS:
+                break
+            explaining.found[key] = other
+            explaining.pinned.add(key)
+            again = read_all()
+            after = sum(1 for f in again.findings if f.line > line or f.kind == "result")
+            if again.state is not None and after < fewest:
+                best, fewest, checker = other, after, again
+        explaining.found[key] = best
+    return checker
 
 
 _WHATEVER_WAS_DRAWN = frozenset({"chance/draw/count"})
@@ -1706,7 +1750,8 @@ def _search_again(budget: Budget, key: tuple[int, str], line: int, settled: Mapp
     zero on its line), the search is made again with them (they may tell apart readings the guesses made alike)."""
     knew = frozenset((k, v) for k, v in settled.items() if k[0] == line and k[1] < 0)
     found = budget.found.get(key)
-    if key in budget.knew and budget.knew[key] != knew and found is not None and found.kind == "left-out":
+    if key in budget.knew and budget.knew[key] != knew and found is not None and found.kind == "left-out" \
+            and key not in budget.pinned:
         del budget.found[key]
     budget.knew[key] = knew
 

@@ -75,6 +75,7 @@ class Budget:
     # what the search of a refused line knew of the outcomes nobody wrote there (a turn left out: once the narrowing
     # has settled them, the search is made again with them, and tells apart readings the guesses made alike)
     knew: dict[tuple[int, str], Any] = field(default_factory=dict)
+    pinned: set[tuple[int, str]] = field(default_factory=set)  # explanations the checker chose among (not searched again)
 
     def left(self) -> bool:
         return self.used < self.moves and self.elapsed < self.seconds
@@ -124,6 +125,7 @@ class Explanation:
     taken: int = 0  # written items its reading found not there, after outcomes it guessed (fewer: likelier)
     fits: int = 0  # a turn nobody wrote: the readings of it, leaving the game in distinct states, that fit alike
     readings: tuple[tuple[Command, ...], ...] = ()  # those readings' commands (the chosen one first)
+    alike: tuple[Explanation, ...] = ()  # the other readings that fit alike (the checker may read on with one)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": self.kind, "said": self.said, "edits": self.edits,
@@ -316,25 +318,35 @@ def _undetermined(search: _Search, chosen: Explanation) -> None:
     how many fit, rather than going on from one as if it were known (`fits`, `readings`; the chosen one first)."""
     alike = [c for c in search.tried if c.kind == "left-out" and (c.reads, c.agrees, c.taken, c.edits)
              == (chosen.reads, chosen.agrees, chosen.taken, chosen.edits)]
-    ends: list[Any] = []  # the state each distinct reading leaves where its judging stopped
+    ends: list[Any] = []  # the state each distinct reading leaves after the turn (its outcomes as first guessed)
     kept: list[Explanation] = []
+    commands: list[tuple[Command, ...]] = []
+    line = search.turns[search.at].line
     for candidate in sorted(alike, key=lambda c: c is not chosen):
-        end = candidate.resume[1] if candidate.resume is not None else candidate
-        if any(end is other or end == other for other in ends):
+        chain = tuple(c for one in candidate.lines if one.turn is None for c in one.commands)
+        try:
+            end = _states(search.reader, search.state, (*chain, None), line)[-1]
+        except Refused:
+            continue
+        if any(end == other for other in ends):
             continue
         ends.append(end)
         kept.append(candidate)
-    chosen.readings = tuple(tuple(c for line in k.lines if line.turn is None for c in line.commands) for k in kept)
+        commands.append(chain)
+    chosen.readings = tuple(commands)
     if len(kept) < 2:
         return
-    chosen.fits = len(kept)
-    chosen.runner_up = kept[1]
     whole = chosen.reads >= len(search.turns) - search.at
     where = "the rest of the file" + (" and the claimed result" if chosen.agrees else "") if whole else \
         f"the lines read after it (to line {chosen.reads_to_line})"
-    others = ", ".join(k.said.split(": read as ", 1)[-1] for k in kept[1:3])
-    chosen.said += (f"; undetermined: {len(kept)} readings of it fit {where} alike (also {others}"
-                    f"{' …' if len(kept) > 3 else ''}); what it was is not said by the file")
+    said = [k.said.split(": read as ", 1)[-1] for k in kept]
+    for n, one in enumerate(kept):  # each may be the one the checker reads on with (kernel.dispute): each says so
+        others = [x for k, x in enumerate(said) if k != n]
+        one.fits, one.runner_up = len(kept), kept[1 if n == 0 else 0]
+        one.readings = (commands[n], *(c for k, c in enumerate(commands) if k != n))
+        one.alike = tuple(k for k in kept if k is not one) if one is chosen else ()
+        one.said += (f"; undetermined: {len(kept)} readings of it fit {where} alike (also {', '.join(others[:2])}"
+                     f"{' …' if len(others) > 2 else ''}); what it was is not said by the file")
 
 
 def _further(search: _Search) -> None:
@@ -578,13 +590,14 @@ def _apart(search: _Search, group: list[tuple[Explanation, Any]]) -> tuple[Expla
     return chosen
 
 
-def _states(reader: Reader, state: Any, commands: Sequence[Command], line: int) -> list[Any]:
-    """The state before each command of a turn nobody wrote (to say each in words)."""
+def _states(reader: Reader, state: Any, commands: Sequence[Command | None], line: int) -> list[Any]:
+    """The state before each command of a turn nobody wrote (to say each in words; None: after the last)."""
     fork = reader.fork()
     out = []
     for k, command in enumerate(commands):
         out.append(state)
-        state = fork.insert(state, command.seat, command, line, index=k)
+        if command is not None:
+            state = fork.insert(state, command.seat, command, line, index=k)
     return out
 
 
