@@ -28,10 +28,10 @@ from domain.kernel.chance import Outcome, _within
 from domain.kernel.commands import Command
 from domain.kernel.contract import Game, Pending, fold, play
 from domain.kernel.editions import Edition, EditionError
-from domain.kernel.explain import Budget, Explanation, Refusal, Refused, explain
+from domain.kernel.explain import LOOKAHEAD, Budget, Explanation, Refusal, Refused, explain
 from domain.kernel.explain import read as read_explained
 from domain.kernel.log import Entry
-from domain.kernel.narrowing import Answer, Asked, Step, draw_sets
+from domain.kernel.narrowing import Answer, Asked, Step, draw_sets, rank
 from domain.kernel.notation import (
     PUBLIC,
     UNKNOWN,
@@ -1172,6 +1172,7 @@ class _Checker:
             reading.overriding = True  # the written but impossible outcomes searched too (`WrittenChance.fallback`)
             answer = narrow_together(reading, start, [(stop, sorted(keys, key=lambda k: reading.rank[k]))
                                                       for stop, keys in order], budget, CANDIDATES, main)
+        _keep_guesses(reading, answer, self.unknowns)
         self.apply(answer)
         return answer
 
@@ -1191,6 +1192,33 @@ class _Checker:
 
     def written_at(self, unknown: Unknown) -> tuple[int, int]:
         return (unknown.line, unknown.column)
+
+
+def _keep_guesses(reading: _Reading, answer: Answer, unknowns: Sequence[Unknown]) -> None:
+    """The outcomes of a turn nobody wrote are read with the values the search chose for it (`explain._guess`) where
+    those let more of the file stand than the joint search's (several draws from one bag at one move: judged by
+    classes, it may miss the combination the lines after it need)."""
+    for stop in sorted(reading.left_out):
+        line = reading.notation.turns[reading.steps[stop][0]].line
+        guessed = {reading.checker.written_at(u): tuple(u.assumed) for u in unknowns if u.line == line and u.column < 0}
+        start = reading.before(stop)
+        if start is None or all(answer.best.get(k) == v for k, v in guessed.items()):
+            continue
+
+        def judged(settled: dict[tuple[int, int], tuple[Any, ...]], at: Any = start, stop: int = stop) -> Any:
+            first = reading.play(at, stop, settled)
+            return rank(reading.advance(first.state, stop, None, settled)) if first.ok else rank(first)
+        narrowed = {k: answer.best[k] for k in guessed if k in answer.best}
+        best = max((dict(answer.best), {**answer.best, **guessed}), key=judged)  # the narrowed first on a tie
+        top = judged(best)
+        for k in guessed:  # then each outcome from the other, where that lets more stand
+            other = guessed[k] if best.get(k) != guessed[k] else narrowed.get(k)
+            if other is None or other == best.get(k):
+                continue
+            trial = {**best, k: other}
+            if (tried := judged(trial)) > top:
+                best, top = trial, tried
+        answer.best.update({k: best[k] for k in guessed if k in best})
 
 
 def inserted_place(index: int, outcome: int) -> int:
@@ -1681,10 +1709,12 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
         return checker
     turns = notation.turns
     at = 0
+    starts: dict[int, tuple[tuple[int, int, int], Any]] = {}  # a turn -> the checker's marks and state before it
     while at < len(turns):
         turn = turns[at]
         seat = checker.seat_of(turn.player)
         marks = (len(checker.checked), len(checker.findings), len(checker.unknowns))
+        starts[at] = (marks, state)
         if seat is None:
             near = _near_seats(checker, turn.player)
             waiting = None if checker.pending(state).over else checker.pending(state).seat
@@ -1711,6 +1741,12 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
         refusal = checker.refused
         first = next((f for f in new if (f.kind in ("rule", "notation", "order") and f.rule != "notation/after-the-end")
                       or (refusal is not None and refusal.kind == "step" and f.rule == "chance/unused-outcome")), None)
+        if (first is None or refusal is None) and not (hold and checker.unknowns) and any(
+                f.kind in _REFUSED for f in new):  # refused for what it met (a count of draws): a turn left out before?
+            back = _gap(checker, turns, at, starts, budget)
+            if back is not None:
+                state, at = back
+                continue
         if first is None or refusal is None:
             if rounds is not None and rounds[1] is not None and rounds[0] != rounds[1]:
                 checker.findings.insert(marks[1], Finding(
@@ -1726,8 +1762,13 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
             state = after
             at += 1
             continue
-        _search_again(budget, (at, refusal.kind), turn.line, settled)
-        explanation = explain(checker, state, turns, at, refusal, budget)
+        before = _search_again(budget, (at, refusal.kind), turn.line, settled)
+        explanation = _as_before(budget, (at, refusal.kind), explain(checker, state, turns, at, refusal, budget), before)
+        if explanation is None or explanation.reads < min(len(turns) - at, 1 + LOOKAHEAD):
+            back = _gap(checker, turns, at, starts, budget)  # nothing here reads on: a turn left out before?
+            if back is not None:
+                state, at = back
+                continue
         if explanation is None or _as_it_was(explanation, refusal):
             if explanation is not None:  # what the checker did anyway: said so, and kept as it was
                 first.explanation = explanation.to_json()
@@ -1745,15 +1786,65 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
     return checker
 
 
-def _search_again(budget: Budget, key: tuple[int, str], line: int, settled: Mapping[tuple[int, int], Any]) -> None:
+_REFUSED = ("rule", "notation", "order", "chance")  # findings of a line the rules refuse (not the result's)
+BACK = 3  # lines the rules took before a refused one, each looked at for a turn left out before it
+
+
+def _gap(checker: _Checker, turns: Sequence[Turn], at: int, starts: Mapping[int, tuple[tuple[int, int, int], Any]],
+         budget: Budget) -> tuple[Any, int] | None:
+    """A refused line that nothing at it explains, after lines the rules took: a turn left out a line or two before
+    may be what was missed (a player's second line of a round, the next one taken as the first). Each of the `BACK`
+    lines before is tried as the line after the gap; where a turn nobody wrote before it reads past the refused one,
+    the reading is taken back to there, the gap named once at that line, and read on as explained: (state, next turn)."""
+    marks = starts[at][0]
+    for back in range(1, BACK + 1):
+        b = at - back
+        if b not in starts or starts[b][0][1] != marks[1] or any(k >= b for k in checker.explanations):
+            return None  # (only over lines read clean, with nothing explained)
+        seat = checker.seat_of(turns[b].player)
+        if seat is None or checker.over_reported:
+            return None
+        (checked, found, unknowns), state = starts[b]
+        gap = explain(checker, state, turns, b, Refusal("gap", seat, None), budget)
+        if gap is None or gap.kind != "left-out" or gap.reads <= back + 1:
+            continue
+        del checker.checked[checked:], checker.findings[found:], checker.unknowns[unknowns:]
+        line = turns[b].line
+        said = checker.finding("order", line, "notation/left-out", f"line {line}: the rules take this line, but line "
+                               f"{turns[at].line} cannot stand after it; {gap.said}", seat=seat,
+                               player=checker.seats[seat], assumed=gap.said)
+        said.explanation = gap.to_json()
+        checker.explanations[b] = gap
+        return read_explained(checker, state, gap.lines), b + gap.consumed
+    return None
+
+
+def _search_again(budget: Budget, key: tuple[int, str], line: int,
+                  settled: Mapping[tuple[int, int], Any]) -> Explanation | None:
     """A turn left out was chosen with its outcomes guessed: once the narrowing has settled them (places below
-    zero on its line), the search is made again with them (they may tell apart readings the guesses made alike)."""
+    zero on its line), the search is made again with them (they may tell apart readings the guesses made alike).
+    The explanation searched again, if it is."""
     knew = frozenset((k, v) for k, v in settled.items() if k[0] == line and k[1] < 0)
     found = budget.found.get(key)
-    if key in budget.knew and budget.knew[key] != knew and found is not None and found.kind == "left-out" \
-            and key not in budget.pinned:
+    budget.knew[key], knew = knew, budget.knew.get(key, knew)
+    if budget.knew[key] != knew and found is not None and found.kind == "left-out" and key not in budget.pinned:
         del budget.found[key]
-    budget.knew[key] = knew
+        return found
+    return None
+
+
+def _as_before(budget: Budget, key: tuple[int, str], found: Explanation | None,
+               before: Explanation | None) -> Explanation | None:
+    """The search made again keeps the turn it chose before where that still fits as well as any (the values settled
+    are that turn's: another reading that ties with them is no likelier)."""
+    if found is None or before is None or found is before:
+        return found
+    commands = [c for line in before.lines if line.turn is None for c in line.commands]
+    for alike in (found, *found.alike):
+        if [c for line in alike.lines if line.turn is None for c in line.commands] == commands:
+            budget.found[key] = alike
+            return alike
+    return found
 
 
 def _near_seats(checker: _Checker, player: str) -> list[str]:

@@ -142,7 +142,7 @@ class Explanation:
 class Refusal:
     """Where and why the written line could not stand, as the checker met it."""
 
-    kind: str  # move | order | player | step (outcomes written that the move does not meet)
+    kind: str  # move | order | player | step (outcomes written that the move does not meet) | gap (an earlier line)
     seat: int | None  # the seat the line was read as (None: a name that is none of the seats)
     waiting: int | None  # the seat the rules waited for
     place: tuple[int, int] | None = None  # the refused move's (line, column)
@@ -293,6 +293,8 @@ def explain(reader: Reader, state: Any, turns: Sequence[Turn], at: int, refusal:
     try:
         if refusal.kind == "step":  # outcomes the move does not meet: a step nobody wrote met them
             _left_steps(search, refusal)
+        elif refusal.kind == "gap":  # a line the rules took, but a later one refused: a turn nobody wrote before it?
+            _left_out(search, refusal)
         else:
             for candidate in _candidates(search, refusal):
                 search.judge(candidate)

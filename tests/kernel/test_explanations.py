@@ -254,3 +254,30 @@ def same_game(report: Any, played: Any) -> bool:
     for entry in report.entries or []:
         state = fold(game, state, entry.events)
     return bool(state == played.state)
+
+
+def test_a_turn_left_out_that_the_rest_of_the_file_does_not_tell_is_said_undetermined() -> None:
+    """A Form-of-Republic shift not written, where what follows (and the claimed result) fits another shift as well:
+    the report names the gap once, says how many readings fit and which, and keeps the one that was played among
+    them, rather than reading on from a guess as if it were known."""
+    text, played = game_of("citta-stato")
+    lines = text.split("\n")
+    report = None
+    for i, line in enumerate(lines):  # the first shift whose readings the rest of the file does not tell apart
+        if not re.fullmatch(r"\s+\w+: (stay|left|right)", line) or i + 1 >= len(lines) or not _TURN.match(lines[i + 1]):
+            continue
+        report = check_text("\n".join(lines[:i] + lines[i + 1:]))
+        if report.findings and (report.findings[0].explanation or {}).get("fits"):
+            break
+    else:
+        pytest.fail("no shift left out reads as undetermined")
+    assert report is not None
+    (finding,) = report.findings
+    assert finding.line == i + 1 and finding.explanation["kind"] == "left-out"
+    fits = finding.explanation["fits"]
+    assert fits >= 2 and f"undetermined: {fits} readings of it fit the rest of the file" in finding.assumed
+    assert finding.explanation["runner_up"]["said"] != finding.explanation["said"]
+    checked = check_text(text)
+    shift = [dict(e.command) for e, (at, _) in zip(checked.entries or [], checked.places or [], strict=True)
+             if at == i + 1 and e.command is not None]
+    assert shift in report.readings[i + 1] and len(report.readings[i + 1]) == fits
