@@ -28,7 +28,7 @@ from domain.kernel.chance import Outcome, _within
 from domain.kernel.commands import Command
 from domain.kernel.contract import Game, Pending, fold, play
 from domain.kernel.editions import Edition, EditionError
-from domain.kernel.explain import LOOKAHEAD, Budget, Explanation, Refusal, Refused, explain
+from domain.kernel.explain import Budget, Explanation, Refusal, Refused, explain
 from domain.kernel.explain import read as read_explained
 from domain.kernel.log import Entry
 from domain.kernel.narrowing import Answer, Asked, Step, draw_sets, rank
@@ -1710,6 +1710,7 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
     turns = notation.turns
     at = 0
     starts: dict[int, tuple[tuple[int, int, int], Any]] = {}  # a turn -> the checker's marks and state before it
+    header = len(checker.findings)  # a gap behind a refused line is looked for while the file has read clean (`_gap`)
     while at < len(turns):
         turn = turns[at]
         seat = checker.seat_of(turn.player)
@@ -1743,7 +1744,7 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
                       or (refusal is not None and refusal.kind == "step" and f.rule == "chance/unused-outcome")), None)
         if (first is None or refusal is None) and not (hold and checker.unknowns) and any(
                 f.kind in _REFUSED for f in new):  # refused for what it met (a count of draws): a turn left out before?
-            back = _gap(checker, turns, at, starts, budget)
+            back = _gap(checker, turns, at, starts, budget, header)
             if back is not None:
                 state, at = back
                 continue
@@ -1764,11 +1765,6 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
             continue
         before = _search_again(budget, (at, refusal.kind), turn.line, settled)
         explanation = _as_before(budget, (at, refusal.kind), explain(checker, state, turns, at, refusal, budget), before)
-        if explanation is None or explanation.reads < min(len(turns) - at, 1 + LOOKAHEAD):
-            back = _gap(checker, turns, at, starts, budget)  # nothing here reads on: a turn left out before?
-            if back is not None:
-                state, at = back
-                continue
         if explanation is None or _as_it_was(explanation, refusal):
             if explanation is not None:  # what the checker did anyway: said so, and kept as it was
                 first.explanation = explanation.to_json()
@@ -1791,12 +1787,16 @@ BACK = 3  # lines the rules took before a refused one, each looked at for a turn
 
 
 def _gap(checker: _Checker, turns: Sequence[Turn], at: int, starts: Mapping[int, tuple[tuple[int, int, int], Any]],
-         budget: Budget) -> tuple[Any, int] | None:
-    """A refused line that nothing at it explains, after lines the rules took: a turn left out a line or two before
-    may be what was missed (a player's second line of a round, the next one taken as the first). Each of the `BACK`
-    lines before is tried as the line after the gap; where a turn nobody wrote before it reads past the refused one,
-    the reading is taken back to there, the gap named once at that line, and read on as explained: (state, next turn)."""
+         budget: Budget, header: int) -> tuple[Any, int] | None:
+    """A line refused for what it met (a count of draws), which no explanation at it is searched for, after lines the
+    rules took: a turn left out a line or two before may be what was missed (a player's second line of a round, the
+    next one read as the first). Each of the `BACK` lines before is tried as the line after the gap; where a turn
+    nobody wrote before it reads past the refused one, the reading is taken back to there, the gap named once at that
+    line, and read on as explained: (state, next turn). Only while the file has read clean (no finding after the
+    `header`'s) and half the search's budget is left."""
     marks = starts[at][0]
+    if marks[1] != header or budget.used * 2 > budget.moves:  # a slip already named: what is refused after it is
+        return None  # more likely its doing (and the search's budget is better spent on it than on gaps behind it)
     for back in range(1, BACK + 1):
         b = at - back
         if b not in starts or starts[b][0][1] != marks[1] or any(k >= b for k in checker.explanations):

@@ -354,7 +354,7 @@ def _undetermined(search: _Search, chosen: Explanation) -> None:
 def _further(search: _Search) -> None:
     """Readings that all read every line of the lookahead are told apart by what follows further on: judged
     again `FURTHER` times as far, and again while several still read all (until they differ or the budget ends)."""
-    ahead, keep = LOOKAHEAD, KEEP_FURTHER
+    ahead, keep, turns_kept = LOOKAHEAD, KEEP_FURTHER, LEFT_OUT_TIES
     while not search.spent():
         ties = [c for c in search.tried if c.reads >= search.most(c.consumed, ahead)]
         if len(ties) < 2:
@@ -366,13 +366,13 @@ def _further(search: _Search) -> None:
             return
         ahead *= FURTHER
         ranked = sorted(ties, key=lambda c: (c.edits, c.order))
-        # the others keep what they read so far; every turn nobody wrote that reads on is judged (which one it was
-        # is what the rest of the file says, not the order its commands were tried in)
-        for tie in ranked[:keep] + [c for c in ranked[keep:] if c.kind == "left-out"]:
+        # the others keep what they read so far; the turns nobody wrote that read on are judged too, as many as
+        # were found at first (which one it was is what the rest of the file says, not the order it was tried in)
+        for tie in ranked[:keep] + [c for c in ranked[keep:] if c.kind == "left-out"][:turns_kept]:
             if not search.spent():
                 search.tried.remove(tie)
                 search.judge(tie, ahead)
-        keep = max(2, keep // 2)
+        keep, turns_kept = max(2, keep // 2), max(2, turns_kept // 2)
 
 
 def _line(turn: Turn) -> str:

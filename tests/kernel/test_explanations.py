@@ -281,3 +281,22 @@ def test_a_turn_left_out_that_the_rest_of_the_file_does_not_tell_is_said_undeter
     shift = [dict(e.command) for e, (at, _) in zip(checked.entries or [], checked.places or [], strict=True)
              if at == i + 1 and e.command is not None]
     assert shift in report.readings[i + 1] and len(report.readings[i + 1]) == fits
+
+
+def test_a_turn_left_out_before_a_line_the_rules_still_take_is_named_at_that_line() -> None:
+    """`Carla: burn G, W, buy G 1` not written, `Carla: pass` just after it: the pass still stands (her next turn), and
+    only the end of the round, lines later, cannot stand (the cubes drawn). Nothing at that line explains it: the lines
+    before it are tried as the line after a gap, and the turn nobody wrote is named once, at the pass."""
+    game = catalog.game("citta-stato")
+    edition = game.default_edition()
+    played = play_random(game, edition, {"players": 3}, "table")
+    lines = render_log("citta-stato", edition, played.entries, NAMES, {"players": 3}, played.scores).split("\n")
+    i = lines.index("   Carla: burn G, W, buy G 1")
+    assert lines[i + 1] == "   Carla: pass"
+    del lines[i]
+    report = check_text("\n".join(lines))
+    (finding,) = report.findings
+    assert (finding.line, finding.rule, finding.explanation["kind"]) == (i + 1, "notation/left-out", "left-out")
+    assert re.search(r"Carla's turn missing before line \d+: read as `Carla: burn G`, `Carla: \w`, `Carla: buy G 1`",
+                     finding.assumed)  # (which colour she gave for the burnt card leaves the game alike)
+    assert "line 84 cannot stand after it" in finding.message and same_game(report, played)
