@@ -33,7 +33,10 @@ Counted per kind and title:
   for `unknown`, that there is no finding at all;
 * per-slip: all findings (the Result's too) / slips planted (ideal 1; `unknown`: 0);
 * recovered: the report's entries fold to the played game's final state; for `unknown`, also when every
-  outcome the report assumed otherwise is still open (undetermined, or several values consistent);
+  outcome the report assumed otherwise is still open (undetermined, or several values consistent); for
+  `left-out`, also when nothing later in the file determines the turn (nobody can recover it): the report names
+  it once, keeps the played turn among the readings it says fit, says in words that several fit when it went
+  on from another ("undetermined: N readings of it fit ..."), and left open each outcome of it assumed otherwise;
 * ms: each file's check, max; and a clean 4-player game's check (median of the games).
 Targets (issue 30): at-line >= 99%; <= 1.1 findings per planted slip; recovered >= 95%;
 clean 4p <= 50 ms; a file with slips <= 1 s.

@@ -302,8 +302,8 @@ def explain(reader: Reader, state: Any, turns: Sequence[Turn], at: int, refusal:
                     break
             else:
                 top = max((c.reads for c in search.tried), default=-1)
-                if top < search.most(1) and not search.spent():  # nothing cheap reads on: a turn nobody wrote?
-                    _left_out(search, refusal)
+                if (top < search.most(1) or _short_of_result(search, top)) and not search.spent():
+                    _left_out(search, refusal)  # nothing cheap reads on (or to the result written): a turn nobody wrote?
         _further(search)
     finally:
         budget.used += search.used
@@ -349,6 +349,17 @@ def _undetermined(search: _Search, chosen: Explanation) -> None:
         one.alike = tuple(k for k in kept if k is not one) if one is chosen else ()
         one.said += (f"; undetermined: {len(kept)} readings of it fit {where} alike (also {', '.join(others[:2])}"
                      f"{' …' if len(others) > 2 else ''}); what it was is not said by the file")
+
+
+def _short_of_result(search: _Search, top: int) -> bool:
+    """Near the end of the file: the cheap readings that read to its end give none of the totals written down (a game
+    cut short by a turn left out reads its last lines in the other order as well)."""
+    if top < len(search.turns) - search.at:
+        return False
+    ends = [c for c in search.tried if c.reads == top and c.resume is not None]
+    for candidate in ends:
+        candidate.agrees = search.reader.agreement(candidate.resume[1]) if candidate.resume is not None else 0
+    return all(c.agrees == 0 for c in ends)
 
 
 def _further(search: _Search) -> None:
