@@ -339,15 +339,15 @@ def _undetermined(search: _Search, chosen: Explanation) -> None:
     if len(kept) < 2:
         return
     whole = chosen.reads >= len(search.turns) - search.at
-    where = "the rest of the file" + (" and the claimed result" if chosen.agrees else "") if whole else \
-        f"the lines read after it (to line {chosen.reads_to_line})"
+    where = "the rest of the file" if whole else f"the lines read after it (to line {chosen.reads_to_line})"
+    totals = f", each giving {chosen.agrees} of the totals written down" if whole and chosen.agrees else ""
     said = [k.said.split(": read as ", 1)[-1] for k in kept]
     for n, one in enumerate(kept):  # each may be the one the checker reads on with (kernel.dispute): each says so
         others = [x for k, x in enumerate(said) if k != n]
         one.fits, one.runner_up = len(kept), kept[1 if n == 0 else 0]
         one.readings = (commands[n], *(c for k, c in enumerate(commands) if k != n))
         one.alike = tuple(k for k in kept if k is not one) if one is chosen else ()
-        one.said += (f"; undetermined: {len(kept)} readings of it fit {where} alike (also {', '.join(others[:2])}"
+        one.said += (f"; undetermined: {len(kept)} readings of it fit {where} alike{totals} (also {', '.join(others[:2])}"
                      f"{' …' if len(others) > 2 else ''}); what it was is not said by the file")
 
 
