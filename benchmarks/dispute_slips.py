@@ -33,7 +33,10 @@ Counted per kind and title:
   for `unknown`, that there is no finding at all;
 * per-slip: all findings (the Result's too) / slips planted (ideal 1; `unknown`: 0);
 * recovered: the report's entries fold to the played game's final state; for `unknown`, also when every
-  outcome the report assumed otherwise is still open (undetermined, or several values consistent);
+  outcome the report assumed otherwise is still open (undetermined, or several values consistent); for
+  `left-out`, also when nothing later in the file determines the turn (nobody can recover it): the report names
+  it once, keeps the played turn among the readings it says fit, says in words that several fit when it went
+  on from another ("undetermined: N readings of it fit ..."), and left open each outcome of it assumed otherwise;
 * ms: each file's check, max; and a clean 4-player game's check (median of the games).
 Targets (issue 30): at-line >= 99%; <= 1.1 findings per planted slip; recovered >= 95%;
 clean 4p <= 50 ms; a file with slips <= 1 s.
@@ -376,7 +379,7 @@ def plant(kind: str, lines: list[str], rng: random.Random, where: list[int], tri
 # ---- judging ----------------------------------------------------------------------------------------------
 
 
-def recovered(played: Played, report: DisputeReport, kinds: Sequence[str]) -> bool:
+def recovered(played: Played, report: DisputeReport, kinds: Sequence[str], slips: Sequence[Planted] = ()) -> bool:
     if report.entries is None:
         return False
     state = played.game.begin(played.edition)
@@ -386,7 +389,45 @@ def recovered(played: Played, report: DisputeReport, kinds: Sequence[str]) -> bo
         return True
     if set(kinds) == {"unknown"}:  # honest: what it assumed otherwise is still open
         return not report.findings and all(u.consistent is None or len(u.consistent) > 1 for u in report.unknowns)
+    if [s.kind for s in slips] == ["left-out"]:
+        return _left_out_open(played, report, slips[0])
     return False
+
+
+def _values(values: Sequence[Any]) -> list[str]:
+    return sorted(map(str, values))
+
+
+def _left_out_open(played: Played, report: DisputeReport, slip: Planted) -> bool:
+    """A turn left out that nothing later in the file determines cannot be recovered by anyone: it counts when the
+    report names it once (one finding), keeps the played turn among the readings it says fit, says in words that
+    several fit when it went on from another, and left open every outcome of it that it assumed otherwise."""
+    line = min(slip.at)
+    readings = report.readings.get(line)
+    if not readings or len(report.findings) != 1 or report.findings[0].line != line:
+        return False
+    clean = check_text(played.text)
+    gone = slip.index + 1  # the line that is not written, in the played file
+    entries = [e for e, (at, _) in zip(clean.entries or [], clean.places or [], strict=False)
+               if at == gone and e.command is not None]
+    commands = [dict(e.command) for e in entries if e.command is not None]
+    if commands not in readings:
+        return False
+    if commands != readings[0]:  # another reading went on: the report must say the file does not tell them apart
+        said = report.findings[0].explanation or {}
+        return said.get("fits", 0) > 1
+    for unknown in report.unknowns:  # the played turn went on: each outcome of it assumed otherwise is still open
+        if unknown.line != line or unknown.column >= 0:
+            continue
+        index, outcome = divmod(-1 - unknown.column, 32)
+        happened = entries[index].outcomes[outcome].values if index < len(entries) and outcome < len(
+            entries[index].outcomes) else None
+        if happened is None or _values(happened) == _values(unknown.assumed):
+            continue
+        if unknown.consistent is not None and (len(unknown.consistent) < 2 or _values(happened) not in
+                                               [_values(v) for v in unknown.consistent]):
+            return False
+    return True
 
 
 def judge(played: Played, slips: Sequence[Planted], text: str) -> tuple[bool, int, bool, float, DisputeReport]:
@@ -401,7 +442,7 @@ def judge(played: Played, slips: Sequence[Planted], text: str) -> tuple[bool, in
         first = next(s for s in slips if s.kind != "unknown")
         at_line = bool(moves) and moves[0] in first.at
         at_line = at_line and all(any(line in s.at for line in moves) for s in slips if s.kind != "unknown")
-    return at_line, len(report.findings), recovered(played, report, kinds), ms, report
+    return at_line, len(report.findings), recovered(played, report, kinds, slips), ms, report
 
 
 def _example(played: Played, slips: Sequence[Planted], report: DisputeReport) -> str:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import copy
 import difflib
 import itertools
+import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -30,7 +31,7 @@ from domain.kernel.editions import Edition, EditionError
 from domain.kernel.explain import Budget, Explanation, Refusal, Refused, explain
 from domain.kernel.explain import read as read_explained
 from domain.kernel.log import Entry
-from domain.kernel.narrowing import Answer, Asked, Step, draw_sets
+from domain.kernel.narrowing import Answer, Asked, Step, draw_sets, rank
 from domain.kernel.notation import (
     PUBLIC,
     UNKNOWN,
@@ -200,6 +201,9 @@ class DisputeReport:
     places: list[tuple[int, int]] | None = None  # (line, column) of the move each entry came from (the setup: column 0)
     words: Words | None = None  # the title's words, for the unknowns' sentences (never in the JSON)
     explaining: dict[str, Any] | None = None  # the explanations' search budget, and what it spent (kernel.explain)
+    # a turn left out, by the line after it: the commands of each reading of it that fits the file alike (never in
+    # the JSON: a command may hold what a seat alone may read; the finding says them in words)
+    readings: dict[int, list[list[dict[str, Any]]]] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -473,6 +477,8 @@ class _Checker:
         self._verbs: dict[str, str] | None = None  # command id -> the verb a line writes (report_words)
         # the explanations' reading (kernel.explain): a strict copy raises Refused where a finding would be written
         self.strict = False
+        self.guessed = False  # a strict copy read outcomes of a turn nobody wrote with a guess (`insert`)
+        self.taken = 0  # written items found not there after such a guess, read past (`_past_guess`)
         self.decided = 0  # commands a strict copy decided (the search's budget)
         self.forced: dict[tuple[int, int], Command | None] = {}  # (line, column) of a refused move -> what stands for it
         self.steps: dict[tuple[int, int], tuple[Command, ...]] = {}  # (line, column) of a move -> the steps left out after it
@@ -491,6 +497,7 @@ class _Checker:
         other = copy.copy(self)
         other.findings, other.checked, other.unknowns = [], [], []
         other.strict, other.decided, other.forced, other.refused = True, 0, {}, None
+        other.guessed, other.taken = False, 0
         other.counting()
         return other
 
@@ -525,10 +532,11 @@ class _Checker:
         return state
 
     def insert(self, state: Any, seat: int, command: Command, line: int,
-               guessed: dict[int, tuple[Any, ...]] | None = None) -> Any:
-        """A command nobody wrote (a turn left out), before `line`: its outcomes unknown (the first possible, or
-        `guessed`: outcome index -> values), narrowed later by what follows."""
-        base = -1 - len(self.checked) * 32
+               guessed: dict[int, tuple[Any, ...]] | None = None, index: int = 0) -> Any:
+        """A command nobody wrote (a turn left out), the `index`th of those before `line`: its outcomes unknown (the
+        first possible, or `guessed`: outcome index -> values), narrowed later by what follows. Their places are
+        the line's and `inserted_place`'s columns, the same in every reading (the narrowing settles them by place)."""
+        base = inserted_place(index, 0)
         written = self._blanks.get((line, base))
         if written is None:  # the same places each time the search reads this turn nobody wrote
             written = self._blanks[(line, base)] = [Written(None, line, base - k) for k in range(32)]
@@ -543,6 +551,7 @@ class _Checker:
                 raise Refused(exc.rule) from exc
             return state
         chance.written = chance.written[: chance.next]  # its outcomes nobody wrote: unknowns what follows narrows
+        self.guessed = self.guessed or bool(chance.unknowns)
         self._said = command
         move = Move("", (), tuple(chance.written), (), line, 0, "" if self.strict else self.say(command, state))
         return self._keep(state, seat, move, command, chance, produced, after, assumed=True)
@@ -554,7 +563,7 @@ class _Checker:
         out = []
         for k, command in enumerate(commands):
             mark = len(self.unknowns)
-            state = self.insert(state, command.seat if command.seat is not None else 0, command, line)
+            state = self.insert(state, command.seat if command.seat is not None else 0, command, line, index=k)
             for unknown in self.unknowns[mark:]:
                 values, _ = _candidates(unknown.kind, unknown.pool, unknown.assumed, unknown.partial, most)
                 out.append((k, unknown.outcome, unknown.assumed, values))
@@ -899,6 +908,8 @@ class _Checker:
         try:
             produced, after = self._play(state, command, chance)
         except ImpossibleOutcome as exc:
+            if self.strict and self.guessed and exc.rule == _TAKEN:  # the guess may have taken it (kernel.explain)
+                return self._past_guess(state, seat, move, command, chance)
             bad = chance.written[chance.failed_at] if chance.failed_at is not None and chance.failed_at < len(chance.written) else None
             stored = exc.stored()
             message = _at(bad.line if bad else move.line, stored["message"])
@@ -928,6 +939,28 @@ class _Checker:
                                  "written", state, seat, column=extra.column, written=move.text)
             self._hide(found, move, owners, words)
         return self._keep(state, seat, move, command, chance, produced, after)
+
+    def _past_guess(self, state: Any, seat: int, move: Move, command: Command, chance: WrittenChance) -> Any:
+        """A strict copy after a turn nobody wrote: a written item not there is read as a possible one, counted
+        (`taken`), since the outcomes guessed for that turn may have taken it; the narrowing settles them later."""
+        written = list(chance.written)
+        bad = chance.failed_at
+        while bad is not None and bad < len(written):
+            written[bad] = Written(None, written[bad].line, written[bad].column)
+            retry = self.chance(written)
+            try:
+                produced, after = self._play(state, command, retry)
+            except ImpossibleOutcome as exc:
+                if exc.rule != _TAKEN or retry.failed_at is None or retry.failed_at <= bad:
+                    raise Refused(exc.rule) from exc
+                self.taken += 1
+                bad = retry.failed_at
+                continue
+            except RuleViolation as exc:
+                raise Refused(exc.rule) from exc
+            self.taken += 1
+            return self._keep(state, seat, move, command, retry, produced, after, assumed=True)
+        raise Refused(_TAKEN)
 
     def _meant(self, move: Move, seat: int, near: Sequence[str], state: Any = None) -> list[dict[str, Any]]:
         """The move read with its misspelt verb or word replaced by the nearest word, when that reads (the
@@ -1139,6 +1172,7 @@ class _Checker:
             reading.overriding = True  # the written but impossible outcomes searched too (`WrittenChance.fallback`)
             answer = narrow_together(reading, start, [(stop, sorted(keys, key=lambda k: reading.rank[k]))
                                                       for stop, keys in order], budget, CANDIDATES, main)
+        _keep_guesses(reading, answer, self.unknowns)
         self.apply(answer)
         return answer
 
@@ -1158,6 +1192,46 @@ class _Checker:
 
     def written_at(self, unknown: Unknown) -> tuple[int, int]:
         return (unknown.line, unknown.column)
+
+
+def _keep_guesses(reading: _Reading, answer: Answer, unknowns: Sequence[Unknown]) -> None:
+    """The outcomes of a turn nobody wrote are read with the values the search chose for it (`explain._guess`) where
+    those let more of the file stand than the joint search's (several draws from one bag at one move: judged by
+    classes, it may miss the combination the lines after it need)."""
+    for stop in sorted(reading.left_out):
+        line = reading.notation.turns[reading.steps[stop][0]].line
+        guessed = {reading.checker.written_at(u): tuple(u.assumed) for u in unknowns if u.line == line and u.column < 0}
+        start = reading.before(stop)
+        if start is None or all(answer.best.get(k) == v for k, v in guessed.items()):
+            continue
+
+        def judged(settled: dict[tuple[int, int], tuple[Any, ...]], at: Any = start, stop: int = stop) -> Any:
+            first = reading.play(at, stop, settled)
+            return rank(reading.advance(first.state, stop, None, settled)) if first.ok else rank(first)
+        narrowed = {k: answer.best[k] for k in guessed if k in answer.best}
+        best = max((dict(answer.best), {**answer.best, **guessed}), key=judged)  # the narrowed first on a tie
+        top = judged(best)
+        for k in guessed:  # then each outcome from the other, where that lets more stand
+            other = guessed[k] if best.get(k) != guessed[k] else narrowed.get(k)
+            if other is None or other == best.get(k):
+                continue
+            trial = {**best, k: other}
+            if (tried := judged(trial)) > top:
+                best, top = trial, tried
+        answer.best.update({k: best[k] for k in guessed if k in best})
+
+
+def inserted_place(index: int, outcome: int) -> int:
+    """The column that stands for an outcome of a command nobody wrote (the `index`th put in before a line): below
+    zero, where no written outcome is, and the same in every reading of the file."""
+    return -1 - index * 32 - outcome
+
+
+def _inserted_lines(explanation: Explanation) -> tuple[Any, ...]:
+    """The turn nobody wrote of a left-out explanation (its lines before the written one), or nothing."""
+    if explanation.kind != "left-out" or explanation.consumed != 1:
+        return ()
+    return tuple(line for line in explanation.lines if line.turn is None)
 
 
 class _RefusedError(Exception):
@@ -1207,6 +1281,15 @@ class _Probe(_Checker):
             return self._keep(state, seat, move, command, retry, produced, after, assumed=True)
         raise _RefusedError(move.line)
 
+    def insert(self, state: Any, seat: int, command: Command, line: int,
+               guessed: dict[int, tuple[Any, ...]] | None = None, index: int = 0) -> Any:
+        """A command nobody wrote, refused with the values given its outcomes: those values did not happen."""
+        mark = len(self.checked)
+        after = super().insert(state, seat, command, line, guessed, index)
+        if len(self.checked) == mark:
+            raise _RefusedError(line)
+        return after
+
     def alternatives(self, state: Any, seat: int, written: Mapping[str, Any] | None, most: int = 5) -> list[Command]:
         return []
 
@@ -1237,6 +1320,19 @@ class _Reading:
         for index, done in enumerate(checker.checked):
             self.places.setdefault((done.line, done.column), index)
         self.explained = dict(checker.explanations)  # the slips the checker explained, read as the table meant them
+        self.left_out: dict[int, Sequence[Any]] = {}  # a step that opens a line after a turn left out -> that turn
+        for t, explanation in self.explained.items():  # the outcomes of a turn nobody wrote: narrowed at that step
+            inserted = _inserted_lines(explanation)
+            stop = self.first_of[t]
+            if not inserted or stop >= len(self.steps) or self.steps[stop] != (t, 0):
+                continue
+            self.left_out[stop] = inserted
+            line = notation.turns[t].line
+            count = sum(len(one.commands) for one in inserted)
+            for index in range(count):
+                for outcome in range(32):
+                    self.stop_of[(line, inserted_place(index, outcome))] = stop
+                    self.rank[(line, inserted_place(index, outcome))] = -count * 32 + index * 32 + outcome
         self.overriding = False  # a written outcome the checker found impossible is searched too (`WrittenChance.fallback`)
 
     def _probe(self, settled: dict[tuple[int, int], tuple[Any, ...]]) -> _Probe:
@@ -1254,6 +1350,8 @@ class _Reading:
         t, m = self.steps[stop]
         move = self.notation.turns[t].moves[m]
         index = self.places.get((move.line, move.column))
+        if stop in self.left_out:  # the state before the turn nobody wrote (its commands are kept at column 0)
+            index = self.places.get((move.line, 0))
         return self.checker.checked[index].state if index is not None else None
 
     @staticmethod
@@ -1270,6 +1368,8 @@ class _Reading:
             ok = after is not None
             return Step(ok, -1, after, self._asked(probe), 1, taken=probe.taken)
         try:
+            if stop in self.left_out:  # the turn nobody wrote first, with the outcomes `settled` gives it
+                state = read_explained(probe, state, self.left_out[stop])
             after = self._move(probe, state, stop)
         except _RefusedError:
             return Step(False, stop, None, self._asked(probe), 1, taken=probe.taken)
@@ -1457,12 +1557,35 @@ def check(
         line = notation.tags["Edition"].line if "Edition" in notation.tags else 1
         findings.append(Finding("header", line, "notation/edition", f"line {line}: {exc}"))
         return DisputeReport(title, seats, options, findings, [], None, claimed, False, None)
-    settled: dict[tuple[int, int], tuple[Any, ...]] = {}
     explaining = Budget()  # the explanations' search (kernel.explain), shared by every reading below
+    checker = _read_all(notation, game, words, edition, seats, colours, options, findings, explaining, claimed, budget)
+    if checker.state is None:
+        return DisputeReport(title, seats, options, checker.findings, checker.unknowns, None, claimed, False, None)
+    checker = _other_readings(checker, explaining, notation, lambda: _read_all(
+        notation, game, words, edition, seats, colours, options, findings, explaining, claimed, budget // 4))
+    state = checker.state
+    finished = game.pending(state).over
+    scores = game.scores(state)
+    entries: list[Any] = [checker.setup_entry, *(c.entry for c in checker.checked)]  # the setup's is set by now
+    return DisputeReport(title, seats, options, checker.findings, checker.unknowns, scores, claimed, finished, entries,
+                         lines=len(text.splitlines()), moves=len(checker.checked),
+                         places=[(notation.setup_line or 1, 0), *((c.line, c.column) for c in checker.checked)],
+                         words=words,
+                         explaining=explaining.to_json() if explaining.searches or explaining.exhausted else None,
+                         readings={notation.turns[at].line: [[c.to_json() for c in reading] for reading in explanation.readings]
+                                   for at, explanation in checker.explanations.items() if explanation.readings})
+
+
+def _read_all(notation: Notation, game: Game, words: Words, edition: Edition, seats: list[str],
+              colours: list[str | None], options: dict[str, Any], findings: list[Finding], explaining: Budget,
+              claimed: dict[str, int] | None, budget: int) -> _Checker:
+    """The file read through the rules, its unknowns narrowed and it read again with them, the result compared:
+    the checker of the last reading (`state` None: the setup failed)."""
+    settled: dict[tuple[int, int], tuple[Any, ...]] = {}
     checker = _run(notation, game, words, edition, seats, colours, options, list(findings), settled, explaining,
                    claimed=claimed)
     if checker.state is None:
-        return DisputeReport(title, seats, options, checker.findings, checker.unknowns, None, claimed, False, None)
+        return checker
     if claimed:
         checker.claimed = {seat: total for name, total in claimed.items() if (seat := checker.seat_of(name)) is not None}
     answer = checker.narrow(budget, notation)
@@ -1496,17 +1619,39 @@ def check(
                         last.apply(meant)
                         checker = last
     _doubted(checker, len(findings))
-    state = checker.state
-    finished = game.pending(state).over
-    scores = game.scores(state)
     if claimed is not None:
-        _compare_result(checker, claimed, scores, finished, notation, game, state)
-    entries: list[Any] = [checker.setup_entry, *(c.entry for c in checker.checked)]  # the setup's is set by now
-    return DisputeReport(title, seats, options, checker.findings, checker.unknowns, scores, claimed, finished, entries,
-                         lines=len(text.splitlines()), moves=len(checker.checked),
-                         places=[(notation.setup_line or 1, 0), *((c.line, c.column) for c in checker.checked)],
-                         words=words,
-                         explaining=explaining.to_json() if explaining.searches or explaining.exhausted else None)
+        state = checker.state
+        _compare_result(checker, claimed, game.scores(state), game.pending(state).over, notation, game, state)
+    return checker
+
+
+OTHER_READINGS = 3  # other readings of a turn left out that fit alike, each read through the whole check, at most
+OTHER_SECONDS = 0.25  # process time those readings may start in, in all (each narrowed with a quarter of the budget)
+
+
+def _other_readings(checker: _Checker, explaining: Budget, notation: Notation,
+                    read_all: Callable[[], _Checker]) -> _Checker:
+    """A turn left out that several readings fit alike as far as the search read (their outcomes guessed): the whole
+    check is made with each (`OTHER_READINGS` at most), its outcomes narrowed with the rest of the file, and the one
+    with the fewest findings after it is kept (the one that makes the most of the file legal); the first on a tie."""
+    started = time.process_time()
+    for key, chosen in list(explaining.found.items()):
+        if chosen is None or not chosen.alike or key[0] not in checker.explanations \
+                or checker.explanations[key[0]] is not chosen or chosen.reads < len(notation.turns) - key[0]:
+            continue  # (readings told apart before the end of the file: their outcomes do not make them alike)
+        line = notation.turns[key[0]].line
+        best, fewest = chosen, sum(1 for f in checker.findings if f.line > line or f.kind == "result")
+        for other in chosen.alike[:OTHER_READINGS]:
+            if fewest == 0 or time.process_time() - started >= OTHER_SECONDS:
+                break
+            explaining.found[key] = other
+            explaining.pinned.add(key)
+            again = read_all()
+            after = sum(1 for f in again.findings if f.line > line or f.kind == "result")
+            if again.state is not None and after < fewest:
+                best, fewest, checker = other, after, again
+        explaining.found[key] = best
+    return checker
 
 
 _WHATEVER_WAS_DRAWN = frozenset({"chance/draw/count"})
@@ -1564,10 +1709,13 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
         return checker
     turns = notation.turns
     at = 0
+    starts: dict[int, tuple[tuple[int, int, int], Any]] = {}  # a turn -> the checker's marks and state before it
+    header = len(checker.findings)  # a gap behind a refused line is looked for while the file has read clean (`_gap`)
     while at < len(turns):
         turn = turns[at]
         seat = checker.seat_of(turn.player)
         marks = (len(checker.checked), len(checker.findings), len(checker.unknowns))
+        starts[at] = (marks, state)
         if seat is None:
             near = _near_seats(checker, turn.player)
             waiting = None if checker.pending(state).over else checker.pending(state).seat
@@ -1594,6 +1742,12 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
         refusal = checker.refused
         first = next((f for f in new if (f.kind in ("rule", "notation", "order") and f.rule != "notation/after-the-end")
                       or (refusal is not None and refusal.kind == "step" and f.rule == "chance/unused-outcome")), None)
+        if (first is None or refusal is None) and not (hold and checker.unknowns) and any(
+                f.kind in _REFUSED for f in new):  # refused for what it met (a count of draws): a turn left out before?
+            back = _gap(checker, turns, at, starts, budget, header)
+            if back is not None:
+                state, at = back
+                continue
         if first is None or refusal is None:
             if rounds is not None and rounds[1] is not None and rounds[0] != rounds[1]:
                 checker.findings.insert(marks[1], Finding(
@@ -1604,12 +1758,13 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
             state = after
             at += 1
             continue
-        if hold and any(u.column >= 0 for u in checker.unknowns):
+        if hold and checker.unknowns:  # (a turn left out: its outcomes too, narrowed at the line after it)
             checker.held_back = True
             state = after
             at += 1
             continue
-        explanation = explain(checker, state, turns, at, refusal, budget)
+        before = _search_again(budget, (at, refusal.kind), turn.line, settled)
+        explanation = _as_before(budget, (at, refusal.kind), explain(checker, state, turns, at, refusal, budget), before)
         if explanation is None or _as_it_was(explanation, refusal):
             if explanation is not None:  # what the checker did anyway: said so, and kept as it was
                 first.explanation = explanation.to_json()
@@ -1625,6 +1780,71 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
         at += explanation.consumed
     checker.state = state
     return checker
+
+
+_REFUSED = ("rule", "notation", "order", "chance")  # findings of a line the rules refuse (not the result's)
+BACK = 3  # lines the rules took before a refused one, each looked at for a turn left out before it
+
+
+def _gap(checker: _Checker, turns: Sequence[Turn], at: int, starts: Mapping[int, tuple[tuple[int, int, int], Any]],
+         budget: Budget, header: int) -> tuple[Any, int] | None:
+    """A line refused for what it met (a count of draws), which no explanation at it is searched for, after lines the
+    rules took: a turn left out a line or two before may be what was missed (a player's second line of a round, the
+    next one read as the first). Each of the `BACK` lines before is tried as the line after the gap; where a turn
+    nobody wrote before it reads past the refused one, the reading is taken back to there, the gap named once at that
+    line, and read on as explained: (state, next turn). Only while the file has read clean (no finding after the
+    `header`'s) and half the search's budget is left."""
+    marks = starts[at][0]
+    if marks[1] != header or budget.used * 2 > budget.moves:  # a slip already named: what is refused after it is
+        return None  # more likely its doing (and the search's budget is better spent on it than on gaps behind it)
+    for back in range(1, BACK + 1):
+        b = at - back
+        if b not in starts or starts[b][0][1] != marks[1] or any(k >= b for k in checker.explanations):
+            return None  # (only over lines read clean, with nothing explained)
+        seat = checker.seat_of(turns[b].player)
+        if seat is None or checker.over_reported:
+            return None
+        (checked, found, unknowns), state = starts[b]
+        gap = explain(checker, state, turns, b, Refusal("gap", seat, None), budget)
+        if gap is None or gap.kind != "left-out" or gap.reads <= back + 1:
+            continue
+        del checker.checked[checked:], checker.findings[found:], checker.unknowns[unknowns:]
+        line = turns[b].line
+        said = checker.finding("order", line, "notation/left-out", f"line {line}: the rules take this line, but line "
+                               f"{turns[at].line} cannot stand after it; {gap.said}", seat=seat,
+                               player=checker.seats[seat], assumed=gap.said)
+        said.explanation = gap.to_json()
+        checker.explanations[b] = gap
+        return read_explained(checker, state, gap.lines), b + gap.consumed
+    return None
+
+
+def _search_again(budget: Budget, key: tuple[int, str], line: int,
+                  settled: Mapping[tuple[int, int], Any]) -> Explanation | None:
+    """A turn left out was chosen with its outcomes guessed: once the narrowing has settled them (places below
+    zero on its line), the search is made again with them (they may tell apart readings the guesses made alike).
+    The explanation searched again, if it is."""
+    knew = frozenset((k, v) for k, v in settled.items() if k[0] == line and k[1] < 0)
+    found = budget.found.get(key)
+    budget.knew[key], knew = knew, budget.knew.get(key, knew)
+    if budget.knew[key] != knew and found is not None and found.kind == "left-out" and key not in budget.pinned:
+        del budget.found[key]
+        return found
+    return None
+
+
+def _as_before(budget: Budget, key: tuple[int, str], found: Explanation | None,
+               before: Explanation | None) -> Explanation | None:
+    """The search made again keeps the turn it chose before where that still fits as well as any (the values settled
+    are that turn's: another reading that ties with them is no likelier)."""
+    if found is None or before is None or found is before:
+        return found
+    commands = [c for line in before.lines if line.turn is None for c in line.commands]
+    for alike in (found, *found.alike):
+        if [c for line in alike.lines if line.turn is None for c in line.commands] == commands:
+            budget.found[key] = alike
+            return alike
+    return found
 
 
 def _near_seats(checker: _Checker, player: str) -> list[str]:

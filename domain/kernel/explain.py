@@ -72,6 +72,10 @@ class Budget:
     # the explanation found for a written line (its index), kept for the check's later readings (the settling
     # of unknowns reads the file again): one search a refused line, and the same reading each time
     found: dict[tuple[int, str], Explanation | None] = field(default_factory=dict)
+    # what the search of a refused line knew of the outcomes nobody wrote there (a turn left out: once the narrowing
+    # has settled them, the search is made again with them, and tells apart readings the guesses made alike)
+    knew: dict[tuple[int, str], Any] = field(default_factory=dict)
+    pinned: set[tuple[int, str]] = field(default_factory=set)  # explanations the checker chose among (not searched again)
 
     def left(self) -> bool:
         return self.used < self.moves and self.elapsed < self.seconds
@@ -118,10 +122,16 @@ class Explanation:
     runner_up: Explanation | None = None
     resume: tuple[Any, Any] | None = None  # the strict reading and its state where judging stopped, unrefused
     agrees: int = 0  # read to the end of the file: the seats whose claimed total it gives
+    taken: int = 0  # written items its reading found not there, after outcomes it guessed (fewer: likelier)
+    fits: int = 0  # a turn nobody wrote: the readings of it, leaving the game in distinct states, that fit alike
+    readings: tuple[tuple[Command, ...], ...] = ()  # those readings' commands (the chosen one first)
+    alike: tuple[Explanation, ...] = ()  # the other readings that fit alike (the checker may read on with one)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": self.kind, "said": self.said, "edits": self.edits,
                                "reads_to_line": self.reads_to_line}
+        if self.fits > 1:
+            out["fits"] = self.fits
         if self.runner_up is not None:
             out["runner_up"] = {"kind": self.runner_up.kind, "said": self.runner_up.said,
                                 "edits": self.runner_up.edits, "reads_to_line": self.runner_up.reads_to_line}
@@ -132,7 +142,7 @@ class Explanation:
 class Refusal:
     """Where and why the written line could not stand, as the checker met it."""
 
-    kind: str  # move | order | player | step (outcomes written that the move does not meet)
+    kind: str  # move | order | player | step (outcomes written that the move does not meet) | gap (an earlier line)
     seat: int | None  # the seat the line was read as (None: a name that is none of the seats)
     waiting: int | None  # the seat the rules waited for
     place: tuple[int, int] | None = None  # the refused move's (line, column)
@@ -151,6 +161,7 @@ class Reader(Protocol):
 
     seats: list[str]
     decided: int
+    taken: int  # written items found not there after outcomes guessed for a turn nobody wrote, read past
 
     def fork(self) -> Reader: ...
 
@@ -167,7 +178,7 @@ class Reader(Protocol):
     def agreement(self, state: Any) -> int: ...
 
     def insert(self, state: Any, seat: int, command: Command, line: int,
-               guessed: dict[int, tuple[Any, ...]] | None = None) -> Any: ...
+               guessed: dict[int, tuple[Any, ...]] | None = None, index: int = 0) -> Any: ...
 
     def guesses(self, state: Any, commands: Sequence[Command], line: int, most: int
                 ) -> list[tuple[int, int, tuple[Any, ...], list[tuple[Any, ...]]]]: ...
@@ -179,10 +190,12 @@ class Reader(Protocol):
 
 def read(reader: Reader, state: Any, lines: Sequence[Line]) -> Any:
     """The lines of an explanation through `reader` (strict or not): the state after them."""
+    inserted = 0  # the commands nobody wrote, counted: each one's outcomes have their own places (`Reader.insert`)
     for line in lines:
         if line.turn is None:
             for command in line.commands:
-                state = reader.insert(state, command.seat, command, line.at, dict(line.guessed))
+                state = reader.insert(state, command.seat, command, line.at, dict(line.guessed), inserted)
+                inserted += 1
         elif line.seat is not None:
             state = reader.read_line(state, line.seat, line.turn, dict(line.forced), dict(line.steps),
                                      dict(line.instead))
@@ -248,7 +261,7 @@ class _Search:
             pass
         finally:
             self.used += fork.decided - before
-        candidate.reads = reads
+        candidate.reads, candidate.taken = reads, fork.taken
         if reads >= 0:
             last = self.turns[min(len(self.turns), self.at + reads) - 1] if reads else None
             candidate.reads_to_line = last.line if last is not None else None
@@ -256,7 +269,7 @@ class _Search:
         return candidate
 
     def best(self) -> Explanation | None:
-        ranked = sorted(self.tried, key=lambda c: (-c.reads, -c.agrees, c.edits, c.order))
+        ranked = sorted(self.tried, key=lambda c: (-c.reads, -c.agrees, c.taken, c.edits, c.order))
         if not ranked:
             return None
         chosen = ranked[0]
@@ -280,6 +293,8 @@ def explain(reader: Reader, state: Any, turns: Sequence[Turn], at: int, refusal:
     try:
         if refusal.kind == "step":  # outcomes the move does not meet: a step nobody wrote met them
             _left_steps(search, refusal)
+        elif refusal.kind == "gap":  # a line the rules took, but a later one refused: a turn nobody wrote before it?
+            _left_out(search, refusal)
         else:
             for candidate in _candidates(search, refusal):
                 search.judge(candidate)
@@ -287,20 +302,70 @@ def explain(reader: Reader, state: Any, turns: Sequence[Turn], at: int, refusal:
                     break
             else:
                 top = max((c.reads for c in search.tried), default=-1)
-                if top < search.most(1) and not search.spent():  # nothing cheap reads on: a turn nobody wrote?
-                    _left_out(search, refusal)
+                if (top < search.most(1) or _short_of_result(search, top)) and not search.spent():
+                    _left_out(search, refusal)  # nothing cheap reads on (or to the result written): a turn nobody wrote?
         _further(search)
     finally:
         budget.used += search.used
         budget.elapsed += time.process_time() - search.started
     chosen = budget.found[key] = search.best()
+    if chosen is not None and chosen.kind == "left-out":
+        _undetermined(search, chosen)
     return chosen
+
+
+def _undetermined(search: _Search, chosen: Explanation) -> None:
+    """A turn nobody wrote that several readings fit alike (as far as they were read, and by the claimed result at
+    the end), leaving the game in different states: the file does not say which it was. The report says so, and
+    how many fit, rather than going on from one as if it were known (`fits`, `readings`; the chosen one first)."""
+    alike = [c for c in search.tried if c.kind == "left-out" and (c.reads, c.agrees, c.taken, c.edits)
+             == (chosen.reads, chosen.agrees, chosen.taken, chosen.edits)]
+    ends: list[Any] = []  # the state each distinct reading leaves after the turn (its outcomes as first guessed)
+    kept: list[Explanation] = []
+    commands: list[tuple[Command, ...]] = []
+    line = search.turns[search.at].line
+    for candidate in sorted(alike, key=lambda c: c is not chosen):
+        chain = tuple(c for one in candidate.lines if one.turn is None for c in one.commands)
+        try:
+            end = _states(search.reader, search.state, (*chain, None), line)[-1]
+        except Refused:
+            continue
+        if any(end == other for other in ends):
+            continue
+        ends.append(end)
+        kept.append(candidate)
+        commands.append(chain)
+    chosen.readings = tuple(commands)
+    if len(kept) < 2:
+        return
+    whole = chosen.reads >= len(search.turns) - search.at
+    where = "the rest of the file" if whole else f"the lines read after it (to line {chosen.reads_to_line})"
+    totals = f", each giving {chosen.agrees} of the totals written down" if whole and chosen.agrees else ""
+    said = [k.said.split(": read as ", 1)[-1] for k in kept]
+    for n, one in enumerate(kept):  # each may be the one the checker reads on with (kernel.dispute): each says so
+        others = [x for k, x in enumerate(said) if k != n]
+        one.fits, one.runner_up = len(kept), kept[1 if n == 0 else 0]
+        one.readings = (commands[n], *(c for k, c in enumerate(commands) if k != n))
+        one.alike = tuple(k for k in kept if k is not one) if one is chosen else ()
+        one.said += (f"; undetermined: {len(kept)} readings of it fit {where} alike{totals} (also {', '.join(others[:2])}"
+                     f"{' …' if len(others) > 2 else ''}); what it was is not said by the file")
+
+
+def _short_of_result(search: _Search, top: int) -> bool:
+    """Near the end of the file: the cheap readings that read to its end give none of the totals written down (a game
+    cut short by a turn left out reads its last lines in the other order as well)."""
+    if top < len(search.turns) - search.at:
+        return False
+    ends = [c for c in search.tried if c.reads == top and c.resume is not None]
+    for candidate in ends:
+        candidate.agrees = search.reader.agreement(candidate.resume[1]) if candidate.resume is not None else 0
+    return all(c.agrees == 0 for c in ends)
 
 
 def _further(search: _Search) -> None:
     """Readings that all read every line of the lookahead are told apart by what follows further on: judged
     again `FURTHER` times as far, and again while several still read all (until they differ or the budget ends)."""
-    ahead, keep = LOOKAHEAD, KEEP_FURTHER
+    ahead, keep, turns_kept = LOOKAHEAD, KEEP_FURTHER, LEFT_OUT_TIES
     while not search.spent():
         ties = [c for c in search.tried if c.reads >= search.most(c.consumed, ahead)]
         if len(ties) < 2:
@@ -311,11 +376,14 @@ def _further(search: _Search) -> None:
                     tie.agrees = search.reader.agreement(tie.resume[1])
             return
         ahead *= FURTHER
-        for tie in sorted(ties, key=lambda c: (c.edits, c.order))[:keep]:  # the others keep what they read so far
+        ranked = sorted(ties, key=lambda c: (c.edits, c.order))
+        # the others keep what they read so far; the turns nobody wrote that read on are judged too, as many as
+        # were found at first (which one it was is what the rest of the file says, not the order it was tried in)
+        for tie in ranked[:keep] + [c for c in ranked[keep:] if c.kind == "left-out"][:turns_kept]:
             if not search.spent():
                 search.tried.remove(tie)
                 search.judge(tie, ahead)
-        keep = max(2, keep // 2)
+        keep, turns_kept = max(2, keep // 2), max(2, turns_kept // 2)
 
 
 def _line(turn: Turn) -> str:
@@ -535,13 +603,14 @@ def _apart(search: _Search, group: list[tuple[Explanation, Any]]) -> tuple[Expla
     return chosen
 
 
-def _states(reader: Reader, state: Any, commands: Sequence[Command], line: int) -> list[Any]:
-    """The state before each command of a turn nobody wrote (to say each in words)."""
+def _states(reader: Reader, state: Any, commands: Sequence[Command | None], line: int) -> list[Any]:
+    """The state before each command of a turn nobody wrote (to say each in words; None: after the last)."""
     fork = reader.fork()
     out = []
-    for command in commands:
+    for k, command in enumerate(commands):
         out.append(state)
-        state = fork.insert(state, command.seat, command, line)
+        if command is not None:
+            state = fork.insert(state, command.seat, command, line, index=k)
     return out
 
 

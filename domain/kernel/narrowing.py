@@ -361,9 +361,13 @@ def search(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequence[Key]]
                     tried[k].extend(v for v in found if v not in tried[k])
                 node.keys = known
                 rolls = all(a.kind == "roll" for k in known if (a := asked[k]) is not None)
-                for combo, after in _played(reader, node.state, stop, known, lists, min(product, DICE) if rolls
-                                            else product, spend, room):
-                    if after.ok:
+                played = list(_played(reader, node.state, stop, known, lists, min(product, DICE) if rolls
+                                      else product, spend, room))
+                # values with which the move's own written items are there go on; those that took one (a card
+                # written drawn on the move after a turn nobody wrote) stop here when others did not
+                least = min((after.taken for _, after in played if after.ok), default=0)
+                for combo, after in played:
+                    if after.ok and after.taken <= least:
                         children.node(after.state).edges.append((node, combo))
                     else:
                         leaves.append((rank(after), node, combo))

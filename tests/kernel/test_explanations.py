@@ -213,7 +213,7 @@ def test_a_slip_in_a_move_before_the_refused_one_is_read_there(title: str) -> No
 
 def test_a_turn_left_out_that_drew_is_read_with_the_draws_the_lines_after_it_need() -> None:
     """`Carla: pass [rich_harvest]` not written: an Event card drawn nobody wrote down; read with the first card
-    possible, a later line is refused, so the search gives the turn the card with which what follows reads."""
+    possible, a later line is refused, so the card is narrowed with the rest of the file, as a `[?]` written there."""
     text, played = game_of("la-citta")
     lines = text.split("\n")
     i = lines.index("   Carla: pass [rich_harvest]")
@@ -221,7 +221,9 @@ def test_a_turn_left_out_that_drew_is_read_with_the_draws_the_lines_after_it_nee
     report = check_text("\n".join(lines))
     (finding,) = report.findings
     assert finding.line == i + 1 and finding.explanation["kind"] == "left-out"
-    assert "read as `Carla: pass` (its outcomes, nobody wrote them, as the lines after it need them)" in finding.assumed
+    assert "read as `Carla: pass`" in finding.assumed
+    (card,) = [u for u in report.unknowns if u.line == i + 1]
+    assert card.consistent == [("rich_harvest",)] and card.column < 0  # nobody wrote it: no column of the line
     assert read_as_played(report, played)
 
 
@@ -252,3 +254,49 @@ def same_game(report: Any, played: Any) -> bool:
     for entry in report.entries or []:
         state = fold(game, state, entry.events)
     return bool(state == played.state)
+
+
+def test_a_turn_left_out_that_the_rest_of_the_file_does_not_tell_is_said_undetermined() -> None:
+    """A Form-of-Republic shift not written, where what follows (and the claimed result) fits another shift as well:
+    the report names the gap once, says how many readings fit and which, and keeps the one that was played among
+    them, rather than reading on from a guess as if it were known."""
+    text, played = game_of("citta-stato")
+    lines = text.split("\n")
+    report = None
+    for i, line in enumerate(lines):  # the first shift whose readings the rest of the file does not tell apart
+        if not re.fullmatch(r"\s+\w+: (stay|left|right)", line) or i + 1 >= len(lines) or not _TURN.match(lines[i + 1]):
+            continue
+        report = check_text("\n".join(lines[:i] + lines[i + 1:]))
+        if report.findings and (report.findings[0].explanation or {}).get("fits"):
+            break
+    else:
+        pytest.fail("no shift left out reads as undetermined")
+    assert report is not None
+    (finding,) = report.findings
+    assert finding.line == i + 1 and finding.explanation["kind"] == "left-out"
+    fits = finding.explanation["fits"]
+    assert fits >= 2 and f"undetermined: {fits} readings of it fit the rest of the file" in finding.assumed
+    assert finding.explanation["runner_up"]["said"] != finding.explanation["said"]
+    checked = check_text(text)
+    shift = [dict(e.command) for e, (at, _) in zip(checked.entries or [], checked.places or [], strict=True)
+             if at == i + 1 and e.command is not None]
+    assert shift in report.readings[i + 1] and len(report.readings[i + 1]) == fits
+
+
+def test_a_turn_left_out_before_a_line_the_rules_still_take_is_named_at_that_line() -> None:
+    """`Carla: burn G, W, buy G 1` not written, `Carla: pass` just after it: the pass still stands (her next turn), and
+    only the end of the round, lines later, cannot stand (the cubes drawn). Nothing at that line explains it: the lines
+    before it are tried as the line after a gap, and the turn nobody wrote is named once, at the pass."""
+    game = catalog.game("citta-stato")
+    edition = game.default_edition()
+    played = play_random(game, edition, {"players": 3}, "table")
+    lines = render_log("citta-stato", edition, played.entries, NAMES, {"players": 3}, played.scores).split("\n")
+    i = lines.index("   Carla: burn G, W, buy G 1")
+    assert lines[i + 1] == "   Carla: pass"
+    del lines[i]
+    report = check_text("\n".join(lines))
+    (finding,) = report.findings
+    assert (finding.line, finding.rule, finding.explanation["kind"]) == (i + 1, "notation/left-out", "left-out")
+    assert re.search(r"Carla's turn missing before line \d+: read as `Carla: burn G`, `Carla: \w`, `Carla: buy G 1`",
+                     finding.assumed)  # (which colour she gave for the burnt card leaves the game alike)
+    assert "line 84 cannot stand after it" in finding.message and same_game(report, played)
