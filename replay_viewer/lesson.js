@@ -205,7 +205,7 @@ function paintBoard(drawn, data) {
   const live = document.importNode(root, true);
   const wrap = el("div", undefined, "board-wrap");
   const viewBox = live.getAttribute("viewBox") || (data.places && data.places.viewBox ? data.places.viewBox.join(" ") : "0 0 100 100");
-  const overlay = svg("svg", { class: "overlay", viewBox, role: "img", "aria-label": "no shapes" }); // shapes.js says them
+  const overlay = svg("svg", { class: "overlay", viewBox, "aria-hidden": "true" }); // silent until shapes.js draws and says some
   if (live.getAttribute("preserveAspectRatio")) overlay.setAttribute("preserveAspectRatio", live.getAttribute("preserveAspectRatio"));
   wrap.append(live, overlay);
   board.replaceChildren(wrap);
