@@ -9,6 +9,7 @@ keys. At 390 px the board's text must be readable where it is shown (the issue m
 
 from __future__ import annotations
 
+import re
 import statistics
 from collections.abc import Iterator
 from pathlib import Path
@@ -150,3 +151,70 @@ def test_a_phone_shows_the_board_readable_and_the_controls_in_reach(served: tupl
     assert len(sizes) >= 10, f"{title}: only {len(sizes)} board texts are shown on a phone"
     median = statistics.median(sizes)
     assert median >= READABLE_PX, f"{title}: the board's median text is {median:.1f} px on a phone"
+
+
+LIVE = ("[aria-live]:not([aria-live=off]), [role=status], [role=alert], [role=log], output")
+
+
+@pytest.mark.parametrize("title", TITLES)
+def test_a_screen_reader_reads_the_board_in_sentences_and_hears_one_thing_a_step(
+        served: tuple[str, Any, dict[str, str]], opened: Any, title: str) -> None:
+    base, client, paths = served
+    record_id = paths[f"record {title}"].rsplit("/", 1)[1]
+    turns = client.get(f"/api/records/{record_id}/turns").get_json()
+    middle = turns[len(turns) // 2]["to"]
+    page = opened(DESKTOP)
+    page.goto(f"{base}{paths[f'record {title}']}#step={middle}")
+    ready(page, f"record {title}")
+    expect(page.locator("body")).to_have_attribute("data-step", str(middle))
+
+    # the board reads as the sentences the API's drawing carries, and the picture itself is silent
+    view = client.get(f"/api/records/{record_id}/steps/{middle}").get_json()["view"]
+    lines = page.locator("#board-lines li")
+    expect(lines.first).to_be_attached()
+    said = lines.all_text_contents()
+    seats = [s["name"] for s in client.get(f"/api/records/{record_id}").get_json()["seats"]]
+    assert all(any(line.startswith(f"{name}:") or line.startswith(f"{name} (") for line in said) for name in seats), said
+    if title == "la-citta":
+        assert sum("'s city at L" in line for line in said) == len(view["cities"]), said
+    tree = page.locator("#board-region").aria_snapshot()
+    assert "the board in words" in tree and said[1][:40] in tree, tree[:2000]
+    assert not any(digits in tree for digits in ("12345", "0123456789")), tree[:2000]  # no digit soup
+    assert page.locator("#board > svg").get_attribute("aria-hidden") == "true"
+    # the drawing layer says nothing while it holds no shapes
+    layer = page.locator("#board-wrap > svg.cronaca-shapes")
+    if layer.count():
+        assert layer.get_attribute("aria-hidden") == "true" and layer.get_attribute("aria-label") is None
+
+    # a step changes one live region, not two
+    before = page.evaluate(f"() => [...document.querySelectorAll({LIVE!r})].map((n) => n.id + '=' + n.textContent)")
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("body")).to_have_attribute("data-step", str(middle + 1))
+    expect(page.locator("#board-lines li").first).to_be_attached()
+    page.wait_for_timeout(300)
+    after = page.evaluate(f"() => [...document.querySelectorAll({LIVE!r})].map((n) => n.id + '=' + n.textContent)")
+    assert len(before) == len(after)
+    changed = [a for a, b in zip(after, before, strict=True) if a != b]
+    assert [c.split("=", 1)[0] for c in changed] == ["said"], changed
+
+    # the move list is one tab stop: from the line before it, Tab lands on the current line, the arrows walk the
+    # lines, and the next Tab leaves the list (the skip link before it jumps to the scores)
+    links = page.locator("#moves li > a[data-step]")
+    assert links.count() > 50
+    assert page.locator('#moves li > a[data-step][tabindex="0"]').count() == 1
+    page.locator("#skip-moves").focus()
+    expect(page.locator("#skip-moves")).to_be_visible()
+    page.keyboard.press("Tab")
+    focused = page.evaluate("() => document.activeElement.closest('li') && document.activeElement.closest('li').classList.contains('current')")
+    assert focused, "Tab from the skip link should land on the current move"
+    step = int(page.evaluate("() => document.activeElement.dataset.step"))
+    page.keyboard.press("ArrowDown")
+    expect(page.locator("body")).to_have_attribute("data-step", re.compile(r"\d+"))
+    expect(page.locator("#moves li.current > a")).to_be_focused()
+    assert int(page.locator("#moves li.current > a").get_attribute("data-step")) > step
+    page.keyboard.press("Tab")
+    assert page.evaluate("() => !document.activeElement.closest('#moves')"), "one Tab leaves the move list"
+    page.locator("#skip-moves").focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#scores-title")).to_be_focused()
+    assert "#step=" in page.url  # the skip link leaves the address (step, token) as it was
