@@ -143,15 +143,39 @@ def board_text_px(page: Any) -> list[float]:
 @pytest.mark.parametrize("title", TITLES)
 def test_a_phone_shows_the_board_readable_and_the_controls_in_reach(served: tuple[str, Any, dict[str, str]],
                                                                     opened: Any, title: str) -> None:
-    base, _, paths = served
+    base, client, paths = served
+    record_id = paths[f"record {title}"].rsplit("/", 1)[1]
+    turns = client.get(f"/api/records/{record_id}/turns").get_json()
+    steps = client.get(f"/api/records/{record_id}").get_json()["steps"]
     page = opened(PHONE)
     page.goto(base + paths[f"record {title}"])
     ready(page, f"record {title}")
-    sizes = board_text_px(page)
-    assert len(sizes) >= 10, f"{title}: only {len(sizes)} board texts are shown on a phone"
-    median = statistics.median(sizes)
-    assert median >= READABLE_PX, f"{title}: the board's median text is {median:.1f} px on a phone"
-
+    for label, step in (("early", turns[1]["to"]), ("middle", turns[len(turns) // 2]["to"]), ("final", steps)):
+        page.locator("#slider").fill(str(step))
+        expect(page.locator("body")).to_have_attribute("data-step", str(step))
+        page.evaluate("() => window.scrollTo(0, 0)")
+        sizes = board_text_px(page)
+        assert len(sizes) >= 10, f"{title} {label}: only {len(sizes)} board texts are shown on a phone"
+        median = statistics.median(sizes)
+        assert median >= READABLE_PX, f"{title} {label}: the board's median text is {median:.1f} px on a phone"
+        page.screenshot(path=str(SHOTS / f"phone-{title}-{label}.png"))
+    # the board comes first, the step buttons sit along the bottom edge (a thumb's reach), the move list and
+    # the chart below the board
+    board = page.locator("#board-pan").bounding_box()
+    assert board is not None and board["y"] < PHONE["height"] / 3, board
+    for button in ("#prev", "#next", "#next-turn"):
+        box = page.locator(button).bounding_box()
+        assert box is not None and box["y"] > PHONE["height"] * 0.8 and box["height"] >= 40, (button, box)
+    story, scores = page.locator("#story").bounding_box(), page.locator("#scores").bounding_box()
+    assert story is not None and scores is not None and board["y"] + board["height"] <= story["y"] <= scores["y"]
+    # "show the whole board" fits it to the screen, and back
+    page.locator("#board-zoom").click()
+    expect(page.locator("#board-zoom")).to_have_attribute("aria-pressed", "true")
+    width = page.locator("#board > svg").bounding_box()
+    assert width is not None and width["width"] <= PHONE["width"], width
+    page.locator("#board-zoom").click()
+    wide = page.locator("#board > svg").bounding_box()
+    assert wide is not None and wide["width"] > PHONE["width"] * 1.8, wide
 
 LIVE = ("[aria-live]:not([aria-live=off]), [role=status], [role=alert], [role=log], output")
 
