@@ -384,6 +384,9 @@ def main() -> None:
     args = parser.parse_args()
     if args.phone:
         VIEWPORT.update(PHONE)
+    if args.no_stepping:  # page loads only, at the display's pace
+        args.presses = args.frames = 0
+        args.modes = ["vsync"]
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory() as tmp, serving(Path(tmp)) as (base, records), sync_playwright() as p:
@@ -391,9 +394,6 @@ def main() -> None:
                     for mode in args.modes}
         print(f"viewport {VIEWPORT['width']} x {VIEWPORT['height']}")
         finished: dict[str, UUID] = {}
-        if args.no_stepping:
-            args.presses = args.frames = 0
-            args.modes = [m for m in args.modes if m == "vsync"] or ["vsync"]
         print(f"key press to board painted, {args.presses} presses, {args.gap_ms} ms between them")
         for mode, browser in browsers.items():
             print(f"  {mode}: {frame_rate(browser)} animation frames a second on an empty page")

@@ -82,7 +82,7 @@ let titleName = (title) => title;
 // ---- loading ----------------------------------------------------------------------------------
 
 // An answer opening.js asked for before this module ran, taken once, when this reader is still the one it asked as.
-/** @param {"record" | "board"} key */
+/** @param {"record" | "board" | "turns"} key */
 function early(key) {
   const answer = opening[key];
   opening[key] = null;
@@ -109,7 +109,7 @@ async function loadRecord() {
 }
 
 async function loadTurns() {
-  const answer = await ask(`/api/records/${id}/turns`);
+  const answer = await (early("turns") || ask(`/api/records/${id}/turns`));
   page.turns = answer.ok ? answer.body : [];
 }
 
@@ -1019,6 +1019,7 @@ async function main() {
     await Promise.all([loadTurns(), loadStory(), loadScores()]);
   } else {
     await loadTurns(); // no step asked for: the first step after the setup, unless a link asked meanwhile
+    if (opening.first) await opening.first; // opening.js has asked that step's board as soon as the turns came
     const asked = hashParams().get("step");
     if (asked !== null) await openStep(asked);
     else await go(Math.min(page.turns.length ? page.turns[0].to : 0, last()));

@@ -242,3 +242,22 @@ def test_a_screen_reader_reads_the_board_in_sentences_and_hears_one_thing_a_step
     page.keyboard.press("Enter")
     expect(page.locator("#scores-title")).to_be_focused()
     assert "#step=" in page.url  # the skip link leaves the address (step, token) as it was
+
+
+def test_a_shared_link_asks_its_first_board_once_as_soon_as_the_turns_are_in(
+        served: tuple[str, Any, dict[str, str]], opened: Any) -> None:
+    """A record opened from its bare link (no #step) opens at the first step after the setup: opening.js asks the
+    turns beside the summary and that step's board as soon as the turns are in, and record.js takes both answers
+    instead of asking again (the phone's first-board benchmark, issue 32)."""
+    base, client, paths = served
+    record_id = paths["record serenissima"].rsplit("/", 1)[1]
+    first = client.get(f"/api/records/{record_id}/turns").get_json()[0]["to"]
+    page = opened(PHONE)
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url.removeprefix(base)))
+    page.goto(base + paths["record serenissima"])
+    ready(page, "record serenissima")
+    expect(page.locator("body")).to_have_attribute("data-step", str(first))
+    turns, board = f"/api/records/{record_id}/turns", f"/api/records/{record_id}/steps/{first}/board"
+    assert asked.count(turns) == 1 and asked.count(board) == 1, asked
+    assert asked.index(board) < asked.index("/viewer/study.js"), asked
