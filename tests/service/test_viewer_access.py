@@ -206,9 +206,11 @@ def test_a_screen_reader_reads_the_board_in_sentences_and_hears_one_thing_a_step
     assert not any(digits in tree for digits in ("12345", "0123456789")), tree[:2000]  # no digit soup
     assert page.locator("#board > svg").get_attribute("aria-hidden") == "true"
     # the drawing layer says nothing while it holds no shapes
+    expect(page.locator("body")).to_have_attribute("data-study", "ready")
     layer = page.locator("#board-wrap > svg.cronaca-shapes")
-    if layer.count():
-        assert layer.get_attribute("aria-hidden") == "true" and layer.get_attribute("aria-label") is None
+    expect(layer).to_have_count(1)
+    assert layer.get_attribute("aria-hidden") == "true" and layer.get_attribute("aria-label") is None
+    assert "no shapes" not in page.locator("#board-region").aria_snapshot()
 
     # a step changes one live region, not two
     before = page.evaluate(f"() => [...document.querySelectorAll({LIVE!r})].map((n) => n.id + '=' + n.textContent)")
