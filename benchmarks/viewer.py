@@ -1,6 +1,7 @@
 """The record page in Chromium: key press to board painted, and a 5,000-step record's first board.
 
     .venv/bin/python -m benchmarks.viewer [--presses 200] [--gap-ms 60] [--modes vsync unlimited] [--no-loading]
+    .venv/bin/python -m benchmarks.viewer --phone [--no-stepping]   # the same at a phone's 390 x 844 (issue 32)
 
 Serves the app on 127.0.0.1 (werkzeug, threaded, a fresh SQLite file) and drives Debian's
 /usr/bin/chromium through Playwright.
@@ -29,6 +30,11 @@ Serves the app on 127.0.0.1 (werkzeug, threaded, a fresh SQLite file) and drives
    and scores chart are in). Then the largest real record (La Città, 5 players, random play)
    to its first drawn board. A sample is navigation start to the rAF after #board is filled
    (body[data-step] set); the median of `--loads` cold loads (a new browser context each) is reported.
+   Then each title's finished greedy-bot record (the stepping's), opened as a link opens it (no #step):
+   the first open a reader of a shared link waits for (issue 32's target at 390 px: <= 500 ms).
+
+`--phone` runs everything in a 390 x 844 viewport (the page's phone layout: the board drawn readable in its
+pan box, the controls along the bottom) instead of 1400 x 1000; `--no-stepping` skips the key presses.
 """
 
 from __future__ import annotations
@@ -214,10 +220,14 @@ class Press(NamedTuple):
         return self.board + self.render
 
 
+VIEWPORT = {"width": 1400, "height": 1000}  # --phone: PHONE
+PHONE = {"width": 390, "height": 844}
+
+
 def opened(browser: Any, base: str, record_id: UUID, start: int, pages: Path | None) -> tuple[Any, Any]:
     """A new context and page on the record at `start`, its first neighbours fetched; `pages`: another
     version of the page's files (record.js...) served instead, to measure before against after."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context = browser.new_context(viewport=VIEWPORT)
     page = context.new_page()
     if pages is not None:
         for file in pages.iterdir():
@@ -306,7 +316,7 @@ def control(browser: Any, presses: int, gap_ms: int) -> tuple[list[Press], int]:
     """The method's floor: the same presses, sampled the same way, on a page whose whole step is one text
     node changed in the keydown's own task. No page can show a key's effect sooner than this: what it
     measures beyond the page's work is the wait for the display's next frame and the frame itself."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context = browser.new_context(viewport=VIEWPORT)
     page = context.new_page()
     page.set_content(CONTROL)
     found = pressed(page, presses, gap_ms)
@@ -328,7 +338,7 @@ def loading(browser: Any, url: str, loads: int) -> tuple[float, float]:
     """Median ms from navigation to the first board painted, and to the move list and chart in too."""
     board, everything = [], []
     for _ in range(loads):
-        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        context = browser.new_context(viewport=VIEWPORT)
         page = context.new_page()
         page.goto(url, wait_until="commit")
         board.append(float(page.evaluate(LOADED, "step")))
@@ -369,18 +379,27 @@ def main() -> None:
     parser.add_argument("--no-loading", action="store_true", help="only the stepping figures")
     parser.add_argument("--pages", type=Path, help="a folder of the viewer's files (record.js...) served instead of replay_viewer's")
     parser.add_argument("--frames", type=int, default=40, help="presses traced to count main frames a key (vsync; 0: none)")
+    parser.add_argument("--phone", action="store_true", help="a phone's 390 x 844 viewport instead of 1400 x 1000")
+    parser.add_argument("--no-stepping", action="store_true", help="only the loading figures")
     args = parser.parse_args()
+    if args.phone:
+        VIEWPORT.update(PHONE)
+    if args.no_stepping:  # page loads only, at the display's pace
+        args.presses = args.frames = 0
+        args.modes = ["vsync"]
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory() as tmp, serving(Path(tmp)) as (base, records), sync_playwright() as p:
         browsers = {mode: p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS + MODES[mode][1])
                     for mode in args.modes}
+        print(f"viewport {VIEWPORT['width']} x {VIEWPORT['height']}")
+        finished: dict[str, UUID] = {}
         print(f"key press to board painted, {args.presses} presses, {args.gap_ms} ms between them")
         for mode, browser in browsers.items():
             print(f"  {mode}: {frame_rate(browser)} animation frames a second on an empty page")
         table: list[tuple[str, str, dict[str, float]]] = []
         frames_table: list[tuple[str, float, float, float]] = []
-        for mode, browser in browsers.items():  # the floor of the method, in the same browsers and minutes
+        for mode, browser in ({} if args.no_stepping else browsers).items():  # the floor of the method
             print(f" control, {MODES[mode][0]}: a page that changes one line of text on the key")
             samples, slow = control(browser, args.presses, args.gap_ms)
             table.append(("(control)", mode, report("(control)", 0, 0, samples, slow)))
@@ -389,6 +408,9 @@ def main() -> None:
             game = catalog.game(title)
             played = play_bot(game, game.default_edition(), {"players": players}, f"viewer-bench-{title}")
             record_id = imported(records, title, players, played)
+            finished[title] = record_id
+            if args.no_stepping:
+                continue
             start = records.reading.turns(record_id)[0].stop
             steps = records.reading.summary(record_id).steps
             presses = min(args.presses, steps - start)
@@ -436,6 +458,10 @@ def main() -> None:
         board, everything = loading(browser, f"{base}/records/{real_id}#step={real_steps // 2}", args.loads)
         print(f"  la-citta, 5 players, random play, {real_steps} steps: first board {board:5.0f} ms, "
               f"move list and chart in {everything:5.0f} ms")
+        for title, record_id in finished.items():  # a finished record opened from its link, as a friend opens it
+            board, everything = loading(browser, f"{base}/records/{record_id}", args.loads)
+            print(f"  {title}, {LARGEST[title]} players, greedy bots, finished, first open: first board {board:5.0f} ms, "
+                  f"move list and chart in {everything:5.0f} ms")
         browser.close()
 
 

@@ -1,7 +1,7 @@
 """Which titles Cronaca knows, by their public title id: the one place a title is named outside its package.
 
 Everything else about a title is read from its package through here: its Game (`GAME`), its
-display name (`GAME.name`), its notation words and places (`notation.py`), its demo tables
+display name (`GAME.name`), its notation words and places (`notation.py`), its board in sentences (`aloud.py`), its demo tables
 (`bot.py`), its solo mode's setup (`solo.py`), and the name of the package itself, by which the viewer finds the title's board
 drawing. Imported lazily: one title's bug never blocks another.
 """
@@ -9,7 +9,7 @@ drawing. Imported lazily: one title's bug never blocks another.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
@@ -65,6 +65,13 @@ def places(title: str, edition: Edition) -> tuple[str, ...] | None:
     notation = _room(title, "notation")
     listed = getattr(notation, "places", None)
     return tuple(listed(edition)) if callable(listed) else None
+
+
+def read_aloud(title: str, view: Mapping[str, Any], edition: Edition, names: Sequence[str]) -> list[str]:
+    """One step's board in sentences of the game's words (`aloud.py`'s `board(view, edition, names)`), from the
+    same reader's view its picture is drawn from; no sentences for a title without that room."""
+    said = getattr(_room(title, "aloud"), "board", None)
+    return list(said(view, edition, names)) if callable(said) else []
 
 
 def solo(title: str) -> Callable[[int, int, int], dict[str, Any]] | None:

@@ -9,6 +9,7 @@
 
 import { hashParams } from "./lib/address.js";
 import { api, why } from "./lib/api.js";
+import { fitPhone, sayBoard } from "./lib/board.js";
 import { $, all, el, field, fromTemplate, svg } from "./lib/dom.js";
 import { render } from "./lib/render.js";
 import { describe, draw, placeAt } from "./lib/shapes.js";
@@ -168,7 +169,7 @@ function showControls() {
   slider.max = String(c.to_step);
   slider.value = String(page.step);
   slider.setAttribute("aria-valuetext", `step ${page.step}, chapter steps ${c.from_step} to ${c.to_step}`);
-  $("step", "output").textContent = String(page.step);
+  $("step").textContent = String(page.step);
   $("range").textContent = `(chapter: ${c.from_step}–${c.to_step})`;
   $("first", "button").disabled = $("prev", "button").disabled = page.step <= c.from_step;
   $("next", "button").disabled = $("last", "button").disabled = page.step >= c.to_step;
@@ -193,6 +194,7 @@ function showChapter() {
 }
 
 let onPage = null; // {wrap, overlay, viewBox}
+let fitted = false;
 function paintBoard(drawn, data) {
   const board = $("board");
   const root = drawn.text ? new DOMParser().parseFromString(drawn.text, "image/svg+xml").documentElement : null;
@@ -205,11 +207,13 @@ function paintBoard(drawn, data) {
   const live = document.importNode(root, true);
   const wrap = el("div", undefined, "board-wrap");
   const viewBox = live.getAttribute("viewBox") || (data.places && data.places.viewBox ? data.places.viewBox.join(" ") : "0 0 100 100");
-  const overlay = svg("svg", { class: "overlay", viewBox, role: "img", "aria-label": "no shapes" }); // shapes.js says them
+  const overlay = svg("svg", { class: "overlay", viewBox, "aria-hidden": "true" }); // silent until shapes.js draws and says some
   if (live.getAttribute("preserveAspectRatio")) overlay.setAttribute("preserveAspectRatio", live.getAttribute("preserveAspectRatio"));
   wrap.append(live, overlay);
   board.replaceChildren(wrap);
   board.classList.remove("no-board");
+  fitted = fitPhone(board, live, !fitted) || fitted; // a phone opens the board readable, at its focus, once
+  sayBoard($("board-lines"), live);
   onPage = { wrap, overlay, viewBox: viewBox.split(/[\s,]+/).map(Number) };
 }
 

@@ -34,6 +34,10 @@ function ask(path, cache) {
  * @property {Promise<Response> | null} record GET /api/records/{id}, until record.js takes it
  * @property {number | null} step
  * @property {Promise<Response> | null} board GET .../steps/{step}/board, until taken
+ * @property {Promise<Response> | null} turns GET .../turns when the address names no step, until taken
+ * @property {Promise<void> | null} first settled once the board of the first step after the setup (where a record
+ *   opens without a step) is asked for, with `step` and `board` set: a shared link's first board is asked as soon
+ *   as the turns are in, not after record.js has read the summary and then the turns (issue 32)
  */
 
 /** @type {Opening} */
@@ -42,4 +46,13 @@ export const opening = {
   record: ask(`/api/records/${id}`, "no-store"),
   step,
   board: step === null ? null : ask(`/api/records/${id}/steps/${step}/board`),
+  turns: step === null ? ask(`/api/records/${id}/turns`) : null,
+  first: null,
 };
+if (opening.turns) {
+  opening.first = opening.turns.then((r) => (r.ok ? r.clone().json() : null)).then((turns) => {
+    if (!Array.isArray(turns) || opening.board !== null) return;
+    opening.step = turns.length && Number.isInteger(turns[0].to) ? turns[0].to : 0;
+    opening.board = ask(`/api/records/${id}/steps/${opening.step}/board`);
+  }).catch(() => {});
+}

@@ -5,7 +5,7 @@
 
 import { hashParams } from "./lib/address.js";
 import { answered, api } from "./lib/api.js";
-import { Board, parseBoard, patch } from "./lib/board.js";
+import { Board, fitPhone, parseBoard, patch, sayBoard } from "./lib/board.js";
 import { $, el, svg, whenIdle } from "./lib/dom.js";
 import { render } from "./lib/render.js";
 import { opening } from "./opening.js";
@@ -84,7 +84,7 @@ let titleName = (title) => title;
 // ---- loading ----------------------------------------------------------------------------------
 
 // An answer opening.js asked for before this module ran, taken once, when this reader is still the one it asked as.
-/** @param {"record" | "board"} key */
+/** @param {"record" | "board" | "turns"} key */
 function early(key) {
   const answer = opening[key];
   opening[key] = null;
@@ -111,7 +111,7 @@ async function loadRecord() {
 }
 
 async function loadTurns() {
-  const answer = await ask(`/api/records/${id}/turns`);
+  const answer = await (early("turns") || ask(`/api/records/${id}/turns`));
   page.turns = answer.ok ? answer.body : [];
 }
 
@@ -184,6 +184,7 @@ function prefetch(n) {
 }
 
 let onPage = null; // the Board whose drawing #board holds (with its outline), or null
+let fitted = false; // the phone's panning box was scrolled to the board's focus once: later boards keep the reader's place
 
 // The new board goes in by patching the one on the page when there is one (see patch).
 function paintBoard(n, drawn) {
@@ -199,6 +200,7 @@ function paintBoard(n, drawn) {
     board.replaceChildren(whole);
     board.classList.remove("no-board");
     onPage = drawn.board;
+    fitted = fitPhone($("board-pan"), whole, !fitted) || fitted; // a phone opens the board readable, at its focus
   } else {
     board.replaceChildren(el("p", drawn.board ? "The board drawing for this step could not be read." : drawn.sentence, "board-sentence"));
     board.classList.add("no-board");
@@ -260,6 +262,7 @@ function afterFrame() {
     if (page.shown === n) {
       prefetch(n);
       showStep(n);
+      sayBoard($("board-lines"), onPage ? $("board").firstElementChild : null);
     }
     document.dispatchEvent(new CustomEvent("cronaca:after-frame", { detail: { step: n } })); // study.js's panel, same frame
   }, 0));
@@ -285,8 +288,8 @@ function showControls(n) {
   const slider = $("slider", "input");
   slider.max = String(limit());
   slider.value = String(n);
-  $("step", "output").textContent = String(n);
-  $("steps", "output").textContent = String(last());
+  setText($("step"), String(n));
+  setText($("steps"), String(last()));
   $("of").hidden = page.spoilerFree;
   slider.setAttribute("aria-valuetext", `step ${n}` + (page.spoilerFree ? "" : ` of ${last()}`));
   $("first", "button").disabled = n === 0;
@@ -386,7 +389,7 @@ function buildStory() {
     html.push(`<ol role="list" aria-label="${turn.turn === 0 ? "setup" : `${page.roundWord} ${escape(turn.round)}, ${who}`}">`);
     for (let i = start; i < k; i++) {
       const step = byStep[i].step;
-      html.push(`<li role="listitem" data-step="${step}"><a role="link" tabindex="0" data-step="${step}">${escape(byStep[i].text)}</a>${byMark(byStep[i].by)}</li>`);
+      html.push(`<li role="listitem" data-step="${step}"><a role="link" tabindex="-1" data-step="${step}">${escape(byStep[i].text)}</a>${byMark(byStep[i].by)}</li>`);
     }
     html.push("</ol></div>");
   });
@@ -409,7 +412,22 @@ function buildStory() {
     || (byStep.length ? "" : "Nothing has happened yet.");
   marked = null;
   cutAt = null;
+  rove(lineAt.length ? lineNodes.get(lineAt[0]) : null);
   document.dispatchEvent(new CustomEvent("cronaca:story", { detail: { line: page.line } })); // study.js adds notes and branches
+}
+
+// The move list is one tab stop (it was one per line: hundreds of tabs to the scores): the current line's link
+// holds tabindex 0, every other -1, and the arrow keys walk the lines (wire). When the reader's focus is on a
+// line, it follows the current line.
+let roving = null;
+function rove(item) {
+  const link = item ? /** @type {HTMLElement | null} */ (item.querySelector(":scope > a[data-step]")) : null;
+  if (!link || link === roving) return;
+  const focused = roving !== null && document.activeElement === roving;
+  if (roving) roving.tabIndex = -1;
+  link.tabIndex = 0;
+  roving = link;
+  if (focused) link.focus({ preventScroll: true });
 }
 
 // The story line of step n: the last line at or before it.
@@ -457,6 +475,7 @@ function markLine(n) {
       item.classList.add("current");
       item.setAttribute("aria-current", "step");
       if (scroll !== null) box.scrollTop = scroll;
+      rove(item);
     }
   }
   $("said").textContent = n === 0 ? "Before the game: nothing has happened yet."
@@ -870,6 +889,13 @@ function wire() {
       return;
     }
     if (e.altKey || e.ctrlKey || e.metaKey) return;
+    if ((e.key === "ArrowDown" || e.key === "ArrowUp") && t instanceof HTMLElement && t.matches("#moves li > a[data-step]")) {
+      e.preventDefault(); // in the move list, up and down walk its lines (the focus follows the current line)
+      const at = lineAt.indexOf(Number(t.dataset.step));
+      const to = lineAt[Math.max(0, Math.min(lineAt.length - 1, at + (e.key === "ArrowDown" ? 1 : -1)))];
+      if (to !== undefined) go(to, { unbounded: !page.spoilerFree });
+      return;
+    }
     if (t instanceof HTMLSelectElement || t instanceof HTMLTextAreaElement) return;
     if (t instanceof HTMLInputElement && !["range", "checkbox"].includes(t.type)) return;
     const moves = {
@@ -885,6 +911,15 @@ function wire() {
     if (!moves[e.key]) return;
     e.preventDefault();
     moves[e.key]();
+  });
+  $("skip-moves", "a").addEventListener("click", (e) => { // past the move list without touching the address (#step=...)
+    e.preventDefault();
+    $("scores-title").focus();
+  });
+  $("board-zoom", "button").addEventListener("click", () => {
+    const whole = !$("board-pan").classList.contains("whole");
+    $("board-pan").classList.toggle("whole", whole);
+    $("board-zoom", "button").setAttribute("aria-pressed", String(whole));
   });
   $("data", "details").addEventListener("toggle", () => {
     if ($("data", "details").open && shownView !== null) renderData(shownView);
@@ -994,6 +1029,7 @@ async function main() {
     await Promise.all([loadTurns(), loadStory(), loadScores()]);
   } else {
     await loadTurns(); // no step asked for: the first step after the setup, unless a link asked meanwhile
+    if (opening.first) await opening.first; // opening.js has asked that step's board as soon as the turns came
     const asked = hashParams().get("step");
     if (asked !== null) await openStep(asked);
     // a game in progress opens at its latest step (the page follows new moves from there); a finished one after its setup

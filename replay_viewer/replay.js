@@ -6,7 +6,7 @@
 
 import { fromHash, stepInHash, withStep } from "./lib/address.js";
 import { api } from "./lib/api.js";
-import { parseBoard } from "./lib/board.js";
+import { fitPhone, parseBoard, sayBoard } from "./lib/board.js";
 import { $, all, el } from "./lib/dom.js";
 import { loadTitles, titleName } from "./lib/titles.js";
 
@@ -70,6 +70,7 @@ function banner(n) {
   all(document, "#assumed li").forEach((li) => li.classList.toggle("here", Number(li.dataset.step) === n));
 }
 
+let fitted = false;
 async function board(n) {
   const answer = await ask(`${base}/steps/${n}/board`);
   const node = $("board");
@@ -77,8 +78,11 @@ async function board(n) {
   if (drawn) {
     node.replaceChildren(drawn);
     node.classList.remove("no-board");
+    fitted = fitPhone($("board-pan"), drawn, !fitted) || fitted; // a phone: readable, at the board's focus, once
+    sayBoard($("board-lines"), drawn);
     return;
   }
+  sayBoard($("board-lines"), null);
   node.replaceChildren(el("p", (answer.body && answer.body.detail) || "The board could not be drawn.", "board-sentence"));
   node.classList.add("no-board");
 }
@@ -87,7 +91,7 @@ async function show(n) {
   const steps = page.summary.steps;
   n = Math.max(0, Math.min(steps, Number.isFinite(n) ? n : 0));
   page.at = n;
-  $("step", "output").textContent = String(n);
+  $("step").textContent = String(n);
   $("slider", "input").value = String(n);
   $("prev", "button").disabled = $("prev-turn", "button").disabled = $("first", "button").disabled = n <= 0;
   $("next", "button").disabled = $("next-turn", "button").disabled = $("last", "button").disabled = n >= steps;
@@ -169,7 +173,7 @@ async function start() {
   $("summary").textContent = `${names} · ${page.summary.summary} · not a record: the file was rejected, `
     + "and this is how the rules read it, with the closest legal move where a line could not stand"
     + (page.summary.as_reported ? "" : " (the rules read it differently today than when the report was made)");
-  $("steps", "output").textContent = String(page.summary.steps);
+  $("steps").textContent = String(page.summary.steps);
   $("slider", "input").max = String(page.summary.steps);
   const seat = /^seat:(\d+)$/.exec(page.summary.view_of || "");
   const reader = seat ? (page.summary.seats[Number(seat[1])] || {}).name : null;

@@ -51,7 +51,7 @@ async function listPage() {
     tr.insertCell().textContent = (r.created || "").replace("T", " ").slice(0, 16);
     const files = tr.insertCell();
     if (r.finished) {
-      files.appendChild(link("JSON", `/api/records/${r.id}/export`, `record file (JSON) of ${name}: ${r.players.join(", ")}`));
+      files.appendChild(link("JSON", `/api/records/${r.id}/export`, `JSON record file of ${name}: ${r.players.join(", ")}`));
       files.appendChild(document.createTextNode(" · "));
       files.appendChild(link("notation", `/api/records/${r.id}/notation`, `notation of ${name}: ${r.players.join(", ")}`));
     } else {

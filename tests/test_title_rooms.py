@@ -1,8 +1,8 @@
 """Every title package has the same rooms in the same places, so a newcomer who read one finds everything in the next.
 
 The rooms (issue 12 part 5): the edition data and its loader, state, events, commands, fold,
-rules, view, scoring, notation, describe, the Game glue and the board's layout. Each Game
-class offers the queries a reader of any title needs: describe, view and scores.
+rules, view, scoring, notation, describe, aloud (the board in sentences, issue 32), the Game glue and the
+board's layout. Each Game class offers the queries a reader of any title needs: describe, view and scores.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pytest
 
 DOMAIN = Path(__file__).resolve().parent.parent / "domain"
 TITLES = ("citta_stato", "la_citta", "serenissima")
-MODULES = ("edition", "state", "events", "commands", "fold", "rules", "view", "scoring", "notation", "describe", "game")
+MODULES = ("edition", "state", "events", "commands", "fold", "rules", "view", "scoring", "notation", "describe", "aloud", "game")
 DATA = ("edition.yaml", "layout.yaml")
 QUERIES = ("describe", "view", "scores")
 

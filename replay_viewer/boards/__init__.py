@@ -67,7 +67,29 @@ def drawer(title: str) -> Draw:
 
 def draw(title: str, view: dict[str, Any], previous: dict[str, Any] | None, edition: Edition, names: Sequence[str]) -> str:
     """The SVG for one step; NoLayout when this title or edition cannot be drawn."""
-    return drawer(title)(view, previous, layout_for(title, edition), edition, names)
+    layout = layout_for(title, edition)
+    return with_words(drawer(title)(view, previous, layout, edition, names), catalog.read_aloud(title, view, edition, names),
+                      layout.get("phone"))
+
+
+def with_words(svg: str, sentences: Sequence[str], phone: Any = None) -> str:
+    """The drawing as a page shows it to every reader: the picture itself silent to a screen reader (its pieces
+    read as digits and codes), and the board in sentences (the title's `aloud.board`) carried inside it as
+    <metadata data-id="words">, which the page writes out as text beside the picture. `phone` (the layout's
+    `phone:` entry) says how a phone opens the board: {scale, focus: [x, y]} rides on the root as data-phone."""
+    end = svg.find(">", svg.find("<svg")) + 1
+    if end <= 0:
+        return svg
+    extra = ' aria-hidden="true"'
+    if isinstance(phone, dict):
+        focus = phone.get("focus") or [0, 0]
+        extra += f' data-phone="{float(phone.get("scale", 1)):g} {float(focus[0]):g} {float(focus[1]):g}"'
+    words = "".join(f"<p>{sentence.translate(_TEXT)}</p>" for sentence in sentences)
+    head = svg[: end - 1].rstrip("/").rstrip()
+    return f'{head}{extra}><metadata data-id="words">{words}</metadata>{svg[end:]}'
+
+
+_TEXT = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
 
 
 def places(title: str, edition: Edition) -> tuple[str, ...]:

@@ -2,7 +2,7 @@
 // A board as the API draws it (one SVG text per step), and the way a page shows the next step's board by
 // patching the one on the page: only the pieces that changed are parsed, restyled, laid out and painted.
 
-import { SVG } from "./dom.js";
+import { SVG, el } from "./dom.js";
 
 // One step's board as the API drew it, kept as its text and an outline of that text: each
 // element's tag, data-id, and where its markup, start tag and children lie. Outlining a board
@@ -116,4 +116,37 @@ export function patch(live, was, a, now, b) {
 export function parseBoard(text) {
   const root = new DOMParser().parseFromString(text, "image/svg+xml").documentElement;
   return root.nodeName === "svg" && !root.querySelector("parsererror") ? document.importNode(root, true) : null;
+}
+
+// The board in words: the sentences the drawing carries (replay_viewer/boards `with_words`, the title's
+// `aloud.board`), written into `list` for a screen reader, only the lines that changed; the picture itself is
+// silent (aria-hidden), so a reader hears sentences of the game's words instead of its digits and codes.
+export function sayBoard(list, drawing) {
+  const said = drawing ? [...drawing.querySelectorAll("metadata[data-id=words] > *")].map((n) => n.textContent || "") : [];
+  said.forEach((text, i) => {
+    const item = list.children[i];
+    if (!item) list.appendChild(el("li", text));
+    else if (item.textContent !== text) item.textContent = text;
+  });
+  while (list.children.length > said.length) list.lastElementChild.remove();
+}
+
+// How a phone opens a board (the layout's `phone:` entry, on the drawing's root as data-phone="scale x y"):
+// drawn `scale` CSS pixels a viewBox unit, so its text is read without zooming, in the panning box `pan`,
+// scrolled so the point (x, y) of the board is in the middle. Sets --board-width on `pan`; true when the
+// drawing says how (a drawing without data-phone fits the screen as before).
+export function fitPhone(pan, drawing, scroll) {
+  const phone = (drawing && drawing.getAttribute("data-phone") || "").split(" ").map(Number);
+  const box = (drawing && drawing.getAttribute("viewBox") || "").split(/[\s,]+/).map(Number);
+  if (phone.length !== 3 || box.length !== 4 || !phone.every(Number.isFinite) || !(box[2] > 0)) return false;
+  const [scale, x, y] = phone;
+  pan.style.setProperty("--board-width", `${Math.round(box[2] * scale)}px`);
+  // a box the reader pans is a stop of the tab order (the keys that scroll it step the board there too)
+  if (pan.scrollWidth > pan.clientWidth || pan.scrollHeight > pan.clientHeight) pan.tabIndex = 0;
+  else pan.removeAttribute("tabindex");
+  if (scroll) {
+    pan.scrollLeft = Math.max(0, (x - box[0]) * scale - pan.clientWidth / 2);
+    pan.scrollTop = Math.max(0, (y - box[1]) * scale - pan.clientHeight / 2);
+  }
+  return true;
 }

@@ -111,7 +111,8 @@ export function overlay(host, viewBox) {
   let layer = host.querySelector(":scope > svg.cronaca-shapes");
   if (!layer) {
     if (getComputedStyle(host).position === "static") host.style.position = "relative";
-    layer = make("svg", { class: "cronaca-shapes", "aria-hidden": "false", role: "img", "aria-label": "no shapes" });
+    layer = make("svg", { class: "cronaca-shapes" });
+    speak(layer, []);
     Object.assign(layer.style, { position: "absolute", left: "0", top: "0", width: "100%", height: "100%",
       pointerEvents: "none", overflow: "visible" });
     host.appendChild(layer);
@@ -121,9 +122,23 @@ export function overlay(host, viewBox) {
   return layer;
 }
 
+// What a screen reader hears of the layer: its shapes in words, and nothing at all while it is empty
+// (an image named "no shapes" on every step was noise).
+function speak(layer, said) {
+  if (said.length) {
+    layer.removeAttribute("aria-hidden");
+    layer.setAttribute("role", "img");
+    layer.setAttribute("aria-label", said.join("; "));
+  } else {
+    layer.setAttribute("aria-hidden", "true");
+    layer.removeAttribute("role");
+    layer.removeAttribute("aria-label");
+  }
+}
+
 export function clear(layer) {
   layer.querySelectorAll(":scope > .shape, :scope > .pending").forEach((n) => n.remove());
-  layer.setAttribute("aria-label", "no shapes");
+  speak(layer, []);
 }
 
 function arrow(shape, a, b, u, ra, rb) {
@@ -231,7 +246,7 @@ export function draw(layer, shapes, anchors, viewBox, options = {}) {
     layer.appendChild(make("circle", { class: "pending start", "data-at": pending.name, cx: pending.x, cy: pending.y,
       r: pending.r, fill: colour, "fill-opacity": 0.35, stroke: colour, "stroke-width": 0.5 * u }));
   }
-  layer.setAttribute("aria-label", said.length ? said.join("; ") : "no shapes");
+  speak(layer, said);
   layer.dataset.shapes = String(drawn);
   return { drawn, skipped };
 }

@@ -471,7 +471,7 @@ def test_the_list_page_shows_winners_files_and_pages(tmp_path: Path) -> None:
             expect(first.locator("td").nth(3)).to_have_text(names[scores["ranking"][0]])
             expect(first.locator("td").nth(4)).to_have_text(
                 " · ".join(f"{names[s]} {scores['seats'][s]['total']}" for s in scores["ranking"]))
-            expect(first.get_by_role("link", name="record file (JSON)", exact=False)).to_have_attribute(
+            expect(first.get_by_role("link", name="JSON record file", exact=False)).to_have_attribute(
                 "href", f"/api/records/{record_id}/export")
             expect(first.locator("a", has_text="notation")).to_have_attribute("href", f"/api/records/{record_id}/notation")
             expect(page.locator("#import-game")).to_have_attribute("href", "/import")

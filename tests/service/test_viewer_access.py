@@ -1,0 +1,265 @@
+"""Every page for every reader (issue 32): a phone's 390 px and a desktop's 1400 px, axe-core, a screen reader.
+
+axe-core (pinned in package.json, test-only, installed by `npm ci`) is injected into each page as it is
+served and run over the whole document: no serious or critical violation on any page at either width.
+The record page is also read as a screen reader reads it: the board in sentences of the game's words,
+one live region, a skip link past the move list, and the move list as one tab stop walked with the arrow
+keys. At 390 px the board's text must be readable where it is shown (the issue measured a median of 4 px).
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.service import browsing
+from tests.service.browsing import served_app
+from tests.service.helpers import import_finished_http, record_file
+
+pytestmark = pytest.mark.browser
+TITLES = ["citta-stato", "la-citta", "serenissima"]
+ROOT = Path(__file__).resolve().parents[2]
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+SHOTS = ROOT / "docs" / "screenshots"
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1400, "height": 1000}
+WIDTHS = {"phone": PHONE, "desktop": DESKTOP}
+READABLE_PX = 9  # the smallest median board text a reader reads without zooming
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any, dict[str, str]]]:
+    """The app with a finished game of each title and a lesson of one chapter: (base, client, {page: path})."""
+    with served_app(tmp_path_factory.mktemp("access")) as (base, app):
+        client = app.test_client()
+        records = {title: import_finished_http(client, record_file(title, f"access-{title}", greedy=True)).record_id
+                   for title in TITLES}
+        made = client.post("/api/lessons", json={"title": "Reading an opening", "introduction": "Watch the market."})
+        assert made.status_code == 201, made.get_json()
+        lesson = made.get_json()
+        chapter = client.post(f"/api/lessons/{lesson['lesson']['id']}/chapters",
+                              json={"record_id": records["citta-stato"], "from_step": 3, "to_step": 12,
+                                    "title": "The opening", "introduction": "How Ada and Ben set out."},
+                              headers={"Authorization": f"Bearer {lesson['teacher_key']}"})
+        assert chapter.status_code == 201, chapter.get_json()
+        paths = {"records list": "/", "import": "/import", "reconcile": "/reconcile", "api docs": "/api/docs",
+                 "lesson": f"/lessons/{lesson['lesson']['id']}", "new lesson": "/lessons/new",
+                 **{f"record {title}": f"/records/{records[title]}" for title in TITLES}}
+        yield base, client, paths
+
+
+browser = browsing.browser  # fixture, used by name
+
+
+@pytest.fixture
+def opened(browser: Any) -> Iterator[Any]:
+    """Opens a page at a viewport, in a context that lets the test inject axe-core (the pages' CSP forbids
+    inline scripts, rightly); the test fails if a page threw."""
+    errors: list[str] = []
+    contexts: list[Any] = []
+
+    def open_at(viewport: dict[str, int]) -> Any:
+        context = browser.new_context(viewport=viewport, bypass_csp=True)
+        contexts.append(context)
+        made = context.new_page()
+        made.on("pageerror", lambda exc: errors.append(str(exc)))
+        return made
+
+    yield open_at
+    for context in contexts:
+        context.close()
+    assert not errors, f"the page threw: {errors}"
+
+
+def ready(page: Any, name: str) -> None:
+    """Wait until the page has drawn what a reader comes for."""
+    if name.startswith("record "):
+        expect(page.locator("body")).to_have_attribute("data-loaded", "all")
+        expect(page.locator("#board svg")).to_have_count(1)
+    elif name == "lesson":
+        expect(page.locator("body")).to_have_attribute("data-ready", "yes")
+        expect(page.locator("#board .board-wrap > svg:not(.overlay)")).to_have_count(1)
+    elif name == "records list":
+        expect(page.locator("#records tbody tr")).to_have_count(3)
+    elif name == "api docs":
+        expect(page.locator("main, body").first).to_contain_text("records")
+    else:
+        page.wait_for_load_state("networkidle")
+
+
+def axe_violations(page: Any) -> list[dict[str, Any]]:
+    """axe-core's serious and critical violations of the page as it stands."""
+    page.add_script_tag(path=str(AXE))
+    found: list[dict[str, Any]] = page.evaluate(
+        "async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
+        ".filter((v) => v.impact === 'serious' || v.impact === 'critical')"
+        ".map((v) => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 4).map((n) => n.target.join(' '))}))")
+    return found
+
+
+PAGES = ["records list", "import", "reconcile", "api docs", "lesson", "new lesson", *(f"record {t}" for t in TITLES)]
+
+
+@pytest.mark.parametrize("width", list(WIDTHS))
+@pytest.mark.parametrize("name", PAGES)
+def test_axe_finds_nothing_serious_on_any_page(served: tuple[str, Any, dict[str, str]], opened: Any,
+                                               name: str, width: str) -> None:
+    base, _, paths = served
+    page = opened(WIDTHS[width])
+    page.goto(base + paths[name])
+    ready(page, name)
+    assert page.locator('meta[name="viewport"]').count() == 1, f"{name} has no viewport meta"
+    violations = axe_violations(page)
+    assert violations == [], f"{name} at {width}: {violations}"
+    # nothing wider than the screen: a phone reader scrolls down, never sideways (the board pans in its own box)
+    overflow = page.evaluate("() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    assert overflow <= 1, f"{name} at {width} scrolls sideways by {overflow} px"
+
+
+def board_text_px(page: Any) -> list[float]:
+    """The rendered size (CSS px) of every board text a reader sees in the board's box at its default view."""
+    sizes: list[float] = page.evaluate("""() => {
+      const box = document.querySelector('#board-wrap').getBoundingClientRect();
+      const out = [];
+      for (const t of document.querySelectorAll('#board svg text')) {
+        if (!t.textContent.trim()) continue;
+        const r = t.getBoundingClientRect();
+        if (r.width === 0 || r.right < box.left || r.left > box.right || r.bottom < box.top || r.top > box.bottom) continue;
+        const ctm = t.getScreenCTM();
+        const size = parseFloat(getComputedStyle(t).fontSize);
+        out.push(size * Math.hypot(ctm.a, ctm.b));
+      }
+      return out;
+    }""")
+    return sizes
+
+
+@pytest.mark.parametrize("title", TITLES)
+def test_a_phone_shows_the_board_readable_and_the_controls_in_reach(served: tuple[str, Any, dict[str, str]],
+                                                                    opened: Any, title: str) -> None:
+    base, client, paths = served
+    record_id = paths[f"record {title}"].rsplit("/", 1)[1]
+    turns = client.get(f"/api/records/{record_id}/turns").get_json()
+    steps = client.get(f"/api/records/{record_id}").get_json()["steps"]
+    page = opened(PHONE)
+    page.goto(base + paths[f"record {title}"])
+    ready(page, f"record {title}")
+    for label, step in (("early", turns[1]["to"]), ("middle", turns[len(turns) // 2]["to"]), ("final", steps)):
+        page.locator("#slider").fill(str(step))
+        expect(page.locator("body")).to_have_attribute("data-step", str(step))
+        page.evaluate("() => window.scrollTo(0, 0)")
+        sizes = board_text_px(page)
+        assert len(sizes) >= 10, f"{title} {label}: only {len(sizes)} board texts are shown on a phone"
+        median = statistics.median(sizes)
+        assert median >= READABLE_PX, f"{title} {label}: the board's median text is {median:.1f} px on a phone"
+        page.screenshot(path=str(SHOTS / f"phone-{title}-{label}.png"))
+    # the board comes first, the step buttons sit along the bottom edge (a thumb's reach), the move list and
+    # the chart below the board
+    board = page.locator("#board-pan").bounding_box()
+    assert board is not None and board["y"] < PHONE["height"] / 3, board
+    for button in ("#prev", "#next", "#next-turn"):
+        box = page.locator(button).bounding_box()
+        assert box is not None and box["y"] > PHONE["height"] * 0.8 and box["height"] >= 40, (button, box)
+    story, scores = page.locator("#story").bounding_box(), page.locator("#scores").bounding_box()
+    assert story is not None and scores is not None and board["y"] + board["height"] <= story["y"] <= scores["y"]
+    # "show the whole board" fits it to the screen, and back
+    page.locator("#board-zoom").click()
+    expect(page.locator("#board-zoom")).to_have_attribute("aria-pressed", "true")
+    width = page.locator("#board > svg").bounding_box()
+    assert width is not None and width["width"] <= PHONE["width"], width
+    page.locator("#board-zoom").click()
+    wide = page.locator("#board > svg").bounding_box()
+    assert wide is not None and wide["width"] > PHONE["width"] * 1.8, wide
+
+LIVE = ("[aria-live]:not([aria-live=off]), [role=status], [role=alert], [role=log], output")
+
+
+@pytest.mark.parametrize("title", TITLES)
+def test_a_screen_reader_reads_the_board_in_sentences_and_hears_one_thing_a_step(
+        served: tuple[str, Any, dict[str, str]], opened: Any, title: str) -> None:
+    base, client, paths = served
+    record_id = paths[f"record {title}"].rsplit("/", 1)[1]
+    turns = client.get(f"/api/records/{record_id}/turns").get_json()
+    middle = turns[len(turns) // 2]["to"]
+    page = opened(DESKTOP)
+    page.goto(f"{base}{paths[f'record {title}']}#step={middle}")
+    ready(page, f"record {title}")
+    expect(page.locator("body")).to_have_attribute("data-step", str(middle))
+
+    # the board reads as the sentences the API's drawing carries, and the picture itself is silent
+    view = client.get(f"/api/records/{record_id}/steps/{middle}").get_json()["view"]
+    lines = page.locator("#board-lines li")
+    expect(lines.first).to_be_attached()
+    said = lines.all_text_contents()
+    seats = [s["name"] for s in client.get(f"/api/records/{record_id}").get_json()["seats"]]
+    assert all(any(line.startswith(f"{name}:") or line.startswith(f"{name} (") for line in said) for name in seats), said
+    if title == "la-citta":
+        assert sum("'s city at L" in line for line in said) == len(view["cities"]), said
+    tree = page.locator("#board-region").aria_snapshot()
+    assert "the board in words" in tree and said[1][:40] in tree, tree[:2000]
+    assert not any(digits in tree for digits in ("12345", "0123456789")), tree[:2000]  # no digit soup
+    assert page.locator("#board > svg").get_attribute("aria-hidden") == "true"
+    # the drawing layer says nothing while it holds no shapes
+    expect(page.locator("body")).to_have_attribute("data-study", "ready")
+    layer = page.locator("#board-wrap > svg.cronaca-shapes")
+    expect(layer).to_have_count(1)
+    assert layer.get_attribute("aria-hidden") == "true" and layer.get_attribute("aria-label") is None
+    assert "no shapes" not in page.locator("#board-region").aria_snapshot()
+
+    # a step changes one live region, not two
+    before = page.evaluate(f"() => [...document.querySelectorAll({LIVE!r})].map((n) => n.id + '=' + n.textContent)")
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("body")).to_have_attribute("data-step", str(middle + 1))
+    expect(page.locator("#board-lines li").first).to_be_attached()
+    page.wait_for_timeout(300)
+    after = page.evaluate(f"() => [...document.querySelectorAll({LIVE!r})].map((n) => n.id + '=' + n.textContent)")
+    assert len(before) == len(after)
+    changed = [a for a, b in zip(after, before, strict=True) if a != b]
+    assert [c.split("=", 1)[0] for c in changed] == ["said"], changed
+
+    # the move list is one tab stop: from the line before it, Tab lands on the current line, the arrows walk the
+    # lines, and the next Tab leaves the list (the skip link before it jumps to the scores)
+    links = page.locator("#moves li > a[data-step]")
+    assert links.count() > 50
+    assert page.locator('#moves li > a[data-step][tabindex="0"]').count() == 1
+    page.locator("#skip-moves").focus()
+    expect(page.locator("#skip-moves")).to_be_visible()
+    page.keyboard.press("Tab")
+    focused = page.evaluate("() => document.activeElement.closest('li') && document.activeElement.closest('li').classList.contains('current')")
+    assert focused, "Tab from the skip link should land on the current move"
+    step = int(page.evaluate("() => document.activeElement.dataset.step"))
+    page.keyboard.press("ArrowDown")
+    expect(page.locator("body")).to_have_attribute("data-step", re.compile(r"\d+"))
+    expect(page.locator("#moves li.current > a")).to_be_focused()
+    assert int(page.locator("#moves li.current > a").get_attribute("data-step")) > step
+    page.keyboard.press("Tab")
+    assert page.evaluate("() => !document.activeElement.closest('#moves')"), "one Tab leaves the move list"
+    page.locator("#skip-moves").focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#scores-title")).to_be_focused()
+    assert "#step=" in page.url  # the skip link leaves the address (step, token) as it was
+
+
+def test_a_shared_link_asks_its_first_board_once_as_soon_as_the_turns_are_in(
+        served: tuple[str, Any, dict[str, str]], opened: Any) -> None:
+    """A record opened from its bare link (no #step) opens at the first step after the setup: opening.js asks the
+    turns beside the summary and that step's board as soon as the turns are in, and record.js takes both answers
+    instead of asking again (the phone's first-board benchmark, issue 32)."""
+    base, client, paths = served
+    record_id = paths["record serenissima"].rsplit("/", 1)[1]
+    first = client.get(f"/api/records/{record_id}/turns").get_json()[0]["to"]
+    page = opened(PHONE)
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url.removeprefix(base)))
+    page.goto(base + paths["record serenissima"])
+    ready(page, "record serenissima")
+    expect(page.locator("body")).to_have_attribute("data-step", str(first))
+    turns, board = f"/api/records/{record_id}/turns", f"/api/records/{record_id}/steps/{first}/board"
+    assert asked.count(turns) == 1 and asked.count(board) == 1, asked
+    assert asked.index(board) < asked.index("/viewer/study.js"), asked
