@@ -214,9 +214,11 @@ def test_a_screen_reader_reads_the_board_in_sentences_and_hears_one_thing_a_step
 
     # a step changes one live region, not two
     before = page.evaluate(f"() => [...document.querySelectorAll({LIVE!r})].map((n) => n.id + '=' + n.textContent)")
+    said_before = page.locator("#said").text_content() or ""
     page.keyboard.press("ArrowRight")
     expect(page.locator("body")).to_have_attribute("data-step", str(middle + 1))
     expect(page.locator("#board-lines li").first).to_be_attached()
+    expect(page.locator("#said")).not_to_have_text(said_before)  # the step's sentence is in (a loaded machine is slow)
     page.wait_for_timeout(300)
     after = page.evaluate(f"() => [...document.querySelectorAll({LIVE!r})].map((n) => n.id + '=' + n.textContent)")
     assert len(before) == len(after)
