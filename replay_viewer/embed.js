@@ -6,7 +6,7 @@
 
 import { hashParams } from "./lib/address.js";
 import { api, why } from "./lib/api.js";
-import { parseBoard } from "./lib/board.js";
+import { parseBoard, sayBoard } from "./lib/board.js";
 import { $ } from "./lib/dom.js";
 import { loadTitles, titleName } from "./lib/titles.js";
 
@@ -44,6 +44,7 @@ async function go(n) {
   board.classList.toggle("no-board", !drawn);
   if (drawn) board.replaceChildren(drawn);
   else board.textContent = `No board to show: ${why(answer)}.`;
+  sayBoard($("board-lines"), drawn); // the picture is silent (aria-hidden): a screen reader reads these sentences
   $("said").textContent = sentenceAt(n);
   const slider = $("slider", "input");
   slider.max = String(limit());

@@ -119,6 +119,10 @@ def test_a_step_is_copied_as_a_picture_and_its_player_is_framed_by_another_site(
     expect(frame.locator("body")).to_have_attribute("data-step", str(middle + 1))
     expect(frame.locator("body")).to_have_attribute("data-loaded", "all")
     expect(frame.locator("#board > svg")).to_have_attribute("aria-label", re.compile("La Città board"))
+    # the picture is silent (aria-hidden); a screen reader reads the board in sentences, every seat by name
+    expect(frame.locator("#board-words #board-lines li").first).to_be_attached()
+    said = " ".join(frame.locator("#board-lines li").all_text_contents())
+    assert all(name in said for name in NAMES), said
     line = max((li for li in client.get(f"/api/records/{record_id}/story").get_json()["lines"]
                 if li["step"] <= middle + 1), key=lambda li: li["step"])
     expect(frame.locator("#said")).to_have_text(line["text"])
