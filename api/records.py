@@ -35,6 +35,7 @@ from api.service import bearer, json_response, service
 from domain.records import evidence as bundles
 from domain.records import lessonfile
 from domain.records.access import new_tokens
+from domain.records.aggregates import TRANSCRIBED
 from domain.records.errors import RecordsError
 from domain.records.studynotation import render_study
 from domain.transcripts import MEDIA_TYPE
@@ -60,16 +61,23 @@ class RecordCollection(MethodView):
     @blp.arguments(schemas.StartRecord)
     @blp.response(201, schemas.Started)
     def post(self, body: dict[str, Any]) -> Any:
-        """Start a record. Each seat's token is in this answer only: hand each player theirs."""
+        """Start a record. Each seat's token is in this answer only: hand each player theirs. A game at the table
+        (`"mode": "transcribed"`) also gets its `table_key`, shown here only: one device enters every seat's choices
+        and every outcome seen with it."""
         records = service().records
-        annotator, arbiter = new_tokens(2)
+        annotator, arbiter, table = new_tokens(3)
+        at_table = body["mode"] == TRANSCRIBED
         record_id, tokens = records.play.start(body["title"], body["seats"], body["options"], body["mode"],
                                           body["edition_file"], body["setup_outcomes"], annotator_key=annotator,
-                                          arbiter_key=arbiter, dice_mode=body["dice"])
+                                          arbiter_key=arbiter, dice_mode=body["dice"],
+                                          table_key=table if at_table else None)
         summary = records.reading.summary(record_id)
         seats = [{"seat": i, "name": n, "token": t} for i, (n, t) in enumerate(zip(body["seats"], tokens, strict=True))]
-        return {"id": str(record_id), "commitment": summary.chance["commitment"], "seats": seats,
-                "annotator_key": annotator, "arbiter_key": arbiter, "record": summary.to_json()}, 201, {"Location": f"/api/records/{record_id}"}
+        started = {"id": str(record_id), "commitment": summary.chance["commitment"], "seats": seats,
+                   "annotator_key": annotator, "arbiter_key": arbiter, "record": summary.to_json()}
+        if at_table:
+            started["table_key"] = table
+        return started, 201, {"Location": f"/api/records/{record_id}"}
 
 
 @blp.route("/<uuid:record_id>")
@@ -126,6 +134,87 @@ def idempotency_key() -> str | None:
         raise RecordsError("Idempotency-Key must be 1 to 255 visible ASCII characters (a random UUID, say)",
                            rule="idempotency/key")
     return key
+
+
+@blp.route("/<uuid:record_id>/asks", methods=["POST"])
+@blp.arguments(schemas.AskOutcome)
+@blp.response(200, schemas.Asked)
+@blp.alt_response(409, schema=schemas.Problem, content_type=PROBLEM,
+                  description="a live record (it draws its own), a setup already entered, a choice before the setup")
+@blp.alt_response(422, schema=schemas.Problem, content_type=PROBLEM,
+                  description="an outcome that could not have happened (named), a malformed choice or outcome")
+@blp.alt_response(401, schema=schemas.Problem, content_type=PROBLEM, description="no token")
+@blp.alt_response(403, schema=schemas.Problem, content_type=PROBLEM, description="another seat's choice, another record's key")
+@blp.doc(security=[{"seat": []}])
+def asks(body: dict[str, Any], record_id: UUID) -> Any:
+    """A game at the table: the next outcome the rules need for a choice (`command`; null: the setup) beyond the
+    outcomes entered so far, and what it could be (`possible`); `{"ask": null}` when they need no more. Nothing
+    is stored. With the table key (any seat's choice) or a seat's token (its own)."""
+    return json_response(service().records.table.asks(record_id, bearer(), body["command"], body["outcomes"]))
+
+
+@blp.route("/<uuid:record_id>/setup", methods=["POST"])
+@blp.arguments(schemas.EnterSetup)
+@blp.response(200, schemas.SetupEntered)
+@blp.alt_response(409, schema=schemas.Problem, content_type=PROBLEM,
+                  description="the setup is entered already, or the record is live")
+@blp.alt_response(422, schema=schemas.Problem, content_type=PROBLEM,
+                  description="an outcome that could not have happened (named), missing or unused outcomes")
+@blp.alt_response(401, schema=schemas.Problem, content_type=PROBLEM, description="no token")
+@blp.alt_response(403, schema=schemas.Problem, content_type=PROBLEM, description="another record's key")
+@blp.doc(security=[{"seat": []}], parameters=[schemas.IDEMPOTENCY_KEY])
+def enter_setup(body: dict[str, Any], record_id: UUID) -> Any:
+    """A game at the table started without `setup_outcomes`: its setup's outcomes as the table saw them (the deals),
+    all at once; the record then takes its players' choices."""
+    answer, replayed = service().records.table.setup(record_id, bearer(), body["outcomes"], idempotency_key())
+    if not replayed:
+        announce_summary(record_id)
+    response = json_response(answer)
+    if replayed:
+        response.headers[REPLAYED] = "true"
+    return response
+
+
+@blp.route("/<uuid:record_id>/withdrawals", methods=["POST"])
+@blp.arguments(schemas.Withdraw)
+@blp.response(200, schemas.Withdrawal)
+@blp.alt_response(409, schema=schemas.Problem, content_type=PROBLEM,
+                  description="a stale version, a finished game, nothing but the setup, a live entry whose draw was "
+                              "shown, a take-back asked already")
+@blp.alt_response(401, schema=schemas.Problem, content_type=PROBLEM, description="no token")
+@blp.alt_response(403, schema=schemas.Problem, content_type=PROBLEM,
+                  description="at the table not the table key; live, not the seat that made the entry")
+@blp.doc(security=[{"seat": []}], parameters=[schemas.IDEMPOTENCY_KEY])
+def withdraw(body: dict[str, Any], record_id: UUID) -> Any:
+    """Take back the last entry: at the table with the table key, at once (`withdrawn`); in a live game the seat that
+    made it asks (`asked`: its number and the seats whose consent it waits for), never across a draw the service has
+    shown. The take-back is stored as an event of its own: the record shows it happened."""
+    answer, replayed = service().records.table.withdraw(record_id, bearer(), body["version"], idempotency_key())
+    return withdrawal_answer(record_id, answer, replayed)
+
+
+@blp.route("/<uuid:record_id>/withdrawals/<int:n>/consent", methods=["POST"])
+@blp.arguments(schemas.Consent)
+@blp.response(200, schemas.Withdrawal)
+@blp.alt_response(409, schema=schemas.Problem, content_type=PROBLEM,
+                  description="no such take-back waiting (the game went on), the asking seat itself, a second consent")
+@blp.alt_response(401, schema=schemas.Problem, content_type=PROBLEM, description="no seat token")
+@blp.doc(security=[{"seat": []}], parameters=[schemas.IDEMPOTENCY_KEY])
+def consent(body: dict[str, Any], record_id: UUID, n: int) -> Any:
+    """A live game: another seat consents to take-back `n` (its `number`); the last consent takes the entry back
+    (`withdrawn`)."""
+    answer, replayed = service().records.table.consent(record_id, n, bearer(), idempotency_key())
+    return withdrawal_answer(record_id, answer, replayed)
+
+
+def withdrawal_answer(record_id: UUID, answer: dict[str, Any], replayed: bool) -> Any:
+    """A take-back's answer; its followers are told the record's new state (a retry's changed nothing)."""
+    if not replayed:
+        announce_summary(record_id)
+    response = json_response(answer)
+    if replayed:
+        response.headers[REPLAYED] = "true"
+    return response
 
 
 @blp.route("/<uuid:record_id>/seats/<int:n>/join", methods=["POST"])

@@ -61,6 +61,11 @@ class RecordSummary(marshmallow.Schema):
     origin = fields.Dict()
     chain = fields.Dict(metadata={"description": "the hash chain's head and length (issue 15; /verify recomputes it)"})
     scores = fields.Dict(metadata={"description": "once finished"})
+    withdrawn = fields.List(fields.Dict(), metadata={"description": "entries taken back, when any: {entry, seat, steps: "
+                                                                    "[first, last] as they were, by: table | seats, "
+                                                                    "consents, at}; their log is in the export"})
+    withdrawal = fields.Dict(metadata={"description": "a live game's take-back asked and waiting for consent: "
+                                                      "{number, seat, entry, at_version, consents}"})
 
 
 class Started(marshmallow.Schema):
@@ -71,6 +76,10 @@ class Started(marshmallow.Schema):
                                                             "from it (Authorization: Bearer <key>)"})
     arbiter_key = fields.String(metadata={"description": "shown once: record rulings on this record (whoever settles "
                                                           "a dispute holds it)"})
+    table_key = fields.String(metadata={"description": "a game at the table (mode transcribed) only, shown once: one "
+                                                        "device enters every seat's choices and every outcome seen with "
+                                                        "it (Authorization: Bearer <key>); it reads what the table sees "
+                                                        "(the public view) and opens no other record"})
     record = fields.Nested(RecordSummary)
 
 
@@ -110,6 +119,63 @@ class PlayCommand(Strict):
     contribution = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=200),
                                  metadata={"description": "shared dice: HMAC-SHA256(seat secret, 'cronaca/entry/<k>') "
                                                           "for this command's log entry k (docs/trust.md)"})
+
+
+class AskOutcome(Strict):
+    command = fields.Nested(CommandShape, required=True, allow_none=True,
+                            metadata={"description": "the choice the outcomes are for; null: the setup"})
+    outcomes = fields.List(fields.Dict(), load_default=list, validate=validate.Length(max=10_000),
+                           metadata={"description": "the outcomes entered so far, in the order the rules asked"})
+
+
+class Possible(marshmallow.Schema):
+    value = fields.Raw(metadata={"description": "an item of the pool (a cube, a card) or a die's face"})
+    count = fields.Integer(metadata={"description": "how many of it the pool holds (a roll: how many dice could show it)"})
+    words = fields.String(metadata={"description": "the value as the rulebook says it"})
+
+
+class Ask(marshmallow.Schema):
+    kind = fields.String(metadata={"description": "draw, roll or shuffle"})
+    source = fields.String(metadata={"description": "the bag, deck or dice, as an outcome names it"})
+    n = fields.Integer(metadata={"description": "how many to draw or dice to roll; a shuffle: how many are ordered"})
+    possible = fields.List(fields.Nested(Possible))
+    faces = fields.Integer(metadata={"description": "rolls only"})
+    words = fields.String(metadata={"description": "what is asked, in words: \"draw 2 from Anna's bag\""})
+
+
+class Asked(marshmallow.Schema):
+    ask = fields.Nested(Ask, allow_none=True, metadata={"description": "null: no more outcome is needed; send the "
+                                                                       "choice (or the setup) with those entered"})
+    version = fields.Integer()
+
+
+class EnterSetup(Strict):
+    outcomes = fields.List(fields.Dict(), required=True, validate=validate.Length(max=10_000),
+                           metadata={"description": "the setup's outcomes as the table saw them, in the order the "
+                                                    "rules ask (POST .../asks with \"command\": null says which)"})
+
+
+class SetupEntered(marshmallow.Schema):
+    version = fields.Integer()
+    steps = fields.Integer(metadata={"description": "the setup's game events"})
+
+
+class Withdraw(Strict):
+    version = fields.Integer(required=True, metadata={"description": "the record version the take-back was decided "
+                                                                     "against (409 if something was entered since)"})
+
+
+class Consent(Strict):
+    pass
+
+
+class Withdrawal(marshmallow.Schema):
+    withdrawn = fields.Dict(allow_none=True, metadata={"description": "the entry taken back: {entry, steps: [first, "
+                                                                      "last], seat, by: table | seats, consents}"})
+    asked = fields.Dict(allow_none=True, metadata={"description": "a live game's take-back waiting for consent: "
+                                                                  "{number, seat, entry, consents, waiting}"})
+    version = fields.Integer()
+    steps = fields.Integer(metadata={"description": "the record's steps now"})
 
 
 class JoinSeat(Strict):
@@ -197,11 +263,28 @@ class Turn(marshmallow.Schema):
     commands = fields.Integer()
 
 
+class Choice(marshmallow.Schema):
+    """A legal command as the decision panel offers it (domain/kernel/choices.py)."""
+
+    command = fields.Dict(metadata={"description": "the command to send (POST /commands), as in `commands`"})
+    words = fields.String(metadata={"description": "the choice as a player says it, e.g. \"buy orange for 2\""})
+    group = fields.String(metadata={"description": "how a player thinks of it: actions, cards, places, pass, or a "
+                                                   "title's own (colours, market, galleys, cargo...)"})
+    parts = fields.List(fields.String(), metadata={"description": "the words split into the steps a person picks them "
+                                                                  "in (their common prefixes build a many-part choice "
+                                                                  "step by step); joined by spaces they are `words`"})
+    place = fields.String(allow_none=True, metadata={"description": "the board place the choice names, by the id the "
+                                                                    "board drawing gives it (its `data-id`), else null"})
+
+
 class Legal(marshmallow.Schema):
     step = fields.Integer()
     version = fields.Integer()
     pending = fields.Dict()
     commands = fields.List(fields.Dict(), allow_none=True)
+    choices = fields.List(fields.Nested(Choice), metadata={"description": "for whoever may act (the deciding seat's "
+                                                                          "token, the table key): each command of "
+                                                                          "`commands`, in its order, in words"})
     note = fields.String()
 
 

@@ -31,6 +31,10 @@ MODES = (LIVE, TRANSCRIBED)
 NOTATION = "cronaca-notation"  # an import's stored document: {"format": NOTATION, "text": ...}
 
 
+SETUP_WAITING = ("the record waits for its setup's outcomes (the deals as the table saw them): enter them first "
+                 "(POST /api/records/{id}/setup; POST /api/records/{id}/asks says which comes next)")
+
+
 def waiting_message(seats: list[str], waiting: list[int]) -> str:
     """What a shared-dice record that still waits for seats to join says to whoever asks it to go on."""
     names = ", ".join(f"seat {k} ({seats[k]})" for k in waiting)
@@ -59,6 +63,7 @@ class Record(Aggregate):
         dice: str | None = None,
         chain: str | None = None,
         chain_key: str | None = None,
+        table_hash: str | None = None,
     ) -> None:
         self.title = title
         self.edition = edition
@@ -86,19 +91,31 @@ class Record(Aggregate):
         # the key every link is made under (chain.py), kept as the seed is and revealed at the end with it;
         # None: a record stored before chain keys (its links are unsalted)
         self.chain_key = chain_key
+        # a game at the table: its table key's SHA-256 (one device enters every seat's choices); None: no table key
+        self.table_hash = table_hash
+        self.withdrawal: dict[str, Any] | None = None  # a live game: the take-back asked, waiting for consents
+        self.withdrawn_steps = 0  # game events of entries taken back (still stored and chained)
 
     @property
     def waiting(self) -> list[int]:
         """Shared dice: the seats that have not joined yet (the setup waits for them all)."""
         return [k for k, c in enumerate(self.joined) if c is None] if getattr(self, "dice", None) == SHARED else []
 
+    @property
+    def awaiting_setup(self) -> bool:
+        """A game at the table started without its setup's outcomes: it waits for them (`POST .../setup`)."""
+        return self.mode == TRANSCRIBED and self.entries == 0
+
     def check_takes_command(self) -> None:
-        """The record's own rules for a command, before any is decided: a finished record takes none, and a
-        shared-dice record takes none until every seat has joined (its setup is not drawn before)."""
+        """The record's own rules for a command, before any is decided: a finished record takes none, a
+        shared-dice record takes none until every seat has joined (its setup is not drawn before), and a game at
+        the table none until its setup's outcomes are entered."""
         if self.finished:
-            raise Conflict("the game is over; a finished record takes no more commands")
+            raise Conflict("the game is over; a finished record takes no more commands", version=self.version)
         if self.waiting:
             raise Conflict(waiting_message(self.seats, self.waiting), rule="dice/waiting", waiting=self.waiting)
+        if self.awaiting_setup:
+            raise Conflict(SETUP_WAITING, rule="setup/waiting", version=self.version)
 
     @staticmethod
     def started_link(title: str, edition: dict[str, str], edition_file: str | None, seats: list[str],
@@ -129,6 +146,7 @@ class Record(Aggregate):
         """What one game event changes in the aggregate (`happen`; `record` sets the same for a whole entry)."""
         if opens_entry:
             self.entries += 1
+            self.withdrawal = None  # a take-back asked before this entry is void
         self.steps += 1
         if chain is not None:
             self.chain_head = chain
@@ -168,6 +186,7 @@ class Record(Aggregate):
         stamp = stamp or happened.create_timestamp()
         first, steps, length = self._version, self.steps, getattr(self, "chain_length", 0)
         self.entries += 1
+        self.withdrawal = None  # a take-back asked before this entry is void
 
         def counted(n: int) -> None:
             """The aggregate as after the entry's first n events (what `happen` would have left)."""
@@ -194,6 +213,30 @@ class Record(Aggregate):
                 counted(k + 1)
                 after()
         counted(len(events))
+
+    @event("WithdrawalAsked")
+    def ask_withdrawal(self, number: int, seat: int, entry: int, at_version: int) -> None:
+        """A live game: seat `seat` asks to take back its last entry (`entry`, as the record stood at `at_version`);
+        every other seat must consent (`consent`)."""
+        self.withdrawal = {"number": number, "seat": seat, "entry": entry, "at_version": at_version, "consents": []}
+
+    @event("WithdrawalConsented")
+    def consent(self, number: int, seat: int) -> None:
+        """A live game: another seat consents to the take-back asked as `number`."""
+        asked = getattr(self, "withdrawal", None)
+        if asked is not None and asked["number"] == number:
+            asked["consents"] = [*asked["consents"], seat]
+
+    @event("Withdrawn")
+    def withdraw(self, entry: int, steps: int, first_step: int, seat: int | None, by: str,
+                 consents: list[int] | None = None) -> None:
+        """The last log entry (`entry`, its `steps` game events from `first_step`) is taken back: its rows stay in the
+        stream (and in the chain), the game goes on from the state before it. `by`: "table" (the table key) or
+        "seats" (a live game: asked by `seat`, every other seat consenting)."""
+        self.entries -= 1
+        self.steps -= steps
+        self.withdrawn_steps = getattr(self, "withdrawn_steps", 0) + steps
+        self.withdrawal = None
 
     def finish(self, seed: str | None, scores: dict[str, Any]) -> None:
         """The game is over: the seed is revealed, the scores are final (the chain's last link)."""

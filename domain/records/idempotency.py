@@ -29,14 +29,23 @@ class Idempotency:
         self.records = records
 
     @staticmethod
-    def command_key(record_id: UUID, seat: int | None, key: str, payload: Mapping[str, Any],
+    def command_key(record_id: UUID, seat: int | str | None, key: str, payload: Mapping[str, Any],
                     expected_version: int | None, outcomes: Any, contribution: str | None) -> tuple[UUID, str]:
-        """(the RequestKey's id, the body's hash) of a seat's keyed command: each seat has its own keys."""
+        """(the RequestKey's id, the body's hash) of a seat's keyed command: each seat has its own keys (the table key: "table")."""
         keyed = uuid5(NAMESPACE_URL, f"cronaca:idempotency:command:{record_id}:{seat}:{key}")
         body = hashlib.sha256(json.dumps({"command": payload, "version": expected_version, "outcomes": outcomes,
                                           "contribution": contribution}, sort_keys=True, separators=(",", ":"),
                                          default=str).encode()).hexdigest()
         return keyed, body
+
+    @staticmethod
+    def request_key(record_id: UUID, scope: str, key: str | None, body: Mapping[str, Any]) -> tuple[UUID, str] | None:
+        """(the RequestKey's id, the body's hash) of a keyed request on a record other than a command (a table's
+        setup, a withdrawal); None without a key. Each scope has its own keys."""
+        if key is None:
+            return None
+        return (uuid5(NAMESPACE_URL, f"cronaca:idempotency:{scope}:{record_id}:{key}"),
+                hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":"), default=str).encode()).hexdigest())
 
     @staticmethod
     def import_key(idempotency_key: str | None, stored: str) -> tuple[UUID, str] | None:

@@ -30,6 +30,8 @@ from domain.kernel import (
     commitment,
     play,
 )
+from domain.kernel.asking import AskingChance, Needed
+from domain.kernel.describe import name_of
 from domain.kernel.notation import seat_names_problem
 from domain.records import dice, recordfile, room
 from domain.records.access import new_tokens, token_hash
@@ -56,6 +58,10 @@ class Played:
     finished: bool
     seat: int | None = None
     replayed: bool = False  # the answer to a retry with the same Idempotency-Key: nothing was stored this time
+    table: bool = False  # entered with the table key: answered as the table reads (the public view)
+
+
+TABLE = "table"  # the table key's own scope of Idempotency-Keys (a seat's are per seat)
 
 
 def no_unused(chance: Any) -> None:
@@ -86,7 +92,7 @@ class Play:
     def __init__(self, records: Records) -> None:
         self.records = records
 
-    def _record(self, record_id: UUID) -> Record:
+    def record(self, record_id: UUID) -> Record:
         """The record's aggregate, to act on."""
         try:
             record: Record = self.records.repository.get(record_id)
@@ -106,14 +112,18 @@ class Play:
         annotator_key: str | None = None,
         arbiter_key: str | None = None,
         dice_mode: str | None = None,
+        table_key: str | None = None,
     ) -> tuple[UUID, list[str]]:
         """Create a record and run the setup; returns its id and one secret token per seat.
 
         `dice_mode="shared"` (live only): every seat contributes to chance (docs/trust.md); the setup
-        then waits until every seat has joined (`join`), so it is not run here.
+        then waits until every seat has joined (`join`), so it is not run here. A transcribed record given no
+        `setup_outcomes` at all (None) whose setup needs chance waits for them likewise (`table.Table.setup`).
 
         `annotator_key` (made by the caller, handed out once) is stored hashed: it lets its holder
-        annotate the record and branch variations from it (domain/records/teaching.py)."""
+        annotate the record and branch variations from it (domain/records/teaching.py). `table_key` (a game at the
+        table only, made by the caller and handed out once) is stored hashed too: one device enters every seat's
+        choices with it (access.py)."""
         if title not in titles():
             raise Invalid(f"unknown title {title!r}", available=titles())
         if mode not in MODES:
@@ -142,6 +152,9 @@ class Play:
         if dice_mode == dice.SHARED and mode != LIVE:
             raise Invalid("shared dice are for a live record: a transcribed record's outcomes are the table's",
                           rule="setup/dice", mode=mode)
+        if table_key is not None and mode == LIVE:
+            raise Invalid("a table key is for a game at the table (\"mode\": \"transcribed\"): a live game's seats "
+                          "each play with their own token", rule="setup/table-key", mode=mode)
         if mode == LIVE:
             if setup_outcomes:
                 raise Invalid("a live record draws its own setup: send no \"setup_outcomes\" (they are for a "
@@ -151,15 +164,19 @@ class Play:
             chance: Any = recordfile.live_chance(secrets.token_hex(16) if dice_mode else seed, 0)
         else:
             seed = None
-            chance = ObservedChance(setup_outcomes or [])
+            # no setup_outcomes at all: the table deals first and enters what it saw afterwards (POST .../setup)
+            chance = ObservedChance(setup_outcomes) if setup_outcomes is not None else AskingChance([])
         try:
             produced = game.setup(edition, options, chance)
+        except Needed:
+            produced = []  # the setup waits for the table's outcomes: the options were read up to its first deal
         except RuleViolation as exc:
             raise Refused(exc, None) from exc
         except (KeyError, ValueError, TypeError) as exc:
             raise Invalid(f"the game cannot be set up with these options: {exc}", options=options) from exc
         no_unused(chance)
-        if not produced:
+        awaiting = mode != LIVE and setup_outcomes is None and not produced
+        if not produced and not awaiting:
             raise Invalid("the setup causes no game event, so there is nothing to record", rule="setup/no-events")
         setup = Entry(None, tuple(chance.log), tuple(produced), options=options).to_json()
         tokens = new_tokens(len(seats))
@@ -179,11 +196,12 @@ class Play:
             annotator_hash=token_hash(annotator_key) if annotator_key else None,
             arbiter_hash=token_hash(arbiter_key) if arbiter_key else None,
             **({"dice": dice_mode} if dice_mode else {}),
+            **({"table_hash": token_hash(table_key)} if table_key else {}),
             chain=self.first_link(title, edition.ref, edition_file, list(seats), options, mode,
                                    commitment(seed) if seed else None, dice_mode, chain_key),
             chain_key=chain_key,
         )
-        if not dice_mode:
+        if not dice_mode and not awaiting:
             record.record(setup, seat=None)
         self.records.save(record)
         return record.id, tokens
@@ -216,13 +234,14 @@ class Play:
         process, is answered what the first attempt was (`replayed`), even once the record has moved on;
         the same key with another body is refused (422 idempotency/reused).
         """
-        record = self._record(record_id)
+        record = self.record(record_id)
         with self.records.access.read_as(record_id, token) as (timeline, meta, seat):
             if token is None:
                 raise Unauthorized("a command needs the token of the seat that makes it (Authorization: Bearer <token>)")
+            table = self.records.access.is_table(meta, token)  # a game at the table: one device for every seat
             keyed = body = None
             if idempotency_key is not None:
-                keyed, body = self.records.idempotency.command_key(record_id, seat, idempotency_key, payload,
+                keyed, body = self.records.idempotency.command_key(record_id, TABLE if table else seat, idempotency_key, payload,
                                                                    expected_version, outcomes, contribution)
                 again = self._played_before(record_id, keyed, body)
                 if again is not None:
@@ -242,13 +261,24 @@ class Play:
                 cmd = game.parse_command(payload)
             except MalformedCommand as exc:
                 raise Invalid(exc.message, rule="command/malformed", errors=exc.errors) from exc
-            if cmd.seat != seat:
-                raise Forbidden(f"this token is for seat {seat}, the command is for seat {cmd.seat}", token_seat=seat, command_seat=cmd.seat)
+            if table:  # the table key enters whichever seat's choice: the one that decides now
+                deciding = game.pending(timeline.head)
+                if not deciding.over and deciding.seat is not None and cmd.seat != deciding.seat:
+                    raise Conflict(f"it is {name_of(meta.seats, deciding.seat)}'s decision now (seat {deciding.seat}, "
+                                   f"{deciding.kind}), not {name_of(meta.seats, cmd.seat)}'s; the record is at version "
+                                   f"{record.version}", rule="command/not-deciding", version=record.version,
+                                   deciding=deciding.seat, command_seat=cmd.seat)
+                seat = cmd.seat
+            elif cmd.seat != seat:
+                raise Forbidden(f"this token is for seat {seat} ({name_of(meta.seats, seat)}), the command is for seat "
+                                f"{cmd.seat} ({name_of(meta.seats, cmd.seat)}): each seat enters its own choices; the "
+                                f"record is at version {record.version}", token_seat=seat, command_seat=cmd.seat,
+                                version=record.version)
             chance = self._chance(record, shared, outcomes, contribution)
             try:
                 produced, after = play(game, timeline.head, cmd, chance)
             except RuleViolation as exc:
-                raise Refused(exc, seat) from exc  # the facts as this seat may read them
+                raise Refused(exc, None if table else seat) from exc  # the facts as this reader may read them
             no_unused(chance)
             if not produced:
                 raise Invalid("the rules accept this command but it changes nothing, so there is nothing to record",
@@ -265,7 +295,7 @@ class Play:
                 record.finish(seed=record.seed, scores=game.scores(after))
             used = [] if keyed is None or body is None else [RequestKey(id=keyed, body=body, answer={
                 "seat": seat, "first_step": first_step, "events": len(produced), "version": record.version,
-                "finished": finished})]
+                "finished": finished, **({"table": True} if table else {})})]
             try:
                 self.records.save(record, *used)
             except IntegrityError as exc:
@@ -276,7 +306,7 @@ class Play:
                 raise Conflict("another command was appended first; reload the record and decide again") from exc
             if not finished:
                 room.keep_own(record_id, record.version, own)
-            return Played(record.version, first_step, list(produced), finished, seat)
+            return Played(record.version, first_step, list(produced), finished, seat, table=table)
 
     @staticmethod
     def _chance(record: Record, shared: bool, outcomes: list[Mapping[str, Any]] | None, contribution: str | None) -> Any:
@@ -325,7 +355,7 @@ class Play:
         with self.records.access.reading(record_id) as timeline:  # caught up: the first attempt's events are stored
             events = list(timeline.events[first:first + count])
         return Played(int(used.answer["version"]), first, events, bool(used.answer["finished"]), used.answer["seat"],
-                      replayed=True)
+                      replayed=True, table=bool(used.answer.get("table")))
 
     def answer(self, record_id: UUID, played: Played) -> CommandPlayed:
         """What `POST .../commands` answers for a command: its events (payloads only when it ended the game), and
@@ -336,10 +366,10 @@ class Play:
             assert meta is not None
             state = timeline.state_at(last)
             game = timeline.game
-            _, view = visible(game, state, len(meta.seats), played.finished, played.seat)
+            _, view = visible(game, state, len(meta.seats), played.finished, None if played.table else played.seat)
             pending = game.pending(state)
         shown: dict[str, Any] = {"seat": pending.seat, "kind": pending.kind}
-        if played.finished or (played.seat is not None and played.seat == pending.seat):
+        if played.finished or played.table or (played.seat is not None and played.seat == pending.seat):
             shown = pending.to_json()
         events = [{"step": played.first_step + k + 1, **e.to_json()} if played.finished
                   else {"step": played.first_step + k + 1, "type": e.type, "redacted": True}
@@ -350,7 +380,7 @@ class Play:
 
     def _shared_record(self, record_id: UUID, seat: int, token: str | None) -> tuple[Record, Timeline]:
         """The record and its timeline, for an act of seat `seat` on its shared dice: its own token only."""
-        record = self._record(record_id)
+        record = self.record(record_id)
         timeline = self.records.timeline(record_id)
         assert timeline.meta is not None
         if token is None:

@@ -18,7 +18,7 @@ from domain.kernel import Entry
 from domain.kernel.cache import Bounded
 from domain.records import chain as chains
 from domain.records import dice, recordfile
-from domain.records.aggregates import LIVE, waiting_message
+from domain.records.aggregates import LIVE, SETUP_WAITING, waiting_message
 from domain.records.errors import Forbidden, NotFound
 from domain.records.readmodels import EventPage, Legal, Listing, RecordFile, RecordRow, Step, Summary, Turn, as_bytes
 from domain.records.timeline import Meta, Timeline
@@ -124,21 +124,27 @@ class Reading:
                 lambda step: round_in_view(lambda: timeline.game.view(timeline.state_at(step), None))))))
 
     def legal(self, record_id: UUID, token: str | None) -> Legal:
-        """The pending decision; its legal commands only for the seat that must decide."""
+        """The pending decision; its legal commands only for the seat that must decide, or the table key (a game at
+        the table: one device enters every seat's choices)."""
         with self.records.access.read_as(record_id, token) as (timeline, meta, seat):
             if meta.waiting:  # shared dice: nothing is decided before every seat has joined
                 return Legal(0, meta.version, {"seat": None, "kind": "waiting"}, [], waiting=meta.waiting,
                              note=waiting_message(meta.seats, meta.waiting))
+            if meta.awaiting_setup:  # a game at the table started before its deals were entered
+                return Legal(0, meta.version, {"seat": None, "kind": "setup"}, [], note=SETUP_WAITING)
             state = timeline.head
             pending = timeline.game.pending(state)
             entry = len(timeline.entries) if meta.dice else None  # shared dice: the log entry the next command becomes
             if pending.over:
                 return Legal(len(timeline.events), meta.version, {"seat": pending.seat, "kind": pending.kind}, [], entry)
-            if seat is not None and seat == pending.seat:
-                return Legal(len(timeline.events), meta.version, pending.to_json(),
-                             [c.to_json() for c in timeline.game.legal(state)], entry)
+            if (seat is not None and seat == pending.seat) or self.records.access.is_table(meta, token):
+                commands = [c.to_json() for c in timeline.game.legal(state)]
+                offered = catalog.choices(meta.title)(state, commands, meta.seats)
+                return Legal(len(timeline.events), meta.version, pending.to_json(), commands, entry,
+                             choices=[o.to_json(c) for o, c in zip(offered, commands, strict=True)])
             return Legal(len(timeline.events), meta.version, {"seat": pending.seat, "kind": pending.kind}, None, entry,
-                         note="the legal commands are shown only to the seat that must decide (send its token)")
+                         note="the legal commands are shown only to the seat that must decide (send its token) "
+                              "or to the table key of a game at the table")
 
     def summary(self, record_id: UUID, token: str | None = None) -> Summary:
         with self.records.access.read_as(record_id, token) as (timeline, meta, _):
@@ -160,7 +166,10 @@ class Reading:
             status="finished" if meta.finished else "in-progress", finished=meta.finished, version=meta.version,
             steps=meta.steps, created=meta.created, chance=chance,
             chain={"head": meta.chain_head, "length": meta.chain_length},
-            origin=meta.origin or None, scores=meta.scores if meta.finished else None))
+            origin=meta.origin or None, scores=meta.scores if meta.finished else None,
+            withdrawn=[{"entry": w["entry"], "seat": w["seat"], "steps": [w["first_step"], w["first_step"] + w["steps"] - 1],
+                        "by": w["by"], "consents": w["consents"], "at": w["at"]} for w in timeline.withdrawn] or None,
+            withdrawal=meta.withdrawal))
 
     def _reveal_deadline(self, meta: Meta) -> str | None:
         """When a seat that has not revealed is marked unverifiable: `reveal_hours` after the Finished event."""
@@ -206,7 +215,7 @@ class Reading:
         with self.records.access.read_as(record_id, token) as (timeline, meta, _):
             if not meta.finished:
                 raise Forbidden("a record is exported once the game is over: its log holds every secret")
-            document = copy.deepcopy(recordfile.export(meta, timeline.entries))  # callers may change it: never our cache
+            document = copy.deepcopy(recordfile.export(meta, timeline.entries, timeline.withdrawn))  # callers may change it
             if meta.dice == dice.SHARED:  # a seat past the reveal deadline is marked (docs/trust.md)
                 unverifiable = set(self._shared_dice(meta)["unverifiable"])
                 for seat in document["chance"]["seats"]:
