@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from domain.kernel import explain, narrowing, toward_result
+from domain.kernel import dispute, explain, narrowing, toward_result
 
 SLOWER = 10.0
 
@@ -18,6 +18,6 @@ SLOWER = 10.0
 @pytest.fixture(autouse=True)
 def _unhurried_time_caps(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     clock = SimpleNamespace(process_time=lambda: time.process_time() / SLOWER)
-    for module in (explain, narrowing, toward_result):
+    for module in (dispute, explain, narrowing, toward_result):
         monkeypatch.setattr(module, "time", clock)
     yield

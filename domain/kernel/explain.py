@@ -209,7 +209,7 @@ class _Search:
     turns: Sequence[Turn]
     at: int
     budget: Budget
-    started: float = field(default_factory=time.process_time)
+    started: float = field(default_factory=lambda: time.process_time())  # looked up when made (a test slows the clock)
     used: int = 0
     tried: list[Explanation] = field(default_factory=list)
     chains: list[Explanation] = field(default_factory=list)  # turns nobody wrote, judged (refused ones too)
