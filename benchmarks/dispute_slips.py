@@ -57,7 +57,8 @@ from rich.table import Table
 from domain import catalog
 from domain.kernel import Edition, Game
 from domain.kernel.contract import fold
-from domain.kernel.dispute import DisputeReport
+from domain.kernel.dispute import DisputeReport, Unknown
+from domain.kernel.notation import write_outcome
 from domain.kernel.selfplay import play_random
 from domain.transcripts import check_text, render_log, titles
 
@@ -116,6 +117,10 @@ class Planted:
     at: set[int]  # 1-based lines of the final text where the slip's finding belongs
     index: int  # 0-based index of the planted line (for placing a second slip)
     delta: int = 0  # lines added (+1) or removed (-1)
+    # what was left out, as the report names a reading (`Ada: left`): where nothing written after it says which move
+    # it was, the report naming it among the readings that fit the whole file alike counts as recovered
+    meant: str | None = None
+    played: list[str] = field(default_factory=list)  # `unknown`: the outcomes written over with `[?]`, in order
 
 
 @dataclass
@@ -303,11 +308,12 @@ def plant_forgotten_step(lines: list[str], rng: random.Random, where: list[int])
     assert line is not None
     out = [*lines]
     words, brackets = line.moves.pop()
+    meant = f"`{line.name}: {words}`"
     if line.moves:
         last = line.moves[-1]
         line.moves[-1] = (last[0], f"{last[1]} {brackets}".strip())
         out[i] = line.write()
-        return Planted("forgotten-step", out, {i + 1, i + 2}, i)
+        return Planted("forgotten-step", out, {i + 1, i + 2}, i, meant=meant)
     before = Line.read(lines[i - 1])
     assert before is not None
     last = before.moves[-1]
@@ -316,7 +322,7 @@ def plant_forgotten_step(lines: list[str], rng: random.Random, where: list[int])
     if line.number is not None:
         return None
     del out[i]
-    return Planted("forgotten-step", out, {i, i + 1}, i, -1)
+    return Planted("forgotten-step", out, {i, i + 1}, i, -1, meant=meant)
 
 
 def plant_round_number(lines: list[str], rng: random.Random, where: list[int]) -> Planted | None:
@@ -340,10 +346,11 @@ def plant_unknown(lines: list[str], rng: random.Random, where: list[int]) -> Pla
     i = rng.choice(spots)
     line = Line.read(lines[i])
     assert line is not None
+    played = [found for _, b in line.moves for found in re.findall(r"\[[^\]]*\]", b)]
     line.moves = [(w, re.sub(r"\[[^\]]*\]", "[?]", b)) for w, b in line.moves]
     out = [*lines]
     out[i] = line.write()
-    return Planted("unknown", out, {i + 1}, i)
+    return Planted("unknown", out, {i + 1}, i, played=played)
 
 
 PLANTERS: dict[str, Callable[[list[str], random.Random, list[int]], Planted | None]] = {
@@ -376,7 +383,7 @@ def plant(kind: str, lines: list[str], rng: random.Random, where: list[int], tri
 # ---- judging ----------------------------------------------------------------------------------------------
 
 
-def recovered(played: Played, report: DisputeReport, kinds: Sequence[str]) -> bool:
+def recovered(played: Played, report: DisputeReport, slips: Sequence[Planted]) -> bool:
     if report.entries is None:
         return False
     state = played.game.begin(played.edition)
@@ -384,8 +391,33 @@ def recovered(played: Played, report: DisputeReport, kinds: Sequence[str]) -> bo
         state = fold(played.game, state, entry.events)
     if state == played.state:
         return True
-    if set(kinds) == {"unknown"}:  # honest: what it assumed otherwise is still open
-        return not report.findings and all(u.consistent is None or len(u.consistent) > 1 for u in report.unknowns)
+    kinds = {s.kind for s in slips}
+    if kinds == {"unknown"}:  # honest: what it assumed otherwise than played is still open
+        return not report.findings and all(u.consistent is None or len(u.consistent) > 1
+                                           for u in report.unknowns if not _as_played(u, report, slips))
+    return all(s.kind == "unknown" or _named_alike(report, s) for s in slips) and len(slips) == 1
+
+
+def _as_played(unknown: Unknown, report: DisputeReport, slips: Sequence[Planted]) -> bool:
+    """The report assumed the outcome that was played (the k-th `[?]` of the slip's line is the k-th unknown there)."""
+    for slip in slips:
+        if unknown.line in slip.at and slip.played:
+            there = sorted((u for u in report.unknowns if u.line == unknown.line), key=lambda u: u.column)
+            if len(there) == len(slip.played):
+                written = slip.played[there.index(unknown)]
+                return sorted(write_outcome(unknown.assumed).strip("[]").split()) == sorted(written.strip("[]").split())
+    return False
+
+
+def _named_alike(report: DisputeReport, slip: Planted) -> bool:
+    """Nothing written tells the played move from others (a forgotten shift of the Republic): the slip's finding
+    says so in words and names the played one among the readings that fit the whole file alike."""
+    if slip.meant is None:
+        return False
+    for found in report.findings:
+        said = found.explanation or {}
+        if found.line in slip.at and slip.meant in said.get("alike", ()) and "readings fit it" in str(found.message):
+            return True
     return False
 
 
@@ -401,7 +433,7 @@ def judge(played: Played, slips: Sequence[Planted], text: str) -> tuple[bool, in
         first = next(s for s in slips if s.kind != "unknown")
         at_line = bool(moves) and moves[0] in first.at
         at_line = at_line and all(any(line in s.at for line in moves) for s in slips if s.kind != "unknown")
-    return at_line, len(report.findings), recovered(played, report, kinds), ms, report
+    return at_line, len(report.findings), recovered(played, report, slips), ms, report
 
 
 def _example(played: Played, slips: Sequence[Planted], report: DisputeReport) -> str:

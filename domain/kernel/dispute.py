@@ -18,6 +18,7 @@ from __future__ import annotations
 import copy
 import difflib
 import itertools
+import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -55,8 +56,11 @@ from domain.kernel.toward_result import narrow as narrow_together
 from domain.kernel.violations import MARK, ImpossibleOutcome, MalformedCommand, RuleViolation, Secret
 
 EARLIER = 3  # moves of a line before a refused one whose other readings the explanations try
+EARLIER_OPTIONS = 6  # other readings of each, closest to what was written first (`buy O 2` for `buy O 3`, `buy W 3`)
 NARROWING_BUDGET = 20_000  # moves re-decided, in all, while narrowing unknown outcomes
 CANDIDATES = 400  # possible values of one unknown outcome tried at most
+READ_LEGAL = 600  # legal moves put in words, at most, to find those closest to what was written
+_BRACKETS = re.compile(r"\[[^\]]*\]|\{[^}]*\}")  # outcomes and comments: not the move's words
 
 
 @dataclass
@@ -650,12 +654,19 @@ class _Checker:
         mine = seats[seat] if isinstance(seats, list) and seat < len(seats) else view
         return Secret(mine, seat)
 
-    def alternatives(self, state: Any, seat: int, written: Mapping[str, Any] | None, most: int = 5) -> list[Command]:
+    def alternatives(self, state: Any, seat: int, written: Mapping[str, Any] | None, most: int = 5,
+                     text: str | None = None) -> list[Command]:
+        """The legal moves closest to what was written: the same action with the most of its words (`written`, the
+        command it says), then, where `text` (the move as written) is given, those whose words differ from it in the
+        fewest characters (`unload valencia` for `load valencia`, `burn P B` for an unreadable `burn W B`), then
+        the values nearest (`L104` for `L105`); the rules' order otherwise."""
         legal = list(self.game.legal(state))
-        if written is None:
+        if written is None and text is None:
             return legal[:most]
 
         def closeness(cmd: Command) -> tuple[int, int]:
+            if written is None:
+                return (0, 0)
             other = cmd.to_json()
             if other.get("type") != written.get("type"):
                 return (0, -len(other))
@@ -664,7 +675,21 @@ class _Checker:
             return (1, same * 10 - differ)
 
         ranked = sorted(legal, key=closeness, reverse=True)
-        return [c for c in ranked if c.seat == seat][:most] or ranked[:most]
+        ranked = [c for c in ranked if c.seat == seat] or ranked
+        head = ranked[:READ_LEGAL]  # put in words: the closest by what they say
+        bare = " ".join(_BRACKETS.sub(" ", text).lower().split()) if text is not None else None
+
+        def nearness(cmd: Command) -> tuple[int, ...]:
+            own = closeness(cmd)
+            if bare is not None:
+                said = self.say(cmd, state).lower()
+                apart = (int(said.split(" ", 1)[0] != bare.split(" ", 1)[0]), _slips(bare, said))
+            else:
+                apart = (0, 0)
+            values = [written_apart(written.get(k), v) for k, v in cmd.to_json().items()
+                      if k not in ("type", "seat") and written.get(k) != v] if written is not None else []
+            return (-own[0], -own[1], *apart, sum(a for a, _ in values), sum(n for _, n in values))
+        return sorted(head, key=nearness)[:most]
 
     def say(self, command: Command, state: Any = None) -> str:
         if self.words.write is not None and state is not None:
@@ -994,7 +1019,7 @@ class _Checker:
             return self._stand_in(state, seat, move, self.forced.pop(place))
         if self.strict and kind is not None:
             raise Refused(rule)
-        options = self.alternatives(state, seat, written, 8)
+        options = self.alternatives(state, seat, written, 8, move.text)
         shown = [self.say(c, state) for c in options]
         waiting = bool(options) and all(c.seat != seat for c in options)  # an unreadable move out of turn
         # hidden words: the move's own, or (a move that could not be read) those of the move that stands for it
@@ -1049,7 +1074,8 @@ class _Checker:
         for where, state, seat, written, text in reversed(self._line_moves[-EARLIER:]):
             if where == place or where[0] != place[0]:
                 continue
-            options = [c for c in self.alternatives(state, seat, written, 4) if self._json(c) != dict(written)][:3]
+            options = [c for c in self.alternatives(state, seat, written, EARLIER_OPTIONS + 1, text)
+                       if self._json(c) != dict(written)][:EARLIER_OPTIONS]
             shown = [self._words(self._json(c)) or self.say(c, state) for c in options]
             out.append((where, text, options, shown))
         return out
@@ -1085,13 +1111,15 @@ class _Checker:
             hidden = self._words(self._json(option))
             shown = refusal.shown[explanation.option]
             found.assumed = Secret(self.say(option), found.seat, hidden) if hidden is not None else shown
+            if isinstance(found.message, str):
+                found.message += alike_words(explanation)
             return
         found.assumed = explanation.said
         tail = "; this move is skipped"
         if isinstance(found.message, str) and found.message.endswith(tail):
-            found.message = found.message[: -len(tail)] + "; " + explanation.said
+            found.message = found.message[: -len(tail)] + "; " + explanation.said + alike_words(explanation)
         elif isinstance(found.message, str):
-            found.message += "; " + explanation.said
+            found.message += "; " + explanation.said + alike_words(explanation)
 
     # -- narrowing what nobody wrote down
     def narrow(self, budget: int, notation: Notation | None = None) -> Answer | None:
@@ -1207,7 +1235,8 @@ class _Probe(_Checker):
             return self._keep(state, seat, move, command, retry, produced, after, assumed=True)
         raise _RefusedError(move.line)
 
-    def alternatives(self, state: Any, seat: int, written: Mapping[str, Any] | None, most: int = 5) -> list[Command]:
+    def alternatives(self, state: Any, seat: int, written: Mapping[str, Any] | None, most: int = 5,
+                     text: str | None = None) -> list[Command]:
         return []
 
     def held(self, state: Any, seat: int) -> Any:
@@ -1613,6 +1642,8 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
         if explanation is None or _as_it_was(explanation, refusal):
             if explanation is not None:  # what the checker did anyway: said so, and kept as it was
                 first.explanation = explanation.to_json()
+                if isinstance(first.message, str):
+                    first.message += alike_words(explanation)
             state = after
             at += 1
             continue
@@ -1625,6 +1656,43 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
         at += explanation.consumed
     checker.state = state
     return checker
+
+
+def alike_words(explanation: Explanation, most: int = 3) -> str:
+    """The readings the whole file reads as well with, in words (none: nothing): the table settles it."""
+    if not explanation.alike:
+        return ""
+    named = [c.reading or c.said for c in explanation.alike[:most]]
+    more = len(explanation.alike) - len(named)
+    others = " or ".join(named) if not more else f"{', '.join(named)} or {more} more"
+    return (f"; the whole file reads as well with {others}: nothing written says which "
+            f"({len(explanation.alike) + 1} readings fit it)")
+
+
+def written_apart(written: Any, other: Any) -> tuple[int, int]:
+    """How far a value the rules accept is from the one written, as a pen slips: the characters to change
+    (a digit changed, two swapped, one more or less), then, for two numbers, how far apart they are (`L104`
+    is closer to a written `L105` than `L15`). Values of other shapes are compared as they print."""
+    a, b = str(written), str(other)
+    if len(a) > 24 or len(b) > 24:  # a long value (a payment's list): differ or not
+        return (0 if a == b else 1, 0)
+    numbers = isinstance(written, int) and isinstance(other, int) and not isinstance(written, bool) \
+        and not isinstance(other, bool)
+    return (_slips(a, b), abs(written - other) if numbers else 0)
+
+
+def _slips(a: str, b: str) -> int:
+    """Characters changed, added, left out or two swapped to write `b` for `a` (the optimal string alignment
+    distance; words here are a few characters long)."""
+    rows = [list(range(len(b) + 1))]
+    for i in range(1, len(a) + 1):
+        row = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            row[j] = min(rows[-1][j] + 1, row[j - 1] + 1, rows[-1][j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                row[j] = min(row[j], rows[-2][j - 2] + 1)
+        rows.append(row)
+    return rows[-1][-1]
 
 
 def _near_seats(checker: _Checker, player: str) -> list[str]:
