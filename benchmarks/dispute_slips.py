@@ -383,9 +383,11 @@ def plant(kind: str, lines: list[str], rng: random.Random, where: list[int], tri
 # ---- judging ----------------------------------------------------------------------------------------------
 
 
-def recovered(played: Played, report: DisputeReport, slips: Sequence[Planted]) -> bool:
+def recovered(played: Played, report: DisputeReport, slips: Sequence[Planted], text: str | None = None) -> bool:
     if report.entries is None:
         return False
+    if text is not None and len(slips) == 2 and {s.kind for s in slips} & {"unknown"}:
+        return _recovered_with_unknown(played, report, slips, text)
     state = played.game.begin(played.edition)
     for entry in report.entries:
         state = fold(played.game, state, entry.events)
@@ -396,6 +398,26 @@ def recovered(played: Played, report: DisputeReport, slips: Sequence[Planted]) -
         return not report.findings and all(u.consistent is None or len(u.consistent) > 1
                                            for u in report.unknowns if not _as_played(u, report, slips))
     return all(s.kind == "unknown" or _named_alike(report, s) for s in slips) and len(slips) == 1
+
+
+def _recovered_with_unknown(played: Played, report: DisputeReport, slips: Sequence[Planted], text: str) -> bool:
+    """Two slips, one a line of outcomes written `[?]`: the played game cannot be folded when nothing later says what
+    they were. Recovered when the other slip is read the same way as in the file with those outcomes written (and
+    that file's reading is the played game), and what the report assumed otherwise than played is still open."""
+    unknown = next(s for s in slips if s.kind == "unknown")
+    other = next(s for s in slips if s is not unknown)
+    lines = text.split("\n")
+    line = min(unknown.at) - 1
+    written = iter(unknown.played)
+    lines[line] = re.sub(r"\[\?\]", lambda _: next(written, "[?]"), lines[line])
+    restored = check_text("\n".join(lines))
+    if not recovered(played, restored, [other]):
+        return False
+
+    def read(r: DisputeReport) -> list[tuple[int, str, Any]]:
+        return [(f.line, f.rule, (f.explanation or {}).get("said")) for f in r.findings if f.kind != "result"]
+    return read(report) == read(restored) and all(u.consistent is None or len(u.consistent) > 1
+                                                  for u in report.unknowns if not _as_played(u, report, [unknown]))
 
 
 def _as_played(unknown: Unknown, report: DisputeReport, slips: Sequence[Planted]) -> bool:
@@ -433,7 +455,7 @@ def judge(played: Played, slips: Sequence[Planted], text: str) -> tuple[bool, in
         first = next(s for s in slips if s.kind != "unknown")
         at_line = bool(moves) and moves[0] in first.at
         at_line = at_line and all(any(line in s.at for line in moves) for s in slips if s.kind != "unknown")
-    return at_line, len(report.findings), recovered(played, report, slips), ms, report
+    return at_line, len(report.findings), recovered(played, report, slips, text), ms, report
 
 
 def _example(played: Played, slips: Sequence[Planted], report: DisputeReport) -> str:

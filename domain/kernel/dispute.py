@@ -1524,6 +1524,14 @@ def check(
                         last.claimed = checker.claimed
                         last.apply(meant)
                         checker = last
+    elif checker.held_back and _misnamed(checker, len(findings)):  # a line under a seat the rules do not wait for
+        again = _run(notation, game, words, edition, seats, colours, options, list(findings), settled, explaining,
+                     hold=False, claimed=claimed)
+        if again.state is not None:
+            again.claimed = checker.claimed
+            if answer is not None:
+                again.apply(answer)
+            checker = again
     _doubted(checker, len(findings))
     state = checker.state
     finished = game.pending(state).over
@@ -1555,6 +1563,25 @@ def _unsure(unknown: Unknown) -> bool:
     return unknown.alone is not None or (unknown.consistent is None and unknown.why != NOT_ON_ITS_LINE)
 
 
+NAMED = ("other-player", "swapped")
+"""Explanations of a line under a seat the rules did not wait for that no guess of an outcome makes: the line is
+the table's slip even after an unknown the search left open, when the rest of the lookahead reads with it."""
+
+
+def _misnamed(checker: _Checker, header: int) -> bool:
+    """A line refused, after an unknown left open, because another seat was to play (it may be the table's slip)."""
+    return any(f.kind == "order" for f in checker.findings[header:])
+
+
+def _named_slip(checker: _Checker, found: Finding) -> bool:
+    """The finding is a line under the wrong name, explained so that the whole lookahead reads after it."""
+    said = found.explanation if isinstance(found.explanation, dict) else None
+    if found.kind != "order" or said is None or said.get("kind") not in NAMED:
+        return False
+    explanation = next((e for e in checker.explanations.values() if e.to_json() == said), None)
+    return explanation is not None and explanation.resume is not None  # it read all it was judged on
+
+
 def _doubted(checker: _Checker, header: int) -> None:
     """A line refused only because of a value the checker guessed is not a finding: after an unknown the search
     left undetermined, what the rules refused is said on that unknown instead (the guess, not the table, is in doubt)."""
@@ -1565,7 +1592,7 @@ def _doubted(checker: _Checker, header: int) -> None:
     kept: list[Finding] = []
     for k, found in enumerate(checker.findings):
         if (k >= header and found.kind in ("rule", "chance", "order") and found.rule not in _WHATEVER_WAS_DRAWN
-                and (found.line, found.column or 0) > (first.line, first.column)):
+                and (found.line, found.column or 0) > (first.line, first.column) and not _named_slip(checker, found)):
             first.doubts.append(f"line {found.line} ({found.rule})")
             continue
         kept.append(found)
