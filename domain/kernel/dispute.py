@@ -28,7 +28,7 @@ from domain.kernel.chance import Outcome, _within
 from domain.kernel.commands import Command
 from domain.kernel.contract import Game, Pending, fold, play
 from domain.kernel.editions import Edition, EditionError
-from domain.kernel.explain import Budget, Explanation, Refusal, Refused, explain
+from domain.kernel.explain import TIES, Budget, Explanation, Refusal, Refused, explain
 from domain.kernel.explain import read as read_explained
 from domain.kernel.log import Entry
 from domain.kernel.narrowing import Answer, Asked, Step, draw_sets
@@ -1532,6 +1532,9 @@ def check(
             if answer is not None:
                 again.apply(answer)
             checker = again
+    checker = _judged_by_result(checker, lambda: _run(notation, game, words, edition, seats, colours, options,
+                                                      list(findings), settled, explaining, hold=False, claimed=claimed),
+                                explaining)
     _doubted(checker, len(findings))
     state = checker.state
     finished = game.pending(state).over
@@ -1561,6 +1564,55 @@ def _unsure(unknown: Unknown) -> bool:
     if unknown.move < 0 or unknown.column < 0:
         return False
     return unknown.alone is not None or (unknown.consistent is None and unknown.why != NOT_ON_ITS_LINE)
+
+
+def _judged_by_result(checker: _Checker, again: Callable[[], _Checker], budget: Budget) -> _Checker:
+    """A step or turn nobody wrote chosen among readings that read as far as each other (up to a later slip, past
+    which no reading was judged), and the Result written down not given: the file read again with each of the
+    others (`TIES` at most, for the first `TIES` such slips), and the one that gives the Result to the most seats
+    kept, with no more findings. The Result is the table's word on the whole game."""
+    if not checker.claimed or checker.state is None or budget.exhausted or checker.unknowns:
+        return checker  # (outcomes nobody wrote are narrowed with the reading made: not read again here)
+    best = (checker.agreement(checker.state), -len(checker.findings))
+    if best[0] == len(checker.claimed):
+        return checker
+    tied = [(key, found) for key, found in budget.found.items() if found is not None and found.ties][:TIES]
+    for key, chosen in tied:
+        for tie in chosen.ties:
+            if not budget.left():
+                return checker
+            budget.found[key] = tie
+            other = again()
+            if other.state is None:
+                continue
+            other.claimed = checker.claimed
+            judged = (other.agreement(other.state), -len(other.findings))
+            if judged > best:
+                best, checker, chosen = judged, other, tie
+        budget.found[key] = chosen
+    for key, first in tied:
+        if budget.found[key] is not first:  # say so where it is named: the finding reads its explanation
+            chosen = budget.found[key]
+            assert chosen is not None
+            chosen.runner_up = first
+            chosen.said += (f"; of the readings that read as far ({first.reading or first.said} too), the one with "
+                            "which the Result written down stands")
+            _said_again(checker, key, chosen)
+    return checker
+
+
+def _said_again(checker: _Checker, key: tuple[int, str], chosen: Explanation) -> None:
+    """The finding of the explained line says the explanation as it was chosen at last."""
+    turn = key[0]
+    if checker.explanations.get(turn) is not chosen:
+        return
+    for found in checker.findings:
+        if isinstance(found.explanation, dict) and found.explanation.get("kind") == chosen.kind and \
+                found.assumed == chosen.said.split("; of the readings")[0]:
+            found.explanation = chosen.to_json()
+            found.assumed = chosen.said
+            if isinstance(found.message, str):
+                found.message = found.message.replace(chosen.said.split("; of the readings")[0], chosen.said, 1)
 
 
 NAMED = ("other-player", "swapped")

@@ -47,6 +47,7 @@ DEEPER = 8  # turns of several commands still open, grown one command further wh
 DEEPER_WIDTH = 12  # the commands each of those grows with, the ones the next lines speak of first
 FURTHER = 4  # readings that tie on what they read are judged again this many times further, until they differ
 KEEP_FURTHER = 16  # of those, judged further at most (halved at each step: the simplest, closest first)
+TIES = 3  # readings of what nobody wrote, tied with the chosen one, read again to the Result when it disagrees
 UNWRITTEN = ("left-step", "left-out")  # explanations that read in what nobody wrote: nothing tells them apart but what follows
 SEARCH_MOVES = 2_500  # commands decided by one search, at most
 SEARCH_SECONDS = 0.3  # wall-clock time of one search, at most
@@ -121,6 +122,7 @@ class Explanation:
     agrees: int = 0  # read to the end of the file: the seats whose claimed total it gives
     reading: str = ""  # what stands for the slip, in the notation's words (`Ada: left`), where it is a move or turn
     alike: tuple[Explanation, ...] = ()  # other readings with which the whole file reads as well (`_Search.alike`)
+    ties: tuple[Explanation, ...] = ()  # other readings of what nobody wrote that read as far (the Result may tell)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": self.kind, "said": self.said, "edits": self.edits,
@@ -268,6 +270,8 @@ class _Search:
         close = next((c for c in ranked[1:] if c.said != chosen.said and c.reads >= chosen.reads - 1), None)
         chosen.runner_up = close
         chosen.alike = self.alike(chosen, ranked)
+        chosen.ties = tuple(c for c in ranked[1:] if chosen.kind in UNWRITTEN and c.kind == chosen.kind
+                            and (c.reads, c.agrees, c.edits) == (chosen.reads, chosen.agrees, chosen.edits))[:TIES]
         return chosen
 
     def alike(self, chosen: Explanation, ranked: Sequence[Explanation]) -> tuple[Explanation, ...]:

@@ -4,6 +4,7 @@ nearest, and a step nobody wrote that nothing after it tells apart named with th
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from domain.kernel.dispute import written_apart
 from domain.transcripts import check_text
@@ -64,3 +65,15 @@ def test_a_move_read_with_other_words_has_no_alike_readings() -> None:
     lines[i] = re.sub(r"starve L(\d+)", "starve L999", lines[i], count=1)
     report = check_text("\n".join(lines))
     assert report.findings and all("alike" not in (f.explanation or {}) for f in report.findings)
+
+
+def test_readings_that_read_as_far_as_a_later_slip_are_told_apart_by_the_result() -> None:
+    """Ada's shift closing round 1 not written, and a later line under the wrong name: every shift reads up to that
+    line alike (nothing is judged past it), and the Result written down says it was `left`, not the first, `stay`."""
+    path = Path(__file__).parent.parent / "disputes" / "citta_stato_shift_forgotten_the_result_says.txt"
+    report = check_text(path.read_text(encoding="utf-8"))
+    first, second = report.findings
+    assert (first.line, second.line) == (22, 133)
+    assert "read as `Ada: left`" in first.assumed and "the Result written down stands" in first.assumed
+    assert first.explanation["runner_up"]["said"].endswith("read as `Ada: stay`")
+    assert not any(f.kind == "result" for f in report.findings)
