@@ -32,8 +32,12 @@ Counted per kind and title:
 * at-line: the first finding of the moves (not the Result's) is at the slip's line (a swap: either line);
   for `unknown`, that there is no finding at all;
 * per-slip: all findings (the Result's too) / slips planted (ideal 1; `unknown`: 0);
-* recovered: the report's entries fold to the played game's final state; for `unknown`, also when every
-  outcome the report assumed otherwise is still open (undetermined, or several values consistent);
+* recovered: the report's entries fold to the played game's final state. Where nothing in the file can settle
+  what the slip hid, also when the report leaves it honestly open: for `unknown`, no finding and every outcome
+  the report assumed otherwise than played still open (undetermined, or several values consistent); for a
+  `forgotten-step`, the slip's finding saying in words that several readings fit the whole file alike, the
+  played step among them. A two-slip file with one slip so left open: when the other slip is read the same
+  way as in the file without the open one (written as played), and that file's reading is the played game;
 * ms: each file's check, max; and a clean 4-player game's check (median of the games).
 Targets (issue 30): at-line >= 99%; <= 1.1 findings per planted slip; recovered >= 95%;
 clean 4p <= 50 ms; a file with slips <= 1 s.
@@ -42,6 +46,7 @@ clean 4p <= 50 ms; a file with slips <= 1 s.
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import random
 import re
@@ -121,6 +126,7 @@ class Planted:
     # it was, the report naming it among the readings that fit the whole file alike counts as recovered
     meant: str | None = None
     played: list[str] = field(default_factory=list)  # `unknown`: the outcomes written over with `[?]`, in order
+    before: list[str] | None = None  # the text it was planted on (to judge a two-slip file without it)
 
 
 @dataclass
@@ -386,38 +392,58 @@ def plant(kind: str, lines: list[str], rng: random.Random, where: list[int], tri
 def recovered(played: Played, report: DisputeReport, slips: Sequence[Planted], text: str | None = None) -> bool:
     if report.entries is None:
         return False
-    if text is not None and len(slips) == 2 and {s.kind for s in slips} & {"unknown"}:
-        return _recovered_with_unknown(played, report, slips, text)
     state = played.game.begin(played.edition)
     for entry in report.entries:
         state = fold(played.game, state, entry.events)
     if state == played.state:
         return True
-    kinds = {s.kind for s in slips}
-    if kinds == {"unknown"}:  # honest: what it assumed otherwise than played is still open
-        return not report.findings and all(u.consistent is None or len(u.consistent) > 1
-                                           for u in report.unknowns if not _as_played(u, report, slips))
-    return all(s.kind == "unknown" or _named_alike(report, s) for s in slips) and len(slips) == 1
+    if len(slips) == 1:
+        return _open(report, slips[0], slips)
+    return text is not None and any(_recovered_apart(played, report, slips, text, slip) for slip in slips)
 
 
-def _recovered_with_unknown(played: Played, report: DisputeReport, slips: Sequence[Planted], text: str) -> bool:
-    """Two slips, one a line of outcomes written `[?]`: the played game cannot be folded when nothing later says what
-    they were. Recovered when the other slip is read the same way as in the file with those outcomes written (and
-    that file's reading is the played game), and what the report assumed otherwise than played is still open."""
-    unknown = next(s for s in slips if s.kind == "unknown")
-    other = next(s for s in slips if s is not unknown)
-    lines = text.split("\n")
-    line = min(unknown.at) - 1
-    written = iter(unknown.played)
-    lines[line] = re.sub(r"\[\?\]", lambda _: next(written, "[?]"), lines[line])
-    restored = check_text("\n".join(lines))
-    if not recovered(played, restored, [other]):
+def _open(report: DisputeReport, slip: Planted, slips: Sequence[Planted]) -> bool:
+    """What nothing in the file settles is left honestly open: a line of `[?]` with no finding, every outcome the report
+    assumed otherwise than played still open; a step nobody wrote named among the readings that fit alike."""
+    if slip.kind == "unknown":
+        return not any(f.line in slip.at for f in report.findings) and all(
+            u.consistent is None or len(u.consistent) > 1 for u in report.unknowns if not _as_played(u, report, slips))
+    return _named_alike(report, slip)
+
+
+def _recovered_apart(played: Played, report: DisputeReport, slips: Sequence[Planted], text: str,
+                     slip: Planted) -> bool:
+    """Two slips, one of them left honestly open (`_open`): the played game cannot be folded. Recovered when the other
+    slip is read the same way as in the file without the open one (written as played), and that file's reading is
+    the played game."""
+    if not (slip.kind == "unknown" or slip.meant is not None) or not _open(report, slip, slips):
+        return False
+    other = next(s for s in slips if s is not slip)
+    alone = check_text("\n".join(_undone(text.split("\n"), slip, other)))
+    if not recovered(played, alone, [other]):
         return False
 
     def read(r: DisputeReport) -> list[tuple[int, str, Any]]:
-        return [(f.line, f.rule, (f.explanation or {}).get("said")) for f in r.findings if f.kind != "result"]
-    return read(report) == read(restored) and all(u.consistent is None or len(u.consistent) > 1
-                                                  for u in report.unknowns if not _as_played(u, report, [unknown]))
+        return [(f.line, f.rule, (f.explanation or {}).get("said")) for f in r.findings
+                if f.kind != "result" and not (r is report and f.line in slip.at)]
+    shift = 0 if slip.index > other.index else -slip.delta  # the other's lines, once the open slip is undone
+    return [(line + shift, rule, said) for line, rule, said in read(report)] == read(alone)
+
+
+def _undone(lines: list[str], slip: Planted, other: Planted) -> list[str]:
+    """The file with `slip` written as played and `other` kept: the text `slip` was planted on, with the other's edit
+    (when planted first), or the edit `slip` made reverted (when it was planted first, on the played text)."""
+    if slip.index <= other.index:  # planted last, on the text with the other slip: that text
+        assert slip.before is not None
+        return [*slip.before]
+    assert slip.before is not None
+    out = [*lines]
+    shift = other.delta
+    opcodes = difflib.SequenceMatcher(None, slip.lines, slip.before, autojunk=False).get_opcodes()
+    for tag, i1, i2, j1, j2 in reversed(opcodes):
+        if tag != "equal":
+            out[i1 + shift: i2 + shift] = slip.before[j1:j2]
+    return out
 
 
 def _as_played(unknown: Unknown, report: DisputeReport, slips: Sequence[Planted]) -> bool:
@@ -513,6 +539,7 @@ def run(chosen: Sequence[str], games: int, seed: str, kinds: Sequence[str], pair
                     if early is None:
                         continue
                     late.at = {line + early.delta for line in late.at}
+                    late.before, early.before = lines, late.lines
                     at_line, found, back, ms, report = judge(played, [early, late], "\n".join(early.lines))
                     double.setdefault(title, Tally()).add(2, at_line, found, back, ms,
                                                           _example(played, [early, late], report))

@@ -1573,14 +1573,14 @@ def _judged_by_result(checker: _Checker, again: Callable[[], _Checker], budget: 
     kept, with no more findings. The Result is the table's word on the whole game."""
     if not checker.claimed or checker.state is None or budget.exhausted or checker.unknowns:
         return checker  # (outcomes nobody wrote are narrowed with the reading made: not read again here)
-    best = (checker.agreement(checker.state), -len(checker.findings))
-    if best[0] == len(checker.claimed):
-        return checker
     tied = [(key, found) for key, found in budget.found.items() if found is not None and found.ties][:TIES]
+    best = (checker.agreement(checker.state), -len(checker.findings)) if tied else (0, 0)
+    if not tied or best[0] == len(checker.claimed):
+        return checker
     for key, chosen in tied:
         for tie in chosen.ties:
             if not budget.left():
-                return checker
+                break
             budget.found[key] = tie
             other = again()
             if other.state is None:
@@ -1591,13 +1591,12 @@ def _judged_by_result(checker: _Checker, again: Callable[[], _Checker], budget: 
                 best, checker, chosen = judged, other, tie
         budget.found[key] = chosen
     for key, first in tied:
-        if budget.found[key] is not first:  # say so where it is named: the finding reads its explanation
-            chosen = budget.found[key]
-            assert chosen is not None
-            chosen.runner_up = first
-            chosen.said += (f"; of the readings that read as far ({first.reading or first.said} too), the one with "
-                            "which the Result written down stands")
-            _said_again(checker, key, chosen)
+        kept = budget.found[key]
+        if kept is not None and kept is not first:  # say so where it is named: the finding reads its explanation
+            kept.runner_up = first
+            kept.said += (f"; of the readings that read as far ({first.reading or first.said} too), the one with "
+                          "which the Result written down stands")
+            _said_again(checker, key, kept)
     return checker
 
 
