@@ -1526,7 +1526,7 @@ def check(
                         checker = last
     elif checker.held_back and _misnamed(checker, len(findings)):  # a line under a seat the rules do not wait for
         again = _run(notation, game, words, edition, seats, colours, options, list(findings), settled, explaining,
-                     hold=False, claimed=claimed)
+                     hold=NAMES_ONLY, claimed=claimed)
         if again.state is not None:
             again.claimed = checker.claimed
             if answer is not None:
@@ -1614,6 +1614,7 @@ def _said_again(checker: _Checker, key: tuple[int, str], chosen: Explanation) ->
                 found.message = found.message.replace(chosen.said.split("; of the readings")[0], chosen.said, 1)
 
 
+NAMES_ONLY = "names"  # `_run`'s hold: after an unknown, only the first line out of turn is explained (`_misnamed`)
 NAMED = ("other-player", "swapped")
 """Explanations of a line under a seat the rules did not wait for that no guess of an outcome makes: the line is
 the table's slip even after an unknown the search left open, when the rest of the lookahead reads with it."""
@@ -1652,7 +1653,8 @@ def _doubted(checker: _Checker, header: int) -> None:
 
 def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: list[str], colours: list[str | None],
          options: dict[str, Any], findings: list[Finding], settled: dict[tuple[int, int], tuple[Any, ...]],
-         explaining: Budget | None = None, hold: bool = True, claimed: Mapping[str, int] | None = None) -> _Checker:
+         explaining: Budget | None = None, hold: bool | str = True, claimed: Mapping[str, int] | None = None
+         ) -> _Checker:
     """One reading of the file through the rules; `checker.state` is where it ends (None: the setup failed).
 
     A line that cannot stand is named once, at its line, and read as the explanation that lets the most of
@@ -1671,6 +1673,7 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
         return checker
     turns = notation.turns
     at = 0
+    named = False  # `NAMES_ONLY`: the first line out of turn after an unknown explained, the rest held
     while at < len(turns):
         turn = turns[at]
         seat = checker.seat_of(turn.player)
@@ -1711,11 +1714,13 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
             state = after
             at += 1
             continue
-        if hold and any(u.column >= 0 for u in checker.unknowns):
+        if hold and any(u.column >= 0 for u in checker.unknowns) and not (
+                hold == NAMES_ONLY and refusal.kind == "order" and not named):
             checker.held_back = True
             state = after
             at += 1
             continue
+        named = named or hold == NAMES_ONLY
         explanation = explain(checker, state, turns, at, refusal, budget)
         if explanation is None or _as_it_was(explanation, refusal):
             if explanation is not None:  # what the checker did anyway: said so, and kept as it was
