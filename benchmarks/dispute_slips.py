@@ -32,11 +32,15 @@ Counted per kind and title:
 * at-line: the first finding of the moves (not the Result's) is at the slip's line (a swap: either line);
   for `unknown`, that there is no finding at all;
 * per-slip: all findings (the Result's too) / slips planted (ideal 1; `unknown`: 0);
-* recovered: the report's entries fold to the played game's final state; for `unknown`, also when every
-  outcome the report assumed otherwise is still open (undetermined, or several values consistent); for
-  `left-out`, also when nothing later in the file determines the turn (nobody can recover it): the report names
-  it once, keeps the played turn among the readings it says fit, says in words that several fit when it went
-  on from another ("undetermined: N readings of it fit ..."), and left open each outcome of it assumed otherwise;
+* recovered: the report's entries fold to the played game's final state. Where nothing in the file can settle
+  what the slip hid, also when the report leaves it honestly open: for `unknown`, no finding and every outcome
+  the report assumed otherwise than played still open (undetermined, or several values consistent); for a
+  `forgotten-step`, the slip's finding saying in words that several readings fit the whole file alike, the
+  played step among them; for `left-out`, when nothing later in the file determines the turn (nobody
+  can recover it): the report names it once, keeps the played turn among the readings it says fit, says in words
+  that several fit when it went on from another ("undetermined: N readings of it fit ..."), and left open each
+  outcome of it assumed otherwise. A two-slip file with one slip so left open: when the other slip is read the same
+  way as in the file without the open one (written as played), and that file's reading is the played game;
 * ms: each file's check, max; and a clean 4-player game's check (median of the games).
 Targets (issue 30): at-line >= 99%; <= 1.1 findings per planted slip; recovered >= 95%;
 clean 4p <= 50 ms; a file with slips <= 1 s.
@@ -45,6 +49,7 @@ clean 4p <= 50 ms; a file with slips <= 1 s.
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import random
 import re
@@ -60,7 +65,8 @@ from rich.table import Table
 from domain import catalog
 from domain.kernel import Edition, Game
 from domain.kernel.contract import fold
-from domain.kernel.dispute import DisputeReport
+from domain.kernel.dispute import DisputeReport, Unknown
+from domain.kernel.notation import write_outcome
 from domain.kernel.selfplay import play_random
 from domain.transcripts import check_text, render_log, titles
 
@@ -119,6 +125,11 @@ class Planted:
     at: set[int]  # 1-based lines of the final text where the slip's finding belongs
     index: int  # 0-based index of the planted line (for placing a second slip)
     delta: int = 0  # lines added (+1) or removed (-1)
+    # what was left out, as the report names a reading (`Ada: left`): where nothing written after it says which move
+    # it was, the report naming it among the readings that fit the whole file alike counts as recovered
+    meant: str | None = None
+    played: list[str] = field(default_factory=list)  # `unknown`: the outcomes written over with `[?]`, in order
+    before: list[str] | None = None  # the text it was planted on (to judge a two-slip file without it)
 
 
 @dataclass
@@ -306,11 +317,12 @@ def plant_forgotten_step(lines: list[str], rng: random.Random, where: list[int])
     assert line is not None
     out = [*lines]
     words, brackets = line.moves.pop()
+    meant = f"`{line.name}: {words}`"
     if line.moves:
         last = line.moves[-1]
         line.moves[-1] = (last[0], f"{last[1]} {brackets}".strip())
         out[i] = line.write()
-        return Planted("forgotten-step", out, {i + 1, i + 2}, i)
+        return Planted("forgotten-step", out, {i + 1, i + 2}, i, meant=meant)
     before = Line.read(lines[i - 1])
     assert before is not None
     last = before.moves[-1]
@@ -319,7 +331,7 @@ def plant_forgotten_step(lines: list[str], rng: random.Random, where: list[int])
     if line.number is not None:
         return None
     del out[i]
-    return Planted("forgotten-step", out, {i, i + 1}, i, -1)
+    return Planted("forgotten-step", out, {i, i + 1}, i, -1, meant=meant)
 
 
 def plant_round_number(lines: list[str], rng: random.Random, where: list[int]) -> Planted | None:
@@ -343,10 +355,11 @@ def plant_unknown(lines: list[str], rng: random.Random, where: list[int]) -> Pla
     i = rng.choice(spots)
     line = Line.read(lines[i])
     assert line is not None
+    played = [found for _, b in line.moves for found in re.findall(r"\[[^\]]*\]", b)]
     line.moves = [(w, re.sub(r"\[[^\]]*\]", "[?]", b)) for w, b in line.moves]
     out = [*lines]
     out[i] = line.write()
-    return Planted("unknown", out, {i + 1}, i)
+    return Planted("unknown", out, {i + 1}, i, played=played)
 
 
 PLANTERS: dict[str, Callable[[list[str], random.Random, list[int]], Planted | None]] = {
@@ -379,7 +392,7 @@ def plant(kind: str, lines: list[str], rng: random.Random, where: list[int], tri
 # ---- judging ----------------------------------------------------------------------------------------------
 
 
-def recovered(played: Played, report: DisputeReport, kinds: Sequence[str], slips: Sequence[Planted] = ()) -> bool:
+def recovered(played: Played, report: DisputeReport, slips: Sequence[Planted], text: str | None = None) -> bool:
     if report.entries is None:
         return False
     state = played.game.begin(played.edition)
@@ -387,10 +400,77 @@ def recovered(played: Played, report: DisputeReport, kinds: Sequence[str], slips
         state = fold(played.game, state, entry.events)
     if state == played.state:
         return True
-    if set(kinds) == {"unknown"}:  # honest: what it assumed otherwise is still open
-        return not report.findings and all(u.consistent is None or len(u.consistent) > 1 for u in report.unknowns)
-    if [s.kind for s in slips] == ["left-out"]:
-        return _left_out_open(played, report, slips[0])
+    if len(slips) == 1:
+        return _open(played, report, slips[0], slips)
+    return text is not None and any(_recovered_apart(played, report, slips, text, slip) for slip in slips)
+
+
+def _open(played: Played, report: DisputeReport, slip: Planted, slips: Sequence[Planted]) -> bool:
+    """What nothing in the file settles is left honestly open: a line of `[?]` with no finding, every outcome the report
+    assumed otherwise than played still open; a step nobody wrote named among the readings that fit alike."""
+    if slip.kind == "unknown":
+        return not any(f.line in slip.at for f in report.findings) and all(
+            u.consistent is None or len(u.consistent) > 1 for u in report.unknowns if not _as_played(u, report, slips))
+    if slip.kind == "left-out":
+        return _left_out_open(played, report, slip)
+    return _named_alike(report, slip)
+
+
+def _recovered_apart(played: Played, report: DisputeReport, slips: Sequence[Planted], text: str,
+                     slip: Planted) -> bool:
+    """Two slips, one of them left honestly open (`_open`): the played game cannot be folded. Recovered when the other
+    slip is read the same way as in the file without the open one (written as played), and that file's reading is
+    the played game."""
+    if not (slip.kind == "unknown" or slip.meant is not None) or not _open(played, report, slip, slips):
+        return False
+    other = next(s for s in slips if s is not slip)
+    alone = check_text("\n".join(_undone(text.split("\n"), slip, other)))
+    if not recovered(played, alone, [other]):
+        return False
+
+    def read(r: DisputeReport) -> list[tuple[int, str, Any]]:
+        return [(f.line, f.rule, (f.explanation or {}).get("said")) for f in r.findings
+                if f.kind != "result" and not (r is report and f.line in slip.at)]
+    shift = 0 if slip.index > other.index else -slip.delta  # the other's lines, once the open slip is undone
+    return [(line + shift, rule, said) for line, rule, said in read(report)] == read(alone)
+
+
+def _undone(lines: list[str], slip: Planted, other: Planted) -> list[str]:
+    """The file with `slip` written as played and `other` kept: the text `slip` was planted on, with the other's edit
+    (when planted first), or the edit `slip` made reverted (when it was planted first, on the played text)."""
+    if slip.index <= other.index:  # planted last, on the text with the other slip: that text
+        assert slip.before is not None
+        return [*slip.before]
+    assert slip.before is not None
+    out = [*lines]
+    shift = other.delta
+    opcodes = difflib.SequenceMatcher(None, slip.lines, slip.before, autojunk=False).get_opcodes()
+    for tag, i1, i2, j1, j2 in reversed(opcodes):
+        if tag != "equal":
+            out[i1 + shift: i2 + shift] = slip.before[j1:j2]
+    return out
+
+
+def _as_played(unknown: Unknown, report: DisputeReport, slips: Sequence[Planted]) -> bool:
+    """The report assumed the outcome that was played (the k-th `[?]` of the slip's line is the k-th unknown there)."""
+    for slip in slips:
+        if unknown.line in slip.at and slip.played:
+            there = sorted((u for u in report.unknowns if u.line == unknown.line), key=lambda u: u.column)
+            if len(there) == len(slip.played):
+                written = slip.played[there.index(unknown)]
+                return sorted(write_outcome(unknown.assumed).strip("[]").split()) == sorted(written.strip("[]").split())
+    return False
+
+
+def _named_alike(report: DisputeReport, slip: Planted) -> bool:
+    """Nothing written tells the played move from others (a forgotten shift of the Republic): the slip's finding
+    says so in words and names the played one among the readings that fit the whole file alike."""
+    if slip.meant is None:
+        return False
+    for found in report.findings:
+        said = found.explanation or {}
+        if found.line in slip.at and slip.meant in said.get("alike", ()) and "readings fit it" in str(found.message):
+            return True
     return False
 
 
@@ -442,7 +522,7 @@ def judge(played: Played, slips: Sequence[Planted], text: str) -> tuple[bool, in
         first = next(s for s in slips if s.kind != "unknown")
         at_line = bool(moves) and moves[0] in first.at
         at_line = at_line and all(any(line in s.at for line in moves) for s in slips if s.kind != "unknown")
-    return at_line, len(report.findings), recovered(played, report, kinds, slips), ms, report
+    return at_line, len(report.findings), recovered(played, report, slips, text), ms, report
 
 
 def _example(played: Played, slips: Sequence[Planted], report: DisputeReport) -> str:
@@ -500,6 +580,7 @@ def run(chosen: Sequence[str], games: int, seed: str, kinds: Sequence[str], pair
                     if early is None:
                         continue
                     late.at = {line + early.delta for line in late.at}
+                    late.before, early.before = lines, late.lines
                     at_line, found, back, ms, report = judge(played, [early, late], "\n".join(early.lines))
                     double.setdefault(title, Tally()).add(2, at_line, found, back, ms,
                                                           _example(played, [early, late], report))

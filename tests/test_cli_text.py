@@ -35,7 +35,9 @@ def run(*args: str, env: dict[str, Any] | None = None) -> Result:
 @pytest.fixture(scope="module")
 def written(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """A La Città game whose seats are called like markup and emoji, written out clean, and a copy with a
-    bad move written with `[bold]` and followed by a comment of markup and emoji codes."""
+    bad move written with `[bold]` and followed by a comment of markup and emoji codes; the next two seats' lines
+    each with a word too many (a finding naming each seat), a draw of a later line not written down (`[?]`), and
+    the file cut before its end where deck:B: is to decide (the claimed result's finding names it)."""
     folder = tmp_path_factory.mktemp("cli-text")
     game = catalog.game("la-citta")
     edition = game.default_edition()
@@ -45,6 +47,13 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     at = next(i for i, line in enumerate(lines) if line.strip().startswith('"deck:B:"') and i > 12)
     player, moves = lines[at].split(": ", 1)
     lines[at] = f"{player}: bogus {moves} [bold] {COMMENT}"
+    for k in (at + 1, at + 2):  # a word too many: each seat's name in a finding of its own
+        who, said = lines[k].split(": ", 1)
+        lines[k] = f"{who}: bogus {said}"
+    drawn = next(k for k in range(at + 3, len(lines)) if re.search(r"\[[a-z_ ]+\]", lines[k]))
+    lines[drawn] = re.sub(r"\[[a-z_ ]+\]", "[?]", lines[drawn], count=1)
+    cut = next(k for k in range(len(lines) - 1, drawn, -1) if lines[k].strip().startswith('"deck:B:"'))
+    lines = lines[:cut]
     good, bad = folder / "good.txt", folder / "bad.txt"
     good.write_text(text, encoding="utf-8")
     bad.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -18,6 +18,7 @@ from __future__ import annotations
 import copy
 import difflib
 import itertools
+import re
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -28,7 +29,7 @@ from domain.kernel.chance import Outcome, _within
 from domain.kernel.commands import Command
 from domain.kernel.contract import Game, Pending, fold, play
 from domain.kernel.editions import Edition, EditionError
-from domain.kernel.explain import Budget, Explanation, Refusal, Refused, explain
+from domain.kernel.explain import TIES, Budget, Explanation, Refusal, Refused, explain
 from domain.kernel.explain import read as read_explained
 from domain.kernel.log import Entry
 from domain.kernel.narrowing import Answer, Asked, Step, draw_sets, rank
@@ -56,8 +57,11 @@ from domain.kernel.toward_result import narrow as narrow_together
 from domain.kernel.violations import MARK, ImpossibleOutcome, MalformedCommand, RuleViolation, Secret
 
 EARLIER = 3  # moves of a line before a refused one whose other readings the explanations try
+EARLIER_OPTIONS = 6  # other readings of each, closest to what was written first (`buy O 2` for `buy O 3`, `buy W 3`)
 NARROWING_BUDGET = 20_000  # moves re-decided, in all, while narrowing unknown outcomes
 CANDIDATES = 400  # possible values of one unknown outcome tried at most
+READ_LEGAL = 600  # legal moves put in words, at most, to find those closest to what was written
+_BRACKETS = re.compile(r"\[[^\]]*\]|\{[^}]*\}")  # outcomes and comments: not the move's words
 
 
 @dataclass
@@ -659,12 +663,19 @@ class _Checker:
         mine = seats[seat] if isinstance(seats, list) and seat < len(seats) else view
         return Secret(mine, seat)
 
-    def alternatives(self, state: Any, seat: int, written: Mapping[str, Any] | None, most: int = 5) -> list[Command]:
+    def alternatives(self, state: Any, seat: int, written: Mapping[str, Any] | None, most: int = 5,
+                     text: str | None = None) -> list[Command]:
+        """The legal moves closest to what was written: the same action with the most of its words (`written`, the
+        command it says), then, where `text` (the move as written) is given, those whose words differ from it in the
+        fewest characters (`unload valencia` for `load valencia`, `burn P B` for an unreadable `burn W B`), then
+        the values nearest (`L104` for `L105`); the rules' order otherwise."""
         legal = list(self.game.legal(state))
-        if written is None:
+        if written is None and text is None:
             return legal[:most]
 
         def closeness(cmd: Command) -> tuple[int, int]:
+            if written is None:
+                return (0, 0)
             other = cmd.to_json()
             if other.get("type") != written.get("type"):
                 return (0, -len(other))
@@ -673,7 +684,21 @@ class _Checker:
             return (1, same * 10 - differ)
 
         ranked = sorted(legal, key=closeness, reverse=True)
-        return [c for c in ranked if c.seat == seat][:most] or ranked[:most]
+        ranked = [c for c in ranked if c.seat == seat] or ranked
+        head = ranked[:READ_LEGAL]  # put in words: the closest by what they say
+        bare = " ".join(_BRACKETS.sub(" ", text).lower().split()) if text is not None else None
+
+        def nearness(cmd: Command) -> tuple[int, ...]:
+            own = closeness(cmd)
+            if bare is not None:
+                said = self.say(cmd, state).lower()
+                apart = (int(said.split(" ", 1)[0] != bare.split(" ", 1)[0]), _slips(bare, said))
+            else:
+                apart = (0, 0)
+            values = [written_apart(written.get(k), v) for k, v in cmd.to_json().items()
+                      if k not in ("type", "seat") and written.get(k) != v] if written is not None else []
+            return (-own[0], -own[1], *apart, sum(a for a, _ in values), sum(n for _, n in values))
+        return sorted(head, key=nearness)[:most]
 
     def say(self, command: Command, state: Any = None) -> str:
         if self.words.write is not None and state is not None:
@@ -1027,7 +1052,7 @@ class _Checker:
             return self._stand_in(state, seat, move, self.forced.pop(place))
         if self.strict and kind is not None:
             raise Refused(rule)
-        options = self.alternatives(state, seat, written, 8)
+        options = self.alternatives(state, seat, written, 8, move.text)
         shown = [self.say(c, state) for c in options]
         waiting = bool(options) and all(c.seat != seat for c in options)  # an unreadable move out of turn
         # hidden words: the move's own, or (a move that could not be read) those of the move that stands for it
@@ -1082,7 +1107,8 @@ class _Checker:
         for where, state, seat, written, text in reversed(self._line_moves[-EARLIER:]):
             if where == place or where[0] != place[0]:
                 continue
-            options = [c for c in self.alternatives(state, seat, written, 4) if self._json(c) != dict(written)][:3]
+            options = [c for c in self.alternatives(state, seat, written, EARLIER_OPTIONS + 1, text)
+                       if self._json(c) != dict(written)][:EARLIER_OPTIONS]
             shown = [self._words(self._json(c)) or self.say(c, state) for c in options]
             out.append((where, text, options, shown))
         return out
@@ -1118,13 +1144,15 @@ class _Checker:
             hidden = self._words(self._json(option))
             shown = refusal.shown[explanation.option]
             found.assumed = Secret(self.say(option), found.seat, hidden) if hidden is not None else shown
+            if isinstance(found.message, str):
+                found.message += alike_words(explanation)
             return
         found.assumed = explanation.said
         tail = "; this move is skipped"
         if isinstance(found.message, str) and found.message.endswith(tail):
-            found.message = found.message[: -len(tail)] + "; " + explanation.said
+            found.message = found.message[: -len(tail)] + "; " + explanation.said + alike_words(explanation)
         elif isinstance(found.message, str):
-            found.message += "; " + explanation.said
+            found.message += "; " + explanation.said + alike_words(explanation)
 
     # -- narrowing what nobody wrote down
     def narrow(self, budget: int, notation: Notation | None = None) -> Answer | None:
@@ -1290,7 +1318,8 @@ class _Probe(_Checker):
             raise _RefusedError(line)
         return after
 
-    def alternatives(self, state: Any, seat: int, written: Mapping[str, Any] | None, most: int = 5) -> list[Command]:
+    def alternatives(self, state: Any, seat: int, written: Mapping[str, Any] | None, most: int = 5,
+                     text: str | None = None) -> list[Command]:
         return []
 
     def held(self, state: Any, seat: int) -> Any:
@@ -1618,6 +1647,17 @@ def _read_all(notation: Notation, game: Game, words: Words, edition: Edition, se
                         last.claimed = checker.claimed
                         last.apply(meant)
                         checker = last
+    elif checker.held_back and _misnamed(checker, len(findings)):  # a line under a seat the rules do not wait for
+        again = _run(notation, game, words, edition, seats, colours, options, list(findings), settled, explaining,
+                     hold=NAMES_ONLY, claimed=claimed)
+        if again.state is not None:
+            again.claimed = checker.claimed
+            if answer is not None:
+                again.apply(answer)
+            checker = again
+    checker = _judged_by_result(checker, lambda: _run(notation, game, words, edition, seats, colours, options,
+                                                      list(findings), settled, explaining, hold=False, claimed=claimed),
+                                explaining)
     _doubted(checker, len(findings))
     if claimed is not None:
         state = checker.state
@@ -1671,6 +1711,74 @@ def _unsure(unknown: Unknown) -> bool:
     return unknown.alone is not None or (unknown.consistent is None and unknown.why != NOT_ON_ITS_LINE)
 
 
+def _judged_by_result(checker: _Checker, again: Callable[[], _Checker], budget: Budget) -> _Checker:
+    """A step or turn nobody wrote chosen among readings that read as far as each other (up to a later slip, past
+    which no reading was judged), and the Result written down not given: the file read again with each of the
+    others (`TIES` at most, for the first `TIES` such slips), and the one that gives the Result to the most seats
+    kept, with no more findings. The Result is the table's word on the whole game."""
+    if not checker.claimed or checker.state is None or budget.exhausted or checker.unknowns:
+        return checker  # (outcomes nobody wrote are narrowed with the reading made: not read again here)
+    tied = [(key, found) for key, found in budget.found.items() if found is not None and found.ties][:TIES]
+    best = (checker.agreement(checker.state), -len(checker.findings)) if tied else (0, 0)
+    if not tied or best[0] == len(checker.claimed):
+        return checker
+    for key, chosen in tied:
+        for tie in chosen.ties:
+            if not budget.left():
+                break
+            budget.found[key] = tie
+            other = again()
+            if other.state is None:
+                continue
+            other.claimed = checker.claimed
+            judged = (other.agreement(other.state), -len(other.findings))
+            if judged > best:
+                best, checker, chosen = judged, other, tie
+        budget.found[key] = chosen
+    for key, first in tied:
+        kept = budget.found[key]
+        if kept is not None and kept is not first:  # say so where it is named: the finding reads its explanation
+            kept.runner_up = first
+            kept.said += (f"; of the readings that read as far ({first.reading or first.said} too), the one with "
+                          "which the Result written down stands")
+            _said_again(checker, key, kept)
+    return checker
+
+
+def _said_again(checker: _Checker, key: tuple[int, str], chosen: Explanation) -> None:
+    """The finding of the explained line says the explanation as it was chosen at last."""
+    turn = key[0]
+    if checker.explanations.get(turn) is not chosen:
+        return
+    for found in checker.findings:
+        if isinstance(found.explanation, dict) and found.explanation.get("kind") == chosen.kind and \
+                found.assumed == chosen.said.split("; of the readings")[0]:
+            found.explanation = chosen.to_json()
+            found.assumed = chosen.said
+            if isinstance(found.message, str):
+                found.message = found.message.replace(chosen.said.split("; of the readings")[0], chosen.said, 1)
+
+
+NAMES_ONLY = "names"  # `_run`'s hold: after an unknown, only the first line out of turn is explained (`_misnamed`)
+NAMED = ("other-player", "swapped")
+"""Explanations of a line under a seat the rules did not wait for that no guess of an outcome makes: the line is
+the table's slip even after an unknown the search left open, when the rest of the lookahead reads with it."""
+
+
+def _misnamed(checker: _Checker, header: int) -> bool:
+    """A line refused, after an unknown left open, because another seat was to play (it may be the table's slip)."""
+    return any(f.kind == "order" for f in checker.findings[header:])
+
+
+def _named_slip(checker: _Checker, found: Finding) -> bool:
+    """The finding is a line under the wrong name, explained so that the whole lookahead reads after it."""
+    said = found.explanation if isinstance(found.explanation, dict) else None
+    if found.kind != "order" or said is None or said.get("kind") not in NAMED:
+        return False
+    explanation = next((e for e in checker.explanations.values() if e.to_json() == said), None)
+    return explanation is not None and explanation.resume is not None  # it read all it was judged on
+
+
 def _doubted(checker: _Checker, header: int) -> None:
     """A line refused only because of a value the checker guessed is not a finding: after an unknown the search
     left undetermined, what the rules refused is said on that unknown instead (the guess, not the table, is in doubt)."""
@@ -1681,7 +1789,7 @@ def _doubted(checker: _Checker, header: int) -> None:
     kept: list[Finding] = []
     for k, found in enumerate(checker.findings):
         if (k >= header and found.kind in ("rule", "chance", "order") and found.rule not in _WHATEVER_WAS_DRAWN
-                and (found.line, found.column or 0) > (first.line, first.column)):
+                and (found.line, found.column or 0) > (first.line, first.column) and not _named_slip(checker, found)):
             first.doubts.append(f"line {found.line} ({found.rule})")
             continue
         kept.append(found)
@@ -1690,7 +1798,8 @@ def _doubted(checker: _Checker, header: int) -> None:
 
 def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: list[str], colours: list[str | None],
          options: dict[str, Any], findings: list[Finding], settled: dict[tuple[int, int], tuple[Any, ...]],
-         explaining: Budget | None = None, hold: bool = True, claimed: Mapping[str, int] | None = None) -> _Checker:
+         explaining: Budget | None = None, hold: bool | str = True, claimed: Mapping[str, int] | None = None
+         ) -> _Checker:
     """One reading of the file through the rules; `checker.state` is where it ends (None: the setup failed).
 
     A line that cannot stand is named once, at its line, and read as the explanation that lets the most of
@@ -1711,6 +1820,7 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
     at = 0
     starts: dict[int, tuple[tuple[int, int, int], Any]] = {}  # a turn -> the checker's marks and state before it
     header = len(checker.findings)  # a gap behind a refused line is looked for while the file has read clean (`_gap`)
+    named = False  # `NAMES_ONLY`: the first line out of turn after an unknown explained, the rest held
     while at < len(turns):
         turn = turns[at]
         seat = checker.seat_of(turn.player)
@@ -1758,16 +1868,20 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
             state = after
             at += 1
             continue
-        if hold and checker.unknowns:  # (a turn left out: its outcomes too, narrowed at the line after it)
+        if hold and checker.unknowns and not (  # (a turn left out: its outcomes too, narrowed at the line after it)
+                hold == NAMES_ONLY and refusal.kind == "order" and not named):
             checker.held_back = True
             state = after
             at += 1
             continue
+        named = named or hold == NAMES_ONLY
         before = _search_again(budget, (at, refusal.kind), turn.line, settled)
         explanation = _as_before(budget, (at, refusal.kind), explain(checker, state, turns, at, refusal, budget), before)
         if explanation is None or _as_it_was(explanation, refusal):
             if explanation is not None:  # what the checker did anyway: said so, and kept as it was
                 first.explanation = explanation.to_json()
+                if isinstance(first.message, str):
+                    first.message += alike_words(explanation)
             state = after
             at += 1
             continue
@@ -1845,6 +1959,44 @@ def _as_before(budget: Budget, key: tuple[int, str], found: Explanation | None,
             budget.found[key] = alike
             return alike
     return found
+
+
+def alike_words(explanation: Explanation, most: int = 3) -> str:
+    """The readings the whole file reads as well with, in words (none: nothing): the table settles it. A turn left
+    out that several readings fit has said so in its own words (`explain._undetermined`)."""
+    if not explanation.alike or explanation.fits > 1:
+        return ""
+    named = [c.reading or c.said for c in explanation.alike[:most]]
+    more = len(explanation.alike) - len(named)
+    others = " or ".join(named) if not more else f"{', '.join(named)} or {more} more"
+    return (f"; the whole file reads as well with {others}: nothing written says which "
+            f"({len(explanation.alike) + 1} readings fit it)")
+
+
+def written_apart(written: Any, other: Any) -> tuple[int, int]:
+    """How far a value the rules accept is from the one written, as a pen slips: the characters to change
+    (a digit changed, two swapped, one more or less), then, for two numbers, how far apart they are (`L104`
+    is closer to a written `L105` than `L15`). Values of other shapes are compared as they print."""
+    a, b = str(written), str(other)
+    if len(a) > 24 or len(b) > 24:  # a long value (a payment's list): differ or not
+        return (0 if a == b else 1, 0)
+    numbers = isinstance(written, int) and isinstance(other, int) and not isinstance(written, bool) \
+        and not isinstance(other, bool)
+    return (_slips(a, b), abs(written - other) if numbers else 0)
+
+
+def _slips(a: str, b: str) -> int:
+    """Characters changed, added, left out or two swapped to write `b` for `a` (the optimal string alignment
+    distance; words here are a few characters long)."""
+    rows = [list(range(len(b) + 1))]
+    for i in range(1, len(a) + 1):
+        row = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            row[j] = min(rows[-1][j] + 1, row[j - 1] + 1, rows[-1][j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                row[j] = min(row[j], rows[-2][j - 2] + 1)
+        rows.append(row)
+    return rows[-1][-1]
 
 
 def _near_seats(checker: _Checker, player: str) -> list[str]:

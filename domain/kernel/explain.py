@@ -47,6 +47,8 @@ DEEPER = 8  # turns of several commands still open, grown one command further wh
 DEEPER_WIDTH = 12  # the commands each of those grows with, the ones the next lines speak of first
 FURTHER = 4  # readings that tie on what they read are judged again this many times further, until they differ
 KEEP_FURTHER = 16  # of those, judged further at most (halved at each step: the simplest, closest first)
+TIES = 3  # readings of what nobody wrote, tied with the chosen one, read again to the Result when it disagrees
+UNWRITTEN = ("left-step", "left-out")  # explanations that read in what nobody wrote: nothing tells them apart but what follows
 SEARCH_MOVES = 2_500  # commands decided by one search, at most
 SEARCH_SECONDS = 0.3  # wall-clock time of one search, at most
 CHECK_MOVES = 10_000  # commands decided by every search of one check, at most
@@ -125,13 +127,18 @@ class Explanation:
     taken: int = 0  # written items its reading found not there, after outcomes it guessed (fewer: likelier)
     fits: int = 0  # a turn nobody wrote: the readings of it, leaving the game in distinct states, that fit alike
     readings: tuple[tuple[Command, ...], ...] = ()  # those readings' commands (the chosen one first)
-    alike: tuple[Explanation, ...] = ()  # the other readings that fit alike (the checker may read on with one)
+    reading: str = ""  # what stands for the slip, in the notation's words (`Ada: left`), where it is a move or turn
+    alike: tuple[Explanation, ...] = ()  # other readings with which the file reads as well (`_Search.alike`; for a
+    # turn left out, those leaving the game in other states, `_undetermined`): the checker may read on with one
+    ties: tuple[Explanation, ...] = ()  # other readings of what nobody wrote that read as far (the Result may tell)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": self.kind, "said": self.said, "edits": self.edits,
                                "reads_to_line": self.reads_to_line}
         if self.fits > 1:
             out["fits"] = self.fits
+        if self.alike:
+            out["alike"] = [c.reading or c.said for c in self.alike]
         if self.runner_up is not None:
             out["runner_up"] = {"kind": self.runner_up.kind, "said": self.runner_up.said,
                                 "edits": self.runner_up.edits, "reads_to_line": self.runner_up.reads_to_line}
@@ -275,7 +282,28 @@ class _Search:
         chosen = ranked[0]
         close = next((c for c in ranked[1:] if c.said != chosen.said and c.reads >= chosen.reads - 1), None)
         chosen.runner_up = close
+        chosen.alike = self.alike(chosen, ranked)
+        chosen.ties = tuple(c for c in ranked[1:] if chosen.kind in UNWRITTEN and c.kind == chosen.kind
+                            and (c.reads, c.agrees, c.edits) == (chosen.reads, chosen.agrees, chosen.edits))[:TIES]
         return chosen
+
+    def alike(self, chosen: Explanation, ranked: Sequence[Explanation]) -> tuple[Explanation, ...]:
+        """The other readings with which the whole file reads as well as with the chosen one: each to its end, the
+        claimed result given for as many seats, with as few edits. Nothing written tells them apart (a forgotten
+        shift of the Republic whose outcomes the table wrote on the move before): the report says so, and names them.
+        Only for what nobody wrote (a step or a turn left out): a move written otherwise is read as the closest to
+        what was written, and that is a judge of its own."""
+        if chosen.reads < len(self.turns) - self.at or chosen.kind not in UNWRITTEN:
+            return ()
+        seen = {chosen.reading or chosen.said}
+        out = []
+        for c in ranked[1:]:
+            said = c.reading or c.said
+            if (c.kind, c.reads, c.agrees, c.edits) == (chosen.kind, chosen.reads, chosen.agrees, chosen.edits) \
+                    and said not in seen:
+                seen.add(said)
+                out.append(c)
+        return tuple(out)
 
 
 def explain(reader: Reader, state: Any, turns: Sequence[Turn], at: int, refusal: Refusal,
@@ -401,7 +429,8 @@ def _candidates(search: _Search, refusal: Refusal) -> list[Explanation]:
             for k, option in enumerate(options):
                 said = shown[k] if k < len(shown) else reader.public_say(option, search.state)
                 out.append(Explanation("reworded-before", f"{_line(turn)}: `{text}` read as `{said}`, with which the "
-                                       "rest of the line stands", (Line(turn, seat, instead=((place, option),)),), 1, 1))
+                                       "rest of the line stands", (Line(turn, seat, instead=((place, option),)),), 1, 1,
+                                       reading=f"`{said}`"))
     if refusal.kind == "move" and seat is not None and refusal.place is not None:
         if refusal.skippable:  # what the checker does anyway: nothing of its kind could be done there
             out.append(Explanation("skipped-move", f"{_line(turn)}: the move is left out (nothing of its kind could "
@@ -410,7 +439,8 @@ def _candidates(search: _Search, refusal: Refusal) -> list[Explanation]:
             said = refusal.shown[k] if k < len(refusal.shown) else reader.public_say(option, search.state)
             how = "the closest legal move" if k == 0 else "a legal move with which what follows stands"
             out.append(Explanation("reworded", f"{_line(turn)} read as `{said}`, {how}",
-                                   (Line(turn, seat, ((refusal.place, option),)),), 1, 1, option=k))
+                                   (Line(turn, seat, ((refusal.place, option),)),), 1, 1, option=k,
+                                   reading=f"`{said}`"))
         if not refusal.skippable and not refusal.options:
             out.append(Explanation("skipped-move", f"{_line(turn)}: the move is left out (nothing of its kind could be "
                                    "done there)", (Line(turn, seat, ((refusal.place, None),)),), 1, 1))
@@ -539,7 +569,7 @@ def _inserted(search: _Search, chain: tuple[tuple[Command, Any], ...], seat: int
     return Explanation("left-out", f"{who}'s turn{'s' if len(whose) > 1 else ''} missing before {_line(turn)}: "
                        f"read as {said}" + (" (its outcomes, nobody wrote them, as the lines after it need them)"
                                             if any(guessed) else ""),
-                       (*lines, Line(turn, seat)), 1, len(whose), order=100 + len(search.tried))
+                       (*lines, Line(turn, seat)), 1, len(whose), order=100 + len(search.tried), reading=said)
 
 
 def _guess(search: _Search, seat: int) -> None:
@@ -667,4 +697,4 @@ def _stepped(search: _Search, refusal: Refusal, chain: tuple[tuple[Command, Any]
     return Explanation("left-step", f"{' and '.join(whose) or 'a'}'s {steps} missing after the move on line {line} "
                        f"(the outcomes written there are {'theirs' if len(chain) > 1 else 'its'}): read as {said}",
                        (Line(turn, refusal.seat, steps=((refusal.place, tuple(c for c, _ in chain)),)),), 1,
-                       len(chain), order=len(search.tried))
+                       len(chain), order=len(search.tried), reading=said)
