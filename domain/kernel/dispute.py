@@ -681,7 +681,7 @@ class _Checker:
                 **more: Any) -> Finding:
         if self.strict:
             raise Refused(rule)
-        found = Finding(kind, line, rule, self.plain(message, kind), seat=seat, **more)
+        found = Finding(kind, line, rule, self.plain(message, kind, seat), seat=seat, **more)
         if found.step is None and self.setup_entry is not None:
             found.step = len(self.setup_entry.events) + sum(len(c.entry.events) for c in self.checked)
         if seat is not None:
@@ -695,14 +695,14 @@ class _Checker:
         self.findings.append(found)
         return found
 
-    def plain(self, message: Any, kind: str) -> Any:
+    def plain(self, message: Any, kind: str, seat: int | None = None) -> Any:
         """A finding's sentence in the table's words (domain/kernel/report_words.py): names for seat numbers,
         words for Python's lists and command ids; the game's words for the rules' tokens where the finding
         is about the rules (not about what was written, whose words are the notation's)."""
         if self._verbs is None:
             self._verbs = verbs_of(self.words.vocabulary.by_kind)
         things = kind in ("rule", "chance", "result")
-        return plain_any(message, lambda text: plain(text, self.seats, self._verbs, self.words.terms, things))
+        return plain_any(message, lambda text: plain(text, self.seats, self._verbs, self.words.terms, things, seat))
 
     # -- the setup
     def setup(self, written: tuple[Written, ...], line: int) -> Any:
@@ -804,10 +804,10 @@ class _Checker:
                 raise Refused("notation/out-of-turn")
             if self.refused is None:
                 self.refused = Refusal("order", seat, pending.seat, place, earlier=self._earlier(place))
-            waiting = self.seats[pending.seat] if pending.seat is not None else "nobody"
+            waiting = self._waiting(state, seat, pending.seat, pending.kind)
             found = self.finding("order", move.line, "notation/out-of-turn",
-                                 f"line {move.line}: {self.seats[seat]} moves here, but the rules wait for {waiting} "
-                                 f"({pending.kind}): a line out of order, or a turn written twice; this move is skipped",
+                                 f"line {move.line}: {self.seats[seat]} moves here, but the rules wait for {waiting}"
+                                 f": a line out of order, or a turn written twice; this move is skipped",
                                  state, seat, written=move.text, column=move.column, assumed="skipped")
             self._hide(found, move, self._owners(state, seat, said[0] if said else None, None, len(move.outcomes)),
                        next((w for c in said if (w := self._words(c)) is not None), None))
@@ -824,6 +824,22 @@ class _Checker:
             if self._stood_in or any(f.kind in ("rule", "notation") for f in self.findings[before:]):
                 break  # the closest legal move stands for the whole of this one
         return state
+
+    def _waiting(self, state: Any, seat: int, waited: int | None, kind: str) -> str:
+        """Whom the rules wait for and why, in the table's words (`Words.waiting`; else the step as the title says it):
+        the events from `seat`'s last move on let a title name the rule that took its turn (La Città's hunger)."""
+        who = self.seats[waited] if waited is not None else "nobody"
+        if self.words.waiting is not None:
+            since: list[Any] = []
+            for checked in reversed(self.checked):  # its own last move's too: what the rules did after it
+                since[:0] = checked.entry.events
+                if checked.seat == seat or len(since) > 500:
+                    break
+            said = self.words.waiting(state, since, seat, kind, self.seats)
+            if said:
+                return f"{who} {said}"
+        step = self.words.terms(kind, self.seats) if self.words.terms is not None else None
+        return f"{who} ({step or kind.replace('-', ' ')})"
 
     def _commands(self, state: Any, seat: int, move: Move) -> tuple[list[dict[str, Any]], list[Command]]:
         """What a move says (the command JSON) and the commands it stands for. Where a move's commands do

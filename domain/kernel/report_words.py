@@ -7,6 +7,7 @@ command ids. `plain` rewrites such a sentence for the table without touching wha
 (a finding's rule, facts and JSON fields stay as they were):
 
 * `seat 1` / `seat 1's` -> the player's name (`Bruno`, `Bruno's`): the notation never numbers seats;
+* `you`, `your` of a rule's sentence to whoever sent the command -> the player's name (`Bruno holds 1`);
 * a Python list, set, tuple or dict (`['B', 'B']`, `{'Y': 4, 'G': 1}`) -> words (`black and black`,
   `yellow 4, green 1`);
 * a command id of the title (`citta-stato/market-cube`) -> the verb a line writes for it (`market`);
@@ -34,7 +35,8 @@ _SEAT = re.compile(r"\b(?:[Ss]eat) (\d+)('s)?\b")
 _KIND = re.compile(r"\b[a-z][a-z0-9]*(?:-[a-z0-9]+)*/[a-z][a-z0-9_]*(?:-[a-z0-9_]+)*\b")
 _OPENERS = {"[": "]", "{": "}", "(": ")"}
 # a quoted word or a table's outcome in brackets (kept as written), or a token of the rules
-_TOKEN = re.compile(r"""'[^'\n]*'|"[^"\n]*"|\[[^\]\n]*\]|[\w:.\-]+""")
+# (a quote opens and closes only outside a word: the apostrophes of `Ada's` and `O'Brien` are no quotes)
+_TOKEN = re.compile(r"""(?<!\w)'[^'\n]*'(?!\w)|(?<!\w)"[^"\n]*"(?!\w)|\[[^\]\n]*\]|[\w:.\-]+""")
 
 
 def name_of(seats: Sequence[str], seat: int) -> str:
@@ -135,11 +137,26 @@ def _terms_in(text: str, seats: Sequence[str], terms: Terms) -> str:
     return _TOKEN.sub(swap, text)
 
 
+_YOU_DO = re.compile(r"\byou (still )?(have|hold|are)\b")
+_YOUR = re.compile(r"\b[Yy]our(s)?\b")
+_YOU = re.compile(r"\b[Yy]ou\b")
+_THIRD = {"have": "has", "hold": "holds", "are": "is"}
+
+
+def addressed(text: str, who: str) -> str:
+    """A rule's sentence to whoever sent the command ("all your action cards are used", "you hold 1") said of the
+    player by name, as a table reads it ("all Bruno's action cards are used", "Bruno holds 1")."""
+    text = _YOU_DO.sub(lambda m: f"{who} {m.group(1) or ''}{_THIRD[m.group(2)]}", text)
+    text = _YOUR.sub(f"{who}'s", text)
+    return _YOU.sub(who, text)
+
+
 def plain(message: str, seats: Sequence[str], verbs: Mapping[str, str] | None = None, terms: Terms | None = None,
-          things: bool = False) -> str:
+          things: bool = False, seat: int | None = None) -> str:
     """A sentence of the rules in the table's words (see the module's doc). `verbs`: command id -> the verb a
-    line writes; `things`: also the rules' tokens by `terms` (a finding about the rules, not about the writing)."""
-    text = _SEAT.sub(lambda m: name_of(seats, int(m.group(1))) + (m.group(2) or ""), message)
+    line writes; `things`: also the rules' tokens by `terms` (a finding about the rules, not about the writing);
+    `seat`: the player the sentence is about, for its "you" and "your"."""
+    text = message
     if verbs:
         def kind(found: re.Match[str]) -> str:
             said = terms(found.group(), seats) if terms is not None else None
@@ -150,7 +167,10 @@ def plain(message: str, seats: Sequence[str], verbs: Mapping[str, str] | None = 
         text = _without_literals(text, seats, terms if things else None)
     if things and terms is not None:
         text = _terms_in(text, seats, terms)
-    return text
+    # the players' names last: a name is never read as a token of the rules (a player called `Fleet` or `Y`)
+    if seat is not None and 0 <= seat < len(seats) and things:
+        text = addressed(text, seats[seat])
+    return _SEAT.sub(lambda m: name_of(seats, int(m.group(1))) + (m.group(2) or ""), text)
 
 
 def plain_any(message: Any, say: Callable[[str], str]) -> Any:
