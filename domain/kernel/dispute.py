@@ -57,6 +57,7 @@ from domain.kernel.violations import MARK, ImpossibleOutcome, MalformedCommand, 
 EARLIER = 3  # moves of a line before a refused one whose other readings the explanations try
 NARROWING_BUDGET = 20_000  # moves re-decided, in all, while narrowing unknown outcomes
 CANDIDATES = 400  # possible values of one unknown outcome tried at most
+MAX_FINDINGS = 200  # a file past this many findings is not read further: its report stays a report (bad input)
 
 
 @dataclass
@@ -200,13 +201,14 @@ class DisputeReport:
     places: list[tuple[int, int]] | None = None  # (line, column) of the move each entry came from (the setup: column 0)
     words: Words | None = None  # the title's words, for the unknowns' sentences (never in the JSON)
     explaining: dict[str, Any] | None = None  # the explanations' search budget, and what it spent (kernel.explain)
+    secrets: bool = False  # the file holds what some reader may not read while the game is in progress (`_searched`)
 
     @property
     def ok(self) -> bool:
         return not self.findings
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "ok": self.ok, "title": self.title, "seats": self.seats, "options": self.options,
             "finished": self.finished, "moves": self.moves,
             "findings": [f.to_json() for f in sorted(self.findings, key=lambda f: (f.line, f.column or 0))],
@@ -215,6 +217,7 @@ class DisputeReport:
             "summary": summary(self),
             **({"explaining": self.explaining} if self.explaining else {}),
         }
+        return _searched(out, self.finished) if self.secrets else out
 
 
     def _said(self, unknown: dict[str, Any]) -> dict[str, Any]:
@@ -223,6 +226,79 @@ class DisputeReport:
             terms = self.words.terms if self.words is not None else None
             unknown["message"] = plain_any(unknown["message"], lambda text: plain(text, self.seats, None, terms, True))
         return unknown
+
+
+_HIDDEN = {"hidden": True}
+_SEARCH_USED = ("searches", "moves_used", "seconds_used", "refusals_past_budget")
+
+
+def _secret(value: Any, seat: int | None = None, shown: Any = None) -> Any:
+    """`value` as a stored Secret of `seat` (None: every secret's reader alone), unless it is one already."""
+    if isinstance(value, Mapping) and MARK in value:
+        return value
+    return Secret(value, seat, _HIDDEN if shown is None else shown).to_json()
+
+
+def _searched(out: dict[str, Any], finished: bool) -> dict[str, Any]:
+    """A report of a file that holds secrets (face-down cards, hidden money, a War disc placed face down), with what
+    the search made of them kept for a reader who may read every secret (the game over, or the file's own sender):
+    which explanation was chosen, its runner-up, what was assumed and the readings it chose among depend on what the
+    file says of the hidden outcomes, and so do the unknowns' narrowing, the search's spending and the score of an
+    unfinished game. Everyone else reads each finding's line, rule and sentence of the rule (as an import report
+    without tokens shows `{"hidden": true}`), so no count or choice lets them confirm a guess of a hidden card."""
+    for found in out["findings"]:
+        explanation = found.get("explanation")
+        if explanation is not None and MARK not in explanation:
+            said = explanation.get("said")
+            message = found.get("message")
+            if isinstance(said, str) and isinstance(message, str) and f"; {said}" in message:
+                found["message"] = _secret(message, None, message.replace(f"; {said}", "", 1))
+            found["explanation"] = _secret(explanation)
+        if isinstance(found.get("assumed"), str) and not found["assumed"].startswith("skipped"):
+            found["assumed"] = _secret(found["assumed"], found.get("seat"), "hidden")
+        alternatives = found.get("alternatives")
+        if isinstance(alternatives, Mapping) and isinstance(alternatives.get(MARK), Mapping):
+            inner = alternatives[MARK]
+            if isinstance(inner.get("shown"), Mapping):  # how many legal moves a seat had rests on what it holds
+                inner["shown"] = {k: v for k, v in inner["shown"].items() if k != "count"}
+    for unknown in out["unknowns"]:
+        if isinstance(unknown.get("message"), Mapping):
+            continue  # a face-down outcome: hidden whole already (Unknown.to_json)
+        message = unknown.get("message")
+        if isinstance(message, str):
+            head = message.split(";", 1)[0]
+            unknown["message"] = _secret(message, None, f"{head}; what the rest of the file says of it is shown once "
+                                                        "the game is over (the file holds hidden cards or money)")
+        for key in ("assumed", "consistent", "why", "together", "doubts", "alone", "searched"):
+            if key in unknown:
+                unknown[key] = _secret(unknown[key], None, "[?]" if key == "assumed" else None)
+    explaining = out.get("explaining")
+    if explaining:
+        kept = {k: v for k, v in explaining.items() if k not in _SEARCH_USED and k != "said"}
+        said = str(explaining.get("said", ""))
+        spent = "; the budget was spent"
+        kept["said"] = _secret(said, None, said.split(spent, 1)[0]) if spent in said else said
+        kept.update({k: _secret(explaining[k]) for k in _SEARCH_USED if k in explaining})
+        out["explaining"] = kept
+    if not finished and out.get("scores") is not None:
+        out["scores"] = _secret(out["scores"])
+    return out
+
+
+def _holds_secrets(words: Words, findings: Sequence[Finding]) -> bool:
+    """The title has hidden outcomes or words (`Words.secret_outcomes`, `secret_words`), or a finding keeps a secret
+    (a seat's hidden money in a rule's facts)."""
+    if words.secret_outcomes is not None or words.secret_words is not None:
+        return True
+
+    def secret(value: Any) -> bool:
+        if isinstance(value, Secret):
+            return True
+        if isinstance(value, Mapping):
+            return MARK in value or any(secret(v) for v in value.values())
+        return isinstance(value, (list, tuple)) and any(secret(v) for v in value)
+
+    return any(secret(f.message) or secret(f.written) or secret(f.assumed) or secret(f.facts) for f in findings)
 
 
 def summary(report: DisputeReport) -> str:
@@ -1478,7 +1554,8 @@ def check(
     checker = _run(notation, game, words, edition, seats, colours, options, list(findings), settled, explaining,
                    claimed=claimed)
     if checker.state is None:
-        return DisputeReport(title, seats, options, checker.findings, checker.unknowns, None, claimed, False, None)
+        return DisputeReport(title, seats, options, checker.findings, checker.unknowns, None, claimed, False, None,
+                             secrets=_holds_secrets(words, checker.findings))
     if claimed:
         checker.claimed = {seat: total for name, total in claimed.items() if (seat := checker.seat_of(name)) is not None}
     answer = checker.narrow(budget, notation)
@@ -1522,7 +1599,8 @@ def check(
                          lines=len(text.splitlines()), moves=len(checker.checked),
                          places=[(notation.setup_line or 1, 0), *((c.line, c.column) for c in checker.checked)],
                          words=words,
-                         explaining=explaining.to_json() if explaining.searches or explaining.exhausted else None)
+                         explaining=explaining.to_json() if explaining.searches or explaining.exhausted else None,
+                         secrets=_holds_secrets(words, checker.findings))
 
 
 _WHATEVER_WAS_DRAWN = frozenset({"chance/draw/count"})
@@ -1559,6 +1637,18 @@ def _doubted(checker: _Checker, header: int) -> None:
     checker.findings[:] = kept
 
 
+def _too_many(checker: _Checker, line: int) -> bool:
+    """Past `MAX_FINDINGS` findings the rest of the file is not read (a file of junk, or of another game): the report
+    says so at the line it stopped, with the bound, and stays as long and as quick to make as that many findings."""
+    if len(checker.findings) < MAX_FINDINGS:
+        return False
+    checker.finding("notation", line, "notation/too-many-findings",
+                    f"line {line}: {len(checker.findings)} findings already, the most one check gives (a file past "
+                    f"{MAX_FINDINGS} is not read further): this and every later line are not checked")
+    checker.over_reported = True
+    return True
+
+
 def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: list[str], colours: list[str | None],
          options: dict[str, Any], findings: list[Finding], settled: dict[tuple[int, int], tuple[Any, ...]],
          explaining: Budget | None = None, hold: bool = True, claimed: Mapping[str, int] | None = None) -> _Checker:
@@ -1582,6 +1672,8 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
     at = 0
     while at < len(turns):
         turn = turns[at]
+        if _too_many(checker, turn.line):
+            break
         seat = checker.seat_of(turn.player)
         marks = (len(checker.checked), len(checker.findings), len(checker.unknowns))
         if seat is None:
