@@ -798,7 +798,8 @@ class _Checker:
         if chance.unused:
             extra = chance.unused[0]
             self.finding("chance", extra.line, "chance/unused-outcome",
-                         f"line {extra.line}: the setup line gives {len(chance.unused)} outcome(s) the rules never ask for",
+                         f"line {extra.line}: the setup line gives {_counted(len(chance.unused), 'outcome')} the rules "
+                         "never ask for",
                          column=extra.column)
         after = fold(self.game, state, produced)
         self.setup_entry = Entry(None, tuple(chance.log), tuple(produced), options=self.options)
@@ -846,8 +847,8 @@ class _Checker:
         if words is None and (about is None or about >= len(owners) or owners[about] == PUBLIC):
             return
         whose = "no seat's" if owner is None else f"{self.seats[owner]}'s alone" if 0 <= owner < len(self.seats) else "one seat's"
-        found.message = Secret(found.message, owner, f"line {found.line}: what is written here does not stand "
-                                                     f"({found.rule}); it is {whose} to read while the game is in progress")
+        found.message = Secret(found.message, owner, f"line {found.line}: what is written here does not stand; why is "
+                                                     f"{whose} to read while the game is in progress")
         found.facts = {k: v if k in OPEN_FACTS or (isinstance(v, Mapping) and MARK in v) else Secret(v, owner)
                        for k, v in found.facts.items()}
 
@@ -1016,8 +1017,9 @@ class _Checker:
             words, owners = self._words(written), self._owners(state, seat, written, chance)
             found = self.finding("chance", extra.line, "chance/unused-outcome",
                                  f"line {extra.line}: {_public_text(move, owners, words)!r} meets "
-                                 f"{len(chance.written) - len(chance.unused)} outcome(s); {len(chance.unused)} more are "
-                                 "written", state, seat, column=extra.column, written=move.text)
+                                 f"{_counted(len(chance.written) - len(chance.unused), 'outcome')}, and "
+                                 f"{_counted(len(chance.unused), 'more is', 'more are')} written", state, seat,
+                                 column=extra.column, written=move.text)
             self._hide(found, move, owners, words)
         return self._keep(state, seat, move, command, chance, produced, after)
 
@@ -1442,6 +1444,13 @@ def _public_text(move: Move, owners: Sequence[Owner], words: str | None) -> str:
     return " ".join([head if words is None else words, *shown])
 
 
+def _counted(n: int, one: str, more: str | None = None) -> str:
+    """`no outcome`, `1 outcome`, `3 outcomes` (`1 more is`, `2 more are`): a count as a sentence says it."""
+    if n == 0 and more is None:
+        return f"no {one}"
+    return f"{n} {one if n == 1 else more or one + 's'}"
+
+
 def _at(line: int, message: Any) -> Any:
     """A rule's sentence, placed at its line."""
     if isinstance(message, dict):
@@ -1706,9 +1715,9 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
             if rounds is not None and rounds[1] is not None and rounds[0] != rounds[1]:
                 checker.findings.insert(marks[1], Finding(
                     "notation", turn.line, "notation/round",
-                    f"line {turn.line}: round {rounds[0]} is written here, but the rules are in round {rounds[1]}: "
-                    f"read as round {rounds[1]} (the line itself stands)", round=rounds[1], seat=seat,
-                    player=seats[seat], assumed=f"round {rounds[1]}"))
+                    f"line {turn.line}: {words.round_word} {rounds[0]} is written here, but the rules are in "
+                    f"{words.round_word} {rounds[1]}: read as {words.round_word} {rounds[1]} (the line itself stands)",
+                    round=rounds[1], seat=seat, player=seats[seat], assumed=f"{words.round_word} {rounds[1]}"))
             state = after
             at += 1
             continue

@@ -1326,6 +1326,7 @@ class Words:
     # ("to take a political turn: Ada's first political turn of the year was lost to hunger ..."), from the state,
     # the events since the moving seat last moved, the moving seat, the pending kind and the seats' names
     waiting: Callable[[Any, Sequence[Any], int, str, Sequence[str]], str | None] | None = None
+    round_word: str = "round"  # what the number opening a line counts, as the rulebook says it (La Città: the year)
 
 
 PUBLIC: Final = "public"

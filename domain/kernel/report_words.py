@@ -7,6 +7,7 @@ command ids. `plain` rewrites such a sentence for the table without touching wha
 (a finding's rule, facts and JSON fields stay as they were):
 
 * `seat 1` / `seat 1's` -> the player's name (`Bruno`, `Bruno's`): the notation never numbers seats;
+* a count written for any number (`1 outcome(s)`) -> as a sentence says it (`1 outcome`);
 * `you`, `your` of a rule's sentence to whoever sent the command -> the player's name (`Bruno holds 1`);
 * a Python list, set, tuple or dict (`['B', 'B']`, `{'Y': 4, 'G': 1}`) -> words (`black and black`,
   `yellow 4, green 1`);
@@ -137,6 +138,17 @@ def _terms_in(text: str, seats: Sequence[str], terms: Terms) -> str:
     return _TOKEN.sub(swap, text)
 
 
+_COUNTED = re.compile(r"\b(\d+) ([a-z]+)\(s\)")
+_LISTED = re.compile(r"\b([a-z]+)\(s\) (\d+(?:, \d+)*)")
+
+
+def counted(text: str) -> str:
+    """`1 outcome(s)` -> `1 outcome`, `3 value(s)` -> `3 values`, `line(s) 4, 7` -> `lines 4, 7`: a count as a
+    sentence says it (some of the checker's sentences are written for any count)."""
+    text = _COUNTED.sub(lambda m: f"{m.group(1)} {m.group(2)}{'' if m.group(1) == '1' else 's'}", text)
+    return _LISTED.sub(lambda m: f"{m.group(1)}{'s' if ',' in m.group(2) else ''} {m.group(2)}", text)
+
+
 _YOU_DO = re.compile(r"\byou (still )?(have|hold|are)\b")
 _YOUR = re.compile(r"\b[Yy]our(s)?\b")
 _YOU = re.compile(r"\b[Yy]ou\b")
@@ -170,6 +182,8 @@ def plain(message: str, seats: Sequence[str], verbs: Mapping[str, str] | None = 
     # the players' names last: a name is never read as a token of the rules (a player called `Fleet` or `Y`)
     if seat is not None and 0 <= seat < len(seats) and things:
         text = addressed(text, seats[seat])
+    if "(s)" in text:
+        text = counted(text)
     return _SEAT.sub(lambda m: name_of(seats, int(m.group(1))) + (m.group(2) or ""), text)
 
 

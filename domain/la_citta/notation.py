@@ -224,5 +224,6 @@ def secret_outcomes(state: State, seat: int | None, command: Mapping[str, Any] |
 
 
 WORDS = Words(LaCittaVocabulary(_forms()), colours=COLOURS, held=held, round_of=round_of, turn_starts=turn_starts,
-              whose=whose, secret_outcomes=secret_outcomes, terms=terms, waiting=waiting, held_words=held_words,
+              whose=whose, secret_outcomes=secret_outcomes, terms=terms, waiting=waiting, round_word="year",
+              held_words=held_words,
               breakdown_words=breakdown_words)

@@ -15,7 +15,7 @@ from .state import order
 
 _DATA = default_edition().data
 _THINGS = {key: key.replace("_", " ") for part in ("buildings", "politics") for key in _DATA[part] if "_" in key}
-_SOURCES = {"voice": "the Voice of the People cards", "tiles": "the landscape tiles"}
+_SOURCES = {"voice": "the Voice of the People cards", "tiles": "the landscape tiles", "politics": "the politics cards"}
 _STEPS = {"send-away": "sending hungry citizens away", "political-turn": "a political turn",
           "year-start": "the start of the year"}
 
@@ -57,7 +57,8 @@ def held_words(state: Any, seat: int, names: Sequence[str]) -> str:
     mine = (view.get("seats") or [{}] * (seat + 1))[seat]
     parts = [f"{mine.get('gold', 0)} gold", f"{mine.get('food', 0)} food",
              f"{mine.get('action_cards', 0)} action card{'s' if mine.get('action_cards') != 1 else ''} left this year",
-             f"{mine.get('castles_left', 0)} castle{'s' if mine.get('castles_left') != 1 else ''} not yet built"]
+             (f"{mine['castles_left']} castle{'s' if mine['castles_left'] != 1 else ''} not yet built"
+              if mine.get("castles_left") else "every castle built")]
     cities = []
     for city in view.get("cities", []):
         if city["owner"] != seat:
