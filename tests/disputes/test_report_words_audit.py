@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks.dispute_slips import PLANTERS, NAMES, plant, play, _turns
+from benchmarks.dispute_slips import NAMES, PLANTERS, _turns, plant, play
 from domain import catalog
 from domain.kernel import ALL, reveal
 from domain.transcripts import check_text

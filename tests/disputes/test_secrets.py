@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks.dispute_slips import plant, play, _turns
+from benchmarks.dispute_slips import _turns, plant, play
 from domain.kernel import ALL, reveal
 from domain.kernel.violations import MARK
 from domain.transcripts import check_text
