@@ -229,6 +229,7 @@ class DisputeReport:
 
 
 _HIDDEN = {"hidden": True}
+HIDDEN_READING = "a reading kept hidden while the game is in progress"  # `assumed` to all but its seat (`_searched`)
 _SEARCH_USED = ("searches", "moves_used", "seconds_used", "refusals_past_budget")
 
 
@@ -255,7 +256,7 @@ def _searched(out: dict[str, Any], finished: bool) -> dict[str, Any]:
                 found["message"] = _secret(message, None, message.replace(f"; {said}", "", 1))
             found["explanation"] = _secret(explanation)
         if isinstance(found.get("assumed"), str) and not found["assumed"].startswith("skipped"):
-            found["assumed"] = _secret(found["assumed"], found.get("seat"), "hidden")
+            found["assumed"] = _secret(found["assumed"], found.get("seat"), HIDDEN_READING)
         alternatives = found.get("alternatives")
         if isinstance(alternatives, Mapping) and isinstance(alternatives.get(MARK), Mapping):
             inner = alternatives[MARK]

@@ -35,9 +35,9 @@ Terms = Callable[[str, Sequence[str]], str | None]
 _SEAT = re.compile(r"\b(?:[Ss]eat) (\d+)('s)?\b")
 _KIND = re.compile(r"\b[a-z][a-z0-9]*(?:-[a-z0-9]+)*/[a-z][a-z0-9_]*(?:-[a-z0-9_]+)*\b")
 _OPENERS = {"[": "]", "{": "}", "(": ")"}
-# a quoted word or a table's outcome in brackets (kept as written), or a token of the rules
+# a quoted word, a verb in backticks or a table's outcome in brackets (kept as written), or a token of the rules
 # (a quote opens and closes only outside a word: the apostrophes of `Ada's` and `O'Brien` are no quotes)
-_TOKEN = re.compile(r"""(?<!\w)'[^'\n]*'(?!\w)|(?<!\w)"[^"\n]*"(?!\w)|\[[^\]\n]*\]|[\w:.\-]+""")
+_TOKEN = re.compile(r"""(?<!\w)'[^'\n]*'(?!\w)|(?<!\w)"[^"\n]*"(?!\w)|`[^`\n]*`|\[[^\]\n]*\]|[\w:.\-]+""")
 
 
 def name_of(seats: Sequence[str], seat: int) -> str:
@@ -129,7 +129,7 @@ def _without_literals(text: str, seats: Sequence[str], terms: Terms | None) -> s
 def _terms_in(text: str, seats: Sequence[str], terms: Terms) -> str:
     def swap(found: re.Match[str]) -> str:
         token = found.group()
-        if token[0] in "'\"[":
+        if token[0] in "'\"[`":  # quoted, an outcome as written, or a verb of the notation
             return token
         bare = token.rstrip(".:")
         said = terms(bare, seats)

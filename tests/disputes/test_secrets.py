@@ -16,6 +16,7 @@ import pytest
 
 from benchmarks.dispute_slips import _turns, plant, play
 from domain.kernel import ALL, reveal
+from domain.kernel.dispute import HIDDEN_READING
 from domain.kernel.violations import MARK
 from domain.transcripts import check_text
 
@@ -77,7 +78,7 @@ def test_a_seat_reads_what_was_assumed_for_its_own_line_only() -> None:
     seat = found["seat"]
     assert reveal(report, seat)["findings"][0]["assumed"] == found["assumed"]
     other = (seat + 1) % 3
-    assert reveal(report, other)["findings"][0]["assumed"] == "hidden"
+    assert reveal(report, other)["findings"][0]["assumed"] == HIDDEN_READING
 
 
 def test_a_finished_game_or_a_title_without_secrets_shows_everything() -> None:
