@@ -286,11 +286,16 @@ def _searched(out: dict[str, Any], finished: bool) -> dict[str, Any]:
     return out
 
 
-def _holds_secrets(words: Words, findings: Sequence[Finding]) -> bool:
-    """The title has hidden outcomes or words (`Words.secret_outcomes`, `secret_words`), or a finding keeps a secret
-    (a seat's hidden money in a rule's facts)."""
+def _holds_secrets(words: Words, findings: Sequence[Finding], game: Game | None = None, state: Any = None,
+                   seats: int = 0) -> bool:
+    """The title has hidden outcomes or words (`Words.secret_outcomes`, `secret_words`), a finding keeps a secret
+    (a seat's hidden money in a rule's facts), or the seats' views of where the file ends differ (hidden money)."""
     if words.secret_outcomes is not None or words.secret_words is not None:
         return True
+    if findings and game is not None and state is not None and seats > 1:
+        first = game.view(state, 0)
+        if any(game.view(state, seat) != first for seat in range(1, seats)):
+            return True
 
     def secret(value: Any) -> bool:
         if isinstance(value, Secret):
@@ -1610,7 +1615,7 @@ def check(
                          places=[(notation.setup_line or 1, 0), *((c.line, c.column) for c in checker.checked)],
                          words=words,
                          explaining=explaining.to_json() if explaining.searches or explaining.exhausted else None,
-                         secrets=_holds_secrets(words, checker.findings))
+                         secrets=_holds_secrets(words, checker.findings, game, state, len(seats)))
 
 
 _WHATEVER_WAS_DRAWN = frozenset({"chance/draw/count"})

@@ -15,10 +15,12 @@ from typing import Any
 import pytest
 
 from benchmarks.dispute_slips import _turns, plant, play
+from domain import catalog
 from domain.kernel import ALL, reveal
 from domain.kernel.dispute import HIDDEN_READING
+from domain.kernel.selfplay import play_random
 from domain.kernel.violations import MARK
-from domain.transcripts import check_text
+from domain.transcripts import check_text, render_log
 
 _DEAL = re.compile(r"\[(R\d+) (R\d+) (R\d+)\]")  # the setup's Republic cards, one face down to each of 3 seats
 
@@ -90,3 +92,20 @@ def test_a_finished_game_or_a_title_without_secrets_shows_everything() -> None:
     assert MARK not in json.dumps({k: v for k, v in report.items() if k != "findings"})
     assert all(isinstance(f.get("explanation", {}), dict) and MARK not in f.get("explanation", {})
                for f in report["findings"])
+
+
+def test_hidden_money_keeps_the_search_for_a_reader_of_every_secret() -> None:
+    """Serenissima with `money=hidden` has no face-down card, but each seat's purse is its own: what the search made
+    of an unfinished file is kept as for a title with cards face down."""
+    game = catalog.game("serenissima")
+    edition = game.default_edition()
+    options = {"players": 3, "money": "hidden"}
+    done = play_random(game, edition, options, "secret-purse")
+    text = render_log("serenissima", edition, done.entries, ["Ada", "Bruno", "Carla"], options, done.scores)
+    lines = [line for line in text.split("\n") if not line.startswith("[Result ")]
+    lines = lines[: len(lines) // 2]
+    planted = plant("left-out", lines, random.Random(4), _turns(lines))
+    assert planted is not None
+    report = check_text("\n".join(planted.lines) + "\n").to_json()
+    assert any(f.get("explanation") for f in reveal(report, ALL)["findings"])
+    assert all(f.get("explanation") in (None, {"hidden": True}) for f in reveal(report, None)["findings"])
