@@ -275,12 +275,16 @@ def _searched(out: dict[str, Any], finished: bool) -> dict[str, Any]:
                 unknown[key] = _secret(unknown[key], None, "[?]" if key == "assumed" else None)
     explaining = out.get("explaining")
     if explaining:
-        kept = {k: v for k, v in explaining.items() if k not in _SEARCH_USED and k != "said"}
-        said = str(explaining.get("said", ""))
-        spent = "; the budget was spent"
-        kept["said"] = _secret(said, None, said.split(spent, 1)[0]) if spent in said else said
-        kept.update({k: _secret(explaining[k]) for k in _SEARCH_USED if k in explaining})
-        out["explaining"] = kept
+        spent = "; the budget was spent"  # the budget stays named to all; what was spent, not
+
+        def kept(key: str, value: Any) -> Any:
+            if key in _SEARCH_USED:
+                return _secret(value)
+            if key == "said" and isinstance(value, str) and spent in value:
+                return _secret(value, None, value.split(spent, 1)[0])
+            return value
+
+        out["explaining"] = {k: kept(k, v) for k, v in explaining.items()}
     if not finished and out.get("scores") is not None:
         out["scores"] = _secret(out["scores"])
     return out
