@@ -27,7 +27,7 @@ from domain.kernel.editions import Edition
 from domain.kernel.notation import PUBLIC, Arg, Form, Move, Notation, NotationError, Owner, Unfit, Vocabulary, Words
 
 from .edition import BANNERS, COLOUR_NAMES, COLOURS, default
-from .report import breakdown_words, held_words, terms
+from .report import breakdown_words, held_words, terms, waiting
 from .state import State
 from .view import view
 
@@ -309,7 +309,7 @@ def secret_words(command: Mapping[str, Any]) -> str | None:
 VOCABULARY = TableVocabulary(_forms())
 WORDS = Words(VOCABULARY, colours=SEAT_COLOURS, held=held, round_of=round_of, turn_starts=turn_starts,
               seat_sources=("first-player",), whose=whose, secret_outcomes=secret_outcomes, secret_words=secret_words,
-              terms=terms, held_words=held_words, breakdown_words=breakdown_words)
+              terms=terms, waiting=waiting, held_words=held_words, breakdown_words=breakdown_words)
 
 
 # The decision panel's groups (kernel.choices): the six city actions, the cards, the market, and the answers to

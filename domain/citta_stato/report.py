@@ -42,6 +42,21 @@ def terms(token: str, names: Sequence[str]) -> str | None:
     return _STEPS.get(token) or _STEPS.get(token.replace("-", "_")) or FORM.get(token) or _CITIES.get(token)
 
 
+def waiting(state: State, since: Sequence[Any], moved: int, kind: str, names: Sequence[str]) -> str | None:
+    """Why the rules wait for another player (rulebook: in a round the players take one action each in turn,
+    clockwise from the first player, a player who has passed being passed over); a step of an action or of the
+    round's end by its name."""
+    if kind != "turn":
+        step = STEP.get(kind.replace("-", "_"))
+        return f"({step})" if step else None
+    first = names[state.first] if 0 <= state.first < len(names) else None
+    passed = [names[i] for i, seat in enumerate(state.seats[: len(names)]) if seat.passed]
+    said = f"to take an action (round {state.round}: clockwise from the first player" + (f", {first}" if first else "")
+    if passed:
+        said += f"; {listed(passed)} {'has' if len(passed) == 1 else 'have'} passed"
+    return said + ")"
+
+
 def _cubes(counts: Mapping[str, int]) -> str:
     return listed([f"{n} {COLOUR_NAMES[c]}" for c in COLOURS if (n := counts.get(c, 0))]) if any(counts.values()) else "none"
 

@@ -118,7 +118,9 @@ def payment(state: State, seat: int, colour: str, jokers: int, what: str) -> tup
         if count and s.supply[CI[c]] < count:
             raise RuleViolation(
                 R + f"{what}/cubes",
-                f"action {n} of the round costs {n} {colour} cube(s); seat {seat} holds {s.supply[CI[c]]} {c}",
+                (f"action {n} of the round costs {n} cube{'s' if n != 1 else ''}: {n - jokers} {colour} and {jokers} {joker} "
+                 f"standing in; seat {seat} holds {s.supply[CI[c]]} {c}") if jokers else
+                f"action {n} of the round costs {n} {colour} cube{'s' if n != 1 else ''}; seat {seat} holds {s.supply[CI[c]]} {c}",
                 offered=list(need),
                 held={k: s.supply[CI[k]] for k in COLOURS},
             )

@@ -62,6 +62,7 @@ NARROWING_BUDGET = 20_000  # moves re-decided, in all, while narrowing unknown o
 CANDIDATES = 400  # possible values of one unknown outcome tried at most
 READ_LEGAL = 600  # legal moves put in words, at most, to find those closest to what was written
 _BRACKETS = re.compile(r"\[[^\]]*\]|\{[^}]*\}")  # outcomes and comments: not the move's words
+MAX_FINDINGS = 200  # a file past this many findings is not read further: its report stays a report (bad input)
 
 
 @dataclass
@@ -208,13 +209,14 @@ class DisputeReport:
     # a turn left out, by the line after it: the commands of each reading of it that fits the file alike (never in
     # the JSON: a command may hold what a seat alone may read; the finding says them in words)
     readings: dict[int, list[list[dict[str, Any]]]] = field(default_factory=dict)
+    secrets: bool = False  # the file holds what some reader may not read while the game is in progress (`_searched`)
 
     @property
     def ok(self) -> bool:
         return not self.findings
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "ok": self.ok, "title": self.title, "seats": self.seats, "options": self.options,
             "finished": self.finished, "moves": self.moves,
             "findings": [f.to_json() for f in sorted(self.findings, key=lambda f: (f.line, f.column or 0))],
@@ -223,6 +225,7 @@ class DisputeReport:
             "summary": summary(self),
             **({"explaining": self.explaining} if self.explaining else {}),
         }
+        return _searched(out, self.finished) if self.secrets else out
 
 
     def _said(self, unknown: dict[str, Any]) -> dict[str, Any]:
@@ -231,6 +234,89 @@ class DisputeReport:
             terms = self.words.terms if self.words is not None else None
             unknown["message"] = plain_any(unknown["message"], lambda text: plain(text, self.seats, None, terms, True))
         return unknown
+
+
+_HIDDEN = {"hidden": True}
+HIDDEN_READING = "a reading kept hidden while the game is in progress"  # `assumed` to all but its seat (`_searched`)
+_SEARCH_USED = ("searches", "moves_used", "seconds_used", "refusals_past_budget")
+
+
+def _secret(value: Any, seat: int | None = None, shown: Any = None) -> Any:
+    """`value` as a stored Secret of `seat` (None: every secret's reader alone), unless it is one already."""
+    if isinstance(value, Mapping) and MARK in value:
+        return value
+    return Secret(value, seat, _HIDDEN if shown is None else shown).to_json()
+
+
+def _searched(out: dict[str, Any], finished: bool) -> dict[str, Any]:
+    """A report of a file that holds secrets (face-down cards, hidden money, a War disc placed face down), with what
+    the search made of them kept for a reader who may read every secret (the game over, or the file's own sender):
+    which explanation was chosen, its runner-up, what was assumed and the readings it chose among depend on what the
+    file says of the hidden outcomes, and so do the unknowns' narrowing, the search's spending and the score of an
+    unfinished game. Everyone else reads each finding's line, rule and sentence of the rule (as an import report
+    without tokens shows `{"hidden": true}`), so no count or choice lets them confirm a guess of a hidden card."""
+    for found in out["findings"]:
+        explanation = found.get("explanation")
+        if explanation is not None and MARK not in explanation:
+            said = explanation.get("said")
+            message = found.get("message")
+            if isinstance(said, str) and isinstance(message, str) and f"; {said}" in message:
+                found["message"] = _secret(message, None, message.replace(f"; {said}", "", 1))
+            found["explanation"] = _secret(explanation)
+        if isinstance(found.get("assumed"), str) and not found["assumed"].startswith("skipped"):
+            found["assumed"] = _secret(found["assumed"], found.get("seat"), HIDDEN_READING)
+        alternatives = found.get("alternatives")
+        if isinstance(alternatives, Mapping) and isinstance(alternatives.get(MARK), Mapping):
+            inner = alternatives[MARK]
+            if isinstance(inner.get("shown"), Mapping):  # how many legal moves a seat had rests on what it holds
+                inner["shown"] = {k: v for k, v in inner["shown"].items() if k != "count"}
+    for unknown in out["unknowns"]:
+        if isinstance(unknown.get("message"), Mapping):
+            continue  # a face-down outcome: hidden whole already (Unknown.to_json)
+        message = unknown.get("message")
+        if isinstance(message, str):
+            head = message.split(";", 1)[0]
+            unknown["message"] = _secret(message, None, f"{head}; what the rest of the file says of it is shown once "
+                                                        "the game is over (the file holds hidden cards or money)")
+        for key in ("assumed", "consistent", "why", "together", "doubts", "alone", "searched"):
+            if key in unknown:
+                unknown[key] = _secret(unknown[key], None, "[?]" if key == "assumed" else None)
+    explaining = out.get("explaining")
+    if explaining:
+        spent = "; the budget was spent"  # the budget stays named to all; what was spent, not
+
+        def kept(key: str, value: Any) -> Any:
+            if key in _SEARCH_USED:
+                return _secret(value)
+            if key == "said" and isinstance(value, str) and spent in value:
+                return _secret(value, None, value.split(spent, 1)[0])
+            return value
+
+        out["explaining"] = {k: kept(k, v) for k, v in explaining.items()}
+    if not finished and out.get("scores") is not None:
+        out["scores"] = _secret(out["scores"])
+    return out
+
+
+def _holds_secrets(words: Words, findings: Sequence[Finding], game: Game | None = None, state: Any = None,
+                   seats: int = 0) -> bool:
+    """The title has hidden outcomes or words (`Words.secret_outcomes`, `secret_words`), a finding keeps a secret
+    (a seat's hidden money in a rule's facts), or the seats' views of where the file ends differ (hidden money)."""
+    if words.secret_outcomes is not None or words.secret_words is not None:
+        return True
+    if findings and game is not None and state is not None and seats > 1:
+        first = game.view(state, 0)
+        if any(game.view(state, seat) != first for seat in range(1, seats)):
+            return True
+
+    def secret(value: Any) -> bool:
+        if isinstance(value, Secret):
+            return True
+        if isinstance(value, Mapping):
+            return MARK in value or any(secret(v) for v in value.values())
+        return isinstance(value, (list, tuple)) and any(secret(v) for v in value)
+
+    return any(secret(f.message) or secret(f.written) or secret(f.assumed) or secret(f.facts) for f in findings)
 
 
 def summary(report: DisputeReport) -> str:
@@ -715,7 +801,7 @@ class _Checker:
                 **more: Any) -> Finding:
         if self.strict:
             raise Refused(rule)
-        found = Finding(kind, line, rule, self.plain(message, kind), seat=seat, **more)
+        found = Finding(kind, line, rule, self.plain(message, kind, seat), seat=seat, **more)
         if found.step is None and self.setup_entry is not None:
             found.step = len(self.setup_entry.events) + sum(len(c.entry.events) for c in self.checked)
         if seat is not None:
@@ -729,14 +815,14 @@ class _Checker:
         self.findings.append(found)
         return found
 
-    def plain(self, message: Any, kind: str) -> Any:
+    def plain(self, message: Any, kind: str, seat: int | None = None) -> Any:
         """A finding's sentence in the table's words (domain/kernel/report_words.py): names for seat numbers,
         words for Python's lists and command ids; the game's words for the rules' tokens where the finding
         is about the rules (not about what was written, whose words are the notation's)."""
         if self._verbs is None:
             self._verbs = verbs_of(self.words.vocabulary.by_kind)
         things = kind in ("rule", "chance", "result")
-        return plain_any(message, lambda text: plain(text, self.seats, self._verbs, self.words.terms, things))
+        return plain_any(message, lambda text: plain(text, self.seats, self._verbs, self.words.terms, things, seat))
 
     # -- the setup
     def setup(self, written: tuple[Written, ...], line: int) -> Any:
@@ -756,7 +842,8 @@ class _Checker:
         if chance.unused:
             extra = chance.unused[0]
             self.finding("chance", extra.line, "chance/unused-outcome",
-                         f"line {extra.line}: the setup line gives {len(chance.unused)} outcome(s) the rules never ask for",
+                         f"line {extra.line}: the setup line gives {_counted(len(chance.unused), 'outcome')} the rules "
+                         "never ask for",
                          column=extra.column)
         after = fold(self.game, state, produced)
         self.setup_entry = Entry(None, tuple(chance.log), tuple(produced), options=self.options)
@@ -804,8 +891,8 @@ class _Checker:
         if words is None and (about is None or about >= len(owners) or owners[about] == PUBLIC):
             return
         whose = "no seat's" if owner is None else f"{self.seats[owner]}'s alone" if 0 <= owner < len(self.seats) else "one seat's"
-        found.message = Secret(found.message, owner, f"line {found.line}: what is written here does not stand "
-                                                     f"({found.rule}); it is {whose} to read while the game is in progress")
+        found.message = Secret(found.message, owner, f"line {found.line}: what is written here does not stand; why is "
+                                                     f"{whose} to read while the game is in progress")
         found.facts = {k: v if k in OPEN_FACTS or (isinstance(v, Mapping) and MARK in v) else Secret(v, owner)
                        for k, v in found.facts.items()}
 
@@ -838,10 +925,10 @@ class _Checker:
                 raise Refused("notation/out-of-turn")
             if self.refused is None:
                 self.refused = Refusal("order", seat, pending.seat, place, earlier=self._earlier(place))
-            waiting = self.seats[pending.seat] if pending.seat is not None else "nobody"
+            waiting = self._waiting(state, seat, pending.seat, pending.kind)
             found = self.finding("order", move.line, "notation/out-of-turn",
-                                 f"line {move.line}: {self.seats[seat]} moves here, but the rules wait for {waiting} "
-                                 f"({pending.kind}): a line out of order, or a turn written twice; this move is skipped",
+                                 f"line {move.line}: {self.seats[seat]} moves here, but the rules wait for {waiting}"
+                                 f": a line out of order, or a turn written twice; this move is skipped",
                                  state, seat, written=move.text, column=move.column, assumed="skipped")
             self._hide(found, move, self._owners(state, seat, said[0] if said else None, None, len(move.outcomes)),
                        next((w for c in said if (w := self._words(c)) is not None), None))
@@ -858,6 +945,22 @@ class _Checker:
             if self._stood_in or any(f.kind in ("rule", "notation") for f in self.findings[before:]):
                 break  # the closest legal move stands for the whole of this one
         return state
+
+    def _waiting(self, state: Any, seat: int, waited: int | None, kind: str) -> str:
+        """Whom the rules wait for and why, in the table's words (`Words.waiting`; else the step as the title says it):
+        the events from `seat`'s last move on let a title name the rule that took its turn (La Città's hunger)."""
+        who = self.seats[waited] if waited is not None else "nobody"
+        if self.words.waiting is not None:
+            since: list[Any] = []
+            for checked in reversed(self.checked):  # its own last move's too: what the rules did after it
+                since[:0] = checked.entry.events
+                if checked.seat == seat or len(since) > 500:
+                    break
+            said = self.words.waiting(state, since, seat, kind, self.seats)
+            if said:
+                return f"{who} {said}"
+        step = self.words.terms(kind, self.seats) if self.words.terms is not None else None
+        return f"{who} ({step or kind.replace('-', ' ')})"
 
     def _commands(self, state: Any, seat: int, move: Move) -> tuple[list[dict[str, Any]], list[Command]]:
         """What a move says (the command JSON) and the commands it stands for. Where a move's commands do
@@ -960,8 +1063,9 @@ class _Checker:
             words, owners = self._words(written), self._owners(state, seat, written, chance)
             found = self.finding("chance", extra.line, "chance/unused-outcome",
                                  f"line {extra.line}: {_public_text(move, owners, words)!r} meets "
-                                 f"{len(chance.written) - len(chance.unused)} outcome(s); {len(chance.unused)} more are "
-                                 "written", state, seat, column=extra.column, written=move.text)
+                                 f"{_counted(len(chance.written) - len(chance.unused), 'outcome')}, and "
+                                 f"{_counted(len(chance.unused), 'more is', 'more are')} written", state, seat,
+                                 column=extra.column, written=move.text)
             self._hide(found, move, owners, words)
         return self._keep(state, seat, move, command, chance, produced, after)
 
@@ -1479,6 +1583,13 @@ def _public_text(move: Move, owners: Sequence[Owner], words: str | None) -> str:
     return " ".join([head if words is None else words, *shown])
 
 
+def _counted(n: int, one: str, more: str | None = None) -> str:
+    """`no outcome`, `1 outcome`, `3 outcomes` (`1 more is`, `2 more are`): a count as a sentence says it."""
+    if n == 0 and more is None:
+        return f"no {one}"
+    return f"{n} {one if n == 1 else more or one + 's'}"
+
+
 def _at(line: int, message: Any) -> Any:
     """A rule's sentence, placed at its line."""
     if isinstance(message, dict):
@@ -1589,7 +1700,8 @@ def check(
     explaining = Budget()  # the explanations' search (kernel.explain), shared by every reading below
     checker = _read_all(notation, game, words, edition, seats, colours, options, findings, explaining, claimed, budget)
     if checker.state is None:
-        return DisputeReport(title, seats, options, checker.findings, checker.unknowns, None, claimed, False, None)
+        return DisputeReport(title, seats, options, checker.findings, checker.unknowns, None, claimed, False, None,
+                             secrets=_holds_secrets(words, checker.findings))
     checker = _other_readings(checker, explaining, notation, lambda: _read_all(
         notation, game, words, edition, seats, colours, options, findings, explaining, claimed, budget // 4))
     state = checker.state
@@ -1602,7 +1714,8 @@ def check(
                          words=words,
                          explaining=explaining.to_json() if explaining.searches or explaining.exhausted else None,
                          readings={notation.turns[at].line: [[c.to_json() for c in reading] for reading in explanation.readings]
-                                   for at, explanation in checker.explanations.items() if explanation.readings})
+                                   for at, explanation in checker.explanations.items() if explanation.readings},
+                         secrets=_holds_secrets(words, checker.findings, game, state, len(seats)))
 
 
 def _read_all(notation: Notation, game: Game, words: Words, edition: Edition, seats: list[str],
@@ -1796,6 +1909,18 @@ def _doubted(checker: _Checker, header: int) -> None:
     checker.findings[:] = kept
 
 
+def _too_many(checker: _Checker, line: int) -> bool:
+    """Past `MAX_FINDINGS` findings the rest of the file is not read (a file of junk, or of another game): the report
+    says so at the line it stopped, with the bound, and stays as long and as quick to make as that many findings."""
+    if len(checker.findings) < MAX_FINDINGS:
+        return False
+    checker.finding("notation", line, "notation/too-many-findings",
+                    f"line {line}: {len(checker.findings)} findings already, the most one check gives (a file past "
+                    f"{MAX_FINDINGS} is not read further): this and every later line are not checked")
+    checker.over_reported = True
+    return True
+
+
 def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: list[str], colours: list[str | None],
          options: dict[str, Any], findings: list[Finding], settled: dict[tuple[int, int], tuple[Any, ...]],
          explaining: Budget | None = None, hold: bool | str = True, claimed: Mapping[str, int] | None = None
@@ -1823,6 +1948,8 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
     named = False  # `NAMES_ONLY`: the first line out of turn after an unknown explained, the rest held
     while at < len(turns):
         turn = turns[at]
+        if _too_many(checker, turn.line):
+            break
         seat = checker.seat_of(turn.player)
         marks = (len(checker.checked), len(checker.findings), len(checker.unknowns))
         starts[at] = (marks, state)
@@ -1862,9 +1989,9 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
             if rounds is not None and rounds[1] is not None and rounds[0] != rounds[1]:
                 checker.findings.insert(marks[1], Finding(
                     "notation", turn.line, "notation/round",
-                    f"line {turn.line}: round {rounds[0]} is written here, but the rules are in round {rounds[1]}: "
-                    f"read as round {rounds[1]} (the line itself stands)", round=rounds[1], seat=seat,
-                    player=seats[seat], assumed=f"round {rounds[1]}"))
+                    f"line {turn.line}: {words.round_word} {rounds[0]} is written here, but the rules are in "
+                    f"{words.round_word} {rounds[1]}: read as {words.round_word} {rounds[1]} (the line itself stands)",
+                    round=rounds[1], seat=seat, player=seats[seat], assumed=f"{words.round_word} {rounds[1]}"))
             state = after
             at += 1
             continue

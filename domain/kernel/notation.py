@@ -1322,6 +1322,11 @@ class Words:
     terms: Callable[[str, Sequence[str]], str | None] | None = None
     held_words: Callable[[Any, int, Sequence[str]], str] | None = None
     breakdown_words: Callable[[Mapping[str, Any]], str] | None = None
+    # why the rules wait for another seat where a line moves out of turn, as the phrase after its name
+    # ("to take a political turn: Ada's first political turn of the year was lost to hunger ..."), from the state,
+    # the events since the moving seat last moved, the moving seat, the pending kind and the seats' names
+    waiting: Callable[[Any, Sequence[Any], int, str, Sequence[str]], str | None] | None = None
+    round_word: str = "round"  # what the number opening a line counts, as the rulebook says it (La Città: the year)
 
 
 PUBLIC: Final = "public"

@@ -7,6 +7,8 @@ command ids. `plain` rewrites such a sentence for the table without touching wha
 (a finding's rule, facts and JSON fields stay as they were):
 
 * `seat 1` / `seat 1's` -> the player's name (`Bruno`, `Bruno's`): the notation never numbers seats;
+* a count written for any number (`1 outcome(s)`) -> as a sentence says it (`1 outcome`);
+* `you`, `your` of a rule's sentence to whoever sent the command -> the player's name (`Bruno holds 1`);
 * a Python list, set, tuple or dict (`['B', 'B']`, `{'Y': 4, 'G': 1}`) -> words (`black and black`,
   `yellow 4, green 1`);
 * a command id of the title (`citta-stato/market-cube`) -> the verb a line writes for it (`market`);
@@ -33,8 +35,9 @@ Terms = Callable[[str, Sequence[str]], str | None]
 _SEAT = re.compile(r"\b(?:[Ss]eat) (\d+)('s)?\b")
 _KIND = re.compile(r"\b[a-z][a-z0-9]*(?:-[a-z0-9]+)*/[a-z][a-z0-9_]*(?:-[a-z0-9_]+)*\b")
 _OPENERS = {"[": "]", "{": "}", "(": ")"}
-# a quoted word or a table's outcome in brackets (kept as written), or a token of the rules
-_TOKEN = re.compile(r"""'[^'\n]*'|"[^"\n]*"|\[[^\]\n]*\]|[\w:.\-]+""")
+# a quoted word, a verb in backticks or a table's outcome in brackets (kept as written), or a token of the rules
+# (a quote opens and closes only outside a word: the apostrophes of `Ada's` and `O'Brien` are no quotes)
+_TOKEN = re.compile(r"""(?<!\w)'[^'\n]*'(?!\w)|(?<!\w)"[^"\n]*"(?!\w)|`[^`\n]*`|\[[^\]\n]*\]|[\w:.\-]+""")
 
 
 def name_of(seats: Sequence[str], seat: int) -> str:
@@ -126,7 +129,7 @@ def _without_literals(text: str, seats: Sequence[str], terms: Terms | None) -> s
 def _terms_in(text: str, seats: Sequence[str], terms: Terms) -> str:
     def swap(found: re.Match[str]) -> str:
         token = found.group()
-        if token[0] in "'\"[":
+        if token[0] in "'\"[`":  # quoted, an outcome as written, or a verb of the notation
             return token
         bare = token.rstrip(".:")
         said = terms(bare, seats)
@@ -135,11 +138,37 @@ def _terms_in(text: str, seats: Sequence[str], terms: Terms) -> str:
     return _TOKEN.sub(swap, text)
 
 
+_COUNTED = re.compile(r"\b(\d+) ([a-z]+)\(s\)")
+_LISTED = re.compile(r"\b([a-z]+)\(s\) (\d+(?:, \d+)*)")
+
+
+def counted(text: str) -> str:
+    """`1 outcome(s)` -> `1 outcome`, `3 value(s)` -> `3 values`, `line(s) 4, 7` -> `lines 4, 7`: a count as a
+    sentence says it (some of the checker's sentences are written for any count)."""
+    text = _COUNTED.sub(lambda m: f"{m.group(1)} {m.group(2)}{'' if m.group(1) == '1' else 's'}", text)
+    return _LISTED.sub(lambda m: f"{m.group(1)}{'s' if ',' in m.group(2) else ''} {m.group(2)}", text)
+
+
+_YOU_DO = re.compile(r"\byou (still )?(have|hold|are)\b")
+_YOUR = re.compile(r"\b[Yy]our(s)?\b")
+_YOU = re.compile(r"\b[Yy]ou\b")
+_THIRD = {"have": "has", "hold": "holds", "are": "is"}
+
+
+def addressed(text: str, who: str) -> str:
+    """A rule's sentence to whoever sent the command ("all your action cards are used", "you hold 1") said of the
+    player by name, as a table reads it ("all Bruno's action cards are used", "Bruno holds 1")."""
+    text = _YOU_DO.sub(lambda m: f"{who} {m.group(1) or ''}{_THIRD[m.group(2)]}", text)
+    text = _YOUR.sub(f"{who}'s", text)
+    return _YOU.sub(who, text)
+
+
 def plain(message: str, seats: Sequence[str], verbs: Mapping[str, str] | None = None, terms: Terms | None = None,
-          things: bool = False) -> str:
+          things: bool = False, seat: int | None = None) -> str:
     """A sentence of the rules in the table's words (see the module's doc). `verbs`: command id -> the verb a
-    line writes; `things`: also the rules' tokens by `terms` (a finding about the rules, not about the writing)."""
-    text = _SEAT.sub(lambda m: name_of(seats, int(m.group(1))) + (m.group(2) or ""), message)
+    line writes; `things`: also the rules' tokens by `terms` (a finding about the rules, not about the writing);
+    `seat`: the player the sentence is about, for its "you" and "your"."""
+    text = message
     if verbs:
         def kind(found: re.Match[str]) -> str:
             said = terms(found.group(), seats) if terms is not None else None
@@ -150,7 +179,12 @@ def plain(message: str, seats: Sequence[str], verbs: Mapping[str, str] | None = 
         text = _without_literals(text, seats, terms if things else None)
     if things and terms is not None:
         text = _terms_in(text, seats, terms)
-    return text
+    # the players' names last: a name is never read as a token of the rules (a player called `Fleet` or `Y`)
+    if seat is not None and 0 <= seat < len(seats) and things:
+        text = addressed(text, seats[seat])
+    if "(s)" in text:
+        text = counted(text)
+    return _SEAT.sub(lambda m: name_of(seats, int(m.group(1))) + (m.group(2) or ""), text)
 
 
 def plain_any(message: Any, say: Callable[[str], str]) -> Any:

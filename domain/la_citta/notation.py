@@ -21,7 +21,7 @@ from domain.kernel.editions import Edition
 from domain.kernel.notation import PUBLIC, Arg, Form, Move, NotationError, Owner, Vocabulary, Words
 from domain.la_citta.edition import tables
 from domain.la_citta.game import GAME
-from domain.la_citta.report import breakdown_words, held_words, terms
+from domain.la_citta.report import breakdown_words, held_words, terms, waiting
 from domain.la_citta.rules import pending_of, settled
 from domain.la_citta.state import State, order
 
@@ -225,7 +225,8 @@ def secret_outcomes(state: State, seat: int | None, command: Mapping[str, Any] |
 
 
 WORDS = Words(LaCittaVocabulary(_forms()), colours=COLOURS, held=held, round_of=round_of, turn_starts=turn_starts,
-              whose=whose, secret_outcomes=secret_outcomes, terms=terms, held_words=held_words,
+              whose=whose, secret_outcomes=secret_outcomes, terms=terms, waiting=waiting, round_word="year",
+              held_words=held_words,
               breakdown_words=breakdown_words)
 
 

@@ -8,12 +8,14 @@ from typing import Any
 
 from domain.kernel.report_words import listed
 
+from . import events as ev
 from .edition import default_edition
 from .game import GAME
+from .state import order
 
 _DATA = default_edition().data
 _THINGS = {key: key.replace("_", " ") for part in ("buildings", "politics") for key in _DATA[part] if "_" in key}
-_SOURCES = {"voice": "the Voice of the People cards", "tiles": "the landscape tiles"}
+_SOURCES = {"voice": "the Voice of the People cards", "tiles": "the landscape tiles", "politics": "the politics cards"}
 _STEPS = {"send-away": "sending hungry citizens away", "political-turn": "a political turn",
           "year-start": "the start of the year"}
 
@@ -24,6 +26,30 @@ def terms(token: str, names: Sequence[str]) -> str | None:
     return _THINGS.get(token) or _SOURCES.get(token) or _STEPS.get(token)
 
 
+def waiting(state: Any, since: Sequence[Any], moved: int, kind: str, names: Sequence[str]) -> str | None:
+    """Why the rules wait for another player where `moved`'s line stands (rulebook: the year's political turns go
+    clockwise from the starting player; a player whose citizens went hungry turns down the first action card of the
+    next year for nothing): the step, and the rule that took `moved`'s turn when one did."""
+    who = names[moved] if moved < len(names) else "this player"
+    start = names[order(state)[0]] if getattr(state, "seating", None) else None
+    clockwise = f"clockwise from the starting player, {start}" if start else "clockwise from the starting player"
+    if kind == "political-turn":
+        if any(isinstance(e, ev.TurnForfeited) and e.seat == moved for e in since):
+            return (f"to take a political turn: {who}'s turn was lost to hunger (the rules take the first political "
+                    f"turn of a year from a player whose citizens went hungry at the last feeding, and {who}'s did: "
+                    "an action card turned down for nothing)")
+        return f"to take a political turn (year {state.year}, the turns go {clockwise})"
+    if kind == "attract":
+        return f"to attract citizens (the migration goes {clockwise})"
+    if kind == "send-away":
+        return f"to send hungry citizens away (the feeding goes {clockwise})"
+    if kind == "demolish":
+        return "to demolish a building of a city with more buildings than citizens"
+    if kind == "place-castle":
+        return "to place a castle"
+    return None
+
+
 def held_words(state: Any, seat: int, names: Sequence[str]) -> str:
     """What the seat held, as its own view shows it: gold, food, action cards, castles, each city with its citizens
     and buildings, and the hunger penalty that takes its next political turn away."""
@@ -31,7 +57,8 @@ def held_words(state: Any, seat: int, names: Sequence[str]) -> str:
     mine = (view.get("seats") or [{}] * (seat + 1))[seat]
     parts = [f"{mine.get('gold', 0)} gold", f"{mine.get('food', 0)} food",
              f"{mine.get('action_cards', 0)} action card{'s' if mine.get('action_cards') != 1 else ''} left this year",
-             f"{mine.get('castles_left', 0)} castle{'s' if mine.get('castles_left') != 1 else ''} not yet built"]
+             (f"{mine['castles_left']} castle{'s' if mine['castles_left'] != 1 else ''} not yet built"
+              if mine.get("castles_left") else "every castle built")]
     cities = []
     for city in view.get("cities", []):
         if city["owner"] != seat:

@@ -689,10 +689,12 @@ def _demolished(s: State, city: City, h: int) -> ev.BuildingDemolished:
 
 def _send_away(s: State, c: cm.SendAway, chance: Chance) -> list[Event]:
     city = _own_city(s, c.seat, c.city, "feed/not-your-city")
-    if not 1 <= c.citizens <= min(city.citizens, s.hungry[c.seat]):
+    most = min(city.citizens, s.hungry[c.seat])
+    if not 1 <= c.citizens <= most:
         raise violation(
             "feed/count",
-            f"send away between 1 and {min(city.citizens, s.hungry[c.seat])} citizens from L{c.city}",
+            (f"send away 1 citizen from L{c.city}, not {c.citizens}" if most == 1 else
+             f"send away between 1 and {most} citizens from L{c.city}, not {c.citizens}"),
             city=c.city,
             citizens=c.citizens,
             held=city.citizens,

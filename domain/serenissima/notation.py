@@ -35,7 +35,7 @@ from domain.kernel.editions import Edition
 from domain.kernel.notation import Form, Move, Notation, NotationError, Vocabulary, Words
 from domain.serenissima import GAME
 from domain.serenissima.edition import Tables, tables
-from domain.serenissima.report import breakdown_words, held_words, terms
+from domain.serenissima.report import breakdown_words, held_words, terms, waiting
 from domain.serenissima.rules import who
 from domain.serenissima.state import State
 
@@ -670,7 +670,7 @@ def markup_problems(notation: Notation, t: Tables | None = None) -> list[dict[st
 
 WORDS = Words(VOCABULARY, colours=COLOURS, held=held, round_of=round_of, turn_starts=turn_starts,
               seat_sources=("first-player",), expand=expand, write_line=write_line, write=write, skip_refused=True,
-              whose=who, terms=terms, held_words=held_words, breakdown_words=breakdown_words)  # `whose`: the rules' `pending`
+              whose=who, terms=terms, waiting=waiting, held_words=held_words, breakdown_words=breakdown_words)  # `whose`: the rules' `pending`
               # is `who` with the active galley added
 
 

@@ -36,9 +36,39 @@ def terms(token: str, names: Sequence[str]) -> str | None:
     return _STEPS.get(token)
 
 
+_WAITING = {"choose-start": "to choose a starting port", "choose-galley": "to choose a galley",
+            "special-investment": "to make the special investment", "loading": "to load goods",
+            "movement": "to move the galley", "blockade": "to say whether a galley blockades",
+            "sale-or-battle": "to sell or fight", "battle": "to fight the battle", "capture": "to say what is captured",
+            "unload": "to unload sailors", "investment": "to invest", "plan": "to plan the galley's turn"}
+
+
+def waiting(state: Any, since: Sequence[Any], moved: int, kind: str, names: Sequence[str]) -> str | None:
+    """Why the rules wait for another player (rulebook: in each round the galleys act one by one as the black token
+    moves, each galley's owner deciding its whole turn; in the setup the players choose in turn): the step, and the
+    galley whose turn it is."""
+    said = _WAITING.get(kind)
+    act = getattr(state, "act", None)
+    if said is not None and act is not None and kind not in ("choose-start", "choose-galley", "special-investment"):
+        said += f" (galley {act.galley} is under the black token: its turn is under way)"
+    return said
+
+
 def _goods(goods: Sequence[str]) -> str:
     counted = Counter(goods)
     return listed([f"{n} {good}" for good, n in sorted(counted.items())]) if counted else "no goods"
+
+
+def _sailors(n: int) -> str:
+    return f"{n} sailor{'s' if n != 1 else ''}"
+
+
+def _zone(zone: str) -> str:
+    """A sea zone as a sentence says it: its board name (`the Ionian Sea`), a name printed with its port as it is."""
+    said = _ZONES.get(zone)
+    if said is not None:
+        return said
+    return zone if "/" in zone or zone.startswith("the ") else f"the {zone}"
 
 
 def held_words(state: Any, seat: int, names: Sequence[str]) -> str:
@@ -54,11 +84,11 @@ def held_words(state: Any, seat: int, names: Sequence[str]) -> str:
     for pid, port in from_view["ports"].items():
         extras = [w for w, on in (("a fort", port["fort"]), ("a basilica", port["basilica"])) if on]
         stored = f", {_goods(port['warehouse'])} in the warehouse" if port["warehouse"] else ""
-        ports.append(f"{_PORTS.get(pid, pid)} ({port['sailors']} sailors{stored}"
+        ports.append(f"{_PORTS.get(pid, pid)} ({_sailors(port['sailors'])}{stored}"
                      + (f", {listed(extras)}" if extras else "") + ")")
     parts.append(f"ports {listed(ports)}" if ports else "no port")
-    galleys = [f"galley {n} in {g['zone']} "
-               f"({g['sailors']} sailors, {_goods(g['goods'])})" for n, g in from_view["galleys"].items()]
+    galleys = [f"galley {n} in {_zone(g['zone'])} ({_sailors(g['sailors'])}, {_goods(g['goods'])})"
+               for n, g in from_view["galleys"].items()]
     parts.append(f"galleys {listed(galleys)}" if galleys else "no galley")
     return f"{names[seat] if seat < len(names) else 'this player'} held " + "; ".join(parts)
 

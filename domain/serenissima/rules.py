@@ -282,9 +282,11 @@ def _v_buy_good(s: State, c: cm.BuyGood) -> None:
         raise _no("loading/supply-empty", f"no {good} cube is left in the supply", good=good)
     if not has_room(s, g, sailor=False):
         raise _no("loading/galley-full", "a galley holds at most 5 pieces", galley=act.galley, sailors=g.sailors, goods=list(g.goods))
-    price, _ = _cube_price(s, act, port)
+    price, payee = _cube_price(s, act, port)
     if s.money[act.seat] < price:
-        raise _no("loading/cannot-pay", f"the cube costs {price}", price=price, ducats=_ducats(s, act.seat))
+        owed = "the bank" if payee == NEUTRAL else f"seat {payee}, the owner of {s.t.ports[port]}"
+        raise _no("loading/cannot-pay", f"the {good} cube costs {price} ducat{'s' if price != 1 else ''}, owed to {owed}",
+                  price=price, ducats=_ducats(s, act.seat), payee=None if payee == NEUTRAL else payee)
 
 
 def _v_shift_good(s: State, c: cm.ShiftGood) -> None:
@@ -365,7 +367,8 @@ def _v_attack_galley(s: State, c: cm.AttackGalley) -> None:
     if foe is None or foe.zone != g.zone or foe.owner == act.seat:
         raise _no("battle/no-such-target", f"galley {c.galley} is not another player's galley in this zone", galley=c.galley)
     if blocker_present(s, act, g.zone) and foe.owner != act.blocker:
-        raise _no("blockade/fight-the-blockader", "after a blockade only the blockader's galleys may be fought", blocker=act.blocker, target_owner=foe.owner)
+        raise _no("blockade/fight-the-blockader", f"after a blockade only the blockader's galleys may be fought: seat {act.blocker}'s, "
+                  f"not seat {foe.owner}'s", blocker=act.blocker, target_owner=foe.owner)
     _v_fight(s, act, g)
 
 
@@ -378,12 +381,15 @@ def _v_attack_port(s: State, c: cm.AttackPort) -> None:
     if owner == NEUTRAL or owner == act.seat:
         raise _no("battle/not-an-enemy-port", "only another player's port is attacked; a neutral port is claimed", port=s.t.ports[port], owner=owner)
     if blocker_present(s, act, g.zone):
-        raise _no("blockade/fight-the-blockader", "after a blockade only the blockader's galleys may be fought", blocker=act.blocker)
+        raise _no("blockade/fight-the-blockader", f"after a blockade only the blockader's galleys may be fought: seat {act.blocker}'s",
+                  blocker=act.blocker)
     if ports_of(s, owner) <= 1:
-        raise _no("battle/last-port", "a player's last port cannot be attacked", port=s.t.ports[port], owner=owner)
+        raise _no("battle/last-port", f"a player's last port cannot be attacked: {s.t.ports[port]} is seat {owner}'s last",
+                  port=s.t.ports[port], owner=owner)
     guards = own_galleys_in(s, owner, g.zone)
     if guards:
-        raise _no("battle/galleys-first", "the port owner's galleys in the zone must be sunk first", galleys=guards)
+        raise _no("battle/galleys-first", f"the port owner's galleys in the zone must be sunk first: seat {owner}'s galley"
+                  f"{'s' if len(guards) != 1 else ''} {' and '.join(map(str, guards))}", galleys=guards, owner=owner)
     _v_fight(s, act, g)
 
 
@@ -395,7 +401,7 @@ def _v_claim(s: State, c: cm.ClaimPort) -> None:
     if s.ports[port].owner != NEUTRAL:
         raise _no("conquest/not-neutral", "only a neutral port is claimed by unloading", port=s.t.ports[port], owner=s.ports[port].owner)
     if blocker_present(s, act, g.zone):
-        raise _no("blockade/fight-the-blockader", "the blockader's galleys must be fought first", blocker=act.blocker)
+        raise _no("blockade/fight-the-blockader", f"the blockader's galleys must be fought first: seat {act.blocker}'s", blocker=act.blocker)
 
 
 def _v_capture(s: State, c: cm.Capture) -> None:
@@ -423,7 +429,8 @@ def _v_unload(s: State, c: cm.Unload) -> None:
 
 def _pay(s: State, seat: int, price: int) -> None:
     if s.money[seat] < price:
-        raise _no("investment/cannot-pay", f"that costs {price} ducats", price=price, ducats=_ducats(s, seat))
+        raise _no("investment/cannot-pay", f"that costs {price} ducat{'s' if price != 1 else ''}, owed to the bank", price=price,
+                  ducats=_ducats(s, seat))
 
 
 def _v_sailor_left(s: State, seat: int) -> None:

@@ -537,7 +537,7 @@ def test_a_finding_names_the_player_and_says_cubes_and_steps_in_words() -> None:
     report = checked(slipped)
     found = next(f for f in report.findings if f.line == 19)
     message = str(found.message)
-    assert message == "line 19: action 1 of the round costs 1 black cube(s); Maria Grazia holds 0 black"
+    assert message == "line 19: action 1 of the round costs 1 black cube; Maria Grazia holds 0 black"
     assert found.player == "Maria Grazia" and "seat" not in message
     assert "citta-stato/" not in message and "[" not in message and "{" not in message, message
     holding = found.holding.value

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from domain import catalog
+from domain.kernel import ALL, reveal
 from domain.kernel.contract import fold
 from domain.kernel.selfplay import play_random
 from domain.transcripts import check_text, render_log, titles
@@ -104,7 +105,7 @@ def test_a_turn_left_out_is_named_at_the_line_after_the_gap(title: str) -> None:
     first = min(report.findings, key=lambda f: f.line)
     assert first.line == i + 1 and first.explanation["kind"] == "left-out"
     assert f"{missing}'s turn missing before line {i + 1}" in first.assumed
-    assert report.to_json()["explaining"]["searches"] >= 1
+    assert reveal(report.to_json(), ALL)["explaining"]["searches"] >= 1  # a reader of every secret (kernel.dispute._searched)
 
 
 @pytest.mark.parametrize("title", titles())
@@ -116,7 +117,8 @@ def test_a_wrong_round_number_is_named_and_the_line_stands(title: str) -> None:
     lines[i] = f"{number + 1}." + lines[i][len(str(number)) + 1:]
     report = check_text("\n".join(lines))
     (finding,) = report.findings
-    assert (finding.line, finding.rule) == (i + 1, "notation/round") and f"round {number + 1} is written" in finding.message
+    assert (finding.line, finding.rule) == (i + 1, "notation/round") \
+        and re.search(rf"\b(round|year) {number + 1} is written", finding.message)  # La Città counts years
     assert read_as_played(report, played)
 
 
@@ -128,7 +130,7 @@ def test_dozens_of_slips_and_junk_give_a_bounded_report_naming_the_budget() -> N
     lines[20:20] = ["@@ junk %% line", "Ada: frobnicate L999", "Zorro: pass"]
     report = check_text("\n".join(lines))
     assert report.findings and report.to_json()["explaining"]["moves"] > 0
-    said = report.to_json()["explaining"]["said"]
+    said = reveal(report.to_json(), None)["explaining"]["said"]  # the budget is named to every reader
     assert "commands" in said and " s" in said
 
 

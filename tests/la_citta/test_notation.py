@@ -324,7 +324,7 @@ def test_a_wrong_payment_names_the_rule_the_closest_legal_moves_and_the_gold_hel
     (finding,) = report.findings
     assert (finding.line, finding.rule, finding.kind, finding.player, finding.round) == (
         12, "la-citta/politics/cannot-pay", "rule", "Ada", 1)
-    assert "3 gold" in finding.message and "hold 1" in finding.message
+    assert "3 gold" in finding.message and "Ada holds 1" in finding.message
     assert finding.held.value["gold"] == 1 and finding.held.seat == 0
     assert "L68" in finding.held.value["cities"]
     closest = finding.alternatives.value

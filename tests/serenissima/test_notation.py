@@ -570,7 +570,7 @@ def test_a_line_out_of_turn_is_read_after_the_turn_left_out_not_played_for_anoth
     report = checked(text)
     finding = report.findings[0]
     assert (finding.line, finding.rule, finding.player) == (line_of(text, "black: galley 2"), "notation/out-of-turn", "Dario")
-    assert "the rules wait for Chiara (plan)" in finding.message
+    assert "the rules wait for Chiara to plan the galley's turn (galley 1 is under the black token" in finding.message
     # Chiara's line left out: her turn is read as one nobody wrote, and Black's lines after it stand as written
     assert finding.explanation["kind"] == "left-out" and "`Chiara: galley 1 invest`" in finding.assumed
     assert len(report.findings) == 1

@@ -1,0 +1,111 @@
+"""A report read without the submitter's tokens lets nobody confirm a guess of a hidden card before the game is over
+(issue 30): two files of one game that differ only in what is face down read the same to everyone else, however the
+checker explained their slips, narrowed their unknowns or spent its budget; the explanations, the readings chosen,
+the narrowing and the score of an unfinished game are kept for a reader of every secret (`kernel.dispute._searched`),
+as an import report keeps a seat's holding (`{"hidden": true}`)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+import re
+from typing import Any
+
+import pytest
+
+from benchmarks.dispute_slips import _turns, plant, play
+from domain import catalog
+from domain.kernel import ALL, reveal
+from domain.kernel.dispute import HIDDEN_READING
+from domain.kernel.selfplay import play_random
+from domain.kernel.violations import MARK
+from domain.transcripts import check_text, render_log
+
+_DEAL = re.compile(r"\[(R\d+) (R\d+) (R\d+)\]")  # the setup's Republic cards, one face down to each of 3 seats
+
+
+def _unfinished(title: str, players: int, seed: str) -> list[str]:
+    """The first half of a played game, as a table that stopped there wrote it (no Result: still in progress)."""
+    lines = [line for line in play(title, players, seed).text.split("\n") if not line.startswith("[Result ")]
+    return lines[: len(lines) // 2]
+
+
+def _public(report: dict[str, Any]) -> str:
+    return json.dumps(reveal(report, None), sort_keys=True)
+
+
+@pytest.mark.parametrize("kind", ["left-out", "swapped", "unknown"])
+def test_files_that_differ_only_in_a_face_down_card_read_the_same_to_everyone_else(kind: str) -> None:
+    lines = _unfinished("citta-stato", 3, "secret-1")
+    planted = plant(kind, lines, random.Random(kind), _turns(lines))
+    assert planted is not None
+    text = "\n".join(planted.lines) + "\n"
+    deal = _DEAL.search(text)
+    assert deal is not None
+    reports = [check_text(text.replace(deal.group(0), "[" + " ".join(deal.groups()[k] for k in order) + "]", 1)).to_json()
+               for order in itertools.permutations(range(3))]
+    assert len({json.dumps(reveal(r, ALL)["scores"], sort_keys=True) for r in reports}) > 1, \
+        "the deal should change the score the rules count (else this test proves nothing)"
+    assert len({_public(r) for r in reports}) == 1, "a reader without tokens tells the deals apart"
+
+
+def test_what_the_search_made_of_a_file_with_secrets_is_kept_for_a_reader_of_every_secret() -> None:
+    lines = _unfinished("citta-stato", 3, "secret-2")
+    planted = plant("left-out", lines, random.Random(2), _turns(lines))
+    assert planted is not None
+    report = check_text("\n".join(planted.lines) + "\n").to_json()
+    explained = [f for f in reveal(report, ALL)["findings"] if f.get("explanation")]
+    assert explained, "the slip should have been explained"
+    public = reveal(report, None)
+    for found in public["findings"]:
+        assert found.get("explanation") in (None, {"hidden": True})
+        assert "readings" not in str(found["message"]) and "read as" not in str(found["message"])
+        assert not isinstance(found.get("alternatives"), dict) or "count" not in found["alternatives"]
+    assert public["scores"] == {"hidden": True}
+    if "explaining" in public:
+        assert all(public["explaining"][k] == {"hidden": True} for k in ("moves_used", "searches", "seconds_used"))
+        assert "spent" not in public["explaining"]["said"]
+    whole = reveal(report, ALL)  # the file's own sender (`/api/check`), or everyone once the game is over
+    assert whole["findings"][0]["explanation"]["said"] in whole["findings"][0]["message"]
+    assert MARK not in json.dumps(whole)
+
+
+def test_a_seat_reads_what_was_assumed_for_its_own_line_only() -> None:
+    lines = _unfinished("citta-stato", 3, "secret-2")
+    planted = plant("left-out", lines, random.Random(2), _turns(lines))
+    assert planted is not None
+    report = check_text("\n".join(planted.lines) + "\n").to_json()
+    found = reveal(report, ALL)["findings"][0]
+    seat = found["seat"]
+    assert reveal(report, seat)["findings"][0]["assumed"] == found["assumed"]
+    other = (seat + 1) % 3
+    assert reveal(report, other)["findings"][0]["assumed"] == HIDDEN_READING
+
+
+def test_a_finished_game_or_a_title_without_secrets_shows_everything() -> None:
+    text = play("serenissima", 2, "secret-3").text  # no hidden money by default: nothing is face down
+    lines = text.split("\n")
+    planted = plant("swapped", lines, random.Random(3), _turns(lines))
+    assert planted is not None
+    report = check_text("\n".join(planted.lines)).to_json()
+    assert MARK not in json.dumps({k: v for k, v in report.items() if k != "findings"})
+    assert all(isinstance(f.get("explanation", {}), dict) and MARK not in f.get("explanation", {})
+               for f in report["findings"])
+
+
+def test_hidden_money_keeps_the_search_for_a_reader_of_every_secret() -> None:
+    """Serenissima with `money=hidden` has no face-down card, but each seat's purse is its own: what the search made
+    of an unfinished file is kept as for a title with cards face down."""
+    game = catalog.game("serenissima")
+    edition = game.default_edition()
+    options = {"players": 3, "money": "hidden"}
+    done = play_random(game, edition, options, "secret-purse")
+    text = render_log("serenissima", edition, done.entries, ["Ada", "Bruno", "Carla"], options, done.scores)
+    lines = [line for line in text.split("\n") if not line.startswith("[Result ")]
+    lines = lines[: len(lines) // 2]
+    planted = plant("left-out", lines, random.Random(4), _turns(lines))
+    assert planted is not None
+    report = check_text("\n".join(planted.lines) + "\n").to_json()
+    assert any(f.get("explanation") for f in reveal(report, ALL)["findings"])
+    assert all(f.get("explanation") in (None, {"hidden": True}) for f in reveal(report, None)["findings"])
