@@ -910,9 +910,12 @@ class OptionsSchema(marshmallow.Schema):
     closed_ports = fields.List(fields.String(), load_default=None)
 
 
+_OPTIONS = OptionsSchema()  # built once, as the other titles do: building a marshmallow schema deep-copies its fields
+
+
 def setup(s: State, options: Mapping[str, Any], chance: Chance) -> list[Event]:
     t = s.t
-    options = load_options("serenissima", OptionsSchema(), options)
+    options = load_options("serenissima", _OPTIONS, options)
     players = options["players"]
     if not t.players_min <= players <= t.players_max or players not in t.per_players:
         raise RuleViolation("serenissima/setup/players", f"Serenissima is for {t.players_min} to {t.players_max} players", players=players)
