@@ -50,8 +50,10 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     for k in (at + 1, at + 2):  # a word too many: each seat's name in a finding of its own
         who, said = lines[k].split(": ", 1)
         lines[k] = f"{who}: bogus {said}"
-    drawn = next(k for k in range(at + 3, len(lines)) if re.search(r"\[[a-z_ ]+\]", lines[k]))
-    lines[drawn] = re.sub(r"\[[a-z_ ]+\]", "[?]", lines[drawn], count=1)
+    card = re.compile(r"\[[a-z_ ]+\]")  # a drawn card's brackets, in the moves (not the seat `[bold]Ada`)
+    drawn = next(k for k in range(at + 3, len(lines)) if ": " in lines[k] and card.search(lines[k].split(": ", 1)[1]))
+    who, said = lines[drawn].split(": ", 1)
+    lines[drawn] = f"{who}: {card.sub('[?]', said, count=1)}"
     cut = next(k for k in range(len(lines) - 1, drawn, -1) if lines[k].strip().startswith('"deck:B:"'))
     lines = lines[:cut]
     good, bad = folder / "good.txt", folder / "bad.txt"
