@@ -65,6 +65,8 @@ function hashFor(step) {
   if (page.line) params.set("line", page.line);
   const key = hashParams().get("key"); // the annotator key (study.js) stays in the address
   if (key) params.set("key", key);
+  const table = hashParams().get("table"); // the table key (decision.js) too
+  if (table) params.set("table", table);
   return "#" + params.toString();
 }
 
@@ -743,6 +745,7 @@ async function check() {
   const wasAtEnd = page.at >= before.steps;
   page.record = answer.body;
   page.etag = answer.response.headers.get("ETag");
+  document.dispatchEvent(new CustomEvent("cronaca:record", { detail: page.record })); // decision.js follows
   if (answer.body.steps !== before.steps || answer.body.finished !== before.finished) {
     if (answer.body.finished) forgetReader(); // every reader now sees everything: drawn boards are stale
     await Promise.all([loadTurns(), loadStory(), loadScores()]);
@@ -1006,6 +1009,7 @@ export const recordPage = {
   record: () => page.record,
   names,
   go: (n) => go(n, { unbounded: true }),
+  refresh: () => refresh().then(schedule), // decision.js, after a choice it stored: the board follows at once
   showLine(line, lastStep, n) {
     page.line = line || null;
     page.lineLast = line ? lastStep : 0;

@@ -1,0 +1,387 @@
+// @ts-check
+// The decision panel of the record page (issue 31): when the reader may act (a seat's link while that seat decides,
+// or the table's link for any seat) a region labelled "decision" says whose decision it is and offers every legal
+// choice as a button in words, grouped as a player thinks of them; a choice of many parts is built step by step from
+// the parts its words are split into, the engine's legal list saying at each step what remains. At the table, the
+// outcomes a choice meets (a draw, a roll) are entered from what is possible (POST .../asks), and the last entry can be
+// taken back. The panel asks the API for everything (GET /legal, POST /commands) and follows the record page's
+// live stream through its "cronaca:record" event; record.js knows nothing of it but that event and two hooks.
+
+import { hashParams } from "./lib/address.js";
+import { api, why } from "./lib/api.js";
+import { $, button, el } from "./lib/dom.js";
+import { recordPage } from "./record.js";
+
+const id = recordPage.id;
+const RETRIES = 3; // a tap whose answer was lost is sent again with the same Idempotency-Key: stored once
+const RETRY_MS = 600;
+const KEEP = `cronaca:entry:${id}`; // the entry being made, kept across a reload (a dropped connection loses nothing)
+
+/**
+ * A legal choice as the panel shows it.
+ * @typedef {object} Choice
+ * @property {Record<string, any>} command what is sent back
+ * @property {string} words the whole choice in words
+ * @property {string} group "actions", "cards", "places", "pass"...
+ * @property {string[]} parts the words split into the steps a person picks them in
+ * @property {string | null} place a board place the choice names
+ */
+
+const panel = {
+  table: hashParams().get("table"), // the table key: every seat's choices and the outcomes seen
+  legal: /** @type {any} */ (null),
+  choices: /** @type {Choice[]} */ ([]),
+  path: /** @type {string[]} */ ([]), // the parts picked so far of a many-part choice
+  sending: false,
+  asking: /** @type {any} */ (null), // an outcome being entered: {choice, outcomes, ask}
+  generation: 0,
+};
+
+const credential = () => panel.table || recordPage.token();
+const names = () => recordPage.names();
+const seatName = (seat) => names()[seat] || `seat ${seat}`;
+const region = () => $("decision");
+
+/** The sentence the panel shows under its buttons (a refusal, a retry), or none. */
+function say(sentence) {
+  const node = $("decision-said");
+  node.textContent = sentence || "";
+  node.hidden = !sentence;
+}
+
+// ---- the legal choices, in words -------------------------------------------------------------------
+
+const EXTRA = ["words", "group", "parts", "place"];
+const typeWords = (type) => String(type || "").split("/").pop()?.replace(/-/g, " ") || "choice";
+const valueWords = (v) => (Array.isArray(v) ? v.join(" ") : v !== null && typeof v === "object" ? JSON.stringify(v) : String(v));
+
+/**
+ * One item of GET /legal's `commands` as a Choice: the title's words, group and parts when the API gives them
+ * (issue 31 B), else words made from the command's own fields.
+ * @returns {Choice}
+ */
+function choiceOf(item) {
+  const command = item && typeof item.command === "object" && item.command !== null ? item.command
+    : Object.fromEntries(Object.entries(item).filter(([k]) => !EXTRA.includes(k)));
+  const fields = Object.entries(command).filter(([k]) => k !== "type" && k !== "seat");
+  const parts = Array.isArray(item.parts) && item.parts.length ? item.parts.map(String)
+    : [typeWords(command.type), ...fields.map(([k, v]) => `${k.replace(/_/g, " ")} ${valueWords(v)}`)];
+  const words = typeof item.words === "string" && item.words ? item.words : parts.join(", ");
+  const group = typeof item.group === "string" && item.group ? item.group : /(^|-)(pass|end)\b/.test(typeWords(command.type).replace(/ /g, "-")) ? "pass" : "actions";
+  return { command, words, group, parts, place: item.place === undefined || item.place === null ? null : String(item.place) };
+}
+
+/** The choices that start with the parts picked so far. */
+const under = (path) => panel.choices.filter((c) => path.every((p, i) => c.parts[i] === p));
+
+/**
+ * The buttons of this step: each distinct next part among the choices left; a part that leaves one choice
+ * finishes it (its button says the rest of its words), and a choice that ends here is a button of its own.
+ */
+function options() {
+  const left = under(panel.path);
+  const depth = panel.path.length;
+  /** @type {Map<string, Choice[]>} */
+  const next = new Map();
+  /** @type {{label: string, choice: Choice | null, part: string | null, group: string}[]} */
+  const out = [];
+  for (const c of left) {
+    if (c.parts.length <= depth) {
+      out.push({ label: depth ? "just this" : c.words, choice: c, part: null, group: c.group });
+      continue;
+    }
+    const part = c.parts[depth];
+    if (!next.has(part)) next.set(part, []);
+    next.get(part)?.push(c);
+  }
+  for (const [part, found] of next) {
+    const one = found.length === 1 ? found[0] : null;
+    out.push({ label: one ? one.parts.slice(depth).join(" · ") : part, choice: one, part: one ? null : part, group: found[0].group });
+  }
+  return out;
+}
+
+// ---- drawing the panel -------------------------------------------------------------------------------
+
+function kindWords(pending) {
+  return String(pending.kind || "a choice").replace(/-/g, " ");
+}
+
+function render() {
+  const node = region();
+  const legal = panel.legal;
+  const record = recordPage.record();
+  const body = $("decision-choices");
+  const head = $("decision-whose");
+  const trail = $("decision-path");
+  body.replaceChildren();
+  trail.replaceChildren();
+  $("decision-undo", "button").hidden = !panel.table || !record || record.finished || !(record.steps > 0);
+  if (!legal || !credential()) {
+    node.hidden = true;
+    return;
+  }
+  node.hidden = false;
+  if (record && record.finished) {
+    head.textContent = "The game is over.";
+    node.dataset.state = "over";
+    $("decision-undo", "button").hidden = true;
+    return;
+  }
+  if (panel.asking) return renderAsk();
+  const pending = legal.pending || {};
+  const seat = pending.seat;
+  const mine = Array.isArray(legal.commands) && legal.commands.length > 0;
+  const who = seat === null || seat === undefined ? "The game" : seatName(seat);
+  if (!mine) {
+    node.dataset.state = "waiting";
+    head.textContent = seat === null || seat === undefined ? `Waiting: ${kindWords(pending)}.`
+      : `${who} decides (${kindWords(pending)}); this page waits for it.`;
+    return;
+  }
+  node.dataset.state = "deciding";
+  node.dataset.seat = String(seat);
+  node.dataset.version = String(legal.version);
+  head.textContent = `${who} decides: ${kindWords(pending)}` + (panel.table ? "" : " (your turn)");
+  if (panel.path.length) {
+    trail.append(el("span", "chosen: " + panel.path.join(" › ") + " "),
+      button("◀ back", "back", () => { panel.path = panel.path.slice(0, -1); render(); }, "undo the last part picked"));
+  }
+  const shown = options();
+  const groups = [...new Set(shown.map((o) => o.group))];
+  for (const group of groups) {
+    const box = el("div", null, "choice-group");
+    box.setAttribute("role", "group");
+    box.setAttribute("aria-label", group);
+    if (groups.length > 1) box.append(el("h3", group));
+    for (const o of shown.filter((x) => x.group === group)) {
+      const b = button(o.label, o.choice ? "choice final" : "choice part", () => pick(o), o.choice ? o.choice.words : `then pick what follows ${o.part}`);
+      b.disabled = panel.sending;
+      box.append(b);
+    }
+    body.append(box);
+  }
+}
+
+/** An outcome the table must say: the possible values, each a button (their counts say how many are left). */
+function renderAsk() {
+  const node = region();
+  const { ask, outcomes, choice } = panel.asking;
+  node.dataset.state = "outcome";
+  $("decision-whose").textContent = choice ? `${choice.words}: what did the table see?` : "The setup: what did the table see?";
+  $("decision-path").append(el("span", (ask.words || `${ask.kind} from ${ask.source}`) + (outcomes.length ? ` (entered: ${outcomes.length})` : "") + " "),
+    button("✕ cancel", "back", () => { panel.asking = null; render(); }, "enter nothing; choose again"));
+  const box = el("div", null, "choice-group outcomes");
+  box.setAttribute("role", "group");
+  box.setAttribute("aria-label", "what was seen");
+  const possible = Array.isArray(ask.possible) ? ask.possible : [];
+  if (ask.kind === "roll" && !possible.length) {
+    for (let face = 1; face <= (ask.faces || 6); face += 1) possible.push({ value: face, words: String(face) });
+  }
+  for (const p of possible) {
+    const label = (p.words || valueWords(p.value)) + (p.count > 1 ? ` (${p.count} left)` : "");
+    const b = button(label, "choice outcome", () => seen(p.value), `the table saw ${p.words || valueWords(p.value)}`);
+    b.disabled = panel.sending;
+    box.append(b);
+  }
+  $("decision-choices").append(box);
+}
+
+// ---- acting ------------------------------------------------------------------------------------------
+
+function pick(o) {
+  if (panel.sending) return;
+  say("");
+  if (o.part !== null) {
+    panel.path = [...panel.path, o.part];
+    render();
+    return;
+  }
+  choose(o.choice);
+}
+
+/** A choice picked: at the table, first the outcomes it meets (asked one at a time), then sent. */
+async function choose(choice) {
+  if (panel.table) {
+    panel.asking = { choice, outcomes: [], ask: null };
+    return askNext();
+  }
+  return send(choice, null);
+}
+
+/** What the rules need next for the choice being entered (or the setup): an outcome to enter, or nothing more. */
+async function askNext() {
+  const entry = panel.asking;
+  if (!entry) return;
+  busy(true);
+  const answer = await post(`/api/records/${id}/asks`, { command: entry.choice ? entry.choice.command : null, outcomes: entry.outcomes });
+  busy(false);
+  if (panel.asking !== entry) return;
+  if (answer.status === 404 && !entry.choice) { // a service without outcome entry: nothing to ask
+    panel.asking = null;
+    return render();
+  }
+  if (answer.status === 404 || answer.status === 405) { // the service cannot say: send the choice as it is
+    panel.asking = null;
+    return send(entry.choice, null);
+  }
+  if (!answer.ok) {
+    panel.asking = null;
+    say(sentence(answer));
+    return refresh();
+  }
+  if (answer.body.ask) {
+    entry.ask = answer.body.ask;
+    return render();
+  }
+  panel.asking = null;
+  if (!entry.choice) return setup(entry.outcomes);
+  return send(entry.choice, entry.outcomes);
+}
+
+function seen(value) {
+  const entry = panel.asking;
+  if (!entry || panel.sending) return;
+  const ask = entry.ask;
+  const outcome = { kind: ask.kind, source: ask.source, value: ask.n > 1 && !Array.isArray(value) ? [value] : value };
+  const last = entry.outcomes[entry.outcomes.length - 1];
+  // a draw of several asked one cube at a time is one outcome growing until it holds n values
+  if (ask.partial && last && last.source === ask.source && last.kind === ask.kind) last.value = [...[].concat(last.value), value];
+  else entry.outcomes.push(ask.outcome ? { ...ask.outcome, value } : outcome);
+  askNext();
+}
+
+async function setup(outcomes) {
+  busy(true);
+  const answer = await post(`/api/records/${id}/setup`, { outcomes });
+  busy(false);
+  say(answer.ok ? "" : sentence(answer));
+  recordPage.refresh();
+  return refresh();
+}
+
+function busy(on) {
+  panel.sending = on;
+  region().setAttribute("aria-busy", on ? "true" : "false");
+  region().querySelectorAll("button.choice").forEach((b) => { /** @type {HTMLButtonElement} */ (b).disabled = on; });
+}
+
+/**
+ * A POST with this reader's credential and an Idempotency-Key, sent again (same key) when no answer came back.
+ * @param {string} path
+ * @param {any} json
+ */
+async function post(path, json) {
+  const key = crypto.randomUUID();
+  let answer = null;
+  for (let attempt = 0; attempt < RETRIES; attempt += 1) {
+    answer = await api(path, { method: "POST", token: credential(), json, headers: { "Idempotency-Key": key } });
+    if (answer.status !== 0) break;
+    say("No answer from the service: trying again…");
+    await new Promise((r) => setTimeout(r, RETRY_MS * (attempt + 1)));
+  }
+  return /** @type {import("./lib/api.js").Answer} */ (answer);
+}
+
+/** A refusal in one sentence, as a player reads it. */
+function sentence(answer) {
+  const detail = why(answer);
+  if (answer.status === 409) return `The game moved on before this choice reached it (${detail}); the panel now shows what is legal.`;
+  if (answer.status === 403) return `This link may not make that choice: ${detail}.`;
+  if (answer.status === 422) return `Refused: ${detail}.`;
+  if (answer.status === 0) return "The service did not answer; your choice was not stored. Try again when the connection is back.";
+  return `Not stored: ${detail}.`;
+}
+
+async function send(choice, outcomes) {
+  if (panel.sending) return;
+  busy(true);
+  const body = { command: choice.command, version: panel.legal.version };
+  if (outcomes && outcomes.length) Object.assign(body, { outcomes });
+  sessionStorage.setItem(KEEP, JSON.stringify(body));
+  const answer = await post(`/api/records/${id}/commands`, body);
+  sessionStorage.removeItem(KEEP);
+  busy(false);
+  panel.path = [];
+  if (answer.ok) {
+    say("");
+    document.dispatchEvent(new CustomEvent("cronaca:decided", { detail: { words: choice.words, version: answer.body.version } }));
+  } else {
+    say(sentence(answer));
+  }
+  recordPage.refresh();
+  return refresh();
+}
+
+async function takeBack() {
+  const record = recordPage.record();
+  if (panel.sending || !record) return;
+  if (!confirm("Take back the last entry? The record keeps a note that it was taken back.")) return;
+  busy(true);
+  const answer = await post(`/api/records/${id}/withdrawals`, { version: record.version });
+  busy(false);
+  panel.path = [];
+  panel.asking = null;
+  say(answer.ok ? "The last entry was taken back." : sentence(answer));
+  recordPage.refresh();
+  return refresh();
+}
+
+// ---- following the game ------------------------------------------------------------------------------
+
+/** The decision as the API says it now (a newer ask wins over an older one still on its way). */
+async function refresh() {
+  const mine = ++panel.generation;
+  if (!credential()) return render();
+  const answer = await api(`/api/records/${id}/legal`, { token: credential(), cache: "no-store" });
+  if (mine !== panel.generation) return;
+  if (!answer.ok) {
+    panel.legal = null;
+    say(answer.status === 403 ? "This link opens no seat of this record: it shows the game but cannot play it." : sentence(answer));
+    region().hidden = false;
+    return;
+  }
+  const before = panel.legal;
+  panel.legal = answer.body;
+  panel.choices = (answer.body.commands || []).map(choiceOf);
+  if (!before || before.version !== answer.body.version) {
+    panel.path = [];
+    if (panel.asking && panel.asking.choice) panel.asking = null;
+  }
+  const waiting = answer.body.pending && answer.body.pending.kind === "setup" && panel.table;
+  if (waiting && !panel.asking) { // a game at the table starts with the setup's outcomes
+    panel.asking = { choice: null, outcomes: [], ask: null };
+    render();
+    return askNext();
+  }
+  render();
+  document.body.dataset.decision = String(answer.body.version);
+}
+
+/** An entry stored in this tab but whose answer never came (a reload, a dropped connection): sent again. */
+async function resume() {
+  const kept = sessionStorage.getItem(KEEP);
+  if (!kept) return;
+  sessionStorage.removeItem(KEEP);
+  say("Sending again the choice made before the page was reloaded…");
+  const answer = await post(`/api/records/${id}/commands`, JSON.parse(kept));
+  say(answer.ok || answer.status === 409 ? "" : sentence(answer));
+}
+
+function start() {
+  $("decision-undo", "button").addEventListener("click", takeBack);
+  document.addEventListener("cronaca:record", (e) => {
+    const record = /** @type {CustomEvent} */ (e).detail;
+    if (!panel.legal || record.version !== panel.legal.version) refresh();
+  });
+  window.addEventListener("hashchange", () => {
+    const table = hashParams().get("table");
+    if (table !== panel.table) {
+      panel.table = table;
+      refresh();
+    }
+  });
+  resume().then(refresh);
+}
+
+start();
