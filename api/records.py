@@ -35,6 +35,7 @@ from api.service import bearer, json_response, service
 from domain.records import evidence as bundles
 from domain.records import lessonfile
 from domain.records.access import new_tokens
+from domain.records.aggregates import TRANSCRIBED
 from domain.records.errors import RecordsError
 from domain.records.studynotation import render_study
 from domain.transcripts import MEDIA_TYPE
@@ -60,16 +61,23 @@ class RecordCollection(MethodView):
     @blp.arguments(schemas.StartRecord)
     @blp.response(201, schemas.Started)
     def post(self, body: dict[str, Any]) -> Any:
-        """Start a record. Each seat's token is in this answer only: hand each player theirs."""
+        """Start a record. Each seat's token is in this answer only: hand each player theirs. A game at the table
+        (`"mode": "transcribed"`) also gets its `table_key`, shown here only: one device enters every seat's choices
+        and every outcome seen with it."""
         records = service().records
-        annotator, arbiter = new_tokens(2)
+        annotator, arbiter, table = new_tokens(3)
+        at_table = body["mode"] == TRANSCRIBED
         record_id, tokens = records.play.start(body["title"], body["seats"], body["options"], body["mode"],
                                           body["edition_file"], body["setup_outcomes"], annotator_key=annotator,
-                                          arbiter_key=arbiter, dice_mode=body["dice"])
+                                          arbiter_key=arbiter, dice_mode=body["dice"],
+                                          table_key=table if at_table else None)
         summary = records.reading.summary(record_id)
         seats = [{"seat": i, "name": n, "token": t} for i, (n, t) in enumerate(zip(body["seats"], tokens, strict=True))]
-        return {"id": str(record_id), "commitment": summary.chance["commitment"], "seats": seats,
-                "annotator_key": annotator, "arbiter_key": arbiter, "record": summary.to_json()}, 201, {"Location": f"/api/records/{record_id}"}
+        started = {"id": str(record_id), "commitment": summary.chance["commitment"], "seats": seats,
+                   "annotator_key": annotator, "arbiter_key": arbiter, "record": summary.to_json()}
+        if at_table:
+            started["table_key"] = table
+        return started, 201, {"Location": f"/api/records/{record_id}"}
 
 
 @blp.route("/<uuid:record_id>")

@@ -71,6 +71,10 @@ class Started(marshmallow.Schema):
                                                             "from it (Authorization: Bearer <key>)"})
     arbiter_key = fields.String(metadata={"description": "shown once: record rulings on this record (whoever settles "
                                                           "a dispute holds it)"})
+    table_key = fields.String(metadata={"description": "a game at the table (mode transcribed) only, shown once: one "
+                                                        "device enters every seat's choices and every outcome seen with "
+                                                        "it (Authorization: Bearer <key>); it reads what the table sees "
+                                                        "(the public view) and opens no other record"})
     record = fields.Nested(RecordSummary)
 
 

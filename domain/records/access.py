@@ -1,4 +1,7 @@
-"""Who reads or acts on a record: a token opens a seat, or is the record's annotator or arbiter key.
+"""Who reads or acts on a record: a token opens a seat, or is the record's annotator, arbiter or table key.
+
+The table key (a game at the table, "mode": "transcribed") is one device's key for every seat: it acts
+for whichever seat must decide, and reads what the table sees (the public view: nobody's hidden hand).
 
 Every read of a record starts the same way: its timeline held still, its metadata, and the seat the
 caller's token opens (a wrong token refused, never ignored). `Access.read_as` is that preamble, once.
@@ -105,8 +108,18 @@ class Access:
             pass
 
     def seat_of(self, meta: Meta, token: str | None) -> int | None:
-        """The seat a token opens, None for no token; a wrong token is refused, never ignored."""
+        """The seat a token opens, None for no token or the table key (it reads as the public); a wrong token is
+        refused, never ignored."""
+        if self.is_table(meta, token):
+            return None
         return seat_in(meta.token_hashes, token)
+
+    def is_table(self, meta: Meta, token: str | None) -> bool:
+        """Whether a token is this record's table key (a game at the table: it acts for any seat)."""
+        table = getattr(meta, "table_hash", None)
+        if token is None or table is None:
+            return False
+        return secrets.compare_digest(table, token_hash(token))
 
     def is_annotator(self, meta: Meta, token: str | None) -> bool:
         """Whether a token is this record's annotator key (never a seat's token)."""
@@ -123,7 +136,7 @@ class Access:
     def who(self, record_id: UUID, token: str | None) -> Who:
         """The reader a token makes of a record; a token that is neither its key nor a seat's is refused (403)."""
         with self.read_meta(record_id) as (_, meta):
-            if token is None:
+            if token is None or self.is_table(meta, token):  # the table key reads what the table sees
                 return Who(PUBLIC)
             if self.is_annotator(meta, token):
                 return Who(ANNOTATOR)

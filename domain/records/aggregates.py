@@ -59,6 +59,7 @@ class Record(Aggregate):
         dice: str | None = None,
         chain: str | None = None,
         chain_key: str | None = None,
+        table_hash: str | None = None,
     ) -> None:
         self.title = title
         self.edition = edition
@@ -86,6 +87,8 @@ class Record(Aggregate):
         # the key every link is made under (chain.py), kept as the seed is and revealed at the end with it;
         # None: a record stored before chain keys (its links are unsalted)
         self.chain_key = chain_key
+        # a game at the table: its table key's SHA-256 (one device enters every seat's choices); None: no table key
+        self.table_hash = table_hash
 
     @property
     def waiting(self) -> list[int]:

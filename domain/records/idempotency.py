@@ -29,9 +29,9 @@ class Idempotency:
         self.records = records
 
     @staticmethod
-    def command_key(record_id: UUID, seat: int | None, key: str, payload: Mapping[str, Any],
+    def command_key(record_id: UUID, seat: int | str | None, key: str, payload: Mapping[str, Any],
                     expected_version: int | None, outcomes: Any, contribution: str | None) -> tuple[UUID, str]:
-        """(the RequestKey's id, the body's hash) of a seat's keyed command: each seat has its own keys."""
+        """(the RequestKey's id, the body's hash) of a seat's keyed command: each seat has its own keys (the table key: "table")."""
         keyed = uuid5(NAMESPACE_URL, f"cronaca:idempotency:command:{record_id}:{seat}:{key}")
         body = hashlib.sha256(json.dumps({"command": payload, "version": expected_version, "outcomes": outcomes,
                                           "contribution": contribution}, sort_keys=True, separators=(",", ":"),

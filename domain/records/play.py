@@ -56,6 +56,10 @@ class Played:
     finished: bool
     seat: int | None = None
     replayed: bool = False  # the answer to a retry with the same Idempotency-Key: nothing was stored this time
+    table: bool = False  # entered with the table key: answered as the table reads (the public view)
+
+
+TABLE = "table"  # the table key's own scope of Idempotency-Keys (a seat's are per seat)
 
 
 def no_unused(chance: Any) -> None:
@@ -106,6 +110,7 @@ class Play:
         annotator_key: str | None = None,
         arbiter_key: str | None = None,
         dice_mode: str | None = None,
+        table_key: str | None = None,
     ) -> tuple[UUID, list[str]]:
         """Create a record and run the setup; returns its id and one secret token per seat.
 
@@ -113,7 +118,9 @@ class Play:
         then waits until every seat has joined (`join`), so it is not run here.
 
         `annotator_key` (made by the caller, handed out once) is stored hashed: it lets its holder
-        annotate the record and branch variations from it (domain/records/teaching.py)."""
+        annotate the record and branch variations from it (domain/records/teaching.py). `table_key` (a game at the
+        table only, made by the caller and handed out once) is stored hashed too: one device enters every seat's
+        choices with it (access.py)."""
         if title not in titles():
             raise Invalid(f"unknown title {title!r}", available=titles())
         if mode not in MODES:
@@ -142,6 +149,9 @@ class Play:
         if dice_mode == dice.SHARED and mode != LIVE:
             raise Invalid("shared dice are for a live record: a transcribed record's outcomes are the table's",
                           rule="setup/dice", mode=mode)
+        if table_key is not None and mode == LIVE:
+            raise Invalid("a table key is for a game at the table (\"mode\": \"transcribed\"): a live game's seats "
+                          "each play with their own token", rule="setup/table-key", mode=mode)
         if mode == LIVE:
             if setup_outcomes:
                 raise Invalid("a live record draws its own setup: send no \"setup_outcomes\" (they are for a "
@@ -179,6 +189,7 @@ class Play:
             annotator_hash=token_hash(annotator_key) if annotator_key else None,
             arbiter_hash=token_hash(arbiter_key) if arbiter_key else None,
             **({"dice": dice_mode} if dice_mode else {}),
+            **({"table_hash": token_hash(table_key)} if table_key else {}),
             chain=self.first_link(title, edition.ref, edition_file, list(seats), options, mode,
                                    commitment(seed) if seed else None, dice_mode, chain_key),
             chain_key=chain_key,
@@ -220,9 +231,10 @@ class Play:
         with self.records.access.read_as(record_id, token) as (timeline, meta, seat):
             if token is None:
                 raise Unauthorized("a command needs the token of the seat that makes it (Authorization: Bearer <token>)")
+            table = self.records.access.is_table(meta, token)  # a game at the table: one device for every seat
             keyed = body = None
             if idempotency_key is not None:
-                keyed, body = self.records.idempotency.command_key(record_id, seat, idempotency_key, payload,
+                keyed, body = self.records.idempotency.command_key(record_id, TABLE if table else seat, idempotency_key, payload,
                                                                    expected_version, outcomes, contribution)
                 again = self._played_before(record_id, keyed, body)
                 if again is not None:
@@ -242,13 +254,15 @@ class Play:
                 cmd = game.parse_command(payload)
             except MalformedCommand as exc:
                 raise Invalid(exc.message, rule="command/malformed", errors=exc.errors) from exc
-            if cmd.seat != seat:
+            if table:
+                seat = cmd.seat  # the table key enters whichever seat's choice; the rules say whether it is its turn
+            elif cmd.seat != seat:
                 raise Forbidden(f"this token is for seat {seat}, the command is for seat {cmd.seat}", token_seat=seat, command_seat=cmd.seat)
             chance = self._chance(record, shared, outcomes, contribution)
             try:
                 produced, after = play(game, timeline.head, cmd, chance)
             except RuleViolation as exc:
-                raise Refused(exc, seat) from exc  # the facts as this seat may read them
+                raise Refused(exc, None if table else seat) from exc  # the facts as this reader may read them
             no_unused(chance)
             if not produced:
                 raise Invalid("the rules accept this command but it changes nothing, so there is nothing to record",
@@ -265,7 +279,7 @@ class Play:
                 record.finish(seed=record.seed, scores=game.scores(after))
             used = [] if keyed is None or body is None else [RequestKey(id=keyed, body=body, answer={
                 "seat": seat, "first_step": first_step, "events": len(produced), "version": record.version,
-                "finished": finished})]
+                "finished": finished, **({"table": True} if table else {})})]
             try:
                 self.records.save(record, *used)
             except IntegrityError as exc:
@@ -276,7 +290,7 @@ class Play:
                 raise Conflict("another command was appended first; reload the record and decide again") from exc
             if not finished:
                 room.keep_own(record_id, record.version, own)
-            return Played(record.version, first_step, list(produced), finished, seat)
+            return Played(record.version, first_step, list(produced), finished, seat, table=table)
 
     @staticmethod
     def _chance(record: Record, shared: bool, outcomes: list[Mapping[str, Any]] | None, contribution: str | None) -> Any:
@@ -325,7 +339,7 @@ class Play:
         with self.records.access.reading(record_id) as timeline:  # caught up: the first attempt's events are stored
             events = list(timeline.events[first:first + count])
         return Played(int(used.answer["version"]), first, events, bool(used.answer["finished"]), used.answer["seat"],
-                      replayed=True)
+                      replayed=True, table=bool(used.answer.get("table")))
 
     def answer(self, record_id: UUID, played: Played) -> CommandPlayed:
         """What `POST .../commands` answers for a command: its events (payloads only when it ended the game), and
@@ -336,10 +350,10 @@ class Play:
             assert meta is not None
             state = timeline.state_at(last)
             game = timeline.game
-            _, view = visible(game, state, len(meta.seats), played.finished, played.seat)
+            _, view = visible(game, state, len(meta.seats), played.finished, None if played.table else played.seat)
             pending = game.pending(state)
         shown: dict[str, Any] = {"seat": pending.seat, "kind": pending.kind}
-        if played.finished or (played.seat is not None and played.seat == pending.seat):
+        if played.finished or played.table or (played.seat is not None and played.seat == pending.seat):
             shown = pending.to_json()
         events = [{"step": played.first_step + k + 1, **e.to_json()} if played.finished
                   else {"step": played.first_step + k + 1, "type": e.type, "redacted": True}

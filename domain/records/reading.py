@@ -124,7 +124,8 @@ class Reading:
                 lambda step: round_in_view(lambda: timeline.game.view(timeline.state_at(step), None))))))
 
     def legal(self, record_id: UUID, token: str | None) -> Legal:
-        """The pending decision; its legal commands only for the seat that must decide."""
+        """The pending decision; its legal commands only for the seat that must decide, or the table key (a game at
+        the table: one device enters every seat's choices)."""
         with self.records.access.read_as(record_id, token) as (timeline, meta, seat):
             if meta.waiting:  # shared dice: nothing is decided before every seat has joined
                 return Legal(0, meta.version, {"seat": None, "kind": "waiting"}, [], waiting=meta.waiting,
@@ -134,11 +135,12 @@ class Reading:
             entry = len(timeline.entries) if meta.dice else None  # shared dice: the log entry the next command becomes
             if pending.over:
                 return Legal(len(timeline.events), meta.version, {"seat": pending.seat, "kind": pending.kind}, [], entry)
-            if seat is not None and seat == pending.seat:
+            if (seat is not None and seat == pending.seat) or self.records.access.is_table(meta, token):
                 return Legal(len(timeline.events), meta.version, pending.to_json(),
                              [c.to_json() for c in timeline.game.legal(state)], entry)
             return Legal(len(timeline.events), meta.version, {"seat": pending.seat, "kind": pending.kind}, None, entry,
-                         note="the legal commands are shown only to the seat that must decide (send its token)")
+                         note="the legal commands are shown only to the seat that must decide (send its token) "
+                              "or to the table key of a game at the table")
 
     def summary(self, record_id: UUID, token: str | None = None) -> Summary:
         with self.records.access.read_as(record_id, token) as (timeline, meta, _):

@@ -54,6 +54,7 @@ class Meta:
     created: str
     annotator_hash: str | None = None  # the record's annotator key, hashed (domain/records/teaching.py)
     arbiter_hash: str | None = None  # the record's arbiter key, hashed: who may record rulings
+    table_hash: str | None = None  # a game at the table: its table key, hashed (acts for any seat, reads as the public)
     version: int = 0
     finished: bool = False
     revealed_seed: str | None = None
@@ -281,6 +282,7 @@ class Timeline:
             created=timestamp_of(payload),
             annotator_hash=payload.get("annotator_hash"),
             arbiter_hash=payload.get("arbiter_hash"),
+            table_hash=payload.get("table_hash"),
             dice=payload.get("dice"),
             chain_key=payload.get("chain_key"),
         )
