@@ -67,6 +67,13 @@ def places(title: str, edition: Edition) -> tuple[str, ...] | None:
     return tuple(listed(edition)) if callable(listed) else None
 
 
+def options_schema(title: str) -> Any:
+    """The marshmallow schema of the title's setup options (`rules.py`'s `OptionsSchema`), or None: the page that
+    starts a game offers its fields (api/titles.py says which)."""
+    found = getattr(_room(title, "rules"), "OptionsSchema", None)
+    return found() if callable(found) else None
+
+
 def solo(title: str) -> Callable[[int, int, int], dict[str, Any]] | None:
     """How the title sets up one game of its solo mode: `solo.py`'s `solo_options(scenario, game, carried)`,
     the setup options of game `game` of that scenario's campaign with what the game before carried into it;

@@ -122,6 +122,8 @@ function render() {
     return;
   }
   node.hidden = false;
+  node.dataset.version = String(legal.version);
+  if (!node.hasAttribute("aria-busy")) node.setAttribute("aria-busy", "false");
   if (record && record.finished) {
     head.textContent = "The game is over.";
     node.dataset.state = "over";
@@ -141,7 +143,6 @@ function render() {
   }
   node.dataset.state = "deciding";
   node.dataset.seat = String(seat);
-  node.dataset.version = String(legal.version);
   head.textContent = `${who} decides: ${kindWords(pending)}` + (panel.table ? "" : " (your turn)");
   if (panel.path.length) {
     trail.append(el("span", "chosen: " + panel.path.join(" › ") + " "),

@@ -52,7 +52,8 @@ function renumber() {
   $("seat-range").textContent = `${title.name}: ${title.seats.min} to ${title.seats.max} players`;
 }
 
-/** The title's options (GET /api/titles lists them as {name, choices, default}), one select each. */
+/** The title's options (GET /api/titles lists them as {name, choices, default}), one select each; a default of
+ * null is the title's to decide (Città-Stato's expansion follows the number of players). */
 function showOptions() {
   const title = /** @type {any} */ (chosen());
   const options = (title && Array.isArray(title.options)) ? title.options : [];
@@ -61,13 +62,14 @@ function showOptions() {
   for (const option of options) {
     const select = el("select");
     select.name = `option:${option.name}`;
-    for (const choice of option.choices) {
-      const item = el("option", String(choice));
+    const choices = option.default === null ? [null, ...option.choices] : option.choices;
+    for (const choice of choices) {
+      const item = el("option", choice === null ? "as the title decides" : choice === true ? "yes" : choice === false ? "no" : String(choice));
       item.value = JSON.stringify(choice);
       item.selected = JSON.stringify(choice) === JSON.stringify(option.default);
       select.append(item);
     }
-    const label = el("label", `${option.words || option.name} `, "row");
+    const label = el("label", `${option.name.replace(/_/g, " ")} `, "row");
     label.append(select);
     box.append(label);
   }
@@ -110,7 +112,8 @@ function asked() {
   const options = {};
   $("option-list").querySelectorAll("select").forEach((s) => {
     const select = /** @type {HTMLSelectElement} */ (s);
-    options[select.name.slice("option:".length)] = JSON.parse(select.value);
+    const value = JSON.parse(select.value);
+    if (value !== null) options[select.name.slice("option:".length)] = value; // left out: the title decides
   });
   const mode = modeOf();
   /** @type {Record<string, any>} */
