@@ -201,11 +201,28 @@ class Turn(marshmallow.Schema):
     commands = fields.Integer()
 
 
+class Choice(marshmallow.Schema):
+    """A legal command as the decision panel offers it (domain/kernel/choices.py)."""
+
+    command = fields.Dict(metadata={"description": "the command to send (POST /commands), as in `commands`"})
+    words = fields.String(metadata={"description": "the choice as a player says it, e.g. \"buy orange for 2\""})
+    group = fields.String(metadata={"description": "how a player thinks of it: actions, cards, places, pass, or a "
+                                                   "title's own (colours, market, galleys, cargo...)"})
+    parts = fields.List(fields.String(), metadata={"description": "the words split into the steps a person picks them "
+                                                                  "in (their common prefixes build a many-part choice "
+                                                                  "step by step); joined by spaces they are `words`"})
+    place = fields.String(allow_none=True, metadata={"description": "the board place the choice names, by the id the "
+                                                                    "board drawing gives it (its `data-id`), else null"})
+
+
 class Legal(marshmallow.Schema):
     step = fields.Integer()
     version = fields.Integer()
     pending = fields.Dict()
     commands = fields.List(fields.Dict(), allow_none=True)
+    choices = fields.List(fields.Nested(Choice), metadata={"description": "for whoever may act (the deciding seat's "
+                                                                          "token, the table key): each command of "
+                                                                          "`commands`, in its order, in words"})
     note = fields.String()
 
 

@@ -2,7 +2,7 @@
 
 Everything else about a title is read from its package through here: its Game (`GAME`), its
 display name (`GAME.name`), its notation words and places (`notation.py`), its demo tables
-(`bot.py`), its solo mode's setup (`solo.py`), and the name of the package itself, by which the viewer finds the title's board
+(`bot.py`), the words its decision panel offers (`notation.choices`), its solo mode's setup (`solo.py`), and the name of the package itself, by which the viewer finds the title's board
 drawing. Imported lazily: one title's bug never blocks another.
 """
 
@@ -14,6 +14,7 @@ from types import ModuleType
 from typing import Any
 
 from domain.kernel.bots import Table
+from domain.kernel.choices import Chooser, plain
 from domain.kernel.contract import Game
 from domain.kernel.editions import Edition
 
@@ -72,6 +73,13 @@ def options_schema(title: str) -> Any:
     starts a game offers its fields (api/titles.py says which)."""
     found = getattr(_room(title, "rules"), "OptionsSchema", None)
     return found() if callable(found) else None
+
+
+def choices(title: str) -> Chooser:
+    """How the title offers its legal commands to the decision panel (`notation.choices(state, commands, names)`:
+    words, group, parts, place; kernel.choices); a title without one offers its notation's words, one group."""
+    found = getattr(_room(title, "notation"), "choices", None)
+    return found if callable(found) else plain(words(title))
 
 
 def solo(title: str) -> Callable[[int, int, int], dict[str, Any]] | None:

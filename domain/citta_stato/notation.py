@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.citta_stato.rules import pending_step, unsettled
+from domain.kernel.choices import ACTIONS, PASS, Choice, choice_of
 from domain.kernel.editions import Edition
 from domain.kernel.notation import PUBLIC, Arg, Form, Move, Notation, NotationError, Owner, Unfit, Vocabulary, Words
 
@@ -309,3 +310,24 @@ VOCABULARY = TableVocabulary(_forms())
 WORDS = Words(VOCABULARY, colours=SEAT_COLOURS, held=held, round_of=round_of, turn_starts=turn_starts,
               seat_sources=("first-player",), whose=whose, secret_outcomes=secret_outcomes, secret_words=secret_words,
               terms=terms, held_words=held_words, breakdown_words=breakdown_words)
+
+
+# The decision panel's groups (kernel.choices): the six city actions, the cards, the market, and the answers to
+# the small questions a turn asks (a colour, a number, a shift); declining is passing.
+_HAND = "cards"  # the decision panel's group (this module's CARDS are the cards' notation words)
+_GROUPS = {
+    K + "city-action": ACTIONS, K + "use-card": _HAND, K + "burn-card": _HAND, K + "upgrade": _HAND,
+    K + "take-card": _HAND, K + "use-scheme": _HAND, K + "pass": PASS, K + "decline": PASS,
+    K + "market-cube": "market", K + "accept": ACTIONS, K + "shift": "moves", K + "pick-colour": "colours",
+    K + "pick-number": "numbers", K + "keep-republic": ACTIONS, K + "trade-banners": ACTIONS, K + "war-disc": "discs",
+}
+_LABELS = {"jokers": "jokers", "cost": "for", "value": "", "spaces": "spaces", "slot": "level"}
+
+
+def choices(state: State, commands: Sequence[Mapping[str, Any]], names: Sequence[str]) -> list[Choice]:
+    """The legal commands as the decision panel offers them (kernel.choices): the notation's moves, colours said
+    as the rulebook says them. The board drawing names no places, so no choice is taken on the board."""
+    return [Choice(COLOUR_NAMES[c["colour"]], "colours", (COLOUR_NAMES[c["colour"]],))
+            if c.get("type") == K + "pick-colour" and c.get("colour") in COLOUR_NAMES  # a colour's letter as its name
+            else choice_of(WORDS, state, c, names, _GROUPS.get(str(c.get("type")), ACTIONS), None, _LABELS)
+            for c in commands]

@@ -16,6 +16,7 @@ from functools import cache
 from typing import Any
 
 from domain.kernel import GAME_OVER
+from domain.kernel.choices import ACTIONS, CARDS, PASS, PLACES, Choice, choice_of
 from domain.kernel.editions import Edition
 from domain.kernel.notation import PUBLIC, Arg, Form, Move, NotationError, Owner, Vocabulary, Words
 from domain.la_citta.edition import tables
@@ -226,3 +227,34 @@ def secret_outcomes(state: State, seat: int | None, command: Mapping[str, Any] |
 WORDS = Words(LaCittaVocabulary(_forms()), colours=COLOURS, held=held, round_of=round_of, turn_starts=turn_starts,
               whose=whose, secret_outcomes=secret_outcomes, terms=terms, held_words=held_words,
               breakdown_words=breakdown_words)
+
+
+# The decision panel's groups (kernel.choices): an action card's moves, a politics card's, the year-end choices
+# made on a city or a hex, and the blind draw of a player with no action card left.
+_ACTION_MOVES = frozenset({"la-citta/take-gold", "la-citta/found-city"})
+_CARD_MOVES = frozenset({"la-citta/bread-and-games", "la-citta/golden-times", "la-citta/rich-harvest", "la-citta/poll"})
+_LABELS = {"hex": "on", "city": "city", "source": "from", "citizens": "citizens", "figures": "figures", "slots": "cards"}
+
+
+def _group(command: Mapping[str, Any]) -> str:
+    kind = str(command.get("type"))
+    if kind in _ACTION_MOVES or (kind == "la-citta/build" and command.get("card") == "action"):
+        return ACTIONS
+    if kind in _CARD_MOVES or kind == "la-citta/build":
+        return CARDS
+    return PASS if kind == "la-citta/blind-draw" else PLACES
+
+
+def _place(command: Mapping[str, Any]) -> str | None:
+    """The lane hex a choice names, by the id the board drawing gives it (`L41`): a tap there picks it."""
+    for field in ("hex", "city"):
+        h = command.get(field)
+        if isinstance(h, int) and not isinstance(h, bool):
+            return f"L{h}"
+    return None
+
+
+def choices(state: State, commands: Sequence[Mapping[str, Any]], names: Sequence[str]) -> list[Choice]:
+    """The legal commands as the decision panel offers them (kernel.choices): the notation's moves, each hex a
+    place on the board."""
+    return [choice_of(WORDS, state, c, names, _group(c), _place(c), _LABELS) for c in commands]

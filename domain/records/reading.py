@@ -136,8 +136,10 @@ class Reading:
             if pending.over:
                 return Legal(len(timeline.events), meta.version, {"seat": pending.seat, "kind": pending.kind}, [], entry)
             if (seat is not None and seat == pending.seat) or self.records.access.is_table(meta, token):
-                return Legal(len(timeline.events), meta.version, pending.to_json(),
-                             [c.to_json() for c in timeline.game.legal(state)], entry)
+                commands = [c.to_json() for c in timeline.game.legal(state)]
+                offered = catalog.choices(meta.title)(state, commands, meta.seats)
+                return Legal(len(timeline.events), meta.version, pending.to_json(), commands, entry,
+                             choices=[o.to_json(c) for o, c in zip(offered, commands, strict=True)])
             return Legal(len(timeline.events), meta.version, {"seat": pending.seat, "kind": pending.kind}, None, entry,
                          note="the legal commands are shown only to the seat that must decide (send its token) "
                               "or to the table key of a game at the table")

@@ -74,12 +74,16 @@ class Legal:
     entry: int | None = None  # shared dice: the log entry the next command becomes (its contribution's k)
     waiting: list[int] | None = None  # shared dice: the seats that have not joined yet
     note: str | None = None
+    # for whoever may act: each command as the decision panel offers it (kernel.choices), in the commands' order
+    choices: list[dict[str, Any]] | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"step": self.step, "version": self.version, "pending": self.pending}
         if self.entry is not None:
             out["entry"] = self.entry
         out["commands"] = self.commands
+        if self.choices is not None:
+            out["choices"] = self.choices
         if self.waiting is not None:
             out["waiting"] = self.waiting
         if self.note is not None:

@@ -30,6 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from domain.kernel.choices import ACTIONS, PASS, PLACES, Choice, choice_of
 from domain.kernel.editions import Edition
 from domain.kernel.notation import Form, Move, Notation, NotationError, Vocabulary, Words
 from domain.serenissima import GAME
@@ -671,3 +672,32 @@ WORDS = Words(VOCABULARY, colours=COLOURS, held=held, round_of=round_of, turn_st
               seat_sources=("first-player",), expand=expand, write_line=write_line, write=write, skip_refused=True,
               whose=who, terms=terms, held_words=held_words, breakdown_words=breakdown_words)  # `whose`: the rules' `pending`
               # is `who` with the active galley added
+
+
+# The decision panel's groups (kernel.choices): where to go or build, which galley, the plan, the cargo, a
+# fight, and the ends of steps (passing on what is left).
+_GROUPS = {
+    "serenissima/choose-start": PLACES, "serenissima/sail": PLACES, "serenissima/claim-port": PLACES,
+    "serenissima/recruit-port": PLACES, "serenissima/build-fort": PLACES, "serenissima/build-basilica": PLACES,
+    "serenissima/choose-galley": "galleys", "serenissima/recruit-galley": "galleys", "serenissima/buy-galley": "galleys",
+    "serenissima/choose-plan": "plans", "serenissima/move-sailor": "cargo", "serenissima/unload": "cargo",
+    "serenissima/buy-good": "cargo", "serenissima/shift-good": "cargo", "serenissima/toss-good": "cargo",
+    "serenissima/sell": "cargo", "serenissima/blockade": "battle", "serenissima/attack-galley": "battle",
+    "serenissima/attack-port": "battle", "serenissima/continue-battle": "battle", "serenissima/capture": "battle",
+    "serenissima/end-loading": PASS, "serenissima/end-movement": PASS, "serenissima/end-activation": PASS,
+}
+
+
+def _place(command: Mapping[str, Any]) -> str | None:
+    """The port or sea zone a choice names, by the id the board drawing gives it (`alessandria`, `ligurian`)."""
+    for field in ("port", "zone"):
+        found = command.get(field)
+        if isinstance(found, str) and found:
+            return found
+    return None
+
+
+def choices(state: State, commands: Sequence[Mapping[str, Any]], names: Sequence[str]) -> list[Choice]:
+    """The legal commands as the decision panel offers them (kernel.choices): the moves a line would write for
+    each (`write`), ports and zones named as the board names them and tappable there."""
+    return [choice_of(WORDS, state, c, names, _GROUPS.get(str(c.get("type")), ACTIONS), _place(c)) for c in commands]

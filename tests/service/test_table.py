@@ -97,3 +97,32 @@ def test_a_live_record_takes_no_table_key(records: Any) -> None:
         assert "table" in str(exc)
     else:
         raise AssertionError("a live record was given a table key")
+
+
+# ---- B: the legal choices in words -----------------------------------------------------------------
+
+
+def test_whoever_may_act_gets_each_legal_command_in_words_and_nobody_else(client: Any) -> None:
+    started = start_table(client)
+    record_id, key = started["id"], started["table_key"]
+    for token in (key, started["seats"][0]["token"]):  # the table key, and the deciding seat's own token
+        legal = client.get(f"/api/records/{record_id}/legal", headers=auth(token)).get_json()
+        assert [c["command"] for c in legal["choices"]] == legal["commands"]
+        assert {c["words"]: (c["group"], c["parts"], c["place"]) for c in legal["choices"]} == {
+            "roll": ("actions", ["roll"], None), "draw": ("actions", ["draw"], None)}
+    for token in (started["seats"][1]["token"], None):  # a seat not deciding, the public: neither commands nor words
+        legal = client.get(f"/api/records/{record_id}/legal", headers=auth(token) if token else {}).get_json()
+        assert legal["commands"] is None and "choices" not in legal
+
+
+def test_a_real_title_s_choices_come_from_its_own_package(client: Any) -> None:
+    answer = client.post("/api/records", json={"title": "la-citta", "seats": ["Anna Maria", "D'Arcy", "Zoë"],
+                                               "mode": "live"})
+    assert answer.status_code == 201, answer.get_json()
+    started = answer.get_json()
+    legal = client.get(f"/api/records/{started['id']}/legal").get_json()
+    seat = legal["pending"]["seat"]
+    legal = client.get(f"/api/records/{started['id']}/legal", headers=auth(started["seats"][seat]["token"])).get_json()
+    placed = [c for c in legal["choices"] if c["place"]]
+    assert placed and all(c["place"] in c["words"] for c in placed)
+    assert all(" ".join(c["parts"]) == c["words"] and "la-citta/" not in c["words"] for c in legal["choices"])
