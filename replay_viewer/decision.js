@@ -66,7 +66,7 @@ function choiceOf(item) {
   const fields = Object.entries(command).filter(([k]) => k !== "type" && k !== "seat");
   const parts = Array.isArray(item.parts) && item.parts.length ? item.parts.map(String)
     : [typeWords(command.type), ...fields.map(([k, v]) => `${k.replace(/_/g, " ")} ${valueWords(v)}`)];
-  const words = typeof item.words === "string" && item.words ? item.words : parts.join(", ");
+  const words = typeof item.words === "string" && item.words ? item.words : parts.join(" ");
   const group = typeof item.group === "string" && item.group ? item.group : /(^|-)(pass|end)\b/.test(typeWords(command.type).replace(/ /g, "-")) ? "pass" : "actions";
   return { command, words, group, parts, place: item.place === undefined || item.place === null ? null : String(item.place) };
 }
@@ -96,7 +96,7 @@ function options() {
   }
   for (const [part, found] of next) {
     const one = found.length === 1 ? found[0] : null;
-    out.push({ label: one ? one.parts.slice(depth).join(" · ") : part, choice: one, part: one ? null : part, group: found[0].group });
+    out.push({ label: one ? one.parts.slice(depth).join(" ") : part, choice: one, part: one ? null : part, group: found[0].group });
   }
   return out;
 }
@@ -108,6 +108,11 @@ function kindWords(pending) {
 }
 
 function render() {
+  draw();
+  markPlaces();
+}
+
+function draw() {
   const node = region();
   const legal = panel.legal;
   const record = recordPage.record();
@@ -124,7 +129,8 @@ function render() {
   node.hidden = false;
   node.dataset.version = String(legal.version);
   if (!node.hasAttribute("aria-busy")) node.setAttribute("aria-busy", "false");
-  if (record && record.finished) {
+  // over: the record says so, or the rules do (the kernel's pending kind "game-over") before the record's last version
+  if ((record && record.finished) || (legal.pending && legal.pending.kind === "game-over")) {
     head.textContent = "The game is over.";
     node.dataset.state = "over";
     $("decision-undo", "button").hidden = true;
@@ -164,28 +170,71 @@ function render() {
   }
 }
 
-/** An outcome the table must say: the possible values, each a button (their counts say how many are left). */
+/** What of the ask's pool can still come up in the outcome being entered: each value with how many are left. */
+function stillPossible(ask, current) {
+  const possible = Array.isArray(ask.possible) && ask.possible.length ? ask.possible
+    : ask.kind === "roll" ? Array.from({ length: ask.faces || 6 }, (_, k) => ({ value: k + 1, count: ask.n })) : [];
+  if (ask.kind === "roll") return possible.map((p) => ({ ...p, left: 1 })); // a die's faces can come up again
+  return possible.map((p) => ({ ...p, left: (p.count || 1) - current.filter((v) => v === p.value).length }));
+}
+
+/** An outcome the table must say: the values still possible, each a button (a draw of several, one value a tap). */
 function renderAsk() {
   const node = region();
-  const { ask, outcomes, choice } = panel.asking;
+  const { ask, outcomes, choice, current } = panel.asking;
+  if (!ask) { // the rules are being asked what comes next
+    node.dataset.state = "asking";
+    $("decision-whose").textContent = choice ? `${choice.words}…` : "The setup…";
+    return;
+  }
   node.dataset.state = "outcome";
+  node.dataset.ask = `${ask.kind}:${ask.source}`;
   $("decision-whose").textContent = choice ? `${choice.words}: what did the table see?` : "The setup: what did the table see?";
-  $("decision-path").append(el("span", (ask.words || `${ask.kind} from ${ask.source}`) + (outcomes.length ? ` (entered: ${outcomes.length})` : "") + " "),
-    button("✕ cancel", "back", () => { panel.asking = null; render(); }, "enter nothing; choose again"));
+  const progress = ask.n > 1 ? ` (${current.length + 1} of ${ask.n})` : "";
+  $("decision-path").append(el("span", (ask.words || `${ask.kind} from ${ask.source}`) + progress
+    + (current.length ? `: ${current.map(valueWords).join(", ")}` : "") + (outcomes.length ? ` · ${outcomes.length} entered` : "") + " "));
+  if (current.length) $("decision-path").append(button("◀ back", "back", () => { current.pop(); render(); }, "take back the last value entered"));
+  if (choice) $("decision-path").append(button("✕ cancel", "back", () => { panel.asking = null; render(); }, "enter nothing; choose again"));
   const box = el("div", null, "choice-group outcomes");
   box.setAttribute("role", "group");
   box.setAttribute("aria-label", "what was seen");
-  const possible = Array.isArray(ask.possible) ? ask.possible : [];
-  if (ask.kind === "roll" && !possible.length) {
-    for (let face = 1; face <= (ask.faces || 6); face += 1) possible.push({ value: face, words: String(face) });
-  }
-  for (const p of possible) {
-    const label = (p.words || valueWords(p.value)) + (p.count > 1 ? ` (${p.count} left)` : "");
-    const b = button(label, "choice outcome", () => seen(p.value), `the table saw ${p.words || valueWords(p.value)}`);
+  const words = new Map((ask.possible || []).map((p) => [JSON.stringify(p.value), p.words]));
+  for (const p of stillPossible(ask, current).filter((x) => x.left > 0)) {
+    const said = words.get(JSON.stringify(p.value)) || valueWords(p.value);
+    const b = button(said + (p.left > 1 && ask.kind !== "roll" ? ` (${p.left})` : ""), "choice outcome", () => seen(p.value), `the table saw ${said}`);
     b.disabled = panel.sending;
     box.append(b);
   }
   $("decision-choices").append(box);
+}
+
+// ---- the board: a tap on a place picks the choices that name it -------------------------------------------
+
+/** The board's places (their `data-id`) that a choice still open names: marked, so a player sees what to tap. */
+function markPlaces() {
+  const board = $("board");
+  const wanted = new Set(panel.asking || panel.sending ? [] : under(panel.path).map((c) => c.place).filter(Boolean));
+  board.querySelectorAll(".decision-place").forEach((n) => { if (!wanted.has(n.getAttribute("data-id") || "")) n.classList.remove("decision-place"); });
+  for (const place of wanted) board.querySelectorAll(`[data-id="${CSS.escape(String(place))}"]`).forEach((n) => n.classList.add("decision-place"));
+}
+
+/** A tap on the board: the choices still open that name the tapped place; one is chosen, several narrow the panel. */
+function tapBoard(e) {
+  const target = /** @type {Element} */ (e.target);
+  const spot = target.closest && target.closest("[data-id]");
+  if (!spot || panel.sending || panel.asking || !panel.choices.length || region().dataset.state !== "deciding") return;
+  const place = spot.getAttribute("data-id");
+  const named = under(panel.path).filter((c) => c.place === place);
+  if (!named.length) {
+    say(`Nothing you may choose now names ${spot.getAttribute("aria-label") || place}.`);
+    return;
+  }
+  say("");
+  if (named.length === 1) return choose(named[0]);
+  let shared = 0; // the parts every choice naming the place shares: the panel goes on from there
+  while (shared < named[0].parts.length && named.every((c) => c.parts[shared] === named[0].parts[shared])) shared += 1;
+  if (shared > panel.path.length) panel.path = named[0].parts.slice(0, shared);
+  render();
 }
 
 // ---- acting ------------------------------------------------------------------------------------------
@@ -204,7 +253,7 @@ function pick(o) {
 /** A choice picked: at the table, first the outcomes it meets (asked one at a time), then sent. */
 async function choose(choice) {
   if (panel.table) {
-    panel.asking = { choice, outcomes: [], ask: null };
+    panel.asking = { choice, outcomes: [], ask: null, current: [] };
     return askNext();
   }
   return send(choice, null);
@@ -240,25 +289,25 @@ async function askNext() {
   return send(entry.choice, entry.outcomes);
 }
 
+/** A value the table saw: the outcome grows by it; once it holds as many as the rules asked, the next ask. */
 function seen(value) {
   const entry = panel.asking;
-  if (!entry || panel.sending) return;
-  const ask = entry.ask;
-  const outcome = { kind: ask.kind, source: ask.source, value: ask.n > 1 && !Array.isArray(value) ? [value] : value };
-  const last = entry.outcomes[entry.outcomes.length - 1];
-  // a draw of several asked one cube at a time is one outcome growing until it holds n values
-  if (ask.partial && last && last.source === ask.source && last.kind === ask.kind) last.value = [...[].concat(last.value), value];
-  else entry.outcomes.push(ask.outcome ? { ...ask.outcome, value } : outcome);
+  if (!entry || panel.sending || !entry.ask) return;
+  entry.current.push(value);
+  if (entry.current.length < entry.ask.n) return render();
+  entry.outcomes.push({ kind: entry.ask.kind, source: entry.ask.source, values: entry.current });
+  entry.current = [];
+  entry.ask = null;
   askNext();
 }
 
 async function setup(outcomes) {
   busy(true);
   const answer = await post(`/api/records/${id}/setup`, { outcomes });
+  recordPage.refresh();
+  await refresh();
   busy(false);
   say(answer.ok ? "" : sentence(answer));
-  recordPage.refresh();
-  return refresh();
 }
 
 function busy(on) {
@@ -302,16 +351,11 @@ async function send(choice, outcomes) {
   sessionStorage.setItem(KEEP, JSON.stringify(body));
   const answer = await post(`/api/records/${id}/commands`, body);
   sessionStorage.removeItem(KEEP);
-  busy(false);
   panel.path = [];
-  if (answer.ok) {
-    say("");
-    document.dispatchEvent(new CustomEvent("cronaca:decided", { detail: { words: choice.words, version: answer.body.version } }));
-  } else {
-    say(sentence(answer));
-  }
   recordPage.refresh();
-  return refresh();
+  await refresh(); // the buttons stay off until the next decision is in: no tap lands on a choice already gone
+  busy(false);
+  say(answer.ok ? "" : sentence(answer));
 }
 
 async function takeBack() {
@@ -320,12 +364,12 @@ async function takeBack() {
   if (!confirm("Take back the last entry? The record keeps a note that it was taken back.")) return;
   busy(true);
   const answer = await post(`/api/records/${id}/withdrawals`, { version: record.version });
-  busy(false);
   panel.path = [];
   panel.asking = null;
-  say(answer.ok ? "The last entry was taken back." : sentence(answer));
   recordPage.refresh();
-  return refresh();
+  await refresh();
+  busy(false);
+  say(answer.ok ? "The last entry was taken back." : sentence(answer));
 }
 
 // ---- following the game ------------------------------------------------------------------------------
@@ -338,20 +382,21 @@ async function refresh() {
   if (mine !== panel.generation) return;
   if (!answer.ok) {
     panel.legal = null;
-    say(answer.status === 403 ? "This link opens no seat of this record: it shows the game but cannot play it." : sentence(answer));
+    say(answer.status === 403 ? "This link opens no seat of this record: it shows the game but cannot play it."
+      : `The choices could not be read: ${why(answer)}. The page tries again with the next move.`);
     region().hidden = false;
     return;
   }
   const before = panel.legal;
   panel.legal = answer.body;
-  panel.choices = (answer.body.commands || []).map(choiceOf);
+  panel.choices = (answer.body.choices || answer.body.commands || []).map(choiceOf);
   if (!before || before.version !== answer.body.version) {
     panel.path = [];
     if (panel.asking && panel.asking.choice) panel.asking = null;
   }
   const waiting = answer.body.pending && answer.body.pending.kind === "setup" && panel.table;
   if (waiting && !panel.asking) { // a game at the table starts with the setup's outcomes
-    panel.asking = { choice: null, outcomes: [], ask: null };
+    panel.asking = { choice: null, outcomes: [], ask: null, current: [] };
     render();
     return askNext();
   }
@@ -371,6 +416,8 @@ async function resume() {
 
 function start() {
   $("decision-undo", "button").addEventListener("click", takeBack);
+  $("board").addEventListener("click", tapBoard);
+  document.addEventListener("cronaca:step", markPlaces); // a new board drawing: its places marked again
   document.addEventListener("cronaca:record", (e) => {
     const record = /** @type {CustomEvent} */ (e).detail;
     if (!panel.legal || record.version !== panel.legal.version) refresh();
