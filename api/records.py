@@ -136,6 +136,45 @@ def idempotency_key() -> str | None:
     return key
 
 
+@blp.route("/<uuid:record_id>/asks", methods=["POST"])
+@blp.arguments(schemas.AskOutcome)
+@blp.response(200, schemas.Asked)
+@blp.alt_response(409, schema=schemas.Problem, content_type=PROBLEM,
+                  description="a live record (it draws its own), a setup already entered, a choice before the setup")
+@blp.alt_response(422, schema=schemas.Problem, content_type=PROBLEM,
+                  description="an outcome that could not have happened (named), a malformed choice or outcome")
+@blp.alt_response(401, schema=schemas.Problem, content_type=PROBLEM, description="no token")
+@blp.alt_response(403, schema=schemas.Problem, content_type=PROBLEM, description="another seat's choice, another record's key")
+@blp.doc(security=[{"seat": []}])
+def asks(body: dict[str, Any], record_id: UUID) -> Any:
+    """A game at the table: the next outcome the rules need for a choice (`command`; null: the setup) beyond the
+    outcomes entered so far, and what it could be (`possible`); `{"ask": null}` when they need no more. Nothing
+    is stored. With the table key (any seat's choice) or a seat's token (its own)."""
+    return json_response(service().records.table.asks(record_id, bearer(), body["command"], body["outcomes"]))
+
+
+@blp.route("/<uuid:record_id>/setup", methods=["POST"])
+@blp.arguments(schemas.EnterSetup)
+@blp.response(200, schemas.SetupEntered)
+@blp.alt_response(409, schema=schemas.Problem, content_type=PROBLEM,
+                  description="the setup is entered already, or the record is live")
+@blp.alt_response(422, schema=schemas.Problem, content_type=PROBLEM,
+                  description="an outcome that could not have happened (named), missing or unused outcomes")
+@blp.alt_response(401, schema=schemas.Problem, content_type=PROBLEM, description="no token")
+@blp.alt_response(403, schema=schemas.Problem, content_type=PROBLEM, description="another record's key")
+@blp.doc(security=[{"seat": []}], parameters=[schemas.IDEMPOTENCY_KEY])
+def enter_setup(body: dict[str, Any], record_id: UUID) -> Any:
+    """A game at the table started without `setup_outcomes`: its setup's outcomes as the table saw them (the deals),
+    all at once; the record then takes its players' choices."""
+    answer, replayed = service().records.table.setup(record_id, bearer(), body["outcomes"], idempotency_key())
+    if not replayed:
+        announce_summary(record_id)
+    response = json_response(answer)
+    if replayed:
+        response.headers[REPLAYED] = "true"
+    return response
+
+
 @blp.route("/<uuid:record_id>/seats/<int:n>/join", methods=["POST"])
 @blp.arguments(schemas.JoinSeat)
 @blp.response(200, schemas.DiceAct)

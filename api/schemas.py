@@ -116,6 +116,45 @@ class PlayCommand(Strict):
                                                           "for this command's log entry k (docs/trust.md)"})
 
 
+class AskOutcome(Strict):
+    command = fields.Nested(CommandShape, required=True, allow_none=True,
+                            metadata={"description": "the choice the outcomes are for; null: the setup"})
+    outcomes = fields.List(fields.Dict(), load_default=list, validate=validate.Length(max=10_000),
+                           metadata={"description": "the outcomes entered so far, in the order the rules asked"})
+
+
+class Possible(marshmallow.Schema):
+    value = fields.Raw(metadata={"description": "an item of the pool (a cube, a card) or a die's face"})
+    count = fields.Integer(metadata={"description": "how many of it the pool holds (a roll: how many dice could show it)"})
+    words = fields.String(metadata={"description": "the value as the rulebook says it"})
+
+
+class Ask(marshmallow.Schema):
+    kind = fields.String(metadata={"description": "draw, roll or shuffle"})
+    source = fields.String(metadata={"description": "the bag, deck or dice, as an outcome names it"})
+    n = fields.Integer(metadata={"description": "how many to draw or dice to roll; a shuffle: how many are ordered"})
+    possible = fields.List(fields.Nested(Possible))
+    faces = fields.Integer(metadata={"description": "rolls only"})
+    words = fields.String(metadata={"description": "what is asked, in words: \"draw 2 from Anna's bag\""})
+
+
+class Asked(marshmallow.Schema):
+    ask = fields.Nested(Ask, allow_none=True, metadata={"description": "null: no more outcome is needed; send the "
+                                                                       "choice (or the setup) with those entered"})
+    version = fields.Integer()
+
+
+class EnterSetup(Strict):
+    outcomes = fields.List(fields.Dict(), required=True, validate=validate.Length(max=10_000),
+                           metadata={"description": "the setup's outcomes as the table saw them, in the order the "
+                                                    "rules ask (POST .../asks with \"command\": null says which)"})
+
+
+class SetupEntered(marshmallow.Schema):
+    version = fields.Integer()
+    steps = fields.Integer(metadata={"description": "the setup's game events"})
+
+
 class JoinSeat(Strict):
     commitment = fields.String(required=True, validate=validate.Length(max=200),
                                metadata={"description": "SHA-256 (hex) of the seat's secret"})

@@ -31,6 +31,10 @@ MODES = (LIVE, TRANSCRIBED)
 NOTATION = "cronaca-notation"  # an import's stored document: {"format": NOTATION, "text": ...}
 
 
+SETUP_WAITING = ("the record waits for its setup's outcomes (the deals as the table saw them): enter them first "
+                 "(POST /api/records/{id}/setup; POST /api/records/{id}/asks says which comes next)")
+
+
 def waiting_message(seats: list[str], waiting: list[int]) -> str:
     """What a shared-dice record that still waits for seats to join says to whoever asks it to go on."""
     names = ", ".join(f"seat {k} ({seats[k]})" for k in waiting)
@@ -95,13 +99,21 @@ class Record(Aggregate):
         """Shared dice: the seats that have not joined yet (the setup waits for them all)."""
         return [k for k, c in enumerate(self.joined) if c is None] if getattr(self, "dice", None) == SHARED else []
 
+    @property
+    def awaiting_setup(self) -> bool:
+        """A game at the table started without its setup's outcomes: it waits for them (`POST .../setup`)."""
+        return self.mode == TRANSCRIBED and self.entries == 0
+
     def check_takes_command(self) -> None:
-        """The record's own rules for a command, before any is decided: a finished record takes none, and a
-        shared-dice record takes none until every seat has joined (its setup is not drawn before)."""
+        """The record's own rules for a command, before any is decided: a finished record takes none, a
+        shared-dice record takes none until every seat has joined (its setup is not drawn before), and a game at
+        the table none until its setup's outcomes are entered."""
         if self.finished:
-            raise Conflict("the game is over; a finished record takes no more commands")
+            raise Conflict("the game is over; a finished record takes no more commands", version=self.version)
         if self.waiting:
             raise Conflict(waiting_message(self.seats, self.waiting), rule="dice/waiting", waiting=self.waiting)
+        if self.awaiting_setup:
+            raise Conflict(SETUP_WAITING, rule="setup/waiting", version=self.version)
 
     @staticmethod
     def started_link(title: str, edition: dict[str, str], edition_file: str | None, seats: list[str],

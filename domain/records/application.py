@@ -10,6 +10,7 @@ editions). What is done with records lives in small services, each holding the a
 - `access`        who reads or acts: token -> seat, annotator, arbiter; `read_as` (access.py)
 - `idempotency`   request keys shared by commands and imports (idempotency.py)
 - `play`          start, commands, shared dice (play.py)
+- `table`         a game at the table: the outcomes it asks for, its setup entered (table.py)
 - `reading`       steps, events, turns, summary, listing, export, notation, legal (reading.py)
 - `presenting`    story, boards, scores over time, and their caches (presenting.py)
 - `verification`  chains, /verify, evidence parts (verification.py)
@@ -44,6 +45,7 @@ from domain.records.reading import titles as titles  # where callers have always
 from domain.records.replayed import ImportReplays
 from domain.records.rows import RecordEventStore, RecordMapper, RecordTranscoder
 from domain.records.store import construct_factory
+from domain.records.table import Table
 from domain.records.timeline import Meta, Timeline, Timelines
 from domain.records.verification import Verification
 
@@ -70,6 +72,7 @@ class Records(Application[UUID]):
         self.access = Access(self)
         self.idempotency = Idempotency(self)
         self.play = Play(self)
+        self.table = Table(self)
         self.reading = Reading(self)
         self.presenting = Presenting(self)
         self.verification = Verification(self)

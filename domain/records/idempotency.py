@@ -39,6 +39,15 @@ class Idempotency:
         return keyed, body
 
     @staticmethod
+    def request_key(record_id: UUID, scope: str, key: str | None, body: Mapping[str, Any]) -> tuple[UUID, str] | None:
+        """(the RequestKey's id, the body's hash) of a keyed request on a record other than a command (a table's
+        setup, a withdrawal); None without a key. Each scope has its own keys."""
+        if key is None:
+            return None
+        return (uuid5(NAMESPACE_URL, f"cronaca:idempotency:{scope}:{record_id}:{key}"),
+                hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":"), default=str).encode()).hexdigest())
+
+    @staticmethod
     def import_key(idempotency_key: str | None, stored: str) -> tuple[UUID, str] | None:
         """(the RequestKey's id, the body's hash) of a keyed submission; imports share one scope of keys."""
         if idempotency_key is None:

@@ -30,6 +30,8 @@ from domain.kernel import (
     commitment,
     play,
 )
+from domain.kernel.asking import AskingChance, Needed
+from domain.kernel.describe import name_of
 from domain.kernel.notation import seat_names_problem
 from domain.records import dice, recordfile, room
 from domain.records.access import new_tokens, token_hash
@@ -90,7 +92,7 @@ class Play:
     def __init__(self, records: Records) -> None:
         self.records = records
 
-    def _record(self, record_id: UUID) -> Record:
+    def record(self, record_id: UUID) -> Record:
         """The record's aggregate, to act on."""
         try:
             record: Record = self.records.repository.get(record_id)
@@ -115,7 +117,8 @@ class Play:
         """Create a record and run the setup; returns its id and one secret token per seat.
 
         `dice_mode="shared"` (live only): every seat contributes to chance (docs/trust.md); the setup
-        then waits until every seat has joined (`join`), so it is not run here.
+        then waits until every seat has joined (`join`), so it is not run here. A transcribed record given no
+        `setup_outcomes` at all (None) whose setup needs chance waits for them likewise (`table.Table.setup`).
 
         `annotator_key` (made by the caller, handed out once) is stored hashed: it lets its holder
         annotate the record and branch variations from it (domain/records/teaching.py). `table_key` (a game at the
@@ -161,15 +164,19 @@ class Play:
             chance: Any = recordfile.live_chance(secrets.token_hex(16) if dice_mode else seed, 0)
         else:
             seed = None
-            chance = ObservedChance(setup_outcomes or [])
+            # no setup_outcomes at all: the table deals first and enters what it saw afterwards (POST .../setup)
+            chance = ObservedChance(setup_outcomes) if setup_outcomes is not None else AskingChance([])
         try:
             produced = game.setup(edition, options, chance)
+        except Needed:
+            produced = []  # the setup waits for the table's outcomes: the options were read up to its first deal
         except RuleViolation as exc:
             raise Refused(exc, None) from exc
         except (KeyError, ValueError, TypeError) as exc:
             raise Invalid(f"the game cannot be set up with these options: {exc}", options=options) from exc
         no_unused(chance)
-        if not produced:
+        awaiting = mode != LIVE and setup_outcomes is None and not produced
+        if not produced and not awaiting:
             raise Invalid("the setup causes no game event, so there is nothing to record", rule="setup/no-events")
         setup = Entry(None, tuple(chance.log), tuple(produced), options=options).to_json()
         tokens = new_tokens(len(seats))
@@ -194,7 +201,7 @@ class Play:
                                    commitment(seed) if seed else None, dice_mode, chain_key),
             chain_key=chain_key,
         )
-        if not dice_mode:
+        if not dice_mode and not awaiting:
             record.record(setup, seat=None)
         self.records.save(record)
         return record.id, tokens
@@ -227,7 +234,7 @@ class Play:
         process, is answered what the first attempt was (`replayed`), even once the record has moved on;
         the same key with another body is refused (422 idempotency/reused).
         """
-        record = self._record(record_id)
+        record = self.record(record_id)
         with self.records.access.read_as(record_id, token) as (timeline, meta, seat):
             if token is None:
                 raise Unauthorized("a command needs the token of the seat that makes it (Authorization: Bearer <token>)")
@@ -254,8 +261,14 @@ class Play:
                 cmd = game.parse_command(payload)
             except MalformedCommand as exc:
                 raise Invalid(exc.message, rule="command/malformed", errors=exc.errors) from exc
-            if table:
-                seat = cmd.seat  # the table key enters whichever seat's choice; the rules say whether it is its turn
+            if table:  # the table key enters whichever seat's choice: the one that decides now
+                deciding = game.pending(timeline.head)
+                if not deciding.over and deciding.seat is not None and cmd.seat != deciding.seat:
+                    raise Conflict(f"it is {name_of(meta.seats, deciding.seat)}'s decision now (seat {deciding.seat}, "
+                                   f"{deciding.kind}), not {name_of(meta.seats, cmd.seat)}'s; the record is at version "
+                                   f"{record.version}", rule="command/not-deciding", version=record.version,
+                                   deciding=deciding.seat, command_seat=cmd.seat)
+                seat = cmd.seat
             elif cmd.seat != seat:
                 raise Forbidden(f"this token is for seat {seat}, the command is for seat {cmd.seat}", token_seat=seat, command_seat=cmd.seat)
             chance = self._chance(record, shared, outcomes, contribution)
@@ -364,7 +377,7 @@ class Play:
 
     def _shared_record(self, record_id: UUID, seat: int, token: str | None) -> tuple[Record, Timeline]:
         """The record and its timeline, for an act of seat `seat` on its shared dice: its own token only."""
-        record = self._record(record_id)
+        record = self.record(record_id)
         timeline = self.records.timeline(record_id)
         assert timeline.meta is not None
         if token is None:

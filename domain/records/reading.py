@@ -18,7 +18,7 @@ from domain.kernel import Entry
 from domain.kernel.cache import Bounded
 from domain.records import chain as chains
 from domain.records import dice, recordfile
-from domain.records.aggregates import LIVE, waiting_message
+from domain.records.aggregates import LIVE, SETUP_WAITING, waiting_message
 from domain.records.errors import Forbidden, NotFound
 from domain.records.readmodels import EventPage, Legal, Listing, RecordFile, RecordRow, Step, Summary, Turn, as_bytes
 from domain.records.timeline import Meta, Timeline
@@ -130,6 +130,8 @@ class Reading:
             if meta.waiting:  # shared dice: nothing is decided before every seat has joined
                 return Legal(0, meta.version, {"seat": None, "kind": "waiting"}, [], waiting=meta.waiting,
                              note=waiting_message(meta.seats, meta.waiting))
+            if meta.awaiting_setup:  # a game at the table started before its deals were entered
+                return Legal(0, meta.version, {"seat": None, "kind": "setup"}, [], note=SETUP_WAITING)
             state = timeline.head
             pending = timeline.game.pending(state)
             entry = len(timeline.entries) if meta.dice else None  # shared dice: the log entry the next command becomes

@@ -78,6 +78,11 @@ class Meta:
         return [k for k, c in enumerate(self.seat_commitments) if c is None] if self.dice else []
 
     @property
+    def awaiting_setup(self) -> bool:
+        """A game at the table started without its setup's outcomes: nothing is decided before they are entered."""
+        return self.mode == "transcribed" and not self.entry_starts  # aggregates.TRANSCRIBED (it imports this module)
+
+    @property
     def entry_sizes(self) -> list[int]:
         """How many game events each log entry caused."""
         if not self.entry_starts:

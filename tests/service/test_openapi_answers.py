@@ -133,6 +133,25 @@ def test_every_documented_operation_answers_as_the_document_says(checked: Checke
     ask("post", "/api/records/{record_id}/seats/{n}/reveal", 409, dice_tokens[0], record_id=dice_id, n=0,
         json={"secret": kept[0]})
 
+    # a game at the table: its table key, the setup's outcomes asked for one at a time and entered, a choice
+    table = ask("post", "/api/records", 201, json={"title": "citta-stato", "seats": ["Ada", "Ben"],
+                                                    "mode": "transcribed"}).get_json()
+    table_id, key = table["id"], table["table_key"]
+    outcomes: list[dict[str, Any]] = []
+    while (wanted := ask("post", "/api/records/{record_id}/asks", 200, key, record_id=table_id,
+                         json={"command": None, "outcomes": outcomes}).get_json()["ask"]) is not None:
+        pool = [p["value"] for p in wanted["possible"] for _ in range(p["count"])]
+        outcomes.append({"kind": wanted["kind"], "source": wanted["source"],
+                         "values": pool if wanted["kind"] == "shuffle" else pool[:wanted["n"]]})
+    ask("post", "/api/records/{record_id}/setup", 422, key, record_id=table_id, json={"outcomes": outcomes[:-1]})
+    ask("post", "/api/records/{record_id}/setup", 200, key, record_id=table_id, json={"outcomes": outcomes})
+    ask("post", "/api/records/{record_id}/setup", 409, key, record_id=table_id, json={"outcomes": outcomes})
+    choice = ask("get", "/api/records/{record_id}/legal", 200, key, record_id=table_id).get_json()["choices"][0]
+    ask("post", "/api/records/{record_id}/asks", 200, key, record_id=table_id,
+        json={"command": choice["command"], "outcomes": []})
+    ask("post", "/api/records/{record_id}/asks", 409, live_tokens[0], record_id=live,
+        json={"command": None, "outcomes": []})
+
     # an import, accepted: a finished record of a real title, read every way
     submitted = ask("post", "/api/imports", 202, json=transcribed_export("citta-stato", 2)).get_json()
     import_id = submitted["id"]

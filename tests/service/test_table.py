@@ -4,8 +4,11 @@ real PostgreSQL, with the slips a person makes at a table (a double tap, a stale
 
 from __future__ import annotations
 
+import random
 import uuid
 from typing import Any
+
+import pytest
 
 from tests.service.helpers import auth
 
@@ -64,6 +67,15 @@ def test_the_table_key_enters_every_seat_s_choices_and_reads_as_the_table(client
     other = client.post(f"/api/records/{record_id}/commands", headers=auth(started["seats"][1]["token"]),
                         json=roll(0, 2))
     assert other.status_code == 403 and "seat 1" in other.get_json()["detail"]
+
+
+def test_the_table_key_choosing_for_a_seat_that_does_not_decide_is_told_whose_decision_it_is(client: Any) -> None:
+    started = start_table(client)
+    record_id, key = started["id"], started["table_key"]
+    refused = client.post(f"/api/records/{record_id}/commands", headers=auth(key), json=roll(1, 3))
+    assert refused.status_code == 409 and refused.get_json()["rule"] == "command/not-deciding"
+    assert "it is Anna Maria's decision now" in refused.get_json()["detail"] and "not D'Arcy's" in refused.get_json()["detail"]
+    assert refused.get_json()["facts"]["version"] == version_of(client, record_id) == 2
 
 
 def test_another_record_s_table_key_opens_nothing_here_and_nothing_is_stored(client: Any) -> None:
@@ -126,3 +138,116 @@ def test_a_real_title_s_choices_come_from_its_own_package(client: Any) -> None:
     placed = [c for c in legal["choices"] if c["place"]]
     assert placed and all(c["place"] in c["words"] for c in placed)
     assert all(" ".join(c["parts"]) == c["words"] and "la-citta/" not in c["words"] for c in legal["choices"])
+
+
+# ---- C: the outcomes the table saw -------------------------------------------------------------------
+
+
+def seen(ask: dict[str, Any], pick: random.Random) -> list[Any]:
+    """What a table might see for an ask: dice faces, or items of the pool as many as it holds of each."""
+    if ask["kind"] == "roll":
+        return [pick.randint(1, ask["faces"]) for _ in range(ask["n"])]
+    pool = [p["value"] for p in ask["possible"] for _ in range(p["count"])]
+    if ask["kind"] == "shuffle":
+        pick.shuffle(pool)
+        return pool
+    return pick.sample(pool, ask["n"])
+
+
+def asked_through(client: Any, record_id: str, key: str, command: dict[str, Any] | None, pick: random.Random
+                  ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(the outcomes entered, the asks answered) for a choice (None: the setup), one ask at a time."""
+    outcomes: list[dict[str, Any]] = []
+    asks: list[dict[str, Any]] = []
+    for _ in range(200):
+        answer = client.post(f"/api/records/{record_id}/asks", headers=auth(key),
+                             json={"command": command, "outcomes": outcomes})
+        assert answer.status_code == 200, answer.get_json()
+        ask = answer.get_json()["ask"]
+        if ask is None:
+            return outcomes, asks
+        asks.append(ask)
+        outcomes.append({"kind": ask["kind"], "source": ask["source"], "values": seen(ask, pick)})
+    raise AssertionError("the asks never ended")
+
+
+def test_a_roll_is_asked_with_its_faces_and_nothing_more_once_it_is_given(client: Any) -> None:
+    started = start_table(client)
+    record_id, key = started["id"], started["table_key"]
+    asked = client.post(f"/api/records/{record_id}/asks", headers=auth(key),
+                        json={"command": {"type": "toy/roll", "seat": 0}, "outcomes": []}).get_json()
+    assert asked["ask"]["kind"] == "roll" and asked["ask"]["faces"] == 6 and asked["ask"]["n"] == 1
+    assert [p["value"] for p in asked["ask"]["possible"]] == [1, 2, 3, 4, 5, 6] and "roll 1 die" in asked["ask"]["words"]
+    done = client.post(f"/api/records/{record_id}/asks", headers=auth(key), json={**roll(0, 4)}).get_json()
+    assert done == {"ask": None, "version": asked["version"]}
+    seven = client.post(f"/api/records/{record_id}/asks", headers=auth(key), json=roll(0, 7))
+    assert seven.status_code == 422 and "[7]" in seven.get_json()["detail"]
+    twice = client.post(f"/api/records/{record_id}/asks", headers=auth(key),
+                        json={"command": roll(0, 4)["command"], "outcomes": roll(0, 4)["outcomes"] * 2})
+    assert twice.status_code == 422 and twice.get_json()["rule"] == "chance/unused-outcome"
+    drawn = client.post(f"/api/records/{record_id}/asks", headers=auth(key),
+                        json={"command": {"type": "toy/draw", "seat": 0}, "outcomes": []}).get_json()["ask"]
+    assert drawn["kind"] == "draw" and drawn["source"] == "bag:0" and [(p["value"], p["count"]) for p in drawn["possible"]] == [
+        (1, 1), (2, 1), (3, 1)]
+    assert version_of(client, record_id) == asked["version"]  # asking stores nothing
+
+
+def test_who_may_ask_and_when(client: Any) -> None:
+    started = start_table(client)
+    record_id = started["id"]
+    other_seat = client.post(f"/api/records/{record_id}/asks", headers=auth(started["seats"][1]["token"]),
+                             json={"command": {"type": "toy/roll", "seat": 0}, "outcomes": []})
+    assert other_seat.status_code == 403 and "seat 1" in other_seat.get_json()["detail"]
+    assert client.post(f"/api/records/{record_id}/asks", json={"command": None, "outcomes": []}).status_code == 401
+    setup_done = client.post(f"/api/records/{record_id}/asks", headers=auth(started["table_key"]),
+                             json={"command": None, "outcomes": []})
+    assert setup_done.status_code == 409 and "entered already" in setup_done.get_json()["detail"]
+    live = client.post("/api/records", json={"title": "toy", "seats": SEATS}).get_json()
+    refused = client.post(f"/api/records/{live['id']}/asks", headers=auth(live["seats"][0]["token"]),
+                          json={"command": {"type": "toy/roll", "seat": 0}, "outcomes": []})
+    assert refused.status_code == 409 and "live game draws its own" in refused.get_json()["detail"]
+
+
+@pytest.mark.parametrize("title", ["la-citta", "serenissima"])
+def test_a_game_at_the_table_starts_before_its_deals_and_takes_them_as_seen(client: Any, title: str) -> None:
+    names = ["Anna Maria", "D'Arcy", "Zoë"]
+    answer = client.post("/api/records", json={"title": title, "seats": names, "mode": "transcribed"})
+    assert answer.status_code == 201, answer.get_json()
+    record_id, key = answer.get_json()["id"], answer.get_json()["table_key"]
+    waiting = client.get(f"/api/records/{record_id}/legal", headers=auth(key)).get_json()
+    assert waiting["pending"]["kind"] == "setup" and waiting["commands"] == [] and "setup" in waiting["note"]
+    early = client.post(f"/api/records/{record_id}/commands", headers=auth(key), json={
+        "command": {"type": f"{title}/anything", "seat": 0}, "outcomes": []})
+    assert early.status_code == 409 and early.get_json()["facts"]["version"] == 1 and "setup" in early.get_json()["detail"]
+    pick = random.Random(title)
+    outcomes, asks = asked_through(client, record_id, key, None, pick)
+    assert asks and all(a["words"] and a["possible"] for a in asks)
+    # slips: a value the pool never held, a deal left out; each a 422 naming it, nothing stored
+    slip = [dict(o) for o in outcomes]
+    slip[0] = {**slip[0], "values": ["unicorn", *slip[0]["values"][1:]]}
+    refused = client.post(f"/api/records/{record_id}/setup", headers=auth(key), json={"outcomes": slip})
+    assert refused.status_code == 422 and "unicorn" in refused.get_json()["detail"]
+    short = client.post(f"/api/records/{record_id}/setup", headers=auth(key), json={"outcomes": outcomes[:-1]})
+    assert short.status_code == 422 and short.get_json()["rule"] == "chance/missing-outcome"
+    assert version_of(client, record_id) == 1
+    tap = str(uuid.uuid4())
+    entered, again = (client.post(f"/api/records/{record_id}/setup", headers={**auth(key), "Idempotency-Key": tap},
+                                  json={"outcomes": outcomes}) for _ in range(2))
+    assert entered.status_code == 200 and again.status_code == 200 and again.get_json() == entered.get_json()
+    assert again.headers.get("Idempotent-Replayed") == "true"
+    assert client.post(f"/api/records/{record_id}/setup", headers=auth(key), json={"outcomes": outcomes}).status_code == 409
+    summary = client.get(f"/api/records/{record_id}").get_json()
+    assert summary["version"] == entered.get_json()["version"] and summary["steps"] == entered.get_json()["steps"]
+    # then choices, each with the outcomes the table saw, until one met chance
+    met = 0
+    for _ in range(100):
+        legal = client.get(f"/api/records/{record_id}/legal", headers=auth(key)).get_json()
+        choice = pick.choice(legal["choices"])
+        outcomes, asks = asked_through(client, record_id, key, choice["command"], pick)
+        played = client.post(f"/api/records/{record_id}/commands", headers=auth(key),
+                             json={"command": choice["command"], "outcomes": outcomes, "version": legal["version"]})
+        assert played.status_code == 200, (choice, played.get_json())
+        met += bool(asks)
+        if met:
+            break
+    assert met

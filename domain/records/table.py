@@ -1,0 +1,171 @@
+"""A game at the table (issue 31): the outcomes the table saw, asked for one at a time, and the setup entered.
+
+The table's own cubes, cards and dice decide a transcribed record's chance; the device in the middle of the
+table is told what was seen. `asks` says which outcome the rules need next for a choice (or the setup) and what
+it could be, with nothing stored; `setup` completes a record started without its setup's outcomes. Each
+outcome is checked for possibility as a stored one is (kernel.asking, an `ObservedChance`).
+
+Who may ask: the record's table key (for any seat's choice and the setup) or a seat's own token (for its own
+choice, or the setup). What an ask shows is what the asker enters anyway: the table key's device is told every
+draw, so the pool a draw comes from (the cubes still in the bag, the cards still in the deck) is offered to it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+from uuid import UUID
+
+from eventsourcing.persistence import IntegrityError
+
+from domain import catalog
+from domain.kernel import Entry, MalformedCommand, ObservedChance, Outcome, RuleViolation, play
+from domain.kernel.asking import DRAW, ROLL, Ask, next_ask
+from domain.records.aggregates import TRANSCRIBED, RequestKey
+from domain.records.errors import Conflict, Forbidden, Invalid, Refused, Unauthorized
+from domain.records.timeline import Meta
+
+if TYPE_CHECKING:
+    from domain.records.application import Records
+
+SETUP_DONE = "the setup's outcomes are entered already; the record goes on with its players' choices"
+LIVE_DRAWS = "a live game draws its own outcomes (and shows them): only a game at the table is told what was seen"
+
+
+def outcomes_of(given: Sequence[Mapping[str, Any]] | None) -> list[Outcome]:
+    """The outcomes sent, or a 422 naming the one that is not an outcome."""
+    out = []
+    for k, o in enumerate(given or []):
+        try:
+            out.append(Outcome.from_json(dict(o)))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise Invalid(f"outcomes[{k}]: an outcome is {{\"kind\", \"source\", \"values\"}}: {exc}",
+                          rule="command/outcomes", field=f"outcomes[{k}]") from exc
+    return out
+
+
+def ask_json(ask: Ask, words: Any, names: Sequence[str]) -> dict[str, Any]:
+    """An ask as the page offers it: what is asked in words, and each value that could come up."""
+
+    seats = ask.source in words.seat_sources  # a draw of seats (a first player): each by its player's name
+
+    def said(token: Any) -> str:
+        if seats and isinstance(token, int) and 0 <= token < len(names):
+            return names[token]
+        found = words.terms(str(token), names) if words.terms is not None else None
+        return str(found or token)
+
+    source = said(ask.source)
+    if ask.kind == DRAW:
+        sentence = f"draw {ask.n} from {source}" if ask.n else f"nothing is left to draw from {source}: send no values"
+    elif ask.kind == ROLL:
+        sentence = f"roll {ask.n} {'die' if ask.n == 1 else 'dice'} of {ask.faces} faces ({source})"
+    else:
+        sentence = f"the order of {source} ({ask.n} in all), first to last"
+    out: dict[str, Any] = {"kind": ask.kind, "source": ask.source, "n": ask.n,
+                           "possible": [{"value": v, "count": k, "words": said(v)} for v, k in ask.possible()],
+                           "words": sentence}
+    if ask.kind == ROLL:
+        out["faces"] = ask.faces
+    return out
+
+
+class Table:
+    """Asks and the setup of games at the table."""
+
+    def __init__(self, records: Records) -> None:
+        self.records = records
+
+    def _acting(self, meta: Meta, token: str | None) -> bool:
+        """Whether the token is the table key; refuse what no token may do here (401 without one, 409 live)."""
+        if token is None:
+            raise Unauthorized("the table's outcomes are entered with the table key or a seat's token "
+                               "(Authorization: Bearer <key>)")
+        if meta.mode != TRANSCRIBED:
+            raise Conflict(LIVE_DRAWS, rule="asks/live", version=meta.version)
+        return self.records.access.is_table(meta, token)
+
+    def asks(self, record_id: UUID, token: str | None, command: Mapping[str, Any] | None,
+             outcomes: Sequence[Mapping[str, Any]] | None) -> dict[str, Any]:
+        """The next outcome a choice (None: the setup) needs beyond `outcomes`, or `{"ask": None}` when it needs no
+        more; nothing is stored. An outcome that could not have happened is refused (422) as a command's would be."""
+        given = outcomes_of(outcomes)
+        with self.records.access.read_as(record_id, token) as (timeline, meta, seat):
+            table = self._acting(meta, token)
+            game = timeline.game
+            if command is None:
+                if not meta.awaiting_setup:
+                    raise Conflict(SETUP_DONE, rule="setup/done", version=meta.version)
+                edition = self.records.edition(meta.title, meta.edition, meta.edition_file)
+
+                def run(chance: Any) -> Any:
+                    return game.setup(edition, meta.options, chance)
+                reader = None
+            else:
+                if meta.awaiting_setup:
+                    raise Conflict("the setup's outcomes come first: ask with \"command\": null",
+                                   rule="setup/waiting", version=meta.version)
+                if meta.finished:
+                    raise Conflict("the game is over; a finished record takes no more commands", version=meta.version)
+                try:
+                    cmd = game.parse_command(command)
+                except MalformedCommand as exc:
+                    raise Invalid(exc.message, rule="command/malformed", errors=exc.errors) from exc
+                if not table and cmd.seat != seat:
+                    raise Forbidden(f"this token is for seat {seat}, the choice is seat {cmd.seat}'s",
+                                    token_seat=seat, command_seat=cmd.seat)
+                state = timeline.head
+
+                def run(chance: Any) -> Any:
+                    return play(game, state, cmd, chance)
+                reader = None if table else seat
+            try:
+                ask, unused = next_ask(run, given)
+            except RuleViolation as exc:
+                raise Refused(exc, reader) from exc
+            if unused:
+                raise Invalid(f"{len(unused)} outcome(s) given that the rules never asked for",
+                              rule="chance/unused-outcome", unused=[o.to_json() for o in unused])
+            return {"ask": None if ask is None else ask_json(ask, catalog.words(meta.title), meta.seats),
+                    "version": meta.version}
+
+    def setup(self, record_id: UUID, token: str | None, outcomes: Sequence[Mapping[str, Any]] | None,
+              idempotency_key: str | None = None) -> tuple[dict[str, Any], bool]:
+        """Complete the setup of a record started without its outcomes: (the answer, whether it is a retry's)."""
+        given = outcomes_of(outcomes)
+        record = self.records.play.record(record_id)
+        with self.records.access.read_as(record_id, token) as (timeline, meta, _):
+            self._acting(meta, token)
+            keyed = self.records.idempotency.request_key(record_id, "setup", idempotency_key,
+                                                         {"outcomes": [o.to_json() for o in given]})
+            if keyed is not None:
+                used = self.records.idempotency.used(keyed[0], keyed[1], "request", "setup")
+                if used is not None:
+                    return dict(used.answer), True
+            if not record.awaiting_setup:
+                raise Conflict(SETUP_DONE, rule="setup/done", version=record.version)
+            chance = ObservedChance(given)
+            try:
+                produced = timeline.game.setup(self.records.edition(record.title, record.edition, record.edition_file),
+                                               record.options, chance)
+            except RuleViolation as exc:
+                raise Refused(exc, None) from exc
+            if chance.unused:
+                raise Invalid(f"{len(chance.unused)} outcome(s) given that the setup never asked for",
+                              rule="chance/unused-outcome", unused=[o.to_json() for o in chance.unused])
+            if not produced:
+                raise Invalid("the setup causes no game event, so there is nothing to record", rule="setup/no-events")
+            record.record(Entry(None, tuple(chance.log), tuple(produced), options=record.options).to_json(), seat=None)
+            answer = {"version": record.version, "steps": len(produced)}
+            try:
+                self.records.save(record, *([] if keyed is None else [RequestKey(id=keyed[0], body=keyed[1],
+                                                                                  answer=answer)]))
+            except IntegrityError as exc:
+                if keyed is not None:
+                    used = self.records.idempotency.used(keyed[0], keyed[1], "request", "setup")
+                    if used is not None:
+                        return dict(used.answer), True
+                raise Conflict("the setup was entered from another device a moment ago; reload the record",
+                               rule="setup/done") from exc
+            return answer, False
+
