@@ -107,9 +107,11 @@ function kindWords(pending) {
   return String(pending.kind || "a choice").replace(/-/g, " ");
 }
 
+let drawn = 0;
 function render() {
   draw();
   markPlaces();
+  region().dataset.drawn = String(++drawn); // how many times the panel was drawn: a test waits for the next one
 }
 
 function draw() {
@@ -347,7 +349,7 @@ async function send(choice, outcomes) {
   if (panel.sending) return;
   busy(true);
   const body = { command: choice.command, version: panel.legal.version };
-  if (outcomes && outcomes.length) Object.assign(body, { outcomes });
+  if (outcomes) Object.assign(body, { outcomes }); // at the table, even none: a transcribed command says what it met
   sessionStorage.setItem(KEEP, JSON.stringify(body));
   const answer = await post(`/api/records/${id}/commands`, body);
   sessionStorage.removeItem(KEEP);

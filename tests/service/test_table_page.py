@@ -32,6 +32,7 @@ TITLES = [t for t in catalog.TITLES if t != "toy"]
 NAMES = ["Ada O'Neil", "Bruno di Sant'Elia"]  # an apostrophe and spaces, as people write their names
 MAX_TAPS = 1500  # a bound, not a budget: a game that does not end within it is a failure
 SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+MIDDLE_TAP = 120  # the "middle" screenshot: the first decision after this many taps
 
 
 @pytest.fixture(scope="module")
@@ -72,13 +73,13 @@ def start_from_form(page: Any, base: str, title: str, mode: str) -> dict[str, An
 PANEL = """() => { const d = document.getElementById("decision");
   return [d.dataset.state || "", Number(d.dataset.version || -1), d.getAttribute("aria-busy") === "true",
           d.querySelectorAll("button.choice:enabled").length, document.getElementById("decision-said").hidden
-            ? "" : document.getElementById("decision-said").textContent]; }"""
-SETTLED = """([v, s]) => { const d = document.getElementById("decision");
-  return d.getAttribute("aria-busy") === "false" && (Number(d.dataset.version) !== v || d.dataset.state !== s
-    || !document.getElementById("decision-said").hidden); }"""
+            ? "" : document.getElementById("decision-said").textContent, Number(d.dataset.drawn || 0)]; }"""
+# the panel after a tap: not busy, and drawn again since (a new decision, the next outcome, a sentence)
+SETTLED = """(before) => { const d = document.getElementById("decision");
+  return d.getAttribute("aria-busy") === "false" && Number(d.dataset.drawn) !== before; }"""
 
 
-def tap_until_over(pages: list[Any], seed: int) -> int:
+def tap_until_over(pages: list[Any], seed: int, shots: str | None = None) -> int:
     """Tap offered buttons until the game is over: a page whose panel is deciding (or asks an outcome) at the newest
     version any page shows gets one tap on one of its enabled choices (seeded); after a tap that sends, the bot waits
     for that page's panel to settle on what comes next. No tap may be refused: the page offered it. Taps counted."""
@@ -96,14 +97,18 @@ def tap_until_over(pages: list[Any], seed: int) -> int:
         if not ready:
             time.sleep(0.01)
             continue
-        page, (state, version, _, count, said) = ready[0]
+        page, (state, _, _, count, said, drawn) = ready[0]
         assert not said, f"the page refused a tap: {said}"
+        if shots and state == "deciding" and (taps >= MIDDLE_TAP or not (SHOTS / f"{shots}-early.png").exists()):
+            which = "early" if taps < MIDDLE_TAP else "middle"
+            page.screenshot(path=str(SHOTS / f"{shots}-{which}.png"))
+            shots = shots if which == "early" else None
         button = page.locator("#decision button.choice:enabled").nth(rng.randrange(count))
         sends = "part" not in (button.get_attribute("class") or "")
         button.tap()
         taps += 1
         if sends:
-            page.wait_for_function(SETTLED, arg=[version, state], polling="raf", timeout=30_000)
+            page.wait_for_function(SETTLED, arg=drawn, polling="raf", timeout=30_000)
             said = page.evaluate(PANEL)[4]
             assert not said, f"the page refused a tap: {said}"
     raise AssertionError(f"the game did not end within {MAX_TAPS} taps")
@@ -159,4 +164,142 @@ def test_a_live_game_is_played_to_its_end_by_tapping(browser: Any, served: tuple
     exported = client.get(f"/api/records/{links['record']}/export").get_json()
     assert len(exported["entries"]) - 1 <= taps  # each stored choice took a tap at least
     same_game(exported, replayed_through_api(client, exported))
+    assert not errors, errors
+
+
+@pytest.mark.parametrize("title", TITLES)
+def test_a_game_at_the_table_is_entered_to_its_end_with_the_outcomes_seen(browser: Any, served: tuple[str, Any],
+                                                                         title: str) -> None:
+    """One device, the table key: the setup's deals first (only what is possible offered), then every seat's choices
+    and every draw or roll they meet, all without a page load; the record equals the same entries sent through the
+    API."""
+    base, client = served
+    errors: list[str] = []
+    page = phone(browser, errors)
+    links = start_from_form(page, base, title, "transcribed")
+    assert links["table"] and "#table=" in links["table"]
+    page.goto(links["table"])
+    expect(page.locator("#decision")).to_have_attribute("data-state", "outcome")  # the setup's deals come first
+    expect(page.locator("#decision-whose")).to_have_text("The setup: what did the table see?")
+    page.evaluate("window.__loaded = true")  # gone if the page were loaded again
+    for old in SHOTS.glob(f"table-{title}-*.png"):
+        old.unlink()
+    taps = tap_until_over([page], seed=7, shots=f"table-{title}")
+    expect(page.locator("#decision")).to_have_attribute("data-state", "over")
+    page.screenshot(path=str(SHOTS / f"table-{title}-end.png"))
+    assert page.evaluate("window.__loaded === true"), "the page was loaded again during the game"
+    exported = client.get(f"/api/records/{links['record']}/export").get_json()
+    assert exported["mode"] == "transcribed" and len(exported["entries"]) - 1 <= taps
+    same_game(exported, replayed_through_api(client, exported))
+    assert not errors, errors
+
+
+def started_live(client: Any, title: str = "la-citta") -> dict[str, Any]:
+    answer = client.post("/api/records", json={"title": title, "seats": NAMES, "options": {}, "mode": "live"})
+    assert answer.status_code == 201
+    return answer.get_json()
+
+
+def entries(client: Any, record: str) -> int:
+    """How many game events the record holds (each stored choice adds at least one)."""
+    return int(client.get(f"/api/records/{record}").get_json()["steps"])
+
+
+def first_final_choice(page: Any) -> Any:
+    """The first button of the panel that sends a whole choice (a part's button only narrows the panel)."""
+    found = page.locator("#decision button.choice.final")
+    expect(found.first).to_be_enabled()
+    return found.first
+
+
+def test_a_double_tap_and_a_lost_answer_store_one_choice(browser: Any, served: tuple[str, Any]) -> None:
+    """Two taps in one moment send one choice; a choice whose answer is lost on the way back is sent again with
+    the same Idempotency-Key and stored once; the panel then shows the next decision."""
+    base, client = served
+    errors: list[str] = []
+    made = started_live(client)
+    record, seat = made["id"], client.get(f"/api/records/{made['id']}/legal").get_json()["pending"]["seat"]
+    page = phone(browser, errors)
+    sent: list[str] = []
+    page.on("request", lambda r: sent.append(r.url) if r.method == "POST" and r.url.endswith("/commands") else None)
+    page.goto(f"{base}/records/{record}#token={made['seats'][seat]['token']}")
+    before = entries(client, record)
+    version = client.get(f"/api/records/{record}").get_json()["version"]
+    first_final_choice(page).evaluate("b => { b.click(); b.click(); }")  # a double tap, both in one task
+    expect(page.locator("#decision")).not_to_have_attribute("data-version", str(version))
+    after = client.get(f"/api/records/{record}").get_json()
+    assert after["steps"] > before and len(sent) == 1  # one choice sent, stored
+    expect(page.locator("#decision-said")).to_be_hidden()
+    once = after["version"]
+    # the next seat's page: its first answer is lost on the way back (the service stored the choice)
+    seat = client.get(f"/api/records/{record}/legal").get_json()["pending"]["seat"]
+    other = phone(browser, errors)
+    lost: list[str] = []
+
+    def lose_first(route: Any) -> None:
+        if not lost:
+            lost.append(route.request.headers.get("idempotency-key", ""))
+            route.fetch()  # the service answers; the page never hears it
+            route.abort("connectionreset")
+        else:
+            assert route.request.headers.get("idempotency-key") == lost[0]  # the retry is the same request
+            route.continue_()
+
+    other.route("**/commands", lose_first)
+    other.goto(f"{base}/records/{record}#token={made['seats'][seat]['token']}")
+    first_final_choice(other).tap()
+    expect(other.locator("#decision")).not_to_have_attribute("data-version", str(once))
+    expect(other.locator("#decision-said")).to_be_hidden()  # the retry's answer: "stored", no refusal
+    twice = client.get(f"/api/records/{record}").get_json()["version"]
+    legal = client.get(f"/api/records/{record}/legal").get_json()
+    assert lost and twice > once and legal["version"] == twice
+    assert not errors, errors
+
+
+def test_two_pages_at_once_store_one_choice_and_the_other_is_told(browser: Any, served: tuple[str, Any]) -> None:
+    """The same seat open on two devices; the second has not heard of the first's choice (its live stream and polls
+    held back) and taps: it is told in a sentence that the game moved on, shows the new state, nothing is stored."""
+    base, client = served
+    errors: list[str] = []
+    made = started_live(client, "citta-stato")
+    record = made["id"]
+    seat = client.get(f"/api/records/{record}/legal").get_json()["pending"]["seat"]
+    link = f"{base}/records/{record}#token={made['seats'][seat]['token']}"
+    first, second = phone(browser, errors), phone(browser, errors)
+    first.goto(link)
+    second.goto(link)
+    expect(second.locator("#decision")).to_have_attribute("data-state", "deciding")
+    deaf: list[bool] = [True]
+    second.route("**/live", lambda route: route.abort() if deaf[0] else route.continue_())
+    second.route(f"**/api/records/{record}", lambda route: route.abort() if deaf[0] else route.continue_())
+    version = client.get(f"/api/records/{record}").get_json()["version"]
+    first_final_choice(first).tap()
+    expect(first.locator("#decision")).not_to_have_attribute("data-version", str(version))
+    stored = client.get(f"/api/records/{record}").get_json()["version"]
+    deaf[0] = False
+    first_final_choice(second).tap()  # a choice of the decision that is gone
+    expect(second.locator("#decision-said")).to_contain_text("The game moved on before this choice reached it")
+    expect(second.locator("#decision")).to_have_attribute("data-version", str(stored))
+    assert client.get(f"/api/records/{record}").get_json()["version"] == stored  # nothing more stored
+    assert not errors, errors
+
+
+def test_the_new_game_form_says_what_is_missing(browser: Any, served: tuple[str, Any]) -> None:
+    base, _ = served
+    errors: list[str] = []
+    page = phone(browser, errors)
+    page.goto(f"{base}/records/new")
+    expect(page.locator("body[data-ready=yes]")).to_be_visible()
+    page.select_option("#title-choice", "serenissima")
+    expect(page.locator("#option-list select")).to_have_count(1)  # the title's own option (money), from the catalog
+    page.locator("#seats input").nth(0).fill("Ada O'Neil")
+    page.click("#start")
+    expect(page.locator("#notice")).to_have_text("Player 2 has no name yet.")
+    page.locator("#seats input").nth(1).fill("ada  o'neil")
+    page.click("#start")
+    expect(page.locator("#notice")).to_contain_text("Players 1 and 2 have the same name")
+    page.locator("#seats input").nth(1).fill("Bo\tLi")  # a name the notation could not carry: the service says why
+    page.click("#start")
+    expect(page.locator("#notice")).to_contain_text("The game was not started:")
+    expect(page.locator("#started")).to_be_hidden()
     assert not errors, errors
