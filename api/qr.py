@@ -16,6 +16,7 @@ from flask import current_app
 from flask_smorest import Blueprint
 from marshmallow import fields, validate
 
+from api import schemas
 from api.problems import CONTENT_TYPE as PROBLEM
 
 blp = Blueprint("qr", __name__, url_prefix="/api", description="QR codes of links, for players to scan")
@@ -43,7 +44,7 @@ def drawn(text: str) -> bytes:
 @blp.route("/qr", methods=["POST"])
 @blp.arguments(QrRequest)
 @blp.response(200, {"type": "string"}, content_type="image/svg+xml", description="the QR code, an SVG document")
-@blp.alt_response(422, schema=None, content_type=PROBLEM, description="no text, or a text too long to draw")
+@blp.alt_response(422, schema=schemas.Problem, content_type=PROBLEM, description="no text, or a text too long to draw")
 def qr(body: dict[str, Any]) -> Any:
     """A link as a QR code; the link comes in the body, as it holds a secret (it is neither stored nor logged)."""
     response = current_app.response_class(drawn(body["text"]), mimetype="image/svg+xml")

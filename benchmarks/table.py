@@ -12,10 +12,12 @@ tapping the panel's buttons:
   the rules need chance, the outcomes seen; the setup's outcomes first). A whole game is entered without a page load.
 - `live`: one page per seat (each player's own phone); the next decision is shown on the next deciding seat's page,
   which learns of the move through the record's live stream.
-A sample is the time from a tap that sends a choice (the click's event time on the tapping page) to the first
+A sample is the time from a tap on a whole choice (the click's event time on the tapping page) to the first
 animation frame after the next decision's buttons are in the panel (on the page that shows it; both pages' clocks
-are `performance.timeOrigin + performance.now()`, one machine's). Taps that only pick a part of a many-part choice
-are not samples: they change the panel in the tap's own task. p50/p95/max per title are printed.
+are `performance.timeOrigin + performance.now()`, one machine's). At the table the next decision may be the first
+outcome the choice met (the rules asked through POST /asks), or the next choice once it is stored. Taps that only
+pick a part of a many-part choice, or enter one value seen, are not samples: they change the panel in the tap's own
+task. p50/p95/max per title are printed.
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ PROBE = """
   window.__taps = []; window.__shown = [];
   document.addEventListener("click", (e) => {
     const b = e.target.closest && e.target.closest("#decision button.choice");
-    if (b && !b.classList.contains("part")) window.__taps.push(performance.timeOrigin + e.timeStamp);
+    if (b && b.classList.contains("final")) window.__taps.push(performance.timeOrigin + e.timeStamp);
   }, true);
   let seen = null;
   const look = () => {
@@ -122,13 +124,15 @@ def run(browser: Any, base: str, client: Any, title: str, players: int, mode: st
             continue
         before = [len(p.evaluate("window.__shown")) for p in pages]
         chosen = buttons.nth(rng.randrange(count))
-        final = "part" not in (chosen.get_attribute("class") or "")
+        final = "final" in (chosen.get_attribute("class") or "").split()  # a whole choice: sent (or its outcomes asked)
         try:
             chosen.click(timeout=2000)
         except Exception:  # noqa: BLE001  (the panel was redrawn under the bot's finger: look again)
             continue
         done += 1
-        if not final:
+        if not final:  # a part of a choice, or one value the table saw: the panel is redrawn in the tap's task
+            deciding.wait_for_function("() => document.getElementById('decision').getAttribute('aria-busy') !== 'true'",
+                                       polling="raf", timeout=20_000)
             continue
         tapped = deciding.evaluate("window.__taps[window.__taps.length - 1]")
         deadline = time.monotonic() + 20

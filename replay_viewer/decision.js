@@ -133,7 +133,10 @@ function draw() {
   if (!node.hasAttribute("aria-busy")) node.setAttribute("aria-busy", "false");
   // over: the record says so, or the rules do (the kernel's pending kind "game-over") before the record's last version
   if ((record && record.finished) || (legal.pending && legal.pending.kind === "game-over")) {
-    head.textContent = "The game is over.";
+    const final = record && record.scores && Array.isArray(record.scores.seats) ? record.scores : null;
+    const ranking = final && Array.isArray(final.ranking) ? final.ranking : [];
+    head.textContent = "The game is over." + (ranking.length && final
+      ? " " + ranking.map((seat) => `${seatName(seat)} ${(final.seats.find((x) => x.seat === seat) || {}).total ?? "?"}`).join(", ") + "." : "");
     node.dataset.state = "over";
     $("decision-undo", "button").hidden = true;
     return;
@@ -154,10 +157,11 @@ function draw() {
   head.textContent = `${who} decides: ${kindWords(pending)}` + (panel.table ? "" : " (your turn)");
   if (panel.path.length) {
     trail.append(el("span", "chosen: " + panel.path.join(" › ") + " "),
-      button("◀ back", "back", () => { panel.path = panel.path.slice(0, -1); render(); }, "undo the last part picked"));
+      button("◀ back", "back", back, "undo the last part picked"));
   }
   const shown = options();
-  const groups = [...new Set(shown.map((o) => o.group))];
+  // groups as they come, but passing last: the choice that does nothing is the one least often meant
+  const groups = [...new Set(shown.map((o) => o.group))].sort((a, b) => Number(a === "pass") - Number(b === "pass"));
   for (const group of groups) {
     const box = el("div", null, "choice-group");
     box.setAttribute("role", "group");
@@ -236,6 +240,7 @@ function tapBoard(e) {
   let shared = 0; // the parts every choice naming the place shares: the panel goes on from there
   while (shared < named[0].parts.length && named.every((c) => c.parts[shared] === named[0].parts[shared])) shared += 1;
   if (shared > panel.path.length) panel.path = named[0].parts.slice(0, shared);
+  descend();
   render();
 }
 
@@ -246,10 +251,31 @@ function pick(o) {
   say("");
   if (o.part !== null) {
     panel.path = [...panel.path, o.part];
+    descend();
     render();
     return;
   }
   choose(o.choice);
+}
+
+/** A part every choice left shares is no choice: taken at once (a "back" tap undoes it with the one before). */
+function descend() {
+  for (;;) {
+    const shown = options();
+    if (shown.length !== 1 || shown[0].part === null) return;
+    panel.path = [...panel.path, shown[0].part];
+  }
+}
+
+/** One step back: the last part picked, and the parts taken at once before it. */
+function back() {
+  panel.path = panel.path.slice(0, -1);
+  while (panel.path.length) {
+    const shown = options();
+    if (shown.length !== 1 || shown[0].part === null) break;
+    panel.path = panel.path.slice(0, -1);
+  }
+  render();
 }
 
 /** A choice picked: at the table, first the outcomes it meets (asked one at a time), then sent. */
@@ -394,6 +420,7 @@ async function refresh() {
   panel.choices = (answer.body.choices || answer.body.commands || []).map(choiceOf);
   if (!before || before.version !== answer.body.version) {
     panel.path = [];
+    descend();
     if (panel.asking && panel.asking.choice) panel.asking = null;
   }
   const waiting = answer.body.pending && answer.body.pending.kind === "setup" && panel.table;

@@ -717,7 +717,8 @@ function rebuild() {
 
 function summarise() {
   const r = page.record;
-  const parts = [titleName(r.title), `${r.seats.length} seat${r.seats.length > 1 ? "s" : ""}`, r.mode];
+  const mode = r.mode === "transcribed" ? "at the table" : r.mode; // the table's own cubes and dice (issue 31)
+  const parts = [titleName(r.title), `${r.seats.length} seat${r.seats.length > 1 ? "s" : ""}`, mode];
   if (r.finished && !page.spoilerFree) parts.push(`finished in ${r.steps} steps`);
   else if (r.finished) parts.push("finished");
   else parts.push(`in progress: ${r.steps} steps so far; this page follows new moves by itself`);
