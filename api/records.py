@@ -175,6 +175,48 @@ def enter_setup(body: dict[str, Any], record_id: UUID) -> Any:
     return response
 
 
+@blp.route("/<uuid:record_id>/withdrawals", methods=["POST"])
+@blp.arguments(schemas.Withdraw)
+@blp.response(200, schemas.Withdrawal)
+@blp.alt_response(409, schema=schemas.Problem, content_type=PROBLEM,
+                  description="a stale version, a finished game, nothing but the setup, a live entry whose draw was "
+                              "shown, a take-back asked already")
+@blp.alt_response(401, schema=schemas.Problem, content_type=PROBLEM, description="no token")
+@blp.alt_response(403, schema=schemas.Problem, content_type=PROBLEM,
+                  description="at the table not the table key; live, not the seat that made the entry")
+@blp.doc(security=[{"seat": []}], parameters=[schemas.IDEMPOTENCY_KEY])
+def withdraw(body: dict[str, Any], record_id: UUID) -> Any:
+    """Take back the last entry: at the table with the table key, at once (`withdrawn`); in a live game the seat that
+    made it asks (`asked`: its number and the seats whose consent it waits for), never across a draw the service has
+    shown. The take-back is stored as an event of its own: the record shows it happened."""
+    answer, replayed = service().records.table.withdraw(record_id, bearer(), body["version"], idempotency_key())
+    return withdrawal_answer(record_id, answer, replayed)
+
+
+@blp.route("/<uuid:record_id>/withdrawals/<int:n>/consent", methods=["POST"])
+@blp.arguments(schemas.Consent)
+@blp.response(200, schemas.Withdrawal)
+@blp.alt_response(409, schema=schemas.Problem, content_type=PROBLEM,
+                  description="no such take-back waiting (the game went on), the asking seat itself, a second consent")
+@blp.alt_response(401, schema=schemas.Problem, content_type=PROBLEM, description="no seat token")
+@blp.doc(security=[{"seat": []}], parameters=[schemas.IDEMPOTENCY_KEY])
+def consent(body: dict[str, Any], record_id: UUID, n: int) -> Any:
+    """A live game: another seat consents to take-back `n` (its `number`); the last consent takes the entry back
+    (`withdrawn`)."""
+    answer, replayed = service().records.table.consent(record_id, n, bearer(), idempotency_key())
+    return withdrawal_answer(record_id, answer, replayed)
+
+
+def withdrawal_answer(record_id: UUID, answer: dict[str, Any], replayed: bool) -> Any:
+    """A take-back's answer; its followers are told the record's new state (a retry's changed nothing)."""
+    if not replayed:
+        announce_summary(record_id)
+    response = json_response(answer)
+    if replayed:
+        response.headers[REPLAYED] = "true"
+    return response
+
+
 @blp.route("/<uuid:record_id>/seats/<int:n>/join", methods=["POST"])
 @blp.arguments(schemas.JoinSeat)
 @blp.response(200, schemas.DiceAct)

@@ -61,6 +61,11 @@ class RecordSummary(marshmallow.Schema):
     origin = fields.Dict()
     chain = fields.Dict(metadata={"description": "the hash chain's head and length (issue 15; /verify recomputes it)"})
     scores = fields.Dict(metadata={"description": "once finished"})
+    withdrawn = fields.List(fields.Dict(), metadata={"description": "entries taken back, when any: {entry, seat, steps: "
+                                                                    "[first, last] as they were, by: table | seats, "
+                                                                    "consents, at}; their log is in the export"})
+    withdrawal = fields.Dict(metadata={"description": "a live game's take-back asked and waiting for consent: "
+                                                      "{number, seat, entry, at_version, consents}"})
 
 
 class Started(marshmallow.Schema):
@@ -153,6 +158,24 @@ class EnterSetup(Strict):
 class SetupEntered(marshmallow.Schema):
     version = fields.Integer()
     steps = fields.Integer(metadata={"description": "the setup's game events"})
+
+
+class Withdraw(Strict):
+    version = fields.Integer(required=True, metadata={"description": "the record version the take-back was decided "
+                                                                     "against (409 if something was entered since)"})
+
+
+class Consent(Strict):
+    pass
+
+
+class Withdrawal(marshmallow.Schema):
+    withdrawn = fields.Dict(allow_none=True, metadata={"description": "the entry taken back: {entry, steps: [first, "
+                                                                      "last], seat, by: table | seats, consents}"})
+    asked = fields.Dict(allow_none=True, metadata={"description": "a live game's take-back waiting for consent: "
+                                                                  "{number, seat, entry, consents, waiting}"})
+    version = fields.Integer()
+    steps = fields.Integer(metadata={"description": "the record's steps now"})
 
 
 class JoinSeat(Strict):

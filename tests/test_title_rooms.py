@@ -43,3 +43,11 @@ def test_the_game_class_offers_describe_view_and_scores(package: str) -> None:
     assert lacking == [], f"{classes[0].__name__} lacks {lacking}"
     signature = inspect.signature(classes[0].describe)
     assert list(signature.parameters)[1:] == ["event", "before", "names"], signature
+
+
+@pytest.mark.parametrize("package", TITLES)
+def test_the_notation_room_offers_the_decision_panel_s_choices(package: str) -> None:
+    """The table companion asks each title for its legal commands in words (`notation.choices`, issue 31)."""
+    notation = importlib.import_module(f"domain.{package}.notation")
+    assert callable(getattr(notation, "choices", None)), f"domain/{package}/notation.py has no choices()"
+    assert list(inspect.signature(notation.choices).parameters) == ["state", "commands", "names"]

@@ -93,6 +93,8 @@ class Record(Aggregate):
         self.chain_key = chain_key
         # a game at the table: its table key's SHA-256 (one device enters every seat's choices); None: no table key
         self.table_hash = table_hash
+        self.withdrawal: dict[str, Any] | None = None  # a live game: the take-back asked, waiting for consents
+        self.withdrawn_steps = 0  # game events of entries taken back (still stored and chained)
 
     @property
     def waiting(self) -> list[int]:
@@ -144,6 +146,7 @@ class Record(Aggregate):
         """What one game event changes in the aggregate (`happen`; `record` sets the same for a whole entry)."""
         if opens_entry:
             self.entries += 1
+            self.withdrawal = None  # a take-back asked before this entry is void
         self.steps += 1
         if chain is not None:
             self.chain_head = chain
@@ -183,6 +186,7 @@ class Record(Aggregate):
         stamp = stamp or happened.create_timestamp()
         first, steps, length = self._version, self.steps, getattr(self, "chain_length", 0)
         self.entries += 1
+        self.withdrawal = None  # a take-back asked before this entry is void
 
         def counted(n: int) -> None:
             """The aggregate as after the entry's first n events (what `happen` would have left)."""
@@ -209,6 +213,30 @@ class Record(Aggregate):
                 counted(k + 1)
                 after()
         counted(len(events))
+
+    @event("WithdrawalAsked")
+    def ask_withdrawal(self, number: int, seat: int, entry: int, at_version: int) -> None:
+        """A live game: seat `seat` asks to take back its last entry (`entry`, as the record stood at `at_version`);
+        every other seat must consent (`consent`)."""
+        self.withdrawal = {"number": number, "seat": seat, "entry": entry, "at_version": at_version, "consents": []}
+
+    @event("WithdrawalConsented")
+    def consent(self, number: int, seat: int) -> None:
+        """A live game: another seat consents to the take-back asked as `number`."""
+        asked = getattr(self, "withdrawal", None)
+        if asked is not None and asked["number"] == number:
+            asked["consents"] = [*asked["consents"], seat]
+
+    @event("Withdrawn")
+    def withdraw(self, entry: int, steps: int, first_step: int, seat: int | None, by: str,
+                 consents: list[int] | None = None) -> None:
+        """The last log entry (`entry`, its `steps` game events from `first_step`) is taken back: its rows stay in the
+        stream (and in the chain), the game goes on from the state before it. `by`: "table" (the table key) or
+        "seats" (a live game: asked by `seat`, every other seat consenting)."""
+        self.entries -= 1
+        self.steps -= steps
+        self.withdrawn_steps = getattr(self, "withdrawn_steps", 0) + steps
+        self.withdrawal = None
 
     def finish(self, seed: str | None, scores: dict[str, Any]) -> None:
         """The game is over: the seed is revealed, the scores are final (the chain's last link)."""

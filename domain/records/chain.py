@@ -320,13 +320,30 @@ def record_items(document: Mapping[str, Any]) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = [started_item(
         document.get("title"), edition, edition.get("file"), seats, document.get("options") or {},  # type: ignore[arg-type]
         document.get("mode"), chance.get("commitment"), chance.get("dice"), chance.get("chain_commitment"))]  # type: ignore[arg-type]
-    step = 0
+    step = row = 0
     mode = document.get("mode")
+    # entries taken back (issue 31) stay chained where they were stored: before the kept entries after their `row`
+    withdrawn = sorted((w for w in document.get("withdrawn") or [] if isinstance(w, Mapping)), key=lambda w: w.get("row", 0))
+    back = 0
+
+    def taken_back(until: int | None) -> None:
+        nonlocal back, row
+        while back < len(withdrawn) and (until is None or withdrawn[back].get("row", 0) <= until):
+            log = withdrawn[back].get("log") or {}
+            head, first = entry_head(log, mode), int(withdrawn[back].get("first_step", 1))
+            for k, event in enumerate(log.get("events") or []):
+                items.append(event_item(first + k, event, None if k else head))
+                row += 1
+            back += 1
+
     for entry in document.get("entries") or []:
+        taken_back(row)
         head = entry_head(entry, mode)
         for k, event in enumerate(entry.get("events") or []):
             step += 1
+            row += 1
             items.append(event_item(step, event, None if k else head))
+    taken_back(None)
     if document.get("finished"):
         items.append(finished_item(chance.get("seed"), document.get("scores"), chance.get("chain_key")))
     return items

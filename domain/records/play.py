@@ -270,7 +270,10 @@ class Play:
                                    deciding=deciding.seat, command_seat=cmd.seat)
                 seat = cmd.seat
             elif cmd.seat != seat:
-                raise Forbidden(f"this token is for seat {seat}, the command is for seat {cmd.seat}", token_seat=seat, command_seat=cmd.seat)
+                raise Forbidden(f"this token is for seat {seat} ({name_of(meta.seats, seat)}), the command is for seat "
+                                f"{cmd.seat} ({name_of(meta.seats, cmd.seat)}): each seat enters its own choices; the "
+                                f"record is at version {record.version}", token_seat=seat, command_seat=cmd.seat,
+                                version=record.version)
             chance = self._chance(record, shared, outcomes, contribution)
             try:
                 produced, after = play(game, timeline.head, cmd, chance)

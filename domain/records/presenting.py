@@ -130,7 +130,8 @@ class Presenting:
             steps = len(timeline.events)
             if not 0 <= n <= steps:
                 raise NotFound(f"step {n} does not exist; this record has steps 0 to {steps}", steps=steps)
-            key = (record_id, n, which)
+            # a take-back makes a step of a record in progress another state: its drawings are new
+            key = (record_id, n, f"{which}@{meta.withdrawn_steps}" if meta.withdrawn_steps else which)
             found = self.boards.get(key)
             if found is not None:
                 return found

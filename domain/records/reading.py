@@ -166,7 +166,10 @@ class Reading:
             status="finished" if meta.finished else "in-progress", finished=meta.finished, version=meta.version,
             steps=meta.steps, created=meta.created, chance=chance,
             chain={"head": meta.chain_head, "length": meta.chain_length},
-            origin=meta.origin or None, scores=meta.scores if meta.finished else None))
+            origin=meta.origin or None, scores=meta.scores if meta.finished else None,
+            withdrawn=[{"entry": w["entry"], "seat": w["seat"], "steps": [w["first_step"], w["first_step"] + w["steps"] - 1],
+                        "by": w["by"], "consents": w["consents"], "at": w["at"]} for w in timeline.withdrawn] or None,
+            withdrawal=meta.withdrawal))
 
     def _reveal_deadline(self, meta: Meta) -> str | None:
         """When a seat that has not revealed is marked unverifiable: `reveal_hours` after the Finished event."""
@@ -212,7 +215,7 @@ class Reading:
         with self.records.access.read_as(record_id, token) as (timeline, meta, _):
             if not meta.finished:
                 raise Forbidden("a record is exported once the game is over: its log holds every secret")
-            document = copy.deepcopy(recordfile.export(meta, timeline.entries))  # callers may change it: never our cache
+            document = copy.deepcopy(recordfile.export(meta, timeline.entries, timeline.withdrawn))  # callers may change it
             if meta.dice == dice.SHARED:  # a seat past the reveal deadline is marked (docs/trust.md)
                 unverifiable = set(self._shared_dice(meta)["unverifiable"])
                 for seat in document["chance"]["seats"]:

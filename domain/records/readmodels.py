@@ -127,6 +127,9 @@ class Summary:
     chain: dict[str, Any]  # {"head", "length"}
     origin: dict[str, Any] | None = None  # where an imported record came from
     scores: dict[str, Any] | None = None  # once the game is over
+    # entries taken back (issue 31), when any: which, whose, their steps then, by whom, when (their log: the export)
+    withdrawn: list[dict[str, Any]] | None = None
+    withdrawal: dict[str, Any] | None = None  # a live game's take-back asked and waiting for consent
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "title": self.title, "edition": self.edition, "seats": self.seats,
@@ -137,6 +140,10 @@ class Summary:
             out["origin"] = self.origin
         if self.finished:
             out["scores"] = self.scores
+        if self.withdrawn:
+            out["withdrawn"] = self.withdrawn
+        if self.withdrawal is not None:
+            out["withdrawal"] = self.withdrawal
         return out
 
 
@@ -260,6 +267,7 @@ class RecordFile:
     finished: bool
     scores: dict[str, Any] | None
     chain: dict[str, Any] | None = None  # {"head", "length"}: the stored chain the file was read from
+    withdrawn: list[dict[str, Any]] | None = None  # entries taken back (issue 31): never replayed, still chained
     annotations: list[dict[str, Any]] | None = None
     variations: list[dict[str, Any]] | None = None
     rulings: list[dict[str, Any]] | None = None
@@ -273,13 +281,15 @@ class RecordFile:
             raise ValueError(f"a record file's keys the read model does not know: {sorted(unknown)}")
         return cls(document["format"], document["version"], document["title"], document["edition"], document["seats"],
                    document["options"], document["mode"], document["chance"], document["entries"], document["finished"],
-                   document["scores"], document.get("chain"))
+                   document["scores"], document.get("chain"), document.get("withdrawn"))
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"format": self.format, "version": self.version, "title": self.title,
                                "edition": self.edition, "seats": self.seats, "options": self.options, "mode": self.mode,
                                "chance": self.chance, "entries": self.entries, "finished": self.finished,
                                "scores": self.scores}
+        if self.withdrawn is not None:
+            out["withdrawn"] = self.withdrawn
         for name in ("chain", "annotations", "variations", "rulings"):
             value = getattr(self, name)
             if value is not None:

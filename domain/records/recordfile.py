@@ -475,8 +475,10 @@ def internal_error(error_id: str) -> Verdict:
                      error_id=error_id)
 
 
-def export(meta: Any, entries: list[dict[str, Any]]) -> dict[str, Any]:
-    """The file of a finished record (`meta` is a timeline.Meta)."""
+def export(meta: Any, entries: list[dict[str, Any]], withdrawn: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The file of a finished record (`meta` is a timeline.Meta). `withdrawn`: the entries taken back (issue 31,
+    timeline.Timeline.withdrawn), listed after the log as `withdrawn` (never replayed: the record's chain covers
+    them, chain.record_items puts each back at its `row`)."""
     edition: dict[str, Any] = dict(meta.edition)
     if meta.edition_file is not None:
         edition["file"] = meta.edition_file
@@ -502,6 +504,8 @@ def export(meta: Any, entries: list[dict[str, Any]]) -> dict[str, Any]:
         "entries": entries,
         "finished": meta.finished,
         "scores": meta.scores,
+        **({"withdrawn": [{**{k: w[k] for k in ("entry", "seat", "first_step", "steps", "row", "by", "consents", "at")},
+                           "log": dice.mark_outcomes([w["log"]], meta.mode)[0]} for w in withdrawn]} if withdrawn else {}),
     }
 
 

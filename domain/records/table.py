@@ -1,9 +1,15 @@
-"""A game at the table (issue 31): the outcomes the table saw, asked for one at a time, and the setup entered.
+"""A game at the table (issue 31): the outcomes the table saw, asked for one at a time, the setup entered, and
+take-backs.
 
 The table's own cubes, cards and dice decide a transcribed record's chance; the device in the middle of the
 table is told what was seen. `asks` says which outcome the rules need next for a choice (or the setup) and what
 it could be, with nothing stored; `setup` completes a record started without its setup's outcomes. Each
 outcome is checked for possibility as a stored one is (kernel.asking, an `ObservedChance`).
+
+A take-back (`withdraw`) withdraws the last log entry, stored as an event of its own (`Record.Withdrawn`): the
+record shows that it happened, its rows stay in the stream and its chain. At the table the table key takes back a
+mis-tap at once; in a live game the seat that made the entry asks, every other seat consents (`consent`), and an
+entry whose draw the service has shown is never taken back.
 
 Who may ask: the record's table key (for any seat's choice and the setup) or a seat's own token (for its own
 choice, or the setup). What an ask shows is what the asker enters anyway: the table key's device is told every
@@ -21,6 +27,7 @@ from eventsourcing.persistence import IntegrityError
 from domain import catalog
 from domain.kernel import Entry, MalformedCommand, ObservedChance, Outcome, RuleViolation, play
 from domain.kernel.asking import DRAW, ROLL, Ask, next_ask
+from domain.kernel.describe import name_of
 from domain.records.aggregates import TRANSCRIBED, RequestKey
 from domain.records.errors import Conflict, Forbidden, Invalid, Refused, Unauthorized
 from domain.records.timeline import Meta
@@ -28,6 +35,7 @@ from domain.records.timeline import Meta
 if TYPE_CHECKING:
     from domain.records.application import Records
 
+TABLE_BY, SEATS_BY = "table", "seats"  # who took an entry back: the table key, or a live game's seats together
 SETUP_DONE = "the setup's outcomes are entered already; the record goes on with its players' choices"
 LIVE_DRAWS = "a live game draws its own outcomes (and shows them): only a game at the table is told what was seen"
 
@@ -168,4 +176,126 @@ class Table:
                 raise Conflict("the setup was entered from another device a moment ago; reload the record",
                                rule="setup/done") from exc
             return answer, False
+
+    # ---- take-backs ------------------------------------------------------------------------------
+
+    def withdraw(self, record_id: UUID, token: str | None, version: int,
+                 idempotency_key: str | None = None) -> tuple[dict[str, Any], bool]:
+        """Take back the record's last entry (at the table: the table key, at once), or ask to (a live game: the
+        seat that made it; done once every other seat consents). (the answer, whether it is a retry's)."""
+        record = self.records.play.record(record_id)
+        with self.records.access.read_as(record_id, token) as (timeline, meta, seat):
+            if token is None:
+                raise Unauthorized("a take-back needs the table key or the token of the seat that made the entry "
+                                   "(Authorization: Bearer <key>)")
+            table = self.records.access.is_table(meta, token)
+            keyed = self.records.idempotency.request_key(record_id, f"withdrawal:{'table' if table else seat}",
+                                                         idempotency_key, {"version": version})
+            again = self._answered(keyed, "take-back")
+            if again is not None:
+                return again, True
+            self._can_withdraw(record, meta, version)
+            last, start, size = len(timeline.entries) - 1, meta.entry_starts[-1], meta.entry_sizes[-1]
+            maker = meta.entry_seats[-1]
+            if meta.mode == TRANSCRIBED:
+                if not table:
+                    raise Forbidden("at the table, the table key takes an entry back (the device every choice was "
+                                    "entered on)", rule="withdrawal/table-key")
+                record.withdraw(entry=last, steps=size, first_step=start + 1, seat=maker, by=TABLE_BY)
+                answer = self._done(record, last, start, size, maker, TABLE_BY, [])
+            else:
+                if seat is None:
+                    raise Forbidden("a live game's entry is taken back by the seat that made it, asked with its token",
+                                    rule="withdrawal/seat")
+                if seat != maker:
+                    raise Forbidden(f"the last entry is {name_of(meta.seats, maker)}'s: only its own seat asks to take "
+                                    "it back", rule="withdrawal/not-yours", seat=seat, entry_seat=maker)
+                if timeline.entries[-1]["outcomes"]:
+                    raise Conflict("the last entry drew from chance and its outcome has been shown: a live game never "
+                                   "takes a choice back across a draw", rule="withdrawal/chance-shown",
+                                   version=record.version)
+                if record.withdrawal is not None:
+                    raise Conflict(f"a take-back of this entry is asked already (number {record.withdrawal['number']}); "
+                                   "it waits for the other seats' consent", rule="withdrawal/asked",
+                                   number=record.withdrawal["number"], version=record.version)
+                number = record.version + 1  # the version its asking is stored at: unique in the record
+                record.ask_withdrawal(number=number, seat=seat, entry=last, at_version=record.version)
+                answer = self._asked(record, meta)
+            return self._saved(record, keyed, answer, "take-back"), False
+
+    def consent(self, record_id: UUID, number: int, token: str | None,
+                idempotency_key: str | None = None) -> tuple[dict[str, Any], bool]:
+        """Another seat of a live game consents to take-back `number`; the last consent takes the entry back."""
+        record = self.records.play.record(record_id)
+        with self.records.access.read_as(record_id, token) as (timeline, meta, seat):
+            if token is None or seat is None:
+                raise Unauthorized("a seat consents to a take-back with its own token (Authorization: Bearer <token>)")
+            keyed = self.records.idempotency.request_key(record_id, f"consent:{seat}", idempotency_key, {"number": number})
+            again = self._answered(keyed, "consent")
+            if again is not None:
+                return again, True
+            asked = record.withdrawal
+            if asked is None or asked["number"] != number:
+                raise Conflict(f"no take-back {number} waits for consent: the game went on, or it was done already",
+                               rule="withdrawal/not-waiting", version=record.version)
+            if seat == asked["seat"]:
+                raise Conflict("the seat that asked for the take-back does not consent to it: the others do",
+                               rule="withdrawal/own", version=record.version)
+            if seat in asked["consents"]:
+                raise Conflict(f"{name_of(meta.seats, seat)} has consented already", rule="withdrawal/consented",
+                               version=record.version)
+            record.consent(number=number, seat=seat)
+            consents = [*asked["consents"]]  # the aggregate's list, with this seat
+            others = [k for k in range(len(meta.seats)) if k != asked["seat"]]
+            if all(k in consents for k in others):
+                start, size = meta.entry_starts[-1], meta.entry_sizes[-1]
+                record.withdraw(entry=asked["entry"], steps=size, first_step=start + 1, seat=asked["seat"],
+                                by=SEATS_BY, consents=consents)
+                answer = self._done(record, asked["entry"], start, size, asked["seat"], SEATS_BY, consents)
+            else:
+                answer = self._asked(record, meta)
+            return self._saved(record, keyed, answer, "consent"), False
+
+    def _can_withdraw(self, record: Any, meta: Meta, version: int) -> None:
+        """What refuses any take-back: a stale page, a finished game, nothing but the setup."""
+        if record.finished:
+            raise Conflict("the game is over: its entries are final", rule="withdrawal/finished", version=record.version)
+        if version != record.version:
+            raise Conflict(f"the record is at version {record.version}, the take-back was asked against {version}: "
+                           "something was entered meanwhile; reload the record and look again",
+                           version=record.version, expected_version=version)
+        if len(meta.entry_starts) <= 1:
+            raise Conflict("nothing to take back: the record holds its setup only", rule="withdrawal/nothing",
+                           version=record.version)
+
+    @staticmethod
+    def _done(record: Any, entry: int, start: int, size: int, seat: int | None, by: str,
+              consents: list[int]) -> dict[str, Any]:
+        return {"withdrawn": {"entry": entry, "steps": [start + 1, start + size], "seat": seat, "by": by,
+                              "consents": consents}, "asked": None, "version": record.version, "steps": record.steps}
+
+    @staticmethod
+    def _asked(record: Any, meta: Meta) -> dict[str, Any]:
+        asked = dict(record.withdrawal)
+        waiting = [k for k in range(len(meta.seats)) if k != asked["seat"] and k not in asked["consents"]]
+        return {"withdrawn": None, "asked": {"number": asked["number"], "seat": asked["seat"], "entry": asked["entry"],
+                                             "consents": list(asked["consents"]), "waiting": waiting},
+                "version": record.version, "steps": record.steps}
+
+    def _answered(self, keyed: tuple[UUID, str] | None, what: str) -> dict[str, Any] | None:
+        if keyed is None:
+            return None
+        used = self.records.idempotency.used(keyed[0], keyed[1], "request", what)
+        return None if used is None else dict(used.answer)
+
+    def _saved(self, record: Any, keyed: tuple[UUID, str] | None, answer: dict[str, Any], what: str) -> dict[str, Any]:
+        """Save the record (and the request key), or answer what a retry's first attempt stored."""
+        try:
+            self.records.save(record, *([] if keyed is None else [RequestKey(id=keyed[0], body=keyed[1], answer=answer)]))
+        except IntegrityError as exc:
+            again = self._answered(keyed, what)
+            if again is not None:
+                return again
+            raise Conflict("the record changed at the same moment (another device); reload it and look again") from exc
+        return answer
 

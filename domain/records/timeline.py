@@ -35,6 +35,9 @@ HAPPENED = "Record.Happened"
 FINISHED = "Record.Finished"
 JOINED = "Record.Joined"  # shared dice (domain/records/dice.py): a seat's commitment and its setup contribution
 REVEALED = "Record.Revealed"  # shared dice: a seat's secret, after the end
+WITHDRAWN = "Record.Withdrawn"  # a take-back: the last log entry leaves the game (its rows stay, issue 31)
+WITHDRAWAL_ASKED = "Record.WithdrawalAsked"  # a live game: a seat asks to take its last entry back
+WITHDRAWAL_CONSENTED = "Record.WithdrawalConsented"  # a live game: another seat consents to it
 
 
 @dataclass
@@ -71,6 +74,8 @@ class Meta:
     contributions: list[dict[str, str]] = field(default_factory=list)  # shared dice: per seat, entry k (as text) -> hex
     secrets: list[str | None] = field(default_factory=list)  # shared dice: per seat, once revealed
     finished_at: str | None = None  # when the Finished event was stored (the reveal deadline counts from it)
+    withdrawn_steps: int = 0  # game events of entries taken back: still stored and chained, no longer steps
+    withdrawal: dict[str, Any] | None = None  # a live game: the take-back asked and not yet done (its consents)
 
     @property
     def waiting(self) -> list[int]:
@@ -211,6 +216,7 @@ class Timeline:
         self.head: Any = None
         self.lock = threading.RLock()  # held by the writer absorbing rows and by readers (Records.reading)
         self.memo: dict[str, tuple[int, Any]] = {}  # derived answers, valid while the version is the same
+        self.withdrawn: list[dict[str, Any]] = []  # entries taken back, as they were, with when and by whom
 
     def kept(self, key: str, make: Callable[[], T]) -> T:
         """A derived answer (a move list, a body) of the record as it stands, made once per version (`memo`):
@@ -262,6 +268,15 @@ class Timeline:
             elif topic.endswith(REVEALED):
                 assert self.meta is not None
                 self.meta.secrets[payload["seat"]] = payload["secret"]
+            elif topic.endswith(WITHDRAWN):
+                state = self._withdraw(payload, stored_version)
+            elif topic.endswith(WITHDRAWAL_ASKED):
+                assert self.meta is not None
+                self.meta.withdrawal = {k: payload[k] for k in ("number", "seat", "entry", "at_version")} | {"consents": []}
+            elif topic.endswith(WITHDRAWAL_CONSENTED):
+                assert self.meta is not None
+                if self.meta.withdrawal is not None and self.meta.withdrawal["number"] == payload["number"]:
+                    self.meta.withdrawal["consents"].append(payload["seat"])
         self.head = state
         if version is not None:
             assert self.meta is not None
@@ -270,7 +285,7 @@ class Timeline:
         if chained is not None and chained.get("chain") is not None:
             assert self.meta is not None
             self.meta.chain_head = chained["chain"]
-            self.meta.chain_length = 1 + len(events) + self.meta.finished
+            self.meta.chain_length = 1 + len(events) + self.meta.withdrawn_steps + self.meta.finished
 
     def _start(self, payload: dict[str, Any]) -> None:
         self.meta = Meta(
@@ -303,6 +318,7 @@ class Timeline:
         assert self.meta is not None
         if "contribution" in head and seat is not None:  # shared dice: kept under chance.seats, not in the entry
             self.meta.contributions[seat][str(len(self.entries))] = head["contribution"]
+        self.meta.withdrawal = None  # a new entry: a take-back asked before it is void
         entry = {"outcomes": head["outcomes"], "events": [],
                  **{k: v for k, v in head.items() if k not in ("outcomes", "contribution")}}
         command = entry.get("command")
@@ -311,6 +327,28 @@ class Timeline:
         self.entries.append(entry)
         self.meta.entry_starts.append(len(self.events))
         self.meta.entry_seats.append(seat)
+
+    def _withdraw(self, payload: dict[str, Any], version: int) -> Any:
+        """The last log entry taken back: its events leave the fold (kept in `withdrawn`, with when and by whom);
+        returns the state before it, the new head."""
+        assert self.meta is not None
+        start = self.meta.entry_starts.pop()
+        seat = self.meta.entry_seats.pop()
+        entry = self.entries.pop()
+        del self.events[start:]
+        del self.checkpoints[start // EVERY + 1:]
+        self.meta.withdrawal = None
+        # `row`: the game-event rows stored before its first (the earlier entries, kept or taken back): where the
+        # record file's chain (chain.record_items) puts it back
+        self.withdrawn.append({"entry": len(self.entries), "seat": seat, "first_step": start + 1,
+                               "steps": len(entry["events"]), "row": start + self.meta.withdrawn_steps,
+                               "by": payload.get("by"), "consents": payload.get("consents") or [], "version": version,
+                               "at": timestamp_of(payload), "log": entry})
+        self.meta.withdrawn_steps += len(entry["events"])
+        state = self.checkpoints[-1]
+        for e in self.events[(len(self.checkpoints) - 1) * EVERY:]:
+            state = self.game.evolve(state, e)
+        return state
 
     def _finish(self, payload: dict[str, Any]) -> None:
         assert self.meta is not None

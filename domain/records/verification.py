@@ -23,7 +23,20 @@ from domain.records.errors import Conflict, Forbidden, NotFound
 from domain.records.readmodels import RecordFile
 from domain.records.readmodels_verification import ChainVerdict, NotesVerdict, RecordVerdict, ReplayVerdict
 from domain.records.rulings import rulings_of
-from domain.records.timeline import FINISHED, HAPPENED, STARTED, Timeline, decode_rows, paused_collector, select_stream
+from domain.records.timeline import (
+    FINISHED,
+    HAPPENED,
+    STARTED,
+    WITHDRAWAL_ASKED,
+    WITHDRAWAL_CONSENTED,
+    WITHDRAWN,
+    Timeline,
+    decode_rows,
+    paused_collector,
+    select_stream,
+)
+
+TAKE_BACKS = (WITHDRAWN, WITHDRAWAL_ASKED, WITHDRAWAL_CONSENTED)  # rows between game events that are no game event
 
 if TYPE_CHECKING:
     from domain.records.application import Records
@@ -157,8 +170,10 @@ class Verification:
                 item = chains.finished_item(payload.get("seed"), payload.get("scores"), payload.get("chain_key"))
                 stored.append(None)
                 steps.append(last_step)
-            else:
-                continue  # the stream's other events (shared dice: joined, revealed) are checked by the dice
+            else:  # the stream's other events (shared dice: joined, revealed) are checked by the dice
+                if offset is not None and topic.endswith(TAKE_BACKS):  # a take-back between game events: the next
+                    offset += 1 + (int(payload.get("steps", 0)) if topic.endswith(WITHDRAWN) else 0)  # event's step
+                continue
             items.append(item)
             links.append(payload.get("chain"))
 
@@ -268,7 +283,8 @@ class Verification:
             assert meta is not None
             if not meta.finished:
                 raise Forbidden("evidence is served once the game is over: its record holds every secret")
-            record = copy.deepcopy(document.to_json()) if document is not None else copy.deepcopy(recordfile.export(meta, timeline.entries))
+            record = copy.deepcopy(document.to_json()) if document is not None else copy.deepcopy(
+                recordfile.export(meta, timeline.entries, timeline.withdrawn))
         if meta.edition_file is not None:
             edition = meta.edition_file.encode()
         else:  # the title's own edition file, as the package ships it

@@ -153,6 +153,18 @@ def test_every_documented_operation_answers_as_the_document_says(checked: Checke
         json={"command": choice["command"], "outcomes": []})
     ask("post", "/api/records/{record_id}/asks", 409, live_tokens[0], record_id=live,
         json={"command": None, "outcomes": []})
+    needed: list[dict[str, Any]] = []
+    while (wanted := ask.client.post(f"/api/records/{table_id}/asks", headers=auth(key),
+                                     json={"command": choice["command"], "outcomes": needed}).get_json()["ask"]):
+        pool = [p["value"] for p in wanted["possible"] for _ in range(p["count"])]
+        needed.append({"kind": wanted["kind"], "source": wanted["source"],
+                       "values": pool if wanted["kind"] == "shuffle" else pool[:wanted["n"]]})
+    stored = ask("post", "/api/records/{record_id}/commands", 200, key, record_id=table_id,
+                 json={"command": choice["command"], "outcomes": needed}).get_json()
+    ask("post", "/api/records/{record_id}/withdrawals", 409, key, record_id=table_id, json={"version": 1})
+    ask("post", "/api/records/{record_id}/withdrawals", 200, key, record_id=table_id, json={"version": stored["version"]})
+    ask("post", "/api/records/{record_id}/withdrawals/{n}/consent", 409, live_tokens[1], record_id=live, n=7,
+        json={})
 
     # an import, accepted: a finished record of a real title, read every way
     submitted = ask("post", "/api/imports", 202, json=transcribed_export("citta-stato", 2)).get_json()

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from domain.records import evidence as bundles
 from tests.service.helpers import auth
 
 PROBLEM = "application/problem+json"
@@ -251,3 +252,127 @@ def test_a_game_at_the_table_starts_before_its_deals_and_takes_them_as_seen(clie
         if met:
             break
     assert met
+
+
+# ---- D: take-backs ---------------------------------------------------------------------------------
+
+
+def withdraw(client: Any, record_id: str, token: str, version: int, tap: str | None = None) -> Any:
+    return client.post(f"/api/records/{record_id}/withdrawals", json={"version": version},
+                       headers={**auth(token), **({"Idempotency-Key": tap} if tap else {})})
+
+
+def test_the_table_key_takes_back_a_mis_tap_and_the_record_shows_it(client: Any) -> None:
+    started = start_table(client)
+    record_id, key = started["id"], started["table_key"]
+    assert client.post(f"/api/records/{record_id}/commands", headers=auth(key), json=roll(0, 5)).status_code == 200
+    slip = client.post(f"/api/records/{record_id}/commands", headers=auth(key), json=roll(1, 4)).get_json()  # meant 6
+    version = slip["version"]
+    assert withdraw(client, record_id, started["seats"][1]["token"], version).status_code == 403  # not the table key
+    stale = withdraw(client, record_id, key, version - 1)
+    assert stale.status_code == 409 and stale.get_json()["facts"]["version"] == version
+    assert "reload" in stale.get_json()["detail"]
+    tap = str(uuid.uuid4())
+    first, again = withdraw(client, record_id, key, version, tap), withdraw(client, record_id, key, version, tap)
+    assert first.status_code == 200 and again.status_code == 200 and again.get_json() == first.get_json()
+    assert again.headers.get("Idempotent-Replayed") == "true"
+    taken = first.get_json()
+    assert taken["withdrawn"] == {"entry": 2, "steps": [3, 3], "seat": 1, "by": "table", "consents": []}
+    assert taken["steps"] == 2 and taken["version"] == version + 1
+    summary = client.get(f"/api/records/{record_id}").get_json()
+    assert summary["steps"] == 2 and summary["withdrawn"][0]["steps"] == [3, 3] and summary["withdrawn"][0]["by"] == "table"
+    assert client.get(f"/api/records/{record_id}/legal", headers=auth(key)).get_json()["pending"]["seat"] == 1
+    assert client.get(f"/api/records/{record_id}/steps/3").status_code == 404  # the step is gone from the game
+    again_played = client.post(f"/api/records/{record_id}/commands", headers=auth(key), json=roll(1, 6)).get_json()
+    assert again_played["view"]["points"] == [5, 6]
+    verified = client.get(f"/api/records/{record_id}/verify").get_json()
+    assert verified["ok"] and verified["chain"]["ok"] and verified["replay"]["ok"], verified
+    seat = 0
+    while not client.post(f"/api/records/{record_id}/commands", headers=auth(key), json=roll(seat, 6)).get_json()["finished"]:
+        seat = 1 - seat
+    document = client.get(f"/api/records/{record_id}/export").get_json()
+    assert [w["log"]["outcomes"][0]["values"] for w in document["withdrawn"]] == [[4]]
+    assert document["entries"][2]["outcomes"][0]["values"] == [6]
+    bundle = client.get(f"/api/records/{record_id}/evidence")
+    assert bundle.status_code == 200 and bundles.verify(bundle.data).ok  # the chain with the entry taken back in it
+
+
+def test_a_record_holding_its_setup_only_has_nothing_to_take_back(client: Any) -> None:
+    started = start_table(client)
+    refused = withdraw(client, started["id"], started["table_key"], version_of(client, started["id"]))
+    assert refused.status_code == 409 and "setup only" in refused.get_json()["detail"]
+
+
+def live_entry_without_chance(client: Any, record_id: str, tokens: list[str]) -> tuple[int, int]:
+    """Play a live game's first choices until one meets no chance: (its seat, the record's version)."""
+    for _ in range(80):
+        seat = client.get(f"/api/records/{record_id}/legal").get_json()["pending"]["seat"]
+        legal = client.get(f"/api/records/{record_id}/legal", headers=auth(tokens[seat])).get_json()
+        played = client.post(f"/api/records/{record_id}/commands", headers=auth(tokens[seat]),
+                             json={"command": legal["commands"][-1], "version": legal["version"]})
+        assert played.status_code == 200, played.get_json()
+        steps = played.get_json()["steps"]
+        if client.get(f"/api/records/{record_id}/steps/{steps[1]}").get_json().get("by") is None:
+            return seat, played.get_json()["version"]
+    raise AssertionError("no choice without chance")
+
+
+def test_a_live_take_back_needs_every_other_seat_s_consent(client: Any) -> None:
+    started = client.post("/api/records", json={"title": "citta-stato", "seats": ["Anna Maria", "D'Arcy", "Zoë"]}).get_json()
+    record_id, tokens = started["id"], [s["token"] for s in started["seats"]]
+    seat, version = live_entry_without_chance(client, record_id, tokens)
+    steps = client.get(f"/api/records/{record_id}").get_json()["steps"]
+    other = (seat + 1) % 3
+    assert withdraw(client, record_id, tokens[other], version).get_json()["rule"] == "withdrawal/not-yours"
+    asked = withdraw(client, record_id, tokens[seat], version)
+    assert asked.status_code == 200, asked.get_json()
+    number = asked.get_json()["asked"]["number"]
+    assert asked.get_json()["withdrawn"] is None and sorted(asked.get_json()["asked"]["waiting"]) == sorted({0, 1, 2} - {seat})
+    assert client.get(f"/api/records/{record_id}").get_json()["steps"] == steps  # nothing taken back yet
+
+    def consent(who: int) -> Any:
+        return client.post(f"/api/records/{record_id}/withdrawals/{number}/consent", headers=auth(tokens[who]), json={})
+
+    assert consent(seat).status_code == 409  # the asking seat does not consent to itself
+    first = consent(other)
+    assert first.status_code == 200 and first.get_json()["asked"]["consents"] == [other]
+    assert consent(other).get_json()["rule"] == "withdrawal/consented"
+    assert client.get(f"/api/records/{record_id}").get_json()["withdrawal"]["consents"] == [other]
+    last = consent((seat + 2) % 3)
+    assert last.status_code == 200 and last.get_json()["withdrawn"]["by"] == "seats", last.get_json()
+    summary = client.get(f"/api/records/{record_id}").get_json()
+    assert summary["steps"] < steps and summary["withdrawn"][0]["seat"] == seat and "withdrawal" not in summary
+    assert client.get(f"/api/records/{record_id}/legal").get_json()["pending"]["seat"] == seat  # its decision again
+    assert client.get(f"/api/records/{record_id}/verify").get_json()["ok"]
+
+
+def test_a_live_draw_once_shown_is_never_taken_back(client: Any) -> None:
+    started = client.post("/api/records", json={"title": "toy", "seats": SEATS}).get_json()
+    record_id, token = started["id"], started["seats"][0]["token"]
+    rolled = client.post(f"/api/records/{record_id}/commands", headers=auth(token),
+                         json={"command": {"type": "toy/roll", "seat": 0}}).get_json()
+    refused = withdraw(client, record_id, token, rolled["version"])
+    assert refused.status_code == 409 and refused.get_json()["rule"] == "withdrawal/chance-shown"
+    assert version_of(client, record_id) == rolled["version"]  # nothing stored
+
+
+def test_a_take_back_asked_is_void_once_the_game_goes_on(client: Any) -> None:
+    started = client.post("/api/records", json={"title": "citta-stato", "seats": ["Anna Maria", "D'Arcy"]}).get_json()
+    record_id, tokens = started["id"], [s["token"] for s in started["seats"]]
+    seat, version = live_entry_without_chance(client, record_id, tokens)
+    number = withdraw(client, record_id, tokens[seat], version).get_json()["asked"]["number"]
+    deciding = client.get(f"/api/records/{record_id}/legal").get_json()["pending"]["seat"]
+    legal = client.get(f"/api/records/{record_id}/legal", headers=auth(tokens[deciding])).get_json()
+    assert client.post(f"/api/records/{record_id}/commands", headers=auth(tokens[deciding]),
+                       json={"command": legal["commands"][0], "version": legal["version"]}).status_code == 200
+    late = client.post(f"/api/records/{record_id}/withdrawals/{number}/consent", headers=auth(tokens[1 - seat]), json={})
+    assert late.status_code == 409 and late.get_json()["rule"] == "withdrawal/not-waiting"
+    assert "withdrawal" not in client.get(f"/api/records/{record_id}").get_json()
+
+
+def test_a_seat_s_token_choosing_for_another_seat_is_told_so_with_the_version(client: Any) -> None:
+    started = client.post("/api/records", json={"title": "toy", "seats": SEATS}).get_json()
+    refused = client.post(f"/api/records/{started['id']}/commands", headers=auth(started["seats"][1]["token"]),
+                          json={"command": {"type": "toy/roll", "seat": 0}})
+    assert refused.status_code == 403 and "D'Arcy" in refused.get_json()["detail"] and "Anna Maria" in refused.get_json()["detail"]
+    assert refused.get_json()["facts"]["version"] == version_of(client, started["id"])
