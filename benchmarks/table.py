@@ -124,7 +124,10 @@ def run(browser: Any, base: str, client: Any, title: str, players: int, mode: st
             continue
         before = [len(p.evaluate("window.__shown")) for p in pages]
         chosen = buttons.nth(rng.randrange(count))
-        final = "final" in (chosen.get_attribute("class") or "").split()  # a whole choice: sent (or its outcomes asked)
+        try:
+            final = "final" in (chosen.get_attribute("class", timeout=2000) or "").split()  # a whole choice: sent
+        except Exception:  # noqa: BLE001  (the panel was redrawn under the bot's finger: look again)
+            continue
         try:
             chosen.click(timeout=2000)
         except Exception:  # noqa: BLE001  (the panel was redrawn under the bot's finger: look again)

@@ -32,6 +32,8 @@ const panel = {
   legal: /** @type {any} */ (null),
   choices: /** @type {Choice[]} */ ([]),
   path: /** @type {string[]} */ ([]), // the parts picked so far of a many-part choice
+  place: /** @type {string | null} */ (null), // a board place tapped: only the choices naming it are offered
+  placeAt: 0, // how many parts were picked when it was tapped (a "back" from there lets it go)
   sending: false,
   asking: /** @type {any} */ (null), // an outcome being entered: {choice, outcomes, ask}
   generation: 0,
@@ -72,7 +74,8 @@ function choiceOf(item) {
 }
 
 /** The choices that start with the parts picked so far. */
-const under = (path) => panel.choices.filter((c) => path.every((p, i) => c.parts[i] === p));
+const under = (path) => panel.choices.filter((c) => path.every((p, i) => c.parts[i] === p)
+  && (panel.place === null || c.place === panel.place));
 
 /**
  * The buttons of this step: each distinct next part among the choices left; a part that leaves one choice
@@ -123,7 +126,8 @@ function draw() {
   const trail = $("decision-path");
   body.replaceChildren();
   trail.replaceChildren();
-  $("decision-undo", "button").hidden = !panel.table || !record || record.finished || !(record.steps > 0);
+  $("decision-undo", "button").hidden = !record || record.finished || !(record.steps > 0) || (!panel.table && !recordPage.token());
+  showWithdrawals();
   if (!legal || !credential()) {
     node.hidden = true;
     return;
@@ -155,8 +159,9 @@ function draw() {
   node.dataset.state = "deciding";
   node.dataset.seat = String(seat);
   head.textContent = `${who} decides: ${kindWords(pending)}` + (panel.table ? "" : " (your turn)");
-  if (panel.path.length) {
-    trail.append(el("span", "chosen: " + panel.path.join(" › ") + " "),
+  if (panel.path.length || panel.place !== null) {
+    const at = panel.place === null ? "" : `${panel.path.length ? " · " : ""}at ${placeWords()}`;
+    trail.append(el("span", "chosen: " + panel.path.join(" › ") + at + " "),
       button("◀ back", "back", back, "undo the last part picked"));
   }
   const shown = options();
@@ -216,6 +221,12 @@ function renderAsk() {
 
 // ---- the board: a tap on a place picks the choices that name it -------------------------------------------
 
+/** The tapped place as the board names it (its label), else its id. */
+function placeWords() {
+  const spot = $("board").querySelector(`[data-id="${CSS.escape(String(panel.place))}"]`);
+  return (spot && spot.getAttribute("aria-label")) || String(panel.place);
+}
+
 /** The board's places (their `data-id`) that a choice still open names: marked, so a player sees what to tap. */
 function markPlaces() {
   const board = $("board");
@@ -237,9 +248,8 @@ function tapBoard(e) {
   }
   say("");
   if (named.length === 1) return choose(named[0]);
-  let shared = 0; // the parts every choice naming the place shares: the panel goes on from there
-  while (shared < named[0].parts.length && named.every((c) => c.parts[shared] === named[0].parts[shared])) shared += 1;
-  if (shared > panel.path.length) panel.path = named[0].parts.slice(0, shared);
+  panel.place = place; // only the choices naming it, from the parts picked so far
+  panel.placeAt = panel.path.length;
   descend();
   render();
 }
@@ -269,6 +279,11 @@ function descend() {
 
 /** One step back: the last part picked, and the parts taken at once before it. */
 function back() {
+  if (panel.place !== null) { // the place tapped is let go first, with the parts taken since
+    panel.path = panel.path.slice(0, panel.placeAt);
+    panel.place = null;
+    return render();
+  }
   panel.path = panel.path.slice(0, -1);
   while (panel.path.length) {
     const shown = options();
@@ -280,10 +295,7 @@ function back() {
 
 /** A choice picked: at the table, first the outcomes it meets (asked one at a time), then sent. */
 async function choose(choice) {
-  if (panel.table) {
-    panel.asking = { choice, outcomes: [], ask: null, current: [] };
-    return askNext();
-  }
+  if (panel.table) return send(choice, [], true);
   return send(choice, null);
 }
 
@@ -371,7 +383,11 @@ function sentence(answer) {
   return `Not stored: ${detail}.`;
 }
 
-async function send(choice, outcomes) {
+/**
+ * A choice sent with the outcomes it met. At the table a choice is first sent as meeting none (most meet no chance:
+ * one round trip); when the rules say it met some (422 chance/missing-outcome, nothing stored), they are asked for.
+ */
+async function send(choice, outcomes, first = false) {
   if (panel.sending) return;
   busy(true);
   const body = { command: choice.command, version: panel.legal.version };
@@ -379,6 +395,11 @@ async function send(choice, outcomes) {
   sessionStorage.setItem(KEEP, JSON.stringify(body));
   const answer = await post(`/api/records/${id}/commands`, body);
   sessionStorage.removeItem(KEEP);
+  if (first && answer.status === 422 && answer.body && answer.body.rule === "chance/missing-outcome") {
+    busy(false);
+    panel.asking = { choice, outcomes: [], ask: null, current: [] };
+    return askNext();
+  }
   panel.path = [];
   recordPage.refresh();
   await refresh(); // the buttons stay off until the next decision is in: no tap lands on a choice already gone
@@ -386,18 +407,67 @@ async function send(choice, outcomes) {
   say(answer.ok ? "" : sentence(answer));
 }
 
+let armed = 0; // a take-back asks for a second tap within a few seconds (a slip of the thumb takes nothing back)
+const ARMED_MS = 4000;
+
 async function takeBack() {
-  const record = recordPage.record();
-  if (panel.sending || !record) return;
-  if (!confirm("Take back the last entry? The record keeps a note that it was taken back.")) return;
+  const undo = $("decision-undo", "button");
+  if (panel.sending || !panel.legal) return;
+  if (Date.now() > armed) {
+    armed = Date.now() + ARMED_MS;
+    undo.textContent = panel.table ? "tap again to take back the last entry" : "tap again to ask the others to take back your last choice";
+    undo.classList.add("armed");
+    setTimeout(() => { if (Date.now() >= armed) disarm(); }, ARMED_MS + 50);
+    return;
+  }
+  disarm();
   busy(true);
-  const answer = await post(`/api/records/${id}/withdrawals`, { version: record.version });
+  const answer = await post(`/api/records/${id}/withdrawals`, { version: panel.legal.version });
   panel.path = [];
   panel.asking = null;
   recordPage.refresh();
   await refresh();
   busy(false);
-  say(answer.ok ? "The last entry was taken back." : sentence(answer));
+  if (!answer.ok) return say(sentence(answer));
+  const asked = answer.body.asked;
+  say(asked ? `Asked: the take-back waits for ${asked.waiting.map(seatName).join(" and ")} to agree.` : "The last entry was taken back; the record keeps a note of it.");
+}
+
+function disarm() {
+  armed = 0;
+  const undo = $("decision-undo", "button");
+  undo.textContent = panel.table ? "take back the last entry" : "take back my last choice";
+  undo.classList.remove("armed");
+}
+
+/** A live game's take-back waiting for this seat's consent: agreed with a tap (the last consent takes it back). */
+async function consent(number) {
+  if (panel.sending) return;
+  busy(true);
+  const answer = await post(`/api/records/${id}/withdrawals/${number}/consent`, {});
+  recordPage.refresh();
+  await refresh();
+  busy(false);
+  say(answer.ok ? "You agreed to the take-back." : sentence(answer));
+}
+
+/** What was taken back (the record lists it), and a live take-back still waiting for consent. */
+function showWithdrawals() {
+  const record = recordPage.record();
+  const box = $("decision-withdrawals");
+  box.replaceChildren();
+  if (!record) return;
+  const taken = Array.isArray(record.withdrawn) ? record.withdrawn : [];
+  if (taken.length) {
+    const last = taken[taken.length - 1];
+    box.append(el("span", `Taken back: ${taken.length} entr${taken.length > 1 ? "ies" : "y"}; the last was ${seatName(last.seat)}'s`
+      + ` (by ${last.by === "table" ? "the table" : "every seat's consent"}). `, "withdrawn-note"));
+  }
+  const waiting = record.withdrawal;
+  if (waiting && !panel.table && recordPage.token()) {
+    box.append(el("span", `${seatName(waiting.seat)} asks to take back their last choice. `),
+      button("agree", "consent", () => consent(waiting.number), "agree to take that choice back"));
+  }
 }
 
 // ---- following the game ------------------------------------------------------------------------------
@@ -420,6 +490,7 @@ async function refresh() {
   panel.choices = (answer.body.choices || answer.body.commands || []).map(choiceOf);
   if (!before || before.version !== answer.body.version) {
     panel.path = [];
+    panel.place = null;
     descend();
     if (panel.asking && panel.asking.choice) panel.asking = null;
   }
@@ -445,11 +516,13 @@ async function resume() {
 
 function start() {
   $("decision-undo", "button").addEventListener("click", takeBack);
+  disarm();
   $("board").addEventListener("click", tapBoard);
   document.addEventListener("cronaca:step", markPlaces); // a new board drawing: its places marked again
   document.addEventListener("cronaca:record", (e) => {
     const record = /** @type {CustomEvent} */ (e).detail;
     if (!panel.legal || record.version !== panel.legal.version) refresh();
+    else if (!panel.sending) render(); // the same decision; what the record says around it (take-backs) is new
   });
   window.addEventListener("hashchange", () => {
     const table = hashParams().get("table");

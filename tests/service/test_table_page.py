@@ -303,3 +303,94 @@ def test_the_new_game_form_says_what_is_missing(browser: Any, served: tuple[str,
     expect(page.locator("#notice")).to_contain_text("The game was not started:")
     expect(page.locator("#started")).to_be_hidden()
     assert not errors, errors
+
+
+def table_game(client: Any, title: str) -> dict[str, Any]:
+    """A game at the table started through the API, its deals entered as the first possible values (POST /asks)."""
+    made = client.post("/api/records", json={"title": title, "seats": NAMES, "mode": "transcribed"}).get_json()
+    record, key = made["id"], made["table_key"]
+    outcomes: list[dict[str, Any]] = []
+    while ask := client.post(f"/api/records/{record}/asks", headers=auth(key),
+                             json={"command": None, "outcomes": outcomes}).get_json()["ask"]:
+        pool = [p["value"] for p in ask["possible"] for _ in range(p["count"])] if ask["kind"] != "roll" else [1] * ask["n"]
+        outcomes.append({"kind": ask["kind"], "source": ask["source"], "values": pool[:ask["n"]]})
+    assert client.post(f"/api/records/{record}/setup", headers=auth(key), json={"outcomes": outcomes}).status_code == 200
+    return made
+
+
+def test_a_mis_tap_at_the_table_is_taken_back_and_the_record_shows_it(browser: Any, served: tuple[str, Any]) -> None:
+    base, client = served
+    errors: list[str] = []
+    made = table_game(client, "la-citta")
+    record = made["id"]
+    page = phone(browser, errors)
+    page.goto(f"{base}/records/{record}#table={made['table_key']}")
+    panel = page.locator("#decision")
+    expect(panel).to_have_attribute("data-state", "deciding")
+    before = client.get(f"/api/records/{record}/legal", headers=auth(made["table_key"])).get_json()
+    page.locator("#decision button.choice.final", has_text="gold").first.tap()  # the slip: gold, not a building
+    expect(panel).not_to_have_attribute("data-version", str(before["version"]))
+    assert client.get(f"/api/records/{record}").get_json()["steps"] > 0
+    undo = page.locator("#decision-undo")
+    undo.tap()
+    expect(undo).to_have_text("tap again to take back the last entry")  # one tap takes nothing back
+    undo.tap()
+    expect(page.locator("#decision-said")).to_have_text("The last entry was taken back; the record keeps a note of it.")
+    summary = client.get(f"/api/records/{record}").get_json()
+    assert len(summary["withdrawn"]) == 1 and summary["withdrawn"][0]["by"] == "table"
+    after = client.get(f"/api/records/{record}/legal", headers=auth(made["table_key"])).get_json()
+    assert after["pending"] == before["pending"] and after["commands"] == before["commands"]  # as before the slip
+    expect(panel).to_have_attribute("data-version", str(after["version"]))
+    expect(page.locator("#decision-withdrawals")).to_contain_text("Taken back: 1 entry")
+    assert not errors, errors
+
+
+def test_a_live_take_back_waits_for_the_other_seats_consent(browser: Any, served: tuple[str, Any]) -> None:
+    base, client = served
+    errors: list[str] = []
+    made = started_live(client, "la-citta")
+    record = made["id"]
+    seat = client.get(f"/api/records/{record}/legal").get_json()["pending"]["seat"]
+    mine, theirs = phone(browser, errors), phone(browser, errors)
+    mine.goto(f"{base}/records/{record}#token={made['seats'][seat]['token']}")
+    theirs.goto(f"{base}/records/{record}#token={made['seats'][1 - seat]['token']}")
+    version = client.get(f"/api/records/{record}").get_json()["version"]
+    mine.locator("#decision button.choice.final", has_text="gold").first.tap()  # no chance met: it may be taken back
+    expect(mine.locator("#decision")).not_to_have_attribute("data-version", str(version))
+    mine.locator("#decision-undo").tap()
+    mine.locator("#decision-undo").tap()
+    expect(mine.locator("#decision-said")).to_contain_text("waits for")
+    assert "withdrawn" not in client.get(f"/api/records/{record}").get_json()  # nothing taken back yet
+    agree = theirs.locator("#decision-withdrawals button.consent")
+    expect(agree).to_be_visible()
+    agree.tap()
+    expect(theirs.locator("#decision-said")).to_have_text("You agreed to the take-back.")
+    taken = client.get(f"/api/records/{record}").get_json().get("withdrawn", [])
+    assert len(taken) == 1 and taken[0]["seat"] == seat and taken[0]["by"] == "seats"
+    expect(mine.locator("#decision")).to_have_attribute("data-state", "deciding")  # the choice is theirs to make again
+    assert not errors, errors
+
+
+def test_a_tap_on_a_marked_place_of_the_board_picks_the_choices_that_name_it(browser: Any,
+                                                                           served: tuple[str, Any]) -> None:
+    base, client = served
+    errors: list[str] = []
+    made = table_game(client, "serenissima")
+    page = phone(browser, errors)
+    page.goto(f"{base}/records/{made['id']}#table={made['table_key']}")
+    expect(page.locator("#decision")).to_have_attribute("data-state", "deciding")
+    legal = client.get(f"/api/records/{made['id']}/legal", headers=auth(made["table_key"])).get_json()
+    named = [c for c in legal["choices"] if c["place"]]
+    assert named, "the first decision names no place"
+    place = named[0]["place"]
+    marked = page.locator(f'#board [data-id="{place}"].decision-place')
+    expect(marked.first).to_be_attached()  # marked on the board: a player sees what to tap
+    marked.first.dispatch_event("click")
+    wanted = sorted(c["words"] for c in named if c["place"] == place)
+    offered = page.locator("#decision button.choice")
+    expect(offered).to_have_count(len(wanted))
+    expect(page.locator("#decision-path")).to_contain_text("at ")  # the panel says which place narrowed it
+    assert sorted(b.get_attribute("title") or "" for b in offered.all()) == wanted  # each button names the whole choice
+    page.locator("#decision-path button.back").tap()
+    expect(offered).to_have_count(len(legal["choices"]))  # let go: every start again (one button each: port, galley)
+    assert not errors, errors
