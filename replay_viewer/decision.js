@@ -128,8 +128,11 @@ function draw() {
   trail.replaceChildren();
   $("decision-undo", "button").hidden = !record || record.finished || !(record.steps > 0) || (!panel.table && !recordPage.token());
   showWithdrawals();
-  if (!legal || !credential()) {
-    node.hidden = true;
+  if (!legal || !credential()) { // a reader who may not act sees only what was taken back, if anything
+    const taken = record && Array.isArray(record.withdrawn) && record.withdrawn.length > 0;
+    node.hidden = !taken;
+    node.dataset.state = "reading";
+    head.textContent = "";
     return;
   }
   node.hidden = false;
