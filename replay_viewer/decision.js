@@ -404,10 +404,10 @@ async function send(choice, outcomes, first = false) {
     return askNext();
   }
   panel.path = [];
-  recordPage.refresh();
   await refresh(); // the buttons stay off until the next decision is in: no tap lands on a choice already gone
   busy(false);
   say(answer.ok ? "" : sentence(answer));
+  recordPage.refresh(); // the board after the decision: its reads do not hold up the next decision's
 }
 
 let armed = 0; // a take-back asks for a second tap within a few seconds (a slip of the thumb takes nothing back)
