@@ -324,10 +324,23 @@ _GROUPS = {
 _LABELS = {"jokers": "jokers", "cost": "for", "value": "", "spaces": "spaces", "slot": "level"}
 
 
+def _card(card: str) -> str:
+    """A card as the table says it: `Y3` yellow 3 (any other card id as it is printed)."""
+    colour, number = card[:1], card[1:]
+    return f"{COLOUR_NAMES[colour]} {number}" if colour in COLOUR_NAMES and number.isdigit() else card
+
+
+def _choice(state: State, command: Mapping[str, Any], names: Sequence[str]) -> Choice:
+    kind, colour = command.get("type"), command.get("colour")
+    if kind == K + "pick-colour" and colour in COLOUR_NAMES:  # a colour's letter as its name
+        return Choice(COLOUR_NAMES[colour], "colours", (COLOUR_NAMES[colour],))
+    if kind == K + "take-card":  # a card of a row: the card, then where it lies
+        parts = (str(command.get("mode")), _card(str(command.get("card"))), f"from the {command.get('source')}")
+        return Choice(" ".join(parts), _HAND, parts)
+    return choice_of(WORDS, state, command, names, _GROUPS.get(str(kind), ACTIONS), None, _LABELS)
+
+
 def choices(state: State, commands: Sequence[Mapping[str, Any]], names: Sequence[str]) -> list[Choice]:
-    """The legal commands as the decision panel offers them (kernel.choices): the notation's moves, colours said
-    as the rulebook says them. The board drawing names no places, so no choice is taken on the board."""
-    return [Choice(COLOUR_NAMES[c["colour"]], "colours", (COLOUR_NAMES[c["colour"]],))
-            if c.get("type") == K + "pick-colour" and c.get("colour") in COLOUR_NAMES  # a colour's letter as its name
-            else choice_of(WORDS, state, c, names, _GROUPS.get(str(c.get("type")), ACTIONS), None, _LABELS)
-            for c in commands]
+    """The legal commands as the decision panel offers them (kernel.choices): the notation's moves, colours and
+    cards said as the rulebook says them. The board drawing names no places, so no choice is taken on the board."""
+    return [_choice(state, c, names) for c in commands]

@@ -214,10 +214,11 @@ class Table:
                     raise Conflict("the last entry drew from chance and its outcome has been shown: a live game never "
                                    "takes a choice back across a draw", rule="withdrawal/chance-shown",
                                    version=record.version)
-                if record.withdrawal is not None:
-                    raise Conflict(f"a take-back of this entry is asked already (number {record.withdrawal['number']}); "
+                waiting = getattr(record, "withdrawal", None)  # a record snapshotted before take-backs has none
+                if waiting is not None:
+                    raise Conflict(f"a take-back of this entry is asked already (number {waiting['number']}); "
                                    "it waits for the other seats' consent", rule="withdrawal/asked",
-                                   number=record.withdrawal["number"], version=record.version)
+                                   number=waiting["number"], version=record.version)
                 number = record.version + 1  # the version its asking is stored at: unique in the record
                 record.ask_withdrawal(number=number, seat=seat, entry=last, at_version=record.version)
                 answer = self._asked(record, meta)
@@ -234,7 +235,7 @@ class Table:
             again = self._answered(keyed, "consent")
             if again is not None:
                 return again, True
-            asked = record.withdrawal
+            asked = getattr(record, "withdrawal", None)
             if asked is None or asked["number"] != number:
                 raise Conflict(f"no take-back {number} waits for consent: the game went on, or it was done already",
                                rule="withdrawal/not-waiting", version=record.version)
