@@ -363,9 +363,9 @@ function busy(on) {
  * A POST with this reader's credential and an Idempotency-Key, sent again (same key) when no answer came back.
  * @param {string} path
  * @param {any} json
+ * @param {string} [key] the Idempotency-Key (a new one unless the request is one sent before)
  */
-async function post(path, json) {
-  const key = crypto.randomUUID();
+async function post(path, json, key = crypto.randomUUID()) {
   let answer = null;
   for (let attempt = 0; attempt < RETRIES; attempt += 1) {
     answer = await api(path, { method: "POST", token: credential(), json, headers: { "Idempotency-Key": key } });
@@ -395,8 +395,14 @@ async function send(choice, outcomes, first = false) {
   busy(true);
   const body = { command: choice.command, version: panel.legal.version };
   if (outcomes) Object.assign(body, { outcomes }); // at the table, even none: a transcribed command says what it met
-  sessionStorage.setItem(KEEP, JSON.stringify(body));
-  const answer = await post(`/api/records/${id}/commands`, body);
+  const key = crypto.randomUUID();
+  sessionStorage.setItem(KEEP, JSON.stringify({ body, key }));
+  const answer = await post(`/api/records/${id}/commands`, body, key);
+  if (answer.status === 0) { // no answer at all: the entry is kept and sent again (same key) when the line is back
+    busy(false);
+    say("The service did not answer: your choice is kept and will be sent again when the connection is back.");
+    return;
+  }
   sessionStorage.removeItem(KEEP);
   if (first && answer.status === 422 && answer.body && answer.body.rule === "chance/missing-outcome") {
     busy(false);
@@ -507,13 +513,21 @@ async function refresh() {
   document.body.dataset.decision = String(answer.body.version);
 }
 
-/** An entry stored in this tab but whose answer never came (a reload, a dropped connection): sent again. */
+/** An entry made in this tab whose answer never came (a reload, a dropped connection): sent again, same key. */
 async function resume() {
   const kept = sessionStorage.getItem(KEEP);
   if (!kept) return;
+  let entry;
+  try {
+    entry = JSON.parse(kept);
+  } catch {
+    sessionStorage.removeItem(KEEP);
+    return;
+  }
+  say("Sending again the choice made before the connection dropped…");
+  const answer = await post(`/api/records/${id}/commands`, entry.body, entry.key); // the same key: stored once
+  if (answer.status === 0) return say("Still no answer: your choice is kept and will be sent when the connection is back.");
   sessionStorage.removeItem(KEEP);
-  say("Sending again the choice made before the page was reloaded…");
-  const answer = await post(`/api/records/${id}/commands`, JSON.parse(kept));
   say(answer.ok || answer.status === 409 ? "" : sentence(answer));
 }
 
@@ -534,6 +548,7 @@ function start() {
       refresh();
     }
   });
+  window.addEventListener("online", () => resume().then(refresh));
   resume().then(refresh);
 }
 

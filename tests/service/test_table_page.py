@@ -394,3 +394,25 @@ def test_a_tap_on_a_marked_place_of_the_board_picks_the_choices_that_name_it(bro
     page.locator("#decision-path button.back").tap()
     expect(offered).to_have_count(len(legal["choices"]))  # let go: every start again (one button each: port, galley)
     assert not errors, errors
+
+
+def test_a_choice_made_while_the_connection_is_down_is_sent_when_it_is_back(browser: Any,
+                                                                          served: tuple[str, Any]) -> None:
+    base, client = served
+    errors: list[str] = []
+    made = started_live(client, "la-citta")
+    record = made["id"]
+    seat = client.get(f"/api/records/{record}/legal").get_json()["pending"]["seat"]
+    page = phone(browser, errors)
+    page.goto(f"{base}/records/{record}#token={made['seats'][seat]['token']}")
+    version = client.get(f"/api/records/{record}").get_json()["version"]
+    choice = first_final_choice(page)
+    page.context.set_offline(True)
+    choice.tap()
+    expect(page.locator("#decision-said")).to_contain_text("your choice is kept")
+    assert client.get(f"/api/records/{record}").get_json()["version"] == version  # nothing reached the service
+    page.context.set_offline(False)
+    expect(page.locator("#decision")).not_to_have_attribute("data-version", str(version))
+    expect(page.locator("#decision-said")).to_be_hidden()
+    assert client.get(f"/api/records/{record}").get_json()["version"] > version
+    assert not errors, errors
