@@ -538,7 +538,7 @@ function start() {
   document.addEventListener("cronaca:step", markPlaces); // a new board drawing: its places marked again
   document.addEventListener("cronaca:record", (e) => {
     const record = /** @type {CustomEvent} */ (e).detail;
-    if (!panel.legal || record.version !== panel.legal.version) refresh();
+    if (!panel.legal || record.version !== panel.legal.version) record.hold(refresh()); // before the board's reads
     else if (!panel.sending) render(); // the same decision; what the record says around it (take-backs) is new
   });
   window.addEventListener("hashchange", () => {

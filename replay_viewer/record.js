@@ -20,6 +20,7 @@ const POLL_MS = 2000; // polling, when the live stream cannot be had
 const CHECK_MS = 30000; // while the stream is open: a cheap check anyway, should an announcement be lost
 const STREAM_AGAIN_MS = 30000; // after the stream was refused: poll, and try the stream again this much later
 const CACHE = 120; // boards kept; neighbours are fetched ahead so stepping paints from here
+const HOLD_MS = 400; // after a move, the decision panel's question goes before the board's reads, this long at most
 
 const page = {
   token: hashParams().get("token"),
@@ -746,7 +747,10 @@ async function check() {
   const wasAtEnd = page.at >= before.steps;
   page.record = answer.body;
   page.etag = answer.response.headers.get("ETag");
-  document.dispatchEvent(new CustomEvent("cronaca:record", { detail: page.record })); // decision.js follows
+  // decision.js follows; the next decision it asks for goes first (its reads wait at most HOLD_MS for it)
+  const held = [];
+  document.dispatchEvent(new CustomEvent("cronaca:record", { detail: { ...page.record, hold: (p) => held.push(p) } }));
+  if (held.length) await Promise.race([Promise.all(held), new Promise((r) => setTimeout(r, HOLD_MS))]);
   if (answer.body.steps !== before.steps || answer.body.finished !== before.finished) {
     if (answer.body.finished) forgetReader(); // every reader now sees everything: drawn boards are stale
     await Promise.all([loadTurns(), loadStory(), loadScores()]);
