@@ -13,6 +13,7 @@ from api import (
     metrics,
     operators,
     problems,
+    qr,
     records,
     rulings,
     security,
@@ -65,6 +66,7 @@ def create_app(settings: Settings | None = None, service: Service | None = None,
     api.register_blueprint(imports.blp)
     api.register_blueprint(transcripts.blp)
     api.register_blueprint(titles.blp)
+    api.register_blueprint(qr.blp)
     for blueprint in teaching.BLUEPRINTS:
         api.register_blueprint(blueprint)
     app.register_blueprint(viewer.viewer)

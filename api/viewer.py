@@ -55,6 +55,12 @@ def index() -> Any:
     return _asset("index.html")
 
 
+@viewer.route("/records/new")
+def new_record() -> Any:
+    """Start a game from the browser: the title, the players in seat order, the options, live or at the table."""
+    return _asset("new.html")
+
+
 @viewer.route("/records/<uuid:record_id>")
 def record(record_id: UUID) -> Any:
     return _asset("record.html")

@@ -76,6 +76,13 @@ def read_aloud(title: str, view: Mapping[str, Any], edition: Edition, names: Seq
     return list(said(view, edition, names)) if callable(said) else []
 
 
+def options_schema(title: str) -> Any:
+    """The marshmallow schema of the title's setup options (`rules.py`'s `OptionsSchema`), or None: the page that
+    starts a game offers its fields (api/titles.py says which)."""
+    found = getattr(_room(title, "rules"), "OptionsSchema", None)
+    return found() if callable(found) else None
+
+
 def choices(title: str) -> Chooser:
     """How the title offers its legal commands to the decision panel (`notation.choices(state, commands, names)`:
     words, group, parts, place; kernel.choices); a title without one offers its notation's words, one group."""

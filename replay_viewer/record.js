@@ -20,6 +20,7 @@ const POLL_MS = 2000; // polling, when the live stream cannot be had
 const CHECK_MS = 30000; // while the stream is open: a cheap check anyway, should an announcement be lost
 const STREAM_AGAIN_MS = 30000; // after the stream was refused: poll, and try the stream again this much later
 const CACHE = 120; // boards kept; neighbours are fetched ahead so stepping paints from here
+const HOLD_MS = 400; // after a move, the decision panel's question goes before the board's reads, this long at most
 
 const page = {
   token: hashParams().get("token"),
@@ -67,6 +68,8 @@ function hashFor(step) {
   if (page.line) params.set("line", page.line);
   const key = hashParams().get("key"); // the annotator key (study.js) stays in the address
   if (key) params.set("key", key);
+  const table = hashParams().get("table"); // the table key (decision.js) too
+  if (table) params.set("table", table);
   return "#" + params.toString();
 }
 
@@ -743,7 +746,8 @@ function rebuild() {
 
 function summarise() {
   const r = page.record;
-  const parts = [titleName(r.title), `${r.seats.length} seat${r.seats.length > 1 ? "s" : ""}`, r.mode];
+  const mode = r.mode === "transcribed" ? "at the table" : r.mode; // the table's own cubes and dice (issue 31)
+  const parts = [titleName(r.title), `${r.seats.length} seat${r.seats.length > 1 ? "s" : ""}`, mode];
   if (r.finished && !page.spoilerFree) parts.push(`finished in ${r.steps} steps`);
   else if (r.finished) parts.push("finished");
   else parts.push(`in progress: ${r.steps} steps so far; this page follows new moves by itself`);
@@ -771,6 +775,10 @@ async function check() {
   const wasAtEnd = page.at >= before.steps;
   page.record = answer.body;
   page.etag = answer.response.headers.get("ETag");
+  // decision.js follows; the next decision it asks for goes first (its reads wait at most HOLD_MS for it)
+  const held = [];
+  document.dispatchEvent(new CustomEvent("cronaca:record", { detail: { ...page.record, hold: (p) => held.push(p) } }));
+  if (held.length) await Promise.race([Promise.all(held), new Promise((r) => setTimeout(r, HOLD_MS))]);
   if (answer.body.steps !== before.steps || answer.body.finished !== before.finished) {
     if (answer.body.finished) forgetReader(); // every reader now sees everything: drawn boards are stale
     await Promise.all([loadTurns(), loadStory(), loadScores()]);
@@ -1053,6 +1061,7 @@ export const recordPage = {
   record: () => page.record,
   names,
   go: (n) => go(n, { unbounded: true }),
+  refresh: () => refresh().then(schedule), // decision.js, after a choice it stored: the board follows at once
   showLine(line, lastStep, n) {
     page.line = line || null;
     page.lineLast = line ? lastStep : 0;

@@ -15,7 +15,7 @@ from itertools import combinations
 from typing import Any, ClassVar
 
 import marshmallow
-from marshmallow import fields
+from marshmallow import fields, validate
 
 from domain.kernel import (
     AUTOMATIC,
@@ -866,7 +866,7 @@ class OptionsSchema(marshmallow.Schema):
         unknown = marshmallow.RAISE
 
     players = fields.Integer(strict=True, load_default=4)
-    setup = fields.String(load_default="beginner")
+    setup = fields.String(load_default="beginner", validate=validate.OneOf(["beginner", "experienced"]))
     start = fields.Integer(strict=True, load_default=0)
 
 

@@ -409,8 +409,10 @@ def test_the_viewer_runs_under_its_csp_and_keeps_the_token_out_of_addresses(tmp_
         read = {r["path"].removeprefix(f"/api/records/{record_id}").split("/")[1:2][0] if r["path"].count("/") > 3
                 else "summary" for r in with_token}
         # the record page's reads (the board is under steps/N/board), each with the header; the seat's own
-        # private notes are read with it too; nothing else (places, variations) needs to know the reader
-        assert {"summary", "turns", "steps"} <= read <= {"summary", "turns", "steps", "story", "scores", "annotations"}, with_token
+        # private notes are read with it too, and the decision panel asks what the seat may choose (legal);
+        # nothing else (places, variations) needs to know the reader
+        assert {"summary", "turns", "steps"} <= read <= {"summary", "turns", "steps", "story", "scores", "annotations",
+                                                         "legal"}, with_token
         assert all(tokens[0] not in r["path"] + r["query"] for r in arrived)
         assert [r for r in arrived if r["referer"]] == []
     finally:

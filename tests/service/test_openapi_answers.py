@@ -99,6 +99,8 @@ def test_every_documented_operation_answers_as_the_document_says(checked: Checke
     started = ask("post", "/api/records", 201, json={"title": "citta-stato", "seats": ["Ada", "Ben"]}).get_json()
     live, live_tokens = started["id"], [s["token"] for s in started["seats"]]
     ask("get", "/api/titles", 200)
+    ask("post", "/api/qr", 200, json={"text": "http://127.0.0.1/records/0#table=a secret"})
+    ask("post", "/api/qr", 422, json={"text": ""})
     ask("get", "/api/records", 200)
     ask("get", "/api/records", 200, query_string={"title": "citta-stato", "status": "in-progress", "per_page": 5})
     for _ in range(3):

@@ -82,10 +82,13 @@ def test_the_titles_endpoint_names_every_title_from_its_package(client: Any) -> 
     answer = client.get("/api/titles")
     assert answer.status_code == 200 and answer.mimetype == "application/json"
     assert answer.get_json() == {"titles": [
-        {"id": "citta-stato", "name": "Città-Stato", "seats": {"min": 2, "max": 5}},
-        {"id": "la-citta", "name": "La Città", "seats": {"min": 2, "max": 5}},
-        {"id": "serenissima", "name": "Serenissima", "seats": {"min": 2, "max": 4}},
-        {"id": "toy", "name": "Toy", "seats": {"min": 2, "max": 3}},
+        {"id": "citta-stato", "name": "Città-Stato", "seats": {"min": 2, "max": 5},
+         "options": [{"name": "expansion", "choices": [False, True], "default": None}]},
+        {"id": "la-citta", "name": "La Città", "seats": {"min": 2, "max": 5},
+         "options": [{"name": "setup", "choices": ["beginner", "experienced"], "default": "beginner"}]},
+        {"id": "serenissima", "name": "Serenissima", "seats": {"min": 2, "max": 4},
+         "options": [{"name": "money", "choices": ["visible", "hidden"], "default": "visible"}]},
+        {"id": "toy", "name": "Toy", "seats": {"min": 2, "max": 3}, "options": []},
     ]}
     assert [t["id"] for t in answer.get_json()["titles"]] == list(catalog.TITLES)
 
@@ -96,4 +99,4 @@ def test_the_titles_endpoint_is_documented_with_its_schema(client: Any) -> None:
     schemas = spec["components"]["schemas"]
     listed = schemas[ok["$ref"].rsplit("/", 1)[1]]
     title = schemas[listed["properties"]["titles"]["items"]["$ref"].rsplit("/", 1)[1]]
-    assert list(title["properties"]) == ["id", "name", "seats"]
+    assert list(title["properties"]) == ["id", "name", "seats", "options"]

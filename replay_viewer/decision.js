@@ -1,0 +1,555 @@
+// @ts-check
+// The decision panel of the record page (issue 31): when the reader may act (a seat's link while that seat decides,
+// or the table's link for any seat) a region labelled "decision" says whose decision it is and offers every legal
+// choice as a button in words, grouped as a player thinks of them; a choice of many parts is built step by step from
+// the parts its words are split into, the engine's legal list saying at each step what remains. At the table, the
+// outcomes a choice meets (a draw, a roll) are entered from what is possible (POST .../asks), and the last entry can be
+// taken back. The panel asks the API for everything (GET /legal, POST /commands) and follows the record page's
+// live stream through its "cronaca:record" event; record.js knows nothing of it but that event and two hooks.
+
+import { hashParams } from "./lib/address.js";
+import { api, why } from "./lib/api.js";
+import { $, button, el } from "./lib/dom.js";
+import { recordPage } from "./record.js";
+
+const id = recordPage.id;
+const RETRIES = 3; // a tap whose answer was lost is sent again with the same Idempotency-Key: stored once
+const RETRY_MS = 600;
+const KEEP = `cronaca:entry:${id}`; // the entry being made, kept across a reload (a dropped connection loses nothing)
+
+/**
+ * A legal choice as the panel shows it.
+ * @typedef {object} Choice
+ * @property {Record<string, any>} command what is sent back
+ * @property {string} words the whole choice in words
+ * @property {string} group "actions", "cards", "places", "pass"...
+ * @property {string[]} parts the words split into the steps a person picks them in
+ * @property {string | null} place a board place the choice names
+ */
+
+const panel = {
+  table: hashParams().get("table"), // the table key: every seat's choices and the outcomes seen
+  legal: /** @type {any} */ (null),
+  choices: /** @type {Choice[]} */ ([]),
+  path: /** @type {string[]} */ ([]), // the parts picked so far of a many-part choice
+  place: /** @type {string | null} */ (null), // a board place tapped: only the choices naming it are offered
+  placeAt: 0, // how many parts were picked when it was tapped (a "back" from there lets it go)
+  sending: false,
+  asking: /** @type {any} */ (null), // an outcome being entered: {choice, outcomes, ask}
+  generation: 0,
+};
+
+const credential = () => panel.table || recordPage.token();
+const names = () => recordPage.names();
+const seatName = (seat) => names()[seat] || `seat ${seat}`;
+const region = () => $("decision");
+
+/** The sentence the panel shows under its buttons (a refusal, a retry), or none. */
+function say(sentence) {
+  const node = $("decision-said");
+  node.textContent = sentence || "";
+  node.hidden = !sentence;
+}
+
+// ---- the legal choices, in words -------------------------------------------------------------------
+
+const EXTRA = ["words", "group", "parts", "place"];
+const typeWords = (type) => String(type || "").split("/").pop()?.replace(/-/g, " ") || "choice";
+const valueWords = (v) => (Array.isArray(v) ? v.join(" ") : v !== null && typeof v === "object" ? JSON.stringify(v) : String(v));
+
+/**
+ * One item of GET /legal's `commands` as a Choice: the title's words, group and parts when the API gives them
+ * (issue 31 B), else words made from the command's own fields.
+ * @returns {Choice}
+ */
+function choiceOf(item) {
+  const command = item && typeof item.command === "object" && item.command !== null ? item.command
+    : Object.fromEntries(Object.entries(item).filter(([k]) => !EXTRA.includes(k)));
+  const fields = Object.entries(command).filter(([k]) => k !== "type" && k !== "seat");
+  const parts = Array.isArray(item.parts) && item.parts.length ? item.parts.map(String)
+    : [typeWords(command.type), ...fields.map(([k, v]) => `${k.replace(/_/g, " ")} ${valueWords(v)}`)];
+  const words = typeof item.words === "string" && item.words ? item.words : parts.join(" ");
+  const group = typeof item.group === "string" && item.group ? item.group : /(^|-)(pass|end)\b/.test(typeWords(command.type).replace(/ /g, "-")) ? "pass" : "actions";
+  return { command, words, group, parts, place: item.place === undefined || item.place === null ? null : String(item.place) };
+}
+
+/** The choices that start with the parts picked so far. */
+const under = (path) => panel.choices.filter((c) => path.every((p, i) => c.parts[i] === p)
+  && (panel.place === null || c.place === panel.place));
+
+/**
+ * The buttons of this step: each distinct next part among the choices left; a part that leaves one choice
+ * finishes it (its button says the rest of its words), and a choice that ends here is a button of its own.
+ */
+function options() {
+  const left = under(panel.path);
+  const depth = panel.path.length;
+  /** @type {Map<string, Choice[]>} */
+  const next = new Map();
+  /** @type {{label: string, choice: Choice | null, part: string | null, group: string}[]} */
+  const out = [];
+  for (const c of left) {
+    if (c.parts.length <= depth) {
+      out.push({ label: depth ? "just this" : c.words, choice: c, part: null, group: c.group });
+      continue;
+    }
+    const part = c.parts[depth];
+    if (!next.has(part)) next.set(part, []);
+    next.get(part)?.push(c);
+  }
+  for (const [part, found] of next) {
+    const one = found.length === 1 ? found[0] : null;
+    out.push({ label: one ? one.parts.slice(depth).join(" ") : part, choice: one, part: one ? null : part, group: found[0].group });
+  }
+  return out;
+}
+
+// ---- drawing the panel -------------------------------------------------------------------------------
+
+function kindWords(pending) {
+  return String(pending.kind || "a choice").replace(/-/g, " ");
+}
+
+let drawn = 0;
+function render() {
+  draw();
+  markPlaces();
+  region().dataset.drawn = String(++drawn); // how many times the panel was drawn: a test waits for the next one
+}
+
+function draw() {
+  const node = region();
+  const legal = panel.legal;
+  const record = recordPage.record();
+  const body = $("decision-choices");
+  const head = $("decision-whose");
+  const trail = $("decision-path");
+  body.replaceChildren();
+  trail.replaceChildren();
+  $("decision-undo", "button").hidden = !record || record.finished || !(record.steps > 0) || (!panel.table && !recordPage.token());
+  showWithdrawals();
+  if (!legal || !credential()) { // a reader who may not act sees only what was taken back, if anything
+    const taken = record && Array.isArray(record.withdrawn) && record.withdrawn.length > 0;
+    node.hidden = !taken;
+    node.dataset.state = "reading";
+    head.textContent = "";
+    return;
+  }
+  node.hidden = false;
+  node.dataset.version = String(legal.version);
+  if (!node.hasAttribute("aria-busy")) node.setAttribute("aria-busy", "false");
+  // over: the record says so, or the rules do (the kernel's pending kind "game-over") before the record's last version
+  if ((record && record.finished) || (legal.pending && legal.pending.kind === "game-over")) {
+    const final = record && record.scores && Array.isArray(record.scores.seats) ? record.scores : null;
+    const ranking = final && Array.isArray(final.ranking) ? final.ranking : [];
+    head.textContent = "The game is over." + (ranking.length && final
+      ? " " + ranking.map((seat) => `${seatName(seat)} ${(final.seats.find((x) => x.seat === seat) || {}).total ?? "?"}`).join(", ") + "." : "");
+    node.dataset.state = "over";
+    $("decision-undo", "button").hidden = true;
+    return;
+  }
+  if (panel.asking) return renderAsk();
+  const pending = legal.pending || {};
+  const seat = pending.seat;
+  const mine = Array.isArray(legal.commands) && legal.commands.length > 0;
+  const who = seat === null || seat === undefined ? "The game" : seatName(seat);
+  if (!mine) {
+    node.dataset.state = "waiting";
+    head.textContent = seat === null || seat === undefined ? `Waiting: ${kindWords(pending)}.`
+      : `${who} decides (${kindWords(pending)}); this page waits for it.`;
+    return;
+  }
+  node.dataset.state = "deciding";
+  node.dataset.seat = String(seat);
+  head.textContent = `${who} decides: ${kindWords(pending)}` + (panel.table ? "" : " (your turn)");
+  if (panel.path.length || panel.place !== null) {
+    const at = panel.place === null ? "" : `${panel.path.length ? " · " : ""}at ${placeWords()}`;
+    trail.append(el("span", "chosen: " + panel.path.join(" › ") + at + " "),
+      button("◀ back", "back", back, "undo the last part picked"));
+  }
+  const shown = options();
+  // groups as they come, but passing last: the choice that does nothing is the one least often meant
+  const groups = [...new Set(shown.map((o) => o.group))].sort((a, b) => Number(a === "pass") - Number(b === "pass"));
+  for (const group of groups) {
+    const box = el("div", null, "choice-group");
+    box.setAttribute("role", "group");
+    box.setAttribute("aria-label", group);
+    if (groups.length > 1) box.append(el("h3", group));
+    for (const o of shown.filter((x) => x.group === group)) {
+      const b = button(o.label, o.choice ? "choice final" : "choice part", () => pick(o), o.choice ? o.choice.words : `then pick what follows ${o.part}`);
+      b.disabled = panel.sending;
+      box.append(b);
+    }
+    body.append(box);
+  }
+}
+
+/** What of the ask's pool can still come up in the outcome being entered: each value with how many are left. */
+function stillPossible(ask, current) {
+  const possible = Array.isArray(ask.possible) && ask.possible.length ? ask.possible
+    : ask.kind === "roll" ? Array.from({ length: ask.faces || 6 }, (_, k) => ({ value: k + 1, count: ask.n })) : [];
+  if (ask.kind === "roll") return possible.map((p) => ({ ...p, left: 1 })); // a die's faces can come up again
+  return possible.map((p) => ({ ...p, left: (p.count || 1) - current.filter((v) => v === p.value).length }));
+}
+
+/** An outcome the table must say: the values still possible, each a button (a draw of several, one value a tap). */
+function renderAsk() {
+  const node = region();
+  const { ask, outcomes, choice, current } = panel.asking;
+  if (!ask) { // the rules are being asked what comes next
+    node.dataset.state = "asking";
+    $("decision-whose").textContent = choice ? `${choice.words}…` : "The setup…";
+    return;
+  }
+  node.dataset.state = "outcome";
+  node.dataset.ask = `${ask.kind}:${ask.source}`;
+  $("decision-whose").textContent = choice ? `${choice.words}: what did the table see?` : "The setup: what did the table see?";
+  const progress = ask.n > 1 ? ` (${current.length + 1} of ${ask.n})` : "";
+  $("decision-path").append(el("span", (ask.words || `${ask.kind} from ${ask.source}`) + progress
+    + (current.length ? `: ${current.map(valueWords).join(", ")}` : "") + (outcomes.length ? ` · ${outcomes.length} entered` : "") + " "));
+  if (current.length) $("decision-path").append(button("◀ back", "back", () => { current.pop(); render(); }, "take back the last value entered"));
+  if (choice) $("decision-path").append(button("✕ cancel", "back", () => { panel.asking = null; render(); }, "enter nothing; choose again"));
+  const box = el("div", null, "choice-group outcomes");
+  box.setAttribute("role", "group");
+  box.setAttribute("aria-label", "what was seen");
+  const words = new Map((ask.possible || []).map((p) => [JSON.stringify(p.value), p.words]));
+  for (const p of stillPossible(ask, current).filter((x) => x.left > 0)) {
+    const said = words.get(JSON.stringify(p.value)) || valueWords(p.value);
+    const b = button(said + (p.left > 1 && ask.kind !== "roll" ? ` (${p.left})` : ""), "choice outcome", () => seen(p.value), `the table saw ${said}`);
+    b.disabled = panel.sending;
+    box.append(b);
+  }
+  $("decision-choices").append(box);
+}
+
+// ---- the board: a tap on a place picks the choices that name it -------------------------------------------
+
+/** The tapped place as the board names it (its label), else its id. */
+function placeWords() {
+  const spot = $("board").querySelector(`[data-id="${CSS.escape(String(panel.place))}"]`);
+  return (spot && spot.getAttribute("aria-label")) || String(panel.place);
+}
+
+/** The board's places (their `data-id`) that a choice still open names: marked, so a player sees what to tap. */
+function markPlaces() {
+  const board = $("board");
+  const wanted = new Set(panel.asking || panel.sending ? [] : under(panel.path).map((c) => c.place).filter(Boolean));
+  board.querySelectorAll(".decision-place").forEach((n) => { if (!wanted.has(n.getAttribute("data-id") || "")) n.classList.remove("decision-place"); });
+  for (const place of wanted) board.querySelectorAll(`[data-id="${CSS.escape(String(place))}"]`).forEach((n) => n.classList.add("decision-place"));
+}
+
+/** A tap on the board: the choices still open that name the tapped place; one is chosen, several narrow the panel. */
+function tapBoard(e) {
+  const target = /** @type {Element} */ (e.target);
+  const spot = target.closest && target.closest("[data-id]");
+  if (!spot || panel.sending || panel.asking || !panel.choices.length || region().dataset.state !== "deciding") return;
+  const place = spot.getAttribute("data-id");
+  const named = under(panel.path).filter((c) => c.place === place);
+  if (!named.length) {
+    say(`Nothing you may choose now names ${spot.getAttribute("aria-label") || place}.`);
+    return;
+  }
+  say("");
+  if (named.length === 1) return choose(named[0]);
+  panel.place = place; // only the choices naming it, from the parts picked so far
+  panel.placeAt = panel.path.length;
+  descend();
+  render();
+}
+
+// ---- acting ------------------------------------------------------------------------------------------
+
+function pick(o) {
+  if (panel.sending) return;
+  say("");
+  if (o.part !== null) {
+    panel.path = [...panel.path, o.part];
+    descend();
+    render();
+    return;
+  }
+  choose(o.choice);
+}
+
+/** A part every choice left shares is no choice: taken at once (a "back" tap undoes it with the one before). */
+function descend() {
+  for (;;) {
+    const shown = options();
+    if (shown.length !== 1 || shown[0].part === null) return;
+    panel.path = [...panel.path, shown[0].part];
+  }
+}
+
+/** One step back: the last part picked, and the parts taken at once before it. */
+function back() {
+  if (panel.place !== null) { // the place tapped is let go first, with the parts taken since
+    panel.path = panel.path.slice(0, panel.placeAt);
+    panel.place = null;
+    return render();
+  }
+  panel.path = panel.path.slice(0, -1);
+  while (panel.path.length) {
+    const shown = options();
+    if (shown.length !== 1 || shown[0].part === null) break;
+    panel.path = panel.path.slice(0, -1);
+  }
+  render();
+}
+
+/** A choice picked: at the table, first the outcomes it meets (asked one at a time), then sent. */
+async function choose(choice) {
+  if (panel.table) return send(choice, [], true);
+  return send(choice, null);
+}
+
+/** What the rules need next for the choice being entered (or the setup): an outcome to enter, or nothing more. */
+async function askNext() {
+  const entry = panel.asking;
+  if (!entry) return;
+  busy(true);
+  const answer = await post(`/api/records/${id}/asks`, { command: entry.choice ? entry.choice.command : null, outcomes: entry.outcomes });
+  busy(false);
+  if (panel.asking !== entry) return;
+  if (answer.status === 404 && !entry.choice) { // a service without outcome entry: nothing to ask
+    panel.asking = null;
+    return render();
+  }
+  if (answer.status === 404 || answer.status === 405) { // the service cannot say: send the choice as it is
+    panel.asking = null;
+    return send(entry.choice, null);
+  }
+  if (!answer.ok) {
+    panel.asking = null;
+    say(sentence(answer));
+    return refresh();
+  }
+  if (answer.body.ask) {
+    entry.ask = answer.body.ask;
+    return render();
+  }
+  panel.asking = null;
+  if (!entry.choice) return setup(entry.outcomes);
+  return send(entry.choice, entry.outcomes);
+}
+
+/** A value the table saw: the outcome grows by it; once it holds as many as the rules asked, the next ask. */
+function seen(value) {
+  const entry = panel.asking;
+  if (!entry || panel.sending || !entry.ask) return;
+  entry.current.push(value);
+  if (entry.current.length < entry.ask.n) return render();
+  entry.outcomes.push({ kind: entry.ask.kind, source: entry.ask.source, values: entry.current });
+  entry.current = [];
+  entry.ask = null;
+  askNext();
+}
+
+async function setup(outcomes) {
+  busy(true);
+  const answer = await post(`/api/records/${id}/setup`, { outcomes });
+  recordPage.refresh();
+  await refresh();
+  busy(false);
+  say(answer.ok ? "" : sentence(answer));
+}
+
+function busy(on) {
+  panel.sending = on;
+  region().setAttribute("aria-busy", on ? "true" : "false");
+  region().querySelectorAll("button.choice").forEach((b) => { /** @type {HTMLButtonElement} */ (b).disabled = on; });
+}
+
+/**
+ * A POST with this reader's credential and an Idempotency-Key, sent again (same key) when no answer came back.
+ * @param {string} path
+ * @param {any} json
+ * @param {string} [key] the Idempotency-Key (a new one unless the request is one sent before)
+ */
+async function post(path, json, key = crypto.randomUUID()) {
+  let answer = null;
+  for (let attempt = 0; attempt < RETRIES; attempt += 1) {
+    answer = await api(path, { method: "POST", token: credential(), json, headers: { "Idempotency-Key": key } });
+    if (answer.status !== 0) break;
+    say("No answer from the service: trying again…");
+    await new Promise((r) => setTimeout(r, RETRY_MS * (attempt + 1)));
+  }
+  return /** @type {import("./lib/api.js").Answer} */ (answer);
+}
+
+/** A refusal in one sentence, as a player reads it. */
+function sentence(answer) {
+  const detail = why(answer);
+  if (answer.status === 409) return `The game moved on before this choice reached it (${detail}); the panel now shows what is legal.`;
+  if (answer.status === 403) return `This link may not make that choice: ${detail}.`;
+  if (answer.status === 422) return `Refused: ${detail}.`;
+  if (answer.status === 0) return "The service did not answer; your choice was not stored. Try again when the connection is back.";
+  return `Not stored: ${detail}.`;
+}
+
+/**
+ * A choice sent with the outcomes it met. At the table a choice is first sent as meeting none (most meet no chance:
+ * one round trip); when the rules say it met some (422 chance/missing-outcome, nothing stored), they are asked for.
+ */
+async function send(choice, outcomes, first = false) {
+  if (panel.sending) return;
+  busy(true);
+  const body = { command: choice.command, version: panel.legal.version };
+  if (outcomes) Object.assign(body, { outcomes }); // at the table, even none: a transcribed command says what it met
+  const key = crypto.randomUUID();
+  sessionStorage.setItem(KEEP, JSON.stringify({ body, key }));
+  const answer = await post(`/api/records/${id}/commands`, body, key);
+  if (answer.status === 0) { // no answer at all: the entry is kept and sent again (same key) when the line is back
+    busy(false);
+    say("The service did not answer: your choice is kept and will be sent again when the connection is back.");
+    return;
+  }
+  sessionStorage.removeItem(KEEP);
+  if (first && answer.status === 422 && answer.body && answer.body.rule === "chance/missing-outcome") {
+    busy(false);
+    panel.asking = { choice, outcomes: [], ask: null, current: [] };
+    return askNext();
+  }
+  panel.path = [];
+  await refresh(); // the buttons stay off until the next decision is in: no tap lands on a choice already gone
+  busy(false);
+  say(answer.ok ? "" : sentence(answer));
+  recordPage.refresh(); // the board after the decision: its reads do not hold up the next decision's
+}
+
+let armed = 0; // a take-back asks for a second tap within a few seconds (a slip of the thumb takes nothing back)
+const ARMED_MS = 4000;
+
+async function takeBack() {
+  const undo = $("decision-undo", "button");
+  if (panel.sending || !panel.legal) return;
+  if (Date.now() > armed) {
+    armed = Date.now() + ARMED_MS;
+    undo.textContent = panel.table ? "tap again to take back the last entry" : "tap again to ask the others to take back your last choice";
+    undo.classList.add("armed");
+    setTimeout(() => { if (Date.now() >= armed) disarm(); }, ARMED_MS + 50);
+    return;
+  }
+  disarm();
+  busy(true);
+  const answer = await post(`/api/records/${id}/withdrawals`, { version: panel.legal.version });
+  panel.path = [];
+  panel.asking = null;
+  recordPage.refresh();
+  await refresh();
+  busy(false);
+  if (!answer.ok) return say(sentence(answer));
+  const asked = answer.body.asked;
+  say(asked ? `Asked: the take-back waits for ${asked.waiting.map(seatName).join(" and ")} to agree.` : "The last entry was taken back; the record keeps a note of it.");
+}
+
+function disarm() {
+  armed = 0;
+  const undo = $("decision-undo", "button");
+  undo.textContent = panel.table ? "take back the last entry" : "take back my last choice";
+  undo.classList.remove("armed");
+}
+
+/** A live game's take-back waiting for this seat's consent: agreed with a tap (the last consent takes it back). */
+async function consent(number) {
+  if (panel.sending) return;
+  busy(true);
+  const answer = await post(`/api/records/${id}/withdrawals/${number}/consent`, {});
+  recordPage.refresh();
+  await refresh();
+  busy(false);
+  say(answer.ok ? "You agreed to the take-back." : sentence(answer));
+}
+
+/** What was taken back (the record lists it), and a live take-back still waiting for consent. */
+function showWithdrawals() {
+  const record = recordPage.record();
+  const box = $("decision-withdrawals");
+  box.replaceChildren();
+  if (!record) return;
+  const taken = Array.isArray(record.withdrawn) ? record.withdrawn : [];
+  if (taken.length) {
+    const last = taken[taken.length - 1];
+    box.append(el("span", `Taken back: ${taken.length} entr${taken.length > 1 ? "ies" : "y"}; the last was ${seatName(last.seat)}'s`
+      + ` (by ${last.by === "table" ? "the table" : "every seat's consent"}). `, "withdrawn-note"));
+  }
+  const waiting = record.withdrawal;
+  if (waiting && !panel.table && recordPage.token()) {
+    box.append(el("span", `${seatName(waiting.seat)} asks to take back their last choice. `),
+      button("agree", "consent", () => consent(waiting.number), "agree to take that choice back"));
+  }
+}
+
+// ---- following the game ------------------------------------------------------------------------------
+
+/** The decision as the API says it now (a newer ask wins over an older one still on its way). */
+async function refresh() {
+  const mine = ++panel.generation;
+  if (!credential()) return render();
+  const answer = await api(`/api/records/${id}/legal`, { token: credential(), cache: "no-store" });
+  if (mine !== panel.generation) return;
+  if (!answer.ok) {
+    panel.legal = null;
+    say(answer.status === 403 ? "This link opens no seat of this record: it shows the game but cannot play it."
+      : `The choices could not be read: ${why(answer)}. The page tries again with the next move.`);
+    region().hidden = false;
+    return;
+  }
+  const before = panel.legal;
+  panel.legal = answer.body;
+  panel.choices = (answer.body.choices || answer.body.commands || []).map(choiceOf);
+  if (!before || before.version !== answer.body.version) {
+    panel.path = [];
+    panel.place = null;
+    descend();
+    if (panel.asking && panel.asking.choice) panel.asking = null;
+  }
+  const waiting = answer.body.pending && answer.body.pending.kind === "setup" && panel.table;
+  if (waiting && !panel.asking) { // a game at the table starts with the setup's outcomes
+    panel.asking = { choice: null, outcomes: [], ask: null, current: [] };
+    render();
+    return askNext();
+  }
+  render();
+  document.body.dataset.decision = String(answer.body.version);
+}
+
+/** An entry made in this tab whose answer never came (a reload, a dropped connection): sent again, same key. */
+async function resume() {
+  const kept = sessionStorage.getItem(KEEP);
+  if (!kept) return;
+  let entry;
+  try {
+    entry = JSON.parse(kept);
+  } catch {
+    sessionStorage.removeItem(KEEP);
+    return;
+  }
+  say("Sending again the choice made before the connection dropped…");
+  const answer = await post(`/api/records/${id}/commands`, entry.body, entry.key); // the same key: stored once
+  if (answer.status === 0) return say("Still no answer: your choice is kept and will be sent when the connection is back.");
+  sessionStorage.removeItem(KEEP);
+  say(answer.ok || answer.status === 409 ? "" : sentence(answer));
+}
+
+function start() {
+  $("decision-undo", "button").addEventListener("click", takeBack);
+  disarm();
+  $("board").addEventListener("click", tapBoard);
+  document.addEventListener("cronaca:step", markPlaces); // a new board drawing: its places marked again
+  document.addEventListener("cronaca:record", (e) => {
+    const record = /** @type {CustomEvent} */ (e).detail;
+    if (!panel.legal || record.version !== panel.legal.version) record.hold(refresh()); // before the board's reads
+    else if (!panel.sending) render(); // the same decision; what the record says around it (take-backs) is new
+  });
+  window.addEventListener("hashchange", () => {
+    const table = hashParams().get("table");
+    if (table !== panel.table) {
+      panel.table = table;
+      refresh();
+    }
+  });
+  window.addEventListener("online", () => resume().then(refresh));
+  resume().then(refresh);
+}
+
+start();

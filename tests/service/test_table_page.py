@@ -1,0 +1,418 @@
+"""The table companion's pages (issue 31) in Chromium at phone size (390 x 844): a game started from /records/new and
+played to its end by tapping the decision panel's buttons, live (each seat on its own page) and at the table (one
+page, the table key, outcomes entered as seen); then the finished record is compared with the same choices sent
+through the API. Also: a double tap stores one choice, two pages at once get one choice and a sentence, a mis-tap is
+taken back, the new-game form refuses what it should in words.
+
+The bot taps only what the page offers: it picks among the enabled buttons of the region labelled "decision" with a
+seeded random choice, so a run is repeatable. Games are of two players, the shortest a title has.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from domain import catalog
+from tests.service import browsing
+from tests.service.browsing import served_app
+from tests.service.helpers import auth
+
+pytestmark = pytest.mark.browser
+
+browser = browsing.browser  # fixture, used by name
+PHONE = {"width": 390, "height": 844}
+TITLES = [t for t in catalog.TITLES if t != "toy"]
+NAMES = ["Ada O'Neil", "Bruno di Sant'Elia"]  # an apostrophe and spaces, as people write their names
+MAX_TAPS = 1500  # a bound, not a budget: a game that does not end within it is a failure
+SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+MIDDLE_TAP = 120  # the "middle" screenshot: the first decision after this many taps
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
+    with served_app(tmp_path_factory.mktemp("table-page"), CRONACA_SSE_PING=0.5) as (base, app):
+        yield base, app.test_client()
+
+
+def phone(browser: Any, errors: list[str]) -> Any:
+    """A page in a context of its own (another device), at phone size; its uncaught errors go to `errors`."""
+    context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+    page = context.new_page()
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    return page
+
+
+def start_from_form(page: Any, base: str, title: str, mode: str) -> dict[str, Any]:
+    """/records/new filled in as a person would; the links it shows: {"record": id, "seats": [...], "table": link?}."""
+    page.goto(f"{base}/records/new")
+    expect(page.locator("body[data-ready=yes]")).to_be_visible()
+    page.select_option("#title-choice", title)
+    inputs = page.locator("#seats input")
+    expect(inputs).to_have_count(2)
+    for n, name in enumerate(NAMES):
+        inputs.nth(n).fill(name)
+    page.check(f"input[name=mode][value={mode}]")
+    page.click("#start")
+    expect(page.locator("#started")).to_be_visible()
+    expect(page.locator("#seat-links li")).to_have_count(2)
+    expect(page.locator("#seat-links .qr svg")).to_have_count(2)  # each link's QR code, drawn
+    seats = page.eval_on_selector_all("#seat-links a.secret-link", "links => links.map(a => a.href)")
+    table = page.eval_on_selector_all("#table-link a.secret-link", "links => links.map(a => a.href)")
+    assert all("#token=" in link for link in seats) and "?" not in "".join(seats + table)  # secrets in fragments only
+    record = seats[0].split("/records/")[1].split("#")[0]
+    return {"record": record, "seats": seats, "table": table[0] if table else None}
+
+
+PANEL = """() => { const d = document.getElementById("decision");
+  return [d.dataset.state || "", Number(d.dataset.version || -1), d.getAttribute("aria-busy") === "true",
+          d.querySelectorAll("button.choice:enabled").length, document.getElementById("decision-said").hidden
+            ? "" : document.getElementById("decision-said").textContent, Number(d.dataset.drawn || 0)]; }"""
+# the panel after a tap: not busy, and drawn again since (a new decision, the next outcome, a sentence)
+SETTLED = """(before) => { const d = document.getElementById("decision");
+  return d.getAttribute("aria-busy") === "false" && Number(d.dataset.drawn) !== before; }"""
+
+
+def tap_until_over(pages: list[Any], seed: int, shots: str | None = None) -> int:
+    """Tap offered buttons until the game is over: a page whose panel is deciding (or asks an outcome) at the newest
+    version any page shows gets one tap on one of its enabled choices (seeded); after a tap that sends, the bot waits
+    for that page's panel to settle on what comes next. No tap may be refused: the page offered it. Taps counted."""
+    rng = random.Random(seed)
+    taps = 0
+    deadline = time.monotonic() + 600
+    while taps < MAX_TAPS:
+        assert time.monotonic() < deadline, "the game did not end in ten minutes"
+        panels = [page.evaluate(PANEL) for page in pages]
+        if any(state == "over" for state, *_ in panels):
+            return taps
+        newest = max(version for _, version, *_ in panels)
+        ready = [(page, panel) for page, panel in zip(pages, panels, strict=True)
+                 if panel[0] in ("deciding", "outcome") and panel[1] == newest and not panel[2] and panel[3]]
+        if not ready:
+            time.sleep(0.01)
+            continue
+        page, (state, _, _, count, said, drawn) = ready[0]
+        assert not said, f"the page refused a tap: {said}"
+        if shots and state == "deciding" and (taps >= MIDDLE_TAP or not (SHOTS / f"{shots}-early.png").exists()):
+            which = "early" if taps < MIDDLE_TAP else "middle"
+            page.screenshot(path=str(SHOTS / f"{shots}-{which}.png"))
+            shots = shots if which == "early" else None
+        button = page.locator("#decision button.choice:enabled").nth(rng.randrange(count))
+        sends = "part" not in (button.get_attribute("class") or "")
+        button.tap()
+        taps += 1
+        if sends:
+            page.wait_for_function(SETTLED, arg=drawn, polling="raf", timeout=30_000)
+            said = page.evaluate(PANEL)[4]
+            assert not said, f"the page refused a tap: {said}"
+    raise AssertionError(f"the game did not end within {MAX_TAPS} taps")
+
+
+def replayed_through_api(client: Any, exported: dict[str, Any]) -> dict[str, Any]:
+    """The same choices and outcomes sent through the API to a new game at the table; its export."""
+    setup, *entries = exported["entries"]
+    started = client.post("/api/records", json={"title": exported["title"], "seats": [s["name"] for s in exported["seats"]],
+                                                "options": exported["options"], "mode": "transcribed",
+                                                "setup_outcomes": bare(setup["outcomes"])})
+    assert started.status_code == 201, started.get_json()
+    record, key = started.get_json()["id"], started.get_json()["table_key"]
+    version = started.get_json()["record"]["version"]
+    for entry in entries:
+        sent = client.post(f"/api/records/{record}/commands", headers=auth(key),
+                           json={"command": entry["command"], "version": version, "outcomes": bare(entry["outcomes"])})
+        assert sent.status_code == 200, sent.get_json()
+        version = sent.get_json()["version"]
+    answer = client.get(f"/api/records/{record}/export")
+    assert answer.status_code == 200
+    return answer.get_json()
+
+
+def bare(outcomes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Outcomes as a command sends them (an export marks who gave each)."""
+    return [{k: v for k, v in o.items() if k != "by"} for o in outcomes]
+
+
+def same_game(played: dict[str, Any], replayed: dict[str, Any]) -> None:
+    """Entry for entry the same commands and events, and the same scores."""
+    assert len(played["entries"]) == len(replayed["entries"])
+    for a, b in zip(played["entries"], replayed["entries"], strict=True):
+        assert a.get("command") == b.get("command")
+        assert a["events"] == b["events"]
+    assert played["scores"] == replayed["scores"]
+    assert played["finished"] and replayed["finished"]
+
+
+@pytest.mark.parametrize("title", TITLES)
+def test_a_live_game_is_played_to_its_end_by_tapping(browser: Any, served: tuple[str, Any], title: str) -> None:
+    base, client = served
+    errors: list[str] = []
+    starter = phone(browser, errors)
+    links = start_from_form(starter, base, title, "live")
+    assert links["table"] is None  # a live game has no table key: each seat plays from its own link
+    pages = [phone(browser, errors) for _ in links["seats"]]
+    for page, link in zip(pages, links["seats"], strict=True):
+        page.goto(link)
+    taps = tap_until_over(pages, seed=31)
+    for page in pages:
+        expect(page.locator("#decision")).to_have_attribute("data-state", "over")
+    exported = client.get(f"/api/records/{links['record']}/export").get_json()
+    assert len(exported["entries"]) - 1 <= taps  # each stored choice took a tap at least
+    same_game(exported, replayed_through_api(client, exported))
+    assert not errors, errors
+
+
+@pytest.mark.parametrize("title", TITLES)
+def test_a_game_at_the_table_is_entered_to_its_end_with_the_outcomes_seen(browser: Any, served: tuple[str, Any],
+                                                                         title: str) -> None:
+    """One device, the table key: the setup's deals first (only what is possible offered), then every seat's choices
+    and every draw or roll they meet, all without a page load; the record equals the same entries sent through the
+    API."""
+    base, client = served
+    errors: list[str] = []
+    page = phone(browser, errors)
+    links = start_from_form(page, base, title, "transcribed")
+    assert links["table"] and "#table=" in links["table"]
+    page.goto(links["table"])
+    expect(page.locator("#decision")).to_have_attribute("data-state", "outcome")  # the setup's deals come first
+    expect(page.locator("#decision-whose")).to_have_text("The setup: what did the table see?")
+    page.evaluate("window.__loaded = true")  # gone if the page were loaded again
+    for old in SHOTS.glob(f"table-{title}-*.png"):
+        old.unlink()
+    taps = tap_until_over([page], seed=7, shots=f"table-{title}")
+    expect(page.locator("#decision")).to_have_attribute("data-state", "over")
+    page.screenshot(path=str(SHOTS / f"table-{title}-end.png"))
+    assert page.evaluate("window.__loaded === true"), "the page was loaded again during the game"
+    exported = client.get(f"/api/records/{links['record']}/export").get_json()
+    assert exported["mode"] == "transcribed" and len(exported["entries"]) - 1 <= taps
+    same_game(exported, replayed_through_api(client, exported))
+    assert not errors, errors
+
+
+def started_live(client: Any, title: str = "la-citta") -> dict[str, Any]:
+    answer = client.post("/api/records", json={"title": title, "seats": NAMES, "options": {}, "mode": "live"})
+    assert answer.status_code == 201
+    return answer.get_json()
+
+
+def entries(client: Any, record: str) -> int:
+    """How many game events the record holds (each stored choice adds at least one)."""
+    return int(client.get(f"/api/records/{record}").get_json()["steps"])
+
+
+def first_final_choice(page: Any) -> Any:
+    """The first button of the panel that sends a whole choice (a part's button only narrows the panel)."""
+    found = page.locator("#decision button.choice.final")
+    expect(found.first).to_be_enabled()
+    return found.first
+
+
+def test_a_double_tap_and_a_lost_answer_store_one_choice(browser: Any, served: tuple[str, Any]) -> None:
+    """Two taps in one moment send one choice; a choice whose answer is lost on the way back is sent again with
+    the same Idempotency-Key and stored once; the panel then shows the next decision."""
+    base, client = served
+    errors: list[str] = []
+    made = started_live(client)
+    record, seat = made["id"], client.get(f"/api/records/{made['id']}/legal").get_json()["pending"]["seat"]
+    page = phone(browser, errors)
+    sent: list[str] = []
+    page.on("request", lambda r: sent.append(r.url) if r.method == "POST" and r.url.endswith("/commands") else None)
+    page.goto(f"{base}/records/{record}#token={made['seats'][seat]['token']}")
+    before = entries(client, record)
+    version = client.get(f"/api/records/{record}").get_json()["version"]
+    first_final_choice(page).evaluate("b => { b.click(); b.click(); }")  # a double tap, both in one task
+    expect(page.locator("#decision")).not_to_have_attribute("data-version", str(version))
+    after = client.get(f"/api/records/{record}").get_json()
+    assert after["steps"] > before and len(sent) == 1  # one choice sent, stored
+    expect(page.locator("#decision-said")).to_be_hidden()
+    once = after["version"]
+    # the next seat's page: its first answer is lost on the way back (the service stored the choice)
+    seat = client.get(f"/api/records/{record}/legal").get_json()["pending"]["seat"]
+    other = phone(browser, errors)
+    lost: list[str] = []
+
+    def lose_first(route: Any) -> None:
+        if not lost:
+            lost.append(route.request.headers.get("idempotency-key", ""))
+            route.fetch()  # the service answers; the page never hears it
+            route.abort("connectionreset")
+        else:
+            assert route.request.headers.get("idempotency-key") == lost[0]  # the retry is the same request
+            route.continue_()
+
+    other.route("**/commands", lose_first)
+    other.goto(f"{base}/records/{record}#token={made['seats'][seat]['token']}")
+    first_final_choice(other).tap()
+    expect(other.locator("#decision")).not_to_have_attribute("data-version", str(once))
+    expect(other.locator("#decision-said")).to_be_hidden()  # the retry's answer: "stored", no refusal
+    twice = client.get(f"/api/records/{record}").get_json()["version"]
+    legal = client.get(f"/api/records/{record}/legal").get_json()
+    assert lost and twice > once and legal["version"] == twice
+    assert not errors, errors
+
+
+def test_two_pages_at_once_store_one_choice_and_the_other_is_told(browser: Any, served: tuple[str, Any]) -> None:
+    """The same seat open on two devices; the second has not heard of the first's choice (its live stream and polls
+    held back) and taps: it is told in a sentence that the game moved on, shows the new state, nothing is stored."""
+    base, client = served
+    errors: list[str] = []
+    made = started_live(client, "citta-stato")
+    record = made["id"]
+    seat = client.get(f"/api/records/{record}/legal").get_json()["pending"]["seat"]
+    link = f"{base}/records/{record}#token={made['seats'][seat]['token']}"
+    first, second = phone(browser, errors), phone(browser, errors)
+    first.goto(link)
+    second.goto(link)
+    expect(second.locator("#decision")).to_have_attribute("data-state", "deciding")
+    deaf: list[bool] = [True]
+    second.route("**/live", lambda route: route.abort() if deaf[0] else route.continue_())
+    second.route(f"**/api/records/{record}", lambda route: route.abort() if deaf[0] else route.continue_())
+    version = client.get(f"/api/records/{record}").get_json()["version"]
+    first_final_choice(first).tap()
+    expect(first.locator("#decision")).not_to_have_attribute("data-version", str(version))
+    stored = client.get(f"/api/records/{record}").get_json()["version"]
+    deaf[0] = False
+    first_final_choice(second).tap()  # a choice of the decision that is gone
+    expect(second.locator("#decision-said")).to_contain_text("The game moved on before this choice reached it")
+    expect(second.locator("#decision")).to_have_attribute("data-version", str(stored))
+    assert client.get(f"/api/records/{record}").get_json()["version"] == stored  # nothing more stored
+    assert not errors, errors
+
+
+def test_the_new_game_form_says_what_is_missing(browser: Any, served: tuple[str, Any]) -> None:
+    base, _ = served
+    errors: list[str] = []
+    page = phone(browser, errors)
+    page.goto(f"{base}/records/new")
+    expect(page.locator("body[data-ready=yes]")).to_be_visible()
+    page.select_option("#title-choice", "serenissima")
+    expect(page.locator("#option-list select")).to_have_count(1)  # the title's own option (money), from the catalog
+    page.locator("#seats input").nth(0).fill("Ada O'Neil")
+    page.click("#start")
+    expect(page.locator("#notice")).to_have_text("Player 2 has no name yet.")
+    page.locator("#seats input").nth(1).fill("ada  o'neil")
+    page.click("#start")
+    expect(page.locator("#notice")).to_contain_text("Players 1 and 2 have the same name")
+    page.locator("#seats input").nth(1).fill("Bo\tLi")  # a name the notation could not carry: the service says why
+    page.click("#start")
+    expect(page.locator("#notice")).to_contain_text("The game was not started:")
+    expect(page.locator("#started")).to_be_hidden()
+    assert not errors, errors
+
+
+def table_game(client: Any, title: str) -> dict[str, Any]:
+    """A game at the table started through the API, its deals entered as the first possible values (POST /asks)."""
+    made = client.post("/api/records", json={"title": title, "seats": NAMES, "mode": "transcribed"}).get_json()
+    record, key = made["id"], made["table_key"]
+    outcomes: list[dict[str, Any]] = []
+    while ask := client.post(f"/api/records/{record}/asks", headers=auth(key),
+                             json={"command": None, "outcomes": outcomes}).get_json()["ask"]:
+        pool = [p["value"] for p in ask["possible"] for _ in range(p["count"])] if ask["kind"] != "roll" else [1] * ask["n"]
+        outcomes.append({"kind": ask["kind"], "source": ask["source"], "values": pool[:ask["n"]]})
+    assert client.post(f"/api/records/{record}/setup", headers=auth(key), json={"outcomes": outcomes}).status_code == 200
+    return made
+
+
+def test_a_mis_tap_at_the_table_is_taken_back_and_the_record_shows_it(browser: Any, served: tuple[str, Any]) -> None:
+    base, client = served
+    errors: list[str] = []
+    made = table_game(client, "la-citta")
+    record = made["id"]
+    page = phone(browser, errors)
+    page.goto(f"{base}/records/{record}#table={made['table_key']}")
+    panel = page.locator("#decision")
+    expect(panel).to_have_attribute("data-state", "deciding")
+    before = client.get(f"/api/records/{record}/legal", headers=auth(made["table_key"])).get_json()
+    page.locator("#decision button.choice.final", has_text="gold").first.tap()  # the slip: gold, not a building
+    expect(panel).not_to_have_attribute("data-version", str(before["version"]))
+    assert client.get(f"/api/records/{record}").get_json()["steps"] > 0
+    undo = page.locator("#decision-undo")
+    undo.tap()
+    expect(undo).to_have_text("tap again to take back the last entry")  # one tap takes nothing back
+    undo.tap()
+    expect(page.locator("#decision-said")).to_have_text("The last entry was taken back; the record keeps a note of it.")
+    summary = client.get(f"/api/records/{record}").get_json()
+    assert len(summary["withdrawn"]) == 1 and summary["withdrawn"][0]["by"] == "table"
+    after = client.get(f"/api/records/{record}/legal", headers=auth(made["table_key"])).get_json()
+    assert after["pending"] == before["pending"] and after["commands"] == before["commands"]  # as before the slip
+    expect(panel).to_have_attribute("data-version", str(after["version"]))
+    expect(page.locator("#decision-withdrawals")).to_contain_text("Taken back: 1 entry")
+    assert not errors, errors
+
+
+def test_a_live_take_back_waits_for_the_other_seats_consent(browser: Any, served: tuple[str, Any]) -> None:
+    base, client = served
+    errors: list[str] = []
+    made = started_live(client, "la-citta")
+    record = made["id"]
+    seat = client.get(f"/api/records/{record}/legal").get_json()["pending"]["seat"]
+    mine, theirs = phone(browser, errors), phone(browser, errors)
+    mine.goto(f"{base}/records/{record}#token={made['seats'][seat]['token']}")
+    theirs.goto(f"{base}/records/{record}#token={made['seats'][1 - seat]['token']}")
+    version = client.get(f"/api/records/{record}").get_json()["version"]
+    mine.locator("#decision button.choice.final", has_text="gold").first.tap()  # no chance met: it may be taken back
+    expect(mine.locator("#decision")).not_to_have_attribute("data-version", str(version))
+    mine.locator("#decision-undo").tap()
+    mine.locator("#decision-undo").tap()
+    expect(mine.locator("#decision-said")).to_contain_text("waits for")
+    assert "withdrawn" not in client.get(f"/api/records/{record}").get_json()  # nothing taken back yet
+    agree = theirs.locator("#decision-withdrawals button.consent")
+    expect(agree).to_be_visible()
+    agree.tap()
+    expect(theirs.locator("#decision-said")).to_have_text("You agreed to the take-back.")
+    taken = client.get(f"/api/records/{record}").get_json().get("withdrawn", [])
+    assert len(taken) == 1 and taken[0]["seat"] == seat and taken[0]["by"] == "seats"
+    expect(mine.locator("#decision")).to_have_attribute("data-state", "deciding")  # the choice is theirs to make again
+    assert not errors, errors
+
+
+def test_a_tap_on_a_marked_place_of_the_board_picks_the_choices_that_name_it(browser: Any,
+                                                                           served: tuple[str, Any]) -> None:
+    base, client = served
+    errors: list[str] = []
+    made = table_game(client, "serenissima")
+    page = phone(browser, errors)
+    page.goto(f"{base}/records/{made['id']}#table={made['table_key']}")
+    expect(page.locator("#decision")).to_have_attribute("data-state", "deciding")
+    legal = client.get(f"/api/records/{made['id']}/legal", headers=auth(made["table_key"])).get_json()
+    named = [c for c in legal["choices"] if c["place"]]
+    assert named, "the first decision names no place"
+    place = named[0]["place"]
+    marked = page.locator(f'#board [data-id="{place}"].decision-place')
+    expect(marked.first).to_be_attached()  # marked on the board: a player sees what to tap
+    marked.first.dispatch_event("click")
+    wanted = sorted(c["words"] for c in named if c["place"] == place)
+    offered = page.locator("#decision button.choice")
+    expect(offered).to_have_count(len(wanted))
+    expect(page.locator("#decision-path")).to_contain_text("at ")  # the panel says which place narrowed it
+    assert sorted(b.get_attribute("title") or "" for b in offered.all()) == wanted  # each button names the whole choice
+    page.locator("#decision-path button.back").tap()
+    expect(offered).to_have_count(len(legal["choices"]))  # let go: every start again (one button each: port, galley)
+    assert not errors, errors
+
+
+def test_a_choice_made_while_the_connection_is_down_is_sent_when_it_is_back(browser: Any,
+                                                                          served: tuple[str, Any]) -> None:
+    base, client = served
+    errors: list[str] = []
+    made = started_live(client, "la-citta")
+    record = made["id"]
+    seat = client.get(f"/api/records/{record}/legal").get_json()["pending"]["seat"]
+    page = phone(browser, errors)
+    page.goto(f"{base}/records/{record}#token={made['seats'][seat]['token']}")
+    version = client.get(f"/api/records/{record}").get_json()["version"]
+    choice = first_final_choice(page)
+    page.context.set_offline(True)
+    choice.tap()
+    expect(page.locator("#decision-said")).to_contain_text("your choice is kept")
+    assert client.get(f"/api/records/{record}").get_json()["version"] == version  # nothing reached the service
+    page.context.set_offline(False)
+    expect(page.locator("#decision")).not_to_have_attribute("data-version", str(version))
+    expect(page.locator("#decision-said")).to_be_hidden()
+    assert client.get(f"/api/records/{record}").get_json()["version"] > version
+    assert not errors, errors
