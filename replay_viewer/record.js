@@ -1001,12 +1001,18 @@ function openStep(raw) {
 // (the heading shows the title's id until they come), and the study layer, with its notes, variations and rulings.
 function afterFirstBoard() {
   opening.board = null; // a board asked ahead for a step the page did not open is not kept for later
-  import("./lib/titles.js").then((titles) => titles.loadTitles().then(() => {
+  loadLater(() => import("./lib/titles.js").then((titles) => titles.loadTitles().then(() => {
     titleName = titles.titleName;
     heading();
-  }));
-  import("./study.js");
-  import("./share.js");
+  })));
+  loadLater(() => import("./study.js"));
+  loadLater(() => import("./share.js"));
+}
+
+// A module the page does without for a while: when the connection is down as it is asked for (a phone at a real
+// table), it is asked again once the browser is back online, never an uncaught error.
+function loadLater(load) {
+  load().catch(() => addEventListener("online", () => loadLater(load), { once: true }));
 }
 
 async function main() {
