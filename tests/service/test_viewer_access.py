@@ -48,8 +48,14 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any,
                                     "title": "The opening", "introduction": "How Ada and Ben set out."},
                               headers={"Authorization": f"Bearer {lesson['teacher_key']}"})
         assert chapter.status_code == 201, chapter.get_json()
+        table = client.post("/api/records", json={"title": "la-citta", "seats": ["Ada O'Neil", "Bruno di Sant'Elia"],
+                                                  "options": {"players": 2}, "mode": "transcribed"})
+        assert table.status_code == 201, table.get_json()
         paths = {"records list": "/", "import": "/import", "reconcile": "/reconcile", "api docs": "/api/docs",
                  "lesson": f"/lessons/{lesson['lesson']['id']}", "new lesson": "/lessons/new",
+                 "new game": "/records/new", "embed": f"/embed/records/{records['la-citta']}",
+                 "not found": "/records/no-such-record",
+                 "table game": f"/records/{table.get_json()['id']}#table={table.get_json()['table_key']}",
                  **{f"record {title}": f"/records/{records[title]}" for title in TITLES}}
         yield base, client, paths
 
@@ -87,6 +93,13 @@ def ready(page: Any, name: str) -> None:
         expect(page.locator("#board .board-wrap > svg:not(.overlay)")).to_have_count(1)
     elif name == "records list":
         expect(page.locator("#records tbody tr")).to_have_count(3)
+    elif name == "embed":
+        expect(page.locator("body")).to_have_attribute("data-loaded", "all")
+    elif name == "table game":  # the decision panel asks for the setup's outcomes seen at the table
+        expect(page.locator("#decision")).to_be_visible()
+        expect(page.locator("#decision button.choice").first).to_be_visible()
+    elif name == "new game":
+        expect(page.locator("#start")).to_be_visible()
     elif name == "api docs":
         expect(page.locator("main, body").first).to_contain_text("records")
     else:
@@ -103,7 +116,8 @@ def axe_violations(page: Any) -> list[dict[str, Any]]:
     return found
 
 
-PAGES = ["records list", "import", "reconcile", "api docs", "lesson", "new lesson", *(f"record {t}" for t in TITLES)]
+PAGES = ["records list", "import", "reconcile", "api docs", "lesson", "new lesson", "new game", "embed", "not found",
+         "table game", *(f"record {t}" for t in TITLES)]
 
 
 @pytest.mark.parametrize("width", list(WIDTHS))
