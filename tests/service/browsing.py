@@ -114,3 +114,16 @@ def context(browser: Any) -> Iterator[Callable[..., Any]]:
     with ExitStack() as stack:
         yield lambda viewport=None: stack.enter_context(opened(browser, errors, viewport))
     assert not errors, f"the page threw: {errors}"
+
+
+AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"  # pinned in package.json
+
+
+def axe_violations(page: Any) -> list[dict[str, Any]]:
+    """axe-core's serious and critical violations of the page as it stands."""
+    page.add_script_tag(path=str(AXE))
+    found: list[dict[str, Any]] = page.evaluate(
+        "async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
+        ".filter((v) => v.impact === 'serious' || v.impact === 'critical')"
+        ".map((v) => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 4).map((n) => n.target.join(' '))}))")
+    return found

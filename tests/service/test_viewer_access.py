@@ -19,13 +19,12 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.service import browsing
-from tests.service.browsing import served_app
+from tests.service.browsing import axe_violations, served_app
 from tests.service.helpers import import_finished_http, record_file
 
 pytestmark = pytest.mark.browser
 TITLES = ["citta-stato", "la-citta", "serenissima"]
 ROOT = Path(__file__).resolve().parents[2]
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 SHOTS = ROOT / "docs" / "screenshots"
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1400, "height": 1000}
@@ -104,16 +103,6 @@ def ready(page: Any, name: str) -> None:
         expect(page.locator("main, body").first).to_contain_text("records")
     else:
         page.wait_for_load_state("networkidle")
-
-
-def axe_violations(page: Any) -> list[dict[str, Any]]:
-    """axe-core's serious and critical violations of the page as it stands."""
-    page.add_script_tag(path=str(AXE))
-    found: list[dict[str, Any]] = page.evaluate(
-        "async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
-        ".filter((v) => v.impact === 'serious' || v.impact === 'critical')"
-        ".map((v) => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 4).map((n) => n.target.join(' '))}))")
-    return found
 
 
 PAGES = ["records list", "import", "reconcile", "api docs", "lesson", "new lesson", "new game", "embed", "not found",
