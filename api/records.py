@@ -167,12 +167,7 @@ def enter_setup(body: dict[str, Any], record_id: UUID) -> Any:
     """A game at the table started without `setup_outcomes`: its setup's outcomes as the table saw them (the deals),
     all at once; the record then takes its players' choices."""
     answer, replayed = service().records.table.setup(record_id, bearer(), body["outcomes"], idempotency_key())
-    if not replayed:
-        announce_summary(record_id)
-    response = json_response(answer)
-    if replayed:
-        response.headers[REPLAYED] = "true"
-    return response
+    return announced(record_id, answer, replayed)
 
 
 @blp.route("/<uuid:record_id>/withdrawals", methods=["POST"])
@@ -190,7 +185,7 @@ def withdraw(body: dict[str, Any], record_id: UUID) -> Any:
     made it asks (`asked`: its number and the seats whose consent it waits for), never across a draw the service has
     shown. The take-back is stored as an event of its own: the record shows it happened."""
     answer, replayed = service().records.table.withdraw(record_id, bearer(), body["version"], idempotency_key())
-    return withdrawal_answer(record_id, answer, replayed)
+    return announced(record_id, answer, replayed)
 
 
 @blp.route("/<uuid:record_id>/withdrawals/<int:n>/consent", methods=["POST"])
@@ -204,11 +199,12 @@ def consent(body: dict[str, Any], record_id: UUID, n: int) -> Any:
     """A live game: another seat consents to take-back `n` (its `number`); the last consent takes the entry back
     (`withdrawn`)."""
     answer, replayed = service().records.table.consent(record_id, n, bearer(), idempotency_key())
-    return withdrawal_answer(record_id, answer, replayed)
+    return announced(record_id, answer, replayed)
 
 
-def withdrawal_answer(record_id: UUID, answer: dict[str, Any], replayed: bool) -> Any:
-    """A take-back's answer; its followers are told the record's new state (a retry's changed nothing)."""
+def announced(record_id: UUID, answer: dict[str, Any], replayed: bool) -> Any:
+    """The answer of a setup or a take-back; its followers are told the record's new state (a retry's changed
+    nothing, and says so in its header)."""
     if not replayed:
         announce_summary(record_id)
     response = json_response(answer)
