@@ -123,3 +123,8 @@ class RolloutReviewer:
                 return state
             _, state = play(game, state, random_choice(game, state, players), chance)
         raise RuntimeError(f"a playout did not end within {self.budget.max_commands} commands")
+
+
+def reviewer(budget: Budget = Budget()) -> Reviewer:
+    """The reviewer the analysis uses: one place to swap in a stronger one."""
+    return RolloutReviewer(budget)
