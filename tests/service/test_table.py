@@ -4,7 +4,9 @@ real PostgreSQL, with the slips a person makes at a table (a double tap, a stale
 
 from __future__ import annotations
 
+import json
 import random
+import re
 import uuid
 from typing import Any
 
@@ -376,3 +378,63 @@ def test_a_seat_s_token_choosing_for_another_seat_is_told_so_with_the_version(cl
                           json={"command": {"type": "toy/roll", "seat": 0}})
     assert refused.status_code == 403 and "D'Arcy" in refused.get_json()["detail"] and "Anna Maria" in refused.get_json()["detail"]
     assert refused.get_json()["facts"]["version"] == version_of(client, started["id"])
+
+
+# ---- E: what a seat's token may learn of a hidden pool ------------------------------------------------
+
+
+def seat_learns_no_hidden_pool(client: Any, record_id: str, key_asks: list[dict[str, Any]],
+                               outcomes: list[dict[str, Any]], command: dict[str, Any] | None, token: str) -> bool:
+    """Ask again with a seat's token what the table key was asked, one outcome at a time: a pool the seat's view shows
+    is offered as to the table key; at the first one it hides, nothing of it is listed, and an outcome given from it
+    is refused (403) without a word of what it holds. Whether such a pool was met."""
+    for k, table_ask in enumerate(key_asks):
+        answer = client.post(f"/api/records/{record_id}/asks", headers=auth(token),
+                             json={"command": command, "outcomes": outcomes[:k]})
+        assert answer.status_code == 200, answer.get_json()
+        ask = answer.get_json()["ask"]
+        assert (ask["kind"], ask["source"]) == (table_ask["kind"], table_ask["source"])
+        if not ask.get("hidden"):
+            assert ask["possible"] == table_ask["possible"] and ask["n"] == table_ask["n"]
+            continue
+        assert table_ask["possible"] and ask["possible"] == [] and "table key" in ask["words"]
+        held = {json.dumps(p["value"]).strip('"') for p in table_ask["possible"]} | {p["words"] for p in table_ask["possible"]}
+        refused = client.post(f"/api/records/{record_id}/asks", headers=auth(token),
+                              json={"command": command, "outcomes": outcomes[:k + 1]})
+        sent = client.post(f"/api/records/{record_id}/" + ("setup" if command is None else "commands"),
+                           headers=auth(token), json={"outcomes": outcomes} if command is None else
+                           {"command": command, "outcomes": outcomes})
+        for no in (refused, sent):
+            assert no.status_code == 403 and no.get_json()["rule"] == "chance/hidden-pool", no.get_json()
+            said = json.dumps({k: v for k, v in no.get_json().items() if k != "facts"}) + json.dumps(
+                {k: v for k, v in no.get_json()["facts"].items() if k != "source"})
+            assert "count" not in no.get_json()["facts"]
+            assert not [v for v in held if re.search(rf"(?<![\w-]){re.escape(str(v))}(?![\w-])", said)], said
+        return True
+    return False
+
+
+@pytest.mark.parametrize("title", ["citta-stato", "la-citta", "serenissima"])
+def test_a_seat_s_token_is_offered_no_pool_its_view_hides_and_told_nothing_of_it(client: Any, title: str) -> None:
+    answer = client.post("/api/records", json={"title": title, "seats": ["Anna Maria", "D'Arcy", "Zoë"],
+                                               "mode": "transcribed"})
+    started = answer.get_json()
+    record_id, key, tokens = started["id"], started["table_key"], [s["token"] for s in started["seats"]]
+    pick = random.Random(title)
+    outcomes, asks = asked_through(client, record_id, key, None, pick)
+    hidden = seat_learns_no_hidden_pool(client, record_id, asks, outcomes, None, tokens[0])
+    assert client.post(f"/api/records/{record_id}/setup", headers=auth(key), json={"outcomes": outcomes}).status_code == 200
+    for _ in range(400):  # then the game's choices, until a seat's own choice drew from a pool it may not see
+        if hidden:
+            break
+        legal = client.get(f"/api/records/{record_id}/legal", headers=auth(key)).get_json()
+        if not legal.get("choices"):  # the game is over
+            break
+        choice = pick.choice(legal["choices"])
+        outcomes, asks = asked_through(client, record_id, key, choice["command"], pick)
+        hidden = seat_learns_no_hidden_pool(client, record_id, asks, outcomes, choice["command"],
+                                            tokens[choice["command"]["seat"]])
+        played = client.post(f"/api/records/{record_id}/commands", headers=auth(key),
+                             json={"command": choice["command"], "outcomes": outcomes, "version": legal["version"]})
+        assert played.status_code == 200, played.get_json()
+    assert hidden
