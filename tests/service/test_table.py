@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import time
 import uuid
 from typing import Any
 
@@ -438,3 +439,66 @@ def test_a_seat_s_token_is_offered_no_pool_its_view_hides_and_told_nothing_of_it
                              json={"command": choice["command"], "outcomes": outcomes, "version": legal["version"]})
         assert played.status_code == 200, played.get_json()
     assert hidden
+
+
+# ---- F: take-backs in the record file ----------------------------------------------------------------
+
+
+def imported(client: Any, document: dict[str, Any]) -> dict[str, Any]:
+    """The verdict on a record file sent to POST /api/imports, once judged."""
+    answer = client.post("/api/imports", data=json.dumps(document).encode(), content_type="application/json")
+    assert answer.status_code == 202, answer.get_json()
+    for _ in range(400):
+        status = client.get(f"/api/imports/{answer.get_json()['id']}").get_json()
+        if status["status"] in ("accepted", "rejected"):
+            return dict(status)
+        time.sleep(0.05)
+    raise AssertionError("the import was never judged")
+
+
+def test_an_exported_game_with_take_backs_imports_back_to_the_same_record(client: Any) -> None:
+    started = start_table(client)
+    record_id, key = started["id"], started["table_key"]
+
+    def enter(body: dict[str, Any]) -> None:
+        assert client.post(f"/api/records/{record_id}/commands", headers=auth(key), json=body).status_code == 200
+
+    def take_back() -> None:
+        assert withdraw(client, record_id, key, version_of(client, record_id)).status_code == 200
+
+    draw = {"command": {"type": "toy/draw", "seat": 0}}
+    enter(roll(0, 5))
+    enter(roll(1, 4))
+    enter({**draw, "outcomes": [{"kind": "draw", "source": "bag:0", "values": [2]}]})
+    take_back()  # the draw, then the roll under it: two take-backs in a row
+    take_back()
+    enter(roll(1, 6))
+    enter({**draw, "outcomes": [{"kind": "draw", "source": "bag:0", "values": [3]}]})
+    take_back()
+    seat = 0
+    while not client.post(f"/api/records/{record_id}/commands", headers=auth(key), json=roll(seat, 6)).get_json()["finished"]:
+        seat = 1 - seat
+    document = client.get(f"/api/records/{record_id}/export").get_json()
+    assert [(w["entry"], w["log"]["command"]["type"]) for w in document["withdrawn"]] == [
+        (3, "toy/draw"), (2, "toy/roll"), (3, "toy/draw")]
+    verdict = imported(client, document)
+    assert verdict["status"] == "accepted", verdict
+    again_id = verdict["record_id"]
+    again = client.get(f"/api/records/{again_id}/export").get_json()
+
+    def kept(doc: dict[str, Any]) -> dict[str, Any]:  # all but when each take-back was made
+        return {**doc, "withdrawn": [{k: v for k, v in w.items() if k != "at"} for w in doc["withdrawn"]]}
+
+    assert kept(again) == kept(document)
+    summary, again_summary = (client.get(f"/api/records/{r}").get_json() for r in (record_id, again_id))
+    assert kept(again_summary)["withdrawn"] == kept(summary)["withdrawn"]  # the take-backs shown on the record
+    steps = summary["steps"]
+    assert again_summary["steps"] == steps
+    assert (client.get(f"/api/records/{again_id}/steps/{steps}").get_json()["view"]
+            == client.get(f"/api/records/{record_id}/steps/{steps}").get_json()["view"])
+    assert client.get(f"/api/records/{again_id}/verify").get_json()["ok"]
+    # an entry taken back is re-decided where it was entered: a cube its bag never held is a finding
+    document["withdrawn"][0]["log"]["outcomes"][0]["values"] = [7]
+    slip = imported(client, document)
+    assert slip["status"] == "rejected" and slip["report"]["rule"] == "file/withdrawn", slip["report"]
+    assert "withdrawn[0]" in slip["report"]["message"]
