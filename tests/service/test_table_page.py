@@ -311,6 +311,47 @@ def test_the_new_game_form_says_what_is_missing(browser: Any, served: tuple[str,
     assert not errors, errors
 
 
+def test_the_new_game_form_offers_every_option_of_the_title(browser: Any, served: tuple[str, Any]) -> None:
+    """Each option of a title's schema has its control (GET /api/titles), a list of ports as much as a yes/no; what is
+    filled in is what the record starts with."""
+    base, client = served
+    names = [*NAMES, "Zoë"]
+    probe = client.post("/api/records", json={"title": "serenissima", "seats": names, "mode": "transcribed"}).get_json()
+    ports, outcomes = [], []  # one port of each good the setup would close, as the table's asks offer them
+    while ask := client.post(f"/api/records/{probe['id']}/asks", headers=auth(probe["table_key"]),
+                             json={"command": None, "outcomes": outcomes}).get_json()["ask"]:
+        values = [ask["possible"][0]["value"]] if ask["kind"] == "draw" else []
+        ports += values if ask["source"].startswith("closed:") else []
+        outcomes.append({"kind": ask["kind"], "source": ask["source"], "values": values})
+    assert ports
+    errors: list[str] = []
+    page = phone(browser, errors)
+    page.goto(f"{base}/records/new")
+    expect(page.locator("body[data-ready=yes]")).to_be_visible()
+    for title in TITLES:
+        page.select_option("#title-choice", title)
+        offered = [o["name"] for t in client.get("/api/titles").get_json()["titles"] if t["id"] == title
+                   for o in t["options"]]
+        for name in offered:
+            expect(page.locator(f"#option-list [name^='option:{name}']").first).to_be_attached()
+    page.select_option("#title-choice", "citta-stato")
+    expect(page.locator("#option-list fieldset.option-group legend")).to_have_text("solo")
+    page.locator("#options").screenshot(path=str(SHOTS / "table-new-options-citta-stato.png"))
+    page.select_option("#title-choice", "serenissima")
+    page.click("#add-seat")
+    for n, name in enumerate(names):
+        page.locator("#seats input").nth(n).fill(name)
+    page.fill("#option-list [name='option:closed_ports']", ", ".join(ports))
+    page.locator("#options").screenshot(path=str(SHOTS / "table-new-options-serenissima.png"))
+    page.click("#start")
+    expect(page.locator("#started")).to_be_visible()
+    expect(page.locator("#seat-links a.secret-link")).to_have_count(3)
+    record = page.eval_on_selector_all("#seat-links a.secret-link", "links => links.map(a => a.href)")[0]
+    summary = client.get(f"/api/records/{record.split('/records/')[1].split('#')[0]}").get_json()
+    assert summary["options"]["closed_ports"] == ports and summary["options"]["money"] == "visible"
+    assert not errors, errors
+
+
 def table_game(client: Any, title: str) -> dict[str, Any]:
     """A game at the table started through the API, its deals entered as the first possible values (POST /asks)."""
     made = client.post("/api/records", json={"title": title, "seats": NAMES, "mode": "transcribed"}).get_json()
