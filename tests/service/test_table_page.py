@@ -200,6 +200,51 @@ def test_a_game_at_the_table_is_entered_to_its_end_with_the_outcomes_seen(browse
     assert not errors, errors
 
 
+def test_tiles_laid_at_the_table_are_entered_in_one_line(browser: Any, served: tuple[str, Any]) -> None:
+    """A shuffle the table sees whole (La Città's tiles laid on the board) is typed in one line in the order seen; a
+    word that cannot come up enters nothing and says why; once one value alone can still come up, one tap enters the
+    rest. The setup stored is the order typed."""
+    base, client = served
+    made = client.post("/api/records", json={"title": "la-citta", "seats": NAMES, "options": {"setup": "experienced"},
+                                             "mode": "transcribed"}).get_json()
+    tiles = client.post(f"/api/records/{made['id']}/asks", headers=auth(made["table_key"]),
+                        json={"command": None, "outcomes": []}).get_json()["ask"]
+    order = sorted(p["value"] for p in tiles["possible"] for _ in range(p["count"]))
+    last = order[-1]
+    typed = order[:order.index(last)]  # all but the last kind: one value alone is left
+    errors: list[str] = []
+    page = phone(browser, errors)
+    page.goto(f"{base}/records/{made['id']}#table={made['table_key']}")
+    expect(page.locator("#decision")).to_have_attribute("data-ask", "shuffle:tiles")
+    line = page.locator("#decision .seen-line input")
+    line.fill(" ".join([*typed[:3], "unicorn"]))
+    page.click("#decision .seen-line button")
+    expect(page.locator("#decision-said")).to_contain_text("“unicorn” is none of what can still come up")
+    expect(page.locator("#decision-path")).not_to_contain_text(": ")  # nothing was entered
+    page.locator("#decision").screenshot(path=str(SHOTS / "table-seen-line-refused.png"))
+    line.fill(", ".join(v.lower() for v in typed))  # as a person types them
+    page.click("#decision .seen-line button")
+    rest = page.locator("#decision button.rest")
+    expect(rest).to_have_text(f"the rest: {last} × {len(order) - len(typed)}")
+    page.locator("#decision").screenshot(path=str(SHOTS / "table-seen-line.png"))
+    with page.expect_request(lambda r: r.url.endswith("/setup") and r.method == "POST") as sent:
+        rest.tap()
+        for _ in range(400):  # the setup's other deals: the first value offered, tap by tap
+            state, _, busy, count, *_ = page.evaluate(PANEL)
+            if state == "deciding":
+                break
+            if state != "outcome" or busy or not count:
+                time.sleep(0.02)
+                continue
+            before = page.evaluate(PANEL)[5]
+            page.locator("#decision button.choice.outcome").first.tap()
+            page.wait_for_function(SETTLED, arg=before, polling="raf", timeout=30_000)
+    shuffled = next(o for o in sent.value.post_data_json["outcomes"] if o["kind"] == "shuffle")
+    assert shuffled["values"] == order
+    expect(page.locator("#decision")).to_have_attribute("data-state", "deciding")
+    assert not errors, errors
+
+
 def started_live(client: Any, title: str = "la-citta") -> dict[str, Any]:
     answer = client.post("/api/records", json={"title": title, "seats": NAMES, "options": {}, "mode": "live"})
     assert answer.status_code == 201
