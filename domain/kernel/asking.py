@@ -10,9 +10,9 @@ not have happened is the rules' own `ImpossibleOutcome`, raised as for a command
 
 A pool's contents are a secret wherever the title's `view` hides them (a deck's cards, another seat's bag). Asked
 with one seat's token (`closed`: the pools that seat's view does not show) an ask names such a pool but lists
-nothing of it (`hidden`), and an outcome given from it is refused (`HiddenPool`) before it is checked: checking it
-would tell the seat, one refusal at a time, what the pool holds. The table key, which enters every outcome seen,
-asks with nothing closed.
+nothing of it (`hidden`), and where someone else can enter it (`sealed`: a game at the table, whose table key
+enters every outcome seen) an outcome the seat gives from it is refused (`HiddenPool`) before it is checked:
+checking it would tell the seat, one refusal at a time, what the pool holds. The table key asks with nothing closed.
 """
 
 from __future__ import annotations
@@ -73,23 +73,26 @@ Closed = Callable[[str], bool]
 
 
 class SeatChance(ObservedChance):
-    """Outcomes entered with one seat's token: each checked as `ObservedChance` checks it, except that a draw or a
-    shuffle from a pool `closed` to that seat is refused (`HiddenPool`) before its values are compared with the pool."""
+    """Outcomes entered with one seat's token: each checked as `ObservedChance` checks it, except that, `sealed`, a
+    draw or a shuffle from a pool `closed` to that seat is refused (`HiddenPool`) before its values are compared with
+    the pool. (Unsealed: a record with no table key, whose seats alone enter its outcomes.)"""
 
-    def __init__(self, outcomes: Iterable[Outcome | Mapping[str, Any]], closed: Closed | None = None) -> None:
+    def __init__(self, outcomes: Iterable[Outcome | Mapping[str, Any]], closed: Closed | None = None,
+                 sealed: bool = True) -> None:
         super().__init__(outcomes)
         self.closed = closed
+        self.sealed = sealed
 
     def _hidden(self, source: str) -> bool:
         return self.closed is not None and self.closed(source)
 
     def draw(self, source: str, contents: Sequence[T], n: int) -> tuple[T, ...]:
-        if self._hidden(source):
+        if self.sealed and self._hidden(source):
             raise HiddenPool(DRAW, source)
         return super().draw(source, contents, n)
 
     def shuffle(self, source: str, items: Sequence[T]) -> tuple[T, ...]:
-        if self._hidden(source):
+        if self.sealed and self._hidden(source):
             raise HiddenPool(SHUFFLE, source)
         return super().shuffle(source, items)
 
@@ -118,12 +121,12 @@ class AskingChance(SeatChance):
 
 
 def next_ask(run: Callable[[AskingChance], Any], outcomes: Iterable[Outcome | Mapping[str, Any]],
-             closed: Closed | None = None) -> tuple[Ask | None, list[Outcome]]:
+             closed: Closed | None = None, sealed: bool = True) -> tuple[Ask | None, list[Outcome]]:
     """The first outcome `run` (a choice or the setup, played with the chance given) asks for beyond `outcomes`
     (None: they are all it needs), and the outcomes given that it never asked for (a claim of more chance than
-    happened: only once it asks for nothing more). `closed`: the pools hidden from the asker (`HiddenPool` for an
-    outcome given from one)."""
-    chance = AskingChance(outcomes, closed)
+    happened: only once it asks for nothing more). `closed`: the pools hidden from the asker; `sealed`: an outcome
+    given from one is a `HiddenPool` (SeatChance)."""
+    chance = AskingChance(outcomes, closed, sealed)
     try:
         run(chance)
     except Needed as needed:

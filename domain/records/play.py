@@ -41,7 +41,7 @@ from domain.records.reading import titles
 from domain.records.readmodels_play import CommandPlayed, Joined, SecretRevealed
 from domain.records.room import over_limit
 from domain.records.settings import Limits
-from domain.records.table import closed_to, hidden_pool
+from domain.records.table import closed_to, hidden_pool, sealed
 from domain.records.timeline import Timeline
 from domain.records.views import visible
 
@@ -277,7 +277,7 @@ class Play:
                                 version=record.version)
             # a seat's own token enters no draw from a pool its view hides (checking it would tell what the pool holds)
             closed = None if table else closed_to(catalog.words(meta.title), seat)
-            chance = self._chance(record, shared, outcomes, contribution, closed)
+            chance = self._chance(record, shared, outcomes, contribution, closed, sealed(meta))
             try:
                 produced, after = play(game, timeline.head, cmd, chance)
             except HiddenPool as exc:
@@ -315,10 +315,10 @@ class Play:
 
     @staticmethod
     def _chance(record: Record, shared: bool, outcomes: list[Mapping[str, Any]] | None, contribution: str | None,
-                closed: Closed | None = None) -> Any:
+                closed: Closed | None = None, seal: bool = True) -> Any:
         """The chance a command meets: a live record's own (its seed, and with shared dice the seat's
         contribution), or a transcribed record's outcomes as the table met them (`closed`: the pools the sender may
-        not see, table.closed_to)."""
+        not see, table.closed_to; `seal`: refused before they are checked, table.sealed)."""
         if record.mode == LIVE:
             if outcomes is not None:
                 raise Invalid("a live record draws its own chance: send no \"outcomes\" with its commands",
@@ -334,7 +334,7 @@ class Play:
         if outcomes is None:
             raise Invalid("a transcribed record needs the chance outcomes each command met (\"outcomes\": [...])")
         try:
-            return SeatChance([Outcome.from_json(dict(o)) for o in outcomes], closed)
+            return SeatChance([Outcome.from_json(dict(o)) for o in outcomes], closed, seal)
         except (KeyError, TypeError, ValueError) as exc:
             raise Invalid(f"an outcome needs kind, source and values: {exc}", rule="command/outcomes") from exc
 

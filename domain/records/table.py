@@ -16,7 +16,9 @@ choice, or the setup). What an ask shows is what the asker may see: the table ke
 the pool a draw comes from (the cubes still in the bag, the cards still in the deck) is offered to it; a seat's
 token is offered only the pools its own view shows (`Words.open_pool`: its own bag), and any other pool is named
 with nothing of it listed, and refused with nothing of it said if the seat gives an outcome from it
-(kernel.asking.HiddenPool, 403): the table key enters those.
+(kernel.asking.HiddenPool, 403): the table key enters those. (A transcribed record with no table key, started
+through the API before issue 31 or by `Play.start` alone, has no one else to enter them: its seats still do, each
+refusal saying a pool's size only, as before: `sealed`.)
 """
 
 from __future__ import annotations
@@ -63,6 +65,11 @@ def closed_to(words: Any, seat: int | None) -> Closed:
     def closed(source: str) -> bool:
         return seat is None or opened is None or not opened(source, seat)
     return closed
+
+
+def sealed(meta: Any) -> bool:
+    """Whether a seat's outcome from a pool its view hides is refused: a record with a table key, which enters them."""
+    return getattr(meta, "table_hash", None) is not None
 
 
 def hidden_pool(exc: HiddenPool) -> Forbidden:
@@ -154,7 +161,7 @@ class Table:
                     return play(game, state, cmd, chance)
                 reader = None if table else seat
             try:
-                ask, unused = next_ask(run, given, closed)
+                ask, unused = next_ask(run, given, closed, sealed(meta))
             except HiddenPool as exc:
                 raise hidden_pool(exc) from exc
             except RuleViolation as exc:
@@ -180,7 +187,7 @@ class Table:
                     return dict(used.answer), True
             if not record.awaiting_setup:
                 raise Conflict(SETUP_DONE, rule="setup/done", version=record.version)
-            chance = SeatChance(given, None if table else closed_to(catalog.words(meta.title), seat))
+            chance = SeatChance(given, None if table else closed_to(catalog.words(meta.title), seat), sealed(meta))
             try:
                 produced = timeline.game.setup(self.records.edition(record.title, record.edition, record.edition_file),
                                                record.options, chance)
