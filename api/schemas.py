@@ -141,6 +141,9 @@ class Ask(marshmallow.Schema):
     possible = fields.List(fields.Nested(Possible))
     faces = fields.Integer(metadata={"description": "rolls only"})
     words = fields.String(metadata={"description": "what is asked, in words: \"draw 2 from Anna's bag\""})
+    hidden = fields.Boolean(metadata={"description": "true: a pool the asker's view does not show (a deck, another seat's "
+                                                     "bag): asked with a seat's token, nothing of it is listed and only "
+                                                     "the table key enters a draw from it"})
 
 
 class Asked(marshmallow.Schema):

@@ -25,9 +25,18 @@ class SeatRange(marshmallow.Schema):
 
 class Option(marshmallow.Schema):
     name = fields.String(required=True, metadata={"description": "the key in a record's `options`"})
-    choices = fields.List(fields.Raw(), required=True, metadata={"description": "the values it takes"})
+    kind = fields.String(required=True, validate=validate.OneOf(["choice", "number", "list", "text", "group"]),
+                         metadata={"description": "how a page asks for it: one of `choices`, a whole number "
+                                                  "(`min`/`max` when bounded), a list of words, a word, or a `group` "
+                                                  "of options of its own (an object)"})
+    choices = fields.List(fields.Raw(), metadata={"description": "the values it takes (kind `choice`)"})
     default = fields.Raw(allow_none=True, metadata={"description": "its value when left out (null: the title decides, "
                                                                    "e.g. from the number of players)"})
+    required = fields.Boolean(metadata={"description": "within a group: must be given when the group is"})
+    min = fields.Integer(metadata={"description": "kind `number`: the least it takes"})
+    max = fields.Integer(metadata={"description": "kind `number`: the most it takes"})
+    description = fields.String(metadata={"description": "what it is, in the title's words"})
+    options = fields.List(fields.Nested(lambda: Option()), metadata={"description": "kind `group`: its own options"})
 
 
 class Title(marshmallow.Schema):
@@ -55,19 +64,35 @@ def listing() -> dict[str, Any]:
 
 
 def offered(schema: marshmallow.Schema | None) -> list[dict[str, Any]]:
-    """The options of a title's schema that take one of a few values (a yes/no, a OneOf list); `players` is the
-    number of seats, and an option of free values (a list of ports) stays the API's."""
-    found: list[dict[str, Any]] = []
-    for name, field in (schema.fields.items() if schema is not None else ()):
-        if name == "players":
-            continue
-        default = field.load_default if field.load_default is not marshmallow.missing else None
-        one_of = next((v for v in field.validators if isinstance(v, validate.OneOf)), None)
-        if isinstance(field, fields.Boolean):
-            found.append({"name": name, "choices": [False, True], "default": default})
-        elif one_of is not None:
-            found.append({"name": name, "choices": list(one_of.choices), "default": default})
-    return found
+    """Every option of a title's schema, as a page asks for it (`Option`): a yes/no or a OneOf list as choices, a
+    whole number, a list of words (Serenissima's closed ports), a nested schema as a group of its own (Città-Stato's
+    solo game); `players` is the number of seats. Each with its default and the schema's own description."""
+    return [_option(name, field) for name, field in (schema.fields.items() if schema is not None else ())
+            if name != "players"]
+
+
+def _option(name: str, field: fields.Field) -> dict[str, Any]:
+    default = field.load_default if field.load_default is not marshmallow.missing else None
+    out: dict[str, Any] = {"name": name, "default": default}
+    one_of = next((v for v in field.validators if isinstance(v, validate.OneOf)), None)
+    bounds = next((v for v in field.validators if isinstance(v, validate.Range)), None)
+    if isinstance(field, fields.Boolean):
+        out.update(kind="choice", choices=[False, True])
+    elif one_of is not None:
+        out.update(kind="choice", choices=list(one_of.choices))
+    elif isinstance(field, fields.Integer):
+        out["kind"] = "number"
+        if bounds is not None:
+            out.update({k: v for k, v in (("min", bounds.min), ("max", bounds.max)) if v is not None})
+    elif isinstance(field, fields.List):
+        out["kind"] = "list"
+    elif isinstance(field, fields.Nested) and isinstance(field.schema, marshmallow.Schema):
+        out.update(kind="group", options=[{**_option(k, f), "required": f.required} for k, f in field.schema.fields.items()])
+    else:
+        out["kind"] = "text"
+    if field.metadata.get("description"):
+        out["description"] = str(field.metadata["description"])
+    return out
 
 
 @blp.route("/titles", methods=["GET"])

@@ -213,13 +213,78 @@ function renderAsk() {
   box.setAttribute("role", "group");
   box.setAttribute("aria-label", "what was seen");
   const words = new Map((ask.possible || []).map((p) => [JSON.stringify(p.value), p.words]));
-  for (const p of stillPossible(ask, current).filter((x) => x.left > 0)) {
+  const open = stillPossible(ask, current).filter((x) => x.left > 0);
+  for (const p of open) {
     const said = words.get(JSON.stringify(p.value)) || valueWords(p.value);
     const b = button(said + (p.left > 1 && ask.kind !== "roll" ? ` (${p.left})` : ""), "choice outcome", () => seen(p.value), `the table saw ${said}`);
     b.disabled = panel.sending;
     box.append(b);
   }
+  const rest = ask.n - current.length;
+  if (ask.kind !== "roll" && rest > 1 && open.length === 1 && open[0].left >= rest) { // nothing else can come up
+    const said = words.get(JSON.stringify(open[0].value)) || valueWords(open[0].value);
+    const b = button(`the rest: ${said} × ${rest}`, "choice outcome rest", () => seenAll(Array(rest).fill(open[0].value)),
+      `the ${rest} still to enter can only be ${said}`);
+    b.disabled = panel.sending;
+    box.append(b);
+  }
+  if (ask.hidden) box.append(el("p", "Nothing of it is shown to this seat: enter it on the table's device.", "hint"));
   $("decision-choices").append(box);
+  if (ask.kind !== "roll" && rest > 1 && open.length > 1) $("decision-choices").append(seenLine(ask, current, words));
+}
+
+/**
+ * What was seen, typed in one line in the order it was seen (the values as the buttons say them, or as the notation
+ * writes them): a deal of many cards, the tiles laid on the board. Nothing is entered unless every value could
+ * still come up.
+ */
+function seenLine(ask, current, words) {
+  const form = el("form", null, "seen-line");
+  const input = /** @type {HTMLInputElement} */ (el("input"));
+  const rest = ask.n - current.length;
+  Object.assign(input, { type: "text", name: "seen", autocomplete: "off", autocapitalize: "off", spellcheck: false,
+    placeholder: `the ${rest} still to enter, in order` });
+  input.setAttribute("aria-label", `what was seen, in order: the ${rest} still to enter, separated by spaces or commas`);
+  const go = /** @type {HTMLButtonElement} */ (el("button", "enter these", "seen-line-enter")); // not a "choice": one tap of it is many
+  go.type = "submit";
+  go.disabled = panel.sending;
+  form.append(input, go);
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const read = readLine(input.value, ask, current, words);
+    if (typeof read === "string") return say(read);
+    say("");
+    seenAll(read);
+  });
+  return form;
+}
+
+/** The values a typed line names, each checked against what can still come up; or the sentence saying why not. */
+function readLine(text, ask, current, words) {
+  const tokens = (text.includes(",") ? text.split(",") : text.split(/\s+/)).map((t) => t.trim()).filter(Boolean);
+  const rest = ask.n - current.length;
+  if (!tokens.length) return "Type what was seen, in the order it was seen.";
+  if (tokens.length > rest) return `${tokens.length} values were typed; only ${rest} are still to enter.`;
+  const key = (v) => String(v).normalize("NFC").toLowerCase();
+  const by = new Map();
+  for (const p of ask.possible || []) {
+    by.set(key(valueWords(p.value)), p.value);
+    if (p.words) by.set(key(p.words), p.value);
+  }
+  const left = new Map(stillPossible(ask, current).map((p) => [JSON.stringify(p.value), p.left]));
+  const values = [];
+  for (const token of tokens) {
+    if (!by.has(key(token))) {
+      const can = [...left].filter(([, k]) => k > 0).map(([v]) => words.get(v) || valueWords(JSON.parse(v)));
+      return `“${token}” is none of what can still come up (${can.join(", ")}); nothing was entered.`;
+    }
+    const value = by.get(key(token));
+    const k = left.get(JSON.stringify(value)) || 0;
+    if (k <= 0) return `No more “${token}” can come up; nothing was entered.`;
+    left.set(JSON.stringify(value), k - 1);
+    values.push(value);
+  }
+  return values;
 }
 
 // ---- the board: a tap on a place picks the choices that name it -------------------------------------------
@@ -334,9 +399,14 @@ async function askNext() {
 
 /** A value the table saw: the outcome grows by it; once it holds as many as the rules asked, the next ask. */
 function seen(value) {
+  seenAll([value]);
+}
+
+/** Values the table saw, in order (a line typed, the rest that can only be one value): as many taps at once. */
+function seenAll(values) {
   const entry = panel.asking;
   if (!entry || panel.sending || !entry.ask) return;
-  entry.current.push(value);
+  entry.current.push(...values.slice(0, entry.ask.n - entry.current.length));
   if (entry.current.length < entry.ask.n) return render();
   entry.outcomes.push({ kind: entry.ask.kind, source: entry.ask.source, values: entry.current });
   entry.current = [];

@@ -52,28 +52,95 @@ function renumber() {
   $("seat-range").textContent = `${title.name}: ${title.seats.min} to ${title.seats.max} players`;
 }
 
-/** The title's options (GET /api/titles lists them as {name, choices, default}), one select each; a default of
- * null is the title's to decide (Città-Stato's expansion follows the number of players). */
+const said = (name) => name.replace(/_/g, " ");
+
+/** A choice as the form says it: null is the title's to decide (Città-Stato's expansion follows the players). */
+const choiceWords = (choice) => choice === null ? "as the title decides" : choice === true ? "yes" : choice === false ? "no" : String(choice);
+
+/**
+ * One option's control, by its kind (GET /api/titles: choice, number, list, text, or a group of options of its own),
+ * named `option:<path>` so that `optionValues` can read it back; left empty, the option is left out (its default).
+ * @param {any} option
+ * @param {string} path
+ * @returns {HTMLElement}
+ */
+function optionControl(option, path) {
+  if (option.kind === "group") {
+    const box = el("fieldset", null, "option-group");
+    box.append(el("legend", said(option.name)));
+    if (option.description) box.append(el("p", option.description, "hint"));
+    for (const inner of option.options || []) box.append(optionControl(inner, `${path}.${inner.name}`));
+    return box;
+  }
+  /** @type {HTMLSelectElement | HTMLInputElement} */
+  let control;
+  if (option.kind === "choice" || (!option.kind && Array.isArray(option.choices))) {
+    control = el("select");
+    const choices = option.default === null ? [null, ...option.choices] : option.choices;
+    for (const choice of choices) {
+      const item = /** @type {HTMLOptionElement} */ (el("option", choiceWords(choice)));
+      item.value = JSON.stringify(choice);
+      item.selected = JSON.stringify(choice) === JSON.stringify(option.default);
+      control.append(item);
+    }
+  } else {
+    control = el("input");
+    const number = option.kind === "number";
+    const none = option.default === null || option.default === undefined;
+    Object.assign(control, { type: number ? "number" : "text", autocomplete: "off",
+      placeholder: none ? (number ? "" : "as the title decides") : String(option.default) });
+    if (number) {
+      control.inputMode = "numeric";
+      control.step = "1";
+      if (option.min !== undefined) control.min = String(option.min);
+      if (option.max !== undefined) control.max = String(option.max);
+    }
+  }
+  control.name = `option:${path}`;
+  control.dataset.kind = option.kind || "choice";
+  const label = el("label", `${said(option.name)}${option.kind === "list" ? " (separated by commas)" : ""} `, "row");
+  label.append(control);
+  if (option.description) {
+    const hint = el("small", option.description, "hint");
+    hint.id = `hint-${path.replace(/\W/g, "-")}`;
+    control.setAttribute("aria-describedby", hint.id);
+    label.append(hint);
+  }
+  return label;
+}
+
+/** The title's options (GET /api/titles lists every option of its schema, each with its kind), one control each. */
 function showOptions() {
   const title = /** @type {any} */ (chosen());
   const options = (title && Array.isArray(title.options)) ? title.options : [];
-  const box = $("option-list");
-  box.replaceChildren();
-  for (const option of options) {
-    const select = el("select");
-    select.name = `option:${option.name}`;
-    const choices = option.default === null ? [null, ...option.choices] : option.choices;
-    for (const choice of choices) {
-      const item = el("option", choice === null ? "as the title decides" : choice === true ? "yes" : choice === false ? "no" : String(choice));
-      item.value = JSON.stringify(choice);
-      item.selected = JSON.stringify(choice) === JSON.stringify(option.default);
-      select.append(item);
-    }
-    const label = el("label", `${option.name.replace(/_/g, " ")} `, "row");
-    label.append(select);
-    box.append(label);
-  }
+  $("option-list").replaceChildren(...options.map((option) => optionControl(option, option.name)));
   $("options").hidden = options.length === 0;
+}
+
+/**
+ * What the option controls say, as the `options` of POST /api/records: a control left empty is left out, and a group
+ * with nothing given is left out whole.
+ * @returns {Record<string, any>}
+ */
+function optionValues() {
+  /** @type {Record<string, any>} */
+  const options = {};
+  $("option-list").querySelectorAll("[name^='option:']").forEach((node) => {
+    const control = /** @type {HTMLInputElement | HTMLSelectElement} */ (node);
+    const text = control.value.trim();
+    const kind = control.dataset.kind;
+    const value = kind === "choice" ? JSON.parse(control.value)
+      : !text ? null
+      : kind === "number" ? Number(text)
+      : kind === "list" ? text.split(/[\s,]+/).filter(Boolean)
+      : text;
+    if (value === null) return; // left out: its default, or the title decides
+    const path = control.name.slice("option:".length).split(".");
+    let into = options;
+    for (const key of path.slice(0, -1)) into = into[key] = into[key] || {};
+    into[path[path.length - 1]] = value;
+  });
+  return options;
 }
 
 function changeTitle() {
@@ -108,13 +175,7 @@ function asked() {
   if (names.length < title.seats.min || names.length > title.seats.max) {
     return { problem: `${title.name} is played by ${title.seats.min} to ${title.seats.max} players.` };
   }
-  /** @type {Record<string, any>} */
-  const options = {};
-  $("option-list").querySelectorAll("select").forEach((s) => {
-    const select = /** @type {HTMLSelectElement} */ (s);
-    const value = JSON.parse(select.value);
-    if (value !== null) options[select.name.slice("option:".length)] = value; // left out: the title decides
-  });
+  const options = optionValues();
   const mode = modeOf();
   /** @type {Record<string, any>} */
   const body = { title: title.id, seats: names, options, mode };

@@ -306,10 +306,20 @@ def secret_words(command: Mapping[str, Any]) -> str | None:
     return "disc ?" if command.get("type") == "citta-stato/war-disc" else None
 
 
+OPEN_POOLS = ("first-player", "deck:cities", "schemes")  # the setup's deals from what the edition lays out in view
+
+
+def open_pool(source: str, seat: int) -> bool:
+    """Which pools a seat's view shows (`view`): its own bag by colour, and the setup's public deals (the cities, the
+    schemes, the first player). The colour decks, the Republic cards, the Republic pool, another seat's bag and the
+    Ghost's bag and discs show only their size."""
+    return source == f"bag:{seat}" or source in OPEN_POOLS or source.startswith("schemes:")
+
+
 VOCABULARY = TableVocabulary(_forms())
 WORDS = Words(VOCABULARY, colours=SEAT_COLOURS, held=held, round_of=round_of, turn_starts=turn_starts,
               seat_sources=("first-player",), whose=whose, secret_outcomes=secret_outcomes, secret_words=secret_words,
-              terms=terms, waiting=waiting, held_words=held_words, breakdown_words=breakdown_words)
+              open_pool=open_pool, terms=terms, waiting=waiting, held_words=held_words, breakdown_words=breakdown_words)
 
 
 # The decision panel's groups (kernel.choices): the six city actions, the cards, the market, and the answers to

@@ -910,9 +910,10 @@ class SoloOptionsSchema(marshmallow.Schema):
     class Meta:
         unknown = marshmallow.RAISE
 
-    scenario = mf.Integer(required=True, strict=True)
-    game = mf.Integer(required=True, strict=True)
-    carried_crowns = mf.Integer(load_default=0, strict=True, validate=validate.Range(min=0))
+    scenario = mf.Integer(required=True, strict=True, metadata={"description": "the solo scenario's number"})
+    game = mf.Integer(required=True, strict=True, metadata={"description": "which game of the scenario's campaign"})
+    carried_crowns = mf.Integer(load_default=0, strict=True, validate=validate.Range(min=0), metadata={
+        "description": "crowns the campaign's game before carried into this one"})
 
 
 class OptionsSchema(marshmallow.Schema):
@@ -921,7 +922,8 @@ class OptionsSchema(marshmallow.Schema):
 
     players = mf.Integer(required=True, strict=True, validate=validate.Range(min=2, max=5))
     expansion = mf.Boolean(load_default=None)
-    solo = mf.Nested(SoloOptionsSchema, load_default=None)
+    solo = mf.Nested(SoloOptionsSchema, load_default=None, metadata={
+        "description": "a solo game against the Ghost: two seats, the player's then the Ghost's"})
 
     @marshmallow.post_load
     def _expansion(self, data: dict[str, Any], **_: Any) -> dict[str, Any]:

@@ -1316,6 +1316,10 @@ class Words:
     secret_outcomes: Callable[[Any, int | None, Mapping[str, Any] | None, Sequence[tuple[str, str]]],
                               Sequence[Owner]] | None = None
     secret_words: Callable[[Mapping[str, Any]], str | None] | None = None
+    # whether `seat`'s own view shows what a chance source holds (its own bag; a pool laid out from the edition):
+    # only then does a game at the table offer that seat's token the pool's contents and take a draw from it with
+    # that token (domain/records/table.py); any other pool is the table key's alone. None: no pool is a seat's
+    open_pool: Callable[[str, int], bool] | None = None
     # a report in the table's words (domain/kernel/report_words.py): the rules' tokens (a colour letter, a bag,
     # a step, a zone) as the game says them, given the seats' names (None: keep the token); what a seat held,
     # summed up from what that seat may see; a score's breakdown (`Game.scores`) as a sentence

@@ -224,8 +224,14 @@ def secret_outcomes(state: State, seat: int | None, command: Mapping[str, Any] |
     return [seat if k == 0 and source == hidden else PUBLIC for k, (_, source) in enumerate(asked)]
 
 
+def open_pool(source: str, seat: int) -> bool:
+    """Which pools a seat's view shows (`view`): the land tiles the setup lays face up. The politics deck and the voice
+    of the people show only how many cards they hold."""
+    return source == "tiles"
+
+
 WORDS = Words(LaCittaVocabulary(_forms()), colours=COLOURS, held=held, round_of=round_of, turn_starts=turn_starts,
-              whose=whose, secret_outcomes=secret_outcomes, terms=terms, waiting=waiting, round_word="year",
+              whose=whose, secret_outcomes=secret_outcomes, open_pool=open_pool, terms=terms, waiting=waiting, round_word="year",
               held_words=held_words,
               breakdown_words=breakdown_words)
 

@@ -867,18 +867,23 @@ class OptionsSchema(marshmallow.Schema):
 
     players = fields.Integer(strict=True, load_default=4)
     setup = fields.String(load_default="beginner", validate=validate.OneOf(["beginner", "experienced"]))
-    start = fields.Integer(strict=True, load_default=0)
+    start = fields.Integer(strict=True, load_default=0, metadata={
+        "description": "the seat that starts the first year (0: the first player; the rules say choose any way)"})
 
 
 _OPTIONS = OptionsSchema()  # built once: a marshmallow schema costs more to build than to load with
-# Options that are a plain dict of known keys with values of exactly their field's JSON type load
-# to themselves plus the defaults: they need no trip through marshmallow (every replay starts here).
+# Options that are a plain dict of known keys with values of exactly their field's JSON type, each among the values
+# the field allows (`setup`'s OneOf), load to themselves plus the defaults: they need no trip through marshmallow
+# (every replay starts here). Read from the schema, so the fast path allows exactly what it allows.
 _OPTION_TYPES = {"players": int, "setup": str, "start": int}
-_OPTION_DEFAULTS = {"players": 4, "setup": "beginner", "start": 0}
+_OPTION_DEFAULTS = {name: field.load_default for name, field in _OPTIONS.fields.items()}
+_OPTION_VALUES = {name: frozenset(v.choices) for name, field in _OPTIONS.fields.items()
+                  for v in field.validators if isinstance(v, validate.OneOf)}
 
 
 def _options(options: Mapping[str, Any]) -> dict[str, Any]:
-    if type(options) is dict and all(_OPTION_TYPES.get(k) is type(v) for k, v in options.items()):
+    if type(options) is dict and all(_OPTION_TYPES.get(k) is type(v) and (k not in _OPTION_VALUES or v in _OPTION_VALUES[k])
+                                     for k, v in options.items()):
         return {**_OPTION_DEFAULTS, **options}
     return load_options("la-citta", _OPTIONS, options)
 

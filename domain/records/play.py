@@ -30,7 +30,7 @@ from domain.kernel import (
     commitment,
     play,
 )
-from domain.kernel.asking import AskingChance, Needed
+from domain.kernel.asking import AskingChance, Closed, HiddenPool, Needed, SeatChance
 from domain.kernel.describe import name_of
 from domain.kernel.notation import seat_names_problem
 from domain.records import dice, recordfile, room
@@ -41,6 +41,7 @@ from domain.records.reading import titles
 from domain.records.readmodels_play import CommandPlayed, Joined, SecretRevealed
 from domain.records.room import over_limit
 from domain.records.settings import Limits
+from domain.records.table import closed_to, hidden_pool, sealed
 from domain.records.timeline import Timeline
 from domain.records.views import visible
 
@@ -274,9 +275,13 @@ class Play:
                                 f"{cmd.seat} ({name_of(meta.seats, cmd.seat)}): each seat enters its own choices; the "
                                 f"record is at version {record.version}", token_seat=seat, command_seat=cmd.seat,
                                 version=record.version)
-            chance = self._chance(record, shared, outcomes, contribution)
+            # a seat's own token enters no draw from a pool its view hides (checking it would tell what the pool holds)
+            closed = None if table else closed_to(catalog.words(meta.title), seat)
+            chance = self._chance(record, shared, outcomes, contribution, closed, sealed(meta))
             try:
                 produced, after = play(game, timeline.head, cmd, chance)
+            except HiddenPool as exc:
+                raise hidden_pool(exc) from exc
             except RuleViolation as exc:
                 raise Refused(exc, None if table else seat) from exc  # the facts as this reader may read them
             no_unused(chance)
@@ -309,9 +314,11 @@ class Play:
             return Played(record.version, first_step, list(produced), finished, seat, table=table)
 
     @staticmethod
-    def _chance(record: Record, shared: bool, outcomes: list[Mapping[str, Any]] | None, contribution: str | None) -> Any:
+    def _chance(record: Record, shared: bool, outcomes: list[Mapping[str, Any]] | None, contribution: str | None,
+                closed: Closed | None = None, seal: bool = True) -> Any:
         """The chance a command meets: a live record's own (its seed, and with shared dice the seat's
-        contribution), or a transcribed record's outcomes as the table met them."""
+        contribution), or a transcribed record's outcomes as the table met them (`closed`: the pools the sender may
+        not see, table.closed_to; `seal`: refused before they are checked, table.sealed)."""
         if record.mode == LIVE:
             if outcomes is not None:
                 raise Invalid("a live record draws its own chance: send no \"outcomes\" with its commands",
@@ -327,7 +334,7 @@ class Play:
         if outcomes is None:
             raise Invalid("a transcribed record needs the chance outcomes each command met (\"outcomes\": [...])")
         try:
-            return ObservedChance([Outcome.from_json(dict(o)) for o in outcomes])
+            return SeatChance([Outcome.from_json(dict(o)) for o in outcomes], closed, seal)
         except (KeyError, TypeError, ValueError) as exc:
             raise Invalid(f"an outcome needs kind, source and values: {exc}", rule="command/outcomes") from exc
 

@@ -21,6 +21,7 @@ from domain.records import dice
 from domain.records.aggregates import MODES
 from domain.records.chain import key_commitment, record_key
 from domain.records.settings import Limits
+from domain.records.takebacks import BadTakeBack, history
 
 FORMAT = "cronaca-record"
 VERSION = 1
@@ -72,6 +73,9 @@ class Header:
     # The file as compact JSON, when `parse` made it to measure the file's size: what an import stores, so that
     # submit does not encode a 36-86 KB file a second time (None when the caller gave the size).
     compact: str | None = field(default=None, repr=False, compare=False)
+    # The entries taken back (issue 31), oldest first: {"entry", "by", "consents", "log"}, shapes checked (`read_withdrawn`);
+    # `check` re-decides each where it was entered (takebacks.history), and an import stores them back in that order.
+    withdrawn: list[dict[str, Any]] = field(default_factory=list)
 
 
 class FileTooLarge(BadRecordFile):
@@ -163,6 +167,7 @@ def parse(document: Any, limits: Limits | None = None, size: int | None = None,
         raise BadRecordFile("file/chance", str(exc), field="chance.chain_key") from exc
     variations = read_variations(document.get("variations"), limits or Limits())
     annotations = read_annotations(document.get("annotations"), {v["ref"] for v in variations})
+    withdrawn = read_withdrawn(document.get("withdrawn"))
     header = Header(
         title=title,
         edition={"id": edition["id"], "content_hash": edition["content_hash"]},
@@ -179,8 +184,40 @@ def parse(document: Any, limits: Limits | None = None, size: int | None = None,
         shared=shared,
         depth=measured,
         compact=compact,
+        withdrawn=withdrawn,
     )
     return header, [dict(e) for e in entries]
+
+
+TAKEN_BACK_BY = ("table", "seats")  # table.TABLE_BY, table.SEATS_BY: who took an entry back
+
+
+def read_withdrawn(found: Any) -> list[dict[str, Any]]:
+    """The file's `withdrawn` (entries taken back, oldest first), shapes only: each entry's index, who took it back
+    and the entry itself (`log`, as `entries` writes one); takebacks.history re-decides them. Where it was stored (`row`,
+    `first_step`, `steps`) follows from the order, so it is not read."""
+    if found is None:
+        return []
+    if not isinstance(found, list):
+        raise BadRecordFile("file/withdrawn", f"withdrawn, when given, is a list, not {json_type(found)}", field="withdrawn")
+    out = []
+    for k, item in enumerate(found):
+        where = f"withdrawn[{k}]"
+        index = item.get("entry") if isinstance(item, Mapping) else None
+        if not isinstance(item, Mapping) or not isinstance(index, int) or isinstance(index, bool) or index < 1:
+            raise BadRecordFile("file/withdrawn", f"{where}.entry must be the index of the entry taken back (1 or more: "
+                                "the setup is never taken back)", field=f"{where}.entry")
+        consents = item.get("consents") or []
+        if item.get("by") not in TAKEN_BACK_BY or not isinstance(consents, list) or not all(
+                isinstance(c, int) and not isinstance(c, bool) for c in consents):
+            raise BadRecordFile("file/withdrawn", f"{where}: `by` is one of {list(TAKEN_BACK_BY)} and `consents` a list "
+                                "of seat numbers", field=where)
+        try:
+            _shape(index, item.get("log"))
+        except BadRecordFile as exc:
+            raise BadRecordFile("file/withdrawn", f"{where}.log: {exc.message}", field=f"{where}.log") from exc
+        out.append({"entry": index, "by": item["by"], "consents": list(consents), "log": dict(item["log"])})
+    return out
 
 
 def read_shared(chance: Mapping[str, Any], mode: str, seats: int) -> dict[str, Any] | None:
@@ -517,6 +554,8 @@ class Verdict:
     end: tuple[bool, dict[str, Any]] | None = None
     # each accepted entry's deciding seat (None for the setup), as the replay parsed its command
     seats: list[int | None] | None = None
+    # a file with take-backs: the order its entries were entered and taken back in (`history`); None: the entries alone
+    history: list[tuple[Entry | None, dict[str, Any] | None]] | None = None
 
     @property
     def ok(self) -> bool:
@@ -587,11 +626,15 @@ def _judge(header: Header, raw_entries: list[dict[str, Any]], edition_for: Calla
     if wrong is not None:
         return wrong
     over = game.pending(state).over
+    try:
+        order = history(game, edition, accepted, header.withdrawn, header.mode == "live") if header.withdrawn else None
+    except BadTakeBack as exc:
+        return _rejected("file/withdrawn", str(exc), **exc.facts)
     found: dict[str, Any] = {"ok": True, "entries": report.entries, "events": report.events, "finished": over}
     if header.mode == "live" and not over:
         found["note"] = ("a live record's log cut before its end is imported as transcribed: its seed is known to "
                          "whoever holds the file, so the rest of the game takes the table's outcomes")
-    return Verdict(found, accepted, (over, game.scores(state)), seats)
+    return Verdict(found, accepted, (over, game.scores(state)), seats, order)
 
 
 def _claims(game: Game, state: Any, claims: Mapping[str, Any], entries: int) -> Verdict | None:

@@ -12,8 +12,13 @@ mis-tap at once; in a live game the seat that made the entry asks, every other s
 entry whose draw the service has shown is never taken back.
 
 Who may ask: the record's table key (for any seat's choice and the setup) or a seat's own token (for its own
-choice, or the setup). What an ask shows is what the asker enters anyway: the table key's device is told every
-draw, so the pool a draw comes from (the cubes still in the bag, the cards still in the deck) is offered to it.
+choice, or the setup). What an ask shows is what the asker may see: the table key's device is told every draw, so
+the pool a draw comes from (the cubes still in the bag, the cards still in the deck) is offered to it; a seat's
+token is offered only the pools its own view shows (`Words.open_pool`: its own bag), and any other pool is named
+with nothing of it listed, and refused with nothing of it said if the seat gives an outcome from it
+(kernel.asking.HiddenPool, 403): the table key enters those. (A transcribed record with no table key, started
+through the API before issue 31 or by `Play.start` alone, has no one else to enter them: its seats still do, each
+refusal saying a pool's size only, as before: `sealed`.)
 """
 
 from __future__ import annotations
@@ -25,8 +30,8 @@ from uuid import UUID
 from eventsourcing.persistence import IntegrityError
 
 from domain import catalog
-from domain.kernel import Entry, MalformedCommand, ObservedChance, Outcome, RuleViolation, play
-from domain.kernel.asking import DRAW, ROLL, Ask, next_ask
+from domain.kernel import Entry, MalformedCommand, Outcome, RuleViolation, play
+from domain.kernel.asking import DRAW, ROLL, Ask, Closed, HiddenPool, SeatChance, next_ask
 from domain.kernel.describe import name_of
 from domain.records.aggregates import TRANSCRIBED, RequestKey
 from domain.records.errors import Conflict, Forbidden, Invalid, Refused, Unauthorized
@@ -52,6 +57,27 @@ def outcomes_of(given: Sequence[Mapping[str, Any]] | None) -> list[Outcome]:
     return out
 
 
+def closed_to(words: Any, seat: int | None) -> Closed:
+    """The pools hidden from a seat's token: all but those the title says that seat's view shows (no seat: all). The
+    table key, which is told every draw, asks with none closed."""
+    opened = words.open_pool
+
+    def closed(source: str) -> bool:
+        return seat is None or opened is None or not opened(source, seat)
+    return closed
+
+
+def sealed(meta: Any) -> bool:
+    """Whether a seat's outcome from a pool its view hides is refused: a record with a table key, which enters them."""
+    return getattr(meta, "table_hash", None) is not None
+
+
+def hidden_pool(exc: HiddenPool) -> Forbidden:
+    """A seat's outcome from a pool it may not see: refused before it is checked, naming the pool and nothing in it."""
+    return Forbidden(f"{exc}; enter it on the table's device (the table key)", rule="chance/hidden-pool",
+                     kind=exc.kind, source=exc.source)
+
+
 def ask_json(ask: Ask, words: Any, names: Sequence[str]) -> dict[str, Any]:
     """An ask as the page offers it: what is asked in words, and each value that could come up."""
 
@@ -64,7 +90,10 @@ def ask_json(ask: Ask, words: Any, names: Sequence[str]) -> dict[str, Any]:
         return str(found or token)
 
     source = said(ask.source)
-    if ask.kind == DRAW:
+    if ask.hidden:
+        sentence = (f"a {ask.kind} from {source}: what it holds is hidden from this seat, so the table's device "
+                    "(the table key) enters it")
+    elif ask.kind == DRAW:
         sentence = f"draw {ask.n} from {source}" if ask.n else f"nothing is left to draw from {source}: send no values"
     elif ask.kind == ROLL:
         sentence = f"roll {ask.n} {'die' if ask.n == 1 else 'dice'} of {ask.faces} faces ({source})"
@@ -75,6 +104,8 @@ def ask_json(ask: Ask, words: Any, names: Sequence[str]) -> dict[str, Any]:
                            "words": sentence}
     if ask.kind == ROLL:
         out["faces"] = ask.faces
+    if ask.hidden:
+        out["hidden"] = True
     return out
 
 
@@ -101,6 +132,8 @@ class Table:
         with self.records.access.read_as(record_id, token) as (timeline, meta, seat):
             table = self._acting(meta, token)
             game = timeline.game
+            words = catalog.words(meta.title)
+            closed = None if table else closed_to(words, seat)
             if command is None:
                 if not meta.awaiting_setup:
                     raise Conflict(SETUP_DONE, rule="setup/done", version=meta.version)
@@ -128,13 +161,15 @@ class Table:
                     return play(game, state, cmd, chance)
                 reader = None if table else seat
             try:
-                ask, unused = next_ask(run, given)
+                ask, unused = next_ask(run, given, closed, sealed(meta))
+            except HiddenPool as exc:
+                raise hidden_pool(exc) from exc
             except RuleViolation as exc:
                 raise Refused(exc, reader) from exc
             if unused:
                 raise Invalid(f"{len(unused)} outcome(s) given that the rules never asked for",
                               rule="chance/unused-outcome", unused=[o.to_json() for o in unused])
-            return {"ask": None if ask is None else ask_json(ask, catalog.words(meta.title), meta.seats),
+            return {"ask": None if ask is None else ask_json(ask, words, meta.seats),
                     "version": meta.version}
 
     def setup(self, record_id: UUID, token: str | None, outcomes: Sequence[Mapping[str, Any]] | None,
@@ -142,8 +177,8 @@ class Table:
         """Complete the setup of a record started without its outcomes: (the answer, whether it is a retry's)."""
         given = outcomes_of(outcomes)
         record = self.records.play.record(record_id)
-        with self.records.access.read_as(record_id, token) as (timeline, meta, _):
-            self._acting(meta, token)
+        with self.records.access.read_as(record_id, token) as (timeline, meta, seat):
+            table = self._acting(meta, token)
             keyed = self.records.idempotency.request_key(record_id, "setup", idempotency_key,
                                                          {"outcomes": [o.to_json() for o in given]})
             if keyed is not None:
@@ -152,10 +187,12 @@ class Table:
                     return dict(used.answer), True
             if not record.awaiting_setup:
                 raise Conflict(SETUP_DONE, rule="setup/done", version=record.version)
-            chance = ObservedChance(given)
+            chance = SeatChance(given, None if table else closed_to(catalog.words(meta.title), seat), sealed(meta))
             try:
                 produced = timeline.game.setup(self.records.edition(record.title, record.edition, record.edition_file),
                                                record.options, chance)
+            except HiddenPool as exc:
+                raise hidden_pool(exc) from exc
             except RuleViolation as exc:
                 raise Refused(exc, None) from exc
             if chance.unused:

@@ -668,8 +668,14 @@ def markup_problems(notation: Notation, t: Tables | None = None) -> list[dict[st
     return out
 
 
+def open_pool(source: str, seat: int) -> bool:
+    """Which pools a seat's view shows (`view`): the setup's first player and the ports a good may close (all on the
+    board). The Doge deck shows only how many cards are face down."""
+    return source == "first-player" or source.startswith("closed:")
+
+
 WORDS = Words(VOCABULARY, colours=COLOURS, held=held, round_of=round_of, turn_starts=turn_starts,
-              seat_sources=("first-player",), expand=expand, write_line=write_line, write=write, skip_refused=True,
+              seat_sources=("first-player",), open_pool=open_pool, expand=expand, write_line=write_line, write=write, skip_refused=True,
               whose=who, terms=terms, waiting=waiting, held_words=held_words, breakdown_words=breakdown_words)  # `whose`: the rules' `pending`
               # is `who` with the active galley added
 

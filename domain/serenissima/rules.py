@@ -907,7 +907,9 @@ class OptionsSchema(marshmallow.Schema):
 
     players = fields.Integer(strict=True, load_default=4)
     money = fields.String(load_default="visible", validate=validate.OneOf(["visible", "hidden"]))
-    closed_ports = fields.List(fields.String(), load_default=None)
+    closed_ports = fields.List(fields.String(), load_default=None, metadata={
+        "description": "the ports closed at the start where the edition closes some (3 players): one non-starting port "
+                       "for each good it names, by the board's port ids; left out, they are drawn"})
 
 
 _OPTIONS = OptionsSchema()  # built once, as the other titles do: building a marshmallow schema deep-copies its fields

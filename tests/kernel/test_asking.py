@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from domain.kernel import ImpossibleOutcome, play
-from domain.kernel.asking import Ask, next_ask
+from domain.kernel.asking import Ask, HiddenPool, next_ask
 from tests.kernel import toy_game
 
 
@@ -39,3 +39,17 @@ def test_a_roll_asks_for_faces_and_an_impossible_one_is_the_rules_refusal() -> N
     with pytest.raises(ImpossibleOutcome) as caught:
         next_ask(lambda chance: play(toy_game.GAME, state, roll, chance), [{"kind": "roll", "source": "die", "values": [9]}])
     assert caught.value.rule == "chance/roll/impossible-face"
+
+
+def test_a_pool_closed_to_the_asker_is_named_with_nothing_of_it_and_no_outcome_from_it_is_checked() -> None:
+    state = started()
+    draw = toy_game.Draw(0)
+    closed = {"bag:0"}.__contains__  # asked as another seat would: seat 0's bag is hidden from it
+    ask, _ = next_ask(lambda chance: play(toy_game.GAME, state, draw, chance), [], closed)
+    assert ask == Ask("draw", "bag:0", 1, (), hidden=True) and ask.possible() == []
+    for value in (2, 9):  # a cube the bag holds and one it never held: refused alike, before any check
+        with pytest.raises(HiddenPool) as caught:
+            next_ask(lambda chance: play(toy_game.GAME, state, draw, chance),
+                     [{"kind": "draw", "source": "bag:0", "values": [value]}], closed)
+        assert caught.value.source == "bag:0" and str(value) not in str(caught.value)
+    assert next_ask(lambda chance: play(toy_game.GAME, state, toy_game.Roll(0), chance), [], closed)[0].kind == "roll"

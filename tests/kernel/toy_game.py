@@ -175,7 +175,8 @@ GAME = Toy()
 
 def _toy_words() -> object:
     return Words(Vocabulary([Form("draw", "toy/draw", says="draw a cube from your bag"),
-                             Form("roll", "toy/roll", says="roll the die")]), colours=("red", "blue", "green"))
+                             Form("roll", "toy/roll", says="roll the die")]), colours=("red", "blue", "green"),
+                 open_pool=lambda source, seat: source == f"bag:{seat}")  # as `view`: a bag is its own seat's
 
 
 WORDS = _toy_words()

@@ -32,7 +32,7 @@ def test_beginner_setup(players):
 
 
 def test_setup_refuses_bad_options():
-    for options, rule in (({"players": 6}, "players"), ({"players": 3, "setup": "odd"}, "kind"), ({"players": 3, "start": 3}, "start")):
+    for options, rule in (({"players": 6}, "players"), ({"players": 3, "setup": "odd"}, "options"), ({"players": 3, "start": 3}, "start")):
         with pytest.raises(RuleViolation) as info:
             GAME.setup(ED, options, SeededChance("x"))
         assert info.value.rule == f"la-citta/setup/{rule}"

@@ -89,7 +89,8 @@ def test_the_fast_parse_gives_what_the_schemas_give():
 @pytest.mark.parametrize(
     "options",
     [{}, {"players": 2}, {"players": 5, "setup": "experienced", "start": 4}, {"players": True}, {"players": 2.0},
-     {"setup": 3}, {"start": "0"}, {"seats": 2}, {"players": 2, "colour": "blue"}],
+     {"setup": 3}, {"start": "0"}, {"seats": 2}, {"players": 2, "colour": "blue"}, {"players": 3, "setup": "odd"},
+     {"setup": "Experienced"}],
 )
 def test_the_fast_options_give_what_the_schema_gives(options):
     try:

@@ -4,7 +4,10 @@ real PostgreSQL, with the slips a person makes at a table (a double tap, a stale
 
 from __future__ import annotations
 
+import json
 import random
+import re
+import time
 import uuid
 from typing import Any
 
@@ -376,3 +379,126 @@ def test_a_seat_s_token_choosing_for_another_seat_is_told_so_with_the_version(cl
                           json={"command": {"type": "toy/roll", "seat": 0}})
     assert refused.status_code == 403 and "D'Arcy" in refused.get_json()["detail"] and "Anna Maria" in refused.get_json()["detail"]
     assert refused.get_json()["facts"]["version"] == version_of(client, started["id"])
+
+
+# ---- E: what a seat's token may learn of a hidden pool ------------------------------------------------
+
+
+def seat_learns_no_hidden_pool(client: Any, record_id: str, key_asks: list[dict[str, Any]],
+                               outcomes: list[dict[str, Any]], command: dict[str, Any] | None, token: str) -> bool:
+    """Ask again with a seat's token what the table key was asked, one outcome at a time: a pool the seat's view shows
+    is offered as to the table key; at the first one it hides, nothing of it is listed, and an outcome given from it
+    is refused (403) without a word of what it holds. Whether such a pool was met."""
+    for k, table_ask in enumerate(key_asks):
+        answer = client.post(f"/api/records/{record_id}/asks", headers=auth(token),
+                             json={"command": command, "outcomes": outcomes[:k]})
+        assert answer.status_code == 200, answer.get_json()
+        ask = answer.get_json()["ask"]
+        assert (ask["kind"], ask["source"]) == (table_ask["kind"], table_ask["source"])
+        if not ask.get("hidden"):
+            assert ask["possible"] == table_ask["possible"] and ask["n"] == table_ask["n"]
+            continue
+        assert table_ask["possible"] and ask["possible"] == [] and "table key" in ask["words"]
+        held = {json.dumps(p["value"]).strip('"') for p in table_ask["possible"]} | {p["words"] for p in table_ask["possible"]}
+        refused = client.post(f"/api/records/{record_id}/asks", headers=auth(token),
+                              json={"command": command, "outcomes": outcomes[:k + 1]})
+        sent = client.post(f"/api/records/{record_id}/" + ("setup" if command is None else "commands"),
+                           headers=auth(token), json={"outcomes": outcomes} if command is None else
+                           {"command": command, "outcomes": outcomes})
+        for no in (refused, sent):
+            assert no.status_code == 403 and no.get_json()["rule"] == "chance/hidden-pool", no.get_json()
+            said = json.dumps({k: v for k, v in no.get_json().items() if k != "facts"}) + json.dumps(
+                {k: v for k, v in no.get_json()["facts"].items() if k != "source"})
+            assert "count" not in no.get_json()["facts"]
+            assert not [v for v in held if re.search(rf"(?<![\w-]){re.escape(str(v))}(?![\w-])", said)], said
+        return True
+    return False
+
+
+@pytest.mark.parametrize("title", ["citta-stato", "la-citta", "serenissima"])
+def test_a_seat_s_token_is_offered_no_pool_its_view_hides_and_told_nothing_of_it(client: Any, title: str) -> None:
+    answer = client.post("/api/records", json={"title": title, "seats": ["Anna Maria", "D'Arcy", "Zoë"],
+                                               "mode": "transcribed"})
+    started = answer.get_json()
+    record_id, key, tokens = started["id"], started["table_key"], [s["token"] for s in started["seats"]]
+    pick = random.Random(title)
+    outcomes, asks = asked_through(client, record_id, key, None, pick)
+    hidden = seat_learns_no_hidden_pool(client, record_id, asks, outcomes, None, tokens[0])
+    assert client.post(f"/api/records/{record_id}/setup", headers=auth(key), json={"outcomes": outcomes}).status_code == 200
+    for _ in range(400):  # then the game's choices, until a seat's own choice drew from a pool it may not see
+        if hidden:
+            break
+        legal = client.get(f"/api/records/{record_id}/legal", headers=auth(key)).get_json()
+        if not legal.get("choices"):  # the game is over
+            break
+        choice = pick.choice(legal["choices"])
+        outcomes, asks = asked_through(client, record_id, key, choice["command"], pick)
+        hidden = seat_learns_no_hidden_pool(client, record_id, asks, outcomes, choice["command"],
+                                            tokens[choice["command"]["seat"]])
+        played = client.post(f"/api/records/{record_id}/commands", headers=auth(key),
+                             json={"command": choice["command"], "outcomes": outcomes, "version": legal["version"]})
+        assert played.status_code == 200, played.get_json()
+    assert hidden
+
+
+# ---- F: take-backs in the record file ----------------------------------------------------------------
+
+
+def imported(client: Any, document: dict[str, Any]) -> dict[str, Any]:
+    """The verdict on a record file sent to POST /api/imports, once judged."""
+    answer = client.post("/api/imports", data=json.dumps(document).encode(), content_type="application/json")
+    assert answer.status_code == 202, answer.get_json()
+    for _ in range(400):
+        status = client.get(f"/api/imports/{answer.get_json()['id']}").get_json()
+        if status["status"] in ("accepted", "rejected"):
+            return dict(status)
+        time.sleep(0.05)
+    raise AssertionError("the import was never judged")
+
+
+def test_an_exported_game_with_take_backs_imports_back_to_the_same_record(client: Any) -> None:
+    started = start_table(client)
+    record_id, key = started["id"], started["table_key"]
+
+    def enter(body: dict[str, Any]) -> None:
+        assert client.post(f"/api/records/{record_id}/commands", headers=auth(key), json=body).status_code == 200
+
+    def take_back() -> None:
+        assert withdraw(client, record_id, key, version_of(client, record_id)).status_code == 200
+
+    draw = {"command": {"type": "toy/draw", "seat": 0}}
+    enter(roll(0, 5))
+    enter(roll(1, 4))
+    enter({**draw, "outcomes": [{"kind": "draw", "source": "bag:0", "values": [2]}]})
+    take_back()  # the draw, then the roll under it: two take-backs in a row
+    take_back()
+    enter(roll(1, 6))
+    enter({**draw, "outcomes": [{"kind": "draw", "source": "bag:0", "values": [3]}]})
+    take_back()
+    seat = 0
+    while not client.post(f"/api/records/{record_id}/commands", headers=auth(key), json=roll(seat, 6)).get_json()["finished"]:
+        seat = 1 - seat
+    document = client.get(f"/api/records/{record_id}/export").get_json()
+    assert [(w["entry"], w["log"]["command"]["type"]) for w in document["withdrawn"]] == [
+        (3, "toy/draw"), (2, "toy/roll"), (3, "toy/draw")]
+    verdict = imported(client, document)
+    assert verdict["status"] == "accepted", verdict
+    again_id = verdict["record_id"]
+    again = client.get(f"/api/records/{again_id}/export").get_json()
+
+    def kept(doc: dict[str, Any]) -> dict[str, Any]:  # all but when each take-back was made
+        return {**doc, "withdrawn": [{k: v for k, v in w.items() if k != "at"} for w in doc["withdrawn"]]}
+
+    assert kept(again) == kept(document)
+    summary, again_summary = (client.get(f"/api/records/{r}").get_json() for r in (record_id, again_id))
+    assert kept(again_summary)["withdrawn"] == kept(summary)["withdrawn"]  # the take-backs shown on the record
+    steps = summary["steps"]
+    assert again_summary["steps"] == steps
+    assert (client.get(f"/api/records/{again_id}/steps/{steps}").get_json()["view"]
+            == client.get(f"/api/records/{record_id}/steps/{steps}").get_json()["view"])
+    assert client.get(f"/api/records/{again_id}/verify").get_json()["ok"]
+    # an entry taken back is re-decided where it was entered: a cube its bag never held is a finding
+    document["withdrawn"][0]["log"]["outcomes"][0]["values"] = [7]
+    slip = imported(client, document)
+    assert slip["status"] == "rejected" and slip["report"]["rule"] == "file/withdrawn", slip["report"]
+    assert "withdrawn[0]" in slip["report"]["message"]

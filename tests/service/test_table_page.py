@@ -200,6 +200,51 @@ def test_a_game_at_the_table_is_entered_to_its_end_with_the_outcomes_seen(browse
     assert not errors, errors
 
 
+def test_tiles_laid_at_the_table_are_entered_in_one_line(browser: Any, served: tuple[str, Any]) -> None:
+    """A shuffle the table sees whole (La Città's tiles laid on the board) is typed in one line in the order seen; a
+    word that cannot come up enters nothing and says why; once one value alone can still come up, one tap enters the
+    rest. The setup stored is the order typed."""
+    base, client = served
+    made = client.post("/api/records", json={"title": "la-citta", "seats": NAMES, "options": {"setup": "experienced"},
+                                             "mode": "transcribed"}).get_json()
+    tiles = client.post(f"/api/records/{made['id']}/asks", headers=auth(made["table_key"]),
+                        json={"command": None, "outcomes": []}).get_json()["ask"]
+    order = sorted(p["value"] for p in tiles["possible"] for _ in range(p["count"]))
+    last = order[-1]
+    typed = order[:order.index(last)]  # all but the last kind: one value alone is left
+    errors: list[str] = []
+    page = phone(browser, errors)
+    page.goto(f"{base}/records/{made['id']}#table={made['table_key']}")
+    expect(page.locator("#decision")).to_have_attribute("data-ask", "shuffle:tiles")
+    line = page.locator("#decision .seen-line input")
+    line.fill(" ".join([*typed[:3], "unicorn"]))
+    page.click("#decision .seen-line button")
+    expect(page.locator("#decision-said")).to_contain_text("“unicorn” is none of what can still come up")
+    expect(page.locator("#decision-path")).not_to_contain_text(": ")  # nothing was entered
+    page.locator("#decision").screenshot(path=str(SHOTS / "table-seen-line-refused.png"))
+    line.fill(", ".join(v.lower() for v in typed))  # as a person types them
+    page.click("#decision .seen-line button")
+    rest = page.locator("#decision button.rest")
+    expect(rest).to_have_text(f"the rest: {last} × {len(order) - len(typed)}")
+    page.locator("#decision").screenshot(path=str(SHOTS / "table-seen-line.png"))
+    with page.expect_request(lambda r: r.url.endswith("/setup") and r.method == "POST") as sent:
+        rest.tap()
+        for _ in range(400):  # the setup's other deals: the first value offered, tap by tap
+            state, _, busy, count, *_ = page.evaluate(PANEL)
+            if state == "deciding":
+                break
+            if state != "outcome" or busy or not count:
+                time.sleep(0.02)
+                continue
+            before = page.evaluate(PANEL)[5]
+            page.locator("#decision button.choice.outcome").first.tap()
+            page.wait_for_function(SETTLED, arg=before, polling="raf", timeout=30_000)
+    shuffled = next(o for o in sent.value.post_data_json["outcomes"] if o["kind"] == "shuffle")
+    assert shuffled["values"] == order
+    expect(page.locator("#decision")).to_have_attribute("data-state", "deciding")
+    assert not errors, errors
+
+
 def started_live(client: Any, title: str = "la-citta") -> dict[str, Any]:
     answer = client.post("/api/records", json={"title": title, "seats": NAMES, "options": {}, "mode": "live"})
     assert answer.status_code == 201
@@ -308,6 +353,47 @@ def test_the_new_game_form_says_what_is_missing(browser: Any, served: tuple[str,
     page.click("#start")
     expect(page.locator("#notice")).to_contain_text("The game was not started:")
     expect(page.locator("#started")).to_be_hidden()
+    assert not errors, errors
+
+
+def test_the_new_game_form_offers_every_option_of_the_title(browser: Any, served: tuple[str, Any]) -> None:
+    """Each option of a title's schema has its control (GET /api/titles), a list of ports as much as a yes/no; what is
+    filled in is what the record starts with."""
+    base, client = served
+    names = [*NAMES, "Zoë"]
+    probe = client.post("/api/records", json={"title": "serenissima", "seats": names, "mode": "transcribed"}).get_json()
+    ports, outcomes = [], []  # one port of each good the setup would close, as the table's asks offer them
+    while ask := client.post(f"/api/records/{probe['id']}/asks", headers=auth(probe["table_key"]),
+                             json={"command": None, "outcomes": outcomes}).get_json()["ask"]:
+        values = [ask["possible"][0]["value"]] if ask["kind"] == "draw" else []
+        ports += values if ask["source"].startswith("closed:") else []
+        outcomes.append({"kind": ask["kind"], "source": ask["source"], "values": values})
+    assert ports
+    errors: list[str] = []
+    page = phone(browser, errors)
+    page.goto(f"{base}/records/new")
+    expect(page.locator("body[data-ready=yes]")).to_be_visible()
+    for title in TITLES:
+        page.select_option("#title-choice", title)
+        offered = [o["name"] for t in client.get("/api/titles").get_json()["titles"] if t["id"] == title
+                   for o in t["options"]]
+        for name in offered:
+            expect(page.locator(f"#option-list [name^='option:{name}']").first).to_be_attached()
+    page.select_option("#title-choice", "citta-stato")
+    expect(page.locator("#option-list fieldset.option-group legend")).to_have_text("solo")
+    page.locator("#options").screenshot(path=str(SHOTS / "table-new-options-citta-stato.png"))
+    page.select_option("#title-choice", "serenissima")
+    page.click("#add-seat")
+    for n, name in enumerate(names):
+        page.locator("#seats input").nth(n).fill(name)
+    page.fill("#option-list [name='option:closed_ports']", ", ".join(ports))
+    page.locator("#options").screenshot(path=str(SHOTS / "table-new-options-serenissima.png"))
+    page.click("#start")
+    expect(page.locator("#started")).to_be_visible()
+    expect(page.locator("#seat-links a.secret-link")).to_have_count(3)
+    record = page.eval_on_selector_all("#seat-links a.secret-link", "links => links.map(a => a.href)")[0]
+    summary = client.get(f"/api/records/{record.split('/records/')[1].split('#')[0]}").get_json()
+    assert summary["options"]["closed_ports"] == ports and summary["options"]["money"] == "visible"
     assert not errors, errors
 
 

@@ -81,15 +81,29 @@ def test_the_titles_endpoint_names_every_title_from_its_package(client: Any) -> 
     catalogued by conftest, comes last), all read from the title's own package."""
     answer = client.get("/api/titles")
     assert answer.status_code == 200 and answer.mimetype == "application/json"
-    assert answer.get_json() == {"titles": [
-        {"id": "citta-stato", "name": "Città-Stato", "seats": {"min": 2, "max": 5},
-         "options": [{"name": "expansion", "choices": [False, True], "default": None}]},
-        {"id": "la-citta", "name": "La Città", "seats": {"min": 2, "max": 5},
-         "options": [{"name": "setup", "choices": ["beginner", "experienced"], "default": "beginner"}]},
-        {"id": "serenissima", "name": "Serenissima", "seats": {"min": 2, "max": 4},
-         "options": [{"name": "money", "choices": ["visible", "hidden"], "default": "visible"}]},
-        {"id": "toy", "name": "Toy", "seats": {"min": 2, "max": 3}, "options": []},
-    ]}
+    listed = answer.get_json()["titles"]
+    assert [{k: t[k] for k in ("id", "name", "seats")} for t in listed] == [
+        {"id": "citta-stato", "name": "Città-Stato", "seats": {"min": 2, "max": 5}},
+        {"id": "la-citta", "name": "La Città", "seats": {"min": 2, "max": 5}},
+        {"id": "serenissima", "name": "Serenissima", "seats": {"min": 2, "max": 4}},
+        {"id": "toy", "name": "Toy", "seats": {"min": 2, "max": 3}},
+    ]
+    options = {t["id"]: {o["name"]: o for o in t["options"]} for t in listed}
+    for title in catalog.TITLES:  # every option of the title's schema is offered (the seats are the players)
+        schema = catalog.options_schema(title)
+        assert set(options[title]) == set(schema.fields if schema is not None else ()) - {"players"}, title
+    assert options["citta-stato"]["expansion"] == {"name": "expansion", "kind": "choice", "choices": [False, True],
+                                                   "default": None}
+    solo = options["citta-stato"]["solo"]
+    assert solo["kind"] == "group" and solo["description"]
+    assert [(o["name"], o["kind"], o["required"]) for o in solo["options"]] == [
+        ("scenario", "number", True), ("game", "number", True), ("carried_crowns", "number", False)]
+    assert options["la-citta"]["setup"] == {"name": "setup", "kind": "choice", "choices": ["beginner", "experienced"],
+                                            "default": "beginner"}
+    assert options["la-citta"]["start"]["kind"] == "number" and options["la-citta"]["start"]["default"] == 0
+    assert options["serenissima"]["money"]["choices"] == ["visible", "hidden"]
+    closed = options["serenissima"]["closed_ports"]
+    assert closed["kind"] == "list" and closed["default"] is None and "port" in closed["description"]
     assert [t["id"] for t in answer.get_json()["titles"]] == list(catalog.TITLES)
 
 

@@ -88,7 +88,7 @@ class Judging(Statuses):
                     if found.report is not None:
                         return found.report, False
                 self._create_imported(record_id, header, verdict.entries, found.token_hashes, import_id, verdict.end,
-                                      *keys_of(found))
+                                      *keys_of(found), history=verdict.history)
                 report = {**verdict.report, "record_id": str(record_id), **self._attach_extras(record_id, document),
                           **rulings_left(document)}
             else:
@@ -135,7 +135,7 @@ class Judging(Statuses):
         """The record a clean verdict on `found` makes, built in memory (`_build_imported`), not saved."""
         assert verdict.entries is not None
         return self._build_imported(imported_record_id(found.id), header, verdict.entries, found.token_hashes, found.id,
-                                    verdict.end, *keys_of(found), seats=verdict.seats)
+                                    verdict.end, *keys_of(found), seats=verdict.seats, history=verdict.history)
 
     def _save_with_verdict(self, record: Record, found: Import, report: dict[str, Any]) -> bool:
         """An accepted import's new record and its verdict in one save: one transaction (on PostgreSQL one
@@ -197,11 +197,12 @@ class Judging(Statuses):
 
     def _create_imported(self, record_id: UUID, header: recordfile.Header, entries: list[Entry],
                          token_hashes: list[str], import_id: UUID, end: tuple[bool, dict[str, Any]] | None = None,
-                         annotator_hash: str | None = None, arbiter_hash: str | None = None) -> None:
+                         annotator_hash: str | None = None, arbiter_hash: str | None = None,
+                         history: list[tuple[Entry | None, dict[str, Any] | None]] | None = None) -> None:
         """Store the record of an accepted import in one save (`_build_imported`), unless an earlier attempt
         of this import stored it already."""
         record = self._build_imported(record_id, header, entries, token_hashes, import_id, end, annotator_hash,
-                                      arbiter_hash)
+                                      arbiter_hash, history=history)
         try:
             with contextlib.suppress(IntegrityError):  # an earlier attempt of this import created it
                 self.records.save(record)
@@ -211,11 +212,13 @@ class Judging(Statuses):
     def _build_imported(self, record_id: UUID, header: recordfile.Header, entries: list[Entry],
                         token_hashes: list[str], import_id: UUID, end: tuple[bool, dict[str, Any]] | None = None,
                         annotator_hash: str | None = None, arbiter_hash: str | None = None,
-                        seats: list[int | None] | None = None) -> Record:
+                        seats: list[int | None] | None = None,
+                        history: list[tuple[Entry | None, dict[str, Any] | None]] | None = None) -> Record:
         """The record of an accepted import, built whole in memory and not saved. `end` (over, scores) is
         where the checker's own replay left the game; without it the log is folded here to learn it.
         `seats`: each entry's deciding seat, as the checker's replay parsed it; without them each command is
-        parsed again here.
+        parsed again here. `history`: a file with take-backs, its entries and take-backs in the order they were made
+        (recordfile.history), each entry taken back stored and then withdrawn as it was at the table.
 
         Its snapshots are taken from the aggregate in memory as it is built, and put by
         `_take_snapshots` when it is saved: the library would read the new record back from the store once
@@ -265,11 +268,24 @@ class Judging(Statuses):
             snapshots.append(Record.Snapshot.take(record))
 
         stamp = Record.Happened.create_timestamp()  # type: ignore[attr-defined]  # the record is stored in one save: one time for its game events
-        for index, entry in enumerate(entries):
-            seat = seats[index] if seats is not None else None if index == 0 else game.parse_command(entry.command or {}).seat
-            stored = entry.to_json(events=False)
-            stored["events"] = [CanonicalEvent(chains.event_bytes(e)) for e in entry.events]  # the rules' own, no JSON objects
-            if shared and index:
+        starts: list[tuple[int, int | None]] = []  # each place's first step (less one) and deciding seat
+        for placed, taken in history or [(e, None) for e in entries]:
+            if placed is None:  # the last entry taken back, as the table (or the seats) did
+                assert taken is not None
+                start, seat = starts.pop()
+                record.withdraw(entry=len(starts), steps=record.steps - start, first_step=start + 1, seat=seat,
+                                by=taken["by"], consents=taken["consents"])
+                if interval and record.version % interval == 0:
+                    snapshot()
+                continue
+            index = len(starts)
+            kept = history is None or (index < len(entries) and placed is entries[index])
+            seat = (seats[index] if seats is not None and kept else None if index == 0
+                    else game.parse_command(placed.command or {}).seat)
+            starts.append((record.steps, seat))
+            stored = placed.to_json(events=False)
+            stored["events"] = [CanonicalEvent(chains.event_bytes(e)) for e in placed.events]  # the rules' own, no JSON objects
+            if shared and index and kept:
                 stored["contribution"] = dice.contributions_of(shared["seats"], index)[0]
             record.record(stored, seat=seat, after=snapshot if interval else None, stamp=stamp, every=interval or 1)
         if over:

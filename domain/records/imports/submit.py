@@ -127,7 +127,7 @@ class Submitting(Judging):
         found, _ = self._new_import(header, stored, annotator_key, arbiter_key)  # its seats' tokens handed to nobody
         record_id = imported_record_id(found.id)
         self._create_imported(record_id, header, verdict.entries, found.token_hashes, found.id, verdict.end, found.annotator_hash,
-                              found.arbiter_hash)
+                              found.arbiter_hash, history=verdict.history)
         found.accept(record_id=str(record_id), report={**verdict.report, "record_id": str(record_id)})
         self.records.save(found)
         return record_id
