@@ -127,6 +127,7 @@ class RQDispatcher:
         self.connection = redis.Redis.from_url(redis_url, socket_connect_timeout=1, socket_timeout=2)
         self.queue = Queue(queue, connection=self.connection)
         self.analyses = Queue(analyses_queue, connection=self.connection)
+        self.analysis_job = ANALYSIS_JOB  # as `job`: a test may put a wrapper of its own here
         self.again = Queue(retries_queue or retries_queue_of(queue), connection=self.connection)  # attempts after the first
         self.job_timeout = job_timeout
         self.job = job  # the dotted name a worker imports and runs; tests may put a wrapper of theirs here
@@ -166,7 +167,7 @@ class RQDispatcher:
     def enqueue_analysis(self, analysis_id: UUID, job_id: str) -> None:
         """No RQ retries: an analysis whose job is lost is queued again by whoever next asks after it
         (workers.dispatch.analysis_status), and goes on from what the lost job stored."""
-        self.analyses.enqueue(ANALYSIS_JOB, str(analysis_id), job_id, job_id=job_id, job_timeout=ANALYSIS_TIMEOUT,
+        self.analyses.enqueue(self.analysis_job, str(analysis_id), job_id, job_id=job_id, job_timeout=ANALYSIS_TIMEOUT,
                               result_ttl=3600, failure_ttl=86400, meta=job_meta())
 
     def lost(self, job_id: str) -> bool:

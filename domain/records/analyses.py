@@ -225,9 +225,8 @@ class Analyses:
                 self._change(stream, lambda a: a.fail(job=job, error=said), job)
             raise
 
-    def _run(self, found: Analysis, job: str) -> AnalysisStatus:
-        record_id = UUID(found.record_id)
-        self._change(found.id, lambda a: a.start(job=job), job)
+    def walk(self, record_id: UUID, budget: AnalysisBudget) -> tuple[Walk, list[str], Any]:
+        """The walk over a finished record's log (review_walk.py), with its seats' names and its title's words."""
         with self.records.access.read_meta(record_id) as (timeline, meta):
             # a finished record no longer changes: its log and folds are taken once, the timeline's lock let go
             entries = [dict(e) for e in timeline.entries]
@@ -242,14 +241,24 @@ class Analyses:
                 state = game.evolve(state, e)
             return state
 
-        budget = AnalysisBudget.from_json(found.budget)
-        walk = Walk(game, edition, entries, starts, state_at, reviewer, budget)
+        return Walk(game, edition, entries, starts, state_at, reviewer, budget), names, catalog.choices(title)
+
+    def compute(self, record_id: UUID, budget: AnalysisBudget | None = None) -> dict[str, Any]:
+        """A finished record's analysis made here and now, stored nowhere (the benchmark's; a job stores its own)."""
+        self._finished_meta(record_id, None)
+        walk, names, chooser = self.walk(record_id, budget or self.budget)
+        rows = walk.rows()
+        return assemble(rows, walk.suggest(rows, names, chooser), names, walk.budget)
+
+    def _run(self, found: Analysis, job: str) -> AnalysisStatus:
+        self._change(found.id, lambda a: a.start(job=job), job)
+        walk, names, chooser = self.walk(UUID(found.record_id), AnalysisBudget.from_json(found.budget))
 
         def stored(progress: float, rows: list[Row]) -> None:
             self._change(found.id, lambda a: a.progressed(job=job, progress=progress, rows=rows), job)
 
         rows = walk.rows(found.rows, stored, every=self.save_every)
-        points = walk.suggest(rows, names, catalog.choices(title),
+        points = walk.suggest(rows, names, chooser,
                               lambda p: self._change(found.id, lambda a: a.progressed(job=job, progress=p, rows=[]), job))
-        analysis = assemble(rows, points, names, budget)
+        analysis = assemble(rows, points, names, walk.budget)
         return self._change(found.id, lambda a: a.done(job=job, analysis=analysis), job).status_of()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -9,6 +11,7 @@ from typing import Any
 from uuid import UUID
 
 import pytest
+from rq import Queue
 
 from api.app import create_app
 from domain import catalog
@@ -20,6 +23,8 @@ from domain.records.settings import Settings
 from tests.service.conftest import close_app
 from tests.service.helpers import auth, play_out_http
 from tests.service.test_api import start
+from tests.service.test_workers import Stack
+from workers.dispatch import ANALYSIS_JOB
 
 TINY = AnalysisBudget(playouts=2, seconds=None, chances=2, suggestions=2)
 
@@ -168,8 +173,8 @@ def test_a_job_killed_mid_analysis_is_resumed_once(app: Any, monkeypatch: pytest
 
     records.analyses.run(found.id, doomed)  # the dead job come back to life writes nothing
     assert records.analyses.get(UUID(record_id)).version == records.repository.get(found.id).version
-    same = AnalysisBudget.from_json(status["budget"])
-    assert same == TINY
+    assert AnalysisBudget.from_json(status["budget"]) == TINY
+    assert status["analysis"] == records.analyses.compute(UUID(record_id), TINY)  # as if never interrupted
     stored = list(records.repository.event_store.get(found.id))
     assert sum(type(e).__name__ == "Done" for e in stored) == 1
 
@@ -188,3 +193,42 @@ def test_an_edition_the_service_no_longer_has_is_named(app: Any, monkeypatch: py
     assert answer.status_code == 409, answer.get_json()
     body = answer.get_json()
     assert body["rule"] == "analysis/edition" and edition.content_hash in body["detail"]
+
+
+@pytest.mark.redis
+def test_an_analysis_through_real_rq_workers_one_killed_mid_walk(tmp_path: Path) -> None:
+    """RQ: the analysis runs on a real worker (the analyses queue); that worker killed mid-walk, the next read sees
+    its job lost (stale heartbeat) and queues another, which a second worker runs on from the rows stored: one
+    analysis, done, the same as an analysis never interrupted. (~10 s: two worker processes and a death seen.)"""
+    stack = Stack(tmp_path, "redis://127.0.0.1:6379/0")
+    queue = f"{stack.env['CRONACA_QUEUE']}-analyses"
+    stack.env["CRONACA_ANALYSES_QUEUE"] = queue
+    try:
+        stack.service.dispatcher.analyses = Queue(queue, connection=stack.service.dispatcher.connection)
+        stack.service.records.analyses.budget = TINY
+        dispatcher = stack.service.dispatcher
+        dispatcher.analysis_job = "tests.service.slow_jobs.analyse_record_slowly"
+        record_id, _, _ = finished(stack.client)
+        first = stack.client.post(f"/api/records/{record_id}/analysis", json={})
+        assert first.status_code == 202 and first.get_json()["status"] == "queued"
+        slow = stack.spawn("worker", "--queues", "analyses")
+        records = stack.service.records
+        deadline = time.time() + 30
+        while len(records.analyses.get(UUID(record_id)).rows) < 2:
+            assert time.time() < deadline, "the worker never judged a row"
+            time.sleep(0.05)
+        os.kill(slow.pid, signal.SIGKILL)
+        slow.wait(5)
+        stored = len(records.analyses.get(UUID(record_id)).rows)
+        dispatcher.analysis_job = ANALYSIS_JOB
+        stack.spawn("worker", "--queues", "analyses")
+        status = wait_done(stack.client, record_id, timeout=60)  # its reads see the job lost and queue another
+        assert status["attempts"] == 2 and status["progress"] == 1
+        found = records.analyses.get(UUID(record_id))
+        assert found.job.startswith("analysis-") and stored >= 2
+        events = [type(e).__name__ for e in records.repository.event_store.get(found.id)]
+        assert events.count("Done") == 1 and events.count("Requested") == 1
+        assert status["analysis"] == records.analyses.compute(UUID(record_id), TINY)  # as if never interrupted
+    finally:
+        Queue(queue, connection=stack.service.dispatcher.connection).delete(delete_jobs=True)
+        stack.close()
