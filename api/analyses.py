@@ -77,6 +77,7 @@ class Luck(marshmallow.Schema):
     score = fields.Float(metadata={"description": "what chance did to its expected score"})
     luckiest = fields.Nested(Draw, allow_none=True)
     unluckiest = fields.Nested(Draw, allow_none=True)
+    each = fields.List(fields.Nested(Draw), metadata={"description": "every draw's luck, in step order"})
 
 
 class Analysis(marshmallow.Schema):

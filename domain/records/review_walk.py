@@ -251,7 +251,8 @@ def luck(rows: Sequence[Row], names: Sequence[str]) -> list[dict[str, Any]]:
         worst = min(draws, key=lambda d: (d["win"], d["score"]), default=None)
         out.append({"seat": seat, "player": name, "draws": len(draws),
                     "win": round(sum(d["win"] for d in draws), 4), "score": round(sum(d["score"] for d in draws), 2),
-                    "luckiest": best, "unluckiest": worst})
+                    "luckiest": best, "unluckiest": worst,
+                    "each": draws})  # every draw, so a spoiler-free page adds up only those before its step
     return out
 
 
