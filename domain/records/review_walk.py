@@ -205,12 +205,13 @@ class Walk:
             words = chooser(state, [played, suggested], names)
             win, rank = swing(row)
             after = estimate.to_json()
+            same = self.game.parse_command(played) == command
             points.append({
                 "step": row["before_step"], "seat": seat, "player": names[seat] if 0 <= seat < len(names) else None,
                 "swing": round(win, 4), "rank_swing": round(rank, 3),
                 "played": words[0].words, "suggested": words[1].words,
-                "same": self.game.parse_command(played) == command,
-                "expected_played": _standing(row["chosen"] or row["after"], seat),
+                "same": same,  # then what it expects after the move is the reviewer's own estimate of it
+                "expected_played": _standing(after if same else row["chosen"] or row["after"], seat),
                 "expected_suggested": _standing(after, seat),
                 "what_if": {"from_step": row["before_step"], "parent": None, "command": suggested},
             })

@@ -232,3 +232,25 @@ def test_an_analysis_through_real_rq_workers_one_killed_mid_walk(tmp_path: Path)
     finally:
         Queue(queue, connection=stack.service.dispatcher.connection).delete(delete_jobs=True)
         stack.close()
+
+
+def test_a_failed_analysis_says_why_and_is_asked_for_again(app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A job that fails stores why (never left running); asked for again, a new job makes the analysis."""
+    client = app.test_client()
+    record_id, _, _ = finished(client)
+    real_judge = analyses.Walk.judge
+
+    def broken(self: Any, decision: Any) -> Any:
+        raise ValueError("the reviewer fell over")
+
+    monkeypatch.setattr(analyses.Walk, "judge", broken)
+    client.post(f"/api/records/{record_id}/analysis", json={})
+    deadline = time.time() + 30
+    while (status := client.get(f"/api/records/{record_id}/analysis").get_json())["status"] != "failed":
+        assert status["status"] in ("queued", "running") and time.time() < deadline, status
+        time.sleep(0.05)
+    assert status["error"] == "the reviewer fell over" and status["attempts"] == 1
+    monkeypatch.setattr(analyses.Walk, "judge", real_judge)
+    again = client.post(f"/api/records/{record_id}/analysis", json={})
+    assert again.status_code == 202 and again.get_json()["attempts"] == 2 and "error" not in again.get_json()
+    assert wait_done(client, record_id)["analysis"]["expected"]
