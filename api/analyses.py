@@ -55,11 +55,12 @@ class TurningPoint(marshmallow.Schema):
     swing = fields.Float(metadata={"description": "what the choice did to its seat's chance to win"})
     rank_swing = fields.Float(metadata={"description": "what it did to its expected rank (negative: better)"})
     played = fields.String(metadata={"description": "the move played, in the title's words"})
-    suggested = fields.String(metadata={"description": "the reviewer's move there, in the title's words"})
+    suggested = fields.String(allow_none=True, metadata={"description": "the reviewer's move there, in the title's "
+                                                                         "words (null: its time was spent on larger swings)"})
     same = fields.Boolean(metadata={"description": "the reviewer would have played the same"})
     expected_played = fields.Nested(Standing)
-    expected_suggested = fields.Nested(Standing)
-    what_if = fields.Nested(WhatIf)
+    expected_suggested = fields.Nested(Standing, allow_none=True)
+    what_if = fields.Nested(WhatIf, allow_none=True)
 
 
 class Draw(marshmallow.Schema):

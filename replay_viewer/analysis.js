@@ -217,11 +217,15 @@ function drawMoments(a, end) {
     const item = el("li");
     item.appendChild(stepLink(`${mark} step ${p.step}, ${p.player}: ${p.played}`, p.step));
     const worth = `${words} ${Math.abs(Math.round(p.swing * 100))} points of win chance`;
-    const better = p.expected_suggested.win > p.expected_played.win;
-    item.appendChild(el("span", p.same ? ` — ${worth}; the reviewer would have played the same.`
-      : ` — ${worth}; the reviewer${better ? " would have played" : "'s own choice, no better:"} ${p.suggested} `
-        + `(win ${percent(p.expected_suggested.win)} against ${percent(p.expected_played.win)}).`));
-    if (key && !p.same) item.appendChild(button("try it as a what-if", "what-if", () => whatIf(p, key)));
+    if (!p.suggested) {
+      item.appendChild(el("span", ` — ${worth}.`));
+    } else {
+      const better = p.expected_suggested.win > p.expected_played.win;
+      item.appendChild(el("span", p.same ? ` — ${worth}; the reviewer would have played the same.`
+        : ` — ${worth}; the reviewer${better ? " would have played" : "'s own choice, no better:"} ${p.suggested} `
+          + `(win ${percent(p.expected_suggested.win)} against ${percent(p.expected_played.win)}).`));
+    }
+    if (key && p.what_if && !p.same) item.appendChild(button("try it as a what-if", "what-if", () => whatIf(p, key)));
     list.appendChild(item);
   });
   if (!shown.length) list.appendChild(el("li", R.spoilerFree() ? "None yet, up to this step." : "None found."));
@@ -271,7 +275,8 @@ function markMoves(a, end) {
     if (!line) return;
     const [mark, words] = glyph(p.swing);
     const span = el("span", mark, "moment-mark");
-    span.title = `${words} ${Math.abs(Math.round(p.swing * 100))} points of win chance; the reviewer: ${p.suggested}`;
+    span.title = `${words} ${Math.abs(Math.round(p.swing * 100))} points of win chance`
+      + (p.suggested && !p.same ? `; the reviewer: ${p.suggested}` : "");
     span.setAttribute("aria-label", `key moment, ${span.title}`);
     line.appendChild(span);
   });

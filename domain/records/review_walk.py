@@ -40,7 +40,7 @@ class AnalysisBudget:
     where the swing was largest); `suggest_share` of `seconds` kept for those."""
 
     playouts: int = 12
-    seconds: float | None = 45.0
+    seconds: float | None = 40.0
     chances: int = 3
     suggestions: int = 6
     suggest_share: float = 0.25
@@ -120,16 +120,24 @@ class Walk:
         self.budget = budget
         self.think = think
         self.decisions = plan(game, entries, starts, state_at)
-        planned = max(1, estimates_planned(self.decisions, budget.chances))
-        share = None if budget.seconds is None else budget.seconds * (1 - budget.suggest_share) / planned
-        self.reviewer = make_reviewer(Budget(playouts=budget.playouts, seconds=share))
+        self._left = estimates_planned(self.decisions, budget.chances)  # estimates still to ask (the clock's share)
+        self._deadline: float | None = None  # when the walk's share of the clock is spent (set as `rows` starts)
         self._known: dict[tuple[int, int | None], dict[str, Any]] = {}
+
+    def _reviewer(self) -> Reviewer:
+        """A reviewer for the next estimate: its playouts, cut at an even share of the walk's time left (so time
+        lost anywhere, a slow playout, a busy machine, is made up by the estimates after it)."""
+        seconds = None
+        if self._deadline is not None:
+            seconds = max(0.0, self._deadline - time.monotonic()) / max(1, self._left)
+        self._left -= 1
+        return self.make_reviewer(Budget(playouts=self.budget.playouts, seconds=seconds))
 
     def _estimate(self, step: int, seat: int | None, state: Any = None) -> dict[str, Any]:
         """Each seat's prospects at a step of the record from `seat`'s view, asked once per (step, seat)."""
         key = (step, seat)
         if key not in self._known:
-            found: Estimate = self.reviewer.estimate(self.game, self.state_at(step) if state is None else state, seat,
+            found: Estimate = self._reviewer().estimate(self.game, self.state_at(step) if state is None else state, seat,
                                                      f"{self.think}/{step}/{seat}")
             self._known[key] = found.to_json()
         return self._known[key]
@@ -156,7 +164,7 @@ class Walk:
             for j in range(self.budget.chances):
                 state = self._redecided(d, SeededChance(f"{self.think}/luck/{d.entry}/{j}"))
                 if state is not None:
-                    others.append(self.reviewer.estimate(self.game, state, d.seat,
+                    others.append(self._reviewer().estimate(self.game, state, d.seat,
                                                          f"{self.think}/luck/{d.entry}/{j}").to_json())
             chosen = _mean(others) if others else None
         return {"entry": d.entry, "seat": d.seat, "before_step": d.before, "after_step": d.after, "choices": d.choices,
@@ -170,6 +178,9 @@ class Walk:
         for r in rows:  # what the last stored row saw is not asked again
             self._known[(int(r["after_step"]), r["seat"])] = r["after"]
         todo = [d for d in self.decisions if d.entry not in judged]
+        self._left = estimates_planned(todo, self.budget.chances)
+        if self.budget.seconds is not None:  # a job started again gets the walk's whole share for what is left
+            self._deadline = time.monotonic() + self.budget.seconds * (1 - self.budget.suggest_share)
         share = 1 - self.budget.suggest_share
         fresh: list[Row] = []
         said = time.monotonic()
@@ -187,34 +198,39 @@ class Walk:
     def suggest(self, rows: Sequence[Row], names: Sequence[str], chooser: Chooser,
                 progress: Callable[[float], Any] | None = None) -> list[dict[str, Any]]:
         """The turning points: the `suggestions` decisions whose own swing was largest, each with the reviewer's
-        choice there, both in the title's words, and the what-if line that plays it."""
+        choice there, both in the title's words, and the what-if line that plays it. With a clock, the largest
+        swings are asked first and, once the suggestions' share of it is spent (a reviewer plays out every legal
+        command at least once: many commands, slow playouts), the rest are listed without a suggestion."""
         ranked = sorted((r for r in rows if r["before"] is not None and r["choices"] > 1),
                         key=lambda r: (-abs(swing(r)[0]), -abs(swing(r)[1]), r["entry"]))[:self.budget.suggestions]
+        started = time.monotonic()
+        allowed = None if self.budget.seconds is None else self.budget.seconds * self.budget.suggest_share
         points = []
         for n, row in enumerate(ranked):
             state = self.state_at(int(row["before_step"]))
             seat = int(row["seat"])
-            legal = self.game.legal(state)
-            seconds = None
-            if self.budget.seconds is not None:
-                seconds = self.budget.seconds * self.budget.suggest_share / max(1, len(ranked)) / max(1, len(legal))
-            suggester = self.make_reviewer(Budget(playouts=self.budget.playouts, seconds=seconds))
-            command, estimate = suggester.suggest(self.game, state, f"{self.think}/suggest/{row['entry']}")
             played = dict(self.entries[int(row["entry"])]["command"])
-            suggested = command.to_json()
-            words = chooser(state, [played, suggested], names)
             win, rank = swing(row)
-            after = estimate.to_json()
-            same = self.game.parse_command(played) == command
-            points.append({
+            point: dict[str, Any] = {
                 "step": row["before_step"], "seat": seat, "player": names[seat] if 0 <= seat < len(names) else None,
-                "swing": round(win, 4), "rank_swing": round(rank, 3),
-                "played": words[0].words, "suggested": words[1].words,
-                "same": same,  # then what it expects after the move is the reviewer's own estimate of it
-                "expected_played": _standing(after if same else row["chosen"] or row["after"], seat),
-                "expected_suggested": _standing(after, seat),
-                "what_if": {"from_step": row["before_step"], "parent": None, "command": suggested},
-            })
+                "swing": round(win, 4), "rank_swing": round(rank, 3), "played": chooser(state, [played], names)[0].words,
+                "suggested": None, "same": False, "expected_played": _standing(row["chosen"] or row["after"], seat),
+                "expected_suggested": None, "what_if": None}
+            if allowed is None or time.monotonic() - started < allowed:
+                legal = self.game.legal(state)
+                seconds = None if allowed is None else allowed / max(1, len(ranked)) / max(1, len(legal))
+                suggester = self.make_reviewer(Budget(playouts=self.budget.playouts, seconds=seconds))
+                command, estimate = suggester.suggest(self.game, state, f"{self.think}/suggest/{row['entry']}")
+                suggested = command.to_json()
+                after = estimate.to_json()
+                same = self.game.parse_command(played) == command
+                point.update({
+                    "suggested": chooser(state, [suggested], names)[0].words,
+                    "same": same,  # then what it expects after the move is the reviewer's own estimate of it
+                    "expected_played": _standing(after, seat) if same else point["expected_played"],
+                    "expected_suggested": _standing(after, seat),
+                    "what_if": {"from_step": row["before_step"], "parent": None, "command": suggested}})
+            points.append(point)
             if progress is not None:
                 progress(1 - self.budget.suggest_share * (1 - (n + 1) / len(ranked)))
         return points
