@@ -198,15 +198,16 @@ class Walk:
     def suggest(self, rows: Sequence[Row], names: Sequence[str], chooser: Chooser,
                 progress: Callable[[float], Any] | None = None) -> list[dict[str, Any]]:
         """The turning points: the `suggestions` decisions whose own swing was largest, each with the reviewer's
-        choice there, both in the title's words, and the what-if line that plays it. With a clock, the largest
-        swings are asked first and, once the suggestions' share of it is spent (a reviewer plays out every legal
+        choice there, both in the title's words, and the what-if line that plays it. With a clock, the costliest
+        mistakes are asked first, then the best moves, and once the suggestions' share of it is spent (a reviewer plays out every legal
         command at least once: many commands, slow playouts), the rest are listed without a suggestion."""
         ranked = sorted((r for r in rows if r["before"] is not None and r["choices"] > 1),
                         key=lambda r: (-abs(swing(r)[0]), -abs(swing(r)[1]), r["entry"]))[:self.budget.suggestions]
         started = time.monotonic()
         allowed = None if self.budget.seconds is None else self.budget.seconds * self.budget.suggest_share
-        points = []
-        for n, row in enumerate(ranked):
+        found: dict[int, dict[str, Any]] = {}  # entry -> its point
+        # asked in this order: the costliest mistakes first (where another move matters most), then the best moves
+        for n, row in enumerate(sorted(ranked, key=lambda r: (swing(r)[0] >= 0, -abs(swing(r)[0])))):
             state = self.state_at(int(row["before_step"]))
             seat = int(row["seat"])
             played = dict(self.entries[int(row["entry"])]["command"])
@@ -230,10 +231,10 @@ class Walk:
                     "expected_played": _standing(after, seat) if same else point["expected_played"],
                     "expected_suggested": _standing(after, seat),
                     "what_if": {"from_step": row["before_step"], "parent": None, "command": suggested}})
-            points.append(point)
+            found[int(row["entry"])] = point
             if progress is not None:
                 progress(1 - self.budget.suggest_share * (1 - (n + 1) / len(ranked)))
-        return points
+        return [found[int(row["entry"])] for row in ranked]  # listed largest swing first
 
 
 def _standing(estimate: Mapping[str, Any], seat: int) -> dict[str, float]:
