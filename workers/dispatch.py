@@ -328,8 +328,8 @@ def ask_analysis(records: Records, dispatcher: Dispatcher, record_id: UUID, toke
     one already asked for answers its status (and is queued again if its job was lost, or it failed)."""
     found, fresh = records.analyses.request(record_id, token)
     job = found.job if fresh else records.analyses.again(found, dispatcher.lost, asked=True)
-    if job is None:
-        return found.status_of()
+    if job is None:  # done, queued or running already (or another asker queued it a moment ago): as it stands
+        return records.analyses.get(record_id, token).status_of()
     queued = found.status_of() if fresh else records.analyses.get(record_id, token).status_of()
     hand_over_analysis(dispatcher, found.id, job)
     return queued  # as it was queued (an in-process job may be done by now: the GET says so)
