@@ -131,8 +131,10 @@ function draw() {
 }
 
 function drawChart(a, end) {
-  const W = 900;
-  const H = 200;
+  // a phone's chart is drawn narrower, so its labels are not shrunk below reading size
+  const narrow = $("analysis").clientWidth < 600;
+  const W = narrow ? 450 : 900;
+  const H = narrow ? 240 : 200;
   const M = { left: 44, right: 16, top: 12, bottom: 22 };
   const span = Math.max(1, R.last());
   const xOf = (step) => (M.left + (step / span) * (W - M.left - M.right)).toFixed(1);
