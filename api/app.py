@@ -7,6 +7,7 @@ from typing import Any
 from flask import Flask
 
 from api import (
+    analyses,
     health,
     imports,
     logs,
@@ -63,6 +64,7 @@ def create_app(settings: Settings | None = None, service: Service | None = None,
                                                                    "or POST /api/imports: records rulings"})
     api.register_blueprint(records.blp)
     api.register_blueprint(rulings.blp)
+    api.register_blueprint(analyses.blp)
     api.register_blueprint(imports.blp)
     api.register_blueprint(transcripts.blp)
     api.register_blueprint(titles.blp)

@@ -1,6 +1,6 @@
 """`cronaca status | recheck | render --all`: what the queues hold, and bulk work handed to them.
 
-- `status` (`--json` too): per queue (imports, checks, renders) the jobs waiting, running, waiting out a
+- `status` (`--json` too): per queue (imports, checks, renders, analyses) the jobs waiting, running, waiting out a
   retry's backoff and failed (the last failures with their error's last line); the live workers with their
   last heartbeat (a worker silent for longer than `Settings.dead_after` is shown dead: its jobs are taken up
   again); and the outbox from the records themselves: imports without a verdict by status and the oldest's

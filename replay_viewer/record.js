@@ -13,9 +13,10 @@ import { opening } from "./opening.js";
 const id = location.pathname.split("/").pop();
 // Text that changes only when it differs: an unchanged text written again still costs a frame.
 const setText = (node, text) => { if (node.textContent !== text) node.textContent = text; };
-// Okabe–Ito colours (told apart by colour-blind readers) and a dash per seat, so no line relies on colour alone.
-const COLOURS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#8F6A00", "#56B4E9"];
-const DASHES = ["", "8 4", "2 3", "10 3 2 3", "4 4", "1 2"];
+// Okabe–Ito colours (told apart by colour-blind readers) and a dash per seat, so no line relies on colour alone
+// (the analysis's chart, analysis.js, draws its seats with the same).
+export const COLOURS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#8F6A00", "#56B4E9"];
+export const DASHES = ["", "8 4", "2 3", "10 3 2 3", "4 4", "1 2"];
 const POLL_MS = 2000; // polling, when the live stream cannot be had
 const CHECK_MS = 30000; // while the stream is open: a cheap check anyway, should an announcement be lost
 const STREAM_AGAIN_MS = 30000; // after the stream was refused: poll, and try the stream again this much later
@@ -1007,6 +1008,7 @@ function afterFirstBoard() {
   })));
   loadLater(() => import("./study.js"));
   loadLater(() => import("./share.js"));
+  if (page.record.finished) loadLater(() => import("./analysis.js")); // a game in progress is never analysed
 }
 
 // A module the page does without for a while: when the connection is down as it is asked for (a phone at a real
@@ -1065,6 +1067,7 @@ export const recordPage = {
   last,
   token: () => page.token,
   record: () => page.record,
+  spoilerFree: () => page.spoilerFree,
   names,
   go: (n) => go(n, { unbounded: true }),
   refresh: () => refresh().then(schedule), // decision.js, after a choice it stored: the board follows at once

@@ -38,9 +38,10 @@ from rq.utils import now, utcparse
 from rq.worker import Worker
 
 from domain.records import Conflict, Records
+from domain.records.readmodels_analysis import AnalysisStatus
 from domain.records.settings import DEFAULT_JOB_RETRIES, RETRY_BACKOFF, retries_queue_of
 from workers import context
-from workers.jobs import run_validation
+from workers.jobs import run_analysis, run_validation
 
 if TYPE_CHECKING:
     from domain.records.settings import Settings
@@ -49,6 +50,8 @@ log = logging.getLogger("cronaca.dispatch")
 
 JOB = "workers.jobs.validate_import"
 BATCH_JOB = "workers.jobs.validate_imports"
+ANALYSIS_JOB = "workers.jobs.analyse_record"
+ANALYSIS_TIMEOUT = 1800  # seconds: an analysis takes about a minute at the default budget (docs/benchmarks.md)
 ON_FAILURE = "workers.dispatch.retry_transient_only"
 BATCH = 20  # imports a job takes when many are handed over at once: RQ's own cost (~6 ms a job) and the batch's two
 # appends shared by them (20 against 10: ~0.25 ms a file less, ~3% more files/s, docs/benchmarks.md); an append then
@@ -57,6 +60,10 @@ BATCH = 20  # imports a job takes when many are handed over at once: RQ's own co
 
 class Dispatcher(Protocol):
     def enqueue(self, import_id: UUID, attempt: int) -> str: ...
+
+    def enqueue_analysis(self, analysis_id: UUID, job_id: str) -> None:
+        """Hand a record's analysis (domain/records/analyses.py) to the job its stream names (it is given its id:
+        only the job an analysis names writes to it)."""
 
     def lost(self, job_id: str) -> bool:
         """True when the queue no longer holds this job and will never run it (Redis restarted
@@ -115,9 +122,12 @@ class RQDispatcher:
     """Jobs on an RQ queue; a short socket timeout, so a dead Redis fails fast instead of hanging."""
 
     def __init__(self, redis_url: str, queue: str, job_timeout: int = 600, job: str = JOB, batch_job: str = BATCH_JOB,
-                 dead_after: float = 15.0, retries: int = DEFAULT_JOB_RETRIES, retries_queue: str | None = None) -> None:
+                 dead_after: float = 15.0, retries: int = DEFAULT_JOB_RETRIES, retries_queue: str | None = None,
+                 analyses_queue: str = "cronaca-analyses") -> None:
         self.connection = redis.Redis.from_url(redis_url, socket_connect_timeout=1, socket_timeout=2)
         self.queue = Queue(queue, connection=self.connection)
+        self.analyses = Queue(analyses_queue, connection=self.connection)
+        self.analysis_job = ANALYSIS_JOB  # as `job`: a test may put a wrapper of its own here
         self.again = Queue(retries_queue or retries_queue_of(queue), connection=self.connection)  # attempts after the first
         self.job_timeout = job_timeout
         self.job = job  # the dotted name a worker imports and runs; tests may put a wrapper of theirs here
@@ -130,7 +140,7 @@ class RQDispatcher:
     def from_settings(cls, settings: Settings) -> RQDispatcher:
         assert settings.redis_url
         return cls(settings.redis_url, settings.queue, dead_after=settings.dead_after, retries=settings.job_retries,
-                   retries_queue=settings.retries_queue)
+                   retries_queue=settings.retries_queue, analyses_queue=settings.analyses_queue)
 
     def _options(self) -> dict[str, Any]:
         return {"result_ttl": 3600, "failure_ttl": 86400, "meta": job_meta(outbox=True), **retry_options(self.retries)}
@@ -153,6 +163,12 @@ class RQDispatcher:
         self._queue_for(attempt).enqueue(self.batch_job, [str(i) for i in import_ids], job_id=job_id,
                                          job_timeout=self.job_timeout * len(import_ids), **self._options())
         return job_id
+
+    def enqueue_analysis(self, analysis_id: UUID, job_id: str) -> None:
+        """No RQ retries: an analysis whose job is lost is queued again by whoever next asks after it
+        (workers.dispatch.analysis_status), and goes on from what the lost job stored."""
+        self.analyses.enqueue(self.analysis_job, str(analysis_id), job_id, job_id=job_id, job_timeout=ANALYSIS_TIMEOUT,
+                              result_ttl=3600, failure_ttl=86400, meta=job_meta())
 
     def lost(self, job_id: str) -> bool:
         return self.lost_many([job_id])[job_id]
@@ -233,6 +249,9 @@ class InProcessDispatcher:
         self.futures[job_id] = self.pool.submit(_logged, run_validation, self.records, import_id)
         return job_id
 
+    def enqueue_analysis(self, analysis_id: UUID, job_id: str) -> None:
+        self.futures[job_id] = self.pool.submit(_logged, run_analysis, self.records, analysis_id, job_id)
+
     def lost(self, job_id: str) -> bool:
         future = self.futures.get(job_id)
         return future is None or future.done()
@@ -293,3 +312,39 @@ def hand_over(records: Records, dispatcher: Dispatcher, import_id: UUID, attempt
     return True
 
 
+
+
+def hand_over_analysis(dispatcher: Dispatcher, analysis_id: UUID, job_id: str) -> None:
+    """Queue a record's analysis as the job its stream names; if the queue is down, that job is lost, and the next
+    ask after the analysis (`analysis_status`) names and queues another."""
+    try:
+        dispatcher.enqueue_analysis(analysis_id, job_id)
+    except Exception as exc:  # noqa: BLE001  (redis.ConnectionError, TimeoutError...: asked again later)
+        say_refused(f"could not queue analysis {analysis_id}: {exc}")
+
+
+def ask_analysis(records: Records, dispatcher: Dispatcher, record_id: UUID, token: str | None) -> AnalysisStatus:
+    """`POST /api/records/{id}/analysis`: the record's analysis asked for, queued once (two askers: one job);
+    one already asked for answers its status (and is queued again if its job was lost, or it failed)."""
+    found, fresh = records.analyses.request(record_id, token)
+    job = found.job if fresh else records.analyses.again(found, dispatcher.lost, asked=True)
+    if job is None:  # done, queued or running already (or another asker queued it a moment ago): as it stands
+        return records.analyses.get(record_id, token).status_of()
+    queued = found.status_of() if fresh else records.analyses.get(record_id, token).status_of()
+    hand_over_analysis(dispatcher, found.id, job)
+    return queued  # as it was queued (an in-process job may be done by now: the GET says so)
+
+
+def analysis_status(records: Records, dispatcher: Dispatcher, record_id: UUID, token: str | None) -> AnalysisStatus:
+    """`GET /api/records/{id}/analysis`: its status as stored; an analysis whose job was lost (its worker died, the
+    queue restarted empty) is queued again here, and its new job goes on from the rows the lost one stored."""
+    found = records.analyses.get(record_id, token)
+    try:
+        job = records.analyses.again(found, dispatcher.lost)
+    except Exception as exc:  # noqa: BLE001  (the queue is down: the status as stored, asked again next time)
+        say_refused(f"cannot ask the queue about analysis {found.id}: {exc}")
+        return found.status_of()
+    if job is not None:
+        hand_over_analysis(dispatcher, found.id, job)
+        return records.analyses.get(record_id, token).status_of()
+    return found.status_of()

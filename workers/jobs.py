@@ -95,6 +95,17 @@ def run_validations(app: Records, import_ids: list[UUID]) -> dict[str, Any]:
     return {"imports": statuses}
 
 
+def run_analysis(app: Records, analysis_id: UUID, job_id: str) -> dict[str, Any]:
+    """Run (or go on with) a record's analysis as this job (domain/records/analyses.py): its status as it ends."""
+    return app.analyses.run(analysis_id, job_id).to_json() | {"analysis": None}
+
+
+def analyse_record(analysis_id: str, job_id: str) -> dict[str, Any]:
+    """RQ entry point (workers.jobs.analyse_record): the status as the job left it (the analysis is stored on its
+    stream, GET /api/records/{id}/analysis, not repeated in the job's result)."""
+    return run_analysis(records(), UUID(analysis_id), job_id)
+
+
 def validate_imports(import_ids: list[str]) -> dict[str, Any]:
     """RQ entry point for a batch (workers.jobs.validate_imports): {"imports": {id: ok}}; the reports
     are on the imports themselves (GET /api/imports/{id}), not repeated in the job's result."""

@@ -188,7 +188,7 @@ class CronacaWorker(SimpleWorker):
 
 
 def resolve_queues(settings: Settings, given: str | None) -> list[str]:
-    """Queue names from `--queues`: roles (retries, imports, checks, renders) or names; default all four in that
+    """Queue names from `--queues`: roles (retries, imports, checks, renders, analyses) or names; default all five in that
     order (`Settings.queues`). The imports queue (by role or name) brings its retries queue with it, first,
     unless that is named too."""
     roles = settings.queues

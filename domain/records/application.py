@@ -16,6 +16,7 @@ editions). What is done with records lives in small services, each holding the a
 - `verification`  chains, /verify, evidence parts (verification.py)
 - `imports`       submit, judge, batches, statuses (imports/)
 - `replays`       rejected imports' games as checked (replayed.py)
+- `analyses`      a finished record's analysis: asked for, run as a job, stored once (analyses.py)
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from domain import catalog
 from domain.kernel import Edition, EditionError
 from domain.records.access import Access
 from domain.records.aggregates import Record
+from domain.records.analyses import Analyses
 from domain.records.directory import Directory
 from domain.records.errors import NotFound
 from domain.records.idempotency import Idempotency
@@ -78,6 +80,7 @@ class Records(Application[UUID]):
         self.verification = Verification(self)
         self.imports = Imports(self)
         self.replays = ImportReplays(self)
+        self.analyses = Analyses(self)
 
     def close(self) -> None:
         """The directory's warm-up thread ends before the store closes (Directory.stop_warming)."""

@@ -232,6 +232,7 @@ class Settings:
     retries_queue: str = ""  # CRONACA_RETRIES_QUEUE: imports queued again (a dead worker's), served first; "": <queue>-retries
     checks_queue: str = "cronaca-checks"  # CRONACA_CHECKS_QUEUE: re-verifying stored records (workers/bulk.py)
     renders_queue: str = "cronaca-renders"  # CRONACA_RENDERS_QUEUE: writing finished records' files (workers/bulk.py)
+    analyses_queue: str = "cronaca-analyses"  # CRONACA_ANALYSES_QUEUE: finished records' analyses (domain/records/analyses.py)
     job_retries: int = DEFAULT_JOB_RETRIES
     max_upload: int = 4 * 1024 * 1024
     requeue_after: float = 30.0
@@ -256,6 +257,7 @@ class Settings:
             retries_queue=env.get("CRONACA_RETRIES_QUEUE") or "",
             checks_queue=env.get("CRONACA_CHECKS_QUEUE") or "cronaca-checks",
             renders_queue=env.get("CRONACA_RENDERS_QUEUE") or "cronaca-renders",
+            analyses_queue=env.get("CRONACA_ANALYSES_QUEUE") or "cronaca-analyses",
             job_retries=job_retries(env),
             max_upload=int(env.get("CRONACA_MAX_UPLOAD_BYTES", 4 * 1024 * 1024)),
             requeue_after=float(env.get("CRONACA_REQUEUE_AFTER", 30)),
@@ -279,9 +281,9 @@ class Settings:
     def queues(self) -> dict[str, str]:
         """The queues by role in the order `cronaca worker` serves them: imports queued again first (in the order
         they were queued again: a dead worker's import waits behind no new upload and no later retry), then
-        new imports, checks, renders."""
+        new imports, checks, renders, then analyses (a minute's work each, never ahead of an upload)."""
         return {"retries": self.retries_queue, "imports": self.queue, "checks": self.checks_queue,
-                "renders": self.renders_queue}
+                "renders": self.renders_queue, "analyses": self.analyses_queue}
 
     @property
     def heartbeat(self) -> float:

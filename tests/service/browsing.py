@@ -75,12 +75,14 @@ def chromium() -> Iterator[Any]:
 
 
 @contextmanager
-def opened(browser: Any, errors: list[str] | None = None, viewport: dict[str, int] | None = None) -> Iterator[Any]:
+def opened(browser: Any, errors: list[str] | None = None, viewport: dict[str, int] | None = None,
+           **options: Any) -> Iterator[Any]:
     """A page in a browser context of its own (its own cookies and storage: another person at another computer).
 
-    With `errors`, every uncaught exception the page throws is appended there.
+    With `errors`, every uncaught exception the page throws is appended there; `options` go to the context
+    (`bypass_csp=True` lets `axe_violations` inject axe-core into a page whose CSP refuses inline scripts).
     """
-    context = browser.new_context(viewport=viewport or VIEWPORT)
+    context = browser.new_context(viewport=viewport or VIEWPORT, **options)
     try:
         page = context.new_page()
         if errors is not None:
@@ -106,13 +108,14 @@ def page(browser: Any) -> Iterator[Any]:
 
 @pytest.fixture
 def context(browser: Any) -> Iterator[Callable[..., Any]]:
-    """Opens a page per call (`viewport=` optional), each in a context of its own (each a different person).
+    """Opens a page per call (`viewport=` and the context's options optional), each in a context of its own (each a
+    different person).
 
     The contexts close after the test, and the test fails if any of its pages threw.
     """
     errors: list[str] = []
     with ExitStack() as stack:
-        yield lambda viewport=None: stack.enter_context(opened(browser, errors, viewport))
+        yield lambda viewport=None, **options: stack.enter_context(opened(browser, errors, viewport, **options))
     assert not errors, f"the page threw: {errors}"
 
 

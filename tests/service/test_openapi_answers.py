@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 import schemathesis
 
+from domain.records.review_walk import AnalysisBudget
 from domain.transcripts import MEDIA_TYPE
 from tests.service.conftest import close_app
 from tests.service.helpers import auth
@@ -217,6 +218,18 @@ def test_every_documented_operation_answers_as_the_document_says(checked: Checke
     ask("get", "/api/records/{record_id}/ruled", 200, record_id=toy_id)
     ask("get", "/api/records/{record_id}/ruled/steps/{n}", 200, record_id=toy_id, n=4)
     ask("get", "/api/records/{record_id}/ruled/story", 200, record_id=toy_id)
+
+    # the analysis of a finished record (a tiny budget: the answers' shapes are what is checked here)
+    ask.client.application.extensions["cronaca"].records.analyses.budget = AnalysisBudget(1, None, 1, 1)
+    ask("post", "/api/records/{record_id}/analysis", 409, record_id=live, json={})
+    ask("get", "/api/records/{record_id}/analysis", 404, record_id=toy_id)
+    ask("post", "/api/records/{record_id}/analysis", 202, record_id=toy_id, json={})
+    ask("post", "/api/records/{record_id}/analysis", 403, "not-a-token", record_id=toy_id, json={})
+    for _ in range(400):
+        if ask("get", "/api/records/{record_id}/analysis", 200, record_id=toy_id).get_json()["status"] == "done":
+            break
+        time.sleep(0.05)
+    ask("post", "/api/records/{record_id}/analysis", 200, record_id=toy_id, json={})
 
     # annotations
     note = ask("post", "/api/records/{record_id}/annotations", 201, annotator, record_id=record_id,

@@ -203,7 +203,8 @@ def test_a_worker_given_the_imports_queue_serves_its_retries_first() -> None:
 
     settings = Settings.from_env({"CRONACA_QUEUE": "club-imports"})
     assert settings.retries_queue == "club-imports-retries"
-    assert resolve_queues(settings, None) == ["club-imports-retries", "club-imports", "cronaca-checks", "cronaca-renders"]
+    assert resolve_queues(settings, None) == ["club-imports-retries", "club-imports", "cronaca-checks", "cronaca-renders",
+                                            "cronaca-analyses"]
     assert resolve_queues(settings, "imports") == ["club-imports-retries", "club-imports"]
     assert resolve_queues(settings, "checks,club-imports") == ["cronaca-checks", "club-imports-retries", "club-imports"]
     assert resolve_queues(settings, "imports,retries") == ["club-imports", "club-imports-retries"]  # as the operator ordered

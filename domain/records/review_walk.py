@@ -1,0 +1,293 @@
+"""The analysis of a finished record, as a walk over its log (issue 33): pure, no store, no clock but the budget's.
+
+At each decision the deciding seat's reviewer (domain/kernel/review.py) says what every seat may expect before
+and after the choice, from that seat's view then (the record is finished and its secrets public, but a decision
+is judged from what its seat saw). Where the step met chance, the same command is decided again with a few
+seeded chances: the average of what those outcomes would have left is what the choice itself was worth, and the
+outcome that happened against that average is luck. So for every seat and every step,
+after - before = (choice: the chooser's own swing) + (luck: what chance did to each seat).
+
+What is kept of each judged entry is a `row` (plain JSON, so a job can store the rows it has and a job started
+again goes on from the last): `assemble` makes the analysis from the rows and the suggestions at the top swings.
+Standing is measured in win chance (ties shared); a seat with no chance left still moves in expected rank,
+which breaks ties between swings.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from domain.kernel import Edition, Game, SeededChance, play
+from domain.kernel.chance import Chance
+from domain.kernel.choices import Chooser
+from domain.kernel.contract import fold
+from domain.kernel.review import Budget, Estimate, Reviewer
+
+Row = dict[str, Any]
+Progress = Callable[[float, list[Row]], None]  # (0-1, the rows judged since the last call)
+
+
+@dataclass(frozen=True)
+class AnalysisBudget:
+    """How hard one analysis thinks: the one default every caller shares (`ANALYSIS_BUDGET`).
+
+    `playouts` per estimate; `seconds` for the whole analysis, shared out between its estimates (None: no clock,
+    every estimate takes its playouts: tests, reproducible runs); `chances` other outcomes drawn at each step that
+    met chance; `suggestions` turning points given the reviewer's own choice (the costly question: asked only
+    where the swing was largest); `suggest_share` of `seconds` kept for those."""
+
+    playouts: int = 12
+    seconds: float | None = 40.0
+    chances: int = 3
+    suggestions: int = 6
+    suggest_share: float = 0.25
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any] | None) -> AnalysisBudget:
+        known = {k: v for k, v in (raw or {}).items() if k in cls.__dataclass_fields__}
+        return cls(**known)
+
+
+ANALYSIS_BUDGET = AnalysisBudget()
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One log entry to judge: the steps around it, who chose, how many choices it had, whether it met chance."""
+
+    entry: int
+    seat: int | None  # None: the setup
+    before: int  # the step it was decided at
+    after: int  # the step after its events
+    choices: int
+    chance: bool
+
+
+def plan(game: Game, entries: Sequence[Mapping[str, Any]], starts: Sequence[int], state_at: Callable[[int], Any]
+         ) -> list[Decision]:
+    """The entries worth an estimate: every choice of two or more commands, every step that met chance (the
+    setup's deals among them); a forced step that drew nothing moves nobody."""
+    found: list[Decision] = []
+    for k, entry in enumerate(entries):
+        before, after = starts[k], starts[k] + len(entry["events"])
+        met_chance = bool(entry.get("outcomes"))
+        if k == 0 or "command" not in entry:
+            if met_chance:
+                found.append(Decision(k, None, before, after, 1, True))
+            continue
+        state = state_at(before)
+        choices = len(game.legal(state))
+        if choices > 1 or met_chance:
+            found.append(Decision(k, game.pending(state).seat, before, after, choices, met_chance))
+    return found
+
+
+def estimates_planned(decisions: Sequence[Decision], chances: int) -> int:
+    """How many estimates the walk asks for (a step's estimate from one seat's view is asked once)."""
+    keys: set[tuple[int, int | None]] = set()
+    count = 0
+    for d in decisions:
+        if d.seat is not None:
+            keys.add((d.before, d.seat))
+        keys.add((d.after, d.seat))
+        count += chances if d.chance else 0
+    return count + len(keys)
+
+
+def _mean(estimates: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for part in ("win", "rank", "score"):
+        seats = estimates[0][part].keys()
+        out[part] = {s: round(sum(e[part][s] for e in estimates) / len(estimates), 4) for s in seats}
+    out["playouts"] = sum(int(e["playouts"]) for e in estimates)
+    return out
+
+
+class Walk:
+    """The walk over one record's log with one reviewer budget; `rows` judges the entries, `suggest` the top swings."""
+
+    def __init__(self, game: Game, edition: Edition, entries: Sequence[Mapping[str, Any]], starts: Sequence[int],
+                 state_at: Callable[[int], Any], make_reviewer: Callable[[Budget], Reviewer],
+                 budget: AnalysisBudget = ANALYSIS_BUDGET, think: str = "analysis") -> None:
+        self.game, self.edition, self.entries, self.starts, self.state_at = game, edition, entries, starts, state_at
+        self.make_reviewer = make_reviewer
+        self.budget = budget
+        self.think = think
+        self.decisions = plan(game, entries, starts, state_at)
+        self._left = estimates_planned(self.decisions, budget.chances)  # estimates still to ask (the clock's share)
+        self._deadline: float | None = None  # when the walk's share of the clock is spent (set as `rows` starts)
+        self._known: dict[tuple[int, int | None], dict[str, Any]] = {}
+
+    def _reviewer(self) -> Reviewer:
+        """A reviewer for the next estimate: its playouts, cut at an even share of the walk's time left (so time
+        lost anywhere, a slow playout, a busy machine, is made up by the estimates after it)."""
+        seconds = None
+        if self._deadline is not None:
+            seconds = max(0.0, self._deadline - time.monotonic()) / max(1, self._left)
+        self._left -= 1
+        return self.make_reviewer(Budget(playouts=self.budget.playouts, seconds=seconds))
+
+    def _estimate(self, step: int, seat: int | None, state: Any = None) -> dict[str, Any]:
+        """Each seat's prospects at a step of the record from `seat`'s view, asked once per (step, seat)."""
+        key = (step, seat)
+        if key not in self._known:
+            found: Estimate = self._reviewer().estimate(self.game, self.state_at(step) if state is None else state, seat,
+                                                     f"{self.think}/{step}/{seat}")
+            self._known[key] = found.to_json()
+        return self._known[key]
+
+    def _redecided(self, d: Decision, chance: Chance) -> Any:
+        """The state the entry would have left had chance answered otherwise (None: the rules refuse it so)."""
+        entry = self.entries[d.entry]
+        try:
+            if d.seat is None:  # the setup, dealt again
+                events = self.game.setup(self.edition, entry.get("setup") or {}, chance)
+                return fold(self.game, self.state_at(d.before), events)
+            command = self.game.parse_command(entry["command"])
+            return play(self.game, self.state_at(d.before), command, chance)[1]
+        except Exception:  # noqa: BLE001  (an outcome the rules cannot take there: that one is left out of the average)
+            return None
+
+    def judge(self, d: Decision) -> Row:
+        """One entry: the estimates before it, after it, and (chance) the average over outcomes that could have been."""
+        before = self._estimate(d.before, d.seat) if d.seat is not None else None
+        after = self._estimate(d.after, d.seat)
+        chosen = None
+        if d.chance and self.budget.chances > 0:
+            others = []
+            for j in range(self.budget.chances):
+                state = self._redecided(d, SeededChance(f"{self.think}/luck/{d.entry}/{j}"))
+                if state is not None:
+                    others.append(self._reviewer().estimate(self.game, state, d.seat,
+                                                         f"{self.think}/luck/{d.entry}/{j}").to_json())
+            chosen = _mean(others) if others else None
+        return {"entry": d.entry, "seat": d.seat, "before_step": d.before, "after_step": d.after, "choices": d.choices,
+                "chance": d.chance, "before": before, "chosen": chosen, "after": after}
+
+    def rows(self, done: Sequence[Row] = (), progress: Progress | None = None, every: float = 2.0) -> list[Row]:
+        """Every planned entry judged, going on after `done` (rows a job stored before it stopped); `progress(p,
+        new rows)` is told at most every `every` seconds and once at the end of the walk (p up to 1 - suggest_share)."""
+        rows = list(done)
+        judged = {int(r["entry"]) for r in rows}
+        for r in rows:  # what the last stored row saw is not asked again
+            self._known[(int(r["after_step"]), r["seat"])] = r["after"]
+        todo = [d for d in self.decisions if d.entry not in judged]
+        self._left = estimates_planned(todo, self.budget.chances)
+        if self.budget.seconds is not None:  # a job started again gets the walk's whole share for what is left
+            self._deadline = time.monotonic() + self.budget.seconds * (1 - self.budget.suggest_share)
+        share = 1 - self.budget.suggest_share
+        fresh: list[Row] = []
+        said = time.monotonic()
+        for d in todo:
+            row = self.judge(d)
+            rows.append(row)
+            fresh.append(row)
+            if progress is not None and time.monotonic() - said >= every:
+                progress(share * len(rows) / max(1, len(self.decisions)), fresh)
+                fresh, said = [], time.monotonic()
+        if progress is not None:
+            progress(share, fresh)
+        return rows
+
+    def suggest(self, rows: Sequence[Row], names: Sequence[str], chooser: Chooser,
+                progress: Callable[[float], Any] | None = None) -> list[dict[str, Any]]:
+        """The turning points: the `suggestions` decisions whose own swing was largest, each with the reviewer's
+        choice there, both in the title's words, and the what-if line that plays it. With a clock, the costliest
+        mistakes are asked first, then the best moves, and once the suggestions' share of it is spent (a reviewer plays out every legal
+        command at least once: many commands, slow playouts), the rest are listed without a suggestion."""
+        ranked = sorted((r for r in rows if r["before"] is not None and r["choices"] > 1),
+                        key=lambda r: (-abs(swing(r)[0]), -abs(swing(r)[1]), r["entry"]))[:self.budget.suggestions]
+        started = time.monotonic()
+        allowed = None if self.budget.seconds is None else self.budget.seconds * self.budget.suggest_share
+        found: dict[int, dict[str, Any]] = {}  # entry -> its point
+        # asked in this order: the costliest mistakes first (where another move matters most), then the best moves
+        for n, row in enumerate(sorted(ranked, key=lambda r: (swing(r)[0] >= 0, -abs(swing(r)[0])))):
+            state = self.state_at(int(row["before_step"]))
+            seat = int(row["seat"])
+            played = dict(self.entries[int(row["entry"])]["command"])
+            win, rank = swing(row)
+            point: dict[str, Any] = {
+                "step": row["before_step"], "seat": seat, "player": names[seat] if 0 <= seat < len(names) else None,
+                "swing": round(win, 4), "rank_swing": round(rank, 3), "played": chooser(state, [played], names)[0].words,
+                "suggested": None, "same": False, "expected_played": _standing(row["chosen"] or row["after"], seat),
+                "expected_suggested": None, "what_if": None}
+            if allowed is None or time.monotonic() - started < allowed:
+                legal = self.game.legal(state)
+                seconds = None if allowed is None else allowed / max(1, len(ranked)) / max(1, len(legal))
+                suggester = self.make_reviewer(Budget(playouts=self.budget.playouts, seconds=seconds))
+                command, estimate = suggester.suggest(self.game, state, f"{self.think}/suggest/{row['entry']}")
+                suggested = command.to_json()
+                after = estimate.to_json()
+                same = self.game.parse_command(played) == command
+                point.update({
+                    "suggested": chooser(state, [suggested], names)[0].words,
+                    "same": same,  # then what it expects after the move is the reviewer's own estimate of it
+                    "expected_played": _standing(after, seat) if same else point["expected_played"],
+                    "expected_suggested": _standing(after, seat),
+                    "what_if": {"from_step": row["before_step"], "parent": None, "command": suggested}})
+            found[int(row["entry"])] = point
+            if progress is not None:
+                progress(1 - self.budget.suggest_share * (1 - (n + 1) / len(ranked)))
+        return [found[int(row["entry"])] for row in ranked]  # listed largest swing first
+
+
+def _standing(estimate: Mapping[str, Any], seat: int) -> dict[str, float]:
+    key = str(seat)
+    return {"win": estimate["win"][key], "rank": estimate["rank"][key], "score": estimate["score"][key]}
+
+
+def swing(row: Mapping[str, Any]) -> tuple[float, float]:
+    """What the chooser's own choice did to its standing: (win chance, expected rank; negative is better for
+    rank) from before the choice to what the choice was worth (the average over the outcomes it could meet)."""
+    if row["before"] is None:
+        return 0.0, 0.0
+    seat = str(row["seat"])
+    worth = row["chosen"] or row["after"]
+    return worth["win"][seat] - row["before"]["win"][seat], worth["rank"][seat] - row["before"]["rank"][seat]
+
+
+def luck(rows: Sequence[Row], names: Sequence[str]) -> list[dict[str, Any]]:
+    """Per seat: what chance did to its win chance (and expected score) over the game, each outcome against the
+    average over the outcomes that could have happened, with its luckiest and unluckiest draws."""
+    out = []
+    for seat, name in enumerate(names):
+        key = str(seat)
+        draws = []
+        for r in rows:
+            if r["chosen"] is None:
+                continue
+            draws.append({"step": r["after_step"], "by": r["seat"],
+                          "win": round(r["after"]["win"][key] - r["chosen"]["win"][key], 4),
+                          "score": round(r["after"]["score"][key] - r["chosen"]["score"][key], 2)})
+        best = max(draws, key=lambda d: (d["win"], d["score"]), default=None)
+        worst = min(draws, key=lambda d: (d["win"], d["score"]), default=None)
+        out.append({"seat": seat, "player": name, "draws": len(draws),
+                    "win": round(sum(d["win"] for d in draws), 4), "score": round(sum(d["score"] for d in draws), 2),
+                    "luckiest": best, "unluckiest": worst,
+                    "each": draws})  # every draw, so a spoiler-free page adds up only those before its step
+    return out
+
+
+def expected(rows: Sequence[Row], names: Sequence[str]) -> list[dict[str, Any]]:
+    """Per seat, its expected final standing after every judged entry (from the view of that entry's chooser)."""
+    points: dict[int, dict[str, Any]] = {}
+    for r in sorted(rows, key=lambda r: r["after_step"]):
+        points[int(r["after_step"])] = r["after"]
+    return [{"seat": seat, "player": name,
+             "series": [{"step": step, "win": e["win"][str(seat)], "rank": e["rank"][str(seat)],
+                         "score": e["score"][str(seat)]} for step, e in points.items()]}
+            for seat, name in enumerate(names)]
+
+
+def assemble(rows: Sequence[Row], points: list[dict[str, Any]], names: Sequence[str], budget: AnalysisBudget
+             ) -> dict[str, Any]:
+    """The analysis as stored and served: expected standings, turning points, luck."""
+    return {"decisions": sum(1 for r in rows if r["choices"] > 1), "chance_steps": sum(1 for r in rows if r["chance"]),
+            "budget": budget.to_json(), "expected": expected(rows, names), "turning_points": points,
+            "luck": luck(rows, names)}

@@ -1,0 +1,256 @@
+"""A finished record's analysis (issue 33, part 2): the walk, its stream, its job and its API (SQLite, in-process)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+import pytest
+from rq import Queue
+
+from api.app import create_app
+from domain import catalog
+from domain.kernel.review import Budget, reviewer
+from domain.records import analyses
+from domain.records.readmodels_analysis import DONE, RUNNING
+from domain.records.review_walk import AnalysisBudget
+from domain.records.settings import Settings
+from tests.service.conftest import close_app
+from tests.service.helpers import auth, play_out_http
+from tests.service.test_api import start
+from tests.service.test_workers import Stack
+from workers.dispatch import ANALYSIS_JOB
+
+TINY = AnalysisBudget(playouts=2, seconds=None, chances=2, suggestions=2)
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Iterator[Any]:
+    made = create_app(Settings.from_env({"SQLITE_DBNAME": str(tmp_path / "records.sqlite3")}))
+    made.config["TESTING"] = True
+    made.extensions["cronaca"].records.analyses.budget = TINY
+    yield made
+    close_app(made)
+
+
+def finished(client: Any) -> tuple[str, list[str], dict[str, Any]]:
+    """A finished toy game over HTTP: its id, its seats' tokens, its annotator key."""
+    answer = client.post("/api/records", json={"title": "toy", "seats": ["ann", "bob"]}).get_json()
+    record_id, tokens = answer["id"], [s["token"] for s in answer["seats"]]
+    play_out_http(client, record_id, tokens)
+    return record_id, tokens, answer
+
+
+def wait_done(client: Any, record_id: str, timeout: float = 60) -> dict[str, Any]:
+    deadline = time.time() + timeout
+    seen = []
+    while time.time() < deadline:
+        status = client.get(f"/api/records/{record_id}/analysis").get_json()
+        seen.append(status["progress"])
+        if status["status"] in ("done", "failed"):
+            assert status["status"] == "done", status.get("error")
+            assert seen == sorted(seen), seen  # progress never goes back
+            return status  # type: ignore[no-any-return]
+        time.sleep(0.05)
+    raise AssertionError(f"the analysis is still {status['status']} at {status['progress']}")
+
+
+def test_analysis_through_the_api(app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In progress: 409; a token that opens nothing: 403; twice at once: one analysis, one job; done: expected
+    standings that end at the final result, turning points whose what-if line plays, luck at every draw; every
+    decision judged from its own seat's view."""
+    asked: list[tuple[int | None, int | None]] = []  # (the seat whose view, the seat deciding there)
+
+    class Watching:
+        def __init__(self, budget: Budget) -> None:
+            self.inner = reviewer(budget)
+
+        def estimate(self, game: Any, state: Any, seat: int | None, think: str) -> Any:
+            asked.append((seat, game.pending(state).seat if not game.pending(state).over else seat))
+            return self.inner.estimate(game, state, seat, think)
+
+        def suggest(self, game: Any, state: Any, think: str) -> Any:
+            return self.inner.suggest(game, state, think)
+
+    monkeypatch.setattr(analyses, "reviewer", Watching)
+    client = app.test_client()
+    record_id, tokens = start(client)
+    early = client.post(f"/api/records/{record_id}/analysis", json={})
+    assert early.status_code == 409 and early.get_json()["rule"] == "analysis/in-progress"
+    play_out_http(client, record_id, tokens)
+    assert client.get(f"/api/records/{record_id}/analysis").status_code == 404  # nobody asked yet
+    assert client.post(f"/api/records/{record_id}/analysis", json={}, headers=auth("not-a-token")).status_code == 403
+
+    first = client.post(f"/api/records/{record_id}/analysis", json={})
+    again = client.post(f"/api/records/{record_id}/analysis", json={}, headers=auth(tokens[0]))
+    assert first.status_code in (200, 202) and again.status_code in (200, 202)
+    assert first.get_json()["id"] == again.get_json()["id"]
+    status = wait_done(client, record_id)
+    assert status["status"] == DONE and status["progress"] == 1 and status["attempts"] == 1  # one job for both
+    assert client.post(f"/api/records/{record_id}/analysis", json={}).status_code == 200  # done: answered, never run again
+
+    result = status["analysis"]
+    summary = client.get(f"/api/records/{record_id}").get_json()
+    steps = summary["steps"]
+    final = {row["seat"]: row["total"] for row in summary["scores"]["seats"]}
+    winner = max(final, key=lambda s: final[s])
+    for seat in result["expected"]:
+        last = seat["series"][-1]
+        assert last["step"] == steps and last["score"] == final[seat["seat"]]  # the end is known exactly
+        assert last["win"] == (1.0 if seat["seat"] == winner else 0.0)
+    log = client.get(f"/api/records/{record_id}/export").get_json()["entries"]
+    for luck in result["luck"]:
+        assert luck["draws"] == result["chance_steps"] == sum(1 for e in log if e["outcomes"])  # every draw weighed
+        assert luck["luckiest"]["win"] >= luck["unluckiest"]["win"]
+    # every decision judged from a seat's own view: the all-seeing one only for the setup's deals (and their others)
+    assert sum(view is None for view, _ in asked) == (1 + TINY.chances if log[0]["outcomes"] else 0)
+    assert {view for view, _ in asked} - {None} == {0, 1}
+    before = [(view, deciding) for view, deciding in asked if view is not None and deciding is not None]
+    assert sum(view == deciding for view, deciding in before) >= result["decisions"]
+
+    points = result["turning_points"]
+    assert 0 < len(points) <= TINY.suggestions
+    assert [abs(p["swing"]) for p in points] == sorted((abs(p["swing"]) for p in points), reverse=True)
+    point = points[0]
+    assert point["player"] == ["ann", "bob"][point["seat"]] and point["played"] and point["suggested"]
+
+
+def test_the_what_if_line_of_a_turning_point_plays(app: Any) -> None:
+    """A turning point carries what opens its what-if line: the variation branches there and plays the suggestion."""
+    client = app.test_client()
+    record_id, _, started = finished(client)
+    client.post(f"/api/records/{record_id}/analysis", json={})
+    point = wait_done(client, record_id)["analysis"]["turning_points"][0]
+    key = auth(started["annotator_key"])
+    what_if = point["what_if"]
+    branched = client.post(f"/api/records/{record_id}/variations", headers=key,
+                           json={"from_step": what_if["from_step"], "parent": what_if["parent"], "title": "suggested"})
+    assert branched.status_code == 201, branched.get_json()
+    played = client.post(f"/api/variations/{branched.get_json()['id']}/commands", headers=key,
+                         json={"command": what_if["command"]})
+    assert played.status_code == 200, played.get_json()
+
+
+def test_a_job_killed_mid_analysis_is_resumed_once(app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A job whose worker dies mid-walk leaves its rows stored and the analysis running; the next read sees the
+    job lost and queues another, which goes on from those rows and stores the one analysis (the same as a run
+    never interrupted)."""
+    client = app.test_client()
+    records = app.extensions["cronaca"].records
+    record_id, _, _ = finished(client)
+    records.analyses.save_every = 0.0
+    found, fresh = records.analyses.request(UUID(record_id))  # asked for, its job never handed over: "doomed" runs it
+    assert fresh
+    doomed = found.job
+    judged: list[int] = []
+    real_judge = analyses.Walk.judge
+
+    class Killed(BaseException):
+        """What a worker's death looks like from inside the job: nothing after it runs."""
+
+    def dies_at_the_fourth(self: Any, decision: Any) -> Any:
+        judged.append(decision.entry)
+        if len(judged) == 4:
+            raise Killed
+        return real_judge(self, decision)
+
+    monkeypatch.setattr(analyses.Walk, "judge", dies_at_the_fourth)
+    with pytest.raises(Killed):
+        records.analyses.run(found.id, doomed)
+    stuck = records.analyses.get(UUID(record_id))
+    assert stuck.status == RUNNING and len(stuck.rows) == 3 and stuck.job == doomed
+
+    judged.clear()
+    monkeypatch.setattr(analyses.Walk, "judge", lambda self, d: (judged.append(d.entry), real_judge(self, d))[1])
+    status = wait_done(client, record_id)  # the GET sees the doomed job lost (no such job here) and queues another
+    assert status["status"] == DONE and status["attempts"] == 2
+    assert not set(judged) & {int(r["entry"]) for r in stuck.rows}  # the stored rows were not judged again
+
+    records.analyses.run(found.id, doomed)  # the dead job come back to life writes nothing
+    assert records.analyses.get(UUID(record_id)).version == records.repository.get(found.id).version
+    assert AnalysisBudget.from_json(status["budget"]) == TINY
+    assert status["analysis"] == records.analyses.compute(UUID(record_id), TINY)  # as if never interrupted
+    stored = list(records.repository.event_store.get(found.id))
+    assert sum(type(e).__name__ == "Done" for e in stored) == 1
+
+
+def test_an_edition_the_service_no_longer_has_is_named(app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A record whose edition is not the service's any more: 409 naming the record's edition."""
+    client = app.test_client()
+    record_id, _, _ = finished(client)
+    records = app.extensions["cronaca"].records
+    game = catalog.game("toy")
+    edition = game.default_edition()
+    other = game.load_edition(b"id: toy-2\ntitle: toy\ndata:\n  target: 12\n  bag: [1, 2, 3]\nprovenance:\n  target: \"assumed: a longer game\"\n", "<test>")
+    monkeypatch.setattr(type(game), "default_edition", lambda self: other)
+    records._editions.clear()
+    answer = client.post(f"/api/records/{record_id}/analysis", json={})
+    assert answer.status_code == 409, answer.get_json()
+    body = answer.get_json()
+    assert body["rule"] == "analysis/edition" and edition.content_hash in body["detail"]
+
+
+@pytest.mark.redis
+def test_an_analysis_through_real_rq_workers_one_killed_mid_walk(tmp_path: Path) -> None:
+    """RQ: the analysis runs on a real worker (the analyses queue); that worker killed mid-walk, the next read sees
+    its job lost (stale heartbeat) and queues another, which a second worker runs on from the rows stored: one
+    analysis, done, the same as an analysis never interrupted. (~10 s: two worker processes and a death seen.)"""
+    stack = Stack(tmp_path, "redis://127.0.0.1:6379/0")
+    queue = f"{stack.env['CRONACA_QUEUE']}-analyses"
+    stack.env["CRONACA_ANALYSES_QUEUE"] = queue
+    try:
+        stack.service.dispatcher.analyses = Queue(queue, connection=stack.service.dispatcher.connection)
+        stack.service.records.analyses.budget = TINY
+        dispatcher = stack.service.dispatcher
+        dispatcher.analysis_job = "tests.service.slow_jobs.analyse_record_slowly"
+        record_id, _, _ = finished(stack.client)
+        first = stack.client.post(f"/api/records/{record_id}/analysis", json={})
+        assert first.status_code == 202 and first.get_json()["status"] == "queued"
+        slow = stack.spawn("worker", "--queues", "analyses")
+        records = stack.service.records
+        deadline = time.time() + 30
+        while len(records.analyses.get(UUID(record_id)).rows) < 2:
+            assert time.time() < deadline, "the worker never judged a row"
+            time.sleep(0.05)
+        os.kill(slow.pid, signal.SIGKILL)
+        slow.wait(5)
+        stored = len(records.analyses.get(UUID(record_id)).rows)
+        dispatcher.analysis_job = ANALYSIS_JOB
+        stack.spawn("worker", "--queues", "analyses")
+        status = wait_done(stack.client, record_id, timeout=60)  # its reads see the job lost and queue another
+        assert status["attempts"] == 2 and status["progress"] == 1
+        found = records.analyses.get(UUID(record_id))
+        assert found.job.startswith("analysis-") and stored >= 2
+        events = [type(e).__name__ for e in records.repository.event_store.get(found.id)]
+        assert events.count("Done") == 1 and events.count("Requested") == 1
+        assert status["analysis"] == records.analyses.compute(UUID(record_id), TINY)  # as if never interrupted
+    finally:
+        Queue(queue, connection=stack.service.dispatcher.connection).delete(delete_jobs=True)
+        stack.close()
+
+
+def test_a_failed_analysis_says_why_and_is_asked_for_again(app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A job that fails stores why (never left running); asked for again, a new job makes the analysis."""
+    client = app.test_client()
+    record_id, _, _ = finished(client)
+    real_judge = analyses.Walk.judge
+
+    def broken(self: Any, decision: Any) -> Any:
+        raise ValueError("the reviewer fell over")
+
+    monkeypatch.setattr(analyses.Walk, "judge", broken)
+    client.post(f"/api/records/{record_id}/analysis", json={})
+    deadline = time.time() + 30
+    while (status := client.get(f"/api/records/{record_id}/analysis").get_json())["status"] != "failed":
+        assert status["status"] in ("queued", "running") and time.time() < deadline, status
+        time.sleep(0.05)
+    assert status["error"] == "the reviewer fell over" and status["attempts"] == 1
+    monkeypatch.setattr(analyses.Walk, "judge", real_judge)
+    again = client.post(f"/api/records/{record_id}/analysis", json={})
+    assert again.status_code == 202 and again.get_json()["attempts"] == 2 and "error" not in again.get_json()
+    assert wait_done(client, record_id)["analysis"]["expected"]

@@ -1,0 +1,89 @@
+"""The record page's analysis in real Chromium (issue 33, part 3): asked for with its button, followed to the end,
+then drawn: the expected-standing chart, key moments marked in the move list and listed to jump through, a luck
+line per seat; spoiler-free, nothing after the step shown; axe clean at 1400 and 390 px. Screenshots:
+docs/screenshots/analysis-la-citta.png and phone-analysis-la-citta.png."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from domain.records.review_walk import AnalysisBudget
+from tests.service import browsing
+from tests.service.browsing import axe_violations, served_app
+from tests.service.helpers import import_finished_http, record_file
+
+pytestmark = pytest.mark.browser
+SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+PHONE = {"width": 390, "height": 844}
+
+browser, context = browsing.browser, browsing.context  # fixtures, used by name
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any, Any]]:
+    with served_app(tmp_path_factory.mktemp("analysis")) as (base, app):
+        app.extensions["cronaca"].records.analyses.budget = AnalysisBudget(playouts=3, seconds=6.0, chances=1,
+                                                                           suggestions=4, suggest_share=0.5)
+        yield base, app.test_client(), app
+
+
+def shot(page: Any, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    page.locator("#analysis").scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / name), full_page=False)
+
+
+def test_the_analysis_is_asked_for_followed_and_drawn(served: tuple[str, Any, Any], context: Any) -> None:
+    base, client, _ = served
+    record_id, key, _, _ = import_finished_http(client, record_file("la-citta", "analysis-page", greedy=True))
+    page = context(bypass_csp=True)  # axe-core is injected as an inline script
+    page.goto(f"{base}/records/{record_id}#key={key}")
+    expect(page.locator("body")).to_have_attribute("data-loaded", "all")
+    ask = page.locator("#analysis .analysis-button")
+    expect(ask).to_be_visible()
+    expect(page.locator("#analysis-said")).to_contain_text("Not analysed yet")
+    ask.click()
+    expect(page.locator("#moments li").first).to_be_visible(timeout=90_000)  # followed to the end by its GET
+    expect(ask).to_be_hidden()
+    done = client.get(f"/api/records/{record_id}/analysis").get_json()
+    points = done["analysis"]["turning_points"]
+    assert done["status"] == "done" and points
+    expect(page.locator("#moments li")).to_have_count(len(points))
+    expect(page.locator("#expected-chart svg polyline")).to_have_count(2)
+    expect(page.locator("#luck li")).to_have_count(2)
+    marked = {p["step"] + 1 for p in points}  # each decision's first line in the move list carries its glyph
+    expect(page.locator("#moves .moment-mark")).to_have_count(len(marked))
+    if any(p["what_if"] and not p["same"] for p in points):  # the annotator may play the reviewer's move as a what-if line
+        expect(page.locator("#moments .what-if").first).to_be_visible()
+    assert axe_violations(page) == []
+    shot(page, "analysis-la-citta.png")
+
+    first = min(p["step"] for p in points)  # a key moment jumps the board to its decision
+    page.locator("#moments a", has_text=f"step {first},").click()
+    expect(page.locator("body")).to_have_attribute("data-step", str(first))
+
+    # spoiler-free at the first key moment's decision: it has not happened yet, nor anything after it
+    later = context()
+    later.goto(f"{base}/records/{record_id}#step={first}&spoilers=off")
+    expect(later.locator("body")).to_have_attribute("data-loaded", "all")
+    expect(later.locator("#analysis-note")).to_contain_text("Spoiler-free")
+    expect(later.locator("#moments li")).to_have_text(["None yet, up to this step."])
+    for draw in done["analysis"]["luck"][0]["each"]:
+        if draw["step"] > first:
+            expect(later.locator(f'#luck a[data-step="{draw["step"]}"]')).to_have_count(0)
+    later.keyboard.press("End")
+    expect(later.locator("#moments li")).to_have_count(len(points))
+
+    phone = context(PHONE, bypass_csp=True)
+    phone.goto(f"{base}/records/{record_id}")
+    expect(phone.locator("#moments li")).to_have_count(len(points))
+    assert axe_violations(phone) == []
+    overflow = phone.evaluate("() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    assert overflow <= 1, f"the analysis at 390 px scrolls sideways by {overflow} px"
+    shot(phone, "phone-analysis-la-citta.png")
