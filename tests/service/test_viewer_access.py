@@ -325,6 +325,11 @@ def test_a_teacher_presents_draws_and_pauses_from_a_phone_as_from_a_desk(
     student = opened(PHONE)
     student.goto(f"{base}/lessons/{lesson_id}")
     expect(student.locator("body")).to_have_attribute("data-step", str(middle))
+    # a student comes for the board: on the first screen, before the pause and the chapter list
+    board = student.locator("#lesson-board-region").bounding_box()
+    pause, listed = student.locator("#pause-box").bounding_box(), student.locator("#chapters-box").bounding_box()
+    assert board is not None and pause is not None and listed is not None
+    assert board["y"] < PHONE["height"] / 2 and board["y"] + board["height"] <= pause["y"] < listed["y"], (board, pause, listed)
     teacher.locator("#pause-question").fill("What would you do?")
     teacher.locator("#open-pause-button").click()
     expect(student.locator("#choices .choice").first).to_be_visible()
@@ -352,6 +357,14 @@ def test_a_teacher_presents_draws_and_pauses_from_a_phone_as_from_a_desk(
     assert banner is not None and banner["y"] >= 0 and banner["y"] + banner["height"] <= PHONE["height"], banner
     student.locator("#follow-button").click()
     expect(student.locator("body")).to_have_attribute("data-step", str(middle + 1))
+    # following, a step is heard once: the step's sentence is the one live region that changes
+    before = student.evaluate(f"() => [...document.querySelectorAll({LIVE!r})].map((n) => n.id + '=' + n.textContent)")
+    teacher.locator("#next").click()
+    expect(student.locator("body")).to_have_attribute("data-step", str(middle + 2))
+    student.wait_for_timeout(300)
+    after = student.evaluate(f"() => [...document.querySelectorAll({LIVE!r})].map((n) => n.id + '=' + n.textContent)")
+    assert len(before) == len(after)
+    assert [a.split("=", 1)[0] for a, b in zip(after, before, strict=True) if a != b] == ["said"], (before, after)
 
     # the what-if chapter: its board and the variation named
     last = chapters[-1]
@@ -360,6 +373,53 @@ def test_a_teacher_presents_draws_and_pauses_from_a_phone_as_from_a_desk(
     expect(teacher.locator("#chapter-intro")).to_contain_text("a variation")
     if phone:
         nothing_to_trip_on(teacher, "the variation's chapter")
+
+
+# La Città counts years (and the political rounds within one): a bare "round" is another game's word on its pages
+ROUND = re.compile(r"(?<!political )\brounds?\b", re.IGNORECASE)
+READ = """() => {
+  const copy = document.body.cloneNode(true);
+  copy.querySelectorAll('#state, #data, #pause-view-data, script, template').forEach((n) => n.remove());
+  return copy.textContent.replace(/\\s+/g, ' ');
+}"""
+
+
+def test_la_citta_is_read_in_years_wherever_its_pages_speak(served: tuple[str, Any, dict[str, str]], opened: Any) -> None:
+    """The record page, its embed, the lesson page and the game at the table, as a reader sees them (every text,
+    the board's sentences among them) and as a screen reader hears them (the accessibility tree): no "round" but
+    the political rounds. The views as data (its keys are the API's field names) are left out."""
+    base, client, paths = served
+    record_id = paths["record la-citta"].rsplit("/", 1)[1]
+    steps = client.get(f"/api/records/{record_id}").get_json()["steps"]
+    at = [client.get(f"/api/records/{record_id}/turns").get_json()[2]["to"], steps // 2, steps]
+    heard: dict[str, str] = {}
+    page = opened(DESKTOP)
+    for n in at:
+        page.goto(f"{base}/records/{record_id}#step={n}")
+        ready(page, "record la-citta")
+        expect(page.locator("#said")).not_to_be_empty()
+        heard[f"record page at {n}"] = page.evaluate(READ) + page.locator("body").aria_snapshot()
+    page.goto(f"{base}/embed/records/{record_id}#step={at[1]}")
+    ready(page, "embed")
+    heard["embed"] = page.evaluate(READ) + page.locator("body").aria_snapshot()
+    page.goto(base + paths["table game"])
+    ready(page, "table game")
+    heard["at the table"] = page.evaluate(READ) + page.locator("body").aria_snapshot()
+    lesson_id = paths["lesson teacher"].split("/")[2].split("#")[0]
+    chapter = next(c for c in client.get(f"/api/lessons/{lesson_id}").get_json()["chapters"] if c["record_id"] == record_id)
+    teacher = opened(DESKTOP)
+    teacher.goto(base + paths["lesson teacher"])
+    ready(teacher, "lesson")
+    teacher.locator(f'#chapters li[data-chapter="{chapter["id"]}"] .chapter-link').click()
+    for n in at:
+        teacher.locator("#slider").fill(str(n))
+        expect(teacher.locator("body")).to_have_attribute("data-step", str(n))
+        expect(teacher.locator("#said")).not_to_be_empty()
+        heard[f"lesson at {n}"] = teacher.evaluate(READ) + teacher.locator("body").aria_snapshot()
+    assert "Year" in heard["record page at " + str(steps)] and "year" in heard["embed"].lower()
+    found = {where: [said[max(0, m.start() - 60):m.end() + 20] for m in ROUND.finditer(said)][:3]
+             for where, said in heard.items()}
+    assert not any(found.values()), found
 
 
 LIVE = ("[aria-live]:not([aria-live=off]), [role=status], [role=alert], [role=log], output")
