@@ -322,6 +322,20 @@ def test_a_teacher_presents_draws_and_pauses_from_a_phone_as_from_a_desk(
     teacher.locator("#place-from").select_option(index=1)
     teacher.locator("#add-shape").click()
     expect(teacher.locator("body")).to_have_attribute("data-presented", f"{chapter['id']}:{middle}:1")
+    # a ring tapped on a place the board's box shows (on a phone: where the box was scrolled to)
+    anchors = client.get(f"/api/records/{chapter['record_id']}/places").get_json()["places"]
+    teacher.evaluate("() => document.getElementById('lesson-board-region').scrollIntoView()")
+    place, x, y = teacher.evaluate("""(anchors) => {
+      const box = document.getElementById('board').getBoundingClientRect();
+      const ctm = document.querySelector('#board svg.overlay').getScreenCTM();
+      const mid = [box.left + box.width / 2, box.top + box.height / 2];
+      return Object.entries(anchors).map(([name, a]) => { const p = new DOMPoint(a.x, a.y).matrixTransform(ctm);
+        return [name, p.x, p.y]; }).sort((a, b) => Math.hypot(a[1] - mid[0], a[2] - mid[1]) - Math.hypot(b[1] - mid[0], b[2] - mid[1]))[0];
+    }""", anchors)
+    teacher.mouse.click(x, y)
+    teacher.mouse.click(x, y)
+    expect(teacher.locator("body")).to_have_attribute("data-presented", f"{chapter['id']}:{middle}:2")
+    assert client.get(f"/api/lessons/{lesson_id}").get_json()["presenter"]["shapes"][-1]["at"] == place
     student = opened(PHONE)
     student.goto(f"{base}/lessons/{lesson_id}")
     expect(student.locator("body")).to_have_attribute("data-step", str(middle))
