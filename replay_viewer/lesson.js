@@ -652,7 +652,9 @@ function showPause(q) {
     + `${q.seat_name} decides (${kindWords(q.pending)}). You see only what ${q.seat_name} could see then.`;
   const data = $("pause-view-data");
   data.replaceChildren(render(q.view));
-  $("pause-view", "details").open = !page.teacher;
+  // a student at a desk sees what the seat knew beside the choices; on a phone it is folded (40% of the screen
+  // of data between the question and the choices), a tap away
+  $("pause-view", "details").open = !page.teacher && !matchMedia("(max-width: 700px)").matches;
   if (fresh) showCount(q.answers || 0);
   $("played").hidden = true;
   $("reveal", "button").hidden = !page.teacher;

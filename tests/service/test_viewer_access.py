@@ -222,7 +222,8 @@ def test_a_phone_shows_the_board_readable_and_the_controls_in_reach(served: tupl
     assert wide is not None and wide["width"] > PHONE["width"] * 1.8, wide
 
 # What a phone reader of the lesson page would trip on, outside the board's own pan box: anything reaching past the
-# screen's edges, a control smaller than a finger (44 CSS px, the size the pages give them), text under 12 px.
+# screen's edges, a control smaller than a finger (44 CSS px, the size the pages give them) or whose words spill out
+# of it (over the next one), text under 12 px.
 TRIPS = """() => {
   const vw = document.documentElement.clientWidth;
   const panned = (e) => e.closest('#board, #pause-view-data, svg');
@@ -234,6 +235,8 @@ TRIPS = """() => {
   const small = [...document.querySelectorAll(controls)].filter((e) => !panned(e) && shown(e))
     .filter((e) => { const r = e.getBoundingClientRect(); return r.height < 43.5 || r.width < 43.5; })
     .map((e) => { const r = e.getBoundingClientRect(); return `${name(e)} ${Math.round(r.width)}x${Math.round(r.height)}`; });
+  const spilled = [...document.querySelectorAll(controls)].filter((e) => !panned(e) && shown(e))
+    .filter((e) => e.tagName !== 'SELECT' && e.scrollHeight > e.clientHeight + 2).map(name);  // text out of its box
   const tiny = [];
   const walk = document.createTreeWalker(document.getElementById('lesson'), NodeFilter.SHOW_TEXT);
   while (walk.nextNode()) {
@@ -242,7 +245,7 @@ TRIPS = """() => {
     const size = parseFloat(getComputedStyle(at).fontSize);
     if (size < 12) tiny.push(`${name(at)} ${size}px`);
   }
-  return {past, small, tiny};
+  return {past, small, spilled, tiny};
 }"""
 
 
@@ -252,7 +255,7 @@ def nothing_to_trip_on(page: Any, where: str) -> None:
     overflow = page.evaluate("() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
     assert overflow <= 1, f"{where}: the page scrolls sideways by {overflow} px"
     trips = page.evaluate(TRIPS)
-    assert trips == {"past": [], "small": [], "tiny": []}, f"{where}: {trips}"
+    assert trips == {"past": [], "small": [], "spilled": [], "tiny": []}, f"{where}: {trips}"
     if page.locator("#board .board-wrap").count():
         sizes = board_text_px(page, box="#board", texts="#board .board-wrap > svg:not(.overlay) text")
         assert len(sizes) >= 10 and statistics.median(sizes) >= READABLE_PX, f"{where}: board text {sorted(sizes)[:10]}"
@@ -348,6 +351,8 @@ def test_a_teacher_presents_draws_and_pauses_from_a_phone_as_from_a_desk(
     teacher.locator("#open-pause-button").click()
     expect(student.locator("#choices .choice").first).to_be_visible()
     nothing_to_trip_on(student, "a student's pause")
+    if phone:
+        shoot(student, "lesson-student-pause-phone", whole=True)
     student.locator("#student").fill("Anna")
     student.locator("#choices .choice").first.click()
     student.locator("#answer button[type=submit]").click()
