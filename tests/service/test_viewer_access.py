@@ -213,6 +213,13 @@ def test_a_phone_shows_the_board_readable_and_the_controls_in_reach(served: tupl
         assert box is not None and box["y"] > PHONE["height"] * 0.8 and box["height"] >= 40, (button, box)
     story, scores = page.locator("#story").bounding_box(), page.locator("#scores").bounding_box()
     assert story is not None and scores is not None and board["y"] + board["height"] <= story["y"] <= scores["y"]
+    # the reader's other controls (the view, spoiler-free, the share box, the study box, the view as data) are a
+    # finger's size too; the step bar is its own, above
+    expect(page.locator("#share")).to_be_visible()
+    page.locator("#share > summary").click()
+    page.locator("#key-box > summary").click()
+    trips = page.evaluate(TRIPS, ["main", "#controls, #board-pan, #story, #chart, #state, #decision, svg, .skip-link"])
+    assert trips == {"past": [], "small": [], "spilled": [], "tiny": []}, f"{title}: {trips}"
     # "show the whole board" fits it to the screen, and back
     page.locator("#board-zoom").click()
     expect(page.locator("#board-zoom")).to_have_attribute("aria-pressed", "true")
@@ -222,24 +229,25 @@ def test_a_phone_shows_the_board_readable_and_the_controls_in_reach(served: tupl
     wide = page.locator("#board > svg").bounding_box()
     assert wide is not None and wide["width"] > PHONE["width"] * 1.8, wide
 
-# What a phone reader of the lesson page would trip on, outside the board's own pan box: anything reaching past the
-# screen's edges, a control smaller than a finger (44 CSS px, the size the pages give them) or whose words spill out
-# of it (over the next one), text under 12 px.
-TRIPS = """() => {
+# What a phone reader would trip on in `scope`, outside the boxes `pans` that scroll on their own (the board's):
+# anything reaching past the screen's edges, a control smaller than a finger (44 CSS px, the size the pages give
+# them) or whose words spill out of it (over the next one; a textarea scrolls its own), text under 12 px.
+TRIPS = """([scope, pans]) => {
   const vw = document.documentElement.clientWidth;
-  const panned = (e) => e.closest('#board, #pause-view-data, svg');
+  const panned = (e) => e.closest(pans);
   const shown = (e) => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
   const name = (e) => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + ' "' + (e.textContent || '').trim().slice(0, 24) + '"';
-  const past = [...document.querySelectorAll('#lesson *')].filter((e) => !panned(e) && shown(e))
+  const past = [...document.querySelectorAll(`${scope} *`)].filter((e) => !panned(e) && shown(e))
     .filter((e) => { const r = e.getBoundingClientRect(); return r.right > vw + 1 || r.left < -1; }).map(name);
-  const controls = '#lesson :is(button, select, textarea, summary, input:not([type=radio])), #choices .choice';
+  const controls = `${scope} :is(button, select, textarea, summary, input:not([type=radio]):not([type=checkbox]),
+    label:has(> input[type=checkbox]), #choices .choice)`;
   const small = [...document.querySelectorAll(controls)].filter((e) => !panned(e) && shown(e))
     .filter((e) => { const r = e.getBoundingClientRect(); return r.height < 43.5 || r.width < 43.5; })
     .map((e) => { const r = e.getBoundingClientRect(); return `${name(e)} ${Math.round(r.width)}x${Math.round(r.height)}`; });
   const spilled = [...document.querySelectorAll(controls)].filter((e) => !panned(e) && shown(e))
-    .filter((e) => e.tagName !== 'SELECT' && e.scrollHeight > e.clientHeight + 2).map(name);  // text out of its box
+    .filter((e) => !['SELECT', 'TEXTAREA'].includes(e.tagName) && e.scrollHeight > e.clientHeight + 2).map(name);
   const tiny = [];
-  const walk = document.createTreeWalker(document.getElementById('lesson'), NodeFilter.SHOW_TEXT);
+  const walk = document.createTreeWalker(document.querySelector(scope), NodeFilter.SHOW_TEXT);
   while (walk.nextNode()) {
     const at = walk.currentNode.parentElement;
     if (!walk.currentNode.textContent.trim() || panned(at) || at.closest('.visually-hidden') || !shown(at)) continue;
@@ -255,7 +263,7 @@ def nothing_to_trip_on(page: Any, where: str) -> None:
     board's text readable in its pan box."""
     overflow = page.evaluate("() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
     assert overflow <= 1, f"{where}: the page scrolls sideways by {overflow} px"
-    trips = page.evaluate(TRIPS)
+    trips = page.evaluate(TRIPS, ["#lesson", "#board, #pause-view-data, svg"])
     assert trips == {"past": [], "small": [], "spilled": [], "tiny": []}, f"{where}: {trips}"
     if page.locator("#board .board-wrap").count():
         sizes = board_text_px(page, box="#board", texts="#board .board-wrap > svg:not(.overlay) text")
@@ -419,6 +427,9 @@ def test_la_citta_is_read_in_years_wherever_its_pages_speak(served: tuple[str, A
         ready(page, "record la-citta")
         expect(page.locator("#said")).not_to_be_empty()
         heard[f"record page at {n}"] = page.evaluate(READ) + page.locator("body").aria_snapshot()
+        # the finished game is read all-seeing: the voice cards as painted show what they are, never a "?"
+        cards = page.locator('#board [data-kind="voice-card"]')
+        assert cards.count() and all("?" not in card.split() for card in cards.all_text_contents()), n
     page.goto(f"{base}/embed/records/{record_id}#step={at[1]}")
     ready(page, "embed")
     heard["embed"] = page.evaluate(READ) + page.locator("body").aria_snapshot()
