@@ -110,8 +110,8 @@ def opened(browser: Any) -> Iterator[Any]:
     errors: list[str] = []
     contexts: list[Any] = []
 
-    def open_at(viewport: dict[str, int]) -> Any:
-        context = browser.new_context(viewport=viewport, bypass_csp=True)
+    def open_at(viewport: dict[str, int], touch: bool = False) -> Any:
+        context = browser.new_context(viewport=viewport, bypass_csp=True, has_touch=touch, is_mobile=touch)
         contexts.append(context)
         made = context.new_page()
         made.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -451,6 +451,21 @@ def test_la_citta_is_read_in_years_wherever_its_pages_speak(served: tuple[str, A
     found = {where: [said[max(0, m.start() - 60):m.end() + 20] for m in ROUND.finditer(said)][:3]
              for where, said in heard.items()}
     assert not any(found.values()), found
+
+
+def test_the_embedded_player_is_played_with_a_finger(served: tuple[str, Any, dict[str, str]], opened: Any) -> None:
+    """A club's page read on a phone frames the player: its step buttons and slider are a finger's size (44 px)
+    and a tap steps."""
+    base, _, paths = served
+    page = opened(PHONE, touch=True)
+    page.goto(f"{base}{paths['embed']}#step=4")
+    ready(page, "embed")
+    expect(page.locator("body")).to_have_attribute("data-step", "4")
+    for control in ("#first", "#prev", "#next", "#last", "#slider"):
+        box = page.locator(control).bounding_box()
+        assert box is not None and box["height"] >= 43.5 and box["width"] >= 43.5, (control, box)
+    page.locator("#next").tap()
+    expect(page.locator("body")).to_have_attribute("data-step", "5")
 
 
 LIVE = ("[aria-live]:not([aria-live=off]), [role=status], [role=alert], [role=log], output")
