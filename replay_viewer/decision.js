@@ -10,6 +10,7 @@
 import { hashParams } from "./lib/address.js";
 import { api, why } from "./lib/api.js";
 import { $, button, el } from "./lib/dom.js";
+import { kindWords } from "./lib/render.js";
 import { recordPage } from "./record.js";
 
 const id = recordPage.id;
@@ -105,10 +106,6 @@ function options() {
 }
 
 // ---- drawing the panel -------------------------------------------------------------------------------
-
-function kindWords(pending) {
-  return String(pending.kind || "a choice").replace(/-/g, " ");
-}
 
 let drawn = 0;
 function render() {

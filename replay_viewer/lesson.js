@@ -11,7 +11,7 @@ import { hashParams } from "./lib/address.js";
 import { api, why } from "./lib/api.js";
 import { fitPhone, sayBoard } from "./lib/board.js";
 import { $, all, el, field, fromTemplate, svg } from "./lib/dom.js";
-import { render } from "./lib/render.js";
+import { kindWords, render } from "./lib/render.js";
 import { describe, draw, placeAt } from "./lib/shapes.js";
 import { loadTitles, titleName } from "./lib/titles.js";
 
@@ -607,10 +607,11 @@ async function showDecider(c, n, data) {
   const pending = answer.ok ? answer.body.pending : null;
   if (pending && pending.seat !== null && pending.seat !== undefined) {
     decider = { chapter: c.id, step: n, seat: pending.seat, name: seatName(data, pending.seat) };
-    $("pause-decider").textContent = `${decider.name} decides at this step (${pending.kind}).`;
+    $("pause-decider").textContent = `${decider.name} decides at this step (${kindWords(pending)}).`;
     $("pause-question", "input").placeholder = `What would you do as ${decider.name}?`;
   } else {
     decider = null;
+    $("pause-question", "input").placeholder = "";
     $("pause-decider").textContent = answer.ok ? "No seat decides at this step: move to a step where one does."
       : "This step could not be read: " + why(answer) + ".";
   }
@@ -648,10 +649,12 @@ function showPause(q) {
   $("pause-title").textContent = q.question || `What would you do as ${q.seat_name}?`;
   const chapter = chapterById(q.chapter);
   $("pause-where").textContent = `${chapter ? `Chapter ${indexOf(chapter) + 1}` : "This chapter"}, step ${q.step}: `
-    + `${q.seat_name} decides (${(q.pending && q.pending.kind) || "a choice"}). You see only what ${q.seat_name} could see then.`;
+    + `${q.seat_name} decides (${kindWords(q.pending)}). You see only what ${q.seat_name} could see then.`;
   const data = $("pause-view-data");
   data.replaceChildren(render(q.view));
-  $("pause-view", "details").open = !page.teacher;
+  // a student at a desk sees what the seat knew beside the choices; on a phone it is folded (40% of the screen
+  // of data between the question and the choices), a tap away
+  $("pause-view", "details").open = !page.teacher && !matchMedia("(max-width: 700px)").matches;
   if (fresh) showCount(q.answers || 0);
   $("played").hidden = true;
   $("reveal", "button").hidden = !page.teacher;

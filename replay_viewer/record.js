@@ -7,7 +7,7 @@ import { hashParams } from "./lib/address.js";
 import { answered, api } from "./lib/api.js";
 import { Board, fitPhone, parseBoard, patch, sayBoard } from "./lib/board.js";
 import { $, el, svg, whenIdle } from "./lib/dom.js";
-import { render } from "./lib/render.js";
+import { kindWords, render } from "./lib/render.js";
 import { opening } from "./opening.js";
 
 const id = location.pathname.split("/").pop();
@@ -332,7 +332,7 @@ async function showStep(n) {
   }
   const step = answer.body;
   const p = step.pending;
-  const next = p.seat === null || p.seat === undefined ? p.kind : `${names()[p.seat] || "seat " + p.seat}: ${p.kind}`;
+  const next = p.seat === null || p.seat === undefined ? kindWords(p) : `${names()[p.seat] || "seat " + p.seat}: ${kindWords(p)}`;
   // Written only when it says something new: a write of the same text is still a change to paint, and
   // every frame keeps the browser on the display's beat, so the next key would wait for a whole frame.
   setText(status, `next: ${next} · view: ${step.view_of}`);

@@ -12,6 +12,14 @@ import { el } from "./dom.js";
 export const isHidden = (v) => v && typeof v === "object" && !Array.isArray(v) && v.hidden === true && Object.keys(v).length === 1;
 
 /**
+ * What a seat is asked to decide, in words: the rules' pending kind ("political-turn") as a reader says it
+ * ("political turn"); every page that says who decides says it the same way.
+ * @param {{kind?: string} | null | undefined} pending
+ * @returns {string}
+ */
+export const kindWords = (pending) => String((pending && pending.kind) || "a choice").replace(/-/g, " ");
+
+/**
  * @param {any} value
  * @returns {HTMLElement}
  */

@@ -59,7 +59,7 @@ def test_the_slider_page_loads_and_steps(served: tuple[str, Any], page: Any) -> 
 
     page.locator("#slider").fill(str(steps))
     expect(page.locator("body")).to_have_attribute("data-step", str(steps))
-    expect(page.locator("#status")).to_contain_text("game-over")
+    expect(page.locator("#status")).to_contain_text("next: game over")  # the rules' "game-over", in words
     expect(page.locator("#state")).to_contain_text("scores")
 
     # an unfinished record: the public view hides the bags; a seat token shows its own

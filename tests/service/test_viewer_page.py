@@ -182,7 +182,8 @@ def test_a_finished_game_reads_as_board_story_and_scores(served: tuple[str, Any]
         # the status line comes with the step's own answer, after the board: a shot taken before it showed the
         # step before's "next" (a fragment change, not a new page)
         pending = client.get(f"/api/records/{record_id}/steps/{n}").get_json()["pending"]
-        said = pending["kind"] if pending.get("seat") is None else f"{NAMES[pending['seat']]}: {pending['kind']}"
+        kind = pending["kind"].replace("-", " ")  # in words: "political turn", not the rules' "political-turn"
+        said = kind if pending.get("seat") is None else f"{NAMES[pending['seat']]}: {kind}"
         expect(page.locator("#status")).to_contain_text(f"next: {said} ·")
         page.screenshot(path=str(SHOTS / f"{title}-{label}.png"), full_page=True)
 
