@@ -78,8 +78,10 @@ def hidden_pool(exc: HiddenPool) -> Forbidden:
                      kind=exc.kind, source=exc.source)
 
 
-def ask_json(ask: Ask, words: Any, names: Sequence[str]) -> dict[str, Any]:
-    """An ask as the page offers it: what is asked in words, and each value that could come up."""
+def ask_json(ask: Ask, words: Any, names: Sequence[str], where: Sequence[tuple[str, str]] = ()) -> dict[str, Any]:
+    """An ask as the page offers it: what is asked in words, each value that could come up, and, where the title gives
+    them (`Words.where`), the place each position fills (`where`: its board id and words), so the table enters what
+    it sees at each place, in any order."""
 
     seats = ask.source in words.seat_sources  # a draw of seats (a first player): each by its player's name
 
@@ -106,7 +108,16 @@ def ask_json(ask: Ask, words: Any, names: Sequence[str]) -> dict[str, Any]:
         out["faces"] = ask.faces
     if ask.hidden:
         out["hidden"] = True
+    if where and len(where) == ask.n:
+        out["where"] = [{"place": place, "words": said} for place, said in where]
     return out
+
+
+def places_of(ask: Ask | None, words: Any, edition: Any) -> Sequence[tuple[str, str]]:
+    """The places the ask's positions fill, as the title says them (`Words.where`): none for a roll or a title without."""
+    if ask is None or ask.kind == ROLL or ask.hidden or words.where is None:
+        return ()
+    return tuple(words.where(edition, ask.source))
 
 
 class Table:
@@ -134,10 +145,10 @@ class Table:
             game = timeline.game
             words = catalog.words(meta.title)
             closed = None if table else closed_to(words, seat)
+            edition = self.records.edition(meta.title, meta.edition, meta.edition_file)
             if command is None:
                 if not meta.awaiting_setup:
                     raise Conflict(SETUP_DONE, rule="setup/done", version=meta.version)
-                edition = self.records.edition(meta.title, meta.edition, meta.edition_file)
 
                 def run(chance: Any) -> Any:
                     return game.setup(edition, meta.options, chance)
@@ -169,7 +180,7 @@ class Table:
             if unused:
                 raise Invalid(f"{len(unused)} outcome(s) given that the rules never asked for",
                               rule="chance/unused-outcome", unused=[o.to_json() for o in unused])
-            return {"ask": None if ask is None else ask_json(ask, words, meta.seats),
+            return {"ask": None if ask is None else ask_json(ask, words, meta.seats, places_of(ask, words, edition)),
                     "version": meta.version}
 
     def setup(self, record_id: UUID, token: str | None, outcomes: Sequence[Mapping[str, Any]] | None,
