@@ -99,6 +99,8 @@ def ask_json(ask: Ask, words: Any, names: Sequence[str], where: Sequence[tuple[s
         sentence = f"draw {ask.n} from {source}" if ask.n else f"nothing is left to draw from {source}: send no values"
     elif ask.kind == ROLL:
         sentence = f"roll {ask.n} {'die' if ask.n == 1 else 'dice'} of {ask.faces} faces ({source})"
+    elif where and len(where) == ask.n:
+        sentence = f"{source} laid on their places ({ask.n} in all)"
     else:
         sentence = f"the order of {source} ({ask.n} in all), first to last"
     out: dict[str, Any] = {"kind": ask.kind, "source": ask.source, "n": ask.n,
