@@ -302,7 +302,10 @@ function seenLine(ask, current, words) {
   form.addEventListener("submit", (e) => {
     e.preventDefault();
     const read = readLine(input.value, ask, current, words);
-    if (typeof read === "string") return say(read);
+    if (typeof read === "string") {
+      say(read);
+      return $("decision-said").scrollIntoView({ block: "nearest" }); // below the line typed, in a panel that scrolls
+    }
     say("");
     seenAll(read);
   });
@@ -358,6 +361,15 @@ function markPlaces() {
 
 const SVG = "http://www.w3.org/2000/svg";
 
+/** Where a place's words go: the middle of its first polygon's corners (a triangle's, not its box's), else its box's. */
+function middleOf(spot) {
+  const shape = spot.querySelector("polygon");
+  const corners = shape ? [...shape.points] : [];
+  if (corners.length) return [corners.reduce((a, p) => a + p.x, 0) / corners.length, corners.reduce((a, p) => a + p.y, 0) / corners.length];
+  const box = spot.getBBox();
+  return [box.x + box.width / 2, box.y + box.height / 2];
+}
+
 /** An outcome laid over places: the place asked now outlined, and what was entered at each place written on it. */
 function markSeen(board, entry) {
   board.querySelectorAll(".decision-at").forEach((n) => n.classList.remove("decision-at"));
@@ -370,13 +382,19 @@ function markSeen(board, entry) {
     if (at === entry.at) spot.classList.add("decision-at");
     const value = entry.placed[at];
     if (value === undefined) return;
-    const box = spot.getBBox();
+    const [x, y] = middleOf(spot);
     const label = document.createElementNS(SVG, "text");
     label.setAttribute("class", "decision-seen");
-    label.setAttribute("x", String(box.x + box.width / 2));
-    label.setAttribute("y", String(box.y + box.height / 2 + 4));
     label.setAttribute("text-anchor", "middle");
-    label.textContent = words.get(JSON.stringify(value)) || valueWords(value);
+    // "farmland (2 wheat)" in two lines, so it stays inside the place
+    const lines = String(words.get(JSON.stringify(value)) || valueWords(value)).split(/ (?=\()/);
+    lines.forEach((line, k) => {
+      const span = document.createElementNS(SVG, "tspan");
+      span.setAttribute("x", String(x));
+      span.setAttribute("y", String(y + 4 + (k - (lines.length - 1) / 2) * 12));
+      span.textContent = line;
+      label.append(span);
+    });
     spot.append(label);
   });
 }

@@ -340,6 +340,13 @@ def terrain(edition: Edition, t: Tables, tiles: Mapping[str, str]) -> Terrain:
     return found
 
 
+def terrain_words(data: Mapping[str, Any], code: str) -> str:
+    """A terrain by the edition's words: "farmland (2 wheat)", "lake" (the view's tiles, the table's buttons)."""
+    land = data["terrain"][code]
+    wheat = int(land["wheat"])
+    return f"{land['kind']} ({wheat} wheat)" if wheat else str(land["kind"])
+
+
 def tile_slots(data: Mapping[str, Any]) -> tuple[str, ...]:
     """The slots in the order the experienced setup lays its shuffled tiles over them: by id. The rules and the
     ask for the tiles' order (`slot_places`) both read it here, so a position always means the same slot."""

@@ -291,6 +291,7 @@ def test_the_tiles_order_is_asked_slot_by_slot_and_a_table_entering_by_slot_gets
     assert {frozenset(s for s in slots if saw[s] == saw[slot]) for slot in slots} == \
         {frozenset(s for s in slots if laid[s] == laid[slot]) for slot in slots}
     assert len(set(saw.values())) > 2
+    assert sorted(p["words"] for p in ask["possible"]) == sorted(set(laid.values()))  # each tile in the view's words
     steps = client.get(f"/api/records/{record_id}").get_json()["steps"]
     assert all(client.get(f"/api/records/{rid}/steps/{n}", headers=auth(k)).get_json()["view"] ==
                client.get(f"/api/records/{in_order}/steps/{n}", headers=auth(in_order_key)).get_json()["view"]

@@ -225,7 +225,8 @@ def test_tiles_laid_at_the_table_are_entered_in_one_line(browser: Any, served: t
     line.fill(", ".join(v.lower() for v in typed))  # as a person types them
     page.click("#decision .seen-line button")
     rest = page.locator("#decision button.rest")
-    expect(rest).to_have_text(f"the rest: {last} × {len(order) - len(typed)}")
+    said = {p["value"]: p["words"] for p in tiles["possible"]}  # each tile by its terrain, as the view says it
+    expect(rest).to_have_text(f"the rest: {said[last]} × {len(order) - len(typed)}")
     page.locator("#decision").screenshot(path=str(SHOTS / "table-seen-line.png"))
     with page.expect_request(lambda r: r.url.endswith("/setup") and r.method == "POST") as sent:
         rest.tap()
@@ -254,6 +255,7 @@ def test_tiles_are_entered_slot_by_slot_by_tapping_the_board(browser: Any, serve
     ask = client.post(f"/api/records/{made['id']}/asks", headers=auth(made["table_key"]),
                       json={"command": None, "outcomes": []}).get_json()["ask"]
     position = {w["place"]: k for k, w in enumerate(ask["where"])}
+    said = {p["value"]: p["words"] for p in ask["possible"]}
     errors: list[str] = []
     page = phone(browser, errors)
     page.goto(f"{base}/records/{made['id']}#table={made['table_key']}")
@@ -264,8 +266,9 @@ def test_tiles_are_entered_slot_by_slot_by_tapping_the_board(browser: Any, serve
         page.locator(f'#board [data-id="{place}"]').tap()
         expect(asked).to_contain_text(ask["where"][position[place]]["words"])
         expect(page.locator(f'#board [data-id="{place}"].decision-at')).to_have_count(1)
-        page.locator("#decision button.choice.outcome", has_text=tile).first.tap()
-        expect(page.locator(f'#board [data-id="{place}"] .decision-seen')).to_have_text(tile)
+        page.locator("#decision button.choice.outcome", has_text=said[tile]).tap()
+        expect(page.locator(f'#board [data-id="{place}"] .decision-seen')).to_have_text(said[tile])
+    page.locator('#board [data-id="S09"]').scroll_into_view_if_needed()
     page.screenshot(path=str(SHOTS / "table-tiles-by-slot.png"))
     rest = [p["value"] for p in ask["possible"] for _ in range(p["count"] - list(laid.values()).count(p["value"]))]
     with page.expect_request(lambda r: r.url.endswith("/setup") and r.method == "POST") as sent:
