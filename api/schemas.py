@@ -134,6 +134,11 @@ class Possible(marshmallow.Schema):
     words = fields.String(metadata={"description": "the value as the rulebook says it"})
 
 
+class Where(marshmallow.Schema):
+    place = fields.String(metadata={"description": "the place as the board drawing names it (its `data-id`: `S07`)"})
+    words = fields.String(metadata={"description": "where it is, as a table finds it on the printed board"})
+
+
 class Ask(marshmallow.Schema):
     kind = fields.String(metadata={"description": "draw, roll or shuffle"})
     source = fields.String(metadata={"description": "the bag, deck or dice, as an outcome names it"})
@@ -144,6 +149,10 @@ class Ask(marshmallow.Schema):
     hidden = fields.Boolean(metadata={"description": "true: a pool the asker's view does not show (a deck, another seat's "
                                                      "bag): asked with a seat's token, nothing of it is listed and only "
                                                      "the table key enters a draw from it"})
+    where = fields.List(fields.Nested(Where), metadata={
+        "description": "the place each position fills, in order (n of them), where the title gives one (La Città's "
+                       "tiles: the slot each is laid over): the table may enter what it sees place by place, in any "
+                       "order, and sends the values in this order"})
 
 
 class Asked(marshmallow.Schema):

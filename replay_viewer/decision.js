@@ -189,10 +189,44 @@ function stillPossible(ask, current) {
   return possible.map((p) => ({ ...p, left: (p.count || 1) - current.filter((v) => v === p.value).length }));
 }
 
+// ---- an outcome laid over places (La Città's tiles over the board's slots): entered place by place ------------
+
+/** Whether an ask names the place each position fills (`where`): then the table enters what it sees at each place. */
+const byPlace = (ask) => Boolean(ask) && Array.isArray(ask.where) && ask.where.length === ask.n && ask.n > 0;
+
+/** The values entered so far of the outcome being entered (laid over places: those of the places filled). */
+const entered = (entry) => (entry.placed ? entry.placed.filter((v) => v !== undefined) : entry.current);
+
+/** The place to fill next: the first empty one from `from` on, round to the first; -1 once all are filled. */
+function nextEmpty(placed, from) {
+  for (let k = 0; k < placed.length; k += 1) {
+    const at = (from + k) % placed.length;
+    if (placed[at] === undefined) return at;
+  }
+  return -1;
+}
+
+/** A tap on a place the ask names: that place is the one entered next (a place filled already is entered again). */
+function tapAsked(spot) {
+  const entry = panel.asking;
+  const place = spot.getAttribute("data-id");
+  const at = entry.ask.where.findIndex((w) => w.place === place);
+  if (at < 0) return say(`${spot.getAttribute("aria-label") || place} is none of the places asked for.`);
+  say("");
+  if (entry.placed[at] !== undefined) {
+    entry.placed[at] = undefined;
+    entry.order = entry.order.filter((k) => k !== at);
+  }
+  entry.at = at;
+  render();
+}
+
 /** An outcome the table must say: the values still possible, each a button (a draw of several, one value a tap). */
 function renderAsk() {
   const node = region();
-  const { ask, outcomes, choice, current } = panel.asking;
+  const entry = panel.asking;
+  const { ask, outcomes, choice } = entry;
+  const current = entered(entry);
   if (!ask) { // the rules are being asked what comes next
     node.dataset.state = "asking";
     $("decision-whose").textContent = choice ? `${choice.words}…` : "The setup…";
@@ -202,9 +236,16 @@ function renderAsk() {
   node.dataset.ask = `${ask.kind}:${ask.source}`;
   $("decision-whose").textContent = choice ? `${choice.words}: what did the table see?` : "The setup: what did the table see?";
   const progress = ask.n > 1 ? ` (${current.length + 1} of ${ask.n})` : "";
-  $("decision-path").append(el("span", (ask.words || `${ask.kind} from ${ask.source}`) + progress
-    + (current.length ? `: ${current.map(valueWords).join(", ")}` : "") + (outcomes.length ? ` · ${outcomes.length} entered` : "") + " "));
-  if (current.length) $("decision-path").append(button("◀ back", "back", () => { current.pop(); render(); }, "take back the last value entered"));
+  if (entry.placed) { // which place is asked, in words; the board marks it, and a tap on another place asks that one
+    const here = ask.where[entry.at];
+    $("decision-path").append(el("span", `${ask.words || ask.source} · ${current.length} of ${ask.n} entered`
+      + (outcomes.length ? ` · ${outcomes.length} before` : "") + " "),
+    el("strong", `What lies on ${here.words}?`, "asked-place"), el("span", "(or tap another place on the board)", "hint"));
+  } else {
+    $("decision-path").append(el("span", (ask.words || `${ask.kind} from ${ask.source}`) + progress
+      + (current.length ? `: ${current.map(valueWords).join(", ")}` : "") + (outcomes.length ? ` · ${outcomes.length} entered` : "") + " "));
+  }
+  if (current.length) $("decision-path").append(button("◀ back", "back", () => { unsee(entry); render(); }, "take back the last value entered"));
   if (choice) $("decision-path").append(button("✕ cancel", "back", () => { panel.asking = null; render(); }, "enter nothing; choose again"));
   const box = el("div", null, "choice-group outcomes");
   box.setAttribute("role", "group");
@@ -230,6 +271,15 @@ function renderAsk() {
   if (ask.kind !== "roll" && rest > 1 && open.length > 1) $("decision-choices").append(seenLine(ask, current, words));
 }
 
+/** The last value entered taken back (laid over places: the place filled last is asked again). */
+function unsee(entry) {
+  if (!entry.placed) return entry.current.pop();
+  const at = entry.order.pop();
+  if (at === undefined) return;
+  entry.placed[at] = undefined;
+  entry.at = at;
+}
+
 /**
  * What was seen, typed in one line in the order it was seen (the values as the buttons say them, or as the notation
  * writes them): a deal of many cards, the tiles laid on the board. Nothing is entered unless every value could
@@ -249,7 +299,10 @@ function seenLine(ask, current, words) {
   form.addEventListener("submit", (e) => {
     e.preventDefault();
     const read = readLine(input.value, ask, current, words);
-    if (typeof read === "string") return say(read);
+    if (typeof read === "string") {
+      say(read);
+      return $("decision-said").scrollIntoView({ block: "nearest" }); // below the line typed, in a panel that scrolls
+    }
     say("");
     seenAll(read);
   });
@@ -295,15 +348,59 @@ function placeWords() {
 /** The board's places (their `data-id`) that a choice still open names: marked, so a player sees what to tap. */
 function markPlaces() {
   const board = $("board");
-  const wanted = new Set(panel.asking || panel.sending ? [] : under(panel.path).map((c) => c.place).filter(Boolean));
+  const entry = panel.asking && panel.asking.placed ? panel.asking : null;
+  const wanted = new Set(entry ? entry.ask.where.map((w) => w.place)
+    : panel.asking || panel.sending ? [] : under(panel.path).map((c) => c.place).filter(Boolean));
   board.querySelectorAll(".decision-place").forEach((n) => { if (!wanted.has(n.getAttribute("data-id") || "")) n.classList.remove("decision-place"); });
   for (const place of wanted) board.querySelectorAll(`[data-id="${CSS.escape(String(place))}"]`).forEach((n) => n.classList.add("decision-place"));
+  markSeen(board, entry);
+}
+
+const SVG = "http://www.w3.org/2000/svg";
+
+/** Where a place's words go: the middle of its first polygon's corners (a triangle's, not its box's), else its box's. */
+function middleOf(spot) {
+  const shape = spot.querySelector("polygon");
+  const corners = shape ? [...shape.points] : [];
+  if (corners.length) return [corners.reduce((a, p) => a + p.x, 0) / corners.length, corners.reduce((a, p) => a + p.y, 0) / corners.length];
+  const box = spot.getBBox();
+  return [box.x + box.width / 2, box.y + box.height / 2];
+}
+
+/** An outcome laid over places: the place asked now outlined, and what was entered at each place written on it. */
+function markSeen(board, entry) {
+  board.querySelectorAll(".decision-at").forEach((n) => n.classList.remove("decision-at"));
+  board.querySelectorAll(".decision-seen").forEach((n) => n.remove());
+  if (!entry) return;
+  const words = new Map((entry.ask.possible || []).map((p) => [JSON.stringify(p.value), p.words]));
+  entry.ask.where.forEach((w, at) => {
+    const spot = /** @type {SVGGraphicsElement | null} */ (board.querySelector(`[data-id="${CSS.escape(w.place)}"]`));
+    if (!spot) return;
+    if (at === entry.at) spot.classList.add("decision-at");
+    const value = entry.placed[at];
+    if (value === undefined) return;
+    const [x, y] = middleOf(spot);
+    const label = document.createElementNS(SVG, "text");
+    label.setAttribute("class", "decision-seen");
+    label.setAttribute("text-anchor", "middle");
+    // "farmland (2 wheat)" in two lines, so it stays inside the place
+    const lines = String(words.get(JSON.stringify(value)) || valueWords(value)).split(/ (?=\()/);
+    lines.forEach((line, k) => {
+      const span = document.createElementNS(SVG, "tspan");
+      span.setAttribute("x", String(x));
+      span.setAttribute("y", String(y + 4 + (k - (lines.length - 1) / 2) * 12));
+      span.textContent = line;
+      label.append(span);
+    });
+    spot.append(label);
+  });
 }
 
 /** A tap on the board: the choices still open that name the tapped place; one is chosen, several narrow the panel. */
 function tapBoard(e) {
   const target = /** @type {Element} */ (e.target);
   const spot = target.closest && target.closest("[data-id]");
+  if (spot && panel.asking && panel.asking.placed && !panel.sending) return tapAsked(spot);
   if (!spot || panel.sending || panel.asking || !panel.choices.length || region().dataset.state !== "deciding") return;
   const place = spot.getAttribute("data-id");
   const named = under(panel.path).filter((c) => c.place === place);
@@ -387,6 +484,7 @@ async function askNext() {
   }
   if (answer.body.ask) {
     entry.ask = answer.body.ask;
+    Object.assign(entry, byPlace(entry.ask) ? { placed: Array(entry.ask.n).fill(undefined), at: 0, order: [] } : { placed: null });
     return render();
   }
   panel.asking = null;
@@ -403,7 +501,17 @@ function seen(value) {
 function seenAll(values) {
   const entry = panel.asking;
   if (!entry || panel.sending || !entry.ask) return;
-  entry.current.push(...values.slice(0, entry.ask.n - entry.current.length));
+  if (entry.placed) { // each value at the place asked, then at the next empty one
+    for (const value of values) {
+      if (entry.at < 0) break;
+      entry.placed[entry.at] = value;
+      entry.order.push(entry.at);
+      entry.at = nextEmpty(entry.placed, entry.at);
+    }
+    if (entry.at >= 0) return render();
+    entry.current = entry.placed; // every place filled: the values in the ask's order
+    entry.placed = null;
+  } else entry.current.push(...values.slice(0, entry.ask.n - entry.current.length));
   if (entry.current.length < entry.ask.n) return render();
   entry.outcomes.push({ kind: entry.ask.kind, source: entry.ask.source, values: entry.current });
   entry.current = [];

@@ -62,6 +62,7 @@ from lark import Lark, Token, Transformer, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from domain.kernel.contract import fold
+from domain.kernel.editions import Edition
 
 GRAMMAR = r"""
 start: _NL? tag* line*
@@ -1320,6 +1321,13 @@ class Words:
     # only then does a game at the table offer that seat's token the pool's contents and take a draw from it with
     # that token (domain/records/table.py); any other pool is the table key's alone. None: no pool is a seat's
     open_pool: Callable[[str, int], bool] | None = None
+    # the places an outcome from `source` fills, position by position, where the edition fixes them (La Città: the
+    # tiles laid face up over the board's slots): (the id the board drawing gives the place, the place in words), so a
+    # game at the table asks for what was seen at each place (domain/records/table.py). None or empty: no places
+    where: Callable[[Edition, str], Sequence[tuple[str, str]]] | None = None
+    # a value an outcome from `source` may show, as the table says it (La Città's tiles: "farmland (2 wheat)", not F2),
+    # for the buttons a game at the table offers; None: the value as the outcome writes it
+    value_words: Callable[[Edition, str, Any], str | None] | None = None
     # a report in the table's words (domain/kernel/report_words.py): the rules' tokens (a colour letter, a bag,
     # a step, a zone) as the game says them, given the seats' names (None: keep the token); what a seat held,
     # summed up from what that seat may see; a score's breakdown (`Game.scores`) as a sentence

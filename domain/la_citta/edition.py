@@ -338,3 +338,51 @@ def terrain(edition: Edition, t: Tables, tiles: Mapping[str, str]) -> Terrain:
                 lake[h] = True
     found = _TERRAIN[key] = Terrain(tiles=dict(tiles), food=tuple(food), gold=tuple(gold), lake=tuple(lake))
     return found
+
+
+def terrain_words(data: Mapping[str, Any], code: str) -> str:
+    """A terrain by the edition's words: "farmland (2 wheat)", "lake" (the view's tiles, the table's buttons)."""
+    land = data["terrain"][code]
+    wheat = int(land["wheat"])
+    return f"{land['kind']} ({wheat} wheat)" if wheat else str(land["kind"])
+
+
+def tile_slots(data: Mapping[str, Any]) -> tuple[str, ...]:
+    """The slots in the order the experienced setup lays its shuffled tiles over them: by id. The rules and the
+    ask for the tiles' order (`slot_places`) both read it here, so a position always means the same slot."""
+    return tuple(sorted(data["board"]["slots"]))
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+def _slot_places(edition: Edition) -> tuple[tuple[str, str], ...]:
+    board = edition.data["board"]
+    k = int(board["lane_every"])
+    t = tables(edition)
+    cubes: dict[str, Cube] = {name: (int(x), int(y), int(z)) for name, (x, y, z) in board["slots"].items()}
+    rows = sorted({c[2] for c in cubes.values()})
+
+    def across(name: str) -> float:  # the triangle's centre, left to right (drawn x grows with 2x + z)
+        return sum(2 * x + z for x, _, z in _corners(cubes[name], k)) / 3
+
+    out = []
+    for name in tile_slots(edition.data):
+        row = cubes[name][2]
+        mates = sorted((n for n, c in cubes.items() if c[2] == row), key=across)
+        corners = _corners(cubes[name], k)
+        apex = next(c for c in corners if sum(d[2] == c[2] for d in corners) == 1)  # the corner alone on its row
+        side = "north" if apex[2] > min(d[2] for d in corners) else "south"  # z grows southward
+        which = ("the top row" if row == rows[0] else "the bottom row" if row == rows[-1]
+                 else f"the {_ordinal(rows.index(row) + 1)} row")
+        out.append((name, f"{name}, the {_ordinal(mates.index(name) + 1)} slot from the left in {which} "
+                          f"({side} of L{t.id_of[apex]})"))
+    return tuple(out)
+
+
+def slot_places(edition: Edition) -> tuple[tuple[str, str], ...]:
+    """Each slot the experienced setup lays a tile over, in `tile_slots` order: (its id, as the board drawing names it;
+    where it lies in words, as a table finds it on the printed board: its row, its rank from the left, and the lane
+    junction at its tip)."""
+    return derived(edition, _slot_places)

@@ -19,7 +19,7 @@ from domain.kernel import GAME_OVER
 from domain.kernel.choices import ACTIONS, CARDS, PASS, PLACES, Choice, choice_of
 from domain.kernel.editions import Edition
 from domain.kernel.notation import PUBLIC, Arg, Form, Move, NotationError, Owner, Vocabulary, Words
-from domain.la_citta.edition import tables
+from domain.la_citta.edition import slot_places, tables, terrain_words
 from domain.la_citta.game import GAME
 from domain.la_citta.report import breakdown_words, held_words, terms, waiting
 from domain.la_citta.rules import pending_of, settled
@@ -230,8 +230,21 @@ def open_pool(source: str, seat: int) -> bool:
     return source == "tiles"
 
 
+def where(edition: Edition, source: str) -> tuple[tuple[str, str], ...]:
+    """The tiles' order is asked slot by slot: each position is the slot the experienced setup lays that tile over."""
+    return slot_places(edition) if source == "tiles" else ()
+
+
+def value_words(edition: Edition, source: str, value: Any) -> str | None:
+    """A tile by its terrain, as the view says it ("farmland (2 wheat)", "lake"): the code (F2, L) is the notation's."""
+    if source != "tiles" or not isinstance(value, str) or value not in edition.data["terrain"]:
+        return None
+    return terrain_words(edition.data, value)
+
+
 WORDS = Words(LaCittaVocabulary(_forms()), colours=COLOURS, held=held, round_of=round_of, turn_starts=turn_starts,
-              whose=whose, secret_outcomes=secret_outcomes, open_pool=open_pool, terms=terms, waiting=waiting, round_word="year",
+              whose=whose, secret_outcomes=secret_outcomes, open_pool=open_pool, where=where, value_words=value_words, terms=terms, waiting=waiting,
+              round_word="year",
               held_words=held_words,
               breakdown_words=breakdown_words)
 

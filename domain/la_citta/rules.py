@@ -31,7 +31,7 @@ from domain.kernel import (
 )
 from domain.la_citta import commands as cm
 from domain.la_citta import events as ev
-from domain.la_citta.edition import LIFTS_MARKET, LIFTS_WATER, SERVICES, Traits
+from domain.la_citta.edition import LIFTS_MARKET, LIFTS_WATER, SERVICES, Traits, tile_slots
 from domain.la_citta.fold import evolve_all
 from domain.la_citta.state import City, State, begin, bits, cap, order, points
 
@@ -904,7 +904,7 @@ def setup(edition: Edition, options: Mapping[str, Any], chance: Chance) -> list[
         out.append(ev.TilesPlaced(dict(d["beginner"]["tiles"])))
     else:
         tiles = sorted(code for code, n in d["tiles"].items() for _ in range(int(n)))
-        slots = sorted(d["board"]["slots"])
+        slots = tile_slots(d)
         if len(tiles) != len(slots):
             raise RuleViolation("la-citta/setup/tiles", "the edition has not one tile per slot", tiles=len(tiles), slots=len(slots))
         out.append(ev.TilesPlaced(dict(zip(slots, chance.shuffle("tiles", tiles), strict=True))))

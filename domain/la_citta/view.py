@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from domain.la_citta import rules
-from domain.la_citta.edition import SERVICES
+from domain.la_citta.edition import SERVICES, terrain_words
 from domain.la_citta.state import City, State, cap, points
 
 UNDRAWN = "undrawn"  # a face-down voice card nobody has looked at: the review view's word for it
@@ -65,9 +65,7 @@ def hex_name(h: int) -> str:
 
 
 def _terrain(s: State, code: str) -> str:
-    land = s.t.data["terrain"][code]
-    wheat = int(land["wheat"])
-    return f"{land['kind']} ({wheat} wheat)" if wheat else str(land["kind"])
+    return terrain_words(s.t.data, code)
 
 
 def _city(s: State, c: City) -> dict[str, Any]:

@@ -30,7 +30,7 @@ from uuid import UUID
 from eventsourcing.persistence import IntegrityError
 
 from domain import catalog
-from domain.kernel import Entry, MalformedCommand, Outcome, RuleViolation, play
+from domain.kernel import Edition, Entry, MalformedCommand, Outcome, RuleViolation, play
 from domain.kernel.asking import DRAW, ROLL, Ask, Closed, HiddenPool, SeatChance, next_ask
 from domain.kernel.describe import name_of
 from domain.records.aggregates import TRANSCRIBED, RequestKey
@@ -78,16 +78,23 @@ def hidden_pool(exc: HiddenPool) -> Forbidden:
                      kind=exc.kind, source=exc.source)
 
 
-def ask_json(ask: Ask, words: Any, names: Sequence[str]) -> dict[str, Any]:
-    """An ask as the page offers it: what is asked in words, and each value that could come up."""
+def ask_json(ask: Ask, words: Any, names: Sequence[str], edition: Edition | None = None) -> dict[str, Any]:
+    """An ask as the page offers it: what is asked in words, each value that could come up (as the table says it:
+    `Words.value_words`), and, where the title gives them (`Words.where`), the place each position fills (`where`: its
+    board id and words), so the table enters what it sees at each place, in any order."""
 
     seats = ask.source in words.seat_sources  # a draw of seats (a first player): each by its player's name
+    where = places_of(ask, words, edition)
 
     def said(token: Any) -> str:
         if seats and isinstance(token, int) and 0 <= token < len(names):
             return names[token]
         found = words.terms(str(token), names) if words.terms is not None else None
         return str(found or token)
+
+    def value(token: Any) -> str:
+        found = words.value_words(edition, ask.source, token) if edition is not None and words.value_words else None
+        return found or said(token)
 
     source = said(ask.source)
     if ask.hidden:
@@ -97,16 +104,27 @@ def ask_json(ask: Ask, words: Any, names: Sequence[str]) -> dict[str, Any]:
         sentence = f"draw {ask.n} from {source}" if ask.n else f"nothing is left to draw from {source}: send no values"
     elif ask.kind == ROLL:
         sentence = f"roll {ask.n} {'die' if ask.n == 1 else 'dice'} of {ask.faces} faces ({source})"
+    elif where and len(where) == ask.n:
+        sentence = f"{source} laid on their places ({ask.n} in all)"
     else:
         sentence = f"the order of {source} ({ask.n} in all), first to last"
     out: dict[str, Any] = {"kind": ask.kind, "source": ask.source, "n": ask.n,
-                           "possible": [{"value": v, "count": k, "words": said(v)} for v, k in ask.possible()],
+                           "possible": [{"value": v, "count": k, "words": value(v)} for v, k in ask.possible()],
                            "words": sentence}
     if ask.kind == ROLL:
         out["faces"] = ask.faces
     if ask.hidden:
         out["hidden"] = True
+    if where and len(where) == ask.n:
+        out["where"] = [{"place": place, "words": said} for place, said in where]
     return out
+
+
+def places_of(ask: Ask, words: Any, edition: Edition | None) -> Sequence[tuple[str, str]]:
+    """The places the ask's positions fill, as the title says them (`Words.where`): none for a roll or a title without."""
+    if edition is None or ask.kind == ROLL or ask.hidden or words.where is None:
+        return ()
+    return tuple(words.where(edition, ask.source))
 
 
 class Table:
@@ -134,10 +152,10 @@ class Table:
             game = timeline.game
             words = catalog.words(meta.title)
             closed = None if table else closed_to(words, seat)
+            edition = self.records.edition(meta.title, meta.edition, meta.edition_file)
             if command is None:
                 if not meta.awaiting_setup:
                     raise Conflict(SETUP_DONE, rule="setup/done", version=meta.version)
-                edition = self.records.edition(meta.title, meta.edition, meta.edition_file)
 
                 def run(chance: Any) -> Any:
                     return game.setup(edition, meta.options, chance)
@@ -169,7 +187,7 @@ class Table:
             if unused:
                 raise Invalid(f"{len(unused)} outcome(s) given that the rules never asked for",
                               rule="chance/unused-outcome", unused=[o.to_json() for o in unused])
-            return {"ask": None if ask is None else ask_json(ask, words, meta.seats),
+            return {"ask": None if ask is None else ask_json(ask, words, meta.seats, edition),
                     "version": meta.version}
 
     def setup(self, record_id: UUID, token: str | None, outcomes: Sequence[Mapping[str, Any]] | None,

@@ -158,10 +158,10 @@ def seen(ask: dict[str, Any], pick: random.Random) -> list[Any]:
     return pick.sample(pool, ask["n"])
 
 
-def asked_through(client: Any, record_id: str, key: str, command: dict[str, Any] | None, pick: random.Random
-                  ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """(the outcomes entered, the asks answered) for a choice (None: the setup), one ask at a time."""
-    outcomes: list[dict[str, Any]] = []
+def asked_through(client: Any, record_id: str, key: str, command: dict[str, Any] | None, pick: random.Random,
+                  given: list[dict[str, Any]] | None = None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(the outcomes entered, the asks answered) for a choice (None: the setup), one ask at a time after `given`."""
+    outcomes: list[dict[str, Any]] = [*(given or [])]
     asks: list[dict[str, Any]] = []
     for _ in range(200):
         answer = client.post(f"/api/records/{record_id}/asks", headers=auth(key),
@@ -255,6 +255,47 @@ def test_a_game_at_the_table_starts_before_its_deals_and_takes_them_as_seen(clie
         if met:
             break
     assert met
+
+
+def test_the_tiles_order_is_asked_slot_by_slot_and_a_table_entering_by_slot_gets_the_tiles_it_saw(client: Any) -> None:
+    """La Città's experienced setup lays its tiles face up over the board's slots: the ask names, per position, the
+    slot it fills (the board drawing's id, and where it lies in words), every slot once. A table that enters what it
+    saw slot by slot, in any order, and sends the values in the ask's order gets a board with each tile where it saw
+    it; the same values entered in order make the same record."""
+    made = [client.post("/api/records", json={"title": "la-citta", "seats": SEATS, "options": {"setup": "experienced"},
+                                              "mode": "transcribed"}).get_json() for _ in range(2)]
+    (record_id, key), (in_order, in_order_key) = ((m["id"], m["table_key"]) for m in made)
+    ask = client.post(f"/api/records/{record_id}/asks", headers=auth(key),
+                      json={"command": None, "outcomes": []}).get_json()["ask"]
+    where = ask["where"]
+    drawn = client.get(f"/api/records/{record_id}/steps/0/board", headers=auth(key)).get_data(as_text=True)
+    slots = re.findall(r'data-kind="tile" data-id="([^"]+)"', drawn)
+    assert ask["kind"] == "shuffle" and len(where) == ask["n"] == len(slots)
+    assert sorted(w["place"] for w in where) == sorted(slots)  # every slot the board draws, once
+    assert all(w["place"] in w["words"] and "from the left" in w["words"] and re.search(r"of L\d+", w["words"])
+               for w in where)
+    pick = random.Random(31)
+    tiles = [p["value"] for p in ask["possible"] for _ in range(p["count"])]
+    pick.shuffle(tiles)
+    saw = dict(zip(slots, tiles, strict=True))  # what lies on each slot of the table's board
+    entered: dict[str, Any] = {}
+    for place in pick.sample(slots, len(slots)):  # the table taps the slots in its own order
+        entered[place] = saw[place]
+    values = [entered[w["place"]] for w in where]
+    outcomes, _ = asked_through(client, record_id, key, None, pick, [{"kind": "shuffle", "source": "tiles",
+                                                                      "values": values}])
+    for rid, k in ((record_id, key), (in_order, in_order_key)):
+        assert client.post(f"/api/records/{rid}/setup", headers=auth(k), json={"outcomes": outcomes}).status_code == 200
+    laid = client.get(f"/api/records/{record_id}/steps/2", headers=auth(key)).get_json()["view"]["tiles"]
+    # the slots the table saw alike hold tiles alike, and only those: each tile lies where it was seen
+    assert {frozenset(s for s in slots if saw[s] == saw[slot]) for slot in slots} == \
+        {frozenset(s for s in slots if laid[s] == laid[slot]) for slot in slots}
+    assert len(set(saw.values())) > 2
+    assert sorted(p["words"] for p in ask["possible"]) == sorted(set(laid.values()))  # each tile in the view's words
+    steps = client.get(f"/api/records/{record_id}").get_json()["steps"]
+    assert all(client.get(f"/api/records/{rid}/steps/{n}", headers=auth(k)).get_json()["view"] ==
+               client.get(f"/api/records/{in_order}/steps/{n}", headers=auth(in_order_key)).get_json()["view"]
+               for rid, k in ((record_id, key),) for n in range(1, steps + 1))
 
 
 # ---- D: take-backs ---------------------------------------------------------------------------------

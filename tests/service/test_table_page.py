@@ -225,7 +225,8 @@ def test_tiles_laid_at_the_table_are_entered_in_one_line(browser: Any, served: t
     line.fill(", ".join(v.lower() for v in typed))  # as a person types them
     page.click("#decision .seen-line button")
     rest = page.locator("#decision button.rest")
-    expect(rest).to_have_text(f"the rest: {last} × {len(order) - len(typed)}")
+    said = {p["value"]: p["words"] for p in tiles["possible"]}  # each tile by its terrain, as the view says it
+    expect(rest).to_have_text(f"the rest: {said[last]} × {len(order) - len(typed)}")
     page.locator("#decision").screenshot(path=str(SHOTS / "table-seen-line.png"))
     with page.expect_request(lambda r: r.url.endswith("/setup") and r.method == "POST") as sent:
         rest.tap()
@@ -241,6 +242,51 @@ def test_tiles_laid_at_the_table_are_entered_in_one_line(browser: Any, served: t
             page.wait_for_function(SETTLED, arg=before, polling="raf", timeout=30_000)
     shuffled = next(o for o in sent.value.post_data_json["outcomes"] if o["kind"] == "shuffle")
     assert shuffled["values"] == order
+    expect(page.locator("#decision")).to_have_attribute("data-state", "deciding")
+    assert not errors, errors
+
+
+def test_tiles_are_entered_slot_by_slot_by_tapping_the_board(browser: Any, served: tuple[str, Any]) -> None:
+    """The tiles' order asked slot by slot: the panel names the slot asked, a tap on another slot of the board asks that
+    one, and the tile tapped next lies there; the setup stored holds each tile at the position of its slot."""
+    base, client = served
+    made = client.post("/api/records", json={"title": "la-citta", "seats": NAMES, "options": {"setup": "experienced"},
+                                             "mode": "transcribed"}).get_json()
+    ask = client.post(f"/api/records/{made['id']}/asks", headers=auth(made["table_key"]),
+                      json={"command": None, "outcomes": []}).get_json()["ask"]
+    position = {w["place"]: k for k, w in enumerate(ask["where"])}
+    said = {p["value"]: p["words"] for p in ask["possible"]}
+    errors: list[str] = []
+    page = phone(browser, errors)
+    page.goto(f"{base}/records/{made['id']}#table={made['table_key']}")
+    asked = page.locator("#decision .asked-place")
+    expect(asked).to_contain_text(ask["where"][0]["words"])  # the first slot, in words
+    laid = {"S09": "L", "S03": "M"}  # two slots the table looks at first, and the tile on each
+    for place, tile in laid.items():
+        page.locator(f'#board [data-id="{place}"]').tap()
+        expect(asked).to_contain_text(ask["where"][position[place]]["words"])
+        expect(page.locator(f'#board [data-id="{place}"].decision-at')).to_have_count(1)
+        page.locator("#decision button.choice.outcome", has_text=said[tile]).tap()
+        expect(page.locator(f'#board [data-id="{place}"] .decision-seen')).to_have_text(said[tile])
+    page.locator('#board [data-id="S09"]').scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / "table-tiles-by-slot.png"))
+    rest = [p["value"] for p in ask["possible"] for _ in range(p["count"] - list(laid.values()).count(p["value"]))]
+    with page.expect_request(lambda r: r.url.endswith("/setup") and r.method == "POST") as sent:
+        page.locator("#decision .seen-line input").fill(" ".join(rest))
+        page.click("#decision .seen-line button")
+        for _ in range(400):  # the setup's other deals: the first value offered, tap by tap
+            state, _, busy, count, *_ = page.evaluate(PANEL)
+            if state == "deciding":
+                break
+            if state != "outcome" or busy or not count:
+                time.sleep(0.02)
+                continue
+            before = page.evaluate(PANEL)[5]
+            page.locator("#decision button.choice.outcome").first.tap()
+            page.wait_for_function(SETTLED, arg=before, polling="raf", timeout=30_000)
+    shuffled = next(o for o in sent.value.post_data_json["outcomes"] if o["kind"] == "shuffle")["values"]
+    assert [shuffled[position[place]] for place in laid] == list(laid.values())
+    assert sorted(shuffled) == sorted(rest + list(laid.values()))
     expect(page.locator("#decision")).to_have_attribute("data-state", "deciding")
     assert not errors, errors
 
