@@ -215,7 +215,8 @@ class Walk:
             point: dict[str, Any] = {
                 "step": row["before_step"], "seat": seat, "player": names[seat] if 0 <= seat < len(names) else None,
                 "swing": round(win, 4), "rank_swing": round(rank, 3), "played": chooser(state, [played], names)[0].words,
-                "suggested": None, "same": False, "expected_played": _standing(row["chosen"] or row["after"], seat),
+                "suggested": None, "same": False, "expected_before": _standing(row["before"], seat),
+                "expected_played": _standing(row["chosen"] or row["after"], seat),
                 "expected_suggested": None, "what_if": None}
             if allowed is None or time.monotonic() - started < allowed:
                 legal = self.game.legal(state)
@@ -254,7 +255,8 @@ def swing(row: Mapping[str, Any]) -> tuple[float, float]:
 
 def luck(rows: Sequence[Row], names: Sequence[str]) -> list[dict[str, Any]]:
     """Per seat: what chance did to its win chance (and expected score) over the game, each outcome against the
-    average over the outcomes that could have happened, with its luckiest and unluckiest draws."""
+    average over the outcomes that could have happened, with its luckiest and unluckiest draws. Each draw says the
+    steps of its entry (`from_step` to `step`), so a page can tell what was drawn from the move list's lines."""
     out = []
     for seat, name in enumerate(names):
         key = str(seat)
@@ -262,7 +264,7 @@ def luck(rows: Sequence[Row], names: Sequence[str]) -> list[dict[str, Any]]:
         for r in rows:
             if r["chosen"] is None:
                 continue
-            draws.append({"step": r["after_step"], "by": r["seat"],
+            draws.append({"step": r["after_step"], "from_step": r["before_step"], "by": r["seat"],
                           "win": round(r["after"]["win"][key] - r["chosen"]["win"][key], 4),
                           "score": round(r["after"]["score"][key] - r["chosen"]["score"][key], 2)})
         best = max(draws, key=lambda d: (d["win"], d["score"]), default=None)
