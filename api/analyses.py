@@ -68,6 +68,8 @@ class Draw(marshmallow.Schema):
     step = fields.Integer(metadata={"description": "the step after the entry that met chance"})
     from_step = fields.Integer(metadata={"description": "the step that entry began at (what was drawn lies between)"})
     by = fields.Integer(allow_none=True, metadata={"description": "the seat whose move met chance (null: the setup)"})
+    drawn = fields.List(fields.String(), metadata={"description": "what chance gave, as the record file's outcome "
+                                                                  "values (the first few)"})
     win = fields.Float()
     score = fields.Float()
 

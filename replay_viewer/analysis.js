@@ -81,12 +81,14 @@ function build() {
   box.appendChild(note);
   const moments = el("section");
   moments.id = "moments-box";
+  moments.hidden = true; // until there is an analysis to list
   moments.setAttribute("aria-label", "key moments");
   moments.appendChild(el("h3", "Key moments")).tabIndex = -1;
   moments.appendChild(el("ol")).id = "moments";
   box.appendChild(moments);
   const luck = el("section");
   luck.id = "luck-box";
+  luck.hidden = true;
   luck.setAttribute("aria-label", "luck");
   luck.appendChild(el("h3", "Luck")).tabIndex = -1;
   luck.appendChild(el("ul")).id = "luck";
@@ -142,7 +144,9 @@ function show(answer) {
     return;
   }
   say("");
-  $("story-analysis").hidden = false;
+  // the analysis stands beside the scores (on a wide screen), its lists reachable from the move list
+  $("charts").classList.add("analysed");
+  $("story-analysis").hidden = $("moments-box").hidden = $("luck-box").hidden = false;
   view.analysis = status.analysis;
   view.drawnFor = null;
   draw();
@@ -304,15 +308,17 @@ async function whatIf(p, key) {
   location.reload();
 }
 
-/** What a draw drew, in the move list's words: the last line of its entry that chance wrote (the outcome comes
- * last: "Ada draws 1 green"), or its entry's last line; the setup's draws are its deal. */
+/** What a draw drew, in the move list's words: the line of its entry that names a value chance gave ("public_bath":
+ * "…the public bath card"), else its second line (the move's own line comes first, then what chance answered);
+ * the setup's draws are its deal. */
 function drawn(d) {
   if (d.by === null || d.by === undefined) return "the deal";
   const from = d.from_step ?? d.step - 1;
-  const lines = R.story().filter((line) => line.step > from && line.step <= d.step);
-  const told = lines.filter((line) => line.by);
-  const last = (told.length ? told : lines).slice(-1).map((line) => line.text.replace(/[.;:\s]+$/, ""))[0] || "";
-  return last.length > 90 ? `${last.slice(0, 89)}…` : last;
+  const lines = R.story().filter((line) => line.step > from && line.step <= d.step).map((line) => line.text);
+  const values = (d.drawn || []).filter((v) => v.length > 1).map((v) => v.replace(/_/g, " ").toLowerCase());
+  const named = lines.find((text) => values.some((v) => text.toLowerCase().includes(v)));
+  const text = (named ?? lines[Math.min(1, lines.length - 1)] ?? "").replace(/[.;:\s]+$/, "");
+  return text.length > 90 ? `${text.slice(0, 89)}…` : text;
 }
 
 /** A draw named as a player remembers it: when, what was drawn, and what it did to the seat's chance to win. */

@@ -55,6 +55,7 @@ class AnalysisBudget:
 
 
 ANALYSIS_BUDGET = AnalysisBudget()
+DRAWN = 8  # outcome values kept a draw (what a page finds its words by); a setup deals dozens
 
 
 @dataclass(frozen=True)
@@ -167,8 +168,9 @@ class Walk:
                     others.append(self._reviewer().estimate(self.game, state, d.seat,
                                                          f"{self.think}/luck/{d.entry}/{j}").to_json())
             chosen = _mean(others) if others else None
+        drawn = [str(v) for o in self.entries[d.entry].get("outcomes") or [] for v in o.get("values") or []][:DRAWN]
         return {"entry": d.entry, "seat": d.seat, "before_step": d.before, "after_step": d.after, "choices": d.choices,
-                "chance": d.chance, "before": before, "chosen": chosen, "after": after}
+                "chance": d.chance, "before": before, "chosen": chosen, "after": after, "drawn": drawn}
 
     def rows(self, done: Sequence[Row] = (), progress: Progress | None = None, every: float = 2.0) -> list[Row]:
         """Every planned entry judged, going on after `done` (rows a job stored before it stopped); `progress(p,
@@ -265,6 +267,7 @@ def luck(rows: Sequence[Row], names: Sequence[str]) -> list[dict[str, Any]]:
             if r["chosen"] is None:
                 continue
             draws.append({"step": r["after_step"], "from_step": r["before_step"], "by": r["seat"],
+                          "drawn": r.get("drawn", []),
                           "win": round(r["after"]["win"][key] - r["chosen"]["win"][key], 4),
                           "score": round(r["after"]["score"][key] - r["chosen"]["score"][key], 2)})
         best = max(draws, key=lambda d: (d["win"], d["score"]), default=None)
