@@ -327,33 +327,34 @@ function drawLink(d) {
   return stepLink(`${R.when(d.step)}${what ? `, ${what}` : ""} (${signed(d.win)} points of win chance)`, d.step);
 }
 
-/** Each seat's luck as a player reads it: the draws against average draws in points of final score (a sum of
- * win chances over dozens of draws passes 100% and means nothing; points add up), then its luckiest and
- * unluckiest draw in words. The raw sums stay in the API (`win`, `score`) for machines. */
+/** Each seat's luck as a player reads it: how many draws went its way and how many against, and what a draw was
+ * worth to its chance to win on average (a sum over dozens of draws passes 100% and reads as nonsense; so does
+ * a sum of expected points, whose noise grows with every draw), then its luckiest and unluckiest draw in words.
+ * The raw sums stay in the API (`win`, `score`) for machines. */
 function drawLuck(a, end) {
   const list = $("luck");
   list.replaceChildren();
   const seats = a.luck.map((seat) => {
     const draws = (seat.each || []).filter((d) => d.step <= end);
-    return { seat, draws, points: draws.reduce((sum, d) => sum + d.score, 0) };
+    return { seat, draws, mean: draws.length ? draws.reduce((sum, d) => sum + d.win, 0) / draws.length : 0 };
   });
-  const luckiest = seats.length > 1 && seats.some((s) => s.draws.length)
-    ? seats.reduce((x, s) => (s.points > x.points ? s : x)) : null;
-  seats.forEach(({ seat, draws, points }) => {
+  const luckiest = seats.length > 1 ? seats.reduce((x, s) => (s.mean > x.mean ? s : x)) : null;
+  seats.forEach((s) => {
+    const { seat, draws, mean } = s;
     const item = el("li");
     item.appendChild(el("strong", seat.player));
-    const many = `${draws.length} draw${draws.length === 1 ? "" : "s"}`;
-    const rounded = Math.round(points);
     if (!draws.length) {
       item.appendChild(el("span", ": no draws yet."));
       list.appendChild(item);
       return;
     }
-    const way = rounded > 0 ? `favoured ${seat.player}: about ${rounded} point${rounded === 1 ? "" : "s"} more`
-      : rounded < 0 ? `went against ${seat.player}: about ${-rounded} point${rounded === -1 ? "" : "s"} fewer`
-        : `were even for ${seat.player}: about the points`;
-    item.appendChild(el("span", `: the draws ${way} of final score than average draws would have given, over ${many}`
-      + `${luckiest === seats.find((s) => s.seat === seat) && rounded > 0 ? " (the luckiest at the table)" : ""}.`));
+    const mine = draws.filter((d) => d.win >= 0.005).length;
+    const against = draws.filter((d) => d.win <= -0.005).length;
+    const points = Math.round(mean * 100);
+    const way = points > 0 ? `favoured ${seat.player}` : points < 0 ? `went against ${seat.player}` : `were even for ${seat.player}`;
+    item.appendChild(el("span", `: the draws ${way}${s === luckiest && points > 0 ? " (the luckiest at the table)" : ""}`
+      + ` — of ${draws.length}, ${mine} went ${seat.player}'s way and ${against} against`
+      + (points ? `; a draw was worth ${signed(mean)} points of win chance on average.` : ".")));
     const best = draws.reduce((x, d) => (d.win > x.win ? d : x));
     const worst = draws.reduce((x, d) => (d.win < x.win ? d : x));
     if (best.win > 0) {
