@@ -50,7 +50,7 @@ function moved(p) {
 
 /** What the reviewer says of the move: the same, nothing clearly better, or a better move named. */
 function verdict(p) {
-  if (!p.suggested) return "Other moves were not tried here: the reviewer's time went to other moments first.";
+  if (!p.suggested) return ""; // said once under the list (unchecked)
   if (p.same) return "The reviewer would have played it too.";
   if (!better(p)) return `The reviewer found no move better by ${Math.round(MARGIN * 100)} points or more.`;
   return `${p.swing > 0 ? "Better still" : "Better"}: ${p.suggested} (${percent(p.expected_suggested.win)} to win `
@@ -85,6 +85,9 @@ function build() {
   moments.setAttribute("aria-label", "key moments");
   moments.appendChild(el("h3", "Key moments")).tabIndex = -1;
   moments.appendChild(el("ol")).id = "moments";
+  const unchecked = el("p", "", "analysis-note");
+  unchecked.id = "moments-unchecked";
+  moments.appendChild(unchecked);
   box.appendChild(moments);
   const luck = el("section");
   luck.id = "luck-box";
@@ -288,11 +291,13 @@ function drawMoments(a, end) {
     const [mark, words] = glyph(p);
     const item = el("li");
     item.appendChild(stepLink(`${mark} ${capital(R.when(p.step))}, ${p.player}: ${p.played} (step ${p.step})`, p.step));
-    item.appendChild(el("span", ` — ${words}: ${moved(p)}. ${verdict(p)}`));
+    item.appendChild(el("span", ` — ${words}: ${moved(p)}.${p.suggested ? " " + verdict(p) : ""}`));
     if (key && p.what_if && better(p)) item.appendChild(button("try it as a what-if", "what-if", () => whatIf(p, key)));
     list.appendChild(item);
   });
   if (!shown.length) list.appendChild(el("li", R.spoilerFree() ? "None yet, up to this step." : "None found."));
+  $("moments-unchecked").textContent = shown.some((p) => !p.suggested)
+    ? "Where no verdict follows, other moves were not tried: the reviewer's time went to the other moments first." : "";
   $("moments-box").dataset.annotator = key ? "yes" : "no";
 }
 
