@@ -58,14 +58,18 @@ class TurningPoint(marshmallow.Schema):
     suggested = fields.String(allow_none=True, metadata={"description": "the reviewer's move there, in the title's "
                                                                          "words (null: its time was spent on larger swings)"})
     same = fields.Boolean(metadata={"description": "the reviewer would have played the same"})
+    expected_before = fields.Nested(Standing, metadata={"description": "its seat's standing before the choice"})
     expected_played = fields.Nested(Standing)
     expected_suggested = fields.Nested(Standing, allow_none=True)
     what_if = fields.Nested(WhatIf, allow_none=True)
 
 
 class Draw(marshmallow.Schema):
-    step = fields.Integer()
+    step = fields.Integer(metadata={"description": "the step after the entry that met chance"})
+    from_step = fields.Integer(metadata={"description": "the step that entry began at (what was drawn lies between)"})
     by = fields.Integer(allow_none=True, metadata={"description": "the seat whose move met chance (null: the setup)"})
+    drawn = fields.List(fields.String(), metadata={"description": "what chance gave, as the record file's outcome "
+                                                                  "values (the first few)"})
     win = fields.Float()
     score = fields.Float()
 

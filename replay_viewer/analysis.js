@@ -14,17 +14,47 @@ const POLL_MS = 1000;
 const path = `/api/records/${R.id}/analysis`;
 const view = { status: null, analysis: null, drawnFor: null, timer: 0, cursor: null, xOf: null };
 
-const percent = (x) => `${Math.round(x * 100)}%`;
+// The reviewer's move is named as better only when it beats the move played by this much win chance: less is
+// within the noise of a few playouts, and "the reviewer would have played X, no better" helps no player (chess.com
+// calls a move that loses 0.10-0.20 expected points against the best a mistake, less an inaccuracy).
+const MARGIN = 0.1;
+const clip = (x) => Math.max(0, Math.min(1, x));
+const percent = (x) => `${Math.round(clip(x) * 100)}%`;
 const signed = (x) => (x > 0 ? "+" : x < 0 ? "−" : "±") + Math.abs(Math.round(x * 100));
+const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 // How far the reader may see: the whole game, or in spoiler-free mode up to the step shown.
 const seen = () => (R.spoilerFree() ? R.step() : Infinity);
 
-/** A glyph for a decision by how far its own choice moved its seat's chance to win (chess's marks). */
-function glyph(swing) {
-  if (swing <= -0.3) return ["??", "a blunder: it cost"];
-  if (swing < 0) return ["?", "a mistake: it cost"];
-  if (swing >= 0.3) return ["!!", "a strong move: it gained"];
-  return ["!", "a good move: it gained"];
+/** Whether the reviewer's own move there beat the move played by the margin (then, and only then, it is named). */
+const better = (p) => Boolean(p.suggested && !p.same && p.expected_suggested
+  && p.expected_suggested.win - p.expected_played.win >= MARGIN);
+
+/** A chess-like mark for a decision and what to call it: by how far its own choice moved its seat's chance to win,
+ * and whether anything the reviewer tried did clearly better (a loss no move avoids is a hard spot, not a mistake). */
+function glyph(p) {
+  if (p.swing < 0 && p.suggested && !better(p)) return ["□", "a hard spot"];
+  if (p.swing <= -0.3) return ["??", "a blunder"];
+  if (p.swing < 0) return ["?", "a mistake"];
+  if (p.swing >= 0.3 && !better(p)) return ["!!", "a strong move"];
+  return ["!", "a good move"];
+}
+
+/** What the choice did, in a player's words: "Ada's chance to win fell from 70% to 35% (−35 points)". */
+function moved(p) {
+  const points = `${signed(p.swing)} points`;
+  if (!p.expected_before) return `it moved ${p.player}'s chance to win by ${points}`;
+  const before = p.expected_before.win;
+  return `${p.player}'s chance to win ${p.swing < 0 ? "fell" : "rose"} from ${percent(before)} `
+    + `to ${percent(before + p.swing)} (${points})`;
+}
+
+/** What the reviewer says of the move: the same, nothing clearly better, or a better move named. */
+function verdict(p) {
+  if (!p.suggested) return ""; // said once under the list (unchecked)
+  if (p.same) return "The reviewer would have played it too.";
+  if (!better(p)) return `The reviewer found no move better by ${Math.round(MARGIN * 100)} points or more.`;
+  return `${p.swing > 0 ? "Better still" : "Better"}: ${p.suggested} (${percent(p.expected_suggested.win)} to win `
+    + `after it, against ${percent(p.expected_played.win)}).`;
 }
 
 function build() {
@@ -44,24 +74,42 @@ function build() {
   said.setAttribute("role", "status");
   ask.appendChild(said);
   box.appendChild(ask);
+  box.appendChild(el("div")).id = "expected-chart";
+  box.appendChild(el("div")).id = "expected-legend";
   const note = el("p", "", "analysis-note");
   note.id = "analysis-note";
   box.appendChild(note);
-  box.appendChild(el("div")).id = "expected-chart";
-  box.appendChild(el("div")).id = "expected-legend";
   const moments = el("section");
   moments.id = "moments-box";
+  moments.hidden = true; // until there is an analysis to list
   moments.setAttribute("aria-label", "key moments");
-  moments.appendChild(el("h3", "Key moments"));
+  moments.appendChild(el("h3", "Key moments")).tabIndex = -1;
   moments.appendChild(el("ol")).id = "moments";
+  const unchecked = el("p", "", "analysis-note");
+  unchecked.id = "moments-unchecked";
+  moments.appendChild(unchecked);
   box.appendChild(moments);
   const luck = el("section");
   luck.id = "luck-box";
+  luck.hidden = true;
   luck.setAttribute("aria-label", "luck");
-  luck.appendChild(el("h3", "Luck"));
+  luck.appendChild(el("h3", "Luck")).tabIndex = -1;
   luck.appendChild(el("ul")).id = "luck";
   box.appendChild(luck);
   box.hidden = false;
+  // reachable from the move list: two buttons under its heading (the page's address holds the step, so no #links)
+  const reach = el("p", "Analysis: ");
+  reach.id = "story-analysis";
+  reach.hidden = true;
+  reach.appendChild(button("key moments", "to-moments", () => jump(moments), "the list of key moments, below"));
+  reach.appendChild(button("luck", "to-luck", () => jump(luck), "each seat's luck, below"));
+  $("story-marks").after(reach);
+}
+
+/** Scroll a part of the analysis into view and put the reader's focus on its heading. */
+function jump(section) {
+  section.scrollIntoView({ block: "start" });
+  /** @type {HTMLElement} */ (section.querySelector("h3")).focus({ preventScroll: true });
 }
 
 function say(text) {
@@ -99,6 +147,9 @@ function show(answer) {
     return;
   }
   say("");
+  // the analysis stands beside the scores (on a wide screen), its lists reachable from the move list
+  $("charts").classList.add("analysed");
+  $("story-analysis").hidden = $("moments-box").hidden = $("luck-box").hidden = false;
   view.analysis = status.analysis;
   view.drawnFor = null;
   draw();
@@ -119,11 +170,14 @@ function draw() {
   const a = view.analysis;
   if (!a) return;
   const end = Math.min(seen(), R.last());
-  if (view.drawnFor === end) return;
-  view.drawnFor = end;
+  const key = `${end}/${R.roundsKnown()}/${R.story().length}`; // years and drawn cards are words once they are in
+  if (view.drawnFor === key) return;
+  view.drawnFor = key;
+  const n = Math.max(1, a.budget.playouts);
   $("analysis-note").textContent = (R.spoilerFree() ? "Spoiler-free: up to this step. " : "")
-    + `Each seat's chance to win after every decision, as the seat deciding could judge it then (the reviewer plays `
-    + `the game out ${a.budget.playouts} times from there); a shared win counts as a share.`;
+    + `Each seat's chance to win after every decision (a shared win counts as a share), judged from what the `
+    + `deciding seat could see then by a reviewer that plays the game out ${n} times from there, so a figure may be `
+    + `off by about ${Math.round(50 / Math.sqrt(n))} points either way: trust the large swings more than the small.`;
   drawChart(a, end);
   drawMoments(a, end);
   drawLuck(a, end);
@@ -132,10 +186,11 @@ function draw() {
 
 function drawChart(a, end) {
   // a phone's chart is drawn narrower, so its labels are not shrunk below reading size
-  const narrow = $("analysis").clientWidth < 600;
-  const W = narrow ? 450 : 900;
-  const H = narrow ? 240 : 200;
-  const M = { left: 44, right: 16, top: 12, bottom: 22 };
+  const width = $("expected-chart").clientWidth || 900;
+  const narrow = width < 600;
+  const W = Math.round(Math.max(450, Math.min(900, width)));
+  const H = 240; // the score chart's height: side by side, their plots line up
+  const M = { left: 44, right: 16, top: 12, bottom: 34 };
   const span = Math.max(1, R.last());
   const xOf = (step) => (M.left + (step / span) * (W - M.left - M.right)).toFixed(1);
   const yOf = (v) => (H - M.bottom - v * (H - M.top - M.bottom)).toFixed(1);
@@ -148,6 +203,23 @@ function drawChart(a, end) {
     label.textContent = percent(v);
     chart.appendChild(label);
   });
+  // round marks (La Città: years) on the x axis, labelled as often as there is room, as under the scores
+  const rounds = R.rounds().filter((r) => r.step <= end);
+  const every = Math.max(1, Math.ceil(rounds.length / (narrow ? 9 : 18)));
+  rounds.forEach((r, k) => {
+    const x = xOf(r.step);
+    chart.appendChild(svg("line", { x1: x, x2: x, y1: M.top, y2: H - M.bottom + 4, class: "round-mark" }));
+    if (k % every === 0) {
+      const label = svg("text", { x, y: H - M.bottom + 16, "text-anchor": "middle", class: "axis" });
+      label.textContent = String(r.round);
+      chart.appendChild(label);
+    }
+  });
+  if (rounds.length) {
+    const caption = svg("text", { x: W - M.right, y: H - 4, "text-anchor": "end", class: "axis" });
+    caption.textContent = R.roundWord();
+    chart.appendChild(caption);
+  }
   a.expected.forEach((seat, i) => {
     const points = seat.series.filter((p) => p.step <= end).map((p) => `${xOf(p.step)},${yOf(p.win)}`).join(" ");
     if (!points) return;
@@ -161,10 +233,11 @@ function drawChart(a, end) {
   });
   a.turning_points.filter((p) => p.step < end).forEach((p) => {
     const i = a.expected.findIndex((s) => s.seat === p.seat);
-    const mark = svg("circle", { cx: xOf(p.step), cy: yOf(p.expected_played.win), r: 5, class: "lead-mark",
+    const y = p.expected_before ? p.expected_before.win + p.swing : p.expected_played.win;
+    const mark = svg("circle", { cx: xOf(p.step), cy: yOf(clip(y)), r: 5, class: "lead-mark",
       stroke: COLOURS[Math.max(0, i) % COLOURS.length] });
     const tip = svg("title");
-    tip.textContent = `${p.player} at step ${p.step}: ${p.played} (${signed(p.swing)} points of win chance)`;
+    tip.textContent = `${glyph(p)[0]} ${p.player}, ${R.when(p.step)}: ${p.played} (${signed(p.swing)} points of win chance)`;
     mark.appendChild(tip);
     chart.appendChild(mark);
   });
@@ -215,22 +288,16 @@ function drawMoments(a, end) {
   const key = hashParams().get("key");
   const shown = a.turning_points.filter((p) => p.step < end).sort((x, y) => x.step - y.step);
   shown.forEach((p) => {
-    const [mark, words] = glyph(p.swing);
+    const [mark, words] = glyph(p);
     const item = el("li");
-    item.appendChild(stepLink(`${mark} step ${p.step}, ${p.player}: ${p.played}`, p.step));
-    const worth = `${words} ${Math.abs(Math.round(p.swing * 100))} points of win chance`;
-    if (!p.suggested) {
-      item.appendChild(el("span", ` — ${worth}.`));
-    } else {
-      const better = p.expected_suggested.win > p.expected_played.win;
-      item.appendChild(el("span", p.same ? ` — ${worth}; the reviewer would have played the same.`
-        : ` — ${worth}; the reviewer${better ? " would have played" : "'s own choice, no better:"} ${p.suggested} `
-          + `(win ${percent(p.expected_suggested.win)} against ${percent(p.expected_played.win)}).`));
-    }
-    if (key && p.what_if && !p.same) item.appendChild(button("try it as a what-if", "what-if", () => whatIf(p, key)));
+    item.appendChild(stepLink(`${mark} ${capital(R.when(p.step))}, ${p.player}: ${p.played} (step ${p.step})`, p.step));
+    item.appendChild(el("span", ` — ${words}: ${moved(p)}.${p.suggested ? " " + verdict(p) : ""}`));
+    if (key && p.what_if && better(p)) item.appendChild(button("try it as a what-if", "what-if", () => whatIf(p, key)));
     list.appendChild(item);
   });
   if (!shown.length) list.appendChild(el("li", R.spoilerFree() ? "None yet, up to this step." : "None found."));
+  $("moments-unchecked").textContent = shown.some((p) => !p.suggested)
+    ? "Where no verdict follows, other moves were not tried: the reviewer's time went to the other moments first." : "";
   $("moments-box").dataset.annotator = key ? "yes" : "no";
 }
 
@@ -246,25 +313,65 @@ async function whatIf(p, key) {
   location.reload();
 }
 
+/** What a draw drew, in the move list's words: the line of its entry that names a value chance gave ("public_bath":
+ * "…the public bath card"), else its second line (the move's own line comes first, then what chance answered);
+ * the setup's draws are its deal. */
+function drawn(d) {
+  if (d.by === null || d.by === undefined) return "the deal";
+  const from = d.from_step ?? d.step - 1;
+  const lines = R.story().filter((line) => line.step > from && line.step <= d.step).map((line) => line.text);
+  const values = (d.drawn || []).filter((v) => v.length > 1).map((v) => v.replace(/_/g, " ").toLowerCase());
+  const named = lines.find((text) => values.some((v) => text.toLowerCase().includes(v)));
+  const text = (named ?? lines[Math.min(1, lines.length - 1)] ?? "").replace(/[.;:\s]+$/, "");
+  return text.length > 90 ? `${text.slice(0, 89)}…` : text;
+}
+
+/** A draw named as a player remembers it: when, what was drawn, and what it did to the seat's chance to win. */
+function drawLink(d) {
+  const what = drawn(d);
+  return stepLink(`${R.when(d.step)}${what ? `, ${what}` : ""} (${signed(d.win)} points of win chance)`, d.step);
+}
+
+/** Each seat's luck as a player reads it: how many draws went its way and how many against, and what a draw was
+ * worth to its chance to win on average (a sum over dozens of draws passes 100% and reads as nonsense; so does
+ * a sum of expected points, whose noise grows with every draw), then its luckiest and unluckiest draw in words.
+ * The raw sums stay in the API (`win`, `score`) for machines. */
 function drawLuck(a, end) {
   const list = $("luck");
   list.replaceChildren();
-  a.luck.forEach((seat) => {
+  const seats = a.luck.map((seat) => {
     const draws = (seat.each || []).filter((d) => d.step <= end);
-    const total = draws.reduce((sum, d) => sum + d.win, 0);
+    return { seat, draws, mean: draws.length ? draws.reduce((sum, d) => sum + d.win, 0) / draws.length : 0 };
+  });
+  const luckiest = seats.length > 1 ? seats.reduce((x, s) => (s.mean > x.mean ? s : x)) : null;
+  seats.forEach((s) => {
+    const { seat, draws, mean } = s;
     const item = el("li");
     item.appendChild(el("strong", seat.player));
-    item.appendChild(el("span", `: ${signed(total)} points of win chance from chance over ${draws.length} draw`
-      + `${draws.length === 1 ? "" : "s"}`));
-    if (draws.length) {
-      const best = draws.reduce((x, d) => (d.win > x.win ? d : x));
-      const worst = draws.reduce((x, d) => (d.win < x.win ? d : x));
-      item.appendChild(el("span", "; luckiest "));
-      item.appendChild(stepLink(`step ${best.step} (${signed(best.win)})`, best.step));
-      item.appendChild(el("span", ", unluckiest "));
-      item.appendChild(stepLink(`step ${worst.step} (${signed(worst.win)})`, worst.step));
+    if (!draws.length) {
+      item.appendChild(el("span", ": no draws yet."));
+      list.appendChild(item);
+      return;
     }
-    item.appendChild(el("span", "."));
+    const mine = draws.filter((d) => d.win >= 0.005).length;
+    const against = draws.filter((d) => d.win <= -0.005).length;
+    const points = Math.round(mean * 100);
+    const way = points > 0 ? `favoured ${seat.player}` : points < 0 ? `went against ${seat.player}` : `were even for ${seat.player}`;
+    item.appendChild(el("span", `: the draws ${way}${s === luckiest && points > 0 ? " (the luckiest at the table)" : ""}`
+      + ` — of ${draws.length}, ${mine} went ${seat.player}'s way and ${against} against`
+      + (points ? `; a draw was worth ${signed(mean)} points of win chance on average.` : ".")));
+    const best = draws.reduce((x, d) => (d.win > x.win ? d : x));
+    const worst = draws.reduce((x, d) => (d.win < x.win ? d : x));
+    if (best.win > 0) {
+      item.appendChild(el("span", " Luckiest: "));
+      item.appendChild(drawLink(best));
+      item.appendChild(el("span", "."));
+    }
+    if (worst.win < 0) {
+      item.appendChild(el("span", " Unluckiest: "));
+      item.appendChild(drawLink(worst));
+      item.appendChild(el("span", "."));
+    }
     list.appendChild(item);
   });
 }
@@ -275,10 +382,9 @@ function markMoves(a, end) {
   a.turning_points.filter((p) => p.step < end).forEach((p) => {
     const line = document.querySelector(`#moves li[data-step="${p.step + 1}"]`);
     if (!line) return;
-    const [mark, words] = glyph(p.swing);
+    const [mark, words] = glyph(p);
     const span = el("span", mark, "moment-mark");
-    span.title = `${words} ${Math.abs(Math.round(p.swing * 100))} points of win chance`
-      + (p.suggested && !p.same ? `; the reviewer: ${p.suggested}` : "");
+    span.title = `${words}: ${moved(p)}` + (better(p) ? `; better: ${p.suggested}` : "");
     span.setAttribute("aria-label", `key moment, ${span.title}`);
     line.appendChild(span);
   });

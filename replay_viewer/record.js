@@ -528,6 +528,12 @@ function roundAt(step) {
   return found;
 }
 
+/** When a step happened in the game's own words: "in the setup", "year 3" (La Città), "round 2". */
+function when(step) {
+  const round = roundAt(step);
+  return round === null || round < 1 ? "in the setup" : `${page.roundWord} ${round}`;
+}
+
 let chartKey = null;
 let cursor = null;
 let xOf = null;
@@ -560,8 +566,20 @@ function drawScores(n) {
   }
 }
 
+// The chart's drawn width: the width it is shown at (beside a finished record's analysis, half the page), so
+// its labels keep their size; drawn again when that changes by more than a little (the analysis comes later).
+const chartWidth = () => Math.round(Math.max(450, Math.min(900, $("chart").clientWidth || 900)));
+let chartDrawnAt = 0;
+new ResizeObserver(() => {
+  if (chartKey !== null && chartKey !== "none" && Math.abs(chartWidth() - chartDrawnAt) > 40) {
+    chartKey = null;
+    drawScores(page.at);
+  }
+}).observe($("chart"));
+
 function drawChart(s, end) {
-  const W = 900;
+  const W = chartWidth();
+  chartDrawnAt = W;
   const H = 240;
   const M = { left: 44, right: 16, top: 12, bottom: 34 };
   const span = Math.max(1, end);
@@ -643,9 +661,7 @@ function drawLeads(s, end) {
   list.replaceChildren();
   (s.lead_changes || []).filter((c) => c.step <= end).forEach((c) => {
     const seat = s.seats.find((x) => x.seat === c.seat);
-    const round = roundAt(c.step);
-    const when = round === null || round < 1 ? "in the setup" : `${page.roundWord} ${round}`;
-    const link = el("a", `${seat ? seat.name : "seat " + c.seat} takes the lead — ${when}`);
+    const link = el("a", `${seat ? seat.name : "seat " + c.seat} takes the lead — ${when(c.step)}`);
     link.setAttribute("role", "link"); // no href, as the move list's lines (see buildStory)
     link.tabIndex = 0;
     link.dataset.step = String(c.step);
@@ -1069,6 +1085,11 @@ export const recordPage = {
   record: () => page.record,
   spoilerFree: () => page.spoilerFree,
   names,
+  when,
+  roundsKnown: () => Boolean(page.scores && page.scores.rounds),
+  rounds: () => (page.scores && page.scores.rounds) || [], // {round, step}: where each round (year) begins
+  roundWord: () => page.roundWord,
+  story: () => page.story, // the move list's lines, ordered by step (what a step drew, in the title's words)
   go: (n) => go(n, { unbounded: true }),
   refresh: () => refresh().then(schedule), // decision.js, after a choice it stored: the board follows at once
   showLine(line, lastStep, n) {

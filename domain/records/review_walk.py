@@ -55,6 +55,7 @@ class AnalysisBudget:
 
 
 ANALYSIS_BUDGET = AnalysisBudget()
+DRAWN = 8  # outcome values kept a draw (what a page finds its words by); a setup deals dozens
 
 
 @dataclass(frozen=True)
@@ -167,8 +168,9 @@ class Walk:
                     others.append(self._reviewer().estimate(self.game, state, d.seat,
                                                          f"{self.think}/luck/{d.entry}/{j}").to_json())
             chosen = _mean(others) if others else None
+        drawn = [str(v) for o in self.entries[d.entry].get("outcomes") or [] for v in o.get("values") or []][:DRAWN]
         return {"entry": d.entry, "seat": d.seat, "before_step": d.before, "after_step": d.after, "choices": d.choices,
-                "chance": d.chance, "before": before, "chosen": chosen, "after": after}
+                "chance": d.chance, "before": before, "chosen": chosen, "after": after, "drawn": drawn}
 
     def rows(self, done: Sequence[Row] = (), progress: Progress | None = None, every: float = 2.0) -> list[Row]:
         """Every planned entry judged, going on after `done` (rows a job stored before it stopped); `progress(p,
@@ -215,7 +217,8 @@ class Walk:
             point: dict[str, Any] = {
                 "step": row["before_step"], "seat": seat, "player": names[seat] if 0 <= seat < len(names) else None,
                 "swing": round(win, 4), "rank_swing": round(rank, 3), "played": chooser(state, [played], names)[0].words,
-                "suggested": None, "same": False, "expected_played": _standing(row["chosen"] or row["after"], seat),
+                "suggested": None, "same": False, "expected_before": _standing(row["before"], seat),
+                "expected_played": _standing(row["chosen"] or row["after"], seat),
                 "expected_suggested": None, "what_if": None}
             if allowed is None or time.monotonic() - started < allowed:
                 legal = self.game.legal(state)
@@ -254,7 +257,8 @@ def swing(row: Mapping[str, Any]) -> tuple[float, float]:
 
 def luck(rows: Sequence[Row], names: Sequence[str]) -> list[dict[str, Any]]:
     """Per seat: what chance did to its win chance (and expected score) over the game, each outcome against the
-    average over the outcomes that could have happened, with its luckiest and unluckiest draws."""
+    average over the outcomes that could have happened, with its luckiest and unluckiest draws. Each draw says the
+    steps of its entry (`from_step` to `step`), so a page can tell what was drawn from the move list's lines."""
     out = []
     for seat, name in enumerate(names):
         key = str(seat)
@@ -262,7 +266,8 @@ def luck(rows: Sequence[Row], names: Sequence[str]) -> list[dict[str, Any]]:
         for r in rows:
             if r["chosen"] is None:
                 continue
-            draws.append({"step": r["after_step"], "by": r["seat"],
+            draws.append({"step": r["after_step"], "from_step": r["before_step"], "by": r["seat"],
+                          "drawn": r.get("drawn", []),
                           "win": round(r["after"]["win"][key] - r["chosen"]["win"][key], 4),
                           "score": round(r["after"]["score"][key] - r["chosen"]["score"][key], 2)})
         best = max(draws, key=lambda d: (d["win"], d["score"]), default=None)

@@ -107,6 +107,12 @@ def test_analysis_through_the_api(app: Any, monkeypatch: pytest.MonkeyPatch) -> 
     for luck in result["luck"]:
         assert luck["draws"] == result["chance_steps"] == sum(1 for e in log if e["outcomes"])  # every draw weighed
         assert luck["luckiest"]["win"] >= luck["unluckiest"]["win"]
+        # each draw says where its entry began and what chance gave there, as the record file writes it
+        starts = {e: sum(len(x["events"]) for x in log[:e]) for e in range(len(log))}
+        for draw in luck["each"]:
+            entry = next(e for e, at in starts.items() if at == draw["from_step"])
+            assert draw["step"] == draw["from_step"] + len(log[entry]["events"])
+            assert draw["drawn"] == [str(v) for o in log[entry]["outcomes"] for v in o.get("values") or []][:8]
     # every decision judged from a seat's own view: the all-seeing one only for the setup's deals (and their others)
     assert sum(view is None for view, _ in asked) == (1 + TINY.chances if log[0]["outcomes"] else 0)
     assert {view for view, _ in asked} - {None} == {0, 1}
@@ -118,6 +124,8 @@ def test_analysis_through_the_api(app: Any, monkeypatch: pytest.MonkeyPatch) -> 
     assert [abs(p["swing"]) for p in points] == sorted((abs(p["swing"]) for p in points), reverse=True)
     point = points[0]
     assert point["player"] == ["ann", "bob"][point["seat"]] and point["played"] and point["suggested"]
+    for p in points:  # the standing before the choice, and the swing from it to what the choice was worth
+        assert 0 <= p["expected_before"]["win"] <= 1 and 0 <= p["expected_before"]["win"] + p["swing"] <= 1
 
 
 def test_the_what_if_line_of_a_turning_point_plays(app: Any) -> None:

@@ -1,10 +1,12 @@
 """The record page's analysis in real Chromium (issue 33, part 3): asked for with its button, followed to the end,
 then drawn: the expected-standing chart, key moments marked in the move list and listed to jump through, a luck
 line per seat; spoiler-free, nothing after the step shown; axe clean at 1400 and 390 px. Screenshots:
-docs/screenshots/analysis-la-citta.png and phone-analysis-la-citta.png."""
+docs/screenshots/analysis-<title>.png and phone-analysis-<title>.png."""
 
 from __future__ import annotations
 
+import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -32,11 +34,47 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any,
         yield base, app.test_client(), app
 
 
-def shot(page: Any, name: str) -> None:
+def shot(page: Any, name: str, at: str = "#charts") -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.evaluate("() => document.activeElement && document.activeElement.blur()")
-    page.locator("#analysis").scroll_into_view_if_needed()
+    page.locator(at).evaluate("(box) => box.scrollIntoView({block: 'start'})")
     page.screenshot(path=str(SHOTS / name), full_page=False)
+
+
+MARGIN = 0.1  # analysis.js: the reviewer's move is named only when better by this much win chance
+
+
+def better(p: dict[str, Any]) -> bool:
+    """The reviewer's move is named (and offered as a what-if line) only when it beats the move played by the margin."""
+    return bool(p["suggested"] and not p["same"]
+                and p["expected_suggested"]["win"] - p["expected_played"]["win"] >= MARGIN)
+
+
+def beside(page: Any) -> tuple[dict[str, float], dict[str, float]]:
+    """The score chart's and the expected-standing chart's boxes on the page."""
+    return page.locator("#chart svg").bounding_box(), page.locator("#expected-chart svg").bounding_box()
+
+
+def read_as_a_player(page: Any, analysis: dict[str, Any]) -> None:
+    """The words: a move is named better only when it is (by the margin), and no luck figure passes 100 points."""
+    items = page.locator("#moments li")
+    for k, p in enumerate(sorted(analysis["turning_points"], key=lambda p: p["step"])):
+        text = items.nth(k).inner_text()
+        assert ("Better" in text) == better(p), (text, p)
+        assert f"(step {p['step']})" in text and p["player"] in text
+    for line in page.locator("#luck li").all_inner_texts():
+        assert all(int(n) <= 100 for n in re.findall(r"(\d+) points of win chance", line)), line
+
+
+def done_analysis(client: Any, record_id: str) -> dict[str, Any]:
+    """Ask for the analysis through the API and wait for it (the module's budget: a few seconds)."""
+    client.post(f"/api/records/{record_id}/analysis", json={})
+    deadline = time.monotonic() + 90
+    while (status := client.get(f"/api/records/{record_id}/analysis").get_json())["status"] in ("queued", "running"):
+        assert time.monotonic() < deadline, status
+        time.sleep(0.2)
+    assert status["status"] == "done", status
+    return dict(status["analysis"])
 
 
 def test_the_analysis_is_asked_for_followed_and_drawn(served: tuple[str, Any, Any], context: Any) -> None:
@@ -59,13 +97,18 @@ def test_the_analysis_is_asked_for_followed_and_drawn(served: tuple[str, Any, An
     expect(page.locator("#luck li")).to_have_count(2)
     marked = {p["step"] + 1 for p in points}  # each decision's first line in the move list carries its glyph
     expect(page.locator("#moves .moment-mark")).to_have_count(len(marked))
-    if any(p["what_if"] and not p["same"] for p in points):  # the annotator may play the reviewer's move as a what-if line
-        expect(page.locator("#moments .what-if").first).to_be_visible()
+    # the annotator may play the reviewer's better move as a what-if line (a move no better is not offered)
+    expect(page.locator("#moments .what-if")).to_have_count(sum(1 for p in points if p["what_if"] and better(p)))
     assert axe_violations(page) == []
+    read_as_a_player(page, done["analysis"])
+    scores, standing = beside(page)  # at 1400 px the expected standing stands beside the scores, level with them
+    assert standing["x"] >= scores["x"] + scores["width"] and abs(standing["y"] - scores["y"]) < 40, (scores, standing)
+    page.locator("#story-analysis .to-moments").click()  # the key moments are reachable from the move list
+    expect(page.locator("#moments-box h3")).to_be_focused()
     shot(page, "analysis-la-citta.png")
 
     first = min(p["step"] for p in points)  # a key moment jumps the board to its decision
-    page.locator("#moments a", has_text=f"step {first},").click()
+    page.locator("#moments a", has_text=f"(step {first})").click()
     expect(page.locator("body")).to_have_attribute("data-step", str(first))
 
     # spoiler-free at the first key moment's decision: it has not happened yet, nor anything after it
@@ -86,4 +129,22 @@ def test_the_analysis_is_asked_for_followed_and_drawn(served: tuple[str, Any, An
     assert axe_violations(phone) == []
     overflow = phone.evaluate("() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
     assert overflow <= 1, f"the analysis at 390 px scrolls sideways by {overflow} px"
-    shot(phone, "phone-analysis-la-citta.png")
+    scores, standing = beside(phone)  # stacked on a phone
+    assert standing["y"] >= scores["y"] + scores["height"], (scores, standing)
+    shot(phone, "phone-analysis-la-citta.png", "#analysis")
+
+
+@pytest.mark.parametrize("title", ["citta-stato", "serenissima"])
+def test_every_title_reads_its_analysis(served: tuple[str, Any, Any], context: Any, title: str) -> None:
+    """The other titles' analyses on the page, at both widths: their words, axe clean, screenshots looked at."""
+    base, client, _ = served
+    record_id, _, _, _ = import_finished_http(client, record_file(title, "analysis-page", greedy=True))
+    analysis = done_analysis(client, record_id)
+    for size, name, at in (({"width": 1400, "height": 1000}, f"analysis-{title}.png", "#charts"),
+                           (PHONE, f"phone-analysis-{title}.png", "#analysis")):
+        page = context(size, bypass_csp=True)
+        page.goto(f"{base}/records/{record_id}")
+        expect(page.locator("#moments li")).to_have_count(len(analysis["turning_points"]))
+        read_as_a_player(page, analysis)
+        assert axe_violations(page) == []
+        shot(page, name, at)

@@ -180,7 +180,9 @@ def test_a_walk_through_the_pages_asks_for_nothing_missing(served: tuple[str, An
     record_id = finished_record(client, "serenissima")
     reader = context()
     missing: list[str] = []
-    reader.on("response", lambda r: missing.append(r.url) if r.status == 404 else None)
+    # a finished record's page asks for its analysis: "none asked for yet" (404 analysis/none) is the API's answer
+    reader.on("response", lambda r: missing.append(r.url) if r.status == 404 and not r.url.endswith("/analysis")
+              else None)
     for path in ("/", f"/records/{record_id}", "/import", "/reconcile", "/api/docs", f"/embed/records/{record_id}"):
         reader.goto(base + path)
         reader.wait_for_load_state("networkidle")
