@@ -164,9 +164,10 @@ class Walk:
             others = []
             for j in range(self.budget.chances):
                 state = self._redecided(d, SeededChance(f"{self.think}/luck/{d.entry}/{j}"))
-                if state is not None:
+                if state is not None:  # played out with the same thinking as the outcome that happened (common
+                    # random numbers): their difference is the outcome's, not the playouts' noise
                     others.append(self._reviewer().estimate(self.game, state, d.seat,
-                                                         f"{self.think}/luck/{d.entry}/{j}").to_json())
+                                                         f"{self.think}/{d.after}/{d.seat}").to_json())
             chosen = _mean(others) if others else None
         drawn = [str(v) for o in self.entries[d.entry].get("outcomes") or [] for v in o.get("values") or []][:DRAWN]
         return {"entry": d.entry, "seat": d.seat, "before_step": d.before, "after_step": d.after, "choices": d.choices,
