@@ -29,7 +29,7 @@ from domain.kernel.chance import Outcome, _within
 from domain.kernel.commands import Command
 from domain.kernel.contract import Game, Pending, fold, play
 from domain.kernel.editions import Edition, EditionError
-from domain.kernel.explain import TIES, Budget, Explanation, Refusal, Refused, explain
+from domain.kernel.explain import CHECK_CAP, TIES, Budget, Explanation, Refusal, Refused, explain
 from domain.kernel.explain import read as read_explained
 from domain.kernel.log import Entry
 from domain.kernel.narrowing import Answer, Asked, Step, draw_sets, rank
@@ -53,6 +53,7 @@ from domain.kernel.notation import (
     write_outcome,
 )
 from domain.kernel.report_words import breakdown_default, plain, plain_any, verbs_of
+from domain.kernel.toward_result import NARROWING_SECONDS
 from domain.kernel.toward_result import narrow as narrow_together
 from domain.kernel.violations import MARK, ImpossibleOutcome, MalformedCommand, RuleViolation, Secret
 
@@ -238,7 +239,7 @@ class DisputeReport:
 
 _HIDDEN = {"hidden": True}
 HIDDEN_READING = "a reading kept hidden while the game is in progress"  # `assumed` to all but its seat (`_searched`)
-_SEARCH_USED = ("searches", "moves_used", "seconds_used", "refusals_past_budget")
+_SEARCH_USED = ("searches", "moves_used", "seconds_used", "refusals_past_budget", "read_again")
 
 
 def _secret(value: Any, seat: int | None = None, shown: Any = None) -> Any:
@@ -590,6 +591,15 @@ class _Checker:
         other.guessed, other.taken = False, 0
         other.counting()
         return other
+
+    def charging(self, budget: Budget) -> None:
+        """Every command this checker, its strict copies and its probes decide is charged to the check's budget."""
+        own = self._play
+
+        def charged(state: Any, command: Command, chance: Any) -> tuple[Sequence[Any], Any]:
+            budget.charge()
+            return own(state, command, chance)
+        self._play = charged
 
     def counting(self) -> None:
         """Count the commands this checker decides from now on (`decided`)."""
@@ -1259,12 +1269,15 @@ class _Checker:
             found.message += "; " + explanation.said + alike_words(explanation)
 
     # -- narrowing what nobody wrote down
-    def narrow(self, budget: int, notation: Notation | None = None) -> Answer | None:
+    def narrow(self, budget: int, notation: Notation | None = None, check: Budget | None = None) -> Answer | None:
         """The unknown outcomes narrowed together from what the file says after them (kernel.narrowing): each
         unknown's values that let the written log go on furthest (to its end, and then to the claimed result),
-        searched jointly with the other unknowns they are decided with."""
+        searched jointly with the other unknowns they are decided with; within `NARROWING_SECONDS` of process time,
+        and what the check's budget (`check`) has left."""
         if not self.unknowns or notation is None:
             return None
+        def cap() -> tuple[float, str | None, Callable[[], bool] | None]:
+            return check.narrowing(NARROWING_SECONDS) if check is not None else (NARROWING_SECONDS, None, None)
         reading = _Reading(self, notation)
         stops: dict[int, list[tuple[int, int]]] = {}
         main: dict[tuple[int, int], Asked] = {}
@@ -1297,13 +1310,15 @@ class _Checker:
             if kept[0][0] < 0 or first is not None:
                 answer = narrow_together(reading, first, [(stop, sorted(keys, key=lambda k: reading.rank[k]))
                                                           for stop, keys in kept], budget, CANDIDATES,
-                                         {k: main[k] for k in plain})
-                if not reading.reads_to_end(first, kept[0][0], answer.best, exactly=False):
-                    answer = None
+                                         {k: main[k] for k in plain}, *cap())
+                written = max(stop for stop, keys in order if any(k not in plain for k in keys))
+                if not reading.reads_to_end(first, kept[0][0], answer.best, exactly=False, to=written):
+                    answer = None  # (read to the last written one: what is refused there is not the guesses' doing)
         if answer is None:
             reading.overriding = True  # the written but impossible outcomes searched too (`WrittenChance.fallback`)
             answer = narrow_together(reading, start, [(stop, sorted(keys, key=lambda k: reading.rank[k]))
-                                                      for stop, keys in order], budget, CANDIDATES, main)
+                                                      for stop, keys in order], budget, CANDIDATES, main,
+                                     *cap())
         _keep_guesses(reading, answer, self.unknowns)
         self.apply(answer)
         return answer
@@ -1520,14 +1535,15 @@ class _Reading:
         return probe.move(state, seat, turn.moves[m], turn, pending)
 
     def reads_to_end(self, state: Any, stop: int, settled: dict[tuple[int, int], tuple[Any, ...]],
-                     exactly: bool = True) -> bool:
-        """Whether the file reads to its end from the move at `stop` (-1: the setup) with the values `settled`
-        (`exactly`: with no written item found not there)."""
+                     exactly: bool = True, to: int | None = None) -> bool:
+        """Whether the file reads to its end (or to the move at `to`) from the move at `stop` (-1: the setup) with the
+        values `settled` (`exactly`: with no written item found not there)."""
         first = self.play(state, stop, settled)
         if not first.ok:
-            return False
+            return first.depth >= to if to is not None else False
         went = self.advance(first.state, stop, None, settled)
-        return went.ok and went.depth >= len(self.steps) and (not exactly or first.taken + went.taken == 0)
+        reached = went.ok and went.depth >= len(self.steps) or (to is not None and went.depth >= to)
+        return reached and (not exactly or first.taken + went.taken == 0)
 
     def advance(self, state: Any, stop: int, until: int | None, settled: dict[tuple[int, int], tuple[Any, ...]]) -> Step:
         probe = self._probe(settled)
@@ -1697,7 +1713,7 @@ def check(
         line = notation.tags["Edition"].line if "Edition" in notation.tags else 1
         findings.append(Finding("header", line, "notation/edition", f"line {line}: {exc}"))
         return DisputeReport(title, seats, options, findings, [], None, claimed, False, None)
-    explaining = Budget()  # the explanations' search (kernel.explain), shared by every reading below
+    explaining = Budget()  # the check's one budget (kernel.explain): every search, narrowing and reading below
     checker = _read_all(notation, game, words, edition, seats, colours, options, findings, explaining, claimed, budget)
     if checker.state is None:
         return DisputeReport(title, seats, options, checker.findings, checker.unknowns, None, claimed, False, None,
@@ -1722,55 +1738,59 @@ def _read_all(notation: Notation, game: Game, words: Words, edition: Edition, se
               colours: list[str | None], options: dict[str, Any], findings: list[Finding], explaining: Budget,
               claimed: dict[str, int] | None, budget: int) -> _Checker:
     """The file read through the rules, its unknowns narrowed and it read again with them, the result compared:
-    the checker of the last reading (`state` None: the setup failed)."""
+    the checker of the last reading (`state` None: the setup failed). Every reading, search and narrowing here
+    spends the check's one budget (`explaining`)."""
     settled: dict[tuple[int, int], tuple[Any, ...]] = {}
-    checker = _run(notation, game, words, edition, seats, colours, options, list(findings), settled, explaining,
-                   claimed=claimed)
+
+    def run(hold: bool | str = True) -> _Checker:
+        started, work, searched = time.process_time(), explaining.work, (explaining.elapsed, explaining.used)
+        done = _run(notation, game, words, edition, seats, colours, options, list(findings), settled, explaining,
+                    hold=hold, claimed=claimed)
+        # a reading's own cost, its searches aside (each is searched once; they have their own caps)
+        explaining.timed(time.process_time() - started - (explaining.elapsed - searched[0]),
+                         explaining.work - work - (explaining.used - searched[1]))
+        return done
+
+    checker = run()
     if checker.state is None:
         return checker
     if claimed:
         checker.claimed = {seat: total for name, total in claimed.items() if (seat := checker.seat_of(name)) is not None}
-    answer = checker.narrow(budget, notation)
+    answer = checker.narrow(budget, notation, explaining)
     if answer is not None and any(answer.best.get(checker.written_at(u)) not in (None, u.assumed) for u in checker.unknowns):
         # the first guesses are not what the rest of the file says: read it again with values that stand together
         settled.update(answer.best)
-        again = _run(notation, game, words, edition, seats, colours, options, list(findings), settled, explaining,
-                   claimed=claimed)
+        again = run()
         if again.state is not None:
             again.claimed = checker.claimed
             again.apply(answer)
             checker = again
     unsure = any(_unsure(u) for u in checker.unknowns)  # what is refused after them may be their guesses' doing
     if checker.held_back and not unsure:  # refusals after unknowns, read as written for the narrowing: now explained
-        again = _run(notation, game, words, edition, seats, colours, options, list(findings), settled, explaining,
-                     hold=False, claimed=claimed)
+        again = run(hold=False)
         if again.state is not None:
             again.claimed = checker.claimed
             if answer is not None:
                 again.apply(answer)
             checker = again
             if checker.explanations:  # the unknowns narrowed again, past the slips read as meant
-                meant = checker.narrow(budget, notation)
+                meant = checker.narrow(budget, notation, explaining)
                 if meant is not None and any(meant.best.get(checker.written_at(u)) not in (None, u.assumed)
                                              for u in checker.unknowns):
                     settled.update(meant.best)
-                    last = _run(notation, game, words, edition, seats, colours, options, list(findings), settled,
-                                explaining, hold=False, claimed=claimed)
+                    last = run(hold=False)
                     if last.state is not None:
                         last.claimed = checker.claimed
                         last.apply(meant)
                         checker = last
     elif checker.held_back and _misnamed(checker, len(findings)):  # a line under a seat the rules do not wait for
-        again = _run(notation, game, words, edition, seats, colours, options, list(findings), settled, explaining,
-                     hold=NAMES_ONLY, claimed=claimed)
+        again = run(hold=NAMES_ONLY)
         if again.state is not None:
             again.claimed = checker.claimed
             if answer is not None:
                 again.apply(answer)
             checker = again
-    checker = _judged_by_result(checker, lambda: _run(notation, game, words, edition, seats, colours, options,
-                                                      list(findings), settled, explaining, hold=False, claimed=claimed),
-                                explaining)
+    checker = _judged_by_result(checker, lambda: run(hold=False), explaining)
     _doubted(checker, len(findings))
     if claimed is not None:
         state = checker.state
@@ -1779,15 +1799,14 @@ def _read_all(notation: Notation, game: Game, words: Words, edition: Edition, se
 
 
 OTHER_READINGS = 3  # other readings of a turn left out that fit alike, each read through the whole check, at most
-OTHER_SECONDS = 0.25  # process time those readings may start in, in all (each narrowed with a quarter of the budget)
 
 
 def _other_readings(checker: _Checker, explaining: Budget, notation: Notation,
                     read_all: Callable[[], _Checker]) -> _Checker:
     """A turn left out that several readings fit alike as far as the search read (their outcomes guessed): the whole
     check is made with each (`OTHER_READINGS` at most), its outcomes narrowed with the rest of the file, and the one
-    with the fewest findings after it is kept (the one that makes the most of the file legal); the first on a tie."""
-    started = time.process_time()
+    with the fewest findings after it is kept (the one that makes the most of the file legal); the first on a tie.
+    Each only while the check's budget has room for a whole reading more (`Budget.read_again`)."""
     for key, chosen in list(explaining.found.items()):
         if chosen is None or not chosen.alike or key[0] not in checker.explanations \
                 or checker.explanations[key[0]] is not chosen or chosen.reads < len(notation.turns) - key[0]:
@@ -1795,7 +1814,7 @@ def _other_readings(checker: _Checker, explaining: Budget, notation: Notation,
         line = notation.turns[key[0]].line
         best, fewest = chosen, sum(1 for f in checker.findings if f.line > line or f.kind == "result")
         for other in chosen.alike[:OTHER_READINGS]:
-            if fewest == 0 or time.process_time() - started >= OTHER_SECONDS:
+            if fewest == 0 or not explaining.read_again(f"the other readings of the turn left out before line {line}"):
                 break
             explaining.found[key] = other
             explaining.pinned.add(key)
@@ -1818,10 +1837,18 @@ NOT_ON_ITS_LINE = "it is not among the outcomes written on its line as read"
 def _unsure(unknown: Unknown) -> bool:
     """An outcome nobody wrote that the search left open (its budget spent, or narrowed alone): a line refused after
     it may be its guess's doing, not the table's. Not one an explanation put in (a turn left out: its outcomes are
-    chosen with the lines after it), nor one that is not among its line's outcomes as the file was read."""
-    if unknown.move < 0 or unknown.column < 0:
+    chosen with the lines after it) unless the narrowing's budget ran out before it was settled, nor one that is not
+    among its line's outcomes as the file was read."""
+    if unknown.move < 0:
         return False
+    if unknown.column < 0:
+        return unknown.consistent is None and _ran_out(unknown.why)
     return unknown.alone is not None or (unknown.consistent is None and unknown.why != NOT_ON_ITS_LINE)
+
+
+def _ran_out(why: str | None) -> bool:
+    """The narrowing stopped at a budget (its own, or the check's), not at what the file says."""
+    return why is not None and ("ran out" in why or why.startswith(CHECK_CAP))
 
 
 def _judged_by_result(checker: _Checker, again: Callable[[], _Checker], budget: Budget) -> _Checker:
@@ -1837,7 +1864,8 @@ def _judged_by_result(checker: _Checker, again: Callable[[], _Checker], budget: 
         return checker
     for key, chosen in tied:
         for tie in chosen.ties:
-            if not budget.left():
+            if not budget.left() or not budget.read_again("the file read again with the other readings of what nobody "
+                                                          "wrote, for the Result written down"):
                 break
             budget.found[key] = tie
             other = again()
@@ -1892,6 +1920,9 @@ def _named_slip(checker: _Checker, found: Finding) -> bool:
     return explanation is not None and explanation.resume is not None  # it read all it was judged on
 
 
+FAR = 10**6  # a column past every move of a line
+
+
 def _doubted(checker: _Checker, header: int) -> None:
     """A line refused only because of a value the checker guessed is not a finding: after an unknown the search
     left undetermined, what the rules refused is said on that unknown instead (the guess, not the table, is in doubt)."""
@@ -1899,10 +1930,11 @@ def _doubted(checker: _Checker, header: int) -> None:
     if not unsure:
         return
     first = min(unsure, key=lambda u: (u.line, u.column))
+    since = (first.line, first.column if first.column >= 0 else FAR)  # a turn left out: from the lines after it
     kept: list[Finding] = []
     for k, found in enumerate(checker.findings):
         if (k >= header and found.kind in ("rule", "chance", "order") and found.rule not in _WHATEVER_WAS_DRAWN
-                and (found.line, found.column or 0) > (first.line, first.column) and not _named_slip(checker, found)):
+                and (found.line, found.column or 0) > since and not _named_slip(checker, found)):
             first.doubts.append(f"line {found.line} ({found.rule})")
             continue
         kept.append(found)
@@ -1934,9 +1966,10 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
     unknown's first guess may be what is refused, and the narrowing judges by the lines as written."""
     checker = _Checker(game, words, edition, seats, colours, options, settled)
     checker.findings = findings
+    budget = explaining if explaining is not None else Budget()
+    checker.charging(budget)
     if claimed:  # the result the table wrote down tells apart readings that all read to the end (kernel.explain)
         checker.claimed = {seat: total for name, total in claimed.items() if (seat := checker.seat_of(name)) is not None}
-    budget = explaining if explaining is not None else Budget()
     state = checker.setup(notation.setup, notation.setup_line or 1)
     checker.state = state
     if state is None:

@@ -21,8 +21,10 @@ from click.testing import CliRunner
 
 from api import cli
 from domain import catalog
+from domain.kernel import ALL, dispute, reveal
 from domain.kernel.contract import fold
 from domain.kernel.dispute import DisputeReport
+from domain.kernel.explain import Budget
 from domain.kernel.selfplay import play_random
 from domain.transcripts import check_text
 
@@ -96,3 +98,22 @@ def test_bad_input_gives_a_report_never_an_exception(path: Path) -> None:
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     assert result.exit_code == 1, result.output[-400:]
     assert json.loads(result.output)["findings"]
+
+
+def test_one_budget_bounds_the_whole_check_of_a_bad_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The searches, the narrowing of unknowns and every reading of the file again spend one budget per file
+    (kernel.explain.Budget, in commands the rules decide and in CPU time): past its cap nothing more is started, only
+    the reading the report needs is made, and the report names the cap and what was not done."""
+    made: list[Budget] = []
+
+    def small() -> Budget:
+        made.append(Budget(whole_work=1_500))
+        return made[-1]
+    monkeypatch.setattr(dispute, "Budget", small)
+    report = check_text((HERE / "bad_dozens_of_slips.txt").read_text(encoding="utf-8"))
+    (budget,) = made
+    assert report.findings and budget.work > budget.whole_work  # the file wants more than the cap
+    assert budget.work <= budget.whole_work + 3 * budget.reading[1] + budget.per_search, (budget.work, budget.reading)
+    said = reveal(report.to_json(), ALL)["explaining"]
+    assert said["whole_work"] == 1_500 and said["work_used"] == budget.work and said["refusals_past_budget"] > 0
+    assert "1500 commands decided by the rules" in said["said"] and "the budget was spent" in said["said"]
