@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -580,7 +581,7 @@ def _grow(search: _Search, seat: int, frontier: list[tuple[tuple[tuple[Command, 
                     continue  # it reads all it can: no longer chain from it is simpler
                 if candidate.reads < 0:
                     grown.append((longer, after))
-        frontier = grown[:LEFT_OUT_WIDTH]
+        frontier = _distinct(grown)[:LEFT_OUT_WIDTH]
         if ties:  # a shorter turn reads on; a longer one of the same player (a turn of several commands) may read further
             deeper = True
             frontier = [(chain, after) for chain, after in frontier
@@ -589,10 +590,21 @@ def _grow(search: _Search, seat: int, frontier: list[tuple[tuple[tuple[Command, 
             return
 
 
+def _distinct(chains: list[tuple[tuple[tuple[Command, Any], ...], Any]]) -> list[tuple[tuple[tuple[Command, Any], ...], Any]]:
+    """The chains that leave the game in distinct states, the first of each kept: `starve L158, starve L158` is
+    `starve L158 2`, two starvings in either order are one (grown on once, the search goes deeper for the same cost)."""
+    kept: list[tuple[tuple[tuple[Command, Any], ...], Any]] = []
+    for chain, after in chains:
+        if not any(after == other for _, other in kept):
+            kept.append((chain, after))
+    return kept
+
+
 def _by_evidence(search: _Search, state: Any, commands: list[Command], seat: int | None) -> list[Command]:
     """A turn nobody wrote is most likely the one whose places and things the lines after it speak of (a city
     its owner starves later, a galley named again): the legal commands whose words are written soonest in the
-    next `EVIDENCE` lines (in the same player's lines, twice as much) first, the rules' order otherwise."""
+    next `EVIDENCE` lines (in the same player's lines, twice as much; a word shared by many of the commands, as much
+    less) first, the rules' order otherwise."""
     if len(commands) <= 1:
         return commands
     reader = search.reader
@@ -609,11 +621,13 @@ def _by_evidence(search: _Search, state: Any, commands: list[Command], seat: int
                             search.later[said] = max(search.later.get(said, 0.0), weight)
     later = search.later
 
-    def spoken(command: Command) -> float:
-        values = {str(v).lower() for k, v in command.to_json().items() if k not in ("type", "seat")
-                  and isinstance(v, (str, int)) and not isinstance(v, bool)}
-        return -sum(later.get(v, 0.0) for v in values)
-    return sorted(commands, key=spoken)
+    def values(command: Command) -> set[str]:
+        return {str(v).lower() for k, v in command.to_json().items() if k not in ("type", "seat")
+                and isinstance(v, (str, int)) and not isinstance(v, bool)}
+    said = [values(c) for c in commands]
+    shared = Counter(v for one in said for v in one)  # a word many of the turns say (a city's castle) tells few apart
+    spoken = {id(c): -sum(later.get(v, 0.0) / shared[v] for v in one) for c, one in zip(commands, said, strict=True)}
+    return sorted(commands, key=lambda c: spoken[id(c)])
 
 
 def _inserted(search: _Search, chain: tuple[tuple[Command, Any], ...], seat: int,
