@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import functools
 import itertools
 import re
 import time
@@ -29,7 +30,7 @@ from domain.kernel.chance import Outcome, _within
 from domain.kernel.commands import Command
 from domain.kernel.contract import Game, Pending, fold, play
 from domain.kernel.editions import Edition, EditionError
-from domain.kernel.explain import CHECK_CAP, TIES, Budget, Explanation, Refusal, Refused, explain
+from domain.kernel.explain import CHECK_CAP, LOOKAHEAD, TIES, Budget, Explanation, Refusal, Refused, explain
 from domain.kernel.explain import read as read_explained
 from domain.kernel.log import Entry
 from domain.kernel.narrowing import Answer, Asked, Step, draw_sets, rank
@@ -580,6 +581,7 @@ class _Checker:
         self._stood_in = False
         self.over_reported = False
         self.held_back = False  # a refusal was read as it always was, an unsettled unknown before it (`_run`)
+        self.unreadable: set[tuple[int, int]] = set()  # (line, column) of moves whose words no state makes readable
         self.explanations: dict[int, Explanation] = {}  # index of a written turn -> how it was read (the narrowing reads so)
 
     # -- the reading the explanations search with (kernel.explain.Reader)
@@ -917,6 +919,10 @@ class _Checker:
         try:
             said, commands = self._commands(state, seat, move)
         except NotationError as exc:
+            try:
+                self.words.vocabulary.read(move, seat)
+            except NotationError:
+                self.unreadable.add(place)  # its words, not what the game holds (a word misspelt)
             meant = self._meant(move, seat, exc.did_you_mean, state)
             if len(meant) > 1 and pending.seat == seat:  # the steps the corrected move leaves out come first
                 quiet = Move(move.verb, move.words, (), move.comments, move.line, move.column, move.text)
@@ -1791,7 +1797,7 @@ def _read_all(notation: Notation, game: Game, words: Words, edition: Edition, se
                 again.apply(answer)
             checker = again
     checker = _judged_by_result(checker, lambda: run(hold=False), explaining)
-    _doubted(checker, len(findings))
+    _doubted(checker, len(findings), _written_again(notation.turns))
     if claimed is not None:
         state = checker.state
         _compare_result(checker, claimed, game.scores(state), game.pending(state).over, notation, game, state)
@@ -1923,9 +1929,17 @@ def _named_slip(checker: _Checker, found: Finding) -> bool:
 FAR = 10**6  # a column past every move of a line
 
 
-def _doubted(checker: _Checker, header: int) -> None:
+def _written_again(turns: Sequence[Turn]) -> set[int]:
+    """The lines that repeat the line above them word for word, under the same name: a line copied twice is the
+    table's slip whatever an outcome nobody wrote was."""
+    return {b.line for a, b in itertools.pairwise(turns)
+            if a.player == b.player and b.moves and [m.text for m in a.moves] == [m.text for m in b.moves]}
+
+
+def _doubted(checker: _Checker, header: int, again: set[int] | frozenset[int] = frozenset()) -> None:
     """A line refused only because of a value the checker guessed is not a finding: after an unknown the search
-    left undetermined, what the rules refused is said on that unknown instead (the guess, not the table, is in doubt)."""
+    left undetermined, what the rules refused is said on that unknown instead (the guess, not the table, is in doubt).
+    Not a line written twice (`again`): its first refusal stays a finding."""
     unsure = [u for u in checker.unknowns if _unsure(u)]
     if not unsure:
         return
@@ -1933,6 +1947,9 @@ def _doubted(checker: _Checker, header: int) -> None:
     since = (first.line, first.column if first.column >= 0 else FAR)  # a turn left out: from the lines after it
     kept: list[Finding] = []
     for k, found in enumerate(checker.findings):
+        if found.line in again and not any(f.line == found.line for f in kept):
+            kept.append(found)
+            continue
         if (k >= header and found.kind in ("rule", "chance", "order") and found.rule not in _WHATEVER_WAS_DRAWN
                 and (found.line, found.column or 0) > since and not _named_slip(checker, found)):
             first.doubts.append(f"line {found.line} ({found.rule})")
@@ -2052,11 +2069,57 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
         # the line reads cleanly as explained: what the first reading met before the refusal came of the slip too
         state = read_explained(checker, state, explanation.lines)
         at += explanation.consumed
+    _after_open_turn(checker, turns, header)
     checker.state = state
     return checker
 
 
+def _reads_on(explanation: Explanation, at: int, turns: Sequence[Turn]) -> bool:
+    """The explanation of the line at `at` reads all the lines it was judged on (or to the end of the file)."""
+    return explanation.reads >= min(len(turns) - at, explanation.consumed + LOOKAHEAD)
+
+
+def _after_open_turn(checker: _Checker, turns: Sequence[Turn], header: int) -> None:
+    """A turn left out that the file does not determine (several readings fit as far as they read, none to the end):
+    the checker went on with one of them, and a line refused after them that no explanation reads on from (the
+    lookahead refused again soon) is more likely that guess's doing than the table's. Such lines are said on the turn
+    left out (`doubts` in its explanation), not as findings of their own; a line explained so that the lookahead
+    reads after it (lines swapped) stays a finding, and so does a line whose words cannot be read (a word or a name
+    misspelt: no reading of the turn before it makes them readable)."""
+    opened = next(((k, e) for k, e in sorted(checker.explanations.items()) if e.kind == "left-out" and e.fits > 1
+                   and e.reads < len(turns) - k), None)
+    if opened is None:
+        return
+    start, turn = opened
+    line = turns[start].line
+    named = next((f for f in checker.findings[header:] if f.line == line and isinstance(f.explanation, dict)
+                  and f.explanation.get("kind") == "left-out"), None)
+    if named is None:
+        return
+    stands = {turns[k].line for k, e in checker.explanations.items() if k > start and _reads_on(e, k, turns)}
+    kept: list[Finding] = []
+    doubts: list[int] = []
+    for k, found in enumerate(checker.findings):
+        if k >= header and (found.kind in _STATE_REFUSED or (found.rule == "notation/move" and (
+                found.line, found.column or 0) not in checker.unreadable)) and found.line > (turn.reads_to_line or line) \
+                and found.line not in stands:
+            doubts.append(found.line)
+            continue
+        kept.append(found)
+    if not doubts:
+        return
+    checker.findings[:] = kept
+    lines = sorted(set(doubts))
+    named.explanation = {**named.explanation, "doubts": lines}
+    if isinstance(named.message, str):
+        shown = ", ".join(map(str, lines[:6])) + (" …" if len(lines) > 6 else "")
+        named.message += (f"; {len(lines)} later line(s) the rules refuse as read (line{'s' if len(lines) > 1 else ''} "
+                          f"{shown}) may be that turn's doing: not reported apart")
+
+
 _REFUSED = ("rule", "notation", "order", "chance")  # findings of a line the rules refuse (not the result's)
+_STATE_REFUSED = ("rule", "order", "chance")  # of those, the ones a wrong guess of what came before can cause (and a
+# move's words read but refused for what the game holds: `galley 11 is not under the black token`)
 BACK = 3  # lines the rules took before a refused one, each looked at for a turn left out before it
 
 
@@ -2145,9 +2208,10 @@ def written_apart(written: Any, other: Any) -> tuple[int, int]:
     return (_slips(a, b), abs(written - other) if numbers else 0)
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _slips(a: str, b: str) -> int:
     """Characters changed, added, left out or two swapped to write `b` for `a` (the optimal string alignment
-    distance; words here are a few characters long)."""
+    distance; words here are a few characters long). Kept: each reading of a file asks again for the same moves."""
     rows = [list(range(len(b) + 1))]
     for i in range(1, len(a) + 1):
         row = [i] + [0] * len(b)

@@ -117,3 +117,18 @@ def test_one_budget_bounds_the_whole_check_of_a_bad_file(monkeypatch: pytest.Mon
     said = reveal(report.to_json(), ALL)["explaining"]
     assert said["whole_work"] == 1_500 and said["work_used"] == budget.work and said["refusals_past_budget"] > 0
     assert "1500 commands decided by the rules" in said["said"] and "the budget was spent" in said["said"]
+
+
+def test_what_a_turn_left_out_leaves_open_is_said_on_it_not_as_findings() -> None:
+    """A galley's long turn not written (longer than the search reads in): several shorter turns fit the next lines,
+    the checker goes on with one, and the lines the rules refuse after it for what the game holds are said on the
+    turn left out (its `doubts`), not each as a finding; the word misspelt further on is still a finding."""
+    report = check_text((HERE / "serenissima_galley_turn_left_out.txt").read_text(encoding="utf-8"))
+    first = min((f for f in report.findings if f.kind != "result"), key=lambda f: f.line)
+    assert (first.line, first.explanation["kind"]) == (17, "left-out")
+    (opened,) = [f for f in report.findings if f.explanation and f.explanation.get("doubts")]
+    doubts = opened.explanation["doubts"]
+    assert opened.explanation["kind"] == "left-out" and "may be that turn's doing" in opened.message
+    assert len(doubts) >= 10 and not any(f.line in doubts for f in report.findings)
+    assert any(f.line == 57 and f.rule == "notation/move" and "galley" in str(f.did_you_mean) for f in report.findings)
+    assert len(report.findings) <= 6
