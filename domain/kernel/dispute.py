@@ -239,6 +239,7 @@ class DisputeReport:
 
 
 _HIDDEN = {"hidden": True}
+_DOUBTS = re.compile(r"; \d+ later line\(s\) the rules refuse as read \(.*?\) may be that turn's doing: not reported apart")
 HIDDEN_READING = "a reading kept hidden while the game is in progress"  # `assumed` to all but its seat (`_searched`)
 _SEARCH_USED = ("searches", "moves_used", "seconds_used", "refusals_past_budget", "read_again")
 
@@ -262,8 +263,10 @@ def _searched(out: dict[str, Any], finished: bool) -> dict[str, Any]:
         if explanation is not None and MARK not in explanation:
             said = explanation.get("said")
             message = found.get("message")
-            if isinstance(said, str) and isinstance(message, str) and f"; {said}" in message:
-                found["message"] = _secret(message, None, message.replace(f"; {said}", "", 1))
+            if isinstance(message, str):  # the reading chosen, and the lines refused after it (`_after_open_turn`)
+                public = _DOUBTS.sub("", message.replace(f"; {said}", "", 1) if isinstance(said, str) else message)
+                if public != message:
+                    found["message"] = _secret(message, None, public)
             found["explanation"] = _secret(explanation)
         if isinstance(found.get("assumed"), str) and not found["assumed"].startswith("skipped"):
             found["assumed"] = _secret(found["assumed"], found.get("seat"), HIDDEN_READING)
