@@ -1320,9 +1320,8 @@ class _Checker:
                 answer = narrow_together(reading, first, [(stop, sorted(keys, key=lambda k: reading.rank[k]))
                                                           for stop, keys in kept], budget, CANDIDATES,
                                          {k: main[k] for k in plain}, *cap())
-                written = max(stop for stop, keys in order if any(k not in plain for k in keys))
-                if not reading.reads_to_end(first, kept[0][0], answer.best, exactly=False, to=written):
-                    answer = None  # (read to the last written one: what is refused there is not the guesses' doing)
+                if not reading.reads_to_end(first, kept[0][0], answer.best, exactly=False):
+                    answer = None
         if answer is None:
             reading.overriding = True  # the written but impossible outcomes searched too (`WrittenChance.fallback`)
             answer = narrow_together(reading, start, [(stop, sorted(keys, key=lambda k: reading.rank[k]))
@@ -1544,15 +1543,14 @@ class _Reading:
         return probe.move(state, seat, turn.moves[m], turn, pending)
 
     def reads_to_end(self, state: Any, stop: int, settled: dict[tuple[int, int], tuple[Any, ...]],
-                     exactly: bool = True, to: int | None = None) -> bool:
-        """Whether the file reads to its end (or to the move at `to`) from the move at `stop` (-1: the setup) with the
-        values `settled` (`exactly`: with no written item found not there)."""
+                     exactly: bool = True) -> bool:
+        """Whether the file reads to its end from the move at `stop` (-1: the setup) with the values `settled`
+        (`exactly`: with no written item found not there)."""
         first = self.play(state, stop, settled)
         if not first.ok:
-            return first.depth >= to if to is not None else False
+            return False
         went = self.advance(first.state, stop, None, settled)
-        reached = went.ok and went.depth >= len(self.steps) or (to is not None and went.depth >= to)
-        return reached and (not exactly or first.taken + went.taken == 0)
+        return went.ok and went.depth >= len(self.steps) and (not exactly or first.taken + went.taken == 0)
 
     def advance(self, state: Any, stop: int, until: int | None, settled: dict[tuple[int, int], tuple[Any, ...]]) -> Step:
         probe = self._probe(settled)
