@@ -1908,9 +1908,10 @@ def _said_again(checker: _Checker, key: tuple[int, str], chosen: Explanation) ->
 
 
 NAMES_ONLY = "names"  # `_run`'s hold: after an unknown, only the first line out of turn is explained (`_misnamed`)
-NAMED = ("other-player", "swapped")
+NAMED = ("other-player", "swapped", "left-out")
 """Explanations of a line under a seat the rules did not wait for that no guess of an outcome makes: the line is
-the table's slip even after an unknown the search left open, when the rest of the lookahead reads with it."""
+the table's slip even after an unknown the search left open, when the rest of the lookahead reads with it (a turn
+left out before it, too: the lines after it read only with that turn put in)."""
 
 
 def _misnamed(checker: _Checker, header: int) -> bool:
