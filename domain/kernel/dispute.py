@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import functools
 import itertools
 import re
 import time
@@ -29,7 +30,7 @@ from domain.kernel.chance import Outcome, _within
 from domain.kernel.commands import Command
 from domain.kernel.contract import Game, Pending, fold, play
 from domain.kernel.editions import Edition, EditionError
-from domain.kernel.explain import TIES, Budget, Explanation, Refusal, Refused, explain
+from domain.kernel.explain import CHECK_CAP, LOOKAHEAD, TIES, Budget, Explanation, Refusal, Refused, explain
 from domain.kernel.explain import read as read_explained
 from domain.kernel.log import Entry
 from domain.kernel.narrowing import Answer, Asked, Step, draw_sets, rank
@@ -53,6 +54,7 @@ from domain.kernel.notation import (
     write_outcome,
 )
 from domain.kernel.report_words import breakdown_default, plain, plain_any, verbs_of
+from domain.kernel.toward_result import NARROWING_SECONDS
 from domain.kernel.toward_result import narrow as narrow_together
 from domain.kernel.violations import MARK, ImpossibleOutcome, MalformedCommand, RuleViolation, Secret
 
@@ -237,8 +239,9 @@ class DisputeReport:
 
 
 _HIDDEN = {"hidden": True}
+_DOUBTS = re.compile(r"; \d+ later line\(s\) the rules refuse as read \(.*?\) may be that turn's doing: not reported apart")
 HIDDEN_READING = "a reading kept hidden while the game is in progress"  # `assumed` to all but its seat (`_searched`)
-_SEARCH_USED = ("searches", "moves_used", "seconds_used", "refusals_past_budget")
+_SEARCH_USED = ("searches", "moves_used", "seconds_used", "refusals_past_budget", "read_again")
 
 
 def _secret(value: Any, seat: int | None = None, shown: Any = None) -> Any:
@@ -260,8 +263,10 @@ def _searched(out: dict[str, Any], finished: bool) -> dict[str, Any]:
         if explanation is not None and MARK not in explanation:
             said = explanation.get("said")
             message = found.get("message")
-            if isinstance(said, str) and isinstance(message, str) and f"; {said}" in message:
-                found["message"] = _secret(message, None, message.replace(f"; {said}", "", 1))
+            if isinstance(message, str):  # the reading chosen, and the lines refused after it (`_after_open_turn`)
+                public = _DOUBTS.sub("", message.replace(f"; {said}", "", 1) if isinstance(said, str) else message)
+                if public != message:
+                    found["message"] = _secret(message, None, public)
             found["explanation"] = _secret(explanation)
         if isinstance(found.get("assumed"), str) and not found["assumed"].startswith("skipped"):
             found["assumed"] = _secret(found["assumed"], found.get("seat"), HIDDEN_READING)
@@ -579,6 +584,7 @@ class _Checker:
         self._stood_in = False
         self.over_reported = False
         self.held_back = False  # a refusal was read as it always was, an unsettled unknown before it (`_run`)
+        self.unreadable: set[tuple[int, int]] = set()  # (line, column) of moves whose words no state makes readable
         self.explanations: dict[int, Explanation] = {}  # index of a written turn -> how it was read (the narrowing reads so)
 
     # -- the reading the explanations search with (kernel.explain.Reader)
@@ -590,6 +596,15 @@ class _Checker:
         other.guessed, other.taken = False, 0
         other.counting()
         return other
+
+    def charging(self, budget: Budget) -> None:
+        """Every command this checker, its strict copies and its probes decide is charged to the check's budget."""
+        own = self._play
+
+        def charged(state: Any, command: Command, chance: Any) -> tuple[Sequence[Any], Any]:
+            budget.charge()
+            return own(state, command, chance)
+        self._play = charged
 
     def counting(self) -> None:
         """Count the commands this checker decides from now on (`decided`)."""
@@ -907,6 +922,10 @@ class _Checker:
         try:
             said, commands = self._commands(state, seat, move)
         except NotationError as exc:
+            try:
+                self.words.vocabulary.read(move, seat)
+            except NotationError:
+                self.unreadable.add(place)  # its words, not what the game holds (a word misspelt)
             meant = self._meant(move, seat, exc.did_you_mean, state)
             if len(meant) > 1 and pending.seat == seat:  # the steps the corrected move leaves out come first
                 quiet = Move(move.verb, move.words, (), move.comments, move.line, move.column, move.text)
@@ -1259,12 +1278,15 @@ class _Checker:
             found.message += "; " + explanation.said + alike_words(explanation)
 
     # -- narrowing what nobody wrote down
-    def narrow(self, budget: int, notation: Notation | None = None) -> Answer | None:
+    def narrow(self, budget: int, notation: Notation | None = None, check: Budget | None = None) -> Answer | None:
         """The unknown outcomes narrowed together from what the file says after them (kernel.narrowing): each
         unknown's values that let the written log go on furthest (to its end, and then to the claimed result),
-        searched jointly with the other unknowns they are decided with."""
+        searched jointly with the other unknowns they are decided with; within `NARROWING_SECONDS` of process time,
+        and what the check's budget (`check`) has left."""
         if not self.unknowns or notation is None:
             return None
+        def cap() -> tuple[float, str | None, Callable[[], bool] | None]:
+            return check.narrowing(NARROWING_SECONDS) if check is not None else (NARROWING_SECONDS, None, None)
         reading = _Reading(self, notation)
         stops: dict[int, list[tuple[int, int]]] = {}
         main: dict[tuple[int, int], Asked] = {}
@@ -1297,13 +1319,14 @@ class _Checker:
             if kept[0][0] < 0 or first is not None:
                 answer = narrow_together(reading, first, [(stop, sorted(keys, key=lambda k: reading.rank[k]))
                                                           for stop, keys in kept], budget, CANDIDATES,
-                                         {k: main[k] for k in plain})
+                                         {k: main[k] for k in plain}, *cap())
                 if not reading.reads_to_end(first, kept[0][0], answer.best, exactly=False):
                     answer = None
         if answer is None:
             reading.overriding = True  # the written but impossible outcomes searched too (`WrittenChance.fallback`)
             answer = narrow_together(reading, start, [(stop, sorted(keys, key=lambda k: reading.rank[k]))
-                                                      for stop, keys in order], budget, CANDIDATES, main)
+                                                      for stop, keys in order], budget, CANDIDATES, main,
+                                     *cap())
         _keep_guesses(reading, answer, self.unknowns)
         self.apply(answer)
         return answer
@@ -1697,7 +1720,7 @@ def check(
         line = notation.tags["Edition"].line if "Edition" in notation.tags else 1
         findings.append(Finding("header", line, "notation/edition", f"line {line}: {exc}"))
         return DisputeReport(title, seats, options, findings, [], None, claimed, False, None)
-    explaining = Budget()  # the explanations' search (kernel.explain), shared by every reading below
+    explaining = Budget()  # the check's one budget (kernel.explain): every search, narrowing and reading below
     checker = _read_all(notation, game, words, edition, seats, colours, options, findings, explaining, claimed, budget)
     if checker.state is None:
         return DisputeReport(title, seats, options, checker.findings, checker.unknowns, None, claimed, False, None,
@@ -1722,56 +1745,60 @@ def _read_all(notation: Notation, game: Game, words: Words, edition: Edition, se
               colours: list[str | None], options: dict[str, Any], findings: list[Finding], explaining: Budget,
               claimed: dict[str, int] | None, budget: int) -> _Checker:
     """The file read through the rules, its unknowns narrowed and it read again with them, the result compared:
-    the checker of the last reading (`state` None: the setup failed)."""
+    the checker of the last reading (`state` None: the setup failed). Every reading, search and narrowing here
+    spends the check's one budget (`explaining`)."""
     settled: dict[tuple[int, int], tuple[Any, ...]] = {}
-    checker = _run(notation, game, words, edition, seats, colours, options, list(findings), settled, explaining,
-                   claimed=claimed)
+
+    def run(hold: bool | str = True) -> _Checker:
+        started, work, searched = time.process_time(), explaining.work, (explaining.elapsed, explaining.used)
+        done = _run(notation, game, words, edition, seats, colours, options, list(findings), settled, explaining,
+                    hold=hold, claimed=claimed)
+        # a reading's own cost, its searches aside (each is searched once; they have their own caps)
+        explaining.timed(time.process_time() - started - (explaining.elapsed - searched[0]),
+                         explaining.work - work - (explaining.used - searched[1]))
+        return done
+
+    checker = run()
     if checker.state is None:
         return checker
     if claimed:
         checker.claimed = {seat: total for name, total in claimed.items() if (seat := checker.seat_of(name)) is not None}
-    answer = checker.narrow(budget, notation)
+    answer = checker.narrow(budget, notation, explaining)
     if answer is not None and any(answer.best.get(checker.written_at(u)) not in (None, u.assumed) for u in checker.unknowns):
         # the first guesses are not what the rest of the file says: read it again with values that stand together
         settled.update(answer.best)
-        again = _run(notation, game, words, edition, seats, colours, options, list(findings), settled, explaining,
-                   claimed=claimed)
+        again = run()
         if again.state is not None:
             again.claimed = checker.claimed
             again.apply(answer)
             checker = again
     unsure = any(_unsure(u) for u in checker.unknowns)  # what is refused after them may be their guesses' doing
     if checker.held_back and not unsure:  # refusals after unknowns, read as written for the narrowing: now explained
-        again = _run(notation, game, words, edition, seats, colours, options, list(findings), settled, explaining,
-                     hold=False, claimed=claimed)
+        again = run(hold=False)
         if again.state is not None:
             again.claimed = checker.claimed
             if answer is not None:
                 again.apply(answer)
             checker = again
             if checker.explanations:  # the unknowns narrowed again, past the slips read as meant
-                meant = checker.narrow(budget, notation)
+                meant = checker.narrow(budget, notation, explaining)
                 if meant is not None and any(meant.best.get(checker.written_at(u)) not in (None, u.assumed)
                                              for u in checker.unknowns):
                     settled.update(meant.best)
-                    last = _run(notation, game, words, edition, seats, colours, options, list(findings), settled,
-                                explaining, hold=False, claimed=claimed)
+                    last = run(hold=False)
                     if last.state is not None:
                         last.claimed = checker.claimed
                         last.apply(meant)
                         checker = last
     elif checker.held_back and _misnamed(checker, len(findings)):  # a line under a seat the rules do not wait for
-        again = _run(notation, game, words, edition, seats, colours, options, list(findings), settled, explaining,
-                     hold=NAMES_ONLY, claimed=claimed)
+        again = run(hold=NAMES_ONLY)
         if again.state is not None:
             again.claimed = checker.claimed
             if answer is not None:
                 again.apply(answer)
             checker = again
-    checker = _judged_by_result(checker, lambda: _run(notation, game, words, edition, seats, colours, options,
-                                                      list(findings), settled, explaining, hold=False, claimed=claimed),
-                                explaining)
-    _doubted(checker, len(findings))
+    checker = _judged_by_result(checker, lambda: run(hold=False), explaining)
+    _doubted(checker, len(findings), _written_again(notation.turns))
     if claimed is not None:
         state = checker.state
         _compare_result(checker, claimed, game.scores(state), game.pending(state).over, notation, game, state)
@@ -1779,15 +1806,14 @@ def _read_all(notation: Notation, game: Game, words: Words, edition: Edition, se
 
 
 OTHER_READINGS = 3  # other readings of a turn left out that fit alike, each read through the whole check, at most
-OTHER_SECONDS = 0.25  # process time those readings may start in, in all (each narrowed with a quarter of the budget)
 
 
 def _other_readings(checker: _Checker, explaining: Budget, notation: Notation,
                     read_all: Callable[[], _Checker]) -> _Checker:
     """A turn left out that several readings fit alike as far as the search read (their outcomes guessed): the whole
     check is made with each (`OTHER_READINGS` at most), its outcomes narrowed with the rest of the file, and the one
-    with the fewest findings after it is kept (the one that makes the most of the file legal); the first on a tie."""
-    started = time.process_time()
+    with the fewest findings after it is kept (the one that makes the most of the file legal); the first on a tie.
+    Each only while the check's budget has room for a whole reading more (`Budget.read_again`)."""
     for key, chosen in list(explaining.found.items()):
         if chosen is None or not chosen.alike or key[0] not in checker.explanations \
                 or checker.explanations[key[0]] is not chosen or chosen.reads < len(notation.turns) - key[0]:
@@ -1795,7 +1821,7 @@ def _other_readings(checker: _Checker, explaining: Budget, notation: Notation,
         line = notation.turns[key[0]].line
         best, fewest = chosen, sum(1 for f in checker.findings if f.line > line or f.kind == "result")
         for other in chosen.alike[:OTHER_READINGS]:
-            if fewest == 0 or time.process_time() - started >= OTHER_SECONDS:
+            if fewest == 0 or not explaining.read_again(f"the other readings of the turn left out before line {line}"):
                 break
             explaining.found[key] = other
             explaining.pinned.add(key)
@@ -1818,10 +1844,18 @@ NOT_ON_ITS_LINE = "it is not among the outcomes written on its line as read"
 def _unsure(unknown: Unknown) -> bool:
     """An outcome nobody wrote that the search left open (its budget spent, or narrowed alone): a line refused after
     it may be its guess's doing, not the table's. Not one an explanation put in (a turn left out: its outcomes are
-    chosen with the lines after it), nor one that is not among its line's outcomes as the file was read."""
-    if unknown.move < 0 or unknown.column < 0:
+    chosen with the lines after it) unless the narrowing's budget ran out before it was settled, nor one that is not
+    among its line's outcomes as the file was read."""
+    if unknown.move < 0:
         return False
+    if unknown.column < 0:
+        return unknown.consistent is None and _ran_out(unknown.why)
     return unknown.alone is not None or (unknown.consistent is None and unknown.why != NOT_ON_ITS_LINE)
+
+
+def _ran_out(why: str | None) -> bool:
+    """The narrowing stopped at a budget (its own, or the check's), not at what the file says."""
+    return why is not None and ("ran out" in why or why.startswith(CHECK_CAP))
 
 
 def _judged_by_result(checker: _Checker, again: Callable[[], _Checker], budget: Budget) -> _Checker:
@@ -1837,7 +1871,8 @@ def _judged_by_result(checker: _Checker, again: Callable[[], _Checker], budget: 
         return checker
     for key, chosen in tied:
         for tie in chosen.ties:
-            if not budget.left():
+            if not budget.left() or not budget.read_again("the file read again with the other readings of what nobody "
+                                                          "wrote, for the Result written down"):
                 break
             budget.found[key] = tie
             other = again()
@@ -1873,9 +1908,10 @@ def _said_again(checker: _Checker, key: tuple[int, str], chosen: Explanation) ->
 
 
 NAMES_ONLY = "names"  # `_run`'s hold: after an unknown, only the first line out of turn is explained (`_misnamed`)
-NAMED = ("other-player", "swapped")
+NAMED = ("other-player", "swapped", "left-out")
 """Explanations of a line under a seat the rules did not wait for that no guess of an outcome makes: the line is
-the table's slip even after an unknown the search left open, when the rest of the lookahead reads with it."""
+the table's slip even after an unknown the search left open, when the rest of the lookahead reads with it (a turn
+left out before it, too: the lines after it read only with that turn put in)."""
 
 
 def _misnamed(checker: _Checker, header: int) -> bool:
@@ -1892,17 +1928,32 @@ def _named_slip(checker: _Checker, found: Finding) -> bool:
     return explanation is not None and explanation.resume is not None  # it read all it was judged on
 
 
-def _doubted(checker: _Checker, header: int) -> None:
+FAR = 10**6  # a column past every move of a line
+
+
+def _written_again(turns: Sequence[Turn]) -> set[int]:
+    """The lines that repeat the line above them word for word, under the same name: a line copied twice is the
+    table's slip whatever an outcome nobody wrote was."""
+    return {b.line for a, b in itertools.pairwise(turns)
+            if a.player == b.player and b.moves and [m.text for m in a.moves] == [m.text for m in b.moves]}
+
+
+def _doubted(checker: _Checker, header: int, again: set[int] | frozenset[int] = frozenset()) -> None:
     """A line refused only because of a value the checker guessed is not a finding: after an unknown the search
-    left undetermined, what the rules refused is said on that unknown instead (the guess, not the table, is in doubt)."""
+    left undetermined, what the rules refused is said on that unknown instead (the guess, not the table, is in doubt).
+    Not a line written twice (`again`): its first refusal stays a finding."""
     unsure = [u for u in checker.unknowns if _unsure(u)]
     if not unsure:
         return
     first = min(unsure, key=lambda u: (u.line, u.column))
+    since = (first.line, first.column if first.column >= 0 else FAR)  # a turn left out: from the lines after it
     kept: list[Finding] = []
     for k, found in enumerate(checker.findings):
+        if found.line in again and not any(f.line == found.line for f in kept):
+            kept.append(found)
+            continue
         if (k >= header and found.kind in ("rule", "chance", "order") and found.rule not in _WHATEVER_WAS_DRAWN
-                and (found.line, found.column or 0) > (first.line, first.column) and not _named_slip(checker, found)):
+                and (found.line, found.column or 0) > since and not _named_slip(checker, found)):
             first.doubts.append(f"line {found.line} ({found.rule})")
             continue
         kept.append(found)
@@ -1934,9 +1985,10 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
     unknown's first guess may be what is refused, and the narrowing judges by the lines as written."""
     checker = _Checker(game, words, edition, seats, colours, options, settled)
     checker.findings = findings
+    budget = explaining if explaining is not None else Budget()
+    checker.charging(budget)
     if claimed:  # the result the table wrote down tells apart readings that all read to the end (kernel.explain)
         checker.claimed = {seat: total for name, total in claimed.items() if (seat := checker.seat_of(name)) is not None}
-    budget = explaining if explaining is not None else Budget()
     state = checker.setup(notation.setup, notation.setup_line or 1)
     checker.state = state
     if state is None:
@@ -2019,11 +2071,57 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
         # the line reads cleanly as explained: what the first reading met before the refusal came of the slip too
         state = read_explained(checker, state, explanation.lines)
         at += explanation.consumed
+    _after_open_turn(checker, turns, header)
     checker.state = state
     return checker
 
 
+def _reads_on(explanation: Explanation, at: int, turns: Sequence[Turn]) -> bool:
+    """The explanation of the line at `at` reads all the lines it was judged on (or to the end of the file)."""
+    return explanation.reads >= min(len(turns) - at, explanation.consumed + LOOKAHEAD)
+
+
+def _after_open_turn(checker: _Checker, turns: Sequence[Turn], header: int) -> None:
+    """A turn left out that the file does not determine (several readings fit as far as they read, none to the end):
+    the checker went on with one of them, and a line refused after them that no explanation reads on from (the
+    lookahead refused again soon) is more likely that guess's doing than the table's. Such lines are said on the turn
+    left out (`doubts` in its explanation), not as findings of their own; a line explained so that the lookahead
+    reads after it (lines swapped) stays a finding, and so does a line whose words cannot be read (a word or a name
+    misspelt: no reading of the turn before it makes them readable)."""
+    opened = next(((k, e) for k, e in sorted(checker.explanations.items()) if e.kind == "left-out" and e.fits > 1
+                   and e.reads < len(turns) - k), None)
+    if opened is None:
+        return
+    start, turn = opened
+    line = turns[start].line
+    named = next((f for f in checker.findings[header:] if f.line == line and isinstance(f.explanation, dict)
+                  and f.explanation.get("kind") == "left-out"), None)
+    if named is None:
+        return
+    stands = {turns[k].line for k, e in checker.explanations.items() if k > start and _reads_on(e, k, turns)}
+    kept: list[Finding] = []
+    doubts: list[int] = []
+    for k, found in enumerate(checker.findings):
+        if k >= header and (found.kind in _STATE_REFUSED or (found.rule == "notation/move" and (
+                found.line, found.column or 0) not in checker.unreadable)) and found.line > (turn.reads_to_line or line) \
+                and found.line not in stands:
+            doubts.append(found.line)
+            continue
+        kept.append(found)
+    if not doubts:
+        return
+    checker.findings[:] = kept
+    lines = sorted(set(doubts))
+    named.explanation = {**named.explanation, "doubts": lines}
+    if isinstance(named.message, str):
+        shown = ", ".join(map(str, lines[:6])) + (" …" if len(lines) > 6 else "")
+        named.message += (f"; {len(lines)} later line(s) the rules refuse as read (line{'s' if len(lines) > 1 else ''} "
+                          f"{shown}) may be that turn's doing: not reported apart")
+
+
 _REFUSED = ("rule", "notation", "order", "chance")  # findings of a line the rules refuse (not the result's)
+_STATE_REFUSED = ("rule", "order", "chance")  # of those, the ones a wrong guess of what came before can cause (and a
+# move's words read but refused for what the game holds: `galley 11 is not under the black token`)
 BACK = 3  # lines the rules took before a refused one, each looked at for a turn left out before it
 
 
@@ -2112,9 +2210,10 @@ def written_apart(written: Any, other: Any) -> tuple[int, int]:
     return (_slips(a, b), abs(written - other) if numbers else 0)
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _slips(a: str, b: str) -> int:
     """Characters changed, added, left out or two swapped to write `b` for `a` (the optimal string alignment
-    distance; words here are a few characters long)."""
+    distance; words here are a few characters long). Kept: each reading of a file asks again for the same moves."""
     rows = [list(range(len(b) + 1))]
     for i in range(1, len(a) + 1):
         row = [i] + [0] * len(b)

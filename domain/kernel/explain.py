@@ -17,16 +17,18 @@ are tried. Going on from the first legal move in list order is what turns one sl
 findings (every PGN importer's "illegal move" cascade); going on from the reading the rest of the
 file agrees with names the slip once and reads the rest as the table meant it.
 
-The search is bounded (`Budget`): commands decided and wall-clock time for one check. Past it the
+The search is bounded (`Budget`): commands decided and CPU time for one check, and the whole check
+(searches, the narrowing of unknowns, the file read again) shares one cap in both. Past it the
 checker goes on as it always did (the closest legal move, or the line skipped), and the report
-says the budget was spent. A title is never named here: the checker lends its reading (`Reader`).
+says the budget was spent and what was not done. A title is never named here: the checker lends its reading (`Reader`).
 """
 
 from __future__ import annotations
 
 import re
 import time
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -52,7 +54,12 @@ UNWRITTEN = ("left-step", "left-out")  # explanations that read in what nobody w
 SEARCH_MOVES = 2_500  # commands decided by one search, at most
 SEARCH_SECONDS = 0.3  # wall-clock time of one search, at most
 CHECK_MOVES = 10_000  # commands decided by every search of one check, at most
-CHECK_SECONDS = 0.6  # wall-clock time of every search of one check, at most
+CHECK_SECONDS = 0.6  # process time of every search of one check, at most
+WHOLE_SECONDS = 0.9  # process time of one whole check past which nothing more is searched, narrowed or read again
+WHOLE_WORK = 16_000  # commands the rules decide in one whole check (every reading, search and narrowing), the same cap
+CHECK_CAP = "the check's cap"  # how a narrowing the check's cap ended says why (kernel.dispute tells it apart)
+KEPT_BACK = 0.2  # of both, what a narrowing leaves for the reading with its values (and the searches that reading makes)
+READINGS_AGAIN = 8  # whole readings of the file after the first, in all (settled outcomes, other readings, the Result)
 
 
 class Refused(Exception):  # noqa: N818  (named for what happened)
@@ -61,7 +68,9 @@ class Refused(Exception):  # noqa: N818  (named for what happened)
 
 @dataclass
 class Budget:
-    """What the searches of one check may spend; `spent` says what they did."""
+    """What one check may spend, shared by all it does past its first reading: the searches (commands, process time),
+    the narrowings (their time caps end at the check's) and the readings of the whole file again (how many, and only
+    when one more fits in the time left: `read_again`). Past it the report says what was not done."""
 
     moves: int = CHECK_MOVES
     seconds: float = CHECK_SECONDS
@@ -78,20 +87,70 @@ class Budget:
     # has settled them, the search is made again with them, and tells apart readings the guesses made alike)
     knew: dict[tuple[int, str], Any] = field(default_factory=dict)
     pinned: set[tuple[int, str]] = field(default_factory=set)  # explanations the checker chose among (not searched again)
+    whole: float = WHOLE_SECONDS
+    whole_work: int = WHOLE_WORK
+    readings: int = READINGS_AGAIN
+    started: float = field(default_factory=lambda: time.process_time())  # the check's start (a test slows the clock)
+    read: int = 0  # whole readings of the file made again
+    work: int = 0  # commands the rules decided in this check so far (`charge`)
+    reading: tuple[float, int] = (0.0, 0)  # the time and work of the costliest whole reading so far (one more's cost)
+    cut: list[str] = field(default_factory=list)  # what was not done for the whole check's cap, in words
 
     def left(self) -> bool:
-        return self.used < self.moves and self.elapsed < self.seconds
+        return self.used < self.moves and self.elapsed < self.seconds and not self.spent()
+
+    def charge(self) -> None:
+        """One command decided by the rules, anywhere in the check."""
+        self.work += 1
+
+    def remaining(self, kept: float = 0.0) -> tuple[float, int]:
+        """The process time and the work the whole check has left, but the share `kept` of each."""
+        return (self.whole * (1 - kept) - (time.process_time() - self.started),
+                int(self.whole_work * (1 - kept)) - self.work)
+
+    def spent(self, kept: float = 0.0) -> bool:
+        seconds, work = self.remaining(kept)
+        return seconds <= 0 or work <= 0
+
+    def narrowing(self, own: float) -> tuple[float, str | None, Callable[[], bool]]:
+        """The caps of a narrowing whose own time cap is `own`: it ends where the check has only `KEPT_BACK` of its
+        time or work left (the reading with its values comes after it), said in words when that is what ended it."""
+        return (own, f"{CHECK_CAP} ({self.whole:g} s of CPU, {self.whole_work} commands decided) was reached",
+                lambda: self.spent(KEPT_BACK))
+
+    def read_again(self, what: str) -> bool:
+        """Whether one more reading of the whole file (`what`, in words) fits in what the check has left, as costly as
+        the costliest so far: counted if so, said if not (the readings that settle outcomes are not asked)."""
+        seconds, work = self.remaining()
+        if self.read < self.readings and seconds > self.reading[0] and work > self.reading[1]:
+            self.read += 1
+            return True
+        if what not in self.cut:
+            self.cut.append(what)
+        return False
+
+    def timed(self, seconds: float, work: int) -> None:
+        """A whole reading took `seconds` and `work` commands: the next may take as much as the costliest."""
+        self.reading = (max(self.reading[0], seconds), max(self.reading[1], work))
 
     def to_json(self) -> dict[str, Any]:
+        spent = []
+        if self.exhausted:
+            spent.append(f"{self.exhausted} refused line(s) read with the closest legal move or skipped, without a search")
+        if self.cut:
+            spent.append(f"not done: {'; '.join(self.cut)}")
         return {"moves": self.moves, "seconds": self.seconds, "per_search": self.per_search,
-                "lookahead": LOOKAHEAD, "searches": self.searches, "moves_used": self.used,
-                "seconds_used": round(self.elapsed, 3), "refusals_past_budget": self.exhausted,
+                "lookahead": LOOKAHEAD, "whole_seconds": self.whole, "whole_work": self.whole_work,
+                "readings_again": self.readings, "work_used": self.work,
+                "searches": self.searches, "moves_used": self.used,
+                "seconds_used": round(self.elapsed, 3), "refusals_past_budget": self.exhausted, "read_again": self.read,
                 "said": (f"each refused line's explanation is searched within {self.per_search} commands and "
                          f"{self.search_seconds:g} s of CPU, {self.moves} commands and {self.seconds:g} s for the whole file, "
                          f"each candidate judged by the {LOOKAHEAD} written lines after it, those that tie "
-                         f"{FURTHER} times further (the closest {KEEP_FURTHER}), until they differ")
-                + (f"; the budget was spent: {self.exhausted} refused line(s) read with the closest legal move "
-                   "or skipped, without a search" if self.exhausted else "")}
+                         f"{FURTHER} times further (the closest {KEEP_FURTHER}), until they differ; the whole check "
+                         f"(searches, narrowing of unknown outcomes, the file read again, {self.readings} times at "
+                         f"most) within {self.whole:g} s of CPU and {self.whole_work} commands decided by the rules")
+                + (f"; the budget was spent: {'; '.join(spent)}" if spent else "")}
 
 
 @dataclass(frozen=True)
@@ -237,7 +296,8 @@ class _Search:
     def spent(self) -> bool:
         took = time.process_time() - self.started
         return (self.used >= self.budget.per_search or self.budget.used + self.used >= self.budget.moves
-                or took >= self.budget.search_seconds or self.budget.elapsed + took >= self.budget.seconds)
+                or took >= self.budget.search_seconds or self.budget.elapsed + took >= self.budget.seconds
+                or self.budget.spent())
 
     def most(self, consumed: int, ahead: int = LOOKAHEAD) -> int:
         """The most written lines a candidate standing for `consumed` of them can read."""
@@ -521,7 +581,7 @@ def _grow(search: _Search, seat: int, frontier: list[tuple[tuple[tuple[Command, 
                     continue  # it reads all it can: no longer chain from it is simpler
                 if candidate.reads < 0:
                     grown.append((longer, after))
-        frontier = grown[:LEFT_OUT_WIDTH]
+        frontier = _distinct(grown)[:LEFT_OUT_WIDTH]
         if ties:  # a shorter turn reads on; a longer one of the same player (a turn of several commands) may read further
             deeper = True
             frontier = [(chain, after) for chain, after in frontier
@@ -530,10 +590,21 @@ def _grow(search: _Search, seat: int, frontier: list[tuple[tuple[tuple[Command, 
             return
 
 
+def _distinct(chains: list[tuple[tuple[tuple[Command, Any], ...], Any]]) -> list[tuple[tuple[tuple[Command, Any], ...], Any]]:
+    """The chains that leave the game in distinct states, the first of each kept: `starve L158, starve L158` is
+    `starve L158 2`, two starvings in either order are one (grown on once, the search goes deeper for the same cost)."""
+    kept: list[tuple[tuple[tuple[Command, Any], ...], Any]] = []
+    for chain, after in chains:
+        if not any(after == other for _, other in kept):
+            kept.append((chain, after))
+    return kept
+
+
 def _by_evidence(search: _Search, state: Any, commands: list[Command], seat: int | None) -> list[Command]:
     """A turn nobody wrote is most likely the one whose places and things the lines after it speak of (a city
     its owner starves later, a galley named again): the legal commands whose words are written soonest in the
-    next `EVIDENCE` lines (in the same player's lines, twice as much) first, the rules' order otherwise."""
+    next `EVIDENCE` lines (in the same player's lines, twice as much; a word shared by many of the commands, as much
+    less) first, the rules' order otherwise."""
     if len(commands) <= 1:
         return commands
     reader = search.reader
@@ -550,11 +621,13 @@ def _by_evidence(search: _Search, state: Any, commands: list[Command], seat: int
                             search.later[said] = max(search.later.get(said, 0.0), weight)
     later = search.later
 
-    def spoken(command: Command) -> float:
-        values = {str(v).lower() for k, v in command.to_json().items() if k not in ("type", "seat")
-                  and isinstance(v, (str, int)) and not isinstance(v, bool)}
-        return -sum(later.get(v, 0.0) for v in values)
-    return sorted(commands, key=spoken)
+    def values(command: Command) -> set[str]:
+        return {str(v).lower() for k, v in command.to_json().items() if k not in ("type", "seat")
+                and isinstance(v, (str, int)) and not isinstance(v, bool)}
+    said = [values(c) for c in commands]
+    shared = Counter(v for one in said for v in one)  # a word many of the turns say (a city's castle) tells few apart
+    spoken = {id(c): -sum(later.get(v, 0.0) / shared[v] for v in one) for c, one in zip(commands, said, strict=True)}
+    return sorted(commands, key=lambda c: spoken[id(c)])
 
 
 def _inserted(search: _Search, chain: tuple[tuple[Command, Any], ...], seat: int,

@@ -262,12 +262,16 @@ class _States:
 class Deadline:
     """A cap on the process time one narrowing spends (joint, one at a time, and the search for the result)."""
 
-    def __init__(self, seconds: float) -> None:
+    def __init__(self, seconds: float, why: str | None = None, stop: Callable[[], bool] | None = None) -> None:
         self.seconds = seconds
         self.ends = time.process_time() + seconds
-        self.why = f"the narrowing's time cap of {seconds:g} s ran out"
+        self.own = f"the narrowing's time cap of {seconds:g} s ran out"
+        self.why, self.because, self.stop = self.own, why, stop  # `stop`: a cap it shares (the check's), `because` it
 
     def over(self) -> bool:
+        if self.stop is not None and self.stop():
+            self.why = self.because or self.why
+            return True
         return time.process_time() > self.ends
 
 

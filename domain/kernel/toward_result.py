@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from domain.kernel.narrowing import UNKNOWN, Answer, Asked, Deadline, Key, Reader, Values
@@ -82,24 +82,27 @@ def _random_value(asked: Asked, value: Values, rng: random.Random) -> Values:
 
 
 def narrow(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequence[Key]]], budget: int, limit: int,
-           main: dict[Key, Asked], seconds: float = NARROWING_SECONDS) -> Answer:
+           main: dict[Key, Asked], seconds: float = NARROWING_SECONDS, why: str | None = None,
+           stop: Callable[[], bool] | None = None) -> Answer:
     """The unknowns narrowed together (kernel.narrowing) within three quarters of the budget; what that left
     undetermined then searched for the claimed result with the rest (and at least a quarter). The whole of it
-    within `seconds` of process time: the search for the result has what the others left of them."""
-    deadline = Deadline(seconds)
+    within `seconds` of process time: the search for the result has what the others left of them; and until `stop`
+    says a cap it shares is reached (`why`: that cap in words)."""
+    deadline = Deadline(seconds, why, stop)
     answer = narrow_together(reader, start, stops, budget * 3 // 4, limit, main, named=budget, deadline=deadline)
-    if any(v is None for v in answer.consistent.values()):
+    if any(v is None for v in answer.consistent.values()) and not deadline.over():
         left = max(deadline.ends - time.process_time(), 0.0)
         answer.spent += toward_result(reader, start, stops, answer, main, max(budget - answer.spent, budget // 4),
-                                      min(SECONDS, left))
+                                      min(SECONDS, left), stop)
     return answer
 
 
 def toward_result(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequence[Key]]], answer: Answer,
-                  main: dict[Key, Asked], budget: int, seconds: float = SECONDS) -> int:
+                  main: dict[Key, Asked], budget: int, seconds: float = SECONDS,
+                  until: Callable[[], bool] | None = None) -> int:
     """Each undetermined draw or roll searched for a value that gives the claimed result, the others at their
-    best values; `answer` says what was found. Returns the moves read."""
-    climb = _Climb(reader, budget, seconds)
+    best values; `answer` says what was found (`until`: a cap it shares says stop). Returns the moves read."""
+    climb = _Climb(reader, budget, seconds, until)
     for stop, keys in stops:
         for key in keys:
             asked = main.get(key)
@@ -115,13 +118,14 @@ def toward_result(reader: Reader, start: Any, stops: Sequence[tuple[int, Sequenc
 class _Climb:
     """The search's budget (moves read, process time), and one unknown's climb at a time."""
 
-    def __init__(self, reader: Reader, budget: int, seconds: float) -> None:
-        self.reader, self.budget, self.seconds = reader, budget, seconds
+    def __init__(self, reader: Reader, budget: int, seconds: float, stop: Callable[[], bool] | None = None) -> None:
+        self.reader, self.budget, self.seconds, self.stop = reader, budget, seconds, stop
         self.spent = 0
         self.started = time.process_time()
 
     def left(self) -> bool:
-        return self.spent <= self.budget and time.process_time() - self.started < self.seconds
+        return self.spent <= self.budget and time.process_time() - self.started < self.seconds and not (
+            self.stop is not None and self.stop())
 
     def judge(self, state: Any, stop: int, settled: dict[Key, Values]) -> Score:
         """One value read to the end: how far, and how near the claimed totals."""

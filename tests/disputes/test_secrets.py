@@ -17,7 +17,7 @@ import pytest
 from benchmarks.dispute_slips import _turns, plant, play
 from domain import catalog
 from domain.kernel import ALL, reveal
-from domain.kernel.dispute import HIDDEN_READING
+from domain.kernel.dispute import HIDDEN_READING, _searched
 from domain.kernel.selfplay import play_random
 from domain.kernel.violations import MARK
 from domain.transcripts import check_text, render_log
@@ -109,3 +109,16 @@ def test_hidden_money_keeps_the_search_for_a_reader_of_every_secret() -> None:
     report = check_text("\n".join(planted.lines) + "\n").to_json()
     assert any(f.get("explanation") for f in reveal(report, ALL)["findings"])
     assert all(f.get("explanation") in (None, {"hidden": True}) for f in reveal(report, None)["findings"])
+
+
+def test_the_lines_doubted_after_a_turn_left_out_are_hidden_with_its_reading() -> None:
+    """Which later lines the rules refuse after the reading chosen for a turn left out rests on that reading (and so on
+    the hidden outcomes it was chosen with): in a file with secrets, every other reader gets the finding's own sentence."""
+    said = "Bruno's turn missing before line 23: read as `Bruno: galley 7 action`"
+    doubts = "; 3 later line(s) the rules refuse as read (lines 30, 36, 37) may be that turn's doing: not reported apart"
+    head = "line 23: Ada moves here, but the rules wait for Bruno"
+    out = {"findings": [{"line": 23, "message": f"{head}; {said}{doubts}",
+                         "explanation": {"kind": "left-out", "said": said, "doubts": [30, 36, 37]}}], "unknowns": []}
+    searched = _searched(out, False)
+    assert reveal(searched, None)["findings"][0]["message"] == head
+    assert reveal(searched, ALL)["findings"][0]["message"] == f"{head}; {said}{doubts}"

@@ -21,8 +21,10 @@ from click.testing import CliRunner
 
 from api import cli
 from domain import catalog
+from domain.kernel import ALL, dispute, reveal
 from domain.kernel.contract import fold
 from domain.kernel.dispute import DisputeReport
+from domain.kernel.explain import Budget
 from domain.kernel.selfplay import play_random
 from domain.transcripts import check_text
 
@@ -96,3 +98,37 @@ def test_bad_input_gives_a_report_never_an_exception(path: Path) -> None:
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     assert result.exit_code == 1, result.output[-400:]
     assert json.loads(result.output)["findings"]
+
+
+def test_one_budget_bounds_the_whole_check_of_a_bad_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The searches, the narrowing of unknowns and every reading of the file again spend one budget per file
+    (kernel.explain.Budget, in commands the rules decide and in CPU time): past its cap nothing more is started, only
+    the reading the report needs is made, and the report names the cap and what was not done."""
+    made: list[Budget] = []
+
+    def small() -> Budget:
+        made.append(Budget(whole_work=1_500))
+        return made[-1]
+    monkeypatch.setattr(dispute, "Budget", small)
+    report = check_text((HERE / "bad_dozens_of_slips.txt").read_text(encoding="utf-8"))
+    (budget,) = made
+    assert report.findings and budget.work > budget.whole_work  # the file wants more than the cap
+    assert budget.work <= budget.whole_work + 3 * budget.reading[1] + budget.per_search, (budget.work, budget.reading)
+    said = reveal(report.to_json(), ALL)["explaining"]
+    assert said["whole_work"] == 1_500 and said["work_used"] == budget.work and said["refusals_past_budget"] > 0
+    assert "1500 commands decided by the rules" in said["said"] and "the budget was spent" in said["said"]
+
+
+def test_what_a_turn_left_out_leaves_open_is_said_on_it_not_as_findings() -> None:
+    """A galley's long turn not written (longer than the search reads in): several shorter turns fit the next lines,
+    the checker goes on with one, and the lines the rules refuse after it for what the game holds are said on the
+    turn left out (its `doubts`), not each as a finding; the word misspelt further on is still a finding."""
+    report = check_text((HERE / "serenissima_galley_turn_left_out.txt").read_text(encoding="utf-8"))
+    first = min((f for f in report.findings if f.kind != "result"), key=lambda f: f.line)
+    assert (first.line, first.explanation["kind"]) == (17, "left-out")
+    (opened,) = [f for f in report.findings if f.explanation and f.explanation.get("doubts")]
+    doubts = opened.explanation["doubts"]
+    assert opened.explanation["kind"] == "left-out" and "may be that turn's doing" in opened.message
+    assert len(doubts) >= 10 and not any(f.line in doubts for f in report.findings)
+    assert any(f.line == 57 and f.rule == "notation/move" and "galley" in str(f.did_you_mean) for f in report.findings)
+    assert len(report.findings) <= 6
