@@ -5,9 +5,10 @@
 // /api/records/{id}/analysis) and followed to the end (GET: status and progress). The analysis is the service's,
 // made once and stored; this module only asks and draws. Spoiler-free: nothing after the step shown.
 
-import { COLOURS, DASHES, recordPage as R } from "./record.js";
+import { recordPage as R } from "./record.js";
 import { hashParams } from "./lib/address.js";
 import { api, why } from "./lib/api.js";
+import { colour, seatLegend, seatLine } from "./lib/chart.js";
 import { $, button, el, svg } from "./lib/dom.js";
 
 const POLL_MS = 1000;
@@ -223,19 +224,13 @@ function drawChart(a, end) {
   a.expected.forEach((seat, i) => {
     const points = seat.series.filter((p) => p.step <= end).map((p) => `${xOf(p.step)},${yOf(p.win)}`).join(" ");
     if (!points) return;
-    const line = svg("polyline", { points, fill: "none", stroke: COLOURS[i % COLOURS.length], "stroke-width": 2.5,
-      class: "seat-line", "data-seat": seat.seat });
-    if (DASHES[i % DASHES.length]) line.setAttribute("stroke-dasharray", DASHES[i % DASHES.length]);
-    const tip = svg("title");
-    tip.textContent = `${seat.player}'s chance to win`;
-    line.appendChild(tip);
-    chart.appendChild(line);
+    chart.appendChild(seatLine(i, points, seat.seat, `${seat.player}'s chance to win`));
   });
   a.turning_points.filter((p) => p.step < end).forEach((p) => {
     const i = a.expected.findIndex((s) => s.seat === p.seat);
     const y = p.expected_before ? p.expected_before.win + p.swing : p.expected_played.win;
     const mark = svg("circle", { cx: xOf(p.step), cy: yOf(clip(y)), r: 5, class: "lead-mark",
-      stroke: COLOURS[Math.max(0, i) % COLOURS.length] });
+      stroke: colour(i) });
     const tip = svg("title");
     tip.textContent = `${glyph(p)[0]} ${p.player}, ${R.when(p.step)}: ${p.played} (${signed(p.swing)} points of win chance)`;
     mark.appendChild(tip);
@@ -251,18 +246,7 @@ function drawChart(a, end) {
     R.go(Math.max(0, Math.min(Number.isFinite(end) ? end : R.last(), ((x - M.left) / (W - M.left - M.right)) * span)));
   });
   $("expected-chart").replaceChildren(chart);
-  const legend = el("ul", undefined, "legend");
-  a.expected.forEach((seat, i) => {
-    const item = el("li");
-    const sample = svg("svg", { width: 36, height: 10, "aria-hidden": "true" });
-    const stroke = svg("line", { x1: 0, x2: 36, y1: 5, y2: 5, stroke: COLOURS[i % COLOURS.length], "stroke-width": 3 });
-    if (DASHES[i % DASHES.length]) stroke.setAttribute("stroke-dasharray", DASHES[i % DASHES.length]);
-    sample.appendChild(stroke);
-    item.appendChild(sample);
-    item.appendChild(el("span", " " + seat.player));
-    legend.appendChild(item);
-  });
-  $("expected-legend").replaceChildren(legend);
+  $("expected-legend").replaceChildren(seatLegend(a.expected.map((seat) => seat.player)));
 }
 
 /** The chart's cursor at the step shown (every step: the chart itself is drawn again only when the cut moves). */

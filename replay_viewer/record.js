@@ -6,6 +6,7 @@
 import { hashParams } from "./lib/address.js";
 import { answered, api } from "./lib/api.js";
 import { Board, fitPhone, parseBoard, patch, sayBoard } from "./lib/board.js";
+import { colour, seatLegend, seatLine } from "./lib/chart.js";
 import { $, el, svg, whenIdle } from "./lib/dom.js";
 import { kindWords, render } from "./lib/render.js";
 import { opening } from "./opening.js";
@@ -13,10 +14,6 @@ import { opening } from "./opening.js";
 const id = location.pathname.split("/").pop();
 // Text that changes only when it differs: an unchanged text written again still costs a frame.
 const setText = (node, text) => { if (node.textContent !== text) node.textContent = text; };
-// Okabe–Ito colours (told apart by colour-blind readers) and a dash per seat, so no line relies on colour alone
-// (the analysis's chart, analysis.js, draws its seats with the same).
-export const COLOURS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#8F6A00", "#56B4E9"];
-export const DASHES = ["", "8 4", "2 3", "10 3 2 3", "4 4", "1 2"];
 const POLL_MS = 2000; // polling, when the live stream cannot be had
 const CHECK_MS = 30000; // while the stream is open: a cheap check anyway, should an announcement be lost
 const STREAM_AGAIN_MS = 30000; // after the stream was refused: poll, and try the stream again this much later
@@ -616,19 +613,13 @@ function drawChart(s, end) {
   chart.appendChild(caption);
   s.seats.forEach((seat, i) => {
     const points = seat.totals.slice(0, end + 1).map((v, step) => `${xOf(step)},${yOf(v)}`).join(" ");
-    const line = svg("polyline", { points, fill: "none", stroke: COLOURS[i % COLOURS.length], "stroke-width": 2.5,
-      class: "seat-line", "data-seat": seat.seat });
-    if (DASHES[i % DASHES.length]) line.setAttribute("stroke-dasharray", DASHES[i % DASHES.length]);
-    const tip = svg("title");
-    tip.textContent = `${seat.name}'s running score`;
-    line.appendChild(tip);
-    chart.appendChild(line);
+    chart.appendChild(seatLine(i, points, seat.seat, `${seat.name}'s running score`));
   });
   (s.lead_changes || []).filter((c) => c.step <= end).forEach((c) => {
     const seat = s.seats.find((x) => x.seat === c.seat);
     if (!seat) return;
     const mark = svg("circle", { cx: xOf(c.step), cy: yOf(seat.totals[c.step]), r: 5, class: "lead-mark",
-      stroke: COLOURS[s.seats.indexOf(seat) % COLOURS.length] });
+      stroke: colour(s.seats.indexOf(seat)) });
     const tip = svg("title");
     tip.textContent = `${seat.name} takes the lead at step ${c.step}`;
     mark.appendChild(tip);
@@ -642,18 +633,7 @@ function drawChart(s, end) {
     go(((x - M.left) / (W - M.left - M.right)) * span);
   });
   $("chart").replaceChildren(chart);
-  const legend = el("ul", undefined, "legend");
-  s.seats.forEach((seat, i) => {
-    const item = el("li");
-    const sample = svg("svg", { width: 36, height: 10, "aria-hidden": "true" });
-    const stroke = svg("line", { x1: 0, x2: 36, y1: 5, y2: 5, stroke: COLOURS[i % COLOURS.length], "stroke-width": 3 });
-    if (DASHES[i % DASHES.length]) stroke.setAttribute("stroke-dasharray", DASHES[i % DASHES.length]);
-    sample.appendChild(stroke);
-    item.appendChild(sample);
-    item.appendChild(el("span", " " + seat.name));
-    legend.appendChild(item);
-  });
-  $("legend").replaceChildren(legend);
+  $("legend").replaceChildren(seatLegend(s.seats.map((seat) => seat.name)));
 }
 
 function drawLeads(s, end) {
