@@ -114,8 +114,9 @@ def play(body: dict[str, Any], record_id: UUID) -> Any:
     token = bearer()
     played = records.play.command(record_id, body["command"], token, body["version"], body["outcomes"], body["contribution"],
                           idempotency_key=idempotency_key())
+    # the followers first: the next deciding seat's page asks for its choices while this answer is being built
+    announce(service().hub, record_id, record_state(played.version, played.last_step, played.finished))
     answer = records.play.answer(record_id, played)
-    announce(service().hub, record_id, record_state(played.version, answer.last_step, played.finished))
     response = json_response(answer.to_json())
     if played.replayed:
         response.headers[REPLAYED] = "true"

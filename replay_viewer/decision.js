@@ -111,10 +111,18 @@ function kindWords(pending) {
 }
 
 let drawn = 0;
+let drawnWith = ""; // what of the record the panel was drawn with (recordOf): a new summary redraws it only if that changed
 function render() {
+  drawnWith = recordOf();
   draw();
   markPlaces();
   region().dataset.drawn = String(++drawn); // how many times the panel was drawn: a test waits for the next one
+}
+
+/** What the panel shows of the record's summary besides the decision: whether it is over, take-backs, the undo. */
+function recordOf() {
+  const r = recordPage.record();
+  return r ? JSON.stringify([r.finished, r.steps > 0, r.withdrawn, r.withdrawal, Boolean(r.scores)]) : "";
 }
 
 function draw() {
@@ -410,7 +418,7 @@ async function send(choice, outcomes, first = false) {
     return askNext();
   }
   panel.path = [];
-  await refresh(); // the buttons stay off until the next decision is in: no tap lands on a choice already gone
+  await refresh(answer.ok ? answer.body.version : -1); // the buttons stay off until the next decision is in
   busy(false);
   say(answer.ok ? "" : sentence(answer));
   recordPage.refresh(); // the board after the decision: its reads do not hold up the next decision's
@@ -481,8 +489,21 @@ function showWithdrawals() {
 
 // ---- following the game ------------------------------------------------------------------------------
 
-/** The decision as the API says it now (a newer ask wins over an older one still on its way). */
-async function refresh() {
+let reading = /** @type {{version: number, promise: Promise<void>} | null} */ (null); // the read of /legal under way
+
+/**
+ * The decision as the API says it now (a newer ask wins over an older one still on its way). `known`: the record's
+ * version the page knew of when it asked (the answer is of that version or newer), so a word of the same version
+ * that comes meanwhile waits for this read instead of asking again.
+ */
+function refresh(known = -1) {
+  const promise = read();
+  reading = { version: known, promise };
+  promise.finally(() => { if (reading && reading.promise === promise) reading = null; });
+  return promise;
+}
+
+async function read() {
   const mine = ++panel.generation;
   if (!credential()) return render();
   const answer = await api(`/api/records/${id}/legal`, { token: credential(), cache: "no-store" });
@@ -536,10 +557,19 @@ function start() {
   disarm();
   $("board").addEventListener("click", tapBoard);
   document.addEventListener("cronaca:step", markPlaces); // a new board drawing: its places marked again
+  // The live stream's word of a new version: the next decision is asked at once, beside the page's summary (not after
+  // it); a page sending a choice asks after its own answer.
+  document.addEventListener("cronaca:announced", (e) => {
+    const said = /** @type {CustomEvent} */ (e).detail;
+    if (panel.sending || (panel.legal && said.version <= panel.legal.version) || (reading && reading.version >= said.version)) return;
+    refresh(said.version);
+  });
   document.addEventListener("cronaca:record", (e) => {
     const record = /** @type {CustomEvent} */ (e).detail;
-    if (!panel.legal || record.version !== panel.legal.version) record.hold(refresh()); // before the board's reads
-    else if (!panel.sending) render(); // the same decision; what the record says around it (take-backs) is new
+    const asked = reading && reading.version >= record.version ? reading.promise : null;
+    if (asked) record.hold(asked.then(() => { if (recordOf() !== drawnWith && !panel.sending) render(); }));
+    else if (!panel.legal || record.version > panel.legal.version) record.hold(refresh(record.version)); // before the board's reads
+    else if (recordOf() !== drawnWith && !panel.sending) render(); // the same decision; what the record says around it is new
   });
   window.addEventListener("hashchange", () => {
     const table = hashParams().get("table");
@@ -548,8 +578,8 @@ function start() {
       refresh();
     }
   });
-  window.addEventListener("online", () => resume().then(refresh));
-  resume().then(refresh);
+  window.addEventListener("online", () => resume().then(() => refresh()));
+  resume().then(() => refresh());
 }
 
 start();
