@@ -405,7 +405,8 @@ async function send(choice, outcomes, first = false) {
   if (outcomes) Object.assign(body, { outcomes }); // at the table, even none: a transcribed command says what it met
   const key = crypto.randomUUID();
   sessionStorage.setItem(KEEP, JSON.stringify({ body, key }));
-  const answer = await post(`/api/records/${id}/commands`, body, key);
+  // the answer carries the decision after it (?legal=true): the next one is drawn without asking again
+  const answer = await post(`/api/records/${id}/commands?legal=true`, body, key);
   if (answer.status === 0) { // no answer at all: the entry is kept and sent again (same key) when the line is back
     busy(false);
     say("The service did not answer: your choice is kept and will be sent again when the connection is back.");
@@ -418,7 +419,10 @@ async function send(choice, outcomes, first = false) {
     return askNext();
   }
   panel.path = [];
-  await refresh(answer.ok ? answer.body.version : -1); // the buttons stay off until the next decision is in
+  if (answer.ok && answer.body.legal) {
+    panel.generation += 1; // a read of an older decision still on its way is dropped
+    show(answer.body.legal);
+  } else await refresh(); // the buttons stay off until the next decision is in: no tap lands on a choice already gone
   busy(false);
   say(answer.ok ? "" : sentence(answer));
   recordPage.refresh(); // the board after the decision: its reads do not hold up the next decision's
@@ -515,23 +519,28 @@ async function read() {
     region().hidden = false;
     return;
   }
+  return show(answer.body);
+}
+
+/** A decision as the API says it (GET /legal, or the `legal` a command's answer carries): drawn. */
+function show(legal) {
   const before = panel.legal;
-  panel.legal = answer.body;
-  panel.choices = (answer.body.choices || answer.body.commands || []).map(choiceOf);
-  if (!before || before.version !== answer.body.version) {
+  panel.legal = legal;
+  panel.choices = (legal.choices || legal.commands || []).map(choiceOf);
+  if (!before || before.version !== legal.version) {
     panel.path = [];
     panel.place = null;
     descend();
     if (panel.asking && panel.asking.choice) panel.asking = null;
   }
-  const waiting = answer.body.pending && answer.body.pending.kind === "setup" && panel.table;
+  const waiting = legal.pending && legal.pending.kind === "setup" && panel.table;
   if (waiting && !panel.asking) { // a game at the table starts with the setup's outcomes
     panel.asking = { choice: null, outcomes: [], ask: null, current: [] };
     render();
     return askNext();
   }
   render();
-  document.body.dataset.decision = String(answer.body.version);
+  document.body.dataset.decision = String(legal.version);
 }
 
 /** An entry made in this tab whose answer never came (a reload, a dropped connection): sent again, same key. */
