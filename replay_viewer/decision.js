@@ -5,7 +5,8 @@
 // the parts its words are split into, the engine's legal list saying at each step what remains. At the table, the
 // outcomes a choice meets (a draw, a roll) are entered from what is possible (POST .../asks), and the last entry can be
 // taken back. The panel asks the API for everything (GET /legal, POST /commands) and follows the record page's
-// live stream through its "cronaca:record" event; record.js knows nothing of it but that event and two hooks.
+// live stream through its "cronaca:announced" (the stream's word) and "cronaca:record" (the new summary) events;
+// record.js knows nothing of it but those events and two hooks.
 
 import { hashParams } from "./lib/address.js";
 import { api, why } from "./lib/api.js";
