@@ -98,6 +98,7 @@ def get_record(record_id: UUID) -> Any:
 
 @blp.route("/<uuid:record_id>/commands", methods=["POST"])
 @blp.arguments(schemas.PlayCommand)
+@blp.arguments(schemas.PlayQuery, location="query")
 @blp.response(200, schemas.PlayResult)
 @blp.alt_response(409, schema=schemas.Problem, content_type=PROBLEM, description="the record moved on since `version`")
 @blp.alt_response(422, schema=schemas.Problem, content_type=PROBLEM,
@@ -106,17 +107,22 @@ def get_record(record_id: UUID) -> Any:
 @blp.alt_response(403, schema=schemas.Problem, content_type=PROBLEM, description="the token is not this command's seat's")
 @blp.doc(security=[{"seat": []}], parameters=[schemas.IDEMPOTENCY_KEY])
 @counted_command  # cronaca_commands_total{title,outcome} (api/metrics.py)
-def play(body: dict[str, Any], record_id: UUID) -> Any:
+def play(body: dict[str, Any], query: dict[str, Any], record_id: UUID) -> Any:
     """A seat's choice. Its events come back as step numbers and types (payloads stay hidden until
     the game is over); the seat's own view after the command comes with them. With an `Idempotency-Key`,
-    a retry of a command that was stored answers what the first attempt answered (docs/api.md)."""
+    a retry of a command that was stored answers what the first attempt answered (docs/api.md). With `?legal=true`
+    the answer also says the decision now, as `GET /legal` would (a page saves a round trip)."""
     records = service().records
     token = bearer()
     played = records.play.command(record_id, body["command"], token, body["version"], body["outcomes"], body["contribution"],
                           idempotency_key=idempotency_key())
+    # the followers first: the next deciding seat's page asks for its choices while this answer is being built
+    announce(service().hub, record_id, record_state(played.version, played.last_step, played.finished))
     answer = records.play.answer(record_id, played)
-    announce(service().hub, record_id, record_state(played.version, answer.last_step, played.finished))
-    response = json_response(answer.to_json())
+    said = answer.to_json()
+    if query["legal"]:
+        said["legal"] = records.reading.legal(record_id, token).to_json()
+    response = json_response(said)
     if played.replayed:
         response.headers[REPLAYED] = "true"
     return response

@@ -213,6 +213,12 @@ class DiceAct(marshmallow.Schema):
     version = fields.Integer()
 
 
+class PlayQuery(Strict):
+    legal = fields.Boolean(load_default=False, metadata={
+        "description": "also answer `legal`: the decision after the command as `GET /legal` answers this token then "
+                       "(the page shows the next decision without asking for it)"})
+
+
 class PlayResult(marshmallow.Schema):
     version = fields.Integer()
     steps = fields.List(fields.Integer(), metadata={"description": "[first, last] step numbers of the new events"})
@@ -220,6 +226,7 @@ class PlayResult(marshmallow.Schema):
     finished = fields.Boolean()
     view = fields.Dict()
     pending = fields.Dict()
+    legal = fields.Dict(metadata={"description": "with `?legal=true` only: what `GET /legal` answers this token now"})
 
 
 class EventsQuery(Strict):

@@ -5,7 +5,8 @@
 // the parts its words are split into, the engine's legal list saying at each step what remains. At the table, the
 // outcomes a choice meets (a draw, a roll) are entered from what is possible (POST .../asks), and the last entry can be
 // taken back. The panel asks the API for everything (GET /legal, POST /commands) and follows the record page's
-// live stream through its "cronaca:record" event; record.js knows nothing of it but that event and two hooks.
+// live stream through its "cronaca:announced" (the stream's word) and "cronaca:record" (the new summary) events;
+// record.js knows nothing of it but those events and two hooks.
 
 import { hashParams } from "./lib/address.js";
 import { api, why } from "./lib/api.js";
@@ -108,10 +109,18 @@ function options() {
 // ---- drawing the panel -------------------------------------------------------------------------------
 
 let drawn = 0;
+let drawnWith = ""; // what of the record the panel was drawn with (recordOf): a new summary redraws it only if that changed
 function render() {
+  drawnWith = recordOf();
   draw();
   markPlaces();
   region().dataset.drawn = String(++drawn); // how many times the panel was drawn: a test waits for the next one
+}
+
+/** What the panel shows of the record's summary besides the decision: whether it is over, take-backs, the undo. */
+function recordOf() {
+  const r = recordPage.record();
+  return r ? JSON.stringify([r.finished, r.steps > 0, r.withdrawn, r.withdrawal, Boolean(r.scores)]) : "";
 }
 
 function draw() {
@@ -572,7 +581,8 @@ async function send(choice, outcomes, first = false) {
   if (outcomes) Object.assign(body, { outcomes }); // at the table, even none: a transcribed command says what it met
   const key = crypto.randomUUID();
   sessionStorage.setItem(KEEP, JSON.stringify({ body, key }));
-  const answer = await post(`/api/records/${id}/commands`, body, key);
+  // the answer carries the decision after it (?legal=true): the next one is drawn without asking again
+  const answer = await post(`/api/records/${id}/commands?legal=true`, body, key);
   if (answer.status === 0) { // no answer at all: the entry is kept and sent again (same key) when the line is back
     busy(false);
     say("The service did not answer: your choice is kept and will be sent again when the connection is back.");
@@ -585,7 +595,10 @@ async function send(choice, outcomes, first = false) {
     return askNext();
   }
   panel.path = [];
-  await refresh(); // the buttons stay off until the next decision is in: no tap lands on a choice already gone
+  if (answer.ok && answer.body.legal) {
+    panel.generation += 1; // a read of an older decision still on its way is dropped
+    show(answer.body.legal);
+  } else await refresh(); // the buttons stay off until the next decision is in: no tap lands on a choice already gone
   busy(false);
   say(answer.ok ? "" : sentence(answer));
   recordPage.refresh(); // the board after the decision: its reads do not hold up the next decision's
@@ -656,8 +669,21 @@ function showWithdrawals() {
 
 // ---- following the game ------------------------------------------------------------------------------
 
-/** The decision as the API says it now (a newer ask wins over an older one still on its way). */
-async function refresh() {
+let reading = /** @type {{version: number, promise: Promise<void>} | null} */ (null); // the read of /legal under way
+
+/**
+ * The decision as the API says it now (a newer ask wins over an older one still on its way). `known`: the record's
+ * version the page knew of when it asked (the answer is of that version or newer), so a word of the same version
+ * that comes meanwhile waits for this read instead of asking again.
+ */
+function refresh(known = -1) {
+  const promise = read();
+  reading = { version: known, promise };
+  promise.finally(() => { if (reading && reading.promise === promise) reading = null; });
+  return promise;
+}
+
+async function read() {
   const mine = ++panel.generation;
   if (!credential()) return render();
   const answer = await api(`/api/records/${id}/legal`, { token: credential(), cache: "no-store" });
@@ -669,23 +695,28 @@ async function refresh() {
     region().hidden = false;
     return;
   }
+  return show(answer.body);
+}
+
+/** A decision as the API says it (GET /legal, or the `legal` a command's answer carries): drawn. */
+function show(legal) {
   const before = panel.legal;
-  panel.legal = answer.body;
-  panel.choices = (answer.body.choices || answer.body.commands || []).map(choiceOf);
-  if (!before || before.version !== answer.body.version) {
+  panel.legal = legal;
+  panel.choices = (legal.choices || legal.commands || []).map(choiceOf);
+  if (!before || before.version !== legal.version) {
     panel.path = [];
     panel.place = null;
     descend();
     if (panel.asking && panel.asking.choice) panel.asking = null;
   }
-  const waiting = answer.body.pending && answer.body.pending.kind === "setup" && panel.table;
+  const waiting = legal.pending && legal.pending.kind === "setup" && panel.table;
   if (waiting && !panel.asking) { // a game at the table starts with the setup's outcomes
     panel.asking = { choice: null, outcomes: [], ask: null, current: [] };
     render();
     return askNext();
   }
   render();
-  document.body.dataset.decision = String(answer.body.version);
+  document.body.dataset.decision = String(legal.version);
 }
 
 /** An entry made in this tab whose answer never came (a reload, a dropped connection): sent again, same key. */
@@ -711,10 +742,19 @@ function start() {
   disarm();
   $("board").addEventListener("click", tapBoard);
   document.addEventListener("cronaca:step", markPlaces); // a new board drawing: its places marked again
+  // The live stream's word of a new version: the next decision is asked at once, beside the page's summary (not after
+  // it); a page sending a choice asks after its own answer.
+  document.addEventListener("cronaca:announced", (e) => {
+    const said = /** @type {CustomEvent} */ (e).detail;
+    if (panel.sending || (panel.legal && said.version <= panel.legal.version) || (reading && reading.version >= said.version)) return;
+    refresh(said.version);
+  });
   document.addEventListener("cronaca:record", (e) => {
     const record = /** @type {CustomEvent} */ (e).detail;
-    if (!panel.legal || record.version !== panel.legal.version) record.hold(refresh()); // before the board's reads
-    else if (!panel.sending) render(); // the same decision; what the record says around it (take-backs) is new
+    const asked = reading && reading.version >= record.version ? reading.promise : null;
+    if (asked) record.hold(asked.then(() => { if (recordOf() !== drawnWith && !panel.sending) render(); }));
+    else if (!panel.legal || record.version > panel.legal.version) record.hold(refresh(record.version)); // before the board's reads
+    else if (recordOf() !== drawnWith && !panel.sending) render(); // the same decision; what the record says around it is new
   });
   window.addEventListener("hashchange", () => {
     const table = hashParams().get("table");
@@ -723,8 +763,8 @@ function start() {
       refresh();
     }
   });
-  window.addEventListener("online", () => resume().then(refresh));
-  resume().then(refresh);
+  window.addEventListener("online", () => resume().then(() => refresh()));
+  resume().then(() => refresh());
 }
 
 start();

@@ -125,8 +125,13 @@ async function loadStory() {
   page.viewOf = answer.ok ? answer.body.view_of : null;
 }
 
+// In progress the scores answer only that they come at the end (docs/api.md): read once, and again when the game ends.
+let scoresRead = false;
+const scoresDue = () => !scoresRead || (page.record !== null && page.record.finished);
+
 async function loadScores() {
   const answer = await ask(`/api/records/${id}/scores`);
+  scoresRead = answer.ok;
   page.scores = answer.ok ? answer.body : { available: false, reason: answer.body.detail || "the scores could not be read" };
   if (answer.ok && answer.body.round_word) page.roundWord = answer.body.round_word;
 }
@@ -234,6 +239,7 @@ async function go(n, options = {}) {
   if (!page.record) return;
   n = Math.max(0, Math.min(options.unbounded ? last() : limit(), Math.round(n)));
   page.at = n;
+  followed = options.follow ? n : null;
   if (!options.keepHash) hashDue = true; // written after the board's frame (a same-page navigation costs a millisecond or two)
   showControls(n);
   afterFrame(); // the move list follows the slider even while a board is on its way
@@ -252,6 +258,10 @@ async function go(n, options = {}) {
 // the reader's next key.
 let later = false;
 let hashDue = false;
+// The step the page moved to because the game moved on (live): its neighbours are not fetched ahead, since the page
+// follows the game rather than the reader (four followers' neighbours cost the server more than the next move); the
+// reader's own move from there fetches them.
+let followed = null;
 function afterFrame() {
   if (later) return;
   later = true;
@@ -261,7 +271,7 @@ function afterFrame() {
     if (hashDue) whenIdle(writeHash);
     showAround(n);
     if (page.shown === n) {
-      prefetch(n);
+      if (followed !== n) prefetch(n);
       showStep(n);
       sayBoard($("board-lines"), onPage ? $("board").firstElementChild : null);
     }
@@ -778,9 +788,9 @@ async function check() {
   if (held.length) await Promise.race([Promise.all(held), new Promise((r) => setTimeout(r, HOLD_MS))]);
   if (answer.body.steps !== before.steps || answer.body.finished !== before.finished) {
     if (answer.body.finished) forgetReader(); // every reader now sees everything: drawn boards are stale
-    await Promise.all([loadTurns(), loadStory(), loadScores()]);
+    await Promise.all([loadTurns(), loadStory(), scoresDue() ? loadScores() : null]);
     rebuild();
-    go(wasAtEnd ? page.record.steps : page.at);
+    go(wasAtEnd ? page.record.steps : page.at, { follow: true });
   }
 }
 
@@ -826,7 +836,11 @@ function openStream() {
       return;
     }
     if (said.finished) closeStream("finished");
-    if (said.version !== page.record.version || said.finished !== page.record.finished) refresh().then(schedule);
+    if (said.version !== page.record.version || said.finished !== page.record.finished) {
+      // decision.js asks for the next decision on this word alone (public: version, steps, finished), beside the summary
+      if (said.version > page.record.version) document.dispatchEvent(new CustomEvent("cronaca:announced", { detail: said }));
+      refresh().then(schedule);
+    }
   });
   source.addEventListener("error", () => {
     if (live.source !== source) return;

@@ -61,6 +61,11 @@ class Played:
     replayed: bool = False  # the answer to a retry with the same Idempotency-Key: nothing was stored this time
     table: bool = False  # entered with the table key: answered as the table reads (the public view)
 
+    @property
+    def last_step(self) -> int:
+        """The record's steps after this command (its last event's step)."""
+        return self.first_step + len(self.events)
+
 
 TABLE = "table"  # the table key's own scope of Idempotency-Keys (a seat's are per seat)
 
@@ -367,7 +372,7 @@ class Play:
     def answer(self, record_id: UUID, played: Played) -> CommandPlayed:
         """What `POST .../commands` answers for a command: its events (payloads only when it ended the game), and
         the seat's view and pending decision right after it, as they were then (a retry gets the same answer)."""
-        last = played.first_step + len(played.events)
+        last = played.last_step
         with self.records.access.reading(record_id) as timeline:
             meta = timeline.meta
             assert meta is not None

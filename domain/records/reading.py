@@ -121,7 +121,8 @@ class Reading:
                 return [Turn(0, 0, None, None, 0, 0, 0)]
             return list(timeline.kept("turns", lambda: tuple(turn_ranges(
                 meta.entry_seats, meta.entry_sizes, meta.seats,
-                lambda step: round_in_view(lambda: timeline.game.view(timeline.state_at(step), None))))))
+                lambda step: timeline.of_step("round", step, lambda: round_in_view(
+                    lambda: timeline.game.view(timeline.state_at(step), None)))))))
 
     def legal(self, record_id: UUID, token: str | None) -> Legal:
         """The pending decision; its legal commands only for the seat that must decide, or the table key (a game at

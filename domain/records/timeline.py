@@ -216,6 +216,7 @@ class Timeline:
         self.head: Any = None
         self.lock = threading.RLock()  # held by the writer absorbing rows and by readers (Records.reading)
         self.memo: dict[str, tuple[int, Any]] = {}  # derived answers, valid while the version is the same
+        self.stepwise: tuple[int, dict[tuple[str, int], Any]] = (0, {})  # answers about one step (`of_step`)
         self.withdrawn: list[dict[str, Any]] = []  # entries taken back, as they were, with when and by whom
 
     def kept(self, key: str, make: Callable[[], T]) -> T:
@@ -229,6 +230,19 @@ class Timeline:
         made = make()
         self.memo[key] = (version, made)
         return made
+
+    def of_step(self, key: str, step: int, make: Callable[[], T]) -> T:
+        """A derived answer about one step (the round a turn starts in): a step's state stays the same as the record
+        grows, so it is made once, not once per version; a take-back (its events leave the steps) starts them anew.
+        Call it under `lock`."""
+        withdrawn = 0 if self.meta is None else self.meta.withdrawn_steps
+        if self.stepwise[0] != withdrawn:
+            self.stepwise = (withdrawn, {})
+        known = self.stepwise[1]
+        if (key, step) not in known:
+            known[(key, step)] = make()
+        found: T = known[(key, step)]
+        return found
 
     def absorb(self, rows: Iterable[tuple[int, str, dict[str, Any]]]) -> None:
         """Apply stored record events in stream order: the only place the stored layout is read.

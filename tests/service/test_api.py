@@ -244,3 +244,36 @@ def test_the_short_way_for_steps_answers_as_flask_does(client: Any) -> None:
     forged = client.get(f"/api/records/{record_id}/steps/1", headers=auth("forged"))
     assert forged.status_code == 403 and forged.content_type == PROBLEM
     assert client.get(f"/api/records/{record_id}/steps/{steps + 1}").status_code == 404
+
+
+
+def test_a_command_asked_with_legal_answers_the_decision_after_it_as_legal_does(client: Any) -> None:
+    """`?legal=true` (the record page's decision panel): the answer carries what GET /legal then answers the same
+    token: no choices for a seat whose turn passed, the choices for the table key (it decides for every seat);
+    without it the answer is as before."""
+    record_id, tokens = start(client)
+    for _ in range(4):
+        seat = client.get(f"/api/records/{record_id}/legal").get_json()["pending"]["seat"]
+        if seat is None:  # over
+            break
+        mine = client.get(f"/api/records/{record_id}/legal", headers=auth(tokens[seat])).get_json()
+        answer = client.post(f"/api/records/{record_id}/commands?legal=true", headers=auth(tokens[seat]),
+                             json={"command": mine["commands"][0], "version": mine["version"]})
+        assert answer.status_code == 200, answer.get_json()
+        said = answer.get_json()["legal"]
+        assert said == client.get(f"/api/records/{record_id}/legal", headers=auth(tokens[seat])).get_json()
+        assert said["version"] == answer.get_json()["version"] and not said["commands"]  # the other seat's turn
+    table = client.post("/api/records", json={"title": "toy", "seats": ["ann", "bob"], "mode": "transcribed"}).get_json()
+    key = table["table_key"]
+    answer = client.post(f"/api/records/{table['id']}/commands?legal=true", headers=auth(key),
+                         json={"command": {"type": "toy/roll", "seat": 0}, "version": table["record"]["version"],
+                               "outcomes": [{"kind": "roll", "source": "die", "values": [4]}]})
+    assert answer.status_code == 200, answer.get_json()
+    said = answer.get_json()["legal"]
+    assert said["commands"] and said == client.get(f"/api/records/{table['id']}/legal", headers=auth(key)).get_json()
+    plain = client.post(f"/api/records/{table['id']}/commands", headers=auth(key),
+                        json={"command": {"type": "toy/roll", "seat": 1}, "outcomes": [{"kind": "roll", "source": "die", "values": [2]}]})
+    assert plain.status_code == 200 and "legal" not in plain.get_json()
+    wrong = client.post(f"/api/records/{table['id']}/commands?legal=perhaps", headers=auth(key),
+                        json={"command": {"type": "toy/roll", "seat": 0}, "outcomes": [{"kind": "roll", "source": "die", "values": [2]}]})
+    assert wrong.status_code == 422 and "legal" in wrong.get_json()["detail"]

@@ -194,6 +194,20 @@ def test_turns_cover_every_step_once(records: Records) -> None:
     assert [t.player for t in turns[1:3]] == ["ann", "bob"]
 
 
+def test_a_turn_s_round_is_worked_out_once_until_a_take_back(records: Records) -> None:
+    """The rounds of the turns are read from the states where the turns start: each once, not again at every new
+    version (a live page reads the turns after every move); a take-back makes those steps new states."""
+    record_id, tokens = records.play.start("toy", ["ann", "bob"], edition_file=LONG_TOY.format(target=30))
+    timeline = records.timeline(record_id)
+    made: list[int] = []
+    assert timeline.of_step("round", 3, lambda: made.append(3) or 1) == 1
+    play_out(records, record_id, tokens, seed="turns")  # versions pass
+    assert timeline.of_step("round", 3, lambda: made.append(3) or 2) == 1 and made == [3]
+    assert timeline.meta is not None
+    timeline.meta.withdrawn_steps += 2  # as a take-back does
+    assert timeline.of_step("round", 3, lambda: made.append(3) or 2) == 2 and made == [3, 3]
+
+
 def test_list_filters_by_title_player_and_status(records: Records) -> None:
     done, tokens = records.play.start("toy", ["ann", "bob"])
     play_out(records, done, tokens)
