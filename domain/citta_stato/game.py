@@ -29,6 +29,7 @@ class CittaStato:
     name = "Città-Stato"
     seats = (2, 5)
     bot_shape = staticmethod(bot.shape)
+    bot_determinize = staticmethod(bot.determinize)
 
     def default_edition(self) -> Edition:
         return ed.default()

@@ -5,19 +5,24 @@ nothing else of the planning bot: what each seat may expect from this state (`es
 and what the deciding seat should have played (`suggest`). Both answer from what the
 deciding seat could see then, never from the finished game's all-seeing view.
 
-This first reviewer is the plain one: playouts of uniformly random legal play from the
-state to the end, averaged. The planning bot replaces its insides (determinized from the
-seat's view, a better rollout policy) behind the same two calls.
+`RolloutReviewer` is the plain one: uniformly random playouts from the state as it is
+(all-seeing). `Planner` is the one the analysis uses (`reviewer`): each playout starts
+from a determinization, a state the seat cannot tell from the real one with the others'
+secrets re-dealt (the title's `bot_determinize`, kept in its package's bot.py), and plays
+on with a cheap greedy policy; `suggest` spreads its playouts over the candidate commands
+by sequential halving, every candidate judged on the same determinizations.
 """
 
 from __future__ import annotations
 
+import math
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from domain.kernel.chance import SeededChance
+from domain.kernel.bots import GreedyBot, value_for
+from domain.kernel.chance import Chance, SeededChance
 from domain.kernel.commands import Command
 from domain.kernel.contract import Game, play
 from domain.kernel.selfplay import random_choice
@@ -30,6 +35,9 @@ class Budget:
     playouts: int = 16
     seconds: float | None = None
     max_commands: int = 5_000
+    candidates: int = 8  # `suggest` judges at most this many commands (the rest pruned by the shaped value)
+    per_candidate: int = 8  # `suggest` plays out about this many games per candidate judged
+    rollout: str = "greedy-lite"  # the playouts' policy: "greedy-lite" (GreedyPolicy) or "random"
 
 
 @dataclass(frozen=True)
@@ -125,6 +133,131 @@ class RolloutReviewer:
         raise RuntimeError(f"a playout did not end within {self.budget.max_commands} commands")
 
 
+Policy = Callable[[Game, Any, SeededChance, str], Command]  # (game, state, the players' stream, thinking key)
+Standing = tuple[dict[int, float], dict[int, float], dict[int, float]]
+
+
+def determinize(game: Game, state: Any, seat: int | None, chance: Chance) -> Any:
+    """A state `seat` cannot tell from `state` (its view is equal), the secrets it cannot see re-dealt by `chance`.
+
+    The title's `bot_determinize` (kept in its package's bot.py) knows what is hidden; a title without
+    one hides nothing. `seat` None is the all-seeing view: the state as it is.
+    """
+    deal = getattr(game, "bot_determinize", None)
+    if deal is None or seat is None:
+        return state
+    return deal(state, seat, chance)
+
+
+def random_policy(game: Game, state: Any, players: SeededChance, think: str) -> Command:
+    return random_choice(game, state, players)
+
+
+@dataclass(frozen=True)
+class GreedyPolicy:
+    """The greedy bot cut down to a glance (one turn ahead, a few commands tried), now and then random.
+
+    The `random` share keeps playouts from the greedy bot's loops (it remembers no recent states
+    here) and spreads them over what opponents might do. Cost and strength: benchmarks/planner.py.
+    """
+
+    bot: GreedyBot = GreedyBot(turns=1, steps=3, width=2, breadth=4)
+    random: float = 0.25
+
+    def __call__(self, game: Game, state: Any, players: SeededChance, think: str) -> Command:
+        if players.below(1000) < self.random * 1000:
+            return random_choice(game, state, players)
+        return self.bot.choose(game, state, players, think)
+
+
+def _estimate(rows: Sequence[Standing]) -> Estimate:
+    return Estimate(_mean([r[0] for r in rows]), _mean([r[1] for r in rows]), _mean([r[2] for r in rows]), len(rows))
+
+
+def _worth(rows: Sequence[Standing], seat: int) -> float:
+    """How good the playouts were for `seat`: its win share, then its rank, then its margin, as one number."""
+    total = 0.0
+    for win, rank, score in rows:
+        rivals = [v for s, v in score.items() if s != seat]
+        margin = score[seat] - (max(rivals) if rivals else 0.0)
+        total += win[seat] - 0.05 * rank[seat] + 0.002 * margin
+    return total / len(rows)
+
+
+@dataclass(frozen=True)
+class Planner:
+    """Determinized playouts from the deciding seat's view, played on by a cheap policy (flat Monte Carlo).
+
+    Playout n of a question starts from determinization n (`{think}/deal/n`) and draws the table's
+    chance from `{think}/chance/n`, whichever command it judges: candidates are compared on the same
+    deals and dice. So the answers depend on `think` and on what the seat could see, nothing else.
+    """
+
+    budget: Budget = Budget()
+    policy: Policy = field(default_factory=GreedyPolicy)
+
+    def estimate(self, game: Game, state: Any, seat: int | None, think: str) -> Estimate:
+        started = time.monotonic()
+        rows: list[Standing] = []
+        for n in range(self.budget.playouts):
+            if n and self.budget.seconds is not None and time.monotonic() - started > self.budget.seconds:
+                break
+            rows.append(self._playout(game, state, seat, None, think, n))
+        return _estimate(rows)
+
+    def suggest(self, game: Game, state: Any, think: str) -> tuple[Command, Estimate]:
+        """Sequential halving over the candidates: each round plays every survivor on the next deals, keeps the better half."""
+        seat = game.pending(state).seat
+        if seat is None:
+            raise ValueError("no seat is deciding")
+        candidates = list(game.legal(state))
+        if not candidates:
+            raise ValueError("no legal command")
+        if len(candidates) > self.budget.candidates:
+            candidates = self._prune(game, state, seat, candidates, think)
+        rows: dict[int, list[Standing]] = {i: [] for i in range(len(candidates))}
+        alive = list(rows)
+        rounds = max(1, math.ceil(math.log2(len(candidates))))
+        total = self.budget.per_candidate * len(candidates)
+        started = time.monotonic()
+        played = 0
+        for _ in range(rounds):
+            each = max(1, total // (rounds * len(alive)))
+            for i in alive:
+                for _ in range(each):
+                    rows[i].append(self._playout(game, state, seat, candidates[i], think, len(rows[i])))
+                    played += 1
+            if len(alive) == 1 or (self.budget.seconds is not None and time.monotonic() - started > self.budget.seconds):
+                break
+            alive.sort(key=lambda i: -_worth(rows[i], seat))
+            alive = alive[: max(1, (len(alive) + 1) // 2)]
+        best = max(alive, key=lambda i: (_worth(rows[i], seat), -i))
+        return candidates[best], _estimate(rows[best])
+
+    def _prune(self, game: Game, state: Any, seat: int, candidates: list[Command], think: str) -> list[Command]:
+        """The `candidates` best commands by the greedy bot's shaped value one step on, on the first deal."""
+        value = value_for(game)
+        dealt = determinize(game, state, seat, SeededChance(f"{think}/deal/0"))
+        worth = [value(game, play(game, dealt, c, SeededChance(f"{think}/chance/0"))[1], seat) for c in candidates]
+        keep = sorted(range(len(candidates)), key=lambda i: -worth[i])[: self.budget.candidates]
+        return [candidates[i] for i in sorted(keep)]
+
+    def _playout(self, game: Game, state: Any, seat: int | None, command: Command | None, think: str, n: int) -> Standing:
+        chance = SeededChance(f"{think}/chance/{n}")
+        dealt = determinize(game, state, seat, SeededChance(f"{think}/deal/{n}"))
+        if command is not None:
+            _, dealt = play(game, dealt, command, chance)
+        players = SeededChance(f"{think}/players/{n}")
+        for k in range(self.budget.max_commands):
+            if game.pending(dealt).over:
+                break
+            _, dealt = play(game, dealt, self.policy(game, dealt, players, f"{think}/policy/{n}/{k}"), chance)
+        return final_standing(game, dealt)  # a playout cut short is judged on its running scores
+
+
+POLICIES: dict[str, Policy] = {"greedy-lite": GreedyPolicy(), "random": random_policy}
+
+
 def reviewer(budget: Budget = Budget()) -> Reviewer:
     """The reviewer the analysis uses: one place to swap in a stronger one."""
-    return RolloutReviewer(budget)
+    return Planner(budget, POLICIES[budget.rollout])

@@ -27,6 +27,7 @@ class LaCitta:
     name = "La Città"
     seats = rules.SEATS
     bot_shape = staticmethod(bot.shape)
+    bot_determinize = staticmethod(bot.determinize)
 
     def default_edition(self) -> Edition:
         return ed.default_edition()
