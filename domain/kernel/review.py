@@ -257,6 +257,22 @@ class Planner:
 
 POLICIES: dict[str, Policy] = {"greedy-lite": GreedyPolicy(), "random": random_policy}
 
+# The budget for a whole game's analysis (an estimate at every decision, suggestions at the biggest swings) in
+# about a minute on two loaded cores; its calibration is the one docs/benchmarks.md publishes (issue 33).
+ANALYSIS = Budget(playouts=4, per_candidate=4, candidates=6)
+
+
+def calibration_sentence(game: Game) -> str:
+    """One sentence for the analysis page: how far its win chances can be trusted, from the title's measured
+    calibration (`bot_calibration` on its Game, the figures of benchmarks/calibration.py kept in its bot.py)."""
+    c: Mapping[str, Any] | None = getattr(game, "bot_calibration", None)
+    if not c:
+        return "These win chances have not been checked against played games of this title yet."
+    favourites = (f" seats given {c['favourites_predicted']:.0%} on average (60% or more) went on to win "
+                  f"{c['favourites_won']:.0%} of the time;" if c.get("favourites") else "")
+    return (f"Checked at mid-game on {c['games']} self-play games:{favourites} the win chances score {c['brier']:.3f} "
+            f"(Brier, lower is better) where \"the current leader wins\" scores {c['leader_brier']:.3f}.")
+
 
 def reviewer(budget: Budget = Budget()) -> Reviewer:
     """The reviewer the analysis uses: one place to swap in a stronger one."""

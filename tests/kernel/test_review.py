@@ -8,6 +8,7 @@ tells them apart (so the secrets did matter).
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -15,7 +16,7 @@ import pytest
 from domain import catalog
 from domain.kernel import SeededChance, fold
 from domain.kernel.contract import Game
-from domain.kernel.review import Budget, Planner, determinize, random_policy, reviewer
+from domain.kernel.review import Budget, Planner, calibration_sentence, determinize, random_policy, reviewer
 from domain.kernel.selfplay import play_random
 from tests.contract.test_game_contract import hooks
 
@@ -93,3 +94,12 @@ def test_the_reviewer_suggests_a_legal_command_and_estimates_a_whole_table(title
     players = len(estimate.win)
     assert estimate.playouts == 2 and abs(sum(estimate.win.values()) - 1) < 1e-9
     assert all(1 <= r <= players for r in estimate.rank.values()) and set(after.win) == set(estimate.win)
+
+
+def test_the_calibration_sentence_says_the_titles_measured_figures() -> None:
+    """The page's sentence reads the figures a title keeps (benchmarks/calibration.py); a title without says so."""
+    measured = SimpleNamespace(bot_calibration={"games": 250, "brier": 0.1523, "leader_brier": 0.2871, "favourites": 40,
+                                                "favourites_predicted": 0.712, "favourites_won": 0.675})
+    said = calibration_sentence(measured)  # type: ignore[arg-type]
+    assert "250 self-play games" in said and "71%" in said and "68%" in said and "0.152" in said and "0.287" in said
+    assert "not been checked" in calibration_sentence(object())  # type: ignore[arg-type]
