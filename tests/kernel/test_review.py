@@ -100,6 +100,6 @@ def test_the_calibration_sentence_says_the_titles_measured_figures() -> None:
     """The page's sentence reads the figures a title keeps (benchmarks/calibration.py); a title without says so."""
     measured = SimpleNamespace(bot_calibration={"games": 250, "brier": 0.1523, "leader_brier": 0.2871, "favourites": 40,
                                                 "favourites_predicted": 0.712, "favourites_won": 0.675})
-    said = calibration_sentence(measured)  # type: ignore[arg-type]
+    said = calibration_sentence(measured)
     assert "250 self-play games" in said and "71%" in said and "68%" in said and "0.152" in said and "0.287" in said
     assert "not been checked" in calibration_sentence(object())  # type: ignore[arg-type]
