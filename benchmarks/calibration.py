@@ -12,6 +12,10 @@ estimator: the reliability table (predictions binned by tenths: how many, the me
 observed win rate), the Brier score, and the Brier score of the baseline "the current leader wins"
 (the running totals' leader gets 1, shared among ties). `--json` prints the figures a title's bot.py
 keeps as CALIBRATION (the sentence the analysis page shows, domain.kernel.review.calibration_sentence).
+Each estimate is also shown shrunk toward the fair share (1/players) by the factor that fits the games
+best, and scored with each half of the games shrunk by the factor fitted on the other half (held out):
+the planner applies a title's factor to the estimates of the budget it was measured for.
+`--save FILE` keeps every game's predictions; `--load FILE` reports on them again without playing.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import json
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 from typing import Any
 
 from domain import catalog
@@ -30,6 +35,7 @@ from domain.kernel.review import Budget, final_standing, reviewer
 from domain.kernel.selfplay import play_random
 
 BINS = 10
+FAVOURITE = 0.4  # a seat given this chance or more at mid-game is counted among the favourites (the page's sentence)
 
 
 def budgets(names: Sequence[str]) -> dict[str, Budget]:
@@ -68,6 +74,24 @@ def brier(pairs: Sequence[tuple[float, float]]) -> float:
     return sum((p - o) ** 2 for p, o in pairs) / len(pairs)
 
 
+def shrink(pairs: Sequence[tuple[float, float]], fair: float) -> float:
+    """The factor s (0-1) for which fair + s * (p - fair) best predicts the outcomes (least squares)."""
+    num = sum((p - fair) * (o - fair) for p, o in pairs)
+    den = sum((p - fair) ** 2 for p, _ in pairs)
+    return max(0.0, min(1.0, num / den)) if den else 1.0
+
+
+def shrunk(pairs: Sequence[tuple[float, float]], fair: float, s: float) -> list[tuple[float, float]]:
+    return [(fair + s * (p - fair), o) for p, o in pairs]
+
+
+def held_out(per_game: Sequence[Sequence[tuple[float, float]]], fair: float) -> float:
+    """The Brier score of shrunk predictions, each half of the games shrunk by the factor fitted on the other half."""
+    halves = [[p for g in per_game[k::2] for p in g] for k in (0, 1)]
+    out = [q for k in (0, 1) for q in shrunk(halves[k], fair, shrink(halves[1 - k], fair))]
+    return brier(out)
+
+
 def table(pairs: Sequence[tuple[float, float]]) -> list[dict[str, Any]]:
     """The reliability table: per tenth of predicted chance, how many, the mean prediction, the observed rate."""
     rows = []
@@ -83,22 +107,33 @@ def table(pairs: Sequence[tuple[float, float]]) -> list[dict[str, Any]]:
 def report(title: str, rows: Sequence[dict[str, Any]], names: Sequence[str], as_json: bool) -> None:
     seats = sorted(rows[0]["win"])
     baseline = brier([(r["leader"][s], r["win"][s]) for r in rows for s in seats])
+    fair = 1 / len(seats)
     for name in names:
-        pairs = [(r[name]["p"][s], r["win"][s]) for r in rows for s in seats]
+        per_game = [[(r[name]["p"][s], r["win"][s]) for s in seats] for r in rows]
+        pairs = [p for g in per_game for p in g]
         score = brier(pairs)
+        factor = shrink(pairs, fair)
         cpu = 1000 * sum(r[name]["cpu"] for r in rows) / len(rows)
         print(f"\n{title}, {len(rows)} games, estimator {name} ({cpu:.0f} ms CPU an estimate): "
-              f"Brier {score:.4f}, leader baseline {baseline:.4f}")
-        print(f"  {'bin':<8} {'n':>5} {'predicted':>9} {'observed':>8}")
+              f"Brier {score:.4f}, shrunk toward {fair:.2f} (x{factor:.2f}; held out {held_out(per_game, fair):.4f}), "
+              f"leader baseline {baseline:.4f}, fair share everywhere {brier([(fair, o) for _, o in pairs]):.4f}")
+        print(f"  {'bin':<8} {'n':>5} {'predicted':>9} {'observed':>8}   shrunk: {'n':>5} {'predicted':>9} {'observed':>8}")
         bins = table(pairs)
+        after = {b["bin"]: b for b in table(shrunk(pairs, fair, factor))}
         for b in bins:
-            print(f"  {b['bin']:<8} {b['n']:>5} {b['predicted']:>9.3f} {b['observed']:>8.3f}")
+            a = after.get(b["bin"])
+            tail = f"{a['n']:>5} {a['predicted']:>9.3f} {a['observed']:>8.3f}" if a else ""
+            print(f"  {b['bin']:<8} {b['n']:>5} {b['predicted']:>9.3f} {b['observed']:>8.3f}           {tail}")
+        for b in after.values():
+            if b["bin"] not in {x["bin"] for x in bins}:
+                print(f"  {b['bin']:<8} {'':>5} {'':>9} {'':>8}           {b['n']:>5} {b['predicted']:>9.3f} {b['observed']:>8.3f}")
         if as_json:
-            high = [b for b in bins if b["predicted"] >= 0.6]
+            high = [b for b in table(shrunk(pairs, fair, factor)) if b["predicted"] >= FAVOURITE]
             n = sum(b["n"] for b in high)
-            print(json.dumps({"games": len(rows), "estimator": name, "brier": round(score, 4),
+            print(json.dumps({"games": len(rows), "estimator": name, "shrink": round(factor, 3),
+                              "brier": round(brier(shrunk(pairs, fair, factor)), 4), "raw_brier": round(score, 4),
                               "leader_brier": round(baseline, 4),
-                              "favourites": n, "favourites_predicted": round(sum(b["predicted"] * b["n"] for b in high) / n, 3) if n else None,
+                              "favourite_at": FAVOURITE, "favourites": n, "favourites_predicted": round(sum(b["predicted"] * b["n"] for b in high) / n, 3) if n else None,
                               "favourites_won": round(sum(b["observed"] * b["n"] for b in high) / n, 3) if n else None}))
 
 
@@ -112,12 +147,38 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--seed", default="calibration")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--save", metavar="FILE", help="also write each game's predictions and outcome (JSON lines)")
+    parser.add_argument("--load", metavar="FILE", help="report on the games a --save wrote instead of playing")
     args = parser.parse_args(argv)
+    if args.load:
+        with Path(args.load).open(encoding="utf-8") as f:
+            saved = [json.loads(line) for line in f]
+        for title in args.titles:
+            rows = [_seats_as_ints(r) for r in saved if r["title"] == title]
+            if rows:
+                report(title, rows, args.estimators, args.json)
+        return
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         for title in args.titles:
             futures = [pool.submit(one_game, title, args.players, f"{args.seed}-{k}", args.self_play, args.estimators)
                        for k in range(args.games)]
-            report(title, [f.result() for f in futures], args.estimators, args.json)
+            rows = [f.result() for f in futures]
+            if args.save:
+                with Path(args.save).open("a", encoding="utf-8") as f:
+                    f.writelines(json.dumps({"title": title, **r}) + "\n" for r in rows)
+            report(title, rows, args.estimators, args.json)
+
+
+def _seats_as_ints(row: dict[str, Any]) -> dict[str, Any]:
+    """A saved row with its seats as numbers again (JSON keys are strings)."""
+    def ints(d: dict[str, Any]) -> dict[int, Any]:
+        return {int(k): v for k, v in d.items()}
+    out = {k: v for k, v in row.items() if k != "title"}
+    out["win"], out["leader"] = ints(row["win"]), ints(row["leader"])
+    for k, v in row.items():
+        if isinstance(v, dict) and "p" in v:
+            out[k] = {**v, "p": ints(v["p"])}
+    return out
 
 
 if __name__ == "__main__":
