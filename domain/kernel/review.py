@@ -10,7 +10,7 @@ deciding seat could see then, never from the finished game's all-seeing view.
 from a determinization, a state the seat cannot tell from the real one with the others'
 secrets re-dealt (the title's `bot_determinize`, kept in its package's bot.py), and plays
 on with a cheap greedy policy; `suggest` spreads its playouts over the candidate commands
-by sequential halving, every candidate judged on the same determinizations.
+(the greedy bot's best few), every candidate judged on the same determinizations.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from domain.kernel.bots import GreedyBot, value_for
+from domain.kernel.bots import GreedyBot
 from domain.kernel.chance import Chance, SeededChance
 from domain.kernel.commands import Command
 from domain.kernel.contract import Game, play
@@ -35,8 +35,8 @@ class Budget:
     playouts: int = 16
     seconds: float | None = None
     max_commands: int = 5_000
-    candidates: int = 8  # `suggest` judges at most this many commands (the rest pruned by the shaped value)
-    per_candidate: int = 8  # `suggest` plays out about this many games per candidate judged
+    candidates: int = 8  # `suggest` plays out the greedy bot's best this many commands
+    per_candidate: int = 8  # `suggest` plays out this many games of each
     rollout: str = "greedy-lite"  # the playouts' policy: "greedy-lite" (GreedyPolicy) or "random"
 
 
@@ -174,6 +174,11 @@ def _estimate(rows: Sequence[Standing]) -> Estimate:
     return Estimate(_mean([r[0] for r in rows]), _mean([r[1] for r in rows]), _mean([r[2] for r in rows]), len(rows))
 
 
+def _error(diffs: Sequence[float], mean: float) -> float:
+    """The standard error of a mean of paired differences."""
+    return math.sqrt(sum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1) / len(diffs))
+
+
 def _worth(rows: Sequence[Standing], seat: int) -> float:
     """How good the playouts were for `seat`: its win share, then its rank, then its margin, as one number."""
     total = 0.0
@@ -195,6 +200,7 @@ class Planner:
 
     budget: Budget = Budget()
     policy: Policy = field(default_factory=GreedyPolicy)
+    greedy: GreedyBot = GreedyBot()  # ranks the candidates before any playout
 
     def estimate(self, game: Game, state: Any, seat: int | None, think: str) -> Estimate:
         started = time.monotonic()
@@ -206,41 +212,39 @@ class Planner:
         return _estimate(rows)
 
     def suggest(self, game: Game, state: Any, think: str) -> tuple[Command, Estimate]:
-        """Sequential halving over the candidates: each round plays every survivor on the next deals, keeps the better half."""
+        """The greedy bot's choice, unless the playouts show another of its best candidates clearly better.
+
+        The greedy bot (kernel.bots) ranks the commands on the first deal (what the seat could see);
+        its `candidates` best are each played out on the same `per_candidate` deals and dice. A
+        playout's win share is too coarse to overrule a careful look ahead on a few games, so the
+        greedy choice stands unless another's paired advantage is more than one standard error.
+        """
         seat = game.pending(state).seat
         if seat is None:
             raise ValueError("no seat is deciding")
         candidates = list(game.legal(state))
         if not candidates:
             raise ValueError("no legal command")
-        if len(candidates) > self.budget.candidates:
-            candidates = self._prune(game, state, seat, candidates, think)
-        rows: dict[int, list[Standing]] = {i: [] for i in range(len(candidates))}
-        alive = list(rows)
-        rounds = max(1, math.ceil(math.log2(len(candidates))))
-        total = self.budget.per_candidate * len(candidates)
+        if len(candidates) > 1:
+            dealt = determinize(game, state, seat, SeededChance(f"{think}/deal/0"))
+            prior = self.greedy.values(game, dealt, candidates, f"{think}/greedy")
+            order = sorted(range(len(candidates)), key=lambda i: (-prior[i], i))
+            candidates = [candidates[i] for i in order[: self.budget.candidates]]
         started = time.monotonic()
-        played = 0
-        for _ in range(rounds):
-            each = max(1, total // (rounds * len(alive)))
-            for i in alive:
-                for _ in range(each):
-                    rows[i].append(self._playout(game, state, seat, candidates[i], think, len(rows[i])))
-                    played += 1
-            if len(alive) == 1 or (self.budget.seconds is not None and time.monotonic() - started > self.budget.seconds):
+        rows: list[list[Standing]] = [[] for _ in candidates]
+        for n in range(self.budget.per_candidate):
+            if n and self.budget.seconds is not None and time.monotonic() - started > self.budget.seconds:
                 break
-            alive.sort(key=lambda i: -_worth(rows[i], seat))
-            alive = alive[: max(1, (len(alive) + 1) // 2)]
-        best = max(alive, key=lambda i: (_worth(rows[i], seat), -i))
+            for i, command in enumerate(candidates):
+                rows[i].append(self._playout(game, state, seat, command, think, n))
+        best = 0  # the greedy bot's choice
+        edge = 0.0
+        for i in range(1, len(candidates)):
+            diffs = [_worth([a], seat) - _worth([b], seat) for a, b in zip(rows[i], rows[0], strict=True)]
+            mean = sum(diffs) / len(diffs)
+            if len(diffs) > 1 and mean - _error(diffs, mean) > edge:
+                best, edge = i, mean - _error(diffs, mean)
         return candidates[best], _estimate(rows[best])
-
-    def _prune(self, game: Game, state: Any, seat: int, candidates: list[Command], think: str) -> list[Command]:
-        """The `candidates` best commands by the greedy bot's shaped value one step on, on the first deal."""
-        value = value_for(game)
-        dealt = determinize(game, state, seat, SeededChance(f"{think}/deal/0"))
-        worth = [value(game, play(game, dealt, c, SeededChance(f"{think}/chance/0"))[1], seat) for c in candidates]
-        keep = sorted(range(len(candidates)), key=lambda i: -worth[i])[: self.budget.candidates]
-        return [candidates[i] for i in sorted(keep)]
 
     def _playout(self, game: Game, state: Any, seat: int | None, command: Command | None, think: str, n: int) -> Standing:
         chance = SeededChance(f"{think}/chance/{n}")
