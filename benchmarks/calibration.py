@@ -14,7 +14,7 @@ observed win rate), the Brier score, and the Brier score of the baseline "the cu
 keeps as CALIBRATION (the sentence the analysis page shows, domain.kernel.review.calibration_sentence).
 Each estimate is also shown shrunk toward the fair share (1/players) by the factor that fits the games
 best, and scored with each half of the games shrunk by the factor fitted on the other half (held out):
-the planner applies a title's factor to the estimates of the budget it was measured for.
+a correction measured at mid-game only, so the planner does not apply it (late estimates need none).
 `--save FILE` keeps every game's predictions; `--load FILE` reports on them again without playing.
 """
 
@@ -35,7 +35,7 @@ from domain.kernel.review import Budget, final_standing, reviewer
 from domain.kernel.selfplay import play_random
 
 BINS = 10
-FAVOURITE = 0.4  # a seat given this chance or more at mid-game is counted among the favourites (the page's sentence)
+FAVOURITE = 0.6  # a seat given this chance or more at mid-game is counted among the favourites (the page's sentence)
 
 
 def budgets(names: Sequence[str]) -> dict[str, Budget]:
@@ -128,14 +128,14 @@ def report(title: str, rows: Sequence[dict[str, Any]], names: Sequence[str], as_
             if b["bin"] not in {x["bin"] for x in bins}:
                 print(f"  {b['bin']:<8} {'':>5} {'':>9} {'':>8}           {b['n']:>5} {b['predicted']:>9.3f} {b['observed']:>8.3f}")
         if as_json:
-            high = [b for b in table(shrunk(pairs, fair, factor)) if b["predicted"] >= FAVOURITE]
+            high = [b for b in bins if b["predicted"] >= FAVOURITE]
             n = sum(b["n"] for b in high)
-            print(json.dumps({"games": len(rows), "estimator": name, "shrink": round(factor, 3),
-                              "brier": round(brier(shrunk(pairs, fair, factor)), 4), "raw_brier": round(score, 4),
-                              "leader_brier": round(baseline, 4),
-                              "favourite_at": FAVOURITE, "favourites": n, "favourites_predicted": round(sum(b["predicted"] * b["n"] for b in high) / n, 3) if n else None,
+            print(json.dumps({"games": len(rows), "estimator": name, "brier": round(score, 4),
+                              "leader_brier": round(baseline, 4), "fair_brier": round(brier([(fair, o) for _, o in pairs]), 4),
+                              "shrink": round(factor, 3), "shrunk_brier": round(held_out(per_game, fair), 4),
+                              "favourite_at": FAVOURITE, "favourites": n,
+                              "favourites_predicted": round(sum(b["predicted"] * b["n"] for b in high) / n, 3) if n else None,
                               "favourites_won": round(sum(b["observed"] * b["n"] for b in high) / n, 3) if n else None}))
-
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

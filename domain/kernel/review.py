@@ -272,10 +272,11 @@ def calibration_sentence(game: Game) -> str:
     c: Mapping[str, Any] | None = getattr(game, "bot_calibration", None)
     if not c:
         return "These win chances have not been checked against played games of this title yet."
-    favourites = (f" seats given {c['favourites_predicted']:.0%} on average (60% or more) went on to win "
-                  f"{c['favourites_won']:.0%} of the time;" if c.get("favourites") else "")
+    favourites = (f" seats given {c['favourite_at']:.0%} or more (on average {c['favourites_predicted']:.0%}) went on "
+                  f"to win {c['favourites_won']:.0%} of the time;" if c.get("favourites") else "")
     return (f"Checked at mid-game on {c['games']} self-play games:{favourites} the win chances score {c['brier']:.3f} "
-            f"(Brier, lower is better) where \"the current leader wins\" scores {c['leader_brier']:.3f}.")
+            f"(Brier, lower is better) where \"the current leader wins\" scores {c['leader_brier']:.3f} "
+            f"and an even chance for every seat {c['fair_brier']:.3f}.")
 
 
 def reviewer(budget: Budget = Budget()) -> Reviewer:
