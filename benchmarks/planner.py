@@ -1,7 +1,7 @@
 """How often the planner (domain.kernel.review.Planner) wins at one seat against the greedy bot at the others.
 
     .venv/bin/python -m benchmarks.planner --games 200 [--titles citta-stato la-citta serenissima]
-        [--players 4] [--per-candidate 4] [--candidates 6] [--rollout greedy-lite] [--jobs 2] [--seed planner]
+        [--players 4] [--per-candidate 4] [--candidates 4] [--rollout greedy-lite] [--jobs 2] [--seed planner]
 
 Game k of a title is seeded `{seed}-{k}` and seats the planner at seat k mod players (each seat in
 turn, so the seat order's edge cancels out); every other seat is the greedy bot of domain.kernel.bots
@@ -75,7 +75,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--first", type=int, default=0, help="the first game's number (to run a long series in parts)")
     parser.add_argument("--per-candidate", type=int, default=4)
-    parser.add_argument("--candidates", type=int, default=6)
+    parser.add_argument("--candidates", type=int, default=4)
     parser.add_argument("--rollout", default="greedy-lite", choices=["greedy-lite", "random"])
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--seed", default="planner")

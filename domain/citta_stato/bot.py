@@ -93,3 +93,10 @@ def _republic(state: State, seat: int, chance: Chance) -> State:
         tasks[k] = (*tasks[k][:2], next(mixed), *tasks[k][3:])
     pool = tuple(sorted(next(mixed) for _ in state.pool))
     return new_state(state, seats=tuple(seats), tasks=tuple(tasks), pool=pool)
+
+
+# What benchmarks/calibration.py measured of the analysis's win chances (domain.kernel.review.ANALYSIS's estimator) at
+# mid-game of 4-player greedy self-play games; domain.kernel.review.calibration_sentence says it on the analysis page.
+CALIBRATION: dict[str, Any] | None = {"games": 250, "estimator": "random:8", "brier": 0.1815, "leader_brier": 0.3665, "fair_brier": 0.1688,
+                                       "shrink": 0.249, "shrunk_brier": 0.1676, "favourite_at": 0.6, "favourites": 25,
+                                       "favourites_predicted": 0.699, "favourites_won": 0.44}

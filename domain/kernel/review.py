@@ -263,7 +263,7 @@ POLICIES: dict[str, Policy] = {"greedy-lite": GreedyPolicy(), "random": random_p
 
 # The budget for a whole game's analysis (an estimate at every decision, suggestions at the biggest swings) in
 # about a minute on two loaded cores; its calibration is the one docs/benchmarks.md publishes (issue 33).
-ANALYSIS = Budget(playouts=4, per_candidate=4, candidates=6)
+ANALYSIS = Budget(playouts=8, rollout="random", per_candidate=4, candidates=4)
 
 
 def calibration_sentence(game: Game) -> str:

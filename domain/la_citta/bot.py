@@ -53,3 +53,8 @@ def determinize(state: State, seat: int, chance: Chance) -> State:
 
 
 DEMO_TABLES = (Table({"players": 3}), Table({"players": 4}), Table({"players": 2}), Table({"players": 5}))
+
+
+# What benchmarks/calibration.py measured of the analysis's win chances (domain.kernel.review.ANALYSIS's estimator) at
+# mid-game of 4-player greedy self-play games; domain.kernel.review.calibration_sentence says it on the analysis page.
+CALIBRATION: dict[str, Any] | None = None

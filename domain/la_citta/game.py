@@ -28,6 +28,7 @@ class LaCitta:
     seats = rules.SEATS
     bot_shape = staticmethod(bot.shape)
     bot_determinize = staticmethod(bot.determinize)
+    bot_calibration = bot.CALIBRATION
 
     def default_edition(self) -> Edition:
         return ed.default_edition()

@@ -19,6 +19,7 @@ class Serenissima:
     name = "Serenissima"
     seats = (2, 4)
     bot_determinize = staticmethod(bot.determinize)
+    bot_calibration = bot.CALIBRATION
 
     def default_edition(self) -> Edition:
         return default_edition()
