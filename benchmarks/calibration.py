@@ -15,7 +15,7 @@ keeps as CALIBRATION (the sentence the analysis page shows, domain.kernel.review
 Each estimate is also shown shrunk toward the fair share (1/players) by the factor that fits the games
 best, and scored with each half of the games shrunk by the factor fitted on the other half (held out):
 a correction measured at mid-game only, so the planner does not apply it (late estimates need none).
-`--save FILE` keeps every game's predictions; `--load FILE` reports on them again without playing.
+`--save FILE` keeps every game's predictions as it ends; `--load FILE` reports on them again without playing.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import argparse
 import json
 import time
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
@@ -162,10 +162,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         for title in args.titles:
             futures = [pool.submit(one_game, title, args.players, f"{args.seed}-{k}", args.self_play, args.estimators)
                        for k in range(args.games)]
-            rows = [f.result() for f in futures]
-            if args.save:
-                with Path(args.save).open("a", encoding="utf-8") as f:
-                    f.writelines(json.dumps({"title": title, **r}) + "\n" for r in rows)
+            rows = []
+            for done in as_completed(futures):  # saved as each game ends: a run stopped early still counts
+                rows.append(done.result())
+                if args.save:
+                    with Path(args.save).open("a", encoding="utf-8") as f:
+                        f.write(json.dumps({"title": title, **rows[-1]}) + "\n")
             report(title, rows, args.estimators, args.json)
 
 
