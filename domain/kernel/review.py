@@ -37,7 +37,7 @@ class Budget:
     max_commands: int = 5_000
     candidates: int = 8  # `suggest` plays out the greedy bot's best this many commands
     per_candidate: int = 8  # `suggest` plays out this many games of each
-    rollout: str = "greedy-lite"  # the playouts' policy: "greedy-lite" (GreedyPolicy) or "random"
+    rollout: str = "random"  # the playouts' policy: "random" (uniformly random legal play) or "greedy-lite" (GreedyPolicy)
 
 
 @dataclass(frozen=True)

@@ -87,7 +87,7 @@ def test_the_reviewer_suggests_a_legal_command_and_estimates_a_whole_table(title
     within the table, as many playouts as the budget."""
     game = catalog.game(title)
     state, seat = secret_states(title)[0]
-    judge = reviewer(Budget(playouts=2, per_candidate=1, candidates=2))
+    judge = reviewer(Budget(playouts=2, per_candidate=1, candidates=2, rollout="greedy-lite"))
     command, after = judge.suggest(game, state, "legal")
     assert command in game.legal(state)
     estimate = judge.estimate(game, state, seat, "whole")
