@@ -30,7 +30,7 @@ from domain import catalog
 from domain.kernel.bots import GreedyBot
 from domain.kernel.chance import SeededChance
 from domain.kernel.commands import Command
-from domain.kernel.review import Budget, final_standing, reviewer
+from domain.kernel.review import POLICIES, Budget, Planner, final_standing
 from domain.kernel.selfplay import play_out
 
 
@@ -38,7 +38,7 @@ def one_game(title: str, players: int, seed: str, seat: int, budget: Budget) -> 
     """One seeded game, the planner at `seat`: its win share and rank, the CPU it spent and on how many decisions."""
     game = catalog.game(title)
     edition = game.default_edition()
-    planner = reviewer(budget)
+    planner = Planner(budget, POLICIES[budget.rollout])
     greedy = GreedyBot()
     rng = SeededChance(seed + "/bot")
     recent: deque[Any] = deque(maxlen=32)
@@ -47,7 +47,7 @@ def one_game(title: str, players: int, seed: str, seat: int, budget: Budget) -> 
     def choose(state: Any, n: int, players_rng: SeededChance) -> Command:
         if game.pending(state).seat == seat and len(game.legal(state)) > 1:
             started = time.process_time()
-            command, _ = planner.suggest(game, state, f"{seed}/plan/{n}")
+            command, _ = planner.suggest(game, state, f"{seed}/plan/{n}", recent)
             spent[0] += time.process_time() - started
             spent[1] += 1
             return command

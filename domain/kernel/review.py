@@ -211,13 +211,15 @@ class Planner:
             rows.append(self._playout(game, state, seat, None, think, n))
         return _estimate(rows)
 
-    def suggest(self, game: Game, state: Any, think: str) -> tuple[Command, Estimate]:
+    def suggest(self, game: Game, state: Any, think: str, recent: Sequence[Any] = ()) -> tuple[Command, Estimate]:
         """The greedy bot's choice, unless the playouts show another of its best candidates clearly better.
 
         The greedy bot (kernel.bots) ranks the commands on the first deal (what the seat could see);
         its `candidates` best are each played out on the same `per_candidate` deals and dice. A
         playout's win share is too coarse to overrule a careful look ahead on a few games, so the
         greedy choice stands unless another's paired advantage is more than one standard error.
+        A player at the table passes the `recent` states: a command leading back to one of them (a
+        sailor moved back and forth) is left out unless every command does, so its game moves on.
         """
         seat = game.pending(state).seat
         if seat is None:
@@ -225,6 +227,9 @@ class Planner:
         candidates = list(game.legal(state))
         if not candidates:
             raise ValueError("no legal command")
+        if recent and len(candidates) > 1:
+            onward = [c for c in candidates if play(game, state, c, SeededChance(think))[1] not in recent]
+            candidates = onward or candidates
         if len(candidates) > 1:
             dealt = determinize(game, state, seat, SeededChance(f"{think}/deal/0"))
             prior = self.greedy.values(game, dealt, candidates, f"{think}/greedy")
