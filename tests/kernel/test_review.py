@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from domain import catalog
-from domain.kernel import SeededChance, fold
+from domain.kernel import SeededChance, fold, play
 from domain.kernel.contract import Game
 from domain.kernel.review import Budget, Planner, calibration_sentence, determinize, random_policy, reviewer
 from domain.kernel.selfplay import play_random
@@ -104,3 +104,15 @@ def test_the_calibration_sentence_says_the_titles_measured_figures() -> None:
     said = calibration_sentence(measured)
     assert "250 self-play games" in said and "71%" in said and "68%" in said and "0.152" in said and "0.287" in said and "0.188" in said
     assert "not been checked" in calibration_sentence(object())  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("title", TITLES)
+def test_a_seat_at_the_table_is_not_sent_back_to_a_recent_state(title: str) -> None:
+    """A command whose result the seat has just left is not suggested while another command leads elsewhere."""
+    game = catalog.game(title)
+    planner = Planner(Budget(playouts=1, per_candidate=1, candidates=2), random_policy)
+    state = next(s for s, _ in secret_states(title) if len(game.legal(s)) > 1)
+    first, _ = planner.suggest(game, state, "loop")
+    _, back = play(game, state, first, SeededChance("loop"))
+    again, _ = planner.suggest(game, state, "loop", [back])
+    assert again != first
