@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from domain.kernel.bots import GreedyBot
@@ -199,7 +199,7 @@ class Planner:
     """
 
     budget: Budget = Budget()
-    policy: Policy = field(default_factory=GreedyPolicy)
+    policy: Policy = random_policy  # as Budget's default rollout; reviewer() picks the budget's
     greedy: GreedyBot = GreedyBot()  # ranks the candidates before any playout
 
     def estimate(self, game: Game, state: Any, seat: int | None, think: str) -> Estimate:
@@ -246,9 +246,11 @@ class Planner:
         edge = 0.0
         for i in range(1, len(candidates)):
             diffs = [_worth([a], seat) - _worth([b], seat) for a, b in zip(rows[i], rows[0], strict=True)]
-            mean = sum(diffs) / len(diffs)
-            if len(diffs) > 1 and mean - _error(diffs, mean) > edge:
-                best, edge = i, mean - _error(diffs, mean)
+            if len(diffs) > 1:
+                mean = sum(diffs) / len(diffs)
+                low = mean - _error(diffs, mean)
+                if low > edge:
+                    best, edge = i, low
         return candidates[best], _estimate(rows[best])
 
     def _playout(self, game: Game, state: Any, seat: int | None, command: Command | None, think: str, n: int) -> Standing:
