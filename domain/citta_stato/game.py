@@ -29,6 +29,8 @@ class CittaStato:
     name = "Città-Stato"
     seats = (2, 5)
     bot_shape = staticmethod(bot.shape)
+    bot_determinize = staticmethod(bot.determinize)
+    bot_calibration = bot.CALIBRATION
 
     def default_edition(self) -> Edition:
         return ed.default()

@@ -962,12 +962,17 @@ def _place_schemes(s: State, chance: Chance) -> list[Event]:
     return [ev.SchemesPlaced.of(tuple(chance.draw("schemes", s.scheme_pool, s.t.scheme_slots)))]
 
 
-def _deal_republic_cards(s: State, chance: Chance) -> list[Event]:
+def republic_deck(s: State) -> list[str]:
+    """The plain Republic cards dealt from at this player count (those left over stay out of the game), sorted."""
     deck: list[str] = []
     for form, count in s.t.deal[s.players].items():
         plain = sorted(k for k, f in s.t.republic_form.items() if f == form and not s.t.republic_crowns[k])
         deck += plain[:count]
-    return [ev.RepublicCardsDealt.of(tuple(chance.draw("deck:republic", sorted(deck), s.players)))]
+    return sorted(deck)
+
+
+def _deal_republic_cards(s: State, chance: Chance) -> list[Event]:
+    return [ev.RepublicCardsDealt.of(tuple(chance.draw("deck:republic", republic_deck(s), s.players)))]
 
 
 def _reveal_cards(s: State, chance: Chance) -> list[Event]:

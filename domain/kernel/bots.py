@@ -142,6 +142,14 @@ class GreedyBot:
                 best.append(c)
         return best[rng.below(len(best))] if len(best) > 1 else best[0]
 
+    def values(self, game: Game, state: Any, candidates: Sequence[Command], think: str) -> list[float]:
+        """What `choose` would make of each of `candidates` for the deciding seat (the planner's prior)."""
+        pending = game.pending(state)
+        if pending.seat is None:
+            raise ValueError(f"no seat is deciding ({pending.kind})")
+        value = self.value or value_for(game)
+        return [self._judge(game, state, c, pending.seat, pending.kind, value, think, ()) for c in candidates]
+
     def _judge(self, game: Game, state: Any, c: Command, seat: int, kind: str, value: Value, think: str,
                recent: Sequence[Any]) -> float:
         _, after = play(game, state, c, SeededChance(think))  # the same imagined chance for every candidate

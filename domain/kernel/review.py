@@ -5,19 +5,24 @@ nothing else of the planning bot: what each seat may expect from this state (`es
 and what the deciding seat should have played (`suggest`). Both answer from what the
 deciding seat could see then, never from the finished game's all-seeing view.
 
-This first reviewer is the plain one: playouts of uniformly random legal play from the
-state to the end, averaged. The planning bot replaces its insides (determinized from the
-seat's view, a better rollout policy) behind the same two calls.
+`RolloutReviewer` is the plain one: uniformly random playouts from the state as it is
+(all-seeing). `Planner` is the one the analysis uses (`reviewer`): each playout starts
+from a determinization, a state the seat cannot tell from the real one with the others'
+secrets re-dealt (the title's `bot_determinize`, kept in its package's bot.py), and plays
+on with a cheap greedy policy; `suggest` spreads its playouts over the candidate commands
+(the greedy bot's best few), every candidate judged on the same determinizations.
 """
 
 from __future__ import annotations
 
+import math
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from domain.kernel.chance import SeededChance
+from domain.kernel.bots import GreedyBot
+from domain.kernel.chance import Chance, SeededChance
 from domain.kernel.commands import Command
 from domain.kernel.contract import Game, play
 from domain.kernel.selfplay import random_choice
@@ -30,6 +35,9 @@ class Budget:
     playouts: int = 16
     seconds: float | None = None
     max_commands: int = 5_000
+    candidates: int = 8  # `suggest` plays out the greedy bot's best this many commands
+    per_candidate: int = 8  # `suggest` plays out this many games of each
+    rollout: str = "random"  # the playouts' policy: "random" (uniformly random legal play) or "greedy-lite" (GreedyPolicy)
 
 
 @dataclass(frozen=True)
@@ -125,6 +133,159 @@ class RolloutReviewer:
         raise RuntimeError(f"a playout did not end within {self.budget.max_commands} commands")
 
 
+Policy = Callable[[Game, Any, SeededChance, str], Command]  # (game, state, the players' stream, thinking key)
+Standing = tuple[dict[int, float], dict[int, float], dict[int, float]]
+
+
+def determinize(game: Game, state: Any, seat: int | None, chance: Chance) -> Any:
+    """A state `seat` cannot tell from `state` (its view is equal), the secrets it cannot see re-dealt by `chance`.
+
+    The title's `bot_determinize` (kept in its package's bot.py) knows what is hidden; a title without
+    one hides nothing. `seat` None is the all-seeing view: the state as it is.
+    """
+    deal = getattr(game, "bot_determinize", None)
+    if deal is None or seat is None:
+        return state
+    return deal(state, seat, chance)
+
+
+def random_policy(game: Game, state: Any, players: SeededChance, think: str) -> Command:
+    return random_choice(game, state, players)
+
+
+@dataclass(frozen=True)
+class GreedyPolicy:
+    """The greedy bot cut down to a glance (one turn ahead, a few commands tried), now and then random.
+
+    The `random` share keeps playouts from the greedy bot's loops (it remembers no recent states
+    here) and spreads them over what opponents might do. Cost and strength: benchmarks/planner.py.
+    """
+
+    bot: GreedyBot = GreedyBot(turns=1, steps=3, width=2, breadth=4)
+    random: float = 0.25
+
+    def __call__(self, game: Game, state: Any, players: SeededChance, think: str) -> Command:
+        if players.below(1000) < self.random * 1000:
+            return random_choice(game, state, players)
+        return self.bot.choose(game, state, players, think)
+
+
+def _estimate(rows: Sequence[Standing]) -> Estimate:
+    return Estimate(_mean([r[0] for r in rows]), _mean([r[1] for r in rows]), _mean([r[2] for r in rows]), len(rows))
+
+
+def _error(diffs: Sequence[float], mean: float) -> float:
+    """The standard error of a mean of paired differences."""
+    return math.sqrt(sum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1) / len(diffs))
+
+
+def _worth(rows: Sequence[Standing], seat: int) -> float:
+    """How good the playouts were for `seat`: its win share, then its rank, then its margin, as one number."""
+    total = 0.0
+    for win, rank, score in rows:
+        rivals = [v for s, v in score.items() if s != seat]
+        margin = score[seat] - (max(rivals) if rivals else 0.0)
+        total += win[seat] - 0.05 * rank[seat] + 0.002 * margin
+    return total / len(rows)
+
+
+@dataclass(frozen=True)
+class Planner:
+    """Determinized playouts from the deciding seat's view, played on by a cheap policy (flat Monte Carlo).
+
+    Playout n of a question starts from determinization n (`{think}/deal/n`) and draws the table's
+    chance from `{think}/chance/n`, whichever command it judges: candidates are compared on the same
+    deals and dice. So the answers depend on `think` and on what the seat could see, nothing else.
+    """
+
+    budget: Budget = Budget()
+    policy: Policy = random_policy  # as Budget's default rollout; reviewer() picks the budget's
+    greedy: GreedyBot = GreedyBot()  # ranks the candidates before any playout
+
+    def estimate(self, game: Game, state: Any, seat: int | None, think: str) -> Estimate:
+        started = time.monotonic()
+        rows: list[Standing] = []
+        for n in range(self.budget.playouts):
+            if n and self.budget.seconds is not None and time.monotonic() - started > self.budget.seconds:
+                break
+            rows.append(self._playout(game, state, seat, None, think, n))
+        return _estimate(rows)
+
+    def suggest(self, game: Game, state: Any, think: str, recent: Sequence[Any] = ()) -> tuple[Command, Estimate]:
+        """The greedy bot's choice, unless the playouts show another of its best candidates clearly better.
+
+        The greedy bot (kernel.bots) ranks the commands on the first deal (what the seat could see);
+        its `candidates` best are each played out on the same `per_candidate` deals and dice. A
+        playout's win share is too coarse to overrule a careful look ahead on a few games, so the
+        greedy choice stands unless another's paired advantage is more than one standard error.
+        A player at the table passes the `recent` states: a command leading back to one of them (a
+        sailor moved back and forth) is left out unless every command does, so its game moves on.
+        """
+        seat = game.pending(state).seat
+        if seat is None:
+            raise ValueError("no seat is deciding")
+        candidates = list(game.legal(state))
+        if not candidates:
+            raise ValueError("no legal command")
+        if recent and len(candidates) > 1:
+            onward = [c for c in candidates if play(game, state, c, SeededChance(think))[1] not in recent]
+            candidates = onward or candidates
+        if len(candidates) > 1:
+            dealt = determinize(game, state, seat, SeededChance(f"{think}/deal/0"))
+            prior = self.greedy.values(game, dealt, candidates, f"{think}/greedy")
+            order = sorted(range(len(candidates)), key=lambda i: (-prior[i], i))
+            candidates = [candidates[i] for i in order[: self.budget.candidates]]
+        started = time.monotonic()
+        rows: list[list[Standing]] = [[] for _ in candidates]
+        for n in range(self.budget.per_candidate):
+            if n and self.budget.seconds is not None and time.monotonic() - started > self.budget.seconds:
+                break
+            for i, command in enumerate(candidates):
+                rows[i].append(self._playout(game, state, seat, command, think, n))
+        best = 0  # the greedy bot's choice
+        edge = 0.0
+        for i in range(1, len(candidates)):
+            diffs = [_worth([a], seat) - _worth([b], seat) for a, b in zip(rows[i], rows[0], strict=True)]
+            if len(diffs) > 1:
+                mean = sum(diffs) / len(diffs)
+                low = mean - _error(diffs, mean)
+                if low > edge:
+                    best, edge = i, low
+        return candidates[best], _estimate(rows[best])
+
+    def _playout(self, game: Game, state: Any, seat: int | None, command: Command | None, think: str, n: int) -> Standing:
+        chance = SeededChance(f"{think}/chance/{n}")
+        dealt = determinize(game, state, seat, SeededChance(f"{think}/deal/{n}"))
+        if command is not None:
+            _, dealt = play(game, dealt, command, chance)
+        players = SeededChance(f"{think}/players/{n}")
+        for k in range(self.budget.max_commands):
+            if game.pending(dealt).over:
+                break
+            _, dealt = play(game, dealt, self.policy(game, dealt, players, f"{think}/policy/{n}/{k}"), chance)
+        return final_standing(game, dealt)  # a playout cut short is judged on its running scores
+
+
+POLICIES: dict[str, Policy] = {"greedy-lite": GreedyPolicy(), "random": random_policy}
+
+# The budget for a whole game's analysis (an estimate at every decision, suggestions at the biggest swings) in
+# about a minute on two loaded cores; its calibration is the one docs/benchmarks.md publishes (issue 33).
+ANALYSIS = Budget(playouts=8, rollout="random", per_candidate=4, candidates=4)
+
+
+def calibration_sentence(game: Game) -> str:
+    """One sentence for the analysis page: how far its win chances can be trusted, from the title's measured
+    calibration (`bot_calibration` on its Game, the figures of benchmarks/calibration.py kept in its bot.py)."""
+    c: Mapping[str, Any] | None = getattr(game, "bot_calibration", None)
+    if not c:
+        return "These win chances have not been checked against played games of this title yet."
+    favourites = (f" seats given {c['favourite_at']:.0%} or more (on average {c['favourites_predicted']:.0%}) went on "
+                  f"to win {c['favourites_won']:.0%} of the time;" if c.get("favourites") else "")
+    return (f"Checked at mid-game on {c['games']} self-play games:{favourites} the win chances score {c['brier']:.3f} "
+            f"(Brier, lower is better) where \"the current leader wins\" scores {c['leader_brier']:.3f} "
+            f"and an even chance for every seat {c['fair_brier']:.3f}.")
+
+
 def reviewer(budget: Budget = Budget()) -> Reviewer:
     """The reviewer the analysis uses: one place to swap in a stronger one."""
-    return RolloutReviewer(budget)
+    return Planner(budget, POLICIES[budget.rollout])

@@ -27,6 +27,8 @@ class LaCitta:
     name = "La Città"
     seats = rules.SEATS
     bot_shape = staticmethod(bot.shape)
+    bot_determinize = staticmethod(bot.determinize)
+    bot_calibration = bot.CALIBRATION
 
     def default_edition(self) -> Edition:
         return ed.default_edition()

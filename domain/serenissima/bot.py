@@ -1,7 +1,47 @@
-"""What the greedy bot (domain.kernel.bots) needs of Serenissima: the running scores alone, and the demo's tables."""
+"""What the bots need of Serenissima: the demo's tables, and hidden money imagined as one seat could
+(the planner, domain.kernel.review); the greedy bot (domain.kernel.bots) reads the running scores alone."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from domain.kernel.bots import Table
+from domain.kernel.chance import Chance
+from domain.serenissima.state import State, replace
+
+
+def determinize(state: State, seat: int, chance: Chance) -> State:
+    """A state `seat` cannot tell from this one (its view is equal), the others' hidden ducats re-dealt by `chance`.
+
+    Only money can be hidden (the `hidden` money option, until the game is over). What the other seats
+    hold together is known (the bank's payments are public); each of their ducats goes to one of them
+    with a chance in proportion to what that seat has announced. Everything else is on the board, and
+    the Doge deck is the multiset of cards not yet face up, drawn by chance anyway.
+    """
+    if not state.hidden_money or state.phase == "over" or not state.players:
+        return state
+    others = [i for i in range(state.players) if i != seat]
+    weights = [max(1, state.announced[i]) for i in others]
+    money = list(state.money)
+    total = sum(money[i] for i in others)
+    for i in others:
+        money[i] = 0
+    whole = sum(weights)
+    for _ in range(total):
+        x = chance.roll("determinize:ducats", 1, whole)[0]
+        k = 0
+        while x > weights[k]:
+            x -= weights[k]
+            k += 1
+        money[others[k]] += 1
+    return replace(state, money=tuple(money))
+
 
 DEMO_TABLES = (Table({"players": 3}), Table({"players": 4}), Table({"players": 2}))
+
+
+# What benchmarks/calibration.py measured of the analysis's win chances (domain.kernel.review.ANALYSIS's estimator) at
+# mid-game of 4-player greedy self-play games; domain.kernel.review.calibration_sentence says it on the analysis page.
+CALIBRATION: dict[str, Any] | None = {"games": 100, "estimator": "random:8", "brier": 0.1276, "leader_brier": 0.2077, "fair_brier": 0.1783,
+                                       "shrink": 0.905, "shrunk_brier": 0.1276, "favourite_at": 0.6, "favourites": 44,
+                                       "favourites_predicted": 0.791, "favourites_won": 0.701}

@@ -7,8 +7,8 @@ from typing import Any
 
 from domain.kernel import Chance, Command, Edition, Event, Pending
 from domain.kernel.describe import Sentence
+from domain.serenissima import bot, describe, rules, scoring, view
 from domain.serenissima import commands as cm
-from domain.serenissima import describe, rules, scoring, view
 from domain.serenissima.edition import default_edition, load_edition
 from domain.serenissima.fold import evolve
 from domain.serenissima.state import State, begin
@@ -18,6 +18,8 @@ class Serenissima:
     title = "serenissima"
     name = "Serenissima"
     seats = (2, 4)
+    bot_determinize = staticmethod(bot.determinize)
+    bot_calibration = bot.CALIBRATION
 
     def default_edition(self) -> Edition:
         return default_edition()
