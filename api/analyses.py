@@ -109,6 +109,8 @@ class AnalysisStatus(marshmallow.Schema):
     budget = fields.Dict()
     analysis = fields.Nested(Analysis, metadata={"description": "once done"})
     error = fields.String(metadata={"description": "once failed"})
+    trust = fields.String(metadata={"description": "how far the title's win chances can be trusted: its measured "
+                                                   "calibration in a sentence"})
 
 
 @blp.route("/<uuid:record_id>/analysis", methods=["POST"])

@@ -13,7 +13,7 @@ import { $, button, el, svg } from "./lib/dom.js";
 
 const POLL_MS = 1000;
 const path = `/api/records/${R.id}/analysis`;
-const view = { status: null, analysis: null, drawnFor: null, timer: 0, cursor: null, xOf: null };
+const view = { status: null, analysis: null, trust: "", drawnFor: null, timer: 0, cursor: null, xOf: null };
 
 // The reviewer's move is named as better only when it beats the move played by this much win chance: less is
 // within the noise of a few playouts, and "the reviewer would have played X, no better" helps no player (chess.com
@@ -152,6 +152,7 @@ function show(answer) {
   $("charts").classList.add("analysed");
   $("story-analysis").hidden = $("moments-box").hidden = $("luck-box").hidden = false;
   view.analysis = status.analysis;
+  view.trust = status.trust || "";
   view.drawnFor = null;
   draw();
 }
@@ -178,7 +179,8 @@ function draw() {
   $("analysis-note").textContent = (R.spoilerFree() ? "Spoiler-free: up to this step. " : "")
     + `Each seat's chance to win after every decision (a shared win counts as a share), judged from what the `
     + `deciding seat could see then by a reviewer that plays the game out ${n} times from there, so a figure may be `
-    + `off by about ${Math.round(50 / Math.sqrt(n))} points either way: trust the large swings more than the small.`;
+    + `off by about ${Math.round(50 / Math.sqrt(n))} points either way: trust the large swings more than the small.`
+    + (view.trust ? ` ${view.trust}` : "");
   drawChart(a, end);
   drawMoments(a, end);
   drawLuck(a, end);

@@ -15,6 +15,7 @@ edition is another analysis.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import secrets
 from collections.abc import Callable
@@ -27,7 +28,7 @@ from eventsourcing.persistence import IntegrityError
 from domain import catalog
 from domain.kernel import EditionError
 from domain.kernel.cache import Bounded
-from domain.kernel.review import reviewer
+from domain.kernel.review import calibration_sentence, reviewer
 from domain.records.errors import Conflict, NotFound, first_line
 from domain.records.kept import Kept
 from domain.records.readmodels_analysis import DONE, FAILED, QUEUED, RUNNING, AnalysisStatus
@@ -140,16 +141,22 @@ class Analyses:
 
     def get(self, record_id: UUID, token: str | None = None) -> Analysis:
         """The record's analysis as stored (shared: never change it); 404 when nobody asked for one."""
+        return self._found(record_id, token)[0]
+
+    def _found(self, record_id: UUID, token: str | None) -> tuple[Analysis, Meta]:
         meta = self._finished_meta(record_id, token)
         found = self._kept.get(analysis_id(record_id, meta.edition))
         if found is None:
             raise NotFound(f"no analysis of record {record_id} under edition {meta.edition.get('id')} "
                            f"({meta.edition.get('content_hash')}) was asked for: POST /api/records/{record_id}/analysis",
                            rule="analysis/none", edition=meta.edition)
-        return found
+        return found, meta
 
     def status(self, record_id: UUID, token: str | None = None) -> AnalysisStatus:
-        return self.get(record_id, token).status_of()
+        """Its status, with the title's measured calibration in a sentence (read now: figures measured again are
+        said at once, never frozen into the stored analysis)."""
+        found, meta = self._found(record_id, token)
+        return dataclasses.replace(found.status_of(), trust=calibration_sentence(catalog.game(meta.title)))
 
     def request(self, record_id: UUID, token: str | None = None) -> tuple[Analysis, bool]:
         """The record's analysis, asked for now unless it was before: (it, whether its job should be handed over:

@@ -24,6 +24,7 @@ class AnalysisStatus:
     budget: dict[str, Any]
     analysis: dict[str, Any] | None = None  # once done: expected, turning_points, luck (review_walk.assemble)
     error: str | None = None  # once failed: why
+    trust: str | None = None  # how far the title's win chances can be trusted (review.calibration_sentence)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "record_id": self.record_id, "edition": self.edition,
@@ -33,4 +34,6 @@ class AnalysisStatus:
             out["analysis"] = self.analysis
         if self.error is not None:
             out["error"] = self.error
+        if self.trust is not None:
+            out["trust"] = self.trust
         return out

@@ -15,7 +15,7 @@ from rq import Queue
 
 from api.app import create_app
 from domain import catalog
-from domain.kernel.review import Budget, reviewer
+from domain.kernel.review import Budget, calibration_sentence, reviewer
 from domain.records import analyses
 from domain.records.readmodels_analysis import DONE, RUNNING
 from domain.records.review_walk import AnalysisBudget
@@ -93,6 +93,8 @@ def test_analysis_through_the_api(app: Any, monkeypatch: pytest.MonkeyPatch) -> 
     status = wait_done(client, record_id)
     assert status["status"] == DONE and status["progress"] == 1 and status["attempts"] == 1  # one job for both
     assert client.post(f"/api/records/{record_id}/analysis", json={}).status_code == 200  # done: answered, never run again
+    assert status["trust"] == calibration_sentence(catalog.game("toy"))  # how far its chances can be trusted, said
+    assert "not been checked" in status["trust"]  # the toy title has no measured calibration
 
     result = status["analysis"]
     summary = client.get(f"/api/records/{record_id}").get_json()

@@ -89,6 +89,20 @@ SETTLED = "async ([before, r]) => { const d = document.getElementById('decision'
     " await new Promise((go) => setTimeout(go, 5)); return (" + LOOK + ")(r); }"
 
 
+def first_outcomes_until_deciding(page: Any) -> None:
+    """The first value offered, tap by tap, until the panel asks a seat's decision (the setup's other deals)."""
+    for _ in range(400):
+        state, _, busy, count, _, drawn, *_ = page.evaluate(LOOK, 0)
+        if state == "deciding":
+            return
+        if state != "outcome" or busy or not count:
+            time.sleep(0.02)
+            continue
+        page.locator("#decision button.choice.outcome").first.tap()
+        page.evaluate(SETTLED, [drawn, 0])
+    raise AssertionError("the panel never came to a seat's decision")
+
+
 def tap_until_over(pages: list[Any], seed: int, shots: str | None = None) -> int:
     """Tap offered buttons until the game is over: a page whose panel is deciding (or asks an outcome) at the newest
     version any page shows gets one tap (a touch at its centre, as a finger: nothing may cover it) on one of its
@@ -245,16 +259,7 @@ def test_tiles_laid_at_the_table_are_entered_in_one_line(browser: Any, served: t
     page.locator("#decision").screenshot(path=str(SHOTS / "table-seen-line.png"))
     with page.expect_request(lambda r: r.url.endswith("/setup") and r.method == "POST") as sent:
         rest.tap()
-        for _ in range(400):  # the setup's other deals: the first value offered, tap by tap
-            state, _, busy, count, *_ = page.evaluate(PANEL)
-            if state == "deciding":
-                break
-            if state != "outcome" or busy or not count:
-                time.sleep(0.02)
-                continue
-            before = page.evaluate(PANEL)[5]
-            page.locator("#decision button.choice.outcome").first.tap()
-            page.wait_for_function(SETTLED, arg=before, polling="raf", timeout=30_000)
+        first_outcomes_until_deciding(page)  # the setup's other deals
     shuffled = next(o for o in sent.value.post_data_json["outcomes"] if o["kind"] == "shuffle")
     assert shuffled["values"] == order
     expect(page.locator("#decision")).to_have_attribute("data-state", "deciding")
@@ -289,16 +294,7 @@ def test_tiles_are_entered_slot_by_slot_by_tapping_the_board(browser: Any, serve
     with page.expect_request(lambda r: r.url.endswith("/setup") and r.method == "POST") as sent:
         page.locator("#decision .seen-line input").fill(" ".join(rest))
         page.click("#decision .seen-line button")
-        for _ in range(400):  # the setup's other deals: the first value offered, tap by tap
-            state, _, busy, count, *_ = page.evaluate(PANEL)
-            if state == "deciding":
-                break
-            if state != "outcome" or busy or not count:
-                time.sleep(0.02)
-                continue
-            before = page.evaluate(PANEL)[5]
-            page.locator("#decision button.choice.outcome").first.tap()
-            page.wait_for_function(SETTLED, arg=before, polling="raf", timeout=30_000)
+        first_outcomes_until_deciding(page)  # the setup's other deals
     shuffled = next(o for o in sent.value.post_data_json["outcomes"] if o["kind"] == "shuffle")["values"]
     assert [shuffled[position[place]] for place in laid] == list(laid.values())
     assert sorted(shuffled) == sorted(rest + list(laid.values()))
