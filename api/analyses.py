@@ -127,7 +127,7 @@ def ask(_: dict[str, Any], record_id: UUID) -> Any:
     """Ask for the analysis of a finished record: run once, in the background, and stored. Asked again (or twice
     at once), the same analysis and job answer."""
     svc = service()
-    status = ask_analysis(svc.records, svc.dispatcher, record_id, bearer())
+    status = svc.records.analyses.told(ask_analysis(svc.records, svc.dispatcher, record_id, bearer()), record_id, bearer())
     response = json_response(status.to_json(), 200 if status.status == DONE else 202)
     response.headers["Location"] = f"/api/records/{record_id}/analysis"
     return response
@@ -144,4 +144,5 @@ def read(record_id: UUID) -> Any:
     """The analysis's status (queued, running, done, failed), its progress 0-1, and once done the analysis:
     `expected` standings per seat, `turning_points` with the reviewer's move and its what-if line, `luck`."""
     svc = service()
-    return json_response(analysis_status(svc.records, svc.dispatcher, record_id, bearer()).to_json())
+    status = analysis_status(svc.records, svc.dispatcher, record_id, bearer())
+    return json_response(svc.records.analyses.told(status, record_id, bearer()).to_json())

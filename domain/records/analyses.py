@@ -141,22 +141,22 @@ class Analyses:
 
     def get(self, record_id: UUID, token: str | None = None) -> Analysis:
         """The record's analysis as stored (shared: never change it); 404 when nobody asked for one."""
-        return self._found(record_id, token)[0]
-
-    def _found(self, record_id: UUID, token: str | None) -> tuple[Analysis, Meta]:
         meta = self._finished_meta(record_id, token)
         found = self._kept.get(analysis_id(record_id, meta.edition))
         if found is None:
             raise NotFound(f"no analysis of record {record_id} under edition {meta.edition.get('id')} "
                            f"({meta.edition.get('content_hash')}) was asked for: POST /api/records/{record_id}/analysis",
                            rule="analysis/none", edition=meta.edition)
-        return found, meta
+        return found
 
     def status(self, record_id: UUID, token: str | None = None) -> AnalysisStatus:
-        """Its status, with the title's measured calibration in a sentence (read now: figures measured again are
-        said at once, never frozen into the stored analysis)."""
-        found, meta = self._found(record_id, token)
-        return dataclasses.replace(found.status_of(), trust=calibration_sentence(catalog.game(meta.title)))
+        return self.told(self.get(record_id, token).status_of(), record_id, token)
+
+    def told(self, status: AnalysisStatus, record_id: UUID, token: str | None = None) -> AnalysisStatus:
+        """A status as answered: with how far the title's win chances can be trusted (its measured calibration in
+        a sentence, read at each answer: figures measured again are said at once, never frozen into the analysis)."""
+        meta = self._finished_meta(record_id, token)
+        return dataclasses.replace(status, trust=calibration_sentence(catalog.game(meta.title)))
 
     def request(self, record_id: UUID, token: str | None = None) -> tuple[Analysis, bool]:
         """The record's analysis, asked for now unless it was before: (it, whether its job should be handed over:
