@@ -328,28 +328,25 @@ def play_live(client: Client, k: int, tally: Tally, stop: threading.Event, budge
 def play_transcribed(client: Client, k: int, tally: Tally, stop: threading.Event, budget: list[int],
                      games: list[tuple[str, int, list[dict[str, Any]]]]) -> None:
     """The greedy bot's games again, as a table's transcriber sends them: each command with its outcomes."""
-    from domain import catalog
-
     game_no = 0
     while not stop.is_set():
         title, players, entries = games[(k + game_no) % len(games)]
         game_no += 1
-        game = catalog.game(title)
         status, started = client.call("POST", "/api/records", {"title": title, "seats": NAMES[:players],
                                                                 "mode": "transcribed",
                                                                 "setup_outcomes": entries[0]["outcomes"]})
         if status != 201:
             tally.errors.append(f"start {title}: {status} {started}")
             return
-        rid, tokens, version = started["id"], [s["token"] for s in started["seats"]], started["record"]["version"]
+        rid, version = started["id"], started["record"]["version"]
+        table_key = started["table_key"]  # the table's device enters what was seen (a seat may not enter a hidden draw)
         for entry in entries[1:]:
             if stop.is_set():
                 break
-            seat = game.parse_command(entry["command"]).seat
             t0 = time.perf_counter()
             status, played = client.call("POST", f"/api/records/{rid}/commands",
                                          {"command": entry["command"], "version": version, "outcomes": entry["outcomes"]},
-                                         tokens[seat])
+                                         table_key)
             if not tally.command(title, status, played, t0, stop, budget):
                 return
             version = played["version"]
@@ -362,6 +359,7 @@ def run_store(kind: str, args: argparse.Namespace, games: list[Any], tmp: Path) 
     with fresh_store(kind, tmp, "commands") as store:
         env = clean_env(**store, REDIS_URL=REDIS_URL, CRONACA_QUEUE=f"{appname}-imports",
                         CRONACA_CHECKS_QUEUE=f"{appname}-checks", CRONACA_RENDERS_QUEUE=f"{appname}-renders",
+                        CRONACA_ANALYSES_QUEUE=f"{appname}-analyses",
                         CRONACA_API_WORKERS="1", CRONACA_API_THREADS="1", PGAPPNAME=appname)
         ports = [free_port() for _ in range(args.apis)]
         logs = [tmp / f"api-{kind}-{k}.log" for k in range(args.apis)]

@@ -115,7 +115,8 @@ def worker_command() -> list[str]:
 
 def queues_env(tag: str) -> dict[str, str]:
     return {"REDIS_URL": REDIS_URL, "CRONACA_QUEUE": f"{tag}-imports", "CRONACA_CHECKS_QUEUE": f"{tag}-checks",
-            "CRONACA_RENDERS_QUEUE": f"{tag}-renders"}
+            "CRONACA_RENDERS_QUEUE": f"{tag}-renders",
+            "CRONACA_ANALYSES_QUEUE": f"{tag}-analyses"}
 
 
 def delete_queues(connection: Any, tag: str) -> None:

@@ -48,6 +48,7 @@ class Deployment:
         name = f"faults-{uuid.uuid4().hex[:8]}"
         self.env = {**postgres.env(), "REDIS_URL": own_redis.url, "CRONACA_QUEUE": f"{name}-imports",
                     "CRONACA_CHECKS_QUEUE": f"{name}-checks", "CRONACA_RENDERS_QUEUE": f"{name}-renders",
+                    "CRONACA_ANALYSES_QUEUE": f"{name}-analyses",
                     "CRONACA_REQUEUE_AFTER": str(REQUEUE_AFTER), "CRONACA_RELAY_INTERVAL": "0.2",
                     "CRONACA_LOG_FORMAT": "text", "CRONACA_EXTRA_TITLES": TOY}
         upgrade(self.env)
@@ -169,7 +170,7 @@ def test_workers_killed_mid_job_lose_nothing_and_their_imports_are_taken_up_with
     restart). A killed import is taken up again (its next job started) within CRONACA_REQUEUE_AFTER plus one job."""
     # jobs long enough for 20 kills before the end: since issue 29 the workers wait less between jobs, and 200 files
     # of a 400-point game were all judged after 13 kills
-    documents, tampered = deployment.documents(200, target=1000)
+    documents, tampered = deployment.documents(200, target=1500)
     deployment.spawn("relay")
     began = time.monotonic()
     import_ids = [deployment.submit(d) for d in documents]  # a backlog: all queued before the workers start

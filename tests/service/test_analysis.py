@@ -211,8 +211,7 @@ def test_an_analysis_through_real_rq_workers_one_killed_mid_walk(tmp_path: Path)
     its job lost (stale heartbeat) and queues another, which a second worker runs on from the rows stored: one
     analysis, done, the same as an analysis never interrupted. (~10 s: two worker processes and a death seen.)"""
     stack = Stack(tmp_path, "redis://127.0.0.1:6379/0")
-    queue = f"{stack.env['CRONACA_QUEUE']}-analyses"
-    stack.env["CRONACA_ANALYSES_QUEUE"] = queue
+    queue = stack.env["CRONACA_ANALYSES_QUEUE"]  # each stack has its own
     try:
         stack.service.dispatcher.analyses = Queue(queue, connection=stack.service.dispatcher.connection)
         stack.service.records.analyses.budget = TINY

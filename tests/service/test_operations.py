@@ -389,7 +389,7 @@ def test_the_procfile_under_honcho_serves_adds_up_metrics_and_restarts_what_dies
     env = subprocess_env({
         "PATH": f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}", "SQLITE_DBNAME": str(tmp_path / "r.sqlite3"),
         "REDIS_URL": REDIS_URL, "CRONACA_QUEUE": own, "CRONACA_CHECKS_QUEUE": f"{own}-checks",
-        "CRONACA_RENDERS_QUEUE": f"{own}-renders", "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "metrics"),
+        "CRONACA_RENDERS_QUEUE": f"{own}-renders", "CRONACA_ANALYSES_QUEUE": f"{own}-analyses", "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "metrics"),
         "CRONACA_API_WORKERS": "1", "CRONACA_LOG_FORMAT": "json", "CRONACA_RELAY_INTERVAL": "1"})
     (tmp_path / "metrics").mkdir()
     schema.upgrade(env)  # `cronaca db upgrade`'s work, before any process starts (in this process: quicker)

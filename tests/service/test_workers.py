@@ -38,6 +38,7 @@ class Stack:
         self.env = {"SQLITE_DBNAME": str(tmp / "records.sqlite3"), "REDIS_URL": redis_url,
                     "CRONACA_QUEUE": name, "CRONACA_CHECKS_QUEUE": f"{name}-checks",
                     "CRONACA_RENDERS_QUEUE": f"{name}-renders", "CRONACA_REQUEUE_AFTER": "2.0",
+                    "CRONACA_ANALYSES_QUEUE": f"{name}-analyses",
                     "CRONACA_RELAY_INTERVAL": "0.2"}
         self.app = create_app(Settings.from_env(self.env))
         self.client = self.app.test_client()
@@ -69,7 +70,7 @@ class Stack:
         try:  # leave the shared Redis as we found it: the queue, its registries, our jobs
             connection = redis.Redis.from_url(self.env["REDIS_URL"], socket_connect_timeout=1)
             for name in (self.env["CRONACA_QUEUE"], f"{self.env['CRONACA_QUEUE']}-retries", self.env["CRONACA_CHECKS_QUEUE"],
-                         self.env["CRONACA_RENDERS_QUEUE"]):
+                         self.env["CRONACA_RENDERS_QUEUE"], self.env["CRONACA_ANALYSES_QUEUE"]):
                 Queue(name, connection=connection).delete(delete_jobs=True)
             patterns = [f"*{self.env['CRONACA_QUEUE']}*", *(f"rq:*:import-{i}-*" for i in self.imports)]
             for pattern in patterns:
