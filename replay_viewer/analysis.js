@@ -8,7 +8,7 @@
 import { recordPage as R } from "./record.js";
 import { hashParams } from "./lib/address.js";
 import { api, why } from "./lib/api.js";
-import { colour, seatLegend, seatLine } from "./lib/chart.js";
+import { colour, roundMarks, seatLegend, seatLine } from "./lib/chart.js";
 import { $, button, el, svg } from "./lib/dom.js";
 
 const POLL_MS = 1000;
@@ -208,16 +208,7 @@ function drawChart(a, end) {
   });
   // round marks (La Città: years) on the x axis, labelled as often as there is room, as under the scores
   const rounds = R.rounds().filter((r) => r.step <= end);
-  const every = Math.max(1, Math.ceil(rounds.length / (narrow ? 9 : 18)));
-  rounds.forEach((r, k) => {
-    const x = xOf(r.step);
-    chart.appendChild(svg("line", { x1: x, x2: x, y1: M.top, y2: H - M.bottom + 4, class: "round-mark" }));
-    if (k % every === 0) {
-      const label = svg("text", { x, y: H - M.bottom + 16, "text-anchor": "middle", class: "axis" });
-      label.textContent = String(r.round);
-      chart.appendChild(label);
-    }
-  });
+  roundMarks(chart, rounds, xOf, M.top, H - M.bottom, narrow ? 9 : 18);
   if (rounds.length) {
     const caption = svg("text", { x: W - M.right, y: H - 4, "text-anchor": "end", class: "axis" });
     caption.textContent = R.roundWord();

@@ -6,7 +6,7 @@
 import { hashParams } from "./lib/address.js";
 import { answered, api } from "./lib/api.js";
 import { Board, fitPhone, parseBoard, patch, sayBoard } from "./lib/board.js";
-import { colour, seatLegend, seatLine } from "./lib/chart.js";
+import { colour, roundMarks, seatLegend, seatLine } from "./lib/chart.js";
 import { $, el, svg, whenIdle } from "./lib/dom.js";
 import { kindWords, render } from "./lib/render.js";
 import { opening } from "./opening.js";
@@ -607,17 +607,7 @@ function drawChart(s, end) {
     chart.appendChild(label);
   }
   // round marks (La Città: years) on the x axis, labelled as often as there is room
-  const rounds = (s.rounds || []).filter((r) => r.step <= end);
-  const every = Math.max(1, Math.ceil(rounds.length / 18));
-  rounds.forEach((r, i) => {
-    const x = xOf(r.step);
-    chart.appendChild(svg("line", { x1: x, x2: x, y1: M.top, y2: H - M.bottom + 4, class: "round-mark" }));
-    if (i % every === 0) {
-      const label = svg("text", { x, y: H - M.bottom + 16, "text-anchor": "middle", class: "axis" });
-      label.textContent = String(r.round);
-      chart.appendChild(label);
-    }
-  });
+  roundMarks(chart, (s.rounds || []).filter((r) => r.step <= end), xOf, M.top, H - M.bottom, 18);
   const caption = svg("text", { x: W - M.right, y: H - 4, "text-anchor": "end", class: "axis" });
   caption.textContent = page.roundWord;
   chart.appendChild(caption);

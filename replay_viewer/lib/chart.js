@@ -40,3 +40,21 @@ export function seatLegend(names) {
   });
   return legend;
 }
+
+/**
+ * Round marks (La Città: years) on a chart's x axis, each rule drawn, labelled as often as there is room.
+ * @param {SVGElement} chart @param {{step: number, round: number}[]} rounds @param {(step: number) => number | string} xOf
+ * @param {number} top @param {number} bottom the y of the axis @param {number} most labels at the most
+ */
+export function roundMarks(chart, rounds, xOf, top, bottom, most) {
+  const every = Math.max(1, Math.ceil(rounds.length / most));
+  rounds.forEach((r, k) => {
+    const x = xOf(r.step);
+    chart.appendChild(svg("line", { x1: x, x2: x, y1: top, y2: bottom + 4, class: "round-mark" }));
+    if (k % every === 0) {
+      const label = svg("text", { x, y: bottom + 16, "text-anchor": "middle", class: "axis" });
+      label.textContent = String(r.round);
+      chart.appendChild(label);
+    }
+  });
+}
