@@ -1,20 +1,25 @@
-"""How well the reviewer's win chances at mid-game match who went on to win (issue 33, part 4).
+"""How well the reviewer's win chances match who went on to win, at a quarter, half and three quarters of a game (issue 33, part 4).
 
     .venv/bin/python -m benchmarks.calibration --games 1000 [--titles citta-stato la-citta serenissima]
-        [--players 4] [--estimators random:8 greedy-lite:4] [--self-play greedy] [--jobs 2] [--seed calibration]
+        [--players 4] [--estimators random:12] [--phases 0.25 0.5 0.75] [--self-play greedy] [--jobs 2]
+        [--seed calibration] [--json] [--save FILE | --load FILE]
 
 Game k of a title is a self-play game seeded `{seed}-{k}`: the greedy bot of domain.kernel.bots at
 every seat (`--self-play random`: uniformly random legal play), so the games are reproduced exactly.
-At its middle command (the first decision from half its length on) each estimator (`rollout:playouts`,
-a `Budget` for domain.kernel.review.reviewer) is asked for every seat's chance to win, from the
-deciding seat's view; the outcome is each seat's final win share (ties shared). Printed per title and
-estimator: the reliability table (predictions binned by tenths: how many, the mean prediction, the
-observed win rate), the Brier score, and the Brier score of the baseline "the current leader wins"
-(the running totals' leader gets 1, shared among ties). `--json` prints the figures a title's bot.py
-keeps as CALIBRATION (the sentence the analysis page shows, domain.kernel.review.calibration_sentence).
-Each estimate is also shown shrunk toward the fair share (1/players) by the factor that fits the games
-best, and scored with each half of the games shrunk by the factor fitted on the other half (held out):
-a correction measured at mid-game only, so the planner does not apply it (late estimates need none).
+At each phase (the first decision from that fraction of its commands on) each estimator
+(`rollout:playouts`, a `Budget` for domain.kernel.review.reviewer; by default the analysis's own,
+`random:` and ANALYSIS_BUDGET's playouts) is asked for every seat's chance to win, from the deciding
+seat's view; the outcome is each seat's final win share (ties shared).
+
+Printed per title, estimator and phase: the Brier score, the factor by which shrinking every estimate
+toward the fair share (1/players) fits the games best, the Brier score held out (each half of the games
+shrunk by the factor fitted on the other half), and the baselines "the current leader wins" (the running
+totals' leader gets 1, shared among ties) and the even split; at mid-game also the reliability table
+(predictions binned by tenths: how many, the mean prediction, the observed win rate) raw and held out.
+The analysis shows its win chances shrunk by the factors fitted here (domain.kernel.review.calibrated,
+between the phases by straight lines, to none at the end), so `--json` prints what a title's bot.py keeps
+as CALIBRATION: the factors by phase and the held-out figures at mid-game of the chances as shown (the
+sentence the analysis page shows, domain.kernel.review.calibration_sentence).
 `--save FILE` keeps every game's predictions as it ends; `--load FILE` reports on them again without playing.
 """
 
@@ -33,9 +38,11 @@ from domain.kernel.bots import play_bot
 from domain.kernel.contract import fold
 from domain.kernel.review import Budget, final_standing, reviewer
 from domain.kernel.selfplay import play_random
+from domain.records.review_walk import ANALYSIS_BUDGET
 
 BINS = 10
 FAVOURITE = 0.6  # a seat given this chance or more at mid-game is counted among the favourites (the page's sentence)
+MIDDLE = 0.5  # the phase the page's sentence and the reliability table speak of
 
 
 def budgets(names: Sequence[str]) -> dict[str, Budget]:
@@ -46,8 +53,10 @@ def budgets(names: Sequence[str]) -> dict[str, Budget]:
     return out
 
 
-def one_game(title: str, players: int, seed: str, self_play: str, names: Sequence[str]) -> dict[str, Any]:
-    """One self-play game: the outcome, the leader baseline and each estimator's predictions at its middle."""
+def one_game(title: str, players: int, seed: str, self_play: str, names: Sequence[str],
+             phases: Sequence[float] = (MIDDLE,)) -> dict[str, Any]:
+    """One self-play game: the outcome, and at each phase the leader baseline and each estimator's predictions
+    (keys `leader@PHASE` and `NAME@PHASE`)."""
     game = catalog.game(title)
     edition = game.default_edition()
     options = {"players": players}
@@ -57,16 +66,18 @@ def one_game(title: str, players: int, seed: str, self_play: str, names: Sequenc
     for entry in played.entries:
         state = fold(game, state, entry.events)
         states.append(state)
-    middle = next(s for s in states[len(states) // 2:] if game.pending(s).seat is not None)
-    seat = game.pending(middle).seat
     win, _, _ = final_standing(game, played.state)
-    totals = {int(r["seat"]): float(r["total"]) for r in game.scores(middle)["seats"]}
-    leaders = [s for s, t in totals.items() if t == max(totals.values())]
-    out: dict[str, Any] = {"win": win, "leader": {s: (1 / len(leaders) if s in leaders else 0.0) for s in totals}}
-    for name, budget in budgets(names).items():
-        started = time.process_time()
-        estimate = reviewer(budget).estimate(game, middle, seat, f"{seed}/calibration")
-        out[name] = {"p": dict(estimate.win), "cpu": time.process_time() - started}
+    out: dict[str, Any] = {"win": win, "commands": len(states)}
+    for phase in phases:
+        at = next(s for s in states[int(len(states) * phase):] if game.pending(s).seat is not None)
+        seat = game.pending(at).seat
+        totals = {int(r["seat"]): float(r["total"]) for r in game.scores(at)["seats"]}
+        leaders = [s for s, t in totals.items() if t == max(totals.values())]
+        out[f"leader@{phase}"] = {s: (1 / len(leaders) if s in leaders else 0.0) for s in totals}
+        for name, budget in budgets(names).items():
+            started = time.process_time()
+            estimate = reviewer(budget).estimate(game, at, seat, f"{seed}/calibration/{phase}")
+            out[f"{name}@{phase}"] = {"p": dict(estimate.win), "cpu": time.process_time() - started}
     return out
 
 
@@ -85,11 +96,11 @@ def shrunk(pairs: Sequence[tuple[float, float]], fair: float, s: float) -> list[
     return [(fair + s * (p - fair), o) for p, o in pairs]
 
 
-def held_out(per_game: Sequence[Sequence[tuple[float, float]]], fair: float) -> float:
-    """The Brier score of shrunk predictions, each half of the games shrunk by the factor fitted on the other half."""
+def held_out_pairs(per_game: Sequence[Sequence[tuple[float, float]]], fair: float) -> list[tuple[float, float]]:
+    """Every prediction shrunk by the factor fitted on the other half of the games (what a page shows, scored on
+    games its factor did not see)."""
     halves = [[p for g in per_game[k::2] for p in g] for k in (0, 1)]
-    out = [q for k in (0, 1) for q in shrunk(halves[k], fair, shrink(halves[1 - k], fair))]
-    return brier(out)
+    return [q for k in (0, 1) for q in shrunk(halves[k], fair, shrink(halves[1 - k], fair))]
 
 
 def table(pairs: Sequence[tuple[float, float]]) -> list[dict[str, Any]]:
@@ -104,45 +115,57 @@ def table(pairs: Sequence[tuple[float, float]]) -> list[dict[str, Any]]:
     return rows
 
 
-def report(title: str, rows: Sequence[dict[str, Any]], names: Sequence[str], as_json: bool) -> None:
+def favourites(pairs: Sequence[tuple[float, float]]) -> dict[str, Any]:
+    """The seats given FAVOURITE or more: how many, their mean chance, how often they won (the page's sentence)."""
+    high = [(p, o) for p, o in pairs if p >= FAVOURITE]
+    n = len(high)
+    return {"favourite_at": FAVOURITE, "favourites": n,
+            "favourites_predicted": round(sum(p for p, _ in high) / n, 3) if n else None,
+            "favourites_won": round(sum(o for _, o in high) / n, 3) if n else None}
+
+
+def report(title: str, rows: Sequence[dict[str, Any]], names: Sequence[str], phases: Sequence[float],
+           as_json: bool) -> None:
     seats = sorted(rows[0]["win"])
-    baseline = brier([(r["leader"][s], r["win"][s]) for r in rows for s in seats])
     fair = 1 / len(seats)
     for name in names:
-        per_game = [[(r[name]["p"][s], r["win"][s]) for s in seats] for r in rows]
-        pairs = [p for g in per_game for p in g]
-        score = brier(pairs)
-        factor = shrink(pairs, fair)
-        cpu = 1000 * sum(r[name]["cpu"] for r in rows) / len(rows)
-        print(f"\n{title}, {len(rows)} games, estimator {name} ({cpu:.0f} ms CPU an estimate): "
-              f"Brier {score:.4f}, shrunk toward {fair:.2f} (x{factor:.2f}; held out {held_out(per_game, fair):.4f}), "
-              f"leader baseline {baseline:.4f}, fair share everywhere {brier([(fair, o) for _, o in pairs]):.4f}")
-        print(f"  {'bin':<8} {'n':>5} {'predicted':>9} {'observed':>8}   shrunk: {'n':>5} {'predicted':>9} {'observed':>8}")
-        bins = table(pairs)
-        after = {b["bin"]: b for b in table(shrunk(pairs, fair, factor))}
-        for b in bins:
-            a = after.get(b["bin"])
-            tail = f"{a['n']:>5} {a['predicted']:>9.3f} {a['observed']:>8.3f}" if a else ""
-            print(f"  {b['bin']:<8} {b['n']:>5} {b['predicted']:>9.3f} {b['observed']:>8.3f}           {tail}")
-        for b in after.values():
-            if b["bin"] not in {x["bin"] for x in bins}:
-                print(f"  {b['bin']:<8} {'':>5} {'':>9} {'':>8}           {b['n']:>5} {b['predicted']:>9.3f} {b['observed']:>8.3f}")
+        cpu = 1000 * sum(r[f"{name}@{ph}"]["cpu"] for r in rows for ph in phases) / (len(rows) * len(phases))
+        print(f"\n{title}, {len(rows)} games, estimator {name} ({cpu:.0f} ms CPU an estimate)")
+        print(f"  {'phase':>5} {'Brier':>7} {'factor':>6} {'held out':>8} {'leader':>7} {'even':>7}")
+        factors: dict[str, float] = {}
+        figures: dict[str, Any] = {}
+        for ph in phases:
+            per_game = [[(r[f"{name}@{ph}"]["p"][s], r["win"][s]) for s in seats] for r in rows]
+            pairs = [q for g in per_game for q in g]
+            factor = shrink(pairs, fair)
+            factors[str(ph)] = round(factor, 3)
+            shown = held_out_pairs(per_game, fair)
+            leader = brier([(r[f"leader@{ph}"][s], r["win"][s]) for r in rows for s in seats])
+            even = brier([(fair, o) for _, o in pairs])
+            print(f"  {ph:>5} {brier(pairs):>7.4f} {factor:>6.2f} {brier(shown):>8.4f} {leader:>7.4f} {even:>7.4f}")
+            if ph == MIDDLE:
+                figures = {"brier": round(brier(shown), 4), "raw_brier": round(brier(pairs), 4),
+                           "leader_brier": round(leader, 4), "fair_brier": round(even, 4), **favourites(shown)}
+                print("  at mid-game, raw and as shown (each half shrunk by the other half's factor):")
+                print(f"  {'bin':<8} {'n':>5} {'predicted':>9} {'observed':>8}   shown: {'n':>5} {'predicted':>9} {'observed':>8}")
+                raw = {b["bin"]: b for b in table(pairs)}
+                after = {b["bin"]: b for b in table(shown)}
+                for key in sorted(set(raw) | set(after)):
+                    a, b = raw.get(key), after.get(key)
+                    left = f"{a['n']:>5} {a['predicted']:>9.3f} {a['observed']:>8.3f}" if a else f"{'':>5} {'':>9} {'':>8}"
+                    right = f"{b['n']:>5} {b['predicted']:>9.3f} {b['observed']:>8.3f}" if b else ""
+                    print(f"  {key:<8} {left}          {right}")
         if as_json:
-            high = [b for b in bins if b["predicted"] >= FAVOURITE]
-            n = sum(b["n"] for b in high)
-            print(json.dumps({"games": len(rows), "estimator": name, "brier": round(score, 4),
-                              "leader_brier": round(baseline, 4), "fair_brier": round(brier([(fair, o) for _, o in pairs]), 4),
-                              "shrink": round(factor, 3), "shrunk_brier": round(held_out(per_game, fair), 4),
-                              "favourite_at": FAVOURITE, "favourites": n,
-                              "favourites_predicted": round(sum(b["predicted"] * b["n"] for b in high) / n, 3) if n else None,
-                              "favourites_won": round(sum(b["observed"] * b["n"] for b in high) / n, 3) if n else None}))
+            print(json.dumps({"games": len(rows), "estimator": name, **figures, "shrink_by_progress": factors}))
+
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--titles", nargs="+", default=sorted(catalog.TITLES))
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--games", type=int, default=1000)
-    parser.add_argument("--estimators", nargs="+", default=["random:8", "greedy-lite:4"])
+    parser.add_argument("--estimators", nargs="+", default=[f"random:{ANALYSIS_BUDGET.playouts}"])
+    parser.add_argument("--phases", nargs="+", type=float, default=[0.25, MIDDLE, 0.75])
     parser.add_argument("--self-play", default="greedy", choices=["greedy", "random"])
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--seed", default="calibration")
@@ -156,19 +179,19 @@ def main(argv: Sequence[str] | None = None) -> None:
         for title in args.titles:
             rows = [_seats_as_ints(r) for r in saved if r["title"] == title]
             if rows:
-                report(title, rows, args.estimators, args.json)
+                report(title, rows, args.estimators, args.phases, args.json)
         return
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         for title in args.titles:
-            futures = [pool.submit(one_game, title, args.players, f"{args.seed}-{k}", args.self_play, args.estimators)
-                       for k in range(args.games)]
+            futures = [pool.submit(one_game, title, args.players, f"{args.seed}-{k}", args.self_play, args.estimators,
+                                   args.phases) for k in range(args.games)]
             rows = []
             for done in as_completed(futures):  # saved as each game ends: a run stopped early still counts
                 rows.append(done.result())
                 if args.save:
                     with Path(args.save).open("a", encoding="utf-8") as f:
                         f.write(json.dumps({"title": title, **rows[-1]}) + "\n")
-            report(title, rows, args.estimators, args.json)
+            report(title, rows, args.estimators, args.phases, args.json)
 
 
 def _seats_as_ints(row: dict[str, Any]) -> dict[str, Any]:
@@ -176,9 +199,11 @@ def _seats_as_ints(row: dict[str, Any]) -> dict[str, Any]:
     def ints(d: dict[str, Any]) -> dict[int, Any]:
         return {int(k): v for k, v in d.items()}
     out = {k: v for k, v in row.items() if k != "title"}
-    out["win"], out["leader"] = ints(row["win"]), ints(row["leader"])
+    out["win"] = ints(row["win"])
     for k, v in row.items():
-        if isinstance(v, dict) and "p" in v:
+        if k.startswith("leader"):
+            out[k] = ints(v)
+        elif isinstance(v, dict) and "p" in v:
             out[k] = {**v, "p": ints(v["p"])}
     return out
 
