@@ -1,13 +1,14 @@
 """How often the planner (domain.kernel.review.Planner) wins at one seat against the greedy bot at the others.
 
     .venv/bin/python -m benchmarks.planner --games 200 [--titles citta-stato la-citta serenissima]
-        [--players 4] [--per-candidate 4] [--candidates 4] [--rollout greedy-lite] [--jobs 2] [--seed planner]
+        [--players 4] [--per-candidate N] [--candidates N] [--rollout greedy-lite|random] [--jobs 2] [--seed planner]
 
 Game k of a title is seeded `{seed}-{k}` and seats the planner at seat k mod players (each seat in
 turn, so the seat order's edge cancels out); every other seat is the greedy bot of domain.kernel.bots
 with its defaults, and the table's chance is `SeededChance(seed)` as in `play_bot`, so a line is
 reproduced exactly. The planner is asked `suggest` at each of its decisions with more than one legal
-command, judging from its own seat's view (determinized playouts). A win is shared among tied seats,
+command, judging from its own seat's view (determinized playouts), at the budget the analysis suggests with
+(the title's `bot_suggest`, domain.kernel.review.suggest_budget) unless the options say otherwise. A win is shared among tied seats,
 so the fair share is 1/players. Printed per title: games, the planner's win share with a 95% interval
 (normal approximation), its mean rank, CPU seconds per game and per planner decision. A line is printed
 per game as it ends (the titles interleaved), so `--summarize LOG` gives the same table for a run
@@ -23,6 +24,7 @@ import time
 from collections import deque
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +32,7 @@ from domain import catalog
 from domain.kernel.bots import GreedyBot
 from domain.kernel.chance import SeededChance
 from domain.kernel.commands import Command
-from domain.kernel.review import POLICIES, Budget, Planner, final_standing
+from domain.kernel.review import POLICIES, Budget, Planner, final_standing, suggest_budget
 from domain.kernel.selfplay import play_out
 
 
@@ -74,9 +76,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--first", type=int, default=0, help="the first game's number (to run a long series in parts)")
-    parser.add_argument("--per-candidate", type=int, default=4)
-    parser.add_argument("--candidates", type=int, default=4)
-    parser.add_argument("--rollout", default="greedy-lite", choices=["greedy-lite", "random"])
+    parser.add_argument("--per-candidate", type=int, help="default: the title's own suggest budget")
+    parser.add_argument("--candidates", type=int, help="default: the title's own suggest budget")
+    parser.add_argument("--rollout", choices=["greedy-lite", "random"], help="default: the title's own suggest budget")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--seed", default="planner")
     parser.add_argument("--summarize", metavar="LOG", help="only summarize the game lines of an earlier run's output")
@@ -84,12 +86,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.summarize:
         summarize(args.summarize, args.players)
         return
-    budget = Budget(per_candidate=args.per_candidate, candidates=args.candidates, rollout=args.rollout)
-    print(f"budget: {budget}")
+    asked = {k: v for k, v in {"per_candidate": args.per_candidate, "candidates": args.candidates,
+                               "rollout": args.rollout}.items() if v is not None}
+    budgets = {title: replace(suggest_budget(catalog.game(title)), **asked) for title in args.titles}
+    for title, budget in budgets.items():
+        print(f"budget {title}: {budget}")
     games: dict[str, list[dict[str, Any]]] = {title: [] for title in args.titles}
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         # the titles interleaved, a line a game as it ends: a run stopped early still says something of each title
-        jobs = {pool.submit(one_game, title, args.players, f"{args.seed}-{k}", k % args.players, budget): (title, k)
+        jobs = {pool.submit(one_game, title, args.players, f"{args.seed}-{k}", k % args.players, budgets[title]): (title, k)
                 for k in range(args.first, args.first + args.games) for title in args.titles}
         for done in as_completed(jobs):
             title, k = jobs[done]

@@ -10,6 +10,7 @@ from typing import Any
 from domain.kernel.bots import Table
 from domain.kernel.chance import Chance
 from domain.kernel.contract import Game
+from domain.kernel.review import Budget
 
 from .edition import COLOURS
 from .rules import bag_list, republic_deck
@@ -95,8 +96,14 @@ def _republic(state: State, seat: int, chance: Chance) -> State:
     return new_state(state, seats=tuple(seats), tasks=tuple(tasks), pool=pool)
 
 
-# What benchmarks/calibration.py measured of the analysis's win chances (domain.kernel.review.ANALYSIS's estimator) at
+# What benchmarks/calibration.py measured of the analysis's win chances (the estimator of domain.records.review_walk.ANALYSIS_BUDGET) at
 # mid-game of 4-player greedy self-play games; domain.kernel.review.calibration_sentence says it on the analysis page.
 CALIBRATION: dict[str, Any] | None = {"games": 250, "estimator": "random:8", "brier": 0.1815, "leader_brier": 0.3665, "fair_brier": 0.1688,
                                        "shrink": 0.249, "shrunk_brier": 0.1676, "favourite_at": 0.6, "favourites": 25,
                                        "favourites_predicted": 0.699, "favourites_won": 0.44}
+
+# What the analysis's `suggest` thinks with (domain.kernel.review.suggest_budget; benchmarks/planner.py measures it
+# against the greedy bot): the greedy bot's 4 best commands, each played out on the same 4 deals, greedy-lite playouts:
+# uniformly random playouts of Città-Stato hardly tell a good move from a poor one (12 games at
+# the fair share), the greedy-lite ones won 0.54 of 24 games at one seat in four.
+SUGGEST = Budget(candidates=4, per_candidate=4, rollout="greedy-lite")

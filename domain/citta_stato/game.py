@@ -31,6 +31,7 @@ class CittaStato:
     bot_shape = staticmethod(bot.shape)
     bot_determinize = staticmethod(bot.determinize)
     bot_calibration = bot.CALIBRATION
+    bot_suggest = bot.SUGGEST
 
     def default_edition(self) -> Edition:
         return ed.default()

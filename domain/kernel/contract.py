@@ -17,8 +17,9 @@ so that callers get the new state without folding the same events twice.
 (kernel.bots) should read into a running score that the end will still change.
 `bot_determinize(state, seat, chance) -> state` too: the state with what `seat` cannot see
 re-dealt by chance, its view unchanged (kernel.review's planner judges from a seat's view);
-and `bot_calibration`, the figures benchmarks/calibration.py measured of that planner's win
-chances (kernel.review.calibration_sentence says them in one sentence).
+`bot_calibration`, the figures benchmarks/calibration.py measured of that planner's win
+chances (kernel.review.calibration_sentence says them in one sentence, kernel.review.calibrated
+applies their correction); and `bot_suggest`, the Budget its `suggest` is measured at.
 
 `begin(edition)` is the state before the first event: the fold starts there, so `evolve`
 never has to find an edition file on its own. Large choices are split into a chain of

@@ -15,10 +15,11 @@ on with a cheap greedy policy; `suggest` spreads its playouts over the candidate
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from domain.kernel.bots import GreedyBot
@@ -268,20 +269,55 @@ class Planner:
 
 POLICIES: dict[str, Policy] = {"greedy-lite": GreedyPolicy(), "random": random_policy}
 
-# The budget for a whole game's analysis (an estimate at every decision, suggestions at the biggest swings) in
-# about a minute on two loaded cores; its calibration is the one docs/benchmarks.md publishes (issue 33).
-ANALYSIS = Budget(playouts=8, rollout="random", per_candidate=4, candidates=4)
+# What `suggest` thinks with where a title names nothing of its own (`bot_suggest` on its Game, kept in its bot.py):
+# the greedy bot's 4 best commands, each played out on the same 4 deals with uniformly random play.
+SUGGEST = Budget(candidates=4, per_candidate=4, rollout="random")
+
+
+def suggest_budget(game: Game) -> Budget:
+    """The budget `suggest` is measured at against the greedy bot for this title (benchmarks/planner.py)."""
+    own: Budget | None = getattr(game, "bot_suggest", None)
+    return own or SUGGEST
+
+
+def shrink_at(game: Game, progress: float) -> float:
+    """How far to trust the raw win chances this far (0-1) into a game: the factors the title's calibration fitted
+    at the phases it measured (`shrink_by_progress`), by straight lines between them, flat before the first, and
+    to 1 (raw) at the end, where every playout meets the same finish. No figures: 1."""
+    c: Mapping[str, Any] = getattr(game, "bot_calibration", None) or {}
+    knots = sorted((float(at), float(factor)) for at, factor in (c.get("shrink_by_progress") or {}).items())
+    if not knots:
+        return 1.0
+    if progress <= knots[0][0]:
+        return knots[0][1]
+    knots.append((1.0, 1.0))
+    for (p0, s0), (p1, s1) in itertools.pairwise(knots):
+        if progress <= p1 and p1 > p0:
+            return s0 + (s1 - s0) * (progress - p0) / (p1 - p0)
+    return 1.0
+
+
+def calibrated(game: Game, estimate: Estimate, progress: float) -> Estimate:
+    """The estimate as the analysis shows it: each win chance shrunk toward the even share by `shrink_at`
+    (a few playouts judge a mid-game position more surely than the games bear out; benchmarks/calibration.py
+    measures by how much). Expected ranks and scores are left as played out."""
+    factor = shrink_at(game, progress)
+    if factor == 1.0 or not estimate.win:
+        return estimate
+    fair = 1 / len(estimate.win)
+    return replace(estimate, win={s: fair + factor * (p - fair) for s, p in estimate.win.items()})
 
 
 def calibration_sentence(game: Game) -> str:
     """One sentence for the analysis page: how far its win chances can be trusted, from the title's measured
-    calibration (`bot_calibration` on its Game, the figures of benchmarks/calibration.py kept in its bot.py)."""
+    calibration (`bot_calibration` on its Game, the figures of benchmarks/calibration.py kept in its bot.py):
+    the chances as the page shows them (`calibrated`), scored on games their correction was not fitted on."""
     c: Mapping[str, Any] | None = getattr(game, "bot_calibration", None)
     if not c:
         return "These win chances have not been checked against played games of this title yet."
     favourites = (f" seats given {c['favourite_at']:.0%} or more (on average {c['favourites_predicted']:.0%}) went on "
                   f"to win {c['favourites_won']:.0%} of the time;" if c.get("favourites") else "")
-    return (f"Checked at mid-game on {c['games']} self-play games:{favourites} the win chances score {c['brier']:.3f} "
+    return (f"Checked at mid-game on {c['games']:,} self-play games:{favourites} the win chances score {c['brier']:.3f} "
             f"(Brier, lower is better) where \"the current leader wins\" scores {c['leader_brier']:.3f} "
             f"and an even chance for every seat {c['fair_brier']:.3f}.")
 

@@ -9,6 +9,7 @@ from typing import Any
 from domain.kernel.bots import Table
 from domain.kernel.chance import Chance
 from domain.kernel.contract import Game
+from domain.kernel.review import Budget
 from domain.la_citta.edition import SERVICES
 from domain.la_citta.rules import voice_contents
 from domain.la_citta.state import State
@@ -55,8 +56,14 @@ def determinize(state: State, seat: int, chance: Chance) -> State:
 DEMO_TABLES = (Table({"players": 3}), Table({"players": 4}), Table({"players": 2}), Table({"players": 5}))
 
 
-# What benchmarks/calibration.py measured of the analysis's win chances (domain.kernel.review.ANALYSIS's estimator) at
+# What benchmarks/calibration.py measured of the analysis's win chances (the estimator of domain.records.review_walk.ANALYSIS_BUDGET) at
 # mid-game of 4-player greedy self-play games; domain.kernel.review.calibration_sentence says it on the analysis page.
 CALIBRATION: dict[str, Any] | None = {"games": 250, "estimator": "random:8", "brier": 0.1592, "leader_brier": 0.2114, "fair_brier": 0.167,
                                        "shrink": 0.572, "shrunk_brier": 0.1493, "favourite_at": 0.6, "favourites": 111,
                                        "favourites_predicted": 0.733, "favourites_won": 0.495}
+
+# What the analysis's `suggest` thinks with (domain.kernel.review.suggest_budget; benchmarks/planner.py measures it
+# against the greedy bot): the greedy bot's 4 best commands, each played out on the same 4 deals, random playouts:
+# uniformly random playouts already beat the greedy bot at one seat in four (0.46 of 12 games),
+# at a third of the greedy-lite ones' cost.
+SUGGEST = Budget(candidates=4, per_candidate=4, rollout="random")

@@ -29,6 +29,7 @@ class LaCitta:
     bot_shape = staticmethod(bot.shape)
     bot_determinize = staticmethod(bot.determinize)
     bot_calibration = bot.CALIBRATION
+    bot_suggest = bot.SUGGEST
 
     def default_edition(self) -> Edition:
         return ed.default_edition()

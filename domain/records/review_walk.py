@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from domain.kernel import Edition, Game, SeededChance, play
 from domain.kernel.chance import Chance
 from domain.kernel.choices import Chooser
 from domain.kernel.contract import fold
-from domain.kernel.review import Budget, Estimate, Reviewer
+from domain.kernel.review import Budget, Estimate, Reviewer, calibrated, suggest_budget
 
 Row = dict[str, Any]
 Progress = Callable[[float, list[Row]], None]  # (0-1, the rows judged since the last call)
@@ -124,6 +124,7 @@ class Walk:
         self._left = estimates_planned(self.decisions, budget.chances)  # estimates still to ask (the clock's share)
         self._deadline: float | None = None  # when the walk's share of the clock is spent (set as `rows` starts)
         self._known: dict[tuple[int, int | None], dict[str, Any]] = {}
+        self._steps = max(1, starts[-1] + len(entries[-1]["events"])) if entries else 1  # the finished game's last step
 
     def _reviewer(self) -> Reviewer:
         """A reviewer for the next estimate: its playouts, cut at an even share of the walk's time left (so time
@@ -140,8 +141,13 @@ class Walk:
         if key not in self._known:
             found: Estimate = self._reviewer().estimate(self.game, self.state_at(step) if state is None else state, seat,
                                                      f"{self.think}/{step}/{seat}")
-            self._known[key] = found.to_json()
+            self._known[key] = self._shown(found, step)
         return self._known[key]
+
+    def _shown(self, found: Estimate, step: int) -> dict[str, Any]:
+        """An estimate as stored and shown: its win chances corrected by how far into the game the step is (the
+        title's calibration, kernel.review.calibrated), so the chart, the swings and the luck speak one measure."""
+        return calibrated(self.game, found, step / self._steps).to_json()
 
     def _redecided(self, d: Decision, chance: Chance) -> Any:
         """The state the entry would have left had chance answered otherwise (None: the rules refuse it so)."""
@@ -166,8 +172,8 @@ class Walk:
                 state = self._redecided(d, SeededChance(f"{self.think}/luck/{d.entry}/{j}"))
                 if state is not None:  # played out with the same thinking as the outcome that happened (common
                     # random numbers): their difference is the outcome's, not the playouts' noise
-                    others.append(self._reviewer().estimate(self.game, state, d.seat,
-                                                         f"{self.think}/{d.after}/{d.seat}").to_json())
+                    others.append(self._shown(self._reviewer().estimate(self.game, state, d.seat,
+                                                                      f"{self.think}/{d.after}/{d.seat}"), d.after))
             chosen = _mean(others) if others else None
         drawn = [str(v) for o in self.entries[d.entry].get("outcomes") or [] for v in o.get("values") or []][:DRAWN]
         return {"entry": d.entry, "seat": d.seat, "before_step": d.before, "after_step": d.after, "choices": d.choices,
@@ -202,8 +208,9 @@ class Walk:
                 progress: Callable[[float], Any] | None = None) -> list[dict[str, Any]]:
         """The turning points: the `suggestions` decisions whose own swing was largest, each with the reviewer's
         choice there, both in the title's words, and the what-if line that plays it. With a clock, the costliest
-        mistakes are asked first, then the best moves, and once the suggestions' share of it is spent (a reviewer plays out every legal
-        command at least once: many commands, slow playouts), the rest are listed without a suggestion."""
+        mistakes are asked first, then the best moves, and once the suggestions' share of it is spent, the rest are
+        listed without a suggestion. The reviewer thinks with the title's own suggest budget (`bot_suggest`), the one
+        benchmarks/planner.py measures against the greedy bot."""
         ranked = sorted((r for r in rows if r["before"] is not None and r["choices"] > 1),
                         key=lambda r: (-abs(swing(r)[0]), -abs(swing(r)[1]), r["entry"]))[:self.budget.suggestions]
         started = time.monotonic()
@@ -222,12 +229,13 @@ class Walk:
                 "expected_played": _standing(row["chosen"] or row["after"], seat),
                 "expected_suggested": None, "what_if": None}
             if allowed is None or time.monotonic() - started < allowed:
-                legal = self.game.legal(state)
-                seconds = None if allowed is None else allowed / max(1, len(ranked)) / max(1, len(legal))
-                suggester = self.make_reviewer(Budget(playouts=self.budget.playouts, seconds=seconds))
+                # an even share of the suggestions' clock; the planner plays its candidates out round by round on
+                # the same deals and stops between rounds, so a cut suggestion compares them on fewer deals
+                seconds = None if allowed is None else allowed / max(1, len(ranked))
+                suggester = self.make_reviewer(replace(suggest_budget(self.game), seconds=seconds))
                 command, estimate = suggester.suggest(self.game, state, f"{self.think}/suggest/{row['entry']}")
                 suggested = command.to_json()
-                after = estimate.to_json()
+                after = self._shown(estimate, int(row["before_step"]))
                 same = self.game.parse_command(played) == command
                 point.update({
                     "suggested": chooser(state, [suggested], names)[0].words,

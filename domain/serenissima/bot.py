@@ -7,6 +7,7 @@ from typing import Any
 
 from domain.kernel.bots import Table
 from domain.kernel.chance import Chance
+from domain.kernel.review import Budget
 from domain.serenissima.state import State, replace
 
 
@@ -40,8 +41,14 @@ def determinize(state: State, seat: int, chance: Chance) -> State:
 DEMO_TABLES = (Table({"players": 3}), Table({"players": 4}), Table({"players": 2}))
 
 
-# What benchmarks/calibration.py measured of the analysis's win chances (domain.kernel.review.ANALYSIS's estimator) at
+# What benchmarks/calibration.py measured of the analysis's win chances (the estimator of domain.records.review_walk.ANALYSIS_BUDGET) at
 # mid-game of 4-player greedy self-play games; domain.kernel.review.calibration_sentence says it on the analysis page.
 CALIBRATION: dict[str, Any] | None = {"games": 100, "estimator": "random:8", "brier": 0.1276, "leader_brier": 0.2077, "fair_brier": 0.1783,
                                        "shrink": 0.905, "shrunk_brier": 0.1276, "favourite_at": 0.6, "favourites": 44,
                                        "favourites_predicted": 0.791, "favourites_won": 0.701}
+
+# What the analysis's `suggest` thinks with (domain.kernel.review.suggest_budget; benchmarks/planner.py measures it
+# against the greedy bot): the greedy bot's 4 best commands, each played out on the same 4 deals, random playouts:
+# greedy-lite playouts of a whole Serenissima game cost minutes a decision; uniformly random ones
+# won 0.43 of 30 games at one seat in four.
+SUGGEST = Budget(candidates=4, per_candidate=4, rollout="random")

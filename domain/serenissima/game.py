@@ -20,6 +20,7 @@ class Serenissima:
     seats = (2, 4)
     bot_determinize = staticmethod(bot.determinize)
     bot_calibration = bot.CALIBRATION
+    bot_suggest = bot.SUGGEST
 
     def default_edition(self) -> Edition:
         return default_edition()

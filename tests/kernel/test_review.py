@@ -16,7 +16,19 @@ import pytest
 from domain import catalog
 from domain.kernel import SeededChance, fold, play
 from domain.kernel.contract import Game
-from domain.kernel.review import Budget, Planner, calibration_sentence, determinize, random_policy, reviewer
+from domain.kernel.review import (
+    SUGGEST,
+    Budget,
+    Estimate,
+    Planner,
+    calibrated,
+    calibration_sentence,
+    determinize,
+    random_policy,
+    reviewer,
+    shrink_at,
+    suggest_budget,
+)
 from domain.kernel.selfplay import play_random
 from tests.contract.test_game_contract import hooks
 
@@ -104,6 +116,35 @@ def test_the_calibration_sentence_says_the_titles_measured_figures() -> None:
     said = calibration_sentence(measured)
     assert "250 self-play games" in said and "71%" in said and "68%" in said and "0.152" in said and "0.287" in said and "0.188" in said
     assert "not been checked" in calibration_sentence(object())  # type: ignore[arg-type]
+
+
+def test_the_shown_chances_are_shrunk_by_the_factor_measured_that_far_into_a_game() -> None:
+    """Between the phases the calibration measured, the factor runs on a straight line; before the first it is the
+    first's, and it reaches 1 (the chances as played out) at the end; the chances still add up to 1 and the seats
+    keep their order, and the expected ranks and scores are left as they were."""
+    game = SimpleNamespace(bot_calibration={"shrink_by_progress": {"0.25": 0.2, "0.5": 0.4, "0.75": 0.8}})
+    assert shrink_at(game, 0.0) == pytest.approx(0.2) and shrink_at(game, 0.25) == pytest.approx(0.2)  # type: ignore[arg-type]
+    assert shrink_at(game, 0.375) == pytest.approx(0.3) and shrink_at(game, 0.875) == pytest.approx(0.9)  # type: ignore[arg-type]
+    assert shrink_at(game, 1.0) == pytest.approx(1.0) and shrink_at(object(), 0.5) == 1.0  # type: ignore[arg-type]
+    raw = Estimate(win={0: 0.7, 1: 0.2, 2: 0.1, 3: 0.0}, rank={0: 1.2, 1: 2.4, 2: 3.0, 3: 3.4},
+                   score={0: 40.0, 1: 31.0, 2: 28.0, 3: 20.0}, playouts=12)
+    shown = calibrated(game, raw, 0.5)  # type: ignore[arg-type]
+    assert shown.win == pytest.approx({0: 0.25 + 0.4 * 0.45, 1: 0.25 - 0.4 * 0.05, 2: 0.25 - 0.4 * 0.15, 3: 0.25 - 0.4 * 0.25})
+    assert sum(shown.win.values()) == pytest.approx(1.0)
+    assert sorted(shown.win, key=shown.win.__getitem__) == sorted(raw.win, key=raw.win.__getitem__)
+    assert shown.rank == raw.rank and shown.score == raw.score and shown.playouts == raw.playouts
+    assert calibrated(game, raw, 1.0) == raw  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("title", TITLES)
+def test_each_title_names_the_budget_its_suggestions_are_measured_at(title: str) -> None:
+    """The analysis suggests with the budget the title keeps in its bot.py (the one benchmarks/planner.py runs
+    against the greedy bot), a few candidates on a few deals each; a game naming none gets the kernel's."""
+    game = catalog.game(title)
+    budget = suggest_budget(game)
+    assert budget is game.bot_suggest  # type: ignore[attr-defined]
+    assert budget.rollout in {"random", "greedy-lite"} and 2 <= budget.candidates <= 8 and budget.per_candidate >= 2
+    assert suggest_budget(object()) is SUGGEST  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("title", TITLES)

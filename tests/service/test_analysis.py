@@ -263,3 +263,35 @@ def test_a_failed_analysis_says_why_and_is_asked_for_again(app: Any, monkeypatch
     again = client.post(f"/api/records/{record_id}/analysis", json={})
     assert again.status_code == 202 and again.get_json()["attempts"] == 2 and "error" not in again.get_json()
     assert wait_done(client, record_id)["analysis"]["expected"]
+
+
+class _Calibrated:
+    """A game as it is, but for the calibration its bot.py would keep: every chance up to three quarters of the
+    way shrunk all the way to the even share."""
+
+    bot_calibration = {"shrink_by_progress": {"0.25": 0.0, "0.5": 0.0, "0.75": 0.0}}
+
+    def __init__(self, game: Any) -> None:
+        self._game = game
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._game, name)
+
+
+def test_the_walk_stores_the_chances_as_the_titles_calibration_corrects_them(app: Any) -> None:
+    """The chart, the swings and the luck read the chances corrected by how far into the game each step is: with
+    a calibration that trusts nothing up to three quarters of the game, every seat there is at the even share."""
+    client = app.test_client()
+    record_id, _, _ = finished(client)
+    service = app.extensions["cronaca"].records.analyses
+    raw, _, _ = service.walk(UUID(record_id), TINY)
+    shown, _, _ = service.walk(UUID(record_id), TINY)
+    shown.game = _Calibrated(shown.game)
+    last = raw.starts[-1] + len(raw.entries[-1]["events"])
+    early = [r for r in raw.rows() if r["after_step"] <= 0.75 * last]
+    assert any(set(r["after"]["win"].values()) != {0.5} for r in early)  # uncorrected, the playouts tell seats apart
+    corrected = [r for r in shown.rows() if r["after_step"] <= 0.75 * last]
+    assert [r["entry"] for r in corrected] == [r["entry"] for r in early]
+    for r in corrected:
+        assert set(r["after"]["win"].values()) == {0.5}, r
+        assert r["chosen"] is None or set(r["chosen"]["win"].values()) == {0.5}
