@@ -269,10 +269,9 @@ class _Calibrated:
     """A game as it is, but for the calibration its bot.py would keep: every chance up to three quarters of the
     way shrunk all the way to the even share."""
 
-    bot_calibration = {"shrink_by_progress": {"0.25": 0.0, "0.5": 0.0, "0.75": 0.0}}
-
     def __init__(self, game: Any) -> None:
         self._game = game
+        self.bot_calibration = {"shrink_by_progress": {"0.25": 0.0, "0.5": 0.0, "0.75": 0.0}}
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._game, name)
