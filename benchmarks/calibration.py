@@ -2,7 +2,7 @@
 
     .venv/bin/python -m benchmarks.calibration --games 1000 [--titles citta-stato la-citta serenissima]
         [--players 4] [--estimators random:12] [--phases 0.25 0.5 0.75] [--self-play greedy] [--jobs 2]
-        [--seed calibration] [--json] [--save FILE | --load FILE]
+        [--seed calibration] [--json] [--save FILE | --load FILE] [--first K]
 
 Game k of a title is a self-play game seeded `{seed}-{k}`: the greedy bot of domain.kernel.bots at
 every seat (`--self-play random`: uniformly random legal play), so the games are reproduced exactly.
@@ -20,7 +20,8 @@ The analysis shows its win chances shrunk by the factors fitted here (domain.ker
 between the phases by straight lines, to none at the end), so `--json` prints what a title's bot.py keeps
 as CALIBRATION: the factors by phase and the held-out figures at mid-game of the chances as shown (the
 sentence the analysis page shows, domain.kernel.review.calibration_sentence).
-`--save FILE` keeps every game's predictions as it ends; `--load FILE` reports on them again without playing.
+`--save FILE` keeps every game's predictions as it ends; `--load FILE` reports on them again without playing
+(several runs' files joined: `--first K` starts a run at game K, to play a long series in parts).
 """
 
 from __future__ import annotations
@@ -164,6 +165,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--titles", nargs="+", default=sorted(catalog.TITLES))
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--first", type=int, default=0, help="the first game's number (to run a long series in parts)")
     parser.add_argument("--estimators", nargs="+", default=[f"random:{ANALYSIS_BUDGET.playouts}"])
     parser.add_argument("--phases", nargs="+", type=float, default=[0.25, MIDDLE, 0.75])
     parser.add_argument("--self-play", default="greedy", choices=["greedy", "random"])
@@ -184,7 +186,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         for title in args.titles:
             futures = [pool.submit(one_game, title, args.players, f"{args.seed}-{k}", args.self_play, args.estimators,
-                                   args.phases) for k in range(args.games)]
+                                   args.phases) for k in range(args.first, args.first + args.games)]
             rows = []
             for done in as_completed(futures):  # saved as each game ends: a run stopped early still counts
                 rows.append(done.result())
