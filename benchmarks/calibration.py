@@ -42,7 +42,7 @@ from domain.kernel.selfplay import play_random
 from domain.records.review_walk import ANALYSIS_BUDGET
 
 BINS = 10
-FAVOURITE = 0.6  # a seat given this chance or more at mid-game is counted among the favourites (the page's sentence)
+FAVOURITES = 0.1  # the share of the predictions, the highest, counted as the favourites (the page's sentence)
 MIDDLE = 0.5  # the phase the page's sentence and the reliability table speak of
 
 
@@ -117,12 +117,13 @@ def table(pairs: Sequence[tuple[float, float]]) -> list[dict[str, Any]]:
 
 
 def favourites(pairs: Sequence[tuple[float, float]]) -> dict[str, Any]:
-    """The seats given FAVOURITE or more: how many, their mean chance, how often they won (the page's sentence)."""
-    high = [(p, o) for p, o in pairs if p >= FAVOURITE]
+    """The seats given the highest chances (the top FAVOURITES of the predictions): their mean chance and how often
+    they won, the page's sentence (a well-calibrated estimate's favourites win as often as it says)."""
+    high = sorted(pairs, key=lambda q: -q[0])[:max(1, round(len(pairs) * FAVOURITES))]
     n = len(high)
-    return {"favourite_at": FAVOURITE, "favourites": n,
-            "favourites_predicted": round(sum(p for p, _ in high) / n, 3) if n else None,
-            "favourites_won": round(sum(o for _, o in high) / n, 3) if n else None}
+    return {"favourite_share": FAVOURITES, "favourites": n,
+            "favourites_predicted": round(sum(p for p, _ in high) / n, 3),
+            "favourites_won": round(sum(o for _, o in high) / n, 3)}
 
 
 def report(title: str, rows: Sequence[dict[str, Any]], names: Sequence[str], phases: Sequence[float],

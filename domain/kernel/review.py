@@ -315,8 +315,9 @@ def calibration_sentence(game: Game) -> str:
     c: Mapping[str, Any] | None = getattr(game, "bot_calibration", None)
     if not c:
         return "These win chances have not been checked against played games of this title yet."
-    favourites = (f" seats given {c['favourite_at']:.0%} or more (on average {c['favourites_predicted']:.0%}) went on "
-                  f"to win {c['favourites_won']:.0%} of the time;" if c.get("favourites") else "")
+    favourites = (f" the seats it favoured most (the top {c['favourite_share']:.0%} of its chances, on average "
+                  f"{c['favourites_predicted']:.0%}) went on to win {c['favourites_won']:.0%} of the time;"
+                  if c.get("favourites") else "")
     return (f"Checked at mid-game on {c['games']:,} self-play games:{favourites} the win chances score {c['brier']:.3f} "
             f"(Brier, lower is better) where \"the current leader wins\" scores {c['leader_brier']:.3f} "
             f"and an even chance for every seat {c['fair_brier']:.3f}.")

@@ -110,11 +110,12 @@ def test_the_reviewer_suggests_a_legal_command_and_estimates_a_whole_table(title
 
 def test_the_calibration_sentence_says_the_titles_measured_figures() -> None:
     """The page's sentence reads the figures a title keeps (benchmarks/calibration.py); a title without says so."""
-    measured = SimpleNamespace(bot_calibration={"games": 250, "brier": 0.1523, "leader_brier": 0.2871, "fair_brier": 0.1875,
-                                                "favourite_at": 0.6, "favourites": 40, "favourites_predicted": 0.712,
+    measured = SimpleNamespace(bot_calibration={"games": 1000, "brier": 0.1523, "leader_brier": 0.2871, "fair_brier": 0.1875,
+                                                "favourite_share": 0.1, "favourites": 400, "favourites_predicted": 0.712,
                                                 "favourites_won": 0.675})
     said = calibration_sentence(measured)
-    assert "250 self-play games" in said and "71%" in said and "68%" in said and "0.152" in said and "0.287" in said and "0.188" in said
+    assert "1,000 self-play games" in said and "top 10%" in said and "71%" in said and "68%" in said
+    assert "0.152" in said and "0.287" in said and "0.188" in said
     assert "not been checked" in calibration_sentence(object())  # type: ignore[arg-type]
 
 
