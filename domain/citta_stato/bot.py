@@ -96,11 +96,14 @@ def _republic(state: State, seat: int, chance: Chance) -> State:
     return new_state(state, seats=tuple(seats), tasks=tuple(tasks), pool=pool)
 
 
-# What benchmarks/calibration.py measured of the analysis's win chances (the estimator of domain.records.review_walk.ANALYSIS_BUDGET) at
-# mid-game of 4-player greedy self-play games; domain.kernel.review.calibration_sentence says it on the analysis page.
-CALIBRATION: dict[str, Any] | None = {"games": 250, "estimator": "random:8", "brier": 0.1815, "leader_brier": 0.3665, "fair_brier": 0.1688,
-                                       "shrink": 0.249, "shrunk_brier": 0.1676, "favourite_at": 0.6, "favourites": 25,
-                                       "favourites_predicted": 0.699, "favourites_won": 0.44}
+# What benchmarks/calibration.py measured of the analysis's win chances (the estimator of
+# domain.records.review_walk.ANALYSIS_BUDGET) in 4-player greedy self-play games, 2026-12-06: the factors that
+# correct them by how far into the game (kernel.review.calibrated), and the corrected chances at mid-game scored
+# held out; kernel.review.calibration_sentence says them on the analysis page.
+CALIBRATION: dict[str, Any] | None = {"games": 1000, "estimator": "random:12", "brier": 0.1672, "raw_brier": 0.1725,
+                                      "leader_brier": 0.3697, "fair_brier": 0.1725, "favourite_share": 0.1,
+                                      "favourites": 400, "favourites_predicted": 0.392, "favourites_won": 0.404,
+                                      "shrink_by_progress": {"0.25": 0.281, "0.5": 0.499, "0.75": 0.728}}
 
 # What the analysis's `suggest` thinks with (domain.kernel.review.suggest_budget; benchmarks/planner.py measures it
 # against the greedy bot): the greedy bot's 4 best commands, each played out on the same 4 deals, greedy-lite playouts:

@@ -41,11 +41,14 @@ def determinize(state: State, seat: int, chance: Chance) -> State:
 DEMO_TABLES = (Table({"players": 3}), Table({"players": 4}), Table({"players": 2}))
 
 
-# What benchmarks/calibration.py measured of the analysis's win chances (the estimator of domain.records.review_walk.ANALYSIS_BUDGET) at
-# mid-game of 4-player greedy self-play games; domain.kernel.review.calibration_sentence says it on the analysis page.
-CALIBRATION: dict[str, Any] | None = {"games": 100, "estimator": "random:8", "brier": 0.1276, "leader_brier": 0.2077, "fair_brier": 0.1783,
-                                       "shrink": 0.905, "shrunk_brier": 0.1276, "favourite_at": 0.6, "favourites": 44,
-                                       "favourites_predicted": 0.791, "favourites_won": 0.701}
+# What benchmarks/calibration.py measured of the analysis's win chances (the estimator of
+# domain.records.review_walk.ANALYSIS_BUDGET) in 4-player greedy self-play games, 2026-12-06: the factors that
+# correct them by how far into the game (kernel.review.calibrated), and the corrected chances at mid-game scored
+# held out; kernel.review.calibration_sentence says them on the analysis page.
+CALIBRATION: dict[str, Any] | None = {"games": 1000, "estimator": "random:12", "brier": 0.1374, "raw_brier": 0.1379,
+                                      "leader_brier": 0.2169, "fair_brier": 0.1815, "favourite_share": 0.1,
+                                      "favourites": 400, "favourites_predicted": 0.725, "favourites_won": 0.718,
+                                      "shrink_by_progress": {"0.25": 0.549, "0.5": 0.891, "0.75": 1.0}}
 
 # What the analysis's `suggest` thinks with (domain.kernel.review.suggest_budget; benchmarks/planner.py measures it
 # against the greedy bot): the greedy bot's 4 best commands, each played out on the same 4 deals, random playouts:
