@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import marshmallow
@@ -97,78 +96,32 @@ def _int() -> fields.Integer:
     return fields.Integer(required=True, strict=True)
 
 
-SCHEMAS: dict[type[Command], marshmallow.Schema] = {
-    PlaceCastle: _schema(hex=_int()),
-    TakeGold: _schema(),
-    FoundCity: _schema(hex=_int(), source=_int()),
-    Build: _schema(card=fields.String(required=True), building=fields.String(required=True), city=_int(), hex=_int()),
-    BreadAndGames: _schema(hex=_int(), service=fields.String(required=True, validate=SERVICE), figures=_int()),
-    GoldenTimes: _schema(city=_int(), citizens=_int()),
-    RichHarvest: _schema(hex=_int()),
-    Poll: _schema(slots=fields.List(fields.Integer(strict=True), required=True)),
-    BlindDraw: _schema(),
-    Attract: _schema(city=_int(), service=fields.String(required=True, validate=SERVICE)),
-    Demolish: _schema(hex=_int()),
-    SendAway: _schema(city=_int(), citizens=_int()),
-}
 BOOK = CommandBook()
-for _cls, _fields_schema in SCHEMAS.items():
-    BOOK.add(_cls, _fields_schema)
+BOOK.add(PlaceCastle, _schema(hex=_int()))
+BOOK.add(TakeGold, _schema())
+BOOK.add(FoundCity, _schema(hex=_int(), source=_int()))
+BOOK.add(Build, _schema(card=fields.String(required=True), building=fields.String(required=True), city=_int(), hex=_int()))
+BOOK.add(BreadAndGames, _schema(hex=_int(), service=fields.String(required=True, validate=SERVICE), figures=_int()))
+BOOK.add(GoldenTimes, _schema(city=_int(), citizens=_int()))
+BOOK.add(RichHarvest, _schema(hex=_int()))
+BOOK.add(Poll, _schema(slots=fields.List(fields.Integer(strict=True), required=True)))
+BOOK.add(BlindDraw, _schema())
+BOOK.add(Attract, _schema(city=_int(), service=fields.String(required=True, validate=SERVICE)))
+BOOK.add(Demolish, _schema(hex=_int()))
+BOOK.add(SendAway, _schema(city=_int(), citizens=_int()))
 
 
 _POLL_KEYS = frozenset(("type", "seat", "slots"))
-
-Shape = tuple[tuple[str, ...], type[Command], tuple[type, ...], int]
-
-
-def _plain(field: fields.Field) -> type | None:
-    """int or str: a required field the schema checks for its exact JSON type and nothing else but the service."""
-    if not field.required or field.data_key is not None or field.validators not in ([], [SERVICE]):
-        return None
-    if type(field) is fields.Integer and field.strict:
-        return int
-    return str if type(field) is fields.String else None
-
-
-def _shapes() -> dict[str, Shape]:
-    """Each command kind whose fields are all plain (`_plain`): its keys in the order `to_json` writes them
-    ("type", "seat", then the fields as the class orders them), its class, each value's exact type, and where
-    its service is (0: none).
-
-    A payload with just these keys in this order, each value of exactly its type (a bool is not an int) and a
-    service among the three loads to the same command through the schema; anything else goes to the command
-    book, which refuses it in the schema's words."""
-    out: dict[str, Shape] = {}
-    for cls, schema in SCHEMAS.items():
-        names = tuple(f.name for f in dataclasses.fields(cls))
-        if set(names) != set(schema.fields):
-            continue
-        types = tuple(t for t in (_plain(schema.fields[name]) for name in names) if t is not None)
-        if len(types) == len(names):
-            out[cls.kind] = (("type", *names), cls, (str, *types), names.index("service") + 1 if "service" in names else 0)
-    return out
-
-
-_SHAPES = _shapes()
-_SERVICES = frozenset(SERVICE.choices)
 
 
 def parse(payload: Any) -> Command:
     """A command from its JSON payload; refused with `MalformedCommand` exactly as the schemas refuse.
 
-    Every replayed entry is parsed here, so a payload as `to_json` writes it is read by its kind's shape (its
-    keys and its values' types compared at once), a poll's list of slots too (the command book would send it
-    through marshmallow, about a hundred times slower); anything else goes to the book."""
-    if type(payload) is dict:
-        kind = payload.get("type")
-        shape = _SHAPES.get(kind) if type(kind) is str else None
-        if shape is not None:
-            keys, cls, types, service = shape
-            values = tuple(payload.values())
-            if tuple(payload) == keys and tuple(map(type, values)) == types and (not service or values[service] in _SERVICES):
-                return cls(*values[1:])
-        elif kind == Poll.kind and payload.keys() == _POLL_KEYS:
-            seat, slots = payload["seat"], payload["slots"]
-            if type(seat) is int and type(slots) is list and all(type(x) is int for x in slots):
-                return Poll(seat, tuple(slots))
+    The book's own fast path builds every command whose fields are plain values; a poll's list of
+    slots would go through marshmallow (about a hundred times slower), so a plain one is built here:
+    a dict with exactly the poll's keys, an int seat and a list of ints loads to just that."""
+    if type(payload) is dict and payload.get("type") == Poll.kind and payload.keys() == _POLL_KEYS:
+        seat, slots = payload["seat"], payload["slots"]
+        if type(seat) is int and type(slots) is list and all(type(x) is int for x in slots):
+            return Poll(seat, tuple(slots))
     return BOOK.parse(payload)

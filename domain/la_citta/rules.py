@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import combinations
-from operator import attrgetter
 from typing import Any, ClassVar
 
 import marshmallow
@@ -235,11 +234,17 @@ def attract_candidates(s: State, seat: int) -> list[int]:
 
 def to_demolish(s: State) -> City | None:
     """The first city, in turn order, with more buildings than citizens to occupy them."""
-    short = [c for c in s.cities.values() if c.citizens <= len(c.buildings)]
-    if len(short) < 2:  # asked after every step of the demolition phases, where there is seldom more than one
-        return short[0] if short else None
-    rank = {seat: i for i, seat in enumerate(order(s))}
-    return min(short, key=lambda c: (rank[c.owner], c.castle))
+    first: City | None = None
+    rank: dict[int, int] = {}
+    for c in s.cities.values():
+        if c.citizens <= len(c.buildings):
+            if first is None:
+                first = c
+                continue
+            rank = rank or {seat: i for i, seat in enumerate(order(s))}
+            if (rank[c.owner], c.castle) < (rank[first.owner], first.castle):
+                first = c
+    return first
 
 
 def connected(s: State, mask: int, start: int) -> bool:
@@ -434,9 +439,6 @@ def _auto_count_food(s: State, chance: Chance) -> list[Event]:
     return [ev.FeedingCounted(food, people, tuple(max(0, p - f) for f, p in zip(food, people, strict=True)))]
 
 
-_castle = attrgetter("castle")
-
-
 def _auto_feeding(s: State, chance: Chance) -> list[Event]:
     hungry = s.hungry
     for seat in s.seating:
@@ -444,9 +446,15 @@ def _auto_feeding(s: State, chance: Chance) -> list[Event]:
             break
     else:
         return [PHASE_BEGAN["demolish-feeding"]]
-    peopled = [c for c in s.cities.values() if c.owner == seat and c.citizens > 0]
-    if peopled and (len(peopled) == 1 or sum([c.citizens for c in peopled]) == hungry[seat]):
-        first = min(peopled, key=_castle)  # the seat's peopled city with the lowest castle hex
+    first: City | None = None  # the seat's peopled city with the lowest castle hex
+    peopled = people = 0
+    for c in s.cities.values():
+        if c.owner == seat and c.citizens > 0:
+            peopled += 1
+            people += c.citizens
+            if first is None or c.castle < first.castle:
+                first = c
+    if first is not None and (peopled == 1 or people == hungry[seat]):
         return [ev.CitizenStarved(seat, first.castle, min(first.citizens, hungry[seat]))]
     return []
 
@@ -785,7 +793,7 @@ def play(s: State, c: Command, chance: Chance) -> tuple[list[Event], State]:
     more, after = _settle(m, chance)
     if _waits(after):  # `advance` stopped where `_auto` has nothing to add: settled
         _last_settled[0] = after
-    return out + more, after
+    return (out + more if more else out), after
 
 
 # ---------------------------------------------------------------- legal
