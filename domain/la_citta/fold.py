@@ -17,13 +17,17 @@ from domain.la_citta import events as ev
 from domain.la_citta.edition import SERVICES, TITLE, Tables, terrain
 from domain.la_citta.state import City, State
 
+tuple_new = tuple.__new__
+"""`tuple.__new__`: a State or City made from its fields as they are, without the NamedTuple's own `__new__` (a
+Python function around this same call)."""
+
 
 def _seating(start: int, players: int) -> tuple[int, ...]:
     return tuple((start + i) % players for i in range(players))
 
 
 def _with_citizens(c: City, citizens: int) -> City:
-    return City(c.owner, c.castle, c.buildings, citizens, c.mask)
+    return tuple_new(City, (c.owner, c.castle, c.buildings, citizens, c.mask))
 
 
 def _links(table: tuple[int, ...], cities: dict[int, City]) -> dict[int, tuple[int, ...]]:
@@ -36,8 +40,9 @@ def _links(table: tuple[int, ...], cities: dict[int, City]) -> dict[int, tuple[i
     for mask in held.values():
         occupied |= mask
     links = {}
-    for k in sorted(cities):
-        c = cities[k]
+    ordered = sorted(cities.items())
+    masks = [(k, c.mask) for k, c in ordered]
+    for k, c in ordered:
         others = occupied & ~held[c.owner]
         if not others:
             continue
@@ -46,7 +51,7 @@ def _links(table: tuple[int, ...], cities: dict[int, City]) -> dict[int, tuple[i
             near |= table[h]
         near &= others
         if near:
-            links[k] = tuple(sorted(k2 for k2, c2 in cities.items() if c2.mask & near))
+            links[k] = tuple([k2 for k2, mask in masks if mask & near])  # in castle order, as `ordered`
     return links
 
 
@@ -114,7 +119,7 @@ def _tiles(m: Fields, e: ev.TilesPlaced) -> None:
 
 def _castle_placed(m: Fields, e: ev.CastlePlaced) -> None:
     h = e.hex
-    m[CITIES] = {**m[CITIES], h: City(e.seat, h, (), e.citizens, 1 << h)}
+    m[CITIES] = {**m[CITIES], h: tuple_new(City, (e.seat, h, (), e.citizens, 1 << h))}
     m[OCCUPIED] |= 1 << h
     m[CASTLES_LEFT] = _add(m[CASTLES_LEFT], e.seat, -1)
     m[FOOD] = _add(m[FOOD], e.seat, e.food)
@@ -209,7 +214,7 @@ def _founded(m: Fields, e: ev.CityFounded) -> None:
     cities = m[CITIES].copy()
     src = cities[e.source]
     cities[e.source] = _with_citizens(src, src.citizens - 1)
-    cities[h] = City(e.seat, h, (), 1 + e.from_supply, 1 << h)
+    cities[h] = tuple_new(City, (e.seat, h, (), 1 + e.from_supply, 1 << h))
     m[CITIES] = cities
     m[OCCUPIED] |= 1 << h
     m[CASTLES_LEFT] = _add(m[CASTLES_LEFT], e.seat, -1)
@@ -223,7 +228,7 @@ def _built(m: Fields, e: ev.BuildingBuilt) -> None:
     extra = 1 if e.citizen_from == "supply" else 0
     cities = m[CITIES].copy()
     c = cities[e.city]
-    cities[e.city] = City(c.owner, c.castle, (*c.buildings, (h, e.building)), c.citizens + extra, c.mask | 1 << h)
+    cities[e.city] = tuple_new(City, (c.owner, c.castle, (*c.buildings, (h, e.building)), c.citizens + extra, c.mask | 1 << h))
     m[CITIES] = cities
     m[OCCUPIED] |= 1 << h
     m[STOCK] = _add(m[STOCK], m[T].pool_of[e.building], -1)
@@ -347,7 +352,7 @@ def _demolished(m: Fields, e: ev.BuildingDemolished) -> None:
         m[CASTLES_LEFT] = _add(m[CASTLES_LEFT], e.seat, 1)
         m[SUPPLY] += c.citizens
     else:
-        cities[e.city] = City(c.owner, c.castle, tuple(b for b in c.buildings if b[0] != h), c.citizens, c.mask & ~(1 << h))
+        cities[e.city] = tuple_new(City, (c.owner, c.castle, tuple([b for b in c.buildings if b[0] != h]), c.citizens, c.mask & ~(1 << h)))
         m[STOCK] = _add(m[STOCK], m[T].pool_of[e.building], 1)
     m[CITIES] = cities
 
@@ -364,7 +369,7 @@ def _counted(m: Fields, e: ev.FeedingCounted) -> None:
 def _starved(m: Fields, e: ev.CitizenStarved) -> None:
     cities = m[CITIES].copy()
     c = cities[e.city]
-    cities[e.city] = City(c.owner, c.castle, c.buildings, c.citizens - e.citizens, c.mask)
+    cities[e.city] = _with_citizens(c, c.citizens - e.citizens)
     m[CITIES] = cities
     m[SUPPLY] += e.citizens
     m[HUNGRY] = _add(m[HUNGRY], e.seat, -e.citizens)
@@ -421,13 +426,12 @@ FOLD: dict[type[Event], Callable[[Fields, Any], None]] = every_event(TITLE, {
     ev.CitizenStarved: _starved,
     ev.YearEnded: _year_ended,
 }, "fold")
-_tuple_new = tuple.__new__
 
 
 def evolve(s: State, e: Event) -> State:
     m = list(s)
     FOLD[type(e)](m, e)
-    return _tuple_new(State, m)
+    return tuple_new(State, m)
 
 
 def evolve_all(s: State, events: Iterable[Event]) -> State:
@@ -436,4 +440,4 @@ def evolve_all(s: State, events: Iterable[Event]) -> State:
     fold = FOLD
     for e in events:
         fold[type(e)](m, e)
-    return _tuple_new(State, m)
+    return tuple_new(State, m)

@@ -29,10 +29,11 @@ from domain.kernel import (
     load_options,
     pending,
 )
+from domain.kernel.editions import derived
 from domain.la_citta import commands as cm
 from domain.la_citta import events as ev
 from domain.la_citta.edition import LIFTS_MARKET, LIFTS_WATER, SERVICES, Traits, tile_slots
-from domain.la_citta.fold import evolve_all
+from domain.la_citta.fold import FOLD, evolve_all, tuple_new
 from domain.la_citta.state import City, State, begin, bits, cap, order, points
 
 
@@ -50,6 +51,22 @@ def _adj_of(s: State, mask: int) -> int:
 
 def _data(s: State) -> Any:
     return s.t.data
+
+
+# ---------------------------------------------------------------- the frequent events, made once
+
+SEATS = (2, 5)  # the fewest and most players La Città is for
+
+# Events are immutable values. Those that differ only by seat, option or phase (a turn's end, an
+# action card used, a forfeit, a migration turn, a phase begun: half of all events) are made once
+# here and handed out again: building one costs more than the rest of its command's checks.
+_SEAT_RANGE = range(SEATS[1])
+TURN_ENDED = tuple(ev.TurnEnded(seat) for seat in _SEAT_RANGE)
+FORFEITED = tuple(ev.TurnForfeited(seat) for seat in _SEAT_RANGE)
+MIGRATION_ENDED = tuple(ev.MigrationTurnEnded(seat) for seat in _SEAT_RANGE)
+ACTION_USED = {option: tuple(ev.ActionCardUsed(seat, option) for seat in _SEAT_RANGE)
+               for option in ("take-gold", "found-city", "build")}
+PHASE_BEGAN = {phase: ev.PhaseBegan(phase) for phase in ("year-start", "politics", "demolish-migration", "count-food", "demolish-feeding")}
 
 
 # ---------------------------------------------------------------- placement checks
@@ -171,6 +188,8 @@ def _deal(s: State, chance: Chance, n: int) -> list[Event]:
             deck, discard = tuple(sorted(deck + discard)), ()
         got = chance.draw("politics", deck, n)
         out.append(ev.PoliticsDealt(got))
+        if len(got) == n:  # the deck had enough: nothing left to deal (the common case)
+            break
         rest = list(deck)
         for c in got:
             rest.remove(c)
@@ -358,14 +377,14 @@ def _auto_castles(s: State, chance: Chance) -> list[Event]:
     if s.placing:
         return []
     if s.setup == "experienced":
-        return [ev.StartPlayerSet((s.start + 1) % s.players), ev.PhaseBegan("year-start")]
-    return [ev.PhaseBegan("year-start")]
+        return [ev.StartPlayerSet((s.start + 1) % s.players), PHASE_BEGAN["year-start"]]
+    return [PHASE_BEGAN["year-start"]]
 
 
 def _auto_politics(s: State, chance: Chance) -> list[Event]:
     seat = s.seating[s.turn]
     if s.penalty[seat]:
-        return [ev.TurnForfeited(seat), ev.TurnEnded(seat)]
+        return [FORFEITED[seat], TURN_ENDED[seat]]
     return []
 
 
@@ -397,15 +416,15 @@ def _auto_migration(s: State, chance: Chance) -> list[Event]:
             if not out and len(cands) == 1 and len(s.voice) == 1:
                 return [_attracted(s, seat, s.cities[cands[0]], s.voice[0])]
             return out
-        out.append(ev.MigrationTurnEnded(seat))
-    out.append(ev.PhaseBegan("demolish-migration"))
+        out.append(MIGRATION_ENDED[seat])
+    out.append(PHASE_BEGAN["demolish-migration"])
     return out
 
 
 def _auto_demolish(s: State, chance: Chance) -> list[Event]:
     c = to_demolish(s)
     if c is None:
-        return [ev.PhaseBegan("count-food")] if s.phase == "demolish-migration" else [ev.YearEnded(s.year)]
+        return [PHASE_BEGAN["count-food"]] if s.phase == "demolish-migration" else [ev.YearEnded(s.year)]
     if c.citizens <= 1 or not c.buildings:  # everything goes
         return _clear(s, c)
     edge = _edge(s, c)
@@ -426,7 +445,7 @@ def _auto_feeding(s: State, chance: Chance) -> list[Event]:
         if hungry[seat]:
             break
     else:
-        return [ev.PhaseBegan("demolish-feeding")]
+        return [PHASE_BEGAN["demolish-feeding"]]
     first: City | None = None  # the seat's peopled city with the lowest castle hex
     peopled = people = 0
     for c in s.cities.values():
@@ -468,7 +487,7 @@ def _year_start(s: State, chance: Chance) -> list[Event]:
     grow.sort()
     out.append(ev.PopulationGrew(tuple(k for _, k in grow)))
     out.extend(_deal(s, chance, int(t.data["start"]["face_up_politics"]) - len(s.display)))
-    out.append(ev.PhaseBegan("politics"))
+    out.append(PHASE_BEGAN["politics"])
     return out
 
 
@@ -489,13 +508,21 @@ _AUTO: dict[str, Callable[[State, Chance], list[Event]]] = {
 
 def advance(s: State, chance: Chance) -> tuple[list[Event], State]:
     """Add the events of the steps nobody chooses, each batch folded at once, until someone must choose."""
+    return _settle(list(s), chance)
+
+
+def _settle(m: list[Any], chance: Chance) -> tuple[list[Event], State]:
+    """`advance` from a state's fields as a list (fold.py): every batch is folded onto that one list, and
+    each step reads the State made of it, so a command and the steps after it copy the fields once."""
     out: list[Event] = []
-    auto = _AUTO
+    auto, fold = _AUTO, FOLD
     while True:
+        s = tuple_new(State, m)
         more = auto[s.phase](s, chance)
         if not more:
             return out, s
-        s = evolve_all(s, more)
+        for e in more:
+            fold[type(e)](m, e)
         out += more
 
 
@@ -509,7 +536,7 @@ def _place_castle(s: State, c: cm.PlaceCastle, chance: Chance) -> list[Event]:
 
 def _take_gold(s: State, c: cm.TakeGold, chance: Chance) -> list[Event]:
     _need_action(s, c.seat)
-    return [ev.ActionCardUsed(c.seat, "take-gold"), ev.GoldGained(c.seat, int(_data(s)["actions"]["gold"]), "action"), ev.TurnEnded(c.seat)]
+    return [ACTION_USED["take-gold"][c.seat], ev.GoldGained(c.seat, int(_data(s)["actions"]["gold"]), "action"), TURN_ENDED[c.seat]]
 
 
 def _found_city(s: State, c: cm.FoundCity, chance: Chance) -> list[Event]:
@@ -524,9 +551,9 @@ def _found_city(s: State, c: cm.FoundCity, chance: Chance) -> list[Event]:
     _check_castle_site(s, c.hex)
     extra = int(_data(s)["actions"]["found_city_from_supply"])
     return [
-        ev.ActionCardUsed(c.seat, "found-city"),
+        ACTION_USED["found-city"][c.seat],
         ev.CityFounded(c.seat, c.hex, c.source, extra, s.laid.food[c.hex]),
-        ev.TurnEnded(c.seat),
+        TURN_ENDED[c.seat],
     ]
 
 
@@ -538,7 +565,7 @@ def _build(s: State, c: cm.Build, chance: Chance) -> list[Event]:
         if traits.size != size:
             raise violation("build/action-small", f"an action card builds only a {size} building", building=c.building)
         _check_build(s, c.seat, c.building, c.city, c.hex, traits)
-        return [ev.ActionCardUsed(c.seat, "build"), _built(s, c.seat, c.building, c.city, c.hex, traits), ev.TurnEnded(c.seat)]
+        return [ACTION_USED["build"][c.seat], _built(s, c.seat, c.building, c.city, c.hex, traits), TURN_ENDED[c.seat]]
     info = s.t.politics.get(c.card)
     if info is None or info["effect"] not in ("build", "master_builder"):
         raise violation("build/card-mismatch", f"the card {c.card!r} does not build", card=c.card)
@@ -554,7 +581,7 @@ def _build(s: State, c: cm.Build, chance: Chance) -> list[Event]:
         ev.PoliticsCardTaken(c.seat, card, int(option["cost"])),
         _built(s, c.seat, c.building, c.city, c.hex, traits),
         *_deal(s, chance, 1),
-        ev.TurnEnded(c.seat),
+        TURN_ENDED[c.seat],
     ]
 
 
@@ -579,7 +606,7 @@ def _bread(s: State, c: cm.BreadAndGames, chance: Chance) -> list[Event]:
         ev.PoliticsCardTaken(c.seat, card, int(option["cost"])),
         ev.FiguresPlaced(c.seat, c.hex, c.service, c.figures),
         *_deal(s, chance, 1),
-        ev.TurnEnded(c.seat),
+        TURN_ENDED[c.seat],
     ]
 
 
@@ -594,7 +621,7 @@ def _golden(s: State, c: cm.GoldenTimes, chance: Chance) -> list[Event]:
         ev.PoliticsCardTaken(c.seat, card, int(option["cost"])),
         ev.CitizensArrived(c.seat, c.city, kept, c.citizens - kept),
         *_deal(s, chance, 1),
-        ev.TurnEnded(c.seat),
+        TURN_ENDED[c.seat],
     ]
 
 
@@ -616,7 +643,7 @@ def _rich_harvest(s: State, c: cm.RichHarvest, chance: Chance) -> list[Event]:
         ev.PoliticsCardTaken(c.seat, card, int(option["cost"])),
         ev.HarvestBlessed(c.seat, c.hex, wanted),
         *_deal(s, chance, 1),
-        ev.TurnEnded(c.seat),
+        TURN_ENDED[c.seat],
     ]
 
 
@@ -634,7 +661,7 @@ def _poll(s: State, c: cm.Poll, chance: Chance) -> list[Event]:
         ev.PoliticsCardTaken(c.seat, card, int(option["cost"])),
         ev.VoicePolled(c.seat, slots, cards),
         *_deal(s, chance, 1),
-        ev.TurnEnded(c.seat),
+        TURN_ENDED[c.seat],
     ]
 
 
@@ -647,7 +674,7 @@ def _blind_draw(s: State, c: cm.BlindDraw, chance: Chance) -> list[Event]:
         out.append(ev.PoliticsDeckRebuilt(s.discard))
         deck = tuple(sorted(s.discard))
     card = chance.draw("politics", deck, 1)[0] if deck else ""
-    return [*out, ev.BlindDrawn(c.seat, card), ev.TurnEnded(c.seat)]
+    return [*out, ev.BlindDrawn(c.seat, card), TURN_ENDED[c.seat]]
 
 
 def _attract(s: State, c: cm.Attract, chance: Chance) -> list[Event]:
@@ -759,10 +786,14 @@ def play(s: State, c: Command, chance: Chance) -> tuple[list[Event], State]:
     if kind != pending_kind:
         raise violation("not-now", f"a {c.kind} command does not answer a {pending_kind} decision", command=c.kind, pending=pending_kind)
     out = handler(s, c, chance)
-    more, after = advance(evolve_all(s, out), chance)
+    m = list(s)
+    fold = FOLD
+    for e in out:
+        fold[type(e)](m, e)
+    more, after = _settle(m, chance)
     if _waits(after):  # `advance` stopped where `_auto` has nothing to add: settled
         _last_settled[0] = after
-    return out + more, after
+    return (out + more if more else out), after
 
 
 # ---------------------------------------------------------------- legal
@@ -858,8 +889,6 @@ def legal(s: State) -> list[Command]:
 
 # ---------------------------------------------------------------- setup
 
-SEATS = (2, 5)  # the fewest and most players La Città is for
-
 
 class OptionsSchema(marshmallow.Schema):
     class Meta:
@@ -888,6 +917,41 @@ def _options(options: Mapping[str, Any]) -> dict[str, Any]:
     return load_options("la-citta", _OPTIONS, options)
 
 
+def _opening(edition: Edition, first: list[Event]) -> tuple[list[Event], State]:
+    """The setup's events up to the first deal (the start and the tiles given, then the beginner's castles and
+    everyone's gold) and the state they make."""
+    d = edition.data
+    start = first[0]
+    assert isinstance(start, ev.GameStarted)
+    out = list(first)
+    state = evolve_all(begin(edition), out)
+    if start.setup == "beginner":
+        letters = d["beginner"]["seats"][str(start.players)]
+        for seat, letter in enumerate(letters):
+            for h in d["beginner"]["castles"][letter]:
+                out.append(ev.CastlePlaced(seat, int(h), int(d["start"]["citizens_per_castle"]), state.laid.food[int(h)]))
+    out.extend(ev.GoldGained(seat, int(d["start"]["gold"]), "start") for seat in range(start.players))
+    return out, evolve_all(state, out[2:])
+
+
+def _no_openings(edition: Edition) -> dict[tuple[int, int], tuple[tuple[Event, ...], State]]:
+    return {}
+
+
+def _beginner_opening(edition: Edition, players: int, start: int) -> tuple[tuple[Event, ...], State]:
+    """`_opening` of the beginner setup: nothing in it is drawn, so it is made once per edition, player count
+    and starting seat (every replay of a record starts with it), and handed out again."""
+    openings = derived(edition, _no_openings)
+    found = openings.get((players, start))
+    if found is None:
+        out, state = _opening(edition, [ev.GameStarted(edition.ref, players, "beginner", start),
+                                        ev.TilesPlaced(dict(edition.data["beginner"]["tiles"]))])
+        found = openings[players, start] = (tuple(out), state)
+    if found[1].edition is not edition:  # an equal edition (the same content hash) loaded again: the state names this one
+        return found[0], found[1]._replace(edition=edition)
+    return found
+
+
 def setup(edition: Edition, options: Mapping[str, Any], chance: Chance) -> list[Event]:
     """Options: players (2-5), setup ("beginner" or "experienced"), start (the first starting player)."""
     opts = _options(options)
@@ -899,23 +963,16 @@ def setup(edition: Edition, options: Mapping[str, Any], chance: Chance) -> list[
     if not 0 <= start < players:
         raise RuleViolation("la-citta/setup/start", f"no seat {start} among {players}", start=start)
     d = edition.data
-    out: list[Event] = [ev.GameStarted(edition.ref, players, kind, start)]
     if kind == "beginner":
-        out.append(ev.TilesPlaced(dict(d["beginner"]["tiles"])))
+        opening, state = _beginner_opening(edition, players, start)
+        out = list(opening)
     else:
         tiles = sorted(code for code, n in d["tiles"].items() for _ in range(int(n)))
         slots = tile_slots(d)
         if len(tiles) != len(slots):
             raise RuleViolation("la-citta/setup/tiles", "the edition has not one tile per slot", tiles=len(tiles), slots=len(slots))
-        out.append(ev.TilesPlaced(dict(zip(slots, chance.shuffle("tiles", tiles), strict=True))))
-    state = evolve_all(begin(edition), out)
-    if kind == "beginner":
-        letters = d["beginner"]["seats"][str(players)]
-        for seat, letter in enumerate(letters):
-            for h in d["beginner"]["castles"][letter]:
-                out.append(ev.CastlePlaced(seat, int(h), int(d["start"]["citizens_per_castle"]), state.laid.food[int(h)]))
-    out.extend(ev.GoldGained(seat, int(d["start"]["gold"]), "start") for seat in range(players))
-    state = evolve_all(state, out[2:])
+        placed = ev.TilesPlaced(dict(zip(slots, chance.shuffle("tiles", tiles), strict=True)))
+        out, state = _opening(edition, [ev.GameStarted(edition.ref, players, kind, start), placed])
     dealt = _deal(state, chance, int(d["start"]["face_up_politics"]))
     more, _ = advance(evolve_all(state, dealt), chance)
     return out + dealt + more

@@ -4,12 +4,14 @@ neighbours as the definition, and a settled-state cache that only ever remembers
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 
 import pytest
 
 from domain.kernel import MalformedCommand, RuleViolation, SeededChance
+from domain.kernel.chance import ObservedChance
 from domain.kernel.commands import load_options
 from domain.kernel.selfplay import play_random
 from domain.la_citta import GAME, rules
@@ -62,6 +64,7 @@ def _payloads():
             for bad in (True, 1.0, "1", None, [1], {"a": 1}, -1, "museum"):
                 out.append({**p, key: bad})
         out.append({**p, "extra": 1})
+        out.append(dict(reversed(p.items())))  # the same keys in another order than `to_json` writes them
         out.append({**p, "type": p["type"].upper()})
     out += [{"type": "la-citta/poll", "seat": 0, "slots": [0, True]}, {"type": "la-citta/poll", "seat": 0, "slots": (0, 1)}]
     out += [{"type": ["la-citta/take-gold"], "seat": 0}, {"type": None}, {"seat": 0}, {}]
@@ -133,3 +136,35 @@ def test_play_caches_only_states_where_a_seat_decides():
         _, s = GAME.play(s, command, chance)
         assert rules._last_settled[0] is s
         assert rules.pending_of(s).seat is not None and rules.pending_of(s.__class__(*s)).seat == rules.pending_of(s).seat
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_play_gives_the_state_its_events_fold_to_one_by_one(players):
+    """`play` folds a command's events and the automatic steps after it onto one copy of the state's fields, and
+    the beginner setup's opening is made once: each must be the state that `evolve` makes event by event."""
+    for setup in ("beginner", "experienced"):
+        played = play_random(GAME, ED, {"players": players, "setup": setup}, f"one-by-one-{players}")
+        state = GAME.begin(ED)
+        for index, entry in enumerate(played.entries):
+            chance = ObservedChance.of(entry.outcomes)
+            if index == 0:
+                events, after = GAME.setup(ED, entry.options, chance), None
+            else:
+                events, after = GAME.play(state, GAME.parse_command(entry.command), chance)
+            assert tuple(events) == entry.events
+            one_by_one = state
+            for e in events:
+                one_by_one = GAME.evolve(one_by_one, e)
+            assert after is None or after == one_by_one
+            state = one_by_one
+        assert state.phase == "over"
+
+
+def test_the_beginner_opening_is_made_once_and_names_the_edition_it_is_asked_for():
+    first = GAME.setup(ED, {"players": 3, "start": 1}, SeededChance("opening"))
+    again = GAME.setup(ED, {"players": 3, "start": 1}, SeededChance("opening"))
+    assert first == again and first[0] is again[0]  # the same events, the opening's made once
+    other = dataclasses.replace(ED)  # equal content, another object (an edition file loaded again)
+    assert other is not ED and other.content_hash == ED.content_hash
+    state = rules._beginner_opening(other, 3, 1)[1]
+    assert state.edition is other and state == rules._beginner_opening(ED, 3, 1)[1]
