@@ -934,8 +934,9 @@ class _Checker:
             message = exc.message
             doubled = _doubled(move)
             meant = self._reads(doubled[0], seat, state) if doubled is not None else []
-            if meant and doubled is not None:  # `unload to to 12`: a word written twice, read once (as meant)
-                message = f"line {move.line}: {doubled[1]!r} is written twice ({move.text!r}); read as written once"
+            if meant and doubled is not None:  # `unload 2 to to 12`: a word written twice, read once (the closest
+                # legal moves ranked by it; the explanation search still takes another that lets more of the file stand)
+                message = f"line {move.line}: {doubled[1]!r} is written twice in {move.text!r}"
             else:
                 meant = self._meant(move, seat, exc.did_you_mean, state)
             if len(meant) > 1 and pending.seat == seat:  # the steps the corrected move leaves out come first
@@ -1950,7 +1951,9 @@ def _named_slip(checker: _Checker, found: Finding) -> bool:
     if found.kind != "order" or said is None or said.get("kind") not in NAMED:
         return False
     explanation = next((e for e in checker.explanations.values() if e.to_json() == said), None)
-    return explanation is not None and explanation.resume is not None  # it read all it was judged on
+    # it read all it was judged on, or up to a line refused for what was drawn (the guess of an open unknown's doing)
+    return explanation is not None and (explanation.resume is not None
+                                        or (explanation.stopped or "").startswith("chance/"))
 
 
 FAR = 10**6  # a column past every move of a line

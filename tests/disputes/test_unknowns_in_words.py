@@ -40,5 +40,5 @@ def test_a_word_written_twice_is_read_once_and_named() -> None:
     report = check_text((HERE / "serenissima_word_written_twice.txt").read_text(encoding="utf-8"))
     (found,) = report.findings
     assert found.line == 58 and found.rule == "notation/move"
-    assert str(found.message) == "line 58: 'to' is written twice ('unload 2 to to 7'); read as written once"
+    assert str(found.message) == "line 58: 'to' is written twice in 'unload 2 to to 7'"
     assert found.explanation is not None and found.explanation["reads_to_line"] is not None
