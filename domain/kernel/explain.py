@@ -574,8 +574,9 @@ def _left_out(search: _Search, refusal: Refusal) -> None:
 def _grow(search: _Search, seat: int, frontier: list[tuple[tuple[tuple[Command, Any], ...], Any]],
           ties: list[Explanation]) -> None:
     """The chains of commands nobody wrote, one command longer at each step, judged as they are found. Once a
-    chain reads all the lookahead, only the player's turns still open grow on (`DEEPER` of them, each with the
-    `DEEPER_WIDTH` commands the next lines speak of most): a turn of several commands may read further."""
+    chain reads all the lookahead, or none of `LEFT_OUT_DEPTH` commands does, only the player's turns still open grow
+    on, to `OPEN_TURN_DEPTH` commands (`DEEPER` of them, those whose commands the next lines speak of most all told,
+    each with the `DEEPER_WIDTH` commands the next lines speak of most): a turn of several commands may read further."""
     reader, turn = search.reader, search.turns[search.at]
     deeper = False
     evidence: dict[int, float] = {}  # a chain's commands, how much the next lines speak of them (`_by_evidence`)
