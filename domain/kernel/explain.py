@@ -48,6 +48,7 @@ GUESSED = 4  # readings of a turn nobody wrote whose outcomes are guessed when n
 GUESSES = 40  # possible values of one such outcome tried, at most
 DEEPER = 8  # turns of several commands still open, grown one command further when a shorter one reads on
 DEEPER_WIDTH = 12  # the commands each of those grows with, the ones the next lines speak of first
+REFUTED_SHARE = 0.4  # of the per-search caps, what looking for a turn left out behind a refuted cheap reading may take
 HORIZON = 96  # written lines a cheap reading that reads the lookahead is read further, to see it refused there
 FURTHER = 4  # readings that tie on what they read are judged again this many times further, until they differ
 KEEP_FURTHER = 16  # of those, judged further at most (halved at each step: the simplest, closest first)
@@ -289,6 +290,7 @@ class _Search:
     later: dict[str, float] | None = None  # the words written in the lines after the refused one (`_by_evidence`)
     words: dict[tuple[int, Command], str] = field(default_factory=dict)  # `say`'s answers
     scale: float = 1.0  # this search's share of the per-search caps (`OUT_OF_TURN`)
+    until: tuple[int, float] | None = None  # a tighter cap of its own: commands used, process time (`REFUTED_SHARE`)
 
     def say(self, command: Command, state: Any) -> str:
         """A command in words as every reader may read it, worked out once a state (the search keeps its states)."""
@@ -304,6 +306,8 @@ class _Search:
     def spent(self) -> bool:
         took = time.process_time() - self.started
         scale = self.scale
+        if self.until is not None and (self.used >= self.until[0] or time.process_time() >= self.until[1]):
+            return True
         return (self.used >= self.budget.per_search * scale or self.budget.used + self.used >= self.budget.moves
                 or took >= self.budget.search_seconds * scale or self.budget.elapsed + took >= self.budget.seconds
                 or self.budget.spent())
@@ -400,9 +404,15 @@ def explain(reader: Reader, state: Any, turns: Sequence[Turn], at: int, refusal:
                     break
             else:
                 top = max((c.reads for c in search.tried), default=-1)
-                if (top < search.most(1) or _short_of_result(search, top) or _refuted_further(search, top)) \
-                        and not search.spent():
-                    _left_out(search, refusal)  # nothing cheap reads on (or to the result written): a turn nobody wrote?
+                if top < search.most(1) or _short_of_result(search, top):
+                    if not search.spent():
+                        _left_out(search, refusal)  # nothing cheap reads on (or to the result written): a turn left out?
+                elif _refuted_further(search, top) and not search.spent():
+                    # a cheap reading is refused further on, by a turn left out here or by a second slip there: a
+                    # share of the caps only, so that a second slip is still searched for (`REFUTED_SHARE`)
+                    search.until = (search.used + int(budget.per_search * REFUTED_SHARE),
+                                    time.process_time() + budget.search_seconds * REFUTED_SHARE)
+                    _left_out(search, refusal)
         _further(search)
     finally:
         budget.used += search.used
