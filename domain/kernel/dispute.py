@@ -1950,6 +1950,7 @@ def _named_slip(checker: _Checker, found: Finding) -> bool:
     said = found.explanation if isinstance(found.explanation, dict) else None
     if found.kind != "order" or said is None or said.get("kind") not in NAMED:
         return False
+    said = {k: v for k, v in said.items() if k != "doubts"}  # (the lines refused after a turn left out, said on it)
     explanation = next((e for e in checker.explanations.values() if e.to_json() == said), None)
     # it read all it was judged on, or up to a line refused for what was drawn (the guess of an open unknown's doing)
     return explanation is not None and (explanation.resume is not None
