@@ -130,7 +130,8 @@ class Unknown:
     alone: str | None = None  # narrowed by itself, the other unknowns as read, because a joint search met this bound
     searched: str | None = None  # found by a search for the claimed result (kernel.toward_result): not proven the only
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, seats: Sequence[str] = ()) -> dict[str, Any]:
+        """`seats`: the players' names, for whose alone a hidden outcome is (a seat is never said by its number)."""
         out: dict[str, Any] = {"line": self.line, "column": self.column, "kind": self.kind, "source": self.source,
                                "assumed": write_outcome(self.assumed), "by": "transcriber"}  # asserted, not drawn
         what = f"the {self.kind} from {self.source}"
@@ -145,7 +146,9 @@ class Unknown:
         if self.doubts:
             out["doubts"] = list(self.doubts)
         if self.consistent is None:
-            why = self.why or f"the search budget ran out after {self.tried} possibilities"
+            why = self.why or (f"the search budget ran out after {_counted(self.tried, 'possibility', 'possibilities')}"
+                               if self.tried else "the check's budget was spent before any value of it could be tried "
+                               "against the lines after it")
             out["consistent"] = "undetermined"
             out["why"] = why
             out["message"] = f"{said} undetermined: {why}" + (
@@ -169,7 +172,8 @@ class Unknown:
                 out["alone"] = self.alone
                 out["message"] += f" (narrowed by itself, the other unknowns as read: {self.alone})"
         if self.owner != PUBLIC:  # a face-down draw: its value, and what could have been, are its seat's
-            whose = "no seat's" if self.owner is None else f"seat {self.owner}'s alone"
+            whose = ("no player's" if self.owner is None else f"{seats[self.owner]}'s alone"
+                     if 0 <= self.owner < len(seats) else "one player's alone")
             public = {"assumed": "[?]", "written": "[?]", "consistent": {"hidden": True}, "why": "undetermined",
                       "doubts": {"hidden": True}, "alone": "hidden", "searched": "hidden", "message": f"line {self.line}: {what} is hidden: {whose} to read while the game is in progress"}
             out.update({k: Secret(out[k], self.owner, public[k]) for k in public if k in out})
@@ -222,7 +226,7 @@ class DisputeReport:
             "ok": self.ok, "title": self.title, "seats": self.seats, "options": self.options,
             "finished": self.finished, "moves": self.moves,
             "findings": [f.to_json() for f in sorted(self.findings, key=lambda f: (f.line, f.column or 0))],
-            "unknowns": [self._said(u.to_json()) for u in self.unknowns],
+            "unknowns": [self._said(u.to_json(self.seats)) for u in self.unknowns],
             "claimed": self.claimed, "scores": self.scores,
             "summary": summary(self),
             **({"explaining": self.explaining} if self.explaining else {}),
@@ -905,7 +909,8 @@ class _Checker:
             found.written = Secret(found.written, owner, _public_text(move, owners, words))
         if words is None and (about is None or about >= len(owners) or owners[about] == PUBLIC):
             return
-        whose = "no seat's" if owner is None else f"{self.seats[owner]}'s alone" if 0 <= owner < len(self.seats) else "one seat's"
+        whose = ("no player's" if owner is None else f"{self.seats[owner]}'s alone" if 0 <= owner < len(self.seats)
+                 else "one player's alone")
         found.message = Secret(found.message, owner, f"line {found.line}: what is written here does not stand; why is "
                                                      f"{whose} to read while the game is in progress")
         found.facts = {k: v if k in OPEN_FACTS or (isinstance(v, Mapping) and MARK in v) else Secret(v, owner)
@@ -926,13 +931,20 @@ class _Checker:
                 self.words.vocabulary.read(move, seat)
             except NotationError:
                 self.unreadable.add(place)  # its words, not what the game holds (a word misspelt)
-            meant = self._meant(move, seat, exc.did_you_mean, state)
+            message = exc.message
+            doubled = _doubled(move)
+            meant = self._reads(doubled[0], seat, state) if doubled is not None else []
+            if meant and doubled is not None:  # `unload 2 to to 12`: a word written twice, read once (the closest
+                # legal moves ranked by it; the explanation search still takes another that lets more of the file stand)
+                message = f"line {move.line}: {doubled[1]!r} is written twice in {move.text!r}"
+            else:
+                meant = self._meant(move, seat, exc.did_you_mean, state)
             if len(meant) > 1 and pending.seat == seat:  # the steps the corrected move leaves out come first
                 quiet = Move(move.verb, move.words, (), move.comments, move.line, move.column, move.text)
                 for written in meant[:-1]:
                     state = self._decide(state, seat, quiet, self.game.parse_command(written), written)
             return self._replace(state, seat, move, meant[-1] if meant else None, "notation",
-                                 "notation/move", exc.message, did_you_mean=exc.did_you_mean, expected=exc.expected,
+                                 "notation/move", message, did_you_mean=exc.did_you_mean, expected=exc.expected,
                                  column=exc.column)
         except MalformedCommand as exc:
             public = _public_text(move, self._owners(state, seat, None, None, len(move.outcomes)), None)
@@ -1114,7 +1126,6 @@ class _Checker:
         """The move read with its misspelt verb or word replaced by the nearest word, when that reads (the
         commands it stands for, or none): the alternatives are then ranked by closeness to its own command,
         so one typo does not derail the lines after it."""
-        vocabulary = self.words.vocabulary
         for word in near:
             tries = [Move(word, move.words, move.outcomes, move.comments, move.line, move.column, move.text)]
             tries += [Move(move.verb, (*move.words[:i], word, *move.words[i + 1:]), move.outcomes, move.comments,
@@ -1124,15 +1135,19 @@ class _Checker:
                            move.line, move.column, move.text)
                       for i, w in enumerate(move.words) if isinstance(w, int) and word.isdigit() and w != int(word)]
             for guess in tries:
-                try:
-                    said = vocabulary.read(guess, seat)
-                    found = [*self.words.expand(state, seat, said)] if self.words.expand is not None else [said]
-                    commands = [self.game.parse_command(c).to_json() for c in found]
-                except (NotationError, MalformedCommand):
-                    continue
+                commands = self._reads(guess, seat, state)
                 if commands:
                     return commands
         return []
+
+    def _reads(self, guess: Move, seat: int, state: Any) -> list[dict[str, Any]]:
+        """The commands a move stands for, when its words read (none otherwise)."""
+        try:
+            said = self.words.vocabulary.read(guess, seat)
+            found = [*self.words.expand(state, seat, said)] if self.words.expand is not None else [said]
+            return [self.game.parse_command(c).to_json() for c in found]
+        except (NotationError, MalformedCommand):
+            return []
 
     def _keep(self, state: Any, seat: int, move: Move, command: Command, chance: WrittenChance, produced: Sequence[Any],
               after: Any, assumed: bool = False) -> Any:
@@ -1606,6 +1621,17 @@ def _public_text(move: Move, owners: Sequence[Owner], words: str | None) -> str:
     return " ".join([head if words is None else words, *shown])
 
 
+def _doubled(move: Move) -> tuple[Move, str] | None:
+    """The move with a word written twice in a row read once (`unload to to 12`, `sail sail corfu`), and the word."""
+    words = [move.verb, *move.words]
+    for k in range(len(words) - 1):
+        if isinstance(words[k], str) and words[k] == words[k + 1]:
+            once = [*words[:k], *words[k + 1:]]
+            return (Move(once[0], tuple(once[1:]), move.outcomes, move.comments, move.line, move.column, move.text),
+                    words[k])
+    return None
+
+
 def _counted(n: int, one: str, more: str | None = None) -> str:
     """`no outcome`, `1 outcome`, `3 outcomes` (`1 more is`, `2 more are`): a count as a sentence says it."""
     if n == 0 and more is None:
@@ -1924,8 +1950,11 @@ def _named_slip(checker: _Checker, found: Finding) -> bool:
     said = found.explanation if isinstance(found.explanation, dict) else None
     if found.kind != "order" or said is None or said.get("kind") not in NAMED:
         return False
+    said = {k: v for k, v in said.items() if k != "doubts"}  # (the lines refused after a turn left out, said on it)
     explanation = next((e for e in checker.explanations.values() if e.to_json() == said), None)
-    return explanation is not None and explanation.resume is not None  # it read all it was judged on
+    # it read all it was judged on, or up to a line refused for what was drawn (the guess of an open unknown's doing)
+    return explanation is not None and (explanation.resume is not None
+                                        or (explanation.stopped or "").startswith("chance/"))
 
 
 FAR = 10**6  # a column past every move of a line

@@ -40,6 +40,7 @@ _MARKED = re.compile(r"^[^\W\d_]+(\d+)$")  # a letter prefix and a number: L132,
 LOOKAHEAD = 6  # written lines after an explanation's own read strictly to judge it
 ALTERNATIVES = 8  # other readings of a refused move tried, closest to what was written first
 LEFT_OUT_DEPTH = 4  # commands of a turn nobody wrote, at most (an end of round: a few seats' steps)
+OPEN_TURN_DEPTH = 8  # commands of one player's turn nobody wrote, grown on once a shorter one reads on (a galley's action)
 LEFT_OUT_WIDTH = 80  # readings of a turn nobody wrote tried at each step, at most
 LEFT_OUT_TIES = 48  # readings of a turn nobody wrote that read all the lookahead, judged again further on
 EVIDENCE = 40  # written lines whose words say which turn nobody wrote is the likely one
@@ -47,12 +48,17 @@ GUESSED = 4  # readings of a turn nobody wrote whose outcomes are guessed when n
 GUESSES = 40  # possible values of one such outcome tried, at most
 DEEPER = 8  # turns of several commands still open, grown one command further when a shorter one reads on
 DEEPER_WIDTH = 12  # the commands each of those grows with, the ones the next lines speak of first
+REFUTED_SHARE = 0.4  # of the per-search caps, what looking for a turn left out behind a refuted cheap reading may take
+HORIZON = 96  # written lines a cheap reading that reads the lookahead is read further, to see it refused there
 FURTHER = 4  # readings that tie on what they read are judged again this many times further, until they differ
 KEEP_FURTHER = 16  # of those, judged further at most (halved at each step: the simplest, closest first)
 TIES = 3  # readings of what nobody wrote, tied with the chosen one, read again to the Result when it disagrees
 UNWRITTEN = ("left-step", "left-out")  # explanations that read in what nobody wrote: nothing tells them apart but what follows
 SEARCH_MOVES = 2_500  # commands decided by one search, at most
 SEARCH_SECONDS = 0.3  # wall-clock time of one search, at most
+OUT_OF_TURN = 2.0  # a line out of turn: its search may spend this many times those caps (the rules waited for another
+# player, most often for a turn left out, and a whole turn of many commands is long to find: a galley's action); a gap
+# guessed behind a line the rules took is tried at several lines, each with the plain caps
 CHECK_MOVES = 10_000  # commands decided by every search of one check, at most
 CHECK_SECONDS = 0.6  # process time of every search of one check, at most
 WHOLE_SECONDS = 0.9  # process time of one whole check past which nothing more is searched, narrowed or read again
@@ -145,7 +151,8 @@ class Budget:
                 "searches": self.searches, "moves_used": self.used,
                 "seconds_used": round(self.elapsed, 3), "refusals_past_budget": self.exhausted, "read_again": self.read,
                 "said": (f"each refused line's explanation is searched within {self.per_search} commands and "
-                         f"{self.search_seconds:g} s of CPU, {self.moves} commands and {self.seconds:g} s for the whole file, "
+                         f"{self.search_seconds:g} s of CPU ({OUT_OF_TURN:g} times that for a line out of turn), "
+                         f"{self.moves} commands and {self.seconds:g} s for the whole file, "
                          f"each candidate judged by the {LOOKAHEAD} written lines after it, those that tie "
                          f"{FURTHER} times further (the closest {KEEP_FURTHER}), until they differ; the whole check "
                          f"(searches, narrowing of unknown outcomes, the file read again, {self.readings} times at "
@@ -190,6 +197,7 @@ class Explanation:
     alike: tuple[Explanation, ...] = ()  # other readings with which the file reads as well (`_Search.alike`; for a
     # turn left out, those leaving the game in other states, `_undetermined`): the checker may read on with one
     ties: tuple[Explanation, ...] = ()  # other readings of what nobody wrote that read as far (the Result may tell)
+    stopped: str | None = None  # the rule that refused its reading where judging stopped (None: not refused)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": self.kind, "said": self.said, "edits": self.edits,
@@ -281,6 +289,8 @@ class _Search:
     chains: list[Explanation] = field(default_factory=list)  # turns nobody wrote, judged (refused ones too)
     later: dict[str, float] | None = None  # the words written in the lines after the refused one (`_by_evidence`)
     words: dict[tuple[int, Command], str] = field(default_factory=dict)  # `say`'s answers
+    scale: float = 1.0  # this search's share of the per-search caps (`OUT_OF_TURN`)
+    until: tuple[int, float] | None = None  # a tighter cap of its own: commands used, process time (`REFUTED_SHARE`)
 
     def say(self, command: Command, state: Any) -> str:
         """A command in words as every reader may read it, worked out once a state (the search keeps its states)."""
@@ -295,8 +305,11 @@ class _Search:
 
     def spent(self) -> bool:
         took = time.process_time() - self.started
-        return (self.used >= self.budget.per_search or self.budget.used + self.used >= self.budget.moves
-                or took >= self.budget.search_seconds or self.budget.elapsed + took >= self.budget.seconds
+        scale = self.scale
+        if self.until is not None and (self.used >= self.until[0] or time.process_time() >= self.until[1]):
+            return True
+        return (self.used >= self.budget.per_search * scale or self.budget.used + self.used >= self.budget.moves
+                or took >= self.budget.search_seconds * scale or self.budget.elapsed + took >= self.budget.seconds
                 or self.budget.spent())
 
     def most(self, consumed: int, ahead: int = LOOKAHEAD) -> int:
@@ -322,10 +335,11 @@ class _Search:
                     break
                 state = fork.read_line(state, seat, turn, {})
                 reads += 1
+            candidate.stopped = None
             if reads >= self.most(candidate.consumed, ahead):
                 candidate.resume = (fork, state)
-        except Refused:
-            pass
+        except Refused as refused:
+            candidate.stopped = str(refused.args[0]) if refused.args else ""
         finally:
             self.used += fork.decided - before
         candidate.reads, candidate.taken = reads, fork.taken
@@ -376,7 +390,7 @@ def explain(reader: Reader, state: Any, turns: Sequence[Turn], at: int, refusal:
     if not budget.left():
         budget.exhausted += 1
         return None
-    search = _Search(reader, state, turns, at, budget)
+    search = _Search(reader, state, turns, at, budget, scale=OUT_OF_TURN if refusal.kind == "order" else 1.0)
     budget.searches += 1
     try:
         if refusal.kind == "step":  # outcomes the move does not meet: a step nobody wrote met them
@@ -390,8 +404,15 @@ def explain(reader: Reader, state: Any, turns: Sequence[Turn], at: int, refusal:
                     break
             else:
                 top = max((c.reads for c in search.tried), default=-1)
-                if (top < search.most(1) or _short_of_result(search, top)) and not search.spent():
-                    _left_out(search, refusal)  # nothing cheap reads on (or to the result written): a turn nobody wrote?
+                if top < search.most(1) or _short_of_result(search, top):
+                    if not search.spent():
+                        _left_out(search, refusal)  # nothing cheap reads on (or to the result written): a turn left out?
+                elif _refuted_further(search, top) and not search.spent():
+                    # a cheap reading is refused further on, by a turn left out here or by a second slip there: a
+                    # share of the caps only, so that a second slip is still searched for (`REFUTED_SHARE`)
+                    search.until = (search.used + int(budget.per_search * REFUTED_SHARE),
+                                    time.process_time() + budget.search_seconds * REFUTED_SHARE)
+                    _left_out(search, refusal)
         _further(search)
     finally:
         budget.used += search.used
@@ -448,6 +469,21 @@ def _short_of_result(search: _Search, top: int) -> bool:
     for candidate in ends:
         candidate.agrees = search.reader.agreement(candidate.resume[1]) if candidate.resume is not None else 0
     return all(c.agrees == 0 for c in ends)
+
+
+def _refuted_further(search: _Search, top: int) -> bool:
+    """The cheap readings that read the whole lookahead are all refused a little further on (`HORIZON` lines): a
+    turn left out whose absence shows only later (a purchase nobody wrote, missed when the round is scored) reads
+    its next lines in the other order, or one of them skipped, as well. The best of them is read that far first."""
+    if top < search.most(1) or top >= len(search.turns) - search.at:
+        return False
+    best = [c for c in search.tried if c.reads == top]
+    for candidate in best:
+        search.tried.remove(candidate)
+        search.judge(candidate, HORIZON)
+        if search.spent():
+            return False
+    return all(c.reads < search.most(c.consumed, HORIZON) for c in best)
 
 
 def _further(search: _Search) -> None:
@@ -548,11 +584,15 @@ def _left_out(search: _Search, refusal: Refusal) -> None:
 def _grow(search: _Search, seat: int, frontier: list[tuple[tuple[tuple[Command, Any], ...], Any]],
           ties: list[Explanation]) -> None:
     """The chains of commands nobody wrote, one command longer at each step, judged as they are found. Once a
-    chain reads all the lookahead, only the player's turns still open grow on (`DEEPER` of them, each with the
-    `DEEPER_WIDTH` commands the next lines speak of most): a turn of several commands may read further."""
+    chain reads all the lookahead, or none of `LEFT_OUT_DEPTH` commands does, only the player's turns still open grow
+    on, to `OPEN_TURN_DEPTH` commands (`DEEPER` of them, those whose commands the next lines speak of most all told,
+    each with the `DEEPER_WIDTH` commands the next lines speak of most): a turn of several commands may read further."""
     reader, turn = search.reader, search.turns[search.at]
     deeper = False
-    for _ in range(LEFT_OUT_DEPTH):
+    evidence: dict[int, float] = {}  # a chain's commands, how much the next lines speak of them (`_by_evidence`)
+    depth = 0
+    while depth < (OPEN_TURN_DEPTH if deeper else LEFT_OUT_DEPTH):
+        depth += 1
         grown: list[tuple[tuple[tuple[Command, Any], ...], Any]] = []
         width = DEEPER_WIDTH if deeper else LEFT_OUT_WIDTH
         level = 0
@@ -560,7 +600,8 @@ def _grow(search: _Search, seat: int, frontier: list[tuple[tuple[tuple[Command, 
             pending = reader.pending(state)
             if pending.over or level >= LEFT_OUT_TIES:
                 continue
-            for command in _by_evidence(search, state, reader.legal_for(state, pending.seat), pending.seat)[:width]:
+            ranked, spoken = _by_evidence(search, state, reader.legal_for(state, pending.seat), pending.seat)
+            for command, said in list(zip(ranked, spoken, strict=True))[:width]:
                 if search.spent():
                     return
                 fork = reader.fork()
@@ -581,11 +622,16 @@ def _grow(search: _Search, seat: int, frontier: list[tuple[tuple[tuple[Command, 
                     continue  # it reads all it can: no longer chain from it is simpler
                 if candidate.reads < 0:
                     grown.append((longer, after))
+                    evidence[id(longer)] = evidence.get(id(chain), 0.0) + said
         frontier = _distinct(grown)[:LEFT_OUT_WIDTH]
-        if ties:  # a shorter turn reads on; a longer one of the same player (a turn of several commands) may read further
+        # a shorter turn reads on, or none of a few commands does: a longer one of the same player (a turn of several
+        # commands: a galley's loading, sailing and claiming) may read further; those whose commands the next lines
+        # speak of most, all told, first
+        if ties or depth >= LEFT_OUT_DEPTH:
             deeper = True
-            frontier = [(chain, after) for chain, after in frontier
-                        if reader.pending(after).seat == chain[0][0].seat][:DEEPER]
+            frontier = sorted([(chain, after) for chain, after in frontier
+                               if reader.pending(after).seat == chain[0][0].seat],
+                              key=lambda grown_one: -evidence[id(grown_one[0])])[:DEEPER]
         if not frontier:
             return
 
@@ -600,13 +646,14 @@ def _distinct(chains: list[tuple[tuple[tuple[Command, Any], ...], Any]]) -> list
     return kept
 
 
-def _by_evidence(search: _Search, state: Any, commands: list[Command], seat: int | None) -> list[Command]:
+def _by_evidence(search: _Search, state: Any, commands: list[Command], seat: int | None
+                 ) -> tuple[list[Command], list[float]]:
     """A turn nobody wrote is most likely the one whose places and things the lines after it speak of (a city
     its owner starves later, a galley named again): the legal commands whose words are written soonest in the
     next `EVIDENCE` lines (in the same player's lines, twice as much; a word shared by many of the commands, as much
     less) first, the rules' order otherwise."""
     if len(commands) <= 1:
-        return commands
+        return commands, [0.0] * len(commands)
     reader = search.reader
     if search.later is None:
         search.later = {}
@@ -621,13 +668,15 @@ def _by_evidence(search: _Search, state: Any, commands: list[Command], seat: int
                             search.later[said] = max(search.later.get(said, 0.0), weight)
     later = search.later
 
-    def values(command: Command) -> set[str]:
+    def values(command: Command) -> set[str]:  # its values, and its words as the notation writes them (`sail candia`)
         return {str(v).lower() for k, v in command.to_json().items() if k not in ("type", "seat")
-                and isinstance(v, (str, int)) and not isinstance(v, bool)}
+                and isinstance(v, (str, int)) and not isinstance(v, bool)} | {
+            w for w in search.say(command, state).lower().strip("`").split() if not w.isdigit()}
     said = [values(c) for c in commands]
     shared = Counter(v for one in said for v in one)  # a word many of the turns say (a city's castle) tells few apart
     spoken = {id(c): -sum(later.get(v, 0.0) / shared[v] for v in one) for c, one in zip(commands, said, strict=True)}
-    return sorted(commands, key=lambda c: spoken[id(c)])
+    ranked = sorted(commands, key=lambda c: spoken[id(c)])
+    return ranked, [-spoken[id(c)] for c in ranked]
 
 
 def _inserted(search: _Search, chain: tuple[tuple[Command, Any], ...], seat: int,

@@ -1,0 +1,44 @@
+"""What a report says of an outcome nobody wrote, and of a word written twice, in words a table understands (issue 30):
+never "after 0 possibilities", never a seat by its number, and `unload 2 to to 7` read as the table meant it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from domain.kernel.dispute import Unknown
+from domain.kernel.violations import MARK
+from domain.transcripts import check_text
+
+HERE = Path(__file__).parent
+NAMES = ["Anna Maria", "Sean O'Brien", "Zoë"]
+
+
+def _unknown(tried: int, owner: int | None = -1) -> Unknown:
+    kept = {} if owner == -1 else {"owner": owner}
+    return Unknown(80, 12, "draw", "politics", 40, 0, ("hospital",), tried=tried, **kept)  # consistent None: open
+
+
+def test_an_outcome_the_budget_never_reached_is_said_in_words() -> None:
+    said = _unknown(tried=0).to_json(NAMES)
+    assert said["consistent"] == "undetermined"
+    assert "0 possibilities" not in said["message"] and "after 0" not in said["message"]
+    assert "before any value of it could be tried" in said["message"]
+
+
+def test_an_outcome_narrowed_for_a_while_says_how_far() -> None:
+    assert "after 1 possibility" in _unknown(tried=1).to_json(NAMES)["message"]
+    assert "after 12 possibilities" in _unknown(tried=12).to_json(NAMES)["message"]
+
+
+def test_a_hidden_outcome_names_the_player_who_may_read_it() -> None:
+    shown = _unknown(tried=3, owner=1).to_json(NAMES)["message"][MARK]["shown"]  # what every other reader reads
+    assert "Sean O'Brien's alone" in shown and "seat 1" not in shown
+    assert "no player's" in _unknown(tried=3, owner=None).to_json(NAMES)["message"][MARK]["shown"]
+
+
+def test_a_word_written_twice_is_read_once_and_named() -> None:
+    report = check_text((HERE / "serenissima_word_written_twice.txt").read_text(encoding="utf-8"))
+    (found,) = report.findings
+    assert found.line == 58 and found.rule == "notation/move"
+    assert str(found.message) == "line 58: 'to' is written twice in 'unload 2 to to 7'"
+    assert found.explanation is not None and found.explanation["reads_to_line"] is not None
