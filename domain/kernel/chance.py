@@ -235,3 +235,8 @@ class ObservedChance:
                 faces=faces,
             )
         return tuple(values)
+
+
+NO_OUTCOMES = ObservedChance.of(())
+"""The observer of an entry that gives no outcome, shared by every replay: any question to it raises
+(`_take` finds nothing) before anything is logged, so its `log` stays empty and it holds no state."""
