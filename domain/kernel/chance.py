@@ -198,7 +198,10 @@ class ObservedChance:
                 drawn=list(outcome.values),
                 expected_count=want,
             )
-        missing = None if _within(outcome.values, contents) else Counter(outcome.values) - Counter(contents)
+        values = outcome.values
+        if values[0] in contents if want == 1 else _within(values, contents):  # the common draw: one item, there
+            return values if type(values) is tuple else tuple(values)
+        missing = Counter(values) - Counter(contents)
         if missing:
             raise ImpossibleOutcome(
                 "chance/draw/not-there",
