@@ -14,7 +14,7 @@ from domain.kernel import Event, event
 E = TypeVar("E", bound=Event)
 
 
-class _Tables(dict[type, dict[tuple[Any, ...], Event]]):
+class _Tables(dict[type, dict[tuple[Any, ...], Any]]):
     """Every event class's table of shared values; `clear` empties each table (as a fresh process has them)."""
 
     def clear(self) -> None:

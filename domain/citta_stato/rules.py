@@ -1111,8 +1111,8 @@ def fixed_setup(begun: State, opts: dict[str, Any]) -> Fixed:
         o = opts["solo"]
         events.append(ev.SoloStarted.of(o["scenario"], o["game"], o["carried_crowns"]))
         fixed, steps = SOLO_FIXED_STEPS, SOLO_SETUP_STEPS[len(SOLO_FIXED_STEPS) :]
-    state, chain = begun, {}
-    state = _fold_in(state, events, chain)
+    chain: Chain = {}
+    state = _fold_in(begun, events, chain)
     for step in fixed:
         more = step(state, NO_OUTCOMES)  # asks chance nothing: any question would raise
         state = _fold_in(state, more, chain)
