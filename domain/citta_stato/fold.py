@@ -42,24 +42,10 @@ def add(counts: tuple[int, ...], i: int, k: int = 1) -> tuple[int, ...]:
 
 
 def add_cubes(counts: tuple[int, ...], cubes: tuple[str, ...], sign: int = 1) -> tuple[int, ...]:
-    """`counts` with each of `cubes` added (sign 1) or taken away (sign -1), colour by colour."""
-    return tuple(map(operator.add if sign > 0 else operator.sub, counts, cube_counts(cubes)))
-
-
-def cube_counts(cubes: tuple[str, ...]) -> tuple[int, ...]:
-    """How many cubes of each colour a list of cubes holds: the few hundred lists paid and drawn, each counted once."""
-    found = _COUNTS.get(cubes)
-    if found is None:
-        out = [0] * len(COLOURS)
-        for c in cubes:
-            out[CI[c]] += 1
-        if len(_COUNTS) >= 4096:
-            _COUNTS.clear()
-        found = _COUNTS[cubes] = tuple(out)
-    return found
-
-
-_COUNTS: dict[tuple[str, ...], tuple[int, ...]] = {}
+    out = list(counts)
+    for c in cubes:
+        out[CI[c]] += sign
+    return tuple(out)
 
 
 def put(items: tuple[Any, ...], i: int, value: Any) -> tuple[Any, ...]:
@@ -128,11 +114,10 @@ def place_in_market(market: tuple[tuple[bool, ...], ...], colour: str) -> tuple[
     """First free space of the cube's own column, from the top; False when the column is full."""
     i = CI[colour]
     col = market[i]
-    try:
-        r = col.index(False)  # the scan in C: every action's first cube goes to the Market
-    except ValueError:
-        return market, False
-    return put(market, i, put(col, r, True)), True
+    for r, filled in enumerate(col):
+        if not filled:
+            return put(market, i, put(col, r, True)), True
+    return market, False
 
 
 def take_from_market(state: State, colour: str, cost: int) -> tuple[tuple[bool, ...], ...]:

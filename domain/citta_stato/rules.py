@@ -34,7 +34,6 @@ from domain.kernel import (
     load_options,
     pending,
 )
-from domain.kernel.chance import NO_OUTCOMES
 
 from . import commands as cmd
 from . import events as ev
@@ -1038,10 +1037,10 @@ def _place_solo_cubes(s: State, chance: Chance) -> list[Event]:
     return [ev.CityCubesPlaced.of(0), ev.GhostSetUp.of(ghost_bag, solo.scenario(s).market_add), ev.SetupCompleted.of()]
 
 
-# The scenario fixes the first three and they ask chance nothing, so `fixed_setup` folds them once.
-SOLO_FIXED_STEPS: tuple[SetupStep, ...] = (_scenario_city, _scenario_schemes, _scenario_republic)
 SOLO_SETUP_STEPS: tuple[SetupStep, ...] = (
-    *SOLO_FIXED_STEPS,
+    _scenario_city,
+    _scenario_schemes,
+    _scenario_republic,
     _reveal_cards,
     _human_first,
     _place_solo_cubes,
@@ -1086,60 +1085,32 @@ def setup_options(options: Mapping[str, Any]) -> dict[str, Any]:
     return found
 
 
-Chain = dict[int, tuple[State, Event, State]]  # each setup event folded, by id, for the kernel's refold (fold.remember_setup)
-Fixed = tuple[tuple[Event, ...], tuple[tuple[int, tuple[State, Event, State]], ...], State, tuple[SetupStep, ...]]
-_FIXED: dict[tuple[int, int], tuple[State, dict[str, Any], Fixed]] = {}
-
-
-def fixed_setup(begun: State, opts: dict[str, Any]) -> Fixed:
-    """The setup up to its first deal by chance: (events, their chain, the state they fold to, the steps left).
-
-    The same for every game of one edition and option set (a solo scenario fixes its city, schemes and
-    Republic card: five of its fifteen setup events), so worked out once per edition's begin state and
-    loaded options (`setup_options` hands back one dict per option set; both are checked by identity).
-    """
-    found = _FIXED.get((id(begun), id(opts)))
-    if found is not None and found[0] is begun and found[1] is opts:
-        return found[2]
-    events: list[Event] = [ev.GameStarted(begun.edition.ref, opts["players"], opts["expansion"])]
-    fixed: tuple[SetupStep, ...] = ()
+def setup(edition: Edition, options: Mapping[str, Any], chance: Chance) -> list[Event]:
+    """The contract's `setup`: the options checked, every deal as an event, then the first automatic steps."""
+    opts = setup_options(options)
+    state = begin(edition)
+    events: list[Event] = [ev.GameStarted(edition.ref, opts["players"], opts["expansion"])]
     steps = SETUP_STEPS
     if opts["solo"] is not None:
-        bad = _solo_violation(begun.edition, opts["solo"])
+        bad = _solo_violation(edition, opts["solo"])
         if bad is not None:
             raise bad
         o = opts["solo"]
         events.append(ev.SoloStarted.of(o["scenario"], o["game"], o["carried_crowns"]))
-        fixed, steps = SOLO_FIXED_STEPS, SOLO_SETUP_STEPS[len(SOLO_FIXED_STEPS) :]
-    chain: Chain = {}
-    state = _fold_in(begun, events, chain)
-    for step in fixed:
-        more = step(state, NO_OUTCOMES)  # asks chance nothing: any question would raise
-        state = _fold_in(state, more, chain)
-        events += more
-    made = (tuple(events), tuple(chain.items()), state, steps)
-    if len(_FIXED) >= 256:
-        _FIXED.clear()
-    _FIXED[id(begun), id(opts)] = (begun, opts, made)
-    return made
+        steps = SOLO_SETUP_STEPS
+    chain: dict[int, tuple[State, Event, State]] = {}  # kept for the kernel's refold (fold.remember_setup)
 
+    def fold_in(new: list[Event]) -> None:
+        nonlocal state
+        for e in new:
+            after = evolve(state, e)
+            chain[id(e)] = (state, e, after)
+            state = after
 
-def _fold_in(state: State, new: list[Event], chain: Chain) -> State:
-    for e in new:
-        after = evolve(state, e)
-        chain[id(e)] = (state, e, after)
-        state = after
-    return state
-
-
-def setup(edition: Edition, options: Mapping[str, Any], chance: Chance) -> list[Event]:
-    """The contract's `setup`: the options checked, every deal as an event, then the first automatic steps."""
-    fixed, folded, state, steps = fixed_setup(begin(edition), setup_options(options))
-    events = list(fixed)
-    chain: Chain = dict(folded)
+    fold_in(events)
     for step in steps:
         more = step(state, chance)
-        state = _fold_in(state, more, chain)
+        fold_in(more)
         events += more
     remember_setup(chain)
     return events + settle(state, [], chance)[1]

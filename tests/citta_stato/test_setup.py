@@ -6,9 +6,8 @@ from collections import Counter
 
 import pytest
 
-from domain.citta_stato import rules
 from domain.citta_stato.edition import CI, COLOURS
-from domain.kernel import ObservedChance, Outcome, RuleViolation, SeededChance, fold
+from domain.kernel import ObservedChance, Outcome, RuleViolation, SeededChance
 
 from .helpers import EDITION, GAME, new_game, total_cubes
 
@@ -98,20 +97,3 @@ def test_bad_setup_options(options: dict) -> None:
 def test_expansion_with_fewer_players() -> None:
     s = new_game(3, "exp3", expansion=True)
     assert s.expansion and total_cubes(s) == 110 and len(s.decks[0]) == 8
-
-
-def test_a_setup_deals_the_same_whether_its_fixed_part_was_folded_before_or_not() -> None:
-    """rules.fixed_setup folds the part of a setup no chance decides once per option set: a second setup, and a
-    setup after another option set's, must give the events and the state a first one gives."""
-    tables = [{"players": 3}, {"players": 2, "solo": {"scenario": 1, "game": 1}}, {"players": 2, "solo": {"scenario": 4, "game": 2, "carried_crowns": 3}}]
-
-    def dealt(options: dict) -> tuple[list[dict], object]:
-        events = GAME.setup(EDITION, options, SeededChance("fixed"))
-        return [e.to_json() for e in events], fold(GAME, GAME.begin(EDITION), events)
-
-    rules._FIXED.clear()
-    first = [dealt(options) for options in tables]
-    assert first[1][0][:5] != first[2][0][:5], "each scenario its own fixed part"
-    assert [dealt(options) for options in reversed(tables)] == list(reversed(first))
-    rules._FIXED.clear()
-    assert [dealt(options) for options in tables] == first
