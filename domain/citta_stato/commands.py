@@ -140,10 +140,11 @@ def parse(payload: Mapping[str, Any]) -> Command:
 
     A replayed log repeats the same few hundred payloads; the types are part of the key, so
     `true` is never taken for `1`. Only payloads that parsed are kept, so every malformed one
-    still reaches the book and is refused there.
+    still reaches the book and is refused there. The key is one flat tuple, the keys, then the
+    values, then their types (n of each, so it splits only one way): half the cost of a tuple of tuples.
     """
     try:
-        key = (tuple(payload.items()), tuple(map(type, payload.values())))
+        key = (*payload, *payload.values(), *map(type, payload.values()))
         found = _PARSED.get(key)
     except (AttributeError, TypeError):  # not a mapping, or a list / object value: no key, parse as is
         return BOOK.parse(payload)

@@ -8,6 +8,7 @@ chosen) queues them in front, so the order of effects is exactly the order on th
 from __future__ import annotations
 
 import operator
+from bisect import insort
 from collections.abc import Callable
 from operator import attrgetter
 from typing import Any
@@ -62,6 +63,13 @@ def with_sorted(items: tuple[Any, ...], value: Any) -> tuple[Any, ...]:
     return tuple(sorted(items + (value,)))
 
 
+def inserted(items: tuple[str, ...], card: str) -> tuple[str, ...]:
+    """A discard pile (always kept sorted) with one more card: `with_sorted` without sorting the whole pile."""
+    out = list(items)
+    insort(out, card)
+    return tuple(out)
+
+
 def set_seat(state: State, i: int, seat: Seat) -> tuple[Seat, ...]:
     return put(state.seats, i, seat)
 
@@ -99,6 +107,7 @@ _state_seats_future_tasks = setter(State, "seats", "future", "tasks")
 _state_seats_present_discards_tasks = setter(State, "seats", "present", "discards", "tasks")
 _state_cards = setter(State, "present", "future", "decks", "discards", "tasks")
 _state_schemes_up_tasks = setter(State, "schemes_up", "tasks")
+_state_market_box_reserve_tasks = setter(State, "market", "box", "reserve", "tasks")
 
 
 def place_in_market(market: tuple[tuple[bool, ...], ...], colour: str) -> tuple[tuple[tuple[bool, ...], ...], bool]:
@@ -118,7 +127,26 @@ def take_from_market(state: State, colour: str, cost: int) -> tuple[tuple[bool, 
 
 
 def effect_tasks(state: State, seat: int, effects: tuple[tuple[Any, ...], ...], card: str = "") -> tuple[Task, ...]:
-    """Turn an edition effect list into queued steps for `seat` (all-player effects fan out here)."""
+    """Turn an edition effect list into queued steps for `seat` (all-player effects fan out here).
+
+    The steps depend on the list, the seat, the card, the number of players and the seat's city, no
+    more, and every action and card asks: worked out once for each (the list, from the edition's
+    tables, named by identity)."""
+    if not effects:
+        return ()
+    key = (id(effects), seat, card, state.players, state.seats[seat].city)
+    found = _EFFECT_TASKS.get(key)
+    if found is None or found[0] is not effects:
+        if len(_EFFECT_TASKS) >= 4096:
+            _EFFECT_TASKS.clear()
+        found = _EFFECT_TASKS[key] = (effects, _effect_tasks(state, seat, effects, card))
+    return found[1]
+
+
+_EFFECT_TASKS: dict[tuple[int, int, str, int, str], tuple[tuple[tuple[Any, ...], ...], tuple[Task, ...]]] = {}
+
+
+def _effect_tasks(state: State, seat: int, effects: tuple[tuple[Any, ...], ...], card: str) -> tuple[Task, ...]:
     out: list[Task] = []
     for eff in effects:
         k = eff[0]
@@ -275,8 +303,13 @@ def _action_taken(s: State, e: ev.ActionTaken, popped: Task | None, tasks: tuple
         seat = _seat_after_upgrade(seat, bag, supply, n, put(seat.tracks, ti, space))
         upgrade -= 1
         new = effect_tasks(s, i, t.track_rewards[ti].get(space, ()))
-    end: tuple[Task, ...] = (("ghost_turn", GHOST), ("end_turn", i)) if s.solo else (("end_turn", i),)
+    end = _SOLO_TURN_END[i] if s.solo else _TURN_END[i]
     return _state_after_action(s, set_seat(s, i, seat), market, present, upgrade, new + end + tasks)
+
+
+# The steps that close a turn, by seat: the Ghost acts after each of the human's turns in a solo game.
+_TURN_END: tuple[tuple[Task, ...], ...] = tuple((("end_turn", i),) for i in range(8))
+_SOLO_TURN_END: tuple[tuple[Task, ...], ...] = tuple((("ghost_turn", GHOST), ("end_turn", i)) for i in range(8))
 
 
 def _city_action_tasks(s: State, seat: Seat, i: int, colour: str) -> tuple[Task, ...]:
@@ -630,7 +663,7 @@ def renewed(s: State, i: int, drawn: tuple[str, ...], rebuilt_after: int) -> tup
     old = s.present[i]
     if rebuilt_after < 0 and len(drawn) == 1 and s.future[i]:  # the common case: the Future moves down, one card drawn
         (card,) = drawn
-        return s.future[i], card, without(s.decks[i], card), with_sorted(s.discards[i], old) if old else s.discards[i]
+        return s.future[i], card, without(s.decks[i], card), inserted(s.discards[i], old) if old else s.discards[i]
     discards = s.discards[i] + ((old,) if old else ())
     present, future = s.future[i], ""
     deck = s.decks[i]
@@ -674,10 +707,18 @@ def _round_reset(s: State, e: ev.RoundReset, popped: Task | None, tasks: tuple[T
         g = s.seats[GHOST]
         seats = put(seats, GHOST, _seat_ghost_reset(seats[GHOST], tuple(map(operator.add, g.bag, g.supply)), ZERO6, True))
         upgrade = s.t.solo.upgrade[s.solo.game]  # type: ignore[union-attr]
-    new = tuple(("round_draw", i) for i in order_from(s, e.first))
+    new = _ROUND_DRAWS.get((s.players, e.first)) or round_draws(s.players, e.first)
     if e.round > s.t.rounds:
         new = new + (("final", -1),)
     return _state_round_reset(s, e.round, e.first, e.first, -1, upgrade, (True,) * len(s.schemes), (), seats, new + tasks)
+
+
+def round_draws(players: int, first: int) -> tuple[Task, ...]:
+    """Each seat's draw of the new round, in turn order from the first player."""
+    return tuple(("round_draw", (first + k) % players) for k in range(players))
+
+
+_ROUND_DRAWS = {(n, first): round_draws(n, first) for n in range(1, 9) for first in range(n)}
 
 
 def _second_started(s: State, e: ev.SecondScoringStarted, popped: Task | None, tasks: tuple[Task, ...]) -> State:
@@ -708,13 +749,15 @@ def ghost_tasks(effects: tuple[tuple[Any, ...], ...]) -> tuple[Task, ...]:
 
     Worked out once per effect list (a scenario has six), as the Ghost acts after every human turn.
     """
-    found = _GHOST_TASKS.get(effects)
-    if found is None:
-        found = _GHOST_TASKS[effects] = _ghost_tasks(effects)
-    return found
+    found = _GHOST_TASKS.get(id(effects))  # by identity (the list is the edition's): hashing it costs more than the rest
+    if found is None or found[0] is not effects:
+        if len(_GHOST_TASKS) >= 256:
+            _GHOST_TASKS.clear()
+        found = _GHOST_TASKS[id(effects)] = (effects, _ghost_tasks(effects))
+    return found[1]
 
 
-_GHOST_TASKS: dict[tuple[tuple[Any, ...], ...], tuple[Task, ...]] = {}
+_GHOST_TASKS: dict[int, tuple[tuple[tuple[Any, ...], ...], tuple[Task, ...]]] = {}
 
 
 def _ghost_tasks(effects: tuple[tuple[Any, ...], ...]) -> tuple[Task, ...]:
@@ -763,23 +806,23 @@ def _ghost_drew(s: State, e: ev.GhostDrew, popped: Task | None, tasks: tuple[Tas
     g = _seat_bag_supply_actions(g, add(g.bag, i, -1), add(g.supply, i), g.actions + 1)
     present, discards = s.present, s.discards
     if e.discarded:
-        present, discards = put(present, i, ""), put(discards, i, with_sorted(discards[i], e.discarded))
+        present, discards = put(present, i, ""), put(discards, i, inserted(discards[i], e.discarded))
     new = ghost_tasks(s.t.solo.scenarios[s.solo.scenario].actions.get(e.cube, ()))  # type: ignore[union-attr]
     return _state_seats_present_discards_tasks(s, set_seat(s, GHOST, g), present, discards, new + tasks)
 
 
 def _market_row_cleared(s: State, e: ev.MarketRowCleared, popped: Task | None, tasks: tuple[Task, ...]) -> State:
     r = s.t.row_costs.index(e.cost)
-    market, box, reserve = s.market, s.box, s.reserve
+    market, box, reserve = list(s.market), list(s.box), list(s.reserve)
     to = s.t.solo.removed_to  # type: ignore[union-attr]
     for c in e.cubes:
         i = CI[c]
-        market = put(market, i, put(market[i], r, False))
+        market[i] = put(market[i], r, False)
         if to.get(c, "box") == "reserve":
-            reserve = add(reserve, i)
+            reserve[i] += 1
         else:
-            box = add(box, i)
-    return new_state(s, market=market, box=box, reserve=reserve, tasks=tasks)
+            box[i] += 1
+    return _state_market_box_reserve_tasks(s, tuple(market), tuple(box), tuple(reserve), tasks)
 
 
 def _schemes_removed(s: State, e: ev.SchemesRemoved, popped: Task | None, tasks: tuple[Task, ...]) -> State:

@@ -45,10 +45,9 @@ class CittaStato:
     def setup(self, edition: Edition, options: Mapping[str, Any], chance: Chance) -> list[Event]:
         return rules.setup(edition, options, chance)
 
-    def parse_command(self, payload: Mapping[str, Any]) -> Command:
-        return commands.parse(payload)
-
-    # The rules' own functions, not wrappers: replay calls `play` once per command and `evolve` once per event.
+    # The rules' own functions, not wrappers: replay calls `parse_command` and `play` once per command and
+    # `evolve` once per event.
+    parse_command = staticmethod(commands.parse)
     decide = staticmethod(decide)
     play = staticmethod(play)
     evolve = staticmethod(evolve)

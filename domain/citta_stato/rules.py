@@ -41,7 +41,7 @@ from . import solo
 from .edition import BANNERS, BI, CI, COLOURS, TITLE, tables
 from .fold import HANDLERS, cards_renewed_all, evolve, remember_setup, used_schemes
 from .scoring import final_scores
-from .state import GHOST, State, Task, begin, order_from
+from .state import GHOST, State, Task, begin, order_from, with_tasks
 
 R = "citta-stato/"
 Option = tuple  # (command class, seat, *fields): a legal command, built only when `legal` is asked
@@ -90,7 +90,7 @@ def drawn_number(source: str, value: Any) -> int:
 
     The kernel's possibility check compares values, and Python takes `true` for 1 and `1.0`
     for 1; a log that writes either is refused here, so no such value ever reaches an event
-    (events are shared values, see events._of).
+    (events are shared values, see events._interner).
     """
     if type(value) is not int:
         raise ImpossibleOutcome(
@@ -780,6 +780,11 @@ def settle(state: State, events: list[Event], chance: Chance) -> tuple[State, li
         kind = task[0]
         if task[1] == ghost:  # the solo Ghost runs its own steps and skips every other (see GHOST_AUTO)
             auto = ghost_step(kind)
+            if auto is None and kind != "market_swap":  # fold._skipped in line: a skip only drops the step
+                events.append(skipped(GHOST, kind))
+                tasks = tasks[1:]
+                state = with_tasks(state, tasks)
+                continue
             more = auto(state, task, chance) if auto is not None else [skipped(GHOST, kind)]
         elif kind == "renew":  # the End of Round's New Cards, every colour at once (fold.cards_renewed_all)
             more = _renew_colours(state, chance)
@@ -798,6 +803,11 @@ def settle(state: State, events: list[Event], chance: Chance) -> tuple[State, li
                 if offered:
                     _SETTLED = (state, offered)
                     break
+                if kind != "market_swap":  # as for the Ghost above
+                    events.append(skipped(task[1], kind))
+                    tasks = tasks[1:]
+                    state = with_tasks(state, tasks)
+                    continue
                 more = [skipped(task[1], kind)]
         for e in more:
             handler, tasks = handlers[type(e)], state.tasks

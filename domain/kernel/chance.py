@@ -198,7 +198,10 @@ class ObservedChance:
                 drawn=list(outcome.values),
                 expected_count=want,
             )
-        missing = None if _within(outcome.values, contents) else Counter(outcome.values) - Counter(contents)
+        values = outcome.values
+        if values[0] in contents if want == 1 else _within(values, contents):  # the common draw: one item, there
+            return values if type(values) is tuple else tuple(values)
+        missing = Counter(values) - Counter(contents)
         if missing:
             raise ImpossibleOutcome(
                 "chance/draw/not-there",
@@ -235,3 +238,8 @@ class ObservedChance:
                 faces=faces,
             )
         return tuple(values)
+
+
+NO_OUTCOMES = ObservedChance.of(())
+"""The observer of an entry that gives no outcome, shared by every replay: any question to it raises
+(`_take` finds nothing) before anything is logged, so its `log` stays empty and it holds no state."""

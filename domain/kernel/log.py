@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from domain.kernel.chance import Chance, ObservedChance, Outcome
+from domain.kernel.chance import NO_OUTCOMES, Chance, ObservedChance, Outcome
 from domain.kernel.contract import Game, fold, play
 from domain.kernel.editions import Edition
 from domain.kernel.events import Event, event_from_json
@@ -210,7 +210,12 @@ def replay(
     own_play = getattr(game, "play", None)
     parse_command = game.parse_command
     for index, entry in enumerate(entries):
-        chance: Any = seeded(index) if seeded is not None else ObservedChance.of(entry.outcomes)
+        if seeded is not None:
+            chance: Any = seeded(index)
+        elif entry.outcomes:
+            chance = ObservedChance.of(entry.outcomes)
+        else:  # most commands meet no chance: one shared, always empty, observer (see NO_OUTCOMES)
+            chance = NO_OUTCOMES
         try:
             if index == 0:
                 if entry.options is None:
@@ -229,7 +234,7 @@ def replay(
                 changed = _not_from_seed(index, chance.log, entry.outcomes)
                 if changed is not None:
                     raise changed
-            elif chance.has_unused:
+            elif entry.outcomes and chance.has_unused:
                 raise RuleViolation(
                     "chance/unused-outcome",
                     f"the log gives {len(chance.unused)} chance outcome(s) the rules never asked for",
