@@ -156,7 +156,7 @@ def test_parse_cache_does_not_confuse_types() -> None:
 
 
 def test_a_drawn_number_of_the_wrong_type_is_refused_and_never_leaks_into_another_record() -> None:
-    """Events are shared values (events._of) and `true == 1` in Python: a log's `true` for a seat is refused."""
+    """Events are shared values (events._interner) and `true == 1` in Python: a log's `true` for a seat is refused."""
     edition = GAME.default_edition()
     seeded = SeededChance("leak")
     events = [e.to_json() for e in GAME.setup(edition, {"players": 2}, seeded)]
