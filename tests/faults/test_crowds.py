@@ -12,7 +12,7 @@ from tests.faults.conftest import OwnPostgres, OwnRedis
 from tests.faults.harness import Deployment
 from tests.service.conftest import LONG_TOY, free_port
 
-pytestmark = pytest.mark.faults
+pytestmark = [pytest.mark.faults, pytest.mark.alone]  # a latency measure: no test beside it (tests/conftest.py)
 
 
 def test_the_api_line_holds_200_streams_and_50_slow_clients(own_postgres: OwnPostgres, tmp_path_factory:

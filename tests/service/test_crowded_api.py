@@ -10,10 +10,13 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.crowds import Timings, hold_under_attack, timed
 from tests.service.conftest import LONG_TOY, free_port, subprocess_env
 
 ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.alone  # a latency measure: no test beside it (tests/conftest.py)
 STREAMS, PER_CLIENT = 200, 10
 
 

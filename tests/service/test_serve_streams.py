@@ -8,10 +8,13 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.crowds import Timings, followers, open_stream, read_until, source, timed
 from tests.service.conftest import LONG_TOY, free_port, subprocess_env
 
 ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.alone  # a latency measure: no test beside it (tests/conftest.py)
 
 
 def test_cronaca_serve_holds_200_streams_and_refuses_the_201st(tmp_path: Path) -> None:
