@@ -63,6 +63,7 @@ EARLIER_OPTIONS = 6  # other readings of each, closest to what was written first
 NARROWING_BUDGET = 20_000  # moves re-decided, in all, while narrowing unknown outcomes
 CANDIDATES = 400  # possible values of one unknown outcome tried at most
 READ_LEGAL = 600  # legal moves put in words, at most, to find those closest to what was written
+READ_LEGAL_SPENT = 40  # the same once the check's whole budget is spent: a finding past it stays cheap
 _BRACKETS = re.compile(r"\[[^\]]*\]|\{[^}]*\}")  # outcomes and comments: not the move's words
 MAX_FINDINGS = 200  # a file past this many findings is not read further: its report stays a report (bad input)
 
@@ -579,6 +580,7 @@ class _Checker:
         self.guessed = False  # a strict copy read outcomes of a turn nobody wrote with a guess (`insert`)
         self.taken = 0  # written items found not there after such a guess, read past (`_past_guess`)
         self.decided = 0  # commands a strict copy decided (the search's budget)
+        self.budget: Budget | None = None  # the check's one budget, once charged (`charging`)
         self.forced: dict[tuple[int, int], Command | None] = {}  # (line, column) of a refused move -> what stands for it
         self.steps: dict[tuple[int, int], tuple[Command, ...]] = {}  # (line, column) of a move -> the steps left out after it
         self.instead: dict[tuple[int, int], Command] = {}  # (line, column) of a move read, but another stood for it
@@ -603,6 +605,7 @@ class _Checker:
 
     def charging(self, budget: Budget) -> None:
         """Every command this checker, its strict copies and its probes decide is charged to the check's budget."""
+        self.budget = budget
         own = self._play
 
         def charged(state: Any, command: Command, chance: Any) -> tuple[Sequence[Any], Any]:
@@ -790,7 +793,8 @@ class _Checker:
 
         ranked = sorted(legal, key=closeness, reverse=True)
         ranked = [c for c in ranked if c.seat == seat] or ranked
-        head = ranked[:READ_LEGAL]  # put in words: the closest by what they say
+        spent = self.budget is not None and self.budget.spent()
+        head = ranked[:READ_LEGAL_SPENT if spent else READ_LEGAL]  # put in words: the closest by what they say
         bare = " ".join(_BRACKETS.sub(" ", text).lower().split()) if text is not None else None
 
         def nearness(cmd: Command) -> tuple[int, ...]:

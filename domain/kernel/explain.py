@@ -61,7 +61,7 @@ OUT_OF_TURN = 2.0  # a line out of turn: its search may spend this many times th
 # guessed behind a line the rules took is tried at several lines, each with the plain caps
 CHECK_MOVES = 10_000  # commands decided by every search of one check, at most
 CHECK_SECONDS = 0.6  # process time of every search of one check, at most
-WHOLE_SECONDS = 0.9  # process time of one whole check past which nothing more is searched, narrowed or read again
+WHOLE_SECONDS = 0.8  # process time of one whole check past which nothing more is searched, narrowed or read again
 WHOLE_WORK = 16_000  # commands the rules decide in one whole check (every reading, search and narrowing), the same cap
 CHECK_CAP = "the check's cap"  # how a narrowing the check's cap ended says why (kernel.dispute tells it apart)
 KEPT_BACK = 0.2  # of both, what a narrowing leaves for the reading with its values (and the searches that reading makes)
