@@ -132,3 +132,31 @@ def test_what_a_turn_left_out_leaves_open_is_said_on_it_not_as_findings() -> Non
     assert len(doubts) >= 10 and not any(f.line in doubts for f in report.findings)
     assert any(f.line == 57 and f.rule == "notation/move" and "galley" in str(f.did_you_mean) for f in report.findings)
     assert len(report.findings) <= 6
+
+
+def test_a_finding_past_the_budget_puts_few_legal_moves_in_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past the whole check's cap each finding still names the closest legal moves, but ranks only
+    `READ_LEGAL_SPENT` of them by their words (not `READ_LEGAL`): a file of dozens of slips stays within its time."""
+    text = (HERE / "la_citta_castle_one_hex_off.txt").read_text(encoding="utf-8")  # a castle: many legal hexes
+    said: list[int] = []
+    per_call: list[int] = []
+    own_say, own_alternatives = dispute._Checker.say, dispute._Checker.alternatives
+
+    def say(self: Any, command: Any, state: Any = None) -> str:
+        said.append(1)
+        return own_say(self, command, state)
+
+    def alternatives(self: Any, *args: Any, **kwargs: Any) -> Any:
+        before = len(said)
+        found = own_alternatives(self, *args, **kwargs)
+        per_call.append(len(said) - before)
+        return found
+    monkeypatch.setattr(dispute._Checker, "say", say)
+    monkeypatch.setattr(dispute._Checker, "alternatives", alternatives)
+    check_text(text)
+    within = max(per_call)
+    per_call.clear()
+    monkeypatch.setattr(dispute, "Budget", lambda: Budget(whole_work=1))  # spent at once
+    report = check_text(text)
+    assert within > dispute.READ_LEGAL_SPENT >= max(per_call) > 0, (within, per_call)
+    assert any(reveal(f.to_json(), ALL).get("alternatives") for f in report.findings)
