@@ -375,8 +375,8 @@ class WrittenChance:
         """Written words as the items they name; a player named where the items are seat numbers is that seat."""
         if all(type(v) is str and v != UNKNOWN and v in contents for v in values):
             return tuple(values)  # the common case: the very items, written as they are
-        by_text = {str(c): c for c in contents}
-        found = tuple(v if v == UNKNOWN else by_text.get(str(v), v) for v in values)
+        by_text = _by_text(contents)
+        found = tuple(_named(by_text, v) for v in values)
         if self.seat_of is None or all(not isinstance(v, str) or v == UNKNOWN or v in by_text for v in found):
             return found
         out: list[Any] = []
@@ -491,10 +491,32 @@ def _key(value: Any) -> str:
     return str(value)
 
 
-def _as_contents(values: Sequence[Any], contents: Sequence[Any]) -> tuple[Any, ...]:
-    """Written words as the items they name (a written 3 is the content "3" where the bag holds strings)."""
+def _by_text(contents: Sequence[Any]) -> dict[str, Any]:
+    """The items by the words that name them: as written (a written 3 is the content "3" where the bag holds
+    strings), and casefolded (`[Cathedral]`, `[GOLDEN_TIMES]` from a keyboard that capitalizes) where that names
+    one item alone (`_named`)."""
     by_text = {str(c): c for c in contents}
-    return tuple(v if v == UNKNOWN else by_text.get(str(v), v) for v in values)
+    folded: dict[str, list[Any]] = {}
+    for text, item in by_text.items():
+        folded.setdefault(text.casefold(), []).append(item)
+    for key, items in folded.items():
+        if len(items) == 1:
+            by_text.setdefault(key, items[0])
+    return by_text
+
+
+def _named(by_text: dict[str, Any], value: Any) -> Any:
+    """The item a written value names (`_by_text`), or the value itself where none."""
+    if value == UNKNOWN:
+        return value
+    text = str(value)
+    return by_text.get(text, by_text.get(text.casefold(), value))
+
+
+def _as_contents(values: Sequence[Any], contents: Sequence[Any]) -> tuple[Any, ...]:
+    """Written words as the items they name (`_by_text`)."""
+    by_text = _by_text(contents)
+    return tuple(_named(by_text, v) for v in values)
 
 
 def _check_draw(source: str, contents: Sequence[Any], want: int, values: Sequence[Any]) -> None:

@@ -92,7 +92,7 @@ close: RPAR COMMENT?
 _item: outcome | COMMENT | GLYPH
 outcome: OPEN (NAME | INT | STRING | QMARK)* "]"
 
-SETUP.2: "Setup"
+SETUP.2: "Setup"i
 NAME: /[^\W\d][\w'\u2018\u2019\u02bc.\/+\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f-]*/
 INT: /\d+/
 QMARK: "?"
@@ -544,7 +544,7 @@ _PLAIN_KINDS = ("NAME", "INT", "STRING", "QMARK", "OPEN", "RSQB", "COLON", "DOT"
 _TERMINALS = {t.name: t.pattern.to_regexp() for t in _PARSER.terminals}
 _PLAIN = re.compile("|".join(f"(?P<{kind}>{_TERMINALS[kind]})" for kind in _PLAIN_KINDS)
                     + f"|(?P<WS>{_TERMINALS['__IGNORE_0']})")
-_SETUP = _TERMINALS["SETUP"]  # the one keyword: the first word of a line, where lark's lexer takes it first
+_SETUP = "setup"  # the one keyword (any case): the first word of a line, where lark's lexer takes it first
 # Lines without a quoted name are split in one call: the terminals' patterns as one group, what lies
 # between them (whitespace only, else lark reads the line). Each terminal starts with its own
 # characters (a word with a letter, a number with a digit, the rest are single characters), so a
@@ -647,8 +647,8 @@ def _plain_line(line: str, number: int, start: str) -> Any:
         kinds = [start, *map(_FIRST.get, map(operator.itemgetter(0), texts))]
         if None in kinds:  # a word of letters beyond ASCII
             kinds = [start, *(_FIRST.get(t[0]) or ("INT" if t[0].isdecimal() else "NAME") for t in texts)]
-    if texts[0].startswith(_SETUP):
-        if texts[0] != _SETUP:
+    if texts[0][: len(_SETUP)].lower() == _SETUP:
+        if texts[0].lower() != _SETUP:
             return None  # `Setupper`: lark's lexer reads a keyword and a word; let it say so
         kinds[1] = "SETUP"
     shape = tuple(kinds)
@@ -754,11 +754,25 @@ def parse(text: str, max_errors: int = 200) -> Notation:
     that every error is found (`_parse_whole`)."""
     if "\x00" in text:
         raise NotationError("this is not a text file (it holds NUL bytes)", 1, 1)
+    text = straight_quotes(text)
     lines = (text if text.endswith("\n") else text + "\n").split("\n")
     built = _parse_lines(lines[:-1])
     if built is None:
         return _parse_whole(text, max_errors)
     return _gather(built, [])
+
+
+_CURLY = str.maketrans(dict.fromkeys("\u201c\u201d\u201e\u201f\u2033", '"'))
+_COMMENT_OR_CURLY = re.compile(r"(\{(?:\\[\s\S]|[^\\}])*\})|[\u201c\u201d\u201e\u201f\u2033]")
+
+
+def straight_quotes(text: str) -> str:
+    """A phone's keyboard writes `[Title \u201ccitta-stato\u201d]`: its curly double quotes are read as the
+    notation's straight ones, one character for one (lines and columns stay the file's), except inside a
+    {comment}, kept as written."""
+    if not any(c in text for c in "\u201c\u201d\u201e\u201f\u2033"):
+        return text
+    return _COMMENT_OR_CURLY.sub(lambda m: m.group(1) or m.group(0).translate(_CURLY), text)
 
 
 def _parse_whole(text: str, max_errors: int = 200) -> Notation:

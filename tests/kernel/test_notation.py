@@ -8,7 +8,7 @@ import pytest
 
 from domain.kernel import EditionError
 from domain.kernel.dispute import check, reconcile
-from domain.kernel.notation import parse, render
+from domain.kernel.notation import parse, render, straight_quotes
 from domain.kernel.selfplay import play_random
 from tests.kernel.toy_game import GAME, WORDS
 
@@ -174,3 +174,17 @@ def test_two_transcripts_are_reconciled_at_their_first_divergence() -> None:
     first = found["first_divergence"]
     assert first["first"]["line"] == at + 1 and "outcome 1" in first["what"]
     assert found["rules_accept"]["verdict"] == "the rules accept the first transcript's version, not the second's"
+
+
+def test_a_phone_s_curly_quotes_and_a_lower_case_setup_read_as_the_notation_s() -> None:
+    """A phone curls the quotes of `[Seats "Ada, Bea"]` and may write `setup` in lower case: the same file, line and
+    column for line and column; a {comment}'s own quotes stay as written."""
+    straight = '[Title "toy"]\n[Seats "Gian Maria, Bea"]\nSetup [1]\n{Bea said "go"}\nGian Maria: draw [1]\n'
+    curly = straight.replace('[Title "toy"]', "[Title \u201ctoy\u201d]").replace(
+        '"Gian Maria, Bea"', "\u201cGian Maria, Bea\u201d").replace("Setup", "setup").replace(
+        '"go"', "\u201cgo\u201d")
+    read, wanted = parse(curly), parse(straight)
+    assert read.tags == wanted.tags and read.errors == wanted.errors == []
+    assert read.setup == wanted.setup and read.setup_line == wanted.setup_line
+    assert [t.moves for t in read.turns] == [t.moves for t in wanted.turns]
+    assert straight_quotes('{\u201cgo\u201d} [Title \u201ctoy\u201d]') == '{\u201cgo\u201d} [Title "toy"]'
