@@ -90,7 +90,7 @@ branch: LPAR COMMENT?
 close: RPAR COMMENT?
 
 _item: outcome | COMMENT | GLYPH
-outcome: OPEN (NAME | INT | STRING | QMARK)* "]"
+outcome: OPEN (NAME | INT | STRING | QMARK | _SEP)* "]"  // `[health, education]`: a comma is a space here
 
 SETUP.2: "Setup"i
 NAME: /[^\W\d][\w'\u2018\u2019\u02bc.\/+\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f-]*/
@@ -754,7 +754,7 @@ def parse(text: str, max_errors: int = 200) -> Notation:
     that every error is found (`_parse_whole`)."""
     if "\x00" in text:
         raise NotationError("this is not a text file (it holds NUL bytes)", 1, 1)
-    text = straight_quotes(text)
+    text = as_typed(text)
     lines = (text if text.endswith("\n") else text + "\n").split("\n")
     built = _parse_lines(lines[:-1])
     if built is None:
@@ -762,17 +762,23 @@ def parse(text: str, max_errors: int = 200) -> Notation:
     return _gather(built, [])
 
 
-_CURLY = str.maketrans(dict.fromkeys("\u201c\u201d\u201e\u201f\u2033", '"'))
-_COMMENT_OR_CURLY = re.compile(r"(\{(?:\\[\s\S]|[^\\}])*\})|[\u201c\u201d\u201e\u201f\u2033]")
+# What keyboards and editors put in a file that the notation writes otherwise, one character for one where it
+# can be (lines and columns stay the file's): curly double quotes (a phone's), spaces that do not break (a phone's,
+# a word processor's), a byte-order mark (Windows' Notepad) and invisible word breaks (removed: nobody sees them).
+_TYPED = str.maketrans({**dict.fromkeys("\u201c\u201d\u201e\u201f\u2033", '"'),
+                        **dict.fromkeys("\u00a0\u2007\u2009\u200a\u202f", " "),
+                        **dict.fromkeys("\u200b\u2060\ufeff", None)})
+_TYPED_CHARACTERS = "\u201c\u201d\u201e\u201f\u2033\u00a0\u2007\u2009\u200a\u202f\u200b\u2060\ufeff"
+_COMMENT_OR_TYPED = re.compile(r"(\{(?:\\[\s\S]|[^\\}])*\})|[^{]+")
+_ORDINAL_PAREN = re.compile(r"(?m)^([ \t]*\d+)\)(?=[ \t])")  # `12) Ada: ...`, numbered as a word processor does
 
 
-def straight_quotes(text: str) -> str:
-    """A phone's keyboard writes `[Title \u201ccitta-stato\u201d]`: its curly double quotes are read as the
-    notation's straight ones, one character for one (lines and columns stay the file's), except inside a
-    {comment}, kept as written."""
-    if not any(c in text for c in "\u201c\u201d\u201e\u201f\u2033"):
+def as_typed(text: str) -> str:
+    """A file as a phone, a word processor or a hand numbering its lines typed it, in the notation's own characters
+    (`_TYPED`; a turn numbered `12)` is `12.`); a {comment} stays as written."""
+    if ")" not in text and not any(c in text for c in _TYPED_CHARACTERS):
         return text
-    return _COMMENT_OR_CURLY.sub(lambda m: m.group(1) or m.group(0).translate(_CURLY), text)
+    return _COMMENT_OR_TYPED.sub(lambda m: m.group(1) or _ORDINAL_PAREN.sub(r"\1.", m.group(0).translate(_TYPED)), text)
 
 
 def _parse_whole(text: str, max_errors: int = 200) -> Notation:

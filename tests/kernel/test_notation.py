@@ -8,7 +8,7 @@ import pytest
 
 from domain.kernel import EditionError
 from domain.kernel.dispute import check, reconcile
-from domain.kernel.notation import parse, render, straight_quotes
+from domain.kernel.notation import as_typed, parse, render
 from domain.kernel.selfplay import play_random
 from tests.kernel.toy_game import GAME, WORDS
 
@@ -187,4 +187,14 @@ def test_a_phone_s_curly_quotes_and_a_lower_case_setup_read_as_the_notation_s() 
     assert read.tags == wanted.tags and read.errors == wanted.errors == []
     assert read.setup == wanted.setup and read.setup_line == wanted.setup_line
     assert [t.moves for t in read.turns] == [t.moves for t in wanted.turns]
-    assert straight_quotes('{\u201cgo\u201d} [Title \u201ctoy\u201d]') == '{\u201cgo\u201d} [Title "toy"]'
+    assert as_typed('{\u201cgo\u201d} [Title \u201ctoy\u201d]') == '{\u201cgo\u201d} [Title "toy"]'
+
+
+def test_a_word_processor_s_file_reads_as_the_notation_s() -> None:
+    """Notepad's byte-order mark, a non-breaking space, an invisible word break, turns numbered `1)` and outcomes
+    separated by commas read as the plain file; a branch's closing `)` and a {comment}'s characters stay."""
+    plain = '[Title "toy"]\n[Seats "Ada, Bea"]\nSetup [1]\n1. Ada: draw [1]\n{a note,\n1) its\u00a0second line}\n(\nBea: draw [2]\n)\n'
+    typed = ("\ufeff" + plain).replace("1. Ada:", "1) Ada:\u00a0").replace("Bea: draw", "Bea\u200b: draw")
+    assert as_typed(typed) == plain.replace("1. Ada:", "1. Ada: ")
+    read = parse('[Title "toy"]\n[Seats "Ada, Bea"]\nSetup [1, 2]\n')
+    assert read.setup == parse('[Title "toy"]\n[Seats "Ada, Bea"]\nSetup [1 2]\n').setup and not read.errors
