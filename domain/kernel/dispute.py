@@ -1754,16 +1754,20 @@ def check(
         notation = parse(text)
     except NotationError as exc:
         return DisputeReport(None, [], {}, [Finding("notation", exc.line, "notation/unreadable", exc.message)], [], None, None, False, None)
-    for error in notation.errors:
-        findings.append(Finding("notation", error.line, "notation/syntax", error.message, column=error.column,
-                                expected=error.expected, did_you_mean=error.did_you_mean))
     title = notation.tag("Title")
-    findings += header_findings(notation, game_for, titles)
+    header = header_findings(notation, game_for, titles)
     game: Game | None = None
     words: Words | None = None
-    if title and not any(f.rule == "notation/title" for f in findings):
+    if title and not any(f.rule == "notation/title" for f in header):
         game, words = game_for(title)
     seats, colours, options, claimed = _header(notation, game, title, [])
+    mended = _colons_forgotten(notation, text, seats, words) if words is not None else {}
+    for error in notation.errors:
+        message = error.message if error.line not in mended else (
+            f"line {error.line}: the colon after the player's name is missing; read as `{mended[error.line]}`")
+        findings.append(Finding("notation", error.line, "notation/syntax", message, column=error.column,
+                                expected=error.expected, did_you_mean=error.did_you_mean))
+    findings += header
     if game is None or words is None or any(f.kind == "header" for f in findings):
         return DisputeReport(title, seats, options, findings, [], None, claimed, False, None, moves=0)
     try:
@@ -1791,6 +1795,45 @@ def check(
                          readings={notation.turns[at].line: [[c.to_json() for c in reading] for reading in explanation.readings]
                                    for at, explanation in checker.explanations.items() if explanation.readings},
                          secrets=_holds_secrets(words, checker.findings, game, state, len(seats)))
+
+
+_ORDINAL = re.compile(r"[ \t]*(?:\d+\.[ \t]*)?")
+
+
+def _colons_forgotten(notation: Notation, text: str, seats: Sequence[str], words: Words) -> dict[int, str]:
+    """Lines that did not parse for the colon after the player's name (`Carla galley 2 invest`): each read as its
+    turn, the space after the name standing for the colon (the columns stay the file's), and put among the turns
+    in its place, where its first word after the name is a move of the game (not `Ada went out for pizza`); the
+    line -> the line as read. The syntax finding stays: the slip is named once, at its line."""
+    names = {fold_name(name): name for name in seats}
+    lines = text.splitlines()
+    mended: dict[int, str] = {}
+    for error in notation.errors:
+        written = lines[error.line - 1] if 0 < error.line <= len(lines) else ""
+        ordinal = _ORDINAL.match(written)
+        start = ordinal.end() if ordinal else 0
+        head = re.split(r"[\[{:]", written[start:], maxsplit=1)[0]
+        if not names:
+            continue
+        tokens = [(m.group(), start + m.end()) for m in re.finditer(r"\S+", head)]
+        for k in range(len(tokens) - 1, 0, -1):  # the longest run of words that names a seat, a word after it
+            name = names.get(fold_name(" ".join(w for w, _ in tokens[:k])))
+            if name is None:
+                continue
+            at = tokens[k - 1][1]
+            meant = written[:at] + ":" + written[at + 1:]
+            try:
+                read = parse("\n" * (error.line - 1) + meant + "\n")
+            except NotationError:
+                break
+            if not read.errors and len(read.turns) == 1 and read.turns[0].moves[0].verb.lower() in (
+                    words.vocabulary.by_verb):
+                notation.turns.append(read.turns[0])
+                mended[error.line] = f"{name}: {meant[at + 1:].strip()}"
+            break
+    if mended:
+        notation.turns.sort(key=lambda turn: (turn.line, turn.column))
+    return mended
 
 
 def _read_all(notation: Notation, game: Game, words: Words, edition: Edition, seats: list[str],

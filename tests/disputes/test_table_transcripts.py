@@ -160,3 +160,18 @@ def test_a_finding_past_the_budget_puts_few_legal_moves_in_words(monkeypatch: py
     report = check_text(text)
     assert within > dispute.READ_LEGAL_SPENT >= max(per_call) > 0, (within, per_call)
     assert any(reveal(f.to_json(), ALL).get("alternatives") for f in report.findings)
+
+
+def test_a_forgotten_colon_is_mended_but_a_line_of_chat_is_not() -> None:
+    """`Maria Grazia galley 7 action, ...` is her turn with its colon forgotten: one finding, which says so, and the
+    game read as played (the yaml case). A line of chat under her name, `Maria Grazia went out for pizza`, has no
+    move of the game after the name: it stays an unreadable line, not a move refused."""
+    text, case = _case(HERE / "serenissima_colon_forgotten.yaml")
+    (slip,) = case["slips"]
+    (found,) = check_text(text).findings
+    assert found.line == slip["lines"][0] and "the colon after the player's name is missing" in str(found.message)
+    assert f"read as `{slip['meant']}`" in str(found.message)
+    lines = text.splitlines()
+    chat = "\n".join([*lines[:20], "   Maria Grazia went out for pizza", *lines[20:]]) + "\n"
+    findings = [f for f in check_text(chat).findings if f.line == 21]
+    assert [f.rule for f in findings] == ["notation/syntax"] and "colon" not in str(findings[0].message)
