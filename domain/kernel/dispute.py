@@ -21,9 +21,10 @@ import functools
 import itertools
 import re
 import time
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from domain.kernel.chance import Outcome, _within
@@ -1718,10 +1719,28 @@ def _header(notation: Notation, game: Game | None, title: str | None, findings: 
     return seats, colours, options, claimed
 
 
+def _title_as_printed(notation: Notation, titles: Sequence[str]) -> None:
+    """A Title written as the box prints it (`La Città`, `Città-Stato`, `SERENISSIMA`) is the title whose id it
+    spells, accents, case and the spaces or hyphens between words aside; the tag then holds that id."""
+    written = notation.tags.get("Title")
+    if written is None or written.value in titles:
+        return
+    spelled = {_spelled(title): title for title in titles}
+    found = spelled.get(_spelled(written.value))
+    if found is not None:
+        notation.tags["Title"] = replace(written, value=found)
+
+
+def _spelled(name: str) -> str:
+    bare = "".join(c for c in unicodedata.normalize("NFKD", name.casefold()) if not unicodedata.combining(c))
+    return "-".join(re.findall(r"[a-z0-9]+", bare))
+
+
 def header_findings(notation: Notation, game_for: Callable[[str], tuple[Game, Words]],
                     titles: Sequence[str] = ()) -> list[Finding]:
     """The header's findings alone (title, seats, options, result), without reading the moves."""
     findings: list[Finding] = []
+    _title_as_printed(notation, titles)
     title = notation.tag("Title")
     game: Game | None = None
     if not title:
@@ -1754,8 +1773,8 @@ def check(
         notation = parse(text)
     except NotationError as exc:
         return DisputeReport(None, [], {}, [Finding("notation", exc.line, "notation/unreadable", exc.message)], [], None, None, False, None)
+    header = header_findings(notation, game_for, titles)  # the Title as printed is read as its id first
     title = notation.tag("Title")
-    header = header_findings(notation, game_for, titles)
     game: Game | None = None
     words: Words | None = None
     if title and not any(f.rule == "notation/title" for f in header):

@@ -825,6 +825,9 @@ def _gather(built: list[Any], errors: list[NotationError]) -> Notation:
     for item in built:
         here: Notation | Variation = open_[-1] if open_ else out
         if isinstance(item, Tag):
+            named = _HEADER_NAMES.get(item.name.casefold())  # `[title "..."]` is the Title tag
+            if named is not None and named != item.name:
+                item = Tag(named, item.value, item.line)
             if item.name in out.tags:
                 out.errors.append(NotationError(f"line {item.line}: the tag {item.name} is given twice", item.line, 1))
             out.tags[item.name] = item
@@ -1368,6 +1371,7 @@ Owner = int | Literal["public"] | None
 """Who may read an outcome while the game is in progress: one seat, every reader (PUBLIC), or no seat (None)."""
 
 HEADER_ORDER = ("Title", "Edition", "EditionHash", "Date", "Place", "Seats", "Options", "Result", "Transcriber")
+_HEADER_NAMES = {name.casefold(): name for name in HEADER_ORDER}
 
 
 Marks = Callable[[int, int], str]

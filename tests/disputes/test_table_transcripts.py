@@ -175,3 +175,18 @@ def test_a_forgotten_colon_is_mended_but_a_line_of_chat_is_not() -> None:
     chat = "\n".join([*lines[:20], "   Maria Grazia went out for pizza", *lines[20:]]) + "\n"
     findings = [f for f in check_text(chat).findings if f.line == 21]
     assert [f.rule for f in findings] == ["notation/syntax"] and "colon" not in str(findings[0].message)
+
+
+@pytest.mark.parametrize(("stem", "printed"), [("citta_stato_maria_grazia", "Città-Stato"),
+                                               ("la_citta_pier_paolo", "La Città"),
+                                               ("serenissima_battle", "SERENISSIMA")])
+def test_a_title_written_as_the_box_prints_it_and_tags_in_lower_case_read_the_same(stem: str, printed: str) -> None:
+    """`[title "La Città"]`: the box's name for the game, and a tag name in lower case, as a table writes them."""
+    text, _ = _case(HERE / f"{stem}.yaml")
+    written = text.replace(f'[Title "{text.split(chr(34))[1]}"]', f'[title "{printed}"]', 1)
+    written = written.replace("[Seats ", "[seats ", 1)
+    assert written != text and printed in written
+    as_printed, as_catalogued = check_text(written), check_text(text)
+    assert as_printed.title == as_catalogued.title in catalog.TITLES
+    assert [(f.line, f.rule) for f in as_printed.findings] == [(f.line, f.rule) for f in as_catalogued.findings]
+    assert [e.events for e in as_printed.entries or []] == [e.events for e in as_catalogued.entries or []]
