@@ -1723,8 +1723,8 @@ def _title_as_printed(notation: Notation, titles: Sequence[str]) -> None:
     """A Title written as the box prints it (`La Città`, `Città-Stato`, `SERENISSIMA`) is the title whose id it
     spells, accents, case and the spaces or hyphens between words aside; the tag then holds that id."""
     written = notation.tags.get("Title")
-    if written is None or written.value in titles:
-        return
+    if written is None or written.value in titles or not re.fullmatch(r"[\w\s'\u2019-]+", written.value):
+        return  # a word and its spaces or hyphens only: `citta\-stato` stays a finding (its escape is a slip)
     spelled = {_spelled(title): title for title in titles}
     found = spelled.get(_spelled(written.value))
     if found is not None:
