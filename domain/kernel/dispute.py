@@ -21,7 +21,6 @@ import functools
 import itertools
 import re
 import time
-import unicodedata
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -1725,15 +1724,9 @@ def _title_as_printed(notation: Notation, titles: Sequence[str]) -> None:
     written = notation.tags.get("Title")
     if written is None or written.value in titles or not re.fullmatch(r"[\w\s'\u2019-]+", written.value):
         return  # a word and its spaces or hyphens only: `citta\-stato` stays a finding (its escape is a slip)
-    spelled = {_spelled(title): title for title in titles}
-    found = spelled.get(_spelled(written.value))
+    found = find_seat(written.value, titles)  # a title is spelled as a seat's name is: `loose_name`
     if found is not None:
-        notation.tags["Title"] = replace(written, value=found)
-
-
-def _spelled(name: str) -> str:
-    bare = "".join(c for c in unicodedata.normalize("NFKD", name.casefold()) if not unicodedata.combining(c))
-    return "-".join(re.findall(r"[a-z0-9]+", bare))
+        notation.tags["Title"] = replace(written, value=titles[found])
 
 
 def header_findings(notation: Notation, game_for: Callable[[str], tuple[Game, Words]],
@@ -1824,7 +1817,6 @@ def _colons_forgotten(notation: Notation, text: str, seats: Sequence[str], words
     turn, the space after the name standing for the colon (the columns stay the file's), and put among the turns
     in its place, where its first word after the name is a move of the game (not `Ada went out for pizza`); the
     line -> the line as read. The syntax finding stays: the slip is named once, at its line."""
-    names = {fold_name(name): name for name in seats}
     lines = text.splitlines()
     mended: dict[int, str] = {}
     for error in notation.errors:
@@ -1832,13 +1824,12 @@ def _colons_forgotten(notation: Notation, text: str, seats: Sequence[str], words
         ordinal = _ORDINAL.match(written)
         start = ordinal.end() if ordinal else 0
         head = re.split(r"[\[{:]", written[start:], maxsplit=1)[0]
-        if not names:
-            continue
         tokens = [(m.group(), start + m.end()) for m in re.finditer(r"\S+", head)]
         for k in range(len(tokens) - 1, 0, -1):  # the longest run of words that names a seat, a word after it
-            name = names.get(fold_name(" ".join(w for w, _ in tokens[:k])))
-            if name is None:
+            seat = find_seat(" ".join(w for w, _ in tokens[:k]), seats)  # as a turn line's player is matched
+            if seat is None:
                 continue
+            name = seats[seat]
             at = tokens[k - 1][1]
             meant = written[:at] + ":" + written[at + 1:]
             try:
