@@ -140,6 +140,8 @@ def records_problem(exc: RecordsError) -> Response:
     extra: dict[str, Any] = {"facts": facts}
     if rule:
         extra["rule"] = rule
+    if exc.said:
+        extra["said"] = exc.said
     answer = problem(exc.status, exc.title or titles.get(exc.status, "Bad Request"), exc.message, **extra)
     if exc.status == 401:
         answer.headers["WWW-Authenticate"] = 'Bearer realm="cronaca"'

@@ -476,11 +476,12 @@ def _text(text: Any) -> str:
 def _place(word: Any, board: Board, where: str) -> str:
     found = board.places.get(word.lower()) if isinstance(word, str) else None
     if found is None:
+        name = catalog.game(board.title).name  # the title as people write it, not its id
         near = [board.places[k] for k in difflib.get_close_matches(str(word).lower(), list(board.places), n=3, cutoff=0.5)]
         if board.places:
-            message = f"{where}: {word!r} is no place of the {board.title} board"
+            message = f"{where}: {word!r} is no place of the {name} board"
         else:
-            message = f"{where}: the {board.title} board has no named places for shapes"
+            message = f"{where}: the {name} board has no named places for shapes"
         raise Invalid(message + (f"; did you mean {' or '.join(near)}?" if near else ""), rule="annotation/place",
                       place=word, did_you_mean=near)
     return found

@@ -4,10 +4,13 @@ A module of their own so that no service imports another (or the application) fo
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 from uuid import UUID
 
+from domain import catalog
 from domain.kernel import Reader, RuleViolation
+from domain.kernel.report_words import plain, verbs_of
 
 
 def first_line(exc: BaseException) -> str:
@@ -21,6 +24,7 @@ class RecordsError(Exception):
 
     status = 400
     title: str | None = None  # the problem's title at the HTTP edge; None: the status's own
+    said: str | None = None  # the message in the table's words (players by name), where it differs
 
     def __init__(self, message: str, **facts: Any) -> None:
         super().__init__(message)
@@ -70,12 +74,21 @@ class AlreadySubmitted(Exception):
 
 
 class Refused(Invalid):
-    """The rules refuse a command: the violation as its reader may read it (kernel.violations)."""
+    """The rules refuse a command: the violation as its reader may read it (kernel.violations).
+
+    The rules write for whoever sent the command ("seat 1 decides now (political-turn), not seat 0"); a
+    table reads names and the game's words. Given the record's title and seats, `said` is the same sentence
+    as a dispute report words it (kernel.report_words.plain), made from what the reader may read only."""
 
     title = "Rule violation"
 
-    def __init__(self, violation: RuleViolation, reader: Reader) -> None:
+    def __init__(self, violation: RuleViolation, reader: Reader, title: str | None = None,
+                 seats: Sequence[str] = (), seat: int | None = None) -> None:
         shown = violation.to_json(reader)
         super().__init__(shown["message"], **{**shown["facts"], "rule": violation.rule})
         self.rule = violation.rule
+        if title is not None and seats and isinstance(shown["message"], str):
+            words = catalog.words(title)
+            said = plain(shown["message"], seats, verbs_of(words.vocabulary.by_kind), words.terms, True, seat)
+            self.said = said if said != shown["message"] else None
 

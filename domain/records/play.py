@@ -288,7 +288,7 @@ class Play:
             except HiddenPool as exc:
                 raise hidden_pool(exc) from exc
             except RuleViolation as exc:
-                raise Refused(exc, None if table else seat) from exc  # the facts as this reader may read them
+                raise Refused(exc, None if table else seat, meta.title, meta.seats, cmd.seat) from exc  # as this reader may read it
             no_unused(chance)
             if not produced:
                 raise Invalid("the rules accept this command but it changes nothing, so there is nothing to record",

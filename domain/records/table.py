@@ -183,7 +183,7 @@ class Table:
             except HiddenPool as exc:
                 raise hidden_pool(exc) from exc
             except RuleViolation as exc:
-                raise Refused(exc, reader) from exc
+                raise Refused(exc, reader, meta.title, meta.seats) from exc
             if unused:
                 raise Invalid(f"{len(unused)} outcome(s) given that the rules never asked for",
                               rule="chance/unused-outcome", unused=[o.to_json() for o in unused])

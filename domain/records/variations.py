@@ -480,7 +480,7 @@ class Variations:
         try:
             produced, after = play(game, state, cmd, chance)
         except RuleViolation as exc:
-            raise Refused(exc, None) from exc
+            raise Refused(exc, None, meta.title, meta.seats, cmd.seat) from exc
         self._no_unused(chance)
         if not produced:
             raise Invalid("the rules accept this command but it changes nothing, so there is nothing to record",

@@ -62,8 +62,9 @@ export async function answered(pending) {
 }
 
 /**
- * A refusal's one sentence: the problem's detail, or the status when it has none.
+ * A refusal's one sentence, as a person reads it: the rules' refusal in the table's words (`said`: players by
+ * name) where the service gives one, else the problem's detail, else the status.
  * @param {Answer} answer
  * @returns {string}
  */
-export const why = (answer) => (answer.body && answer.body.detail) || `the service answered ${answer.status}`;
+export const why = (answer) => (answer.body && (answer.body.said || answer.body.detail)) || `the service answered ${answer.status}`;

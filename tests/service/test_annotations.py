@@ -202,6 +202,7 @@ def test_bad_input_is_a_clear_error_and_nothing_is_stored(records: Records, note
                                                                                  "to": "ragusa"}]}).to_json(), Invalid)
     assert misspelt.facts["did_you_mean"][0] == "venezia" and "did you mean venezia" in misspelt.message
     assert "shape 0" in misspelt.message
+    assert "of the Serenissima board" in misspelt.message, "the title as people write it, not its id"
     after = refused(lambda: notes.add(record_id, KEY, {"step": last + 1, "text": "x"}).to_json(), Invalid)
     assert f"0 to {last}" in after.message and after.facts["last"] == last
     assert stream(records, record_id) == [], "nothing was stored, not even the stream's opening"

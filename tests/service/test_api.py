@@ -111,6 +111,9 @@ def test_errors_are_problem_json_a_person_can_act_on(client: Any) -> None:
                             headers=auth(tokens[1]))
     assert violation.status_code == 422 and violation.content_type == PROBLEM
     assert violation.get_json()["rule"] == "toy/turn" and violation.get_json()["facts"] == {"seat": 1, "turn": 0}
+    # the rules' sentence numbers seats; `said` is the same sentence as the table reads it, by name
+    assert "seat 0" in violation.get_json()["detail"], violation.get_json()
+    assert violation.get_json()["said"] == "it is ann's turn", violation.get_json()
     malformed = client.post(f"/api/records/{record_id}/commands", json={"command": {"type": "toy/fly", "seat": 0}},
                             headers=auth(tokens[0]))
     assert malformed.status_code == 422 and malformed.get_json()["rule"] == "command/malformed"

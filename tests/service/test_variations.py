@@ -239,6 +239,11 @@ def test_refused_and_malformed_commands_store_nothing(records: Records) -> None:
         variations.play(vid, KEY, wrong_seat)
     assert caught.value.status == 422
     assert caught.value.rule == engine.value.rule and caught.value.facts["rule"] == engine.value.rule
+    # the rules write "seat 1"; a teacher reads the players' names, the sentence otherwise the same
+    assert "seat " in caught.value.message
+    said = caught.value.said
+    assert said is not None and "seat " not in said, said
+    assert any(name in said for name in NAMES), said
     with pytest.raises(Invalid) as malformed:
         variations.play(vid, KEY, {"type": "citta-stato/no-such-command", "seat": 0})
     assert malformed.value.facts["rule"] == "command/malformed"
