@@ -20,7 +20,7 @@ from typing import Any
 
 from domain.kernel import Edition
 from domain.kernel.cache import Bounded
-from replay_viewer.boards.svg import RAW
+from replay_viewer.boards.svg import RAW, fitted
 from replay_viewer.boards.svg import tostring as _tostring
 
 SVG_NS = "http://www.w3.org/2000/svg"
@@ -765,7 +765,11 @@ class _Board(_Canvas):
         _add(g, "rect", x=0, y=0, width=w, height=h, rx=6, fill=pb["fill"], stroke=colour, stroke_width=4 if to_play else 1.5)
         _add(g, "rect", x=0, y=0, width=w, height=pb["header"], rx=6, fill=colour)
         _add(g, RAW, self.printed_seat)
-        self.text(g, *pb["name"], ("▶ " if to_play else "") + name, "large", fill=ink, bold=True)
+        # the name in the room its header leaves: up to the first player's mark, else up to the VP box
+        first_here = self.view.get("first_player") == i
+        right = pb["first_player"][0] - 16 if first_here else pb["vp"][0] - pb["vp_box"][0]
+        shown = fitted(("▶ " if to_play else "") + name, right - pb["name"][0], self.font["large"], bold=True)
+        self.text(g, *pb["name"], shown, "large", fill=ink, bold=True)
         changed = self.changed(lambda v: v["seats"][i]["vp"])
         vp = self.piece(g, "vp", f"vp-total-{i}", f"{name}: {s.get('vp')} VP", changed, seat=i, value=s.get("vp"))
         self.outline(_add(vp, "rect", x=pb["vp"][0] - pb["vp_box"][0] + 4, y=3, width=pb["vp_box"][0], height=pb["vp_box"][1], rx=3, fill=colour, stroke=colour), changed)

@@ -18,6 +18,7 @@ from xml.etree.ElementTree import Element, SubElement
 from domain.kernel import Edition
 from domain.la_citta.edition import tables
 from replay_viewer.boards import NoLayout
+from replay_viewer.boards.svg import fitted, width
 from replay_viewer.boards.svg import write as _write
 
 SVG_NS = "http://www.w3.org/2000/svg"
@@ -527,16 +528,21 @@ def _status(parent: Element, view: Mapping[str, Any], previous: Mapping[str, Any
     if isinstance(view.get("political_round"), int):
         words += f", political round {view['political_round']}"
     pending = view.get("pending") if isinstance(view.get("pending"), dict) else {}
-    if isinstance(pending.get("seat"), int):
-        words += f" · {_seat_name(names, pending['seat'])} to play"
+    if isinstance(pending.get("seat"), int):  # the name shortened to the line's room, "to play" kept
+        room = float(spec["width"]) - width(words + " ·  to play", panel["heading_font"], True)
+        who = _seat_name(names, pending["seat"])
+        full, words = f"{words} · {who} to play", f"{words} · {fitted(who, room, panel['heading_font'], True)} to play"
     elif pending.get("kind") == "game-over":
         words += " · game over"
+        full = words
+    else:
+        full = words
     g = SubElement(parent, "g", {"role": "group", "aria-label": "status", "class": "status", "data-kind": "status"})
     keys = ("year", "phase", "political_round")
     if previous is not None and any(previous.get(k) != view.get(k) for k in keys):
         g.set("class", "status changed")
         _mark_rect(g, layout, spec["x"] - 3, spec["y"] - panel["heading_font"] - 1, spec["width"], panel["heading_font"] + 6)
-    _title(g, words)
+    _title(g, full)
     _text(g, spec["x"], spec["y"], words, panel["heading_font"], panel["heading_fill"], bold=True)
 
 
@@ -710,9 +716,11 @@ def _seats(parent: Element, view: Mapping[str, Any], previous: Mapping[str, Any]
         sw = float(spec["swatch"])
         SubElement(g, "rect", {"x": f"{x0:.1f}", "y": f"{y + 3:.1f}", "width": str(sw), "height": str(sw), "fill": colours["fill"],
                                "stroke": "#1a1a1a", "stroke-width": "0.8"})
-        label = who if len(who) <= 14 else who[:13] + "…"
-        _text(g, x0 + sw + 4, y + 12, label + (" ★" if i == start and order else ""), panel["font"], panel["text_fill"], bold=True)
         cw, ch = (float(v) for v in spec["cell"])
+        # the name in the room before the first column, the starting player's star kept whole
+        star = " ★" if i == start and order else ""
+        room = min(float(dx) for dx, _ in spec["columns"].values()) - cw / 2 - sw - 6 - width(star, panel["font"], True)
+        _text(g, x0 + sw + 4, y + 12, fitted(who, room, panel["font"], bold=True) + star, panel["font"], panel["text_fill"], bold=True)
         for field, (dx, header) in spec["columns"].items():
             value = seat.get(field)
             moved = previous is not None and (old is None or old.get(field) != value)

@@ -20,6 +20,7 @@ from replay_viewer.boards import citta_stato as citta_board
 from replay_viewer.boards import draw as draw_title
 from replay_viewer.boards import layout_for
 from replay_viewer.boards.citta_stato import draw, missing_positions
+from replay_viewer.boards.svg import width
 
 EDITION = GAME.default_edition()
 LAYOUT = layout_for("citta-stato", EDITION)
@@ -199,3 +200,25 @@ def test_every_step_draws_from_before_setup_to_the_end() -> None:
     assert backwards[::-1] == first
     final = parse(draw_title("citta-stato", views[-1], views[-2], EDITION, NAMES))
     assert pieces(final, "round-marker")[0].get("data-value") == str(EDITION.data["rounds"])
+
+
+def test_a_long_name_is_cut_to_its_header_and_kept_whole_in_the_titles() -> None:
+    """A name with spaces and apostrophes, longer than a player board's header: cut with an ellipsis before the
+    first player's mark and the VP box (it ran under both), whole in the board's title and the seats' list."""
+    names = ["Anna Maria de la Cruz", "D'Angelo Bartolomeo", "Zoë"]
+    step = middle()
+    v = GAME.view(game()[step], None)
+    root = parse(draw(v, None, LAYOUT, EDITION, names))
+    pb = LAYOUT["player_board"]
+    boards = [el for el in root.iter() if "player-board" in (el.get("class") or "")]
+    assert len(boards) == 3
+    for i, board in enumerate(boards):
+        header = next(t for t in board.iter(f"{SVG}text") if (t.get("x"), t.get("y")) == tuple(str(c) for c in pb["name"]))
+        shown = "".join(header.itertext()).removeprefix("▶ ")
+        right = pb["first_player"][0] - 16 if v.get("first_player") == i else pb["vp"][0] - pb["vp_box"][0]
+        assert width("".join(header.itertext()), LAYOUT["font"]["large"], bold=True) <= right - pb["name"][0], shown
+        if names[i] == "Zoë":
+            assert shown == "Zoë"
+        else:
+            assert shown.endswith("…") and names[i].startswith(shown[:-1].rstrip()), shown
+        assert names[i] in (board.get("aria-label") or title(board)), "the whole name stays readable"

@@ -18,6 +18,7 @@ from domain.records.views import public_view
 from replay_viewer.boards import NoLayout, layout_for
 from replay_viewer.boards import draw as draw_any
 from replay_viewer.boards.la_citta import draw, uncovered
+from replay_viewer.boards.svg import width
 from tests.la_citta.helpers import ED
 
 NS = "{http://www.w3.org/2000/svg}"
@@ -249,3 +250,34 @@ def test_names_are_escaped_into_well_formed_svg():
     root = svg(GAME.view(states[-1], None), None, names)  # parses: the markup stayed well formed
     castles = [el for el in kinds(root, "castle") if el.get("data-owner") == "0"]
     assert castles and all(names[0] in title(el) for el in castles)
+
+
+def test_long_names_fit_the_panel_and_stay_whole_in_the_titles():
+    """Names with spaces and apostrophes, longer than their places: the seat row's name is cut with an ellipsis
+    before the gold column (the starting player's star kept whole: it ran over the gold), the status line keeps
+    its "to play", and each title holds the whole name."""
+    names = ("Anna Maria de la Cruz", "D'Angelo Bartolomeo", "Zoë", "Jean-Baptiste Marie")
+    _, states = game(4)
+    step = step_after(4, "turn-ended", 3)
+    view = GAME.view(states[step], None)
+    root = svg(view, None, names)
+    layout = layout_for("la-citta", ED)
+    spec, panel = layout["panel"]["seats"], layout["panel"]
+    gold_left = spec["x"] + min(dx for dx, _ in spec["columns"].values()) - spec["cell"][0] / 2
+    for el in kinds(root, "seat"):
+        seat = int(el.get("data-owner"))
+        label = next(t for t in el.iter(f"{NS}text") if t.get("font-weight") == "bold" and "seat-field" not in (t.get("class") or ""))
+        shown = "".join(label.itertext())
+        start = float(label.get("x"))
+        assert start + width(shown, panel["font"], bold=True) <= gold_left, shown
+        bare = shown.removesuffix(" ★")
+        if names[seat] == "Zoë":
+            assert bare == "Zoë"
+        else:
+            assert bare.endswith("…") and names[seat].startswith(bare[:-1].rstrip()), shown
+        assert names[seat] in title(el)
+    (status,) = kinds(root, "status")
+    line = "".join(next(status.iter(f"{NS}text")).itertext())
+    pending = view["pending"]["seat"]
+    assert line.endswith(" to play") and width(line, panel["heading_font"], bold=True) <= panel["status"]["width"], line
+    assert f"{names[pending]} to play" in title(status)

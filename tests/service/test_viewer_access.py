@@ -278,6 +278,11 @@ def in_thumb_reach(page: Any, where: str) -> None:
             box = page.locator(button).bounding_box()
             assert box is not None and PHONE["height"] / 2 < box["y"] and box["y"] + box["height"] <= PHONE["height"] + 1, (
                 where, scrolled, button, box)
+        # what the step did, in words, in sight with the board: not under the step bar stuck to the screen's bottom
+        said, bar = page.locator("#said").bounding_box(), page.locator("#controls").bounding_box()
+        assert said is not None and bar is not None and said["height"] > 0, (where, said)
+        assert said["y"] >= 0 and said["y"] + said["height"] <= bar["y"] + 1, (where, scrolled, "the step's words are "
+                                                                                "covered", said, bar)
 
 
 def shoot(page: Any, name: str, whole: bool) -> None:
