@@ -185,6 +185,7 @@ class Lesson(marshmallow.Schema):
     id = fields.String()
     title = fields.String()
     introduction = fields.String()
+    introduction_html = fields.String(metadata={"description": "the introduction as HTML (Markdown, as a note's text)"})
     chapters = fields.List(fields.Dict())
     presenter = fields.Dict(allow_none=True, metadata={"description": "{chapter, step, shapes, seq} or null"})
     pause = fields.Dict(allow_none=True, metadata={"description": "the open pause's question, or null"})
@@ -228,6 +229,7 @@ class Chapter(marshmallow.Schema):
     id = fields.String()
     title = fields.String()
     introduction = fields.String()
+    introduction_html = fields.String(metadata={"description": "the introduction as HTML (Markdown, as a note's text)"})
     record_id = fields.String()
     line = fields.String(allow_none=True)
     from_step = fields.Integer()
@@ -529,7 +531,7 @@ def add_chapter(body: dict[str, Any], lesson_id: UUID) -> Any:
     """Add a chapter: a step range of a finished record's main line or of one of its variations."""
     body = {**body, "record_id": str(body["record_id"])}
     chapter = _teaching().lessons.add_chapter(lesson_id, bearer(), body)
-    return _json(chapter.to_json(), 201)
+    return _json(chapter.shown(), 201)
 
 
 @lessons.route("/<uuid:lesson_id>/chapters/<chapter_id>", methods=["PATCH"])
@@ -542,7 +544,7 @@ def edit_chapter(changes: dict[str, Any], lesson_id: UUID, chapter_id: str) -> A
     """Change a chapter (only the fields sent)."""
     if "record_id" in changes:
         changes = {**changes, "record_id": str(changes["record_id"])}
-    return _json(_teaching().lessons.edit_chapter(lesson_id, chapter_id, bearer(), changes).to_json())
+    return _json(_teaching().lessons.edit_chapter(lesson_id, chapter_id, bearer(), changes).shown())
 
 
 @lessons.route("/<uuid:lesson_id>/chapters/<chapter_id>", methods=["DELETE"])

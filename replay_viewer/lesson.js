@@ -183,7 +183,9 @@ function showChapter() {
   $("chapter-title").textContent = `${indexOf(c) + 1}. ${c.title || "Chapter " + (indexOf(c) + 1)}`;
   const intro = $("chapter-intro");
   intro.replaceChildren();
-  String(c.introduction || "").split(/\n{2,}/).filter((p) => p.trim()).forEach((p) => intro.appendChild(el("p", p.trim())));
+  // the introduction as the service rendered it (Markdown, raw HTML escaped, as a note's text), else as plain paragraphs
+  if (c.introduction_html) intro.insertAdjacentHTML("beforeend", c.introduction_html);
+  else String(c.introduction || "").split(/\n{2,}/).filter((p) => p.trim()).forEach((p) => intro.appendChild(el("p", p.trim())));
   lineData(c).then((data) => {
     if (page.chapter !== c || !data.summary || intro.querySelector(".chapter-source")) return;
     const s = data.summary;
@@ -428,7 +430,8 @@ function applyLesson(lesson, options = {}) {
   document.title = `Cronaca — lesson: ${lesson.title}`;
   $("title").textContent = lesson.title;
   const intro = $("lesson-intro");
-  intro.textContent = lesson.introduction || "";
+  if (lesson.introduction_html) intro.innerHTML = lesson.introduction_html; // rendered and escaped by the service
+  else intro.textContent = lesson.introduction || "";
   buildChapters();
   if (lesson.presenter) presenterAt(lesson.presenter);
   else page.presenter = null; // its chapter was removed: nothing to follow until the teacher presents again

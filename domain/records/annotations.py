@@ -30,7 +30,6 @@ from uuid import UUID
 
 from eventsourcing.domain import event
 from eventsourcing.persistence import IntegrityError
-from markdown_it import MarkdownIt
 
 from domain import catalog
 from domain.kernel import Edition
@@ -47,6 +46,7 @@ from domain.records.errors import (
     Unauthorized,
 )
 from domain.records.kept import Kept
+from domain.records.markdown import render
 from domain.records.readmodels_teaching import Note, NoteList
 from domain.records.room import over_limit
 
@@ -106,35 +106,6 @@ class Notes(Chained):
     def delete(self, note_id: str, at: str, chain: str | None = None) -> None:
         self._chained(chain)
         self.size -= room.item(shown(self.notes.pop(note_id)).to_json())
-
-
-# ---- Markdown --------------------------------------------------------------------------------------
-
-
-def _safe_link(url: str) -> bool:
-    """Only web and mail links: no javascript:, data:, file: or relative paths into the service."""
-    return url.strip().lower().startswith(("http://", "https://", "mailto:"))
-
-
-def _link_open(renderer: Any, tokens: list[Any], idx: int, options: Any, env: Any) -> str:
-    tokens[idx].attrSet("rel", "nofollow noopener")
-    return str(renderer.renderToken(tokens, idx, options, env))
-
-
-def _markdown() -> MarkdownIt:
-    md = MarkdownIt("zero", {"html": False}).enable(["emphasis", "backticks", "list", "link", "strikethrough"])
-    md.validateLink = _safe_link  # type: ignore[method-assign]
-    md.add_render_rule("link_open", _link_open)
-    return md
-
-
-_MD = _markdown()
-
-
-@lru_cache(maxsize=4096)
-def render(text: str) -> str:
-    """A note's text as HTML: the subset only, raw HTML escaped, unsafe links left as plain text."""
-    return _MD.render(text).rstrip("\n") if text else ""
 
 
 # ---- the board's places ----------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from domain.records.markdown import render
 from domain.records.readmodels import RecordFile, Step, StoryLine
 
 # ---- notes ---------------------------------------------------------------------------------------
@@ -167,6 +168,10 @@ class Chapter:
         return {"id": self.id, "title": self.title, "introduction": self.introduction, "record_id": self.record_id,
                 "line": self.line, "from_step": self.from_step, "to_step": self.to_step}
 
+    def shown(self) -> dict[str, Any]:
+        """As the lesson page reads it: also the introduction as HTML (Markdown, as a note's text)."""
+        return {**self.to_json(), "introduction_html": render(self.introduction)}
+
 
 @dataclass(frozen=True, slots=True)
 class Presenter:
@@ -266,7 +271,7 @@ class LessonView:
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "title": self.title, "introduction": self.introduction,
-                "chapters": [c.to_json() for c in self.chapters],
+                "introduction_html": render(self.introduction), "chapters": [c.shown() for c in self.chapters],
                 "presenter": self.presenter.to_json() if self.presenter is not None else None,
                 "pause": self.pause.to_json() if self.pause is not None else None, "teacher": self.teacher,
                 "link": self.link}

@@ -7,6 +7,7 @@ Every refusal is checked to store nothing.
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any
 
@@ -431,3 +432,24 @@ def test_a_pause_board_is_the_asked_seats_own_view(client: Any) -> None:
     assert answer.get_data(as_text=True) == mine
     assert answer.get_data(as_text=True) != everything  # the all-seeing board would show what the seat did not know
     problem(client.get(f"{base}/pauses/p-nope/board"), 404)
+
+
+def test_introductions_are_markdown_as_notes_are(client: Any) -> None:
+    """A teacher writes a lesson's and a chapter's introduction as a note's text: emphasis shows, raw HTML and a
+    script link stay words; the text as written is kept beside it (the lesson file carries only that)."""
+    record_id, _, _ = new_record(client)
+    written = "Zoë's class — *first years*\n\nRead `R4` <script>alert(1)</script> [then](javascript:alert(1))"
+    made = client.post("/api/lessons", json={"title": "D'Angelo's opening", "introduction": written})
+    lesson, key = made.get_json()["lesson"], made.get_json()["teacher_key"]
+    assert lesson["introduction"] == written
+    html = lesson["introduction_html"]
+    assert "<em>first years</em>" in html and "<code>R4</code>" in html and html.count("<p>") == 2, html
+    assert "<script" not in html and "&lt;script&gt;" in html and "javascript:" not in html.replace("(javascript:", ""), html
+    chapter = client.post(f"/api/lessons/{lesson['id']}/chapters", headers=auth(key),
+                          json={"title": "One", "introduction": "**Watch** the market", "record_id": record_id,
+                                "from_step": 0, "to_step": 2})
+    assert chapter.get_json()["introduction_html"] == "<p><strong>Watch</strong> the market</p>", chapter.get_json()
+    again = client.get(f"/api/lessons/{lesson['id']}").get_json()
+    assert again["introduction_html"] == html and again["chapters"][0]["introduction_html"].startswith("<p><strong>")
+    exported = client.get(f"/api/lessons/{lesson['id']}/export").get_json()
+    assert "introduction_html" not in json.dumps(exported), "the file keeps what was written, not its rendering"
