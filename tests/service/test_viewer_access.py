@@ -561,3 +561,18 @@ def test_a_shared_link_asks_its_first_board_once_as_soon_as_the_turns_are_in(
     turns, board = f"/api/records/{record_id}/turns", f"/api/records/{record_id}/steps/{first}/board"
     assert asked.count(turns) == 1 and asked.count(board) == 1, asked
     assert asked.index(board) < asked.index("/viewer/study.js"), asked
+
+
+def test_the_records_list_on_a_phone_has_nothing_to_trip_on(served: tuple[str, Any, dict[str, str]],
+                                                            opened: Any) -> None:
+    """At 390 px the list's filters, its import button, each record's title and files are a finger's size (the
+    selects and the player field were 20 px tall), and nothing reaches past the screen."""
+    base, _, paths = served
+    page = opened(PHONE)
+    page.goto(base + paths["records list"])
+    ready(page, "records list")
+    trips = page.evaluate(TRIPS, ["main", "#records thead"])  # the column names are for a screen reader only
+    assert trips == {"past": [], "small": [], "spilled": [], "tiny": []}, trips
+    for target in ("#records td:first-child a", "#records td:nth-child(7) a", "#import-game"):
+        box = page.locator(target).first.bounding_box()
+        assert box is not None and box["height"] >= (43.5 if target == "#import-game" else 30), (target, box)
