@@ -576,3 +576,19 @@ def test_the_records_list_on_a_phone_has_nothing_to_trip_on(served: tuple[str, A
     for target in ("#records td:first-child a", "#records td:nth-child(7) a", "#import-game"):
         box = page.locator(target).first.bounding_box()
         assert box is not None and box["height"] >= (43.5 if target == "#import-game" else 30), (target, box)
+
+
+def test_a_new_game_on_a_phone_keeps_each_players_remove_button_beside_the_name(
+        served: tuple[str, Any, dict[str, str]], opened: Any) -> None:
+    """At 390 px each seat's ✕ sits on its name's line (it wrapped under it, a row of its own per player)."""
+    base, _, paths = served
+    page = opened(PHONE)
+    page.goto(base + paths["new game"])
+    ready(page, "new game")
+    rows = page.locator("#seats li")
+    assert rows.count() >= 2
+    for k in range(rows.count()):
+        name, remove = rows.nth(k).locator("input").bounding_box(), rows.nth(k).locator("button").bounding_box()
+        assert name is not None and remove is not None
+        assert abs((name["y"] + name["height"] / 2) - (remove["y"] + remove["height"] / 2)) < 4, (k, name, remove)
+        assert remove["x"] + remove["width"] <= PHONE["width"] and remove["height"] >= 43.5, remove
