@@ -82,3 +82,31 @@ def test_a_seat_entering_its_own_draw_cannot_test_a_guess_of_a_blind_card(app_cl
     assert table_key, "an unfinished file's import hands out a table key, to enter what the seats may not see"
     entered = client.post(f"/api/records/{record_id}/commands", json=guess, headers=auth(table_key))
     assert entered.status_code == 200, entered.get_json()
+
+
+def test_an_ask_checks_no_outcome_from_a_pool_the_seat_may_not_see(app_client: tuple[Any, Records]) -> None:
+    """`POST /asks` stores nothing, so checking a seat's outcome from a hidden pool would be a free guess at it: on a
+    record without a table key (made before imports handed one out, or by `Play.start`), seat 1's guess that the one
+    palace is still in the politics deck got 422 "not there" where seat 0's blind card was the palace and `{"ask":
+    null}` where it was not. Both tables must answer the same, naming the pool and nothing in it."""
+    client, records = app_client
+    game = catalog.game("la-citta")
+    played = play_random(game, game.default_edition(), {"players": 3}, "diff")
+    setup = [o.to_json() for o in played.entries[0].outcomes]
+    k = next(k for k, e in enumerate(played.entries)
+             if (e.command or {}).get("type") == "la-citta/blind-draw" and len(e.outcomes) == 1)
+    blind, after = played.entries[k], played.entries[k + 1]
+    assert after.command is not None and blind.command is not None
+    answers = []
+    for card in ("palace", "cathedral"):
+        record_id, tokens = records.play.start("la-citta", SEATS, {"players": 3}, mode="transcribed",
+                                               setup_outcomes=setup)
+        for entry in [*played.entries[1:k], Entry(blind.command, (Outcome("draw", "politics", (card,)),), ())]:
+            assert entry.command is not None
+            records.play.command(record_id, dict(entry.command), tokens[entry.command["seat"]],
+                                 outcomes=[o.to_json() for o in entry.outcomes])
+        guess = {"command": dict(after.command), "outcomes": [{"kind": "draw", "source": "politics", "values": ["palace"]}]}
+        asked = client.post(f"/api/records/{record_id}/asks", json=guess, headers=auth(tokens[after.command["seat"]]))
+        answers.append(answer_of(asked, str(record_id)))
+    assert answers[0] == answers[1], answers
+    assert answers[0][0] == 403 and '"chance/hidden-pool"' in answers[0][1] and "palace" not in answers[0][1]
