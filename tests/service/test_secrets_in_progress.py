@@ -4,6 +4,7 @@ before the game is over). Each probe plays two tables that differ only in a secr
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from domain.records.settings import Settings
 from tests.service.conftest import close_app
 from tests.service.helpers import auth
 from tests.service.test_api import wait_for_verdict
+from tests.service.test_probes_beyond import every_read
 
 SEATS = ["Ada", "Bruno", "Chiara"]
 
@@ -110,3 +112,94 @@ def test_an_ask_checks_no_outcome_from_a_pool_the_seat_may_not_see(app_client: t
         answers.append(answer_of(asked, str(record_id)))
     assert answers[0] == answers[1], answers
     assert answers[0][0] == 403 and '"chance/hidden-pool"' in answers[0][1] and "palace" not in answers[0][1]
+
+
+def every_public_path(client: Any, record_id: str, headers: dict[str, str], since: int) -> dict[str, Any]:
+    """Beyond `test_probes_beyond.every_read`: the board as a picture at every step from `since` (bytes, length, ETag),
+    the record and embed pages, the live stream's first message, what a record in progress refuses (its notation,
+    export, evidence bundle and analysis), and a step asked with a query that names another view; each with its
+    status and bytes (the record's id taken out)."""
+    def got(method: str, path: str) -> tuple[int, bytes, str | None, str | None]:
+        answer = client.open(path, method=method, headers=headers, **({"json": {}} if method == "POST" else {}))
+        body = answer.get_data().replace(record_id.encode(), b"<id>")
+        return answer.status_code, body, answer.headers.get("ETag"), answer.headers.get("Content-Length")
+
+    steps = client.get(f"/api/records/{record_id}", headers=headers).get_json()["steps"]
+    paths = [f"/api/records/{record_id}/steps/{n}/board.png" for n in range(since, steps + 1)]
+    paths += [f"/records/{record_id}", f"/embed/records/{record_id}", *(f"/api/records/{record_id}/{end}" for end in
+                                                                      ("notation", "export", "evidence", "analysis"))]
+    paths += [f"/api/records/{record_id}/steps/{steps}?{query}" for query in ("seat=1", "view=all", "view_of=all")]
+    reads: dict[str, Any] = {path.replace(record_id, "<id>"): got("GET", path) for path in paths}
+    reads["POST analysis"] = got("POST", f"/api/records/{record_id}/analysis")
+    stream = client.get(f"/api/records/{record_id}/live", headers=headers, buffered=False)
+    reads["live"] = (stream.status_code, next(iter(stream.response)))
+    stream.close()
+    return reads
+
+
+def war_disc() -> tuple[str, Any, int, Entry, Entry, int]:
+    """Città-Stato: seat 1 places a War disc face down, the value in its command itself; or another value it holds."""
+    game = catalog.game("citta-stato")
+    played = play_random(game, game.default_edition(), {"players": 3}, "diff")
+    k = next(k for k, e in enumerate(played.entries) if (e.command or {}).get("type") == "citta-stato/war-disc")
+    war = played.entries[k]
+    assert war.command is not None and war.command["value"] != 2
+    return "citta-stato", played, k, war, Entry({**war.command, "value": 2}, (), ()), war.command["seat"]
+
+
+def voice_poll() -> tuple[str, Any, int, Entry, Entry, int]:
+    """La Città: seat 2 polls two face-down voice-of-the-people cards (only it sees them); or the same two the other
+    way round."""
+    game = catalog.game("la-citta")
+    played = play_random(game, game.default_edition(), {"players": 3}, "p2")
+    k = next(k for k, e in enumerate(played.entries) if (e.command or {}).get("type") == "la-citta/poll")
+    poll = played.entries[k]
+    seen, *rest = poll.outcomes
+    assert poll.command is not None and seen.source == "voice" and len(set(seen.values)) == 2
+    swapped = Outcome(seen.kind, seen.source, tuple(reversed(seen.values)))
+    return "la-citta", played, k, poll, Entry(poll.command, (swapped, *rest), ()), poll.command["seat"]
+
+
+@pytest.mark.parametrize("twins", [war_disc, voice_poll], ids=["citta-stato war disc", "la-citta voice poll"])
+def test_a_secret_in_the_last_command_changes_no_byte_nor_log_of_what_others_read(
+        app_client: tuple[Any, Records], caplog: pytest.LogCaptureFixture, twins: Any) -> None:
+    """Two tables whose last command differs only in a secret of its seat (a War disc's value, which voice cards a
+    poll saw): the public and every other seat must read the same bytes, lengths and entity tags on every path
+    (test_probes_beyond's reads, the board pictures, the pages, the live stream, the refusals of what waits for the
+    end, a step asked as another view), and the service must log the same lines at both; the seat itself reads its
+    secret (the comparison can tell)."""
+    client, records = app_client
+    title, played, k, last, other, owner = twins()
+    setup = [o.to_json() for o in played.entries[0].outcomes]
+    caplog.set_level(logging.DEBUG)
+    tables = []
+    for final in (last, other):
+        record_id, tokens = records.play.start(title, SEATS, {"players": 3}, mode="transcribed", setup_outcomes=setup)
+        before = records.reading.summary(record_id).steps
+        for entry in played.entries[1:k]:
+            records.play.command(record_id, dict(entry.command), tokens[entry.command["seat"]],
+                                 outcomes=[o.to_json() for o in entry.outcomes])
+        since = records.reading.summary(record_id).steps
+        assert since > before
+        caplog.clear()
+        sent = client.post(f"/api/records/{record_id}/commands", headers=auth(tokens[owner]),
+                           json={"command": dict(final.command), "outcomes": [o.to_json() for o in final.outcomes]})
+        assert sent.status_code == 200, sent.get_json()
+        readers = [("public", {}), *((f"seat {i}", auth(t)) for i, t in enumerate(tokens))]
+        reads = {reader: (every_read(client, record_id, headers), every_public_path(client, str(record_id), headers, since))
+                 for reader, headers in readers}
+        logged = [r.getMessage().replace(str(record_id), "<id>") for r in caplog.records]
+        tables.append((reads, logged))
+        assert str(record_id) not in client.get("/metrics").get_data(as_text=True)  # no record is a label
+    (first, logged), (second, logged_2) = tables
+    for reader in first:
+        if reader != f"seat {owner}":
+            for part in (0, 1):
+                differs = [path for path in first[reader][part] if first[reader][part][path] != second[reader][part][path]]
+                assert differs == [], (reader, differs)
+    assert first[f"seat {owner}"][0] != second[f"seat {owner}"][0]  # its own secret: the reads can tell them apart
+    assert logged == logged_2
+    public = first["public"][1]
+    assert public["live"][0] == 200 and b'"finished":false' in public["live"][1]
+    assert {public[f"/api/records/<id>/{end}"][0] for end in ("notation", "export", "evidence")} == {403}
+    assert public["POST analysis"][0] == 409
