@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from api import cli
 from api.app import create_app
 from domain import catalog
 from domain.kernel import Entry, Outcome
@@ -203,3 +204,32 @@ def test_a_secret_in_the_last_command_changes_no_byte_nor_log_of_what_others_rea
     assert public["live"][0] == 200 and b'"finished":false' in public["live"][1]
     assert {public[f"/api/records/<id>/{end}"][0] for end in ("notation", "export", "evidence")} == {403}
     assert public["POST analysis"][0] == 409
+
+
+def test_the_command_lines_render_of_a_record_in_progress_asks_for_in_progress(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """`cronaca render RECORD_ID` printed a record in progress whole (every Republic card, every draw) to whoever ran
+    it, as the API's `/notation` refuses to: now it refuses the same way, unless `--in-progress` says the operator
+    means it (a finished record's notation is public, as `/notation` serves it)."""
+    store = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(tmp_path / "cli.sqlite3")}
+    for name, value in store.items():
+        monkeypatch.setenv(name, value)
+    records = Records(Settings.from_env(store).store)
+    try:
+        game = catalog.game("citta-stato")
+        played = play_random(game, game.default_edition(), {"players": 3}, "diff")
+        setup = [o.to_json() for o in played.entries[0].outcomes]
+        record_id, tokens = records.play.start("citta-stato", SEATS, {"players": 3}, mode="transcribed",
+                                               setup_outcomes=setup)
+        for entry in played.entries[1:6]:
+            assert entry.command is not None
+            records.play.command(record_id, dict(entry.command), tokens[entry.command["seat"]],
+                                 outcomes=[o.to_json() for o in entry.outcomes])
+    finally:
+        records.close()
+    with pytest.raises(SystemExit) as refused:
+        cli.main(["render", str(record_id)])
+    said = capsys.readouterr()
+    assert refused.value.code == 2 and "--in-progress" in said.err and "R8" not in said.out + said.err
+    assert cli.main(["render", str(record_id), "--in-progress"]) == 0
+    assert "R8" in capsys.readouterr().out  # seat 0's Republic card: the operator asked for it
