@@ -4,6 +4,7 @@ before the game is over). Each probe plays two tables that differ only in a secr
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,7 +15,8 @@ import pytest
 from api import cli
 from api.app import create_app
 from domain import catalog
-from domain.kernel import Entry, Outcome
+from domain.kernel import Entry, MalformedCommand, Outcome, RuleViolation, SeededChance, play
+from domain.kernel.review import determinize
 from domain.kernel.selfplay import play_random
 from domain.records import Records
 from domain.records.settings import Settings
@@ -233,3 +235,55 @@ def test_the_command_lines_render_of_a_record_in_progress_asks_for_in_progress(
     assert refused.value.code == 2 and "--in-progress" in said.err and "R8" not in said.out + said.err
     assert cli.main(["render", str(record_id), "--in-progress"]) == 0
     assert "R8" in capsys.readouterr().out  # seat 0's Republic card: the operator asked for it
+
+
+TITLES = [("citta-stato", {"players": 3}), ("la-citta", {"players": 3}), ("serenissima", {"players": 3, "money": "hidden"})]
+
+
+def judged(game: Any, state: Any, command: Any, k: int) -> str:
+    """How the rules answer a command, as its own seat reads the answer: accepted, or the refusal's rule, words and
+    facts (the chance the same for every state compared)."""
+    try:
+        play(game, state, command, SeededChance(f"judged/{k}"))
+    except RuleViolation as exc:
+        return json.dumps(exc.to_json(command.seat), sort_keys=True)
+    return "accepted"
+
+
+def near(command: dict[str, Any]) -> list[dict[str, Any]]:
+    """A command and the ones a number away from it: guesses a seat may send that the rules may refuse."""
+    return [command, *({**command, k: v + d} for k, v in command.items()
+                       if isinstance(v, int) and not isinstance(v, bool) and k != "seat" for d in (-1, 1))]
+
+
+@pytest.mark.parametrize(("title", "options"), TITLES, ids=[t for t, _ in TITLES])
+def test_a_seats_commands_are_judged_alike_in_every_state_it_cannot_tell_apart(title: str, options: dict[str, Any]) -> None:
+    """The deciding seat's commands (each legal one and its near misses) are accepted or refused with the same rule,
+    words and facts in the game as it is and in the same game with every secret the seat cannot see dealt again
+    (the title's `determinize`: other seats' bags, discs, Republic cards, face-down cards, hidden purses); its legal
+    commands and their words are the same too. Otherwise a command would be a way to confirm a guess. The planner's
+    deals make the twins: a title whose deals changed nothing would test nothing, so some must differ."""
+    game = catalog.game(title)
+    played = play_random(game, game.default_edition(), options, "twins")
+    state = game.begin(game.default_edition())
+    dealt = 0
+    for k, entry in enumerate(played.entries):
+        deciding = game.pending(state).seat
+        if k and k % 3 == 0 and deciding is not None:
+            twin = determinize(game, state, deciding, SeededChance(f"twin/{k}"))
+            assert game.view(twin, deciding) == game.view(state, deciding)
+            dealt += twin != state
+            legal = [c.to_json() for c in game.legal(state)]
+            assert [c.to_json() for c in game.legal(twin)] == legal, k
+            words = catalog.choices(title)
+            assert ([o.to_json(c) for o, c in zip(words(twin, legal, SEATS), legal, strict=True)]
+                    == [o.to_json(c) for o, c in zip(words(state, legal, SEATS), legal, strict=True)]), k
+            for sent in {json.dumps(m, sort_keys=True): m for c in legal[:12] for m in near(c)}.values():
+                try:
+                    command = game.parse_command(sent)
+                except MalformedCommand:
+                    continue
+                assert judged(game, state, command, k) == judged(game, twin, command, k), (k, sent)
+        for event in entry.events:
+            state = game.evolve(state, event)
+    assert dealt, "the deals changed no state: nothing was compared"
