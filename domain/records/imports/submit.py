@@ -20,9 +20,9 @@ from domain.records.imports.judge import Judging, imported_record_id
 from domain.records.settings import Limits
 
 
-def table_of(table_key: str | None) -> dict[str, str]:
+def table_of(table_key: str | None) -> str | None:
     """The Import's table key hash, when one is handed out (an import saved before them has none)."""
-    return {"table_hash": token_hash(table_key)} if table_key else {}
+    return token_hash(table_key) if table_key else None
 
 
 class Submitting(Judging):
@@ -64,7 +64,7 @@ class Submitting(Judging):
                       annotator_hash=token_hash(annotator_key) if annotator_key else None,
                       arbiter_hash=token_hash(arbiter_key) if arbiter_key else None,
                       chain=None if self.records.chain else chains.OFF, depth=header.depth,
-                      **table_of(table_key)), tokens
+                      table_hash=table_of(table_key)), tokens
 
     def _save_import(self, found: Import, keyed: tuple[UUID, str] | None) -> UUID:
         """Save a new import, with its RequestKey in the same transaction when keyed; returns the import that
@@ -104,7 +104,7 @@ class Submitting(Judging):
                        token_hashes=[token_hash(t) for t in tokens],
                        annotator_hash=token_hash(annotator_key) if annotator_key else None,
                        arbiter_hash=token_hash(arbiter_key) if arbiter_key else None,
-                       chain=None if self.records.chain else chains.OFF, **table_of(table_key))
+                       chain=None if self.records.chain else chains.OFF, table_hash=table_of(table_key))
         if findings:
             report = transcripts.rejected_at_upload(findings)
             if before is None:
