@@ -287,3 +287,40 @@ def test_a_seats_commands_are_judged_alike_in_every_state_it_cannot_tell_apart(t
         for event in entry.events:
             state = game.evolve(state, event)
     assert dealt, "the deals changed no state: nothing was compared"
+
+
+def test_no_key_but_a_seats_own_token_opens_a_seats_view_of_a_record_in_progress(app_client: tuple[Any, Records]) -> None:
+    """A forged token, another record's seat token and table key, this record's annotator, arbiter and table keys,
+    and a malformed Authorization header, on the reads that answer a seat its view: none reads a seat's view of a
+    record in progress (403 or 401; the table key reads the public's), and a seat's own token reads only its own."""
+    client, _ = app_client
+    started = []
+    for _ in range(2):
+        made = client.post("/api/records", json={"title": "citta-stato", "seats": SEATS, "mode": "transcribed",
+                                                 "setup_outcomes": [o.to_json() for o in setup_of("citta-stato")]})
+        assert made.status_code == 201, made.get_json()
+        started.append(made.get_json())
+    mine, other = started
+    record_id = mine["id"]
+    reads = [f"/api/records/{record_id}/steps/1", f"/api/records/{record_id}/steps/1/board.png",
+             f"/api/records/{record_id}/legal", f"/api/records/{record_id}/story", f"/api/records/{record_id}/events"]
+    public = {path: client.get(path).get_data() for path in reads}
+    refused = {"forged": auth("x" * 43), "another record's seat": auth(other["seats"][0]["token"]),
+               "another record's table": auth(other["table_key"]), "annotator": auth(mine["annotator_key"]),
+               "arbiter": auth(mine["arbiter_key"])}
+    for who, headers in [*refused.items(), ("malformed", {"Authorization": "Basic eA=="})]:
+        for path in reads[:3]:  # 15 wrong credentials: within an address's budget of 20 a minute (api/throttle.py)
+            answer = client.get(path, headers=headers)
+            assert answer.status_code in (401, 403), (who, path, answer.status_code)
+    for path in reads:  # the table key reads the public's; its /legal lists the decision too (it enters it)
+        if not path.endswith("/legal"):
+            assert client.get(path, headers=auth(mine["table_key"])).get_data() == public[path], path
+    views = [client.get(f"/api/records/{record_id}/steps/1", headers=auth(s["token"])).get_json() for s in mine["seats"]]
+    assert [v["view_of"] for v in views] == ["seat:0", "seat:1", "seat:2"]
+    assert [[s["republic"] is not None for s in v["view"]["seats"]] for v in views] == [
+        [True, False, False], [False, True, False], [False, False, True]]
+
+
+def setup_of(title: str) -> list[Outcome]:
+    game = catalog.game(title)
+    return list(play_random(game, game.default_edition(), {"players": 3}, "diff").entries[0].outcomes)
