@@ -23,7 +23,7 @@ from domain import catalog, transcripts
 from domain.kernel import ALL, MalformedCommand, RuleViolation, reveal
 from domain.kernel.bots import play_bot
 from domain.kernel.selfplay import play_random
-from domain.records import NotFound, Records, evidence
+from domain.records import Forbidden, NotFound, Records, evidence
 from domain.records.settings import Settings
 from domain.transcripts import check_text, reconcile_texts
 
@@ -152,9 +152,13 @@ def check(files: Sequence[str], as_json: bool, budget: int | None) -> None:
     raise click.exceptions.Exit(0 if all(r["ok"] for _, r in reports) else 1)
 
 
-@cronaca.command(help="A record in its title's notation: a record file (JSON export) or a record id in the store.")
+@cronaca.command(help="A record in its title's notation: a record file (JSON export) or a record id in the store. "
+                      "A record in the store whose game is in progress is refused unless --in-progress: its notation "
+                      "holds every draw and face-down card, which its seats may not see yet.")
 @click.argument("record")
-def render(record: str) -> None:
+@click.option("--in-progress", "in_progress", is_flag=True,
+              help="also a record whose game is in progress (every secret shown: not for a screen its players see)")
+def render(record: str, in_progress: bool = False) -> None:
     path = Path(record)
     if path.exists():
         try:
@@ -171,9 +175,11 @@ def render(record: str) -> None:
         raise Failed(f"{record}: no such file, and not a record id") from exc
     records = Records(Settings.from_env().store)
     try:
-        click.echo(records.reading.notation(record_id, all_seeing=True), nl=False)
+        click.echo(records.reading.notation(record_id, all_seeing=in_progress), nl=False)
     except NotFound as exc:
         raise Failed(exc.message) from exc
+    except Forbidden as exc:
+        raise Failed(f"{record}: {exc.message}; --in-progress shows it to you anyway") from exc
 
 
 @cronaca.command(help="Two transcripts of one game: every disagreement, the first divergence, which the rules accept.")

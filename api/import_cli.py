@@ -66,37 +66,38 @@ def read_file(path: Path, settings: Settings) -> tuple[str, Any]:
 
 
 def submit_files(records: Any, paths: Sequence[Path], settings: Settings, lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Save each file as an import: a line per file, {file, import_id, seats, annotator_key, arbiter_key}, or
+    """Save each file as an import: a line per file, {file, import_id, seats, annotator_key, arbiter_key, table_key}, or
     {file, error, rule} when it is refused (nothing of it stored, unless a notation file's refusal, which is
     kept as a rejected import, as the API keeps it). Record files in a row are saved together, in one append
     (`Records.imports.submit_many`), a notation file alone. Each line goes into `lines` as soon as its file is saved,
     so that a failure later in the batch loses no file's tokens; the batch's lines are returned."""
     start = len(lines)
-    waiting: list[tuple[dict[str, Any], Any, str, str]] = []  # record files read, to be saved together
+    waiting: list[tuple[dict[str, Any], Any, str, str, str]] = []  # record files read, to be saved together
 
     def save_waiting() -> bool:
         """The record files read so far, saved in one append; False when the store failed (their lines say so)."""
         if not waiting:
             return True
         try:
-            answers = records.imports.submit_many([(body, annotator, arbiter) for _, body, annotator, arbiter in waiting])
+            answers = records.imports.submit_many([(body, annotator, arbiter, table)
+                                                   for _, body, annotator, arbiter, table in waiting])
         except PersistenceError as exc:  # the store away past its own retries: none of them saved
             for line, *_ in waiting:
                 lines.append(_store_away(line, exc))
             return False
-        for (line, _, annotator, arbiter), answer in zip(waiting, answers, strict=True):
+        for (line, _, annotator, arbiter, table), answer in zip(waiting, answers, strict=True):
             if isinstance(answer, RecordsError):
                 line.update(error=answer.message, rule=answer.facts.get("rule"), import_id=answer.facts.get("import_id"))
             else:
                 import_id, tokens = answer
-                _saved(line, import_id, tokens, annotator, arbiter)
+                _saved(line, import_id, tokens, annotator, arbiter, table)
             lines.append(line)
         waiting.clear()
         return True
 
     for path in paths:
         line: dict[str, Any] = {"file": str(path)}
-        annotator, arbiter = new_tokens(2)
+        annotator, arbiter, table = new_tokens(3)  # the table's: an unfinished game goes on at the table
         try:
             kind, body = read_file(path, settings)
         except (click.ClickException, OSError, RecordsError) as exc:
@@ -107,28 +108,28 @@ def submit_files(records: Any, paths: Sequence[Path], settings: Settings, lines:
             lines.append(line)
             continue
         if kind != "notation":
-            waiting.append((line, body, annotator, arbiter))
+            waiting.append((line, body, annotator, arbiter, table))
             continue
         if not save_waiting():
             break
         try:
-            import_id, tokens = records.imports.submit_notation(body, annotator, arbiter)
+            import_id, tokens = records.imports.submit_notation(body, annotator, arbiter, table_key=table)
         except PersistenceError as exc:
             lines.append(_store_away(line, exc))
             break
         except RecordsError as exc:
             line.update(error=exc.message, rule=exc.facts.get("rule"), import_id=exc.facts.get("import_id"))
         else:
-            _saved(line, import_id, tokens, annotator, arbiter)
+            _saved(line, import_id, tokens, annotator, arbiter, table)
         lines.append(line)
     else:
         save_waiting()
     return lines[start:]
 
 
-def _saved(line: dict[str, Any], import_id: Any, tokens: list[str], annotator: str, arbiter: str) -> None:
+def _saved(line: dict[str, Any], import_id: Any, tokens: list[str], annotator: str, arbiter: str, table: str) -> None:
     line.update(import_id=str(import_id), seats=[{"seat": k, "token": t} for k, t in enumerate(tokens)],
-                annotator_key=annotator, arbiter_key=arbiter)
+                annotator_key=annotator, arbiter_key=arbiter, table_key=table)
 
 
 def _store_away(line: dict[str, Any], exc: Exception) -> dict[str, Any]:

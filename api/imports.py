@@ -79,13 +79,15 @@ def submit() -> Any:
     record it will create are in this answer only. With an `Idempotency-Key`, a retry of a submission
     that was saved answers the same import's status, without the tokens and keys (docs/api.md)."""
     svc = service()
-    annotator, arbiter = new_tokens(2)
+    annotator, arbiter, table = new_tokens(3)
     key = idempotency_key()
     try:
         if request.mimetype == MEDIA_TYPE:
-            import_id, tokens = svc.records.imports.submit_notation(notation_body(), annotator, arbiter, idempotency_key=key)
+            import_id, tokens = svc.records.imports.submit_notation(notation_body(), annotator, arbiter, idempotency_key=key,
+                                                                        table_key=table)
         else:
-            import_id, tokens = svc.records.imports.submit(_document(), annotator, arbiter, idempotency_key=key)
+            import_id, tokens = svc.records.imports.submit(_document(), annotator, arbiter, idempotency_key=key,
+                                                               table_key=table)
     except AlreadySubmitted as again:
         # Its seat tokens and keys were shown once, and are stored hashed: a retry never shows them again (a key
         # is no secret; whoever learnt it must not learn the tokens). The relay queues it if the first did not.
@@ -94,8 +96,9 @@ def submit() -> Any:
         response.headers[REPLAYED] = "true"
         return response
     hand_over(svc.records, svc.dispatcher, import_id, 1)  # if the queue is down, the relay retries
-    # the seat tokens and both keys are shown once: the annotator's for notes and variations, the arbiter's for rulings
-    submitted = Submitted(svc.records.imports.status(import_id), tokens, annotator, arbiter)
+    # the seat tokens and the keys are shown once: the annotator's for notes and variations, the arbiter's for rulings,
+    # the table's to go on with a game in progress at the table (what a seat's token may not enter: play.py)
+    submitted = Submitted(svc.records.imports.status(import_id), tokens, annotator, arbiter, table)
     response = json_response(submitted.to_json(), 202)
     response.headers["Location"] = f"/api/imports/{import_id}"
     return response

@@ -319,6 +319,10 @@ class ImportStatus(marshmallow.Schema):
                                                             "record it makes and branch variations from it"})
     arbiter_key = fields.String(metadata={"description": "only in the first answer to the submission: record rulings "
                                                           "on the record it makes"})
+    table_key = fields.String(metadata={"description": "only in the first answer to the submission: a game still in "
+                                                        "progress goes on at the table, and its device enters with this "
+                                                        "key what a seat's token may not (a draw from a pool the seat's "
+                                                        "view hides)"})
 
 
 class Problem(marshmallow.Schema):

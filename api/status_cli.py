@@ -210,12 +210,15 @@ def add_commands(group: click.Group) -> None:
     @click.option("--out", type=click.Path(file_okay=False), default=None, help="the folder the files go to")
     @click.option("--wait", type=float, default=None, help="with REDIS_URL: seconds to wait for the jobs' results")
     @click.option("--json", "as_json", is_flag=True)
-    def render(record: str | None, every: bool, out: str | None, wait: float | None, as_json: bool) -> None:
+    @click.option("--in-progress", "in_progress", is_flag=True,
+                  help="a record id whose game is in progress, every secret shown (not for a screen its players see)")
+    def render(record: str | None, every: bool, out: str | None, wait: float | None, as_json: bool,
+               in_progress: bool) -> None:
 
         if not every:
             if record is None or out is not None or original is None or original.callback is None:
                 raise click.UsageError("name a record file or id, or use --all --out DIR")
-            original.callback(record=record)
+            original.callback(record=record, in_progress=in_progress)
             return
         if record is not None or out is None:
             raise click.UsageError("--all takes no record, and needs --out DIR")

@@ -18,8 +18,8 @@ const form = $("import-form", "form");
 const text = $("text", "textarea");
 const status = $("import-status");
 
-/** @type {{ importId: string | null, recordId: string | null, tokens: string[] }} */
-const held = { importId: null, recordId: null, tokens: [] };
+/** @type {{ importId: string | null, recordId: string | null, tokens: string[], table: string | null }} */
+const held = { importId: null, recordId: null, tokens: [], table: null };
 
 $("file", "input").addEventListener("change", async (e) => {
   const file = /** @type {HTMLInputElement} */ (targetOf(e)).files[0];
@@ -54,7 +54,7 @@ async function checkOnly() {
   const answer = await api("/api/check", { method: "POST", text: body, headers: { "Content-Type": NOTATION } });
   busy(false);
   if (!answer.ok) return say("The file could not be checked: " + why(answer));
-  Object.assign(held, { importId: null, recordId: null, tokens: [] });
+  Object.assign(held, { importId: null, recordId: null, tokens: [], table: null });
   $("tokens").hidden = true;
   const report = answer.body;
   say(report.ok ? "checked, nothing stored: the rules accept every line" : "checked, nothing stored");
@@ -76,13 +76,13 @@ async function submit() {
     busy(false);
     say(why(sent));
     if (answer.facts && answer.facts.report) {
-      Object.assign(held, { importId: answer.facts.import_id || null, recordId: null, tokens: [] });
+      Object.assign(held, { importId: answer.facts.import_id || null, recordId: null, tokens: [], table: null });
       show(body, answer.facts.report, "");
     }
     return;
   }
   Object.assign(held, { importId: answer.id, recordId: null,
-                        tokens: (answer.seats || []).map((/** @type {any} */ s) => s.token) });
+                        tokens: (answer.seats || []).map((/** @type {any} */ s) => s.token), table: answer.table_key || null });
   let found = answer;
   for (let tries = 0; tries < 600 && !["accepted", "rejected"].includes(found.status); tries++) {
     say(`${found.status}…`);
@@ -100,7 +100,7 @@ async function submit() {
   busy(false);
   if (found.status === "accepted") say("accepted: the record is made.", { text: "Open the record", href: `/records/${found.record_id}` });
   else say(found.status);
-  showTokens(report.seats || []);
+  showTokens(report.seats || [], report.finished === false);
   show(body, read.report, read.note);
 }
 
@@ -140,9 +140,18 @@ function replayOf(f) {
   return null;
 }
 
-function showTokens(seats) {
+function showTokens(seats, inProgress = false) {
   const list = $("token-list", "ul");
   list.replaceChildren();
+  if (held.recordId && held.table && inProgress) {  // a game in progress goes on at the table: its device's link first
+    const li = el("li");
+    li.appendChild(el("span", "the table: ", "who"));
+    li.appendChild(el("code", held.table));
+    const open = el("a", "go on with the game at the table (enters every seat's choices and what the table sees)");
+    open.href = `/records/${held.recordId}#table=${encodeURIComponent(held.table)}`;
+    li.append(" ", open);
+    list.appendChild(li);
+  }
   held.tokens.forEach((token, seat) => {
     const li = el("li");
     li.appendChild(el("span", `${seats[seat] || "seat " + (seat + 1)}: `, "who"));

@@ -311,7 +311,7 @@ class Import(Chained):
     @event("Submitted")
     def __init__(self, document: str, token_hashes: list[str], annotator_hash: str | None = None,
                  arbiter_hash: str | None = None, chain: str | None = None, depth: int | None = None,
-                 chain_key: str | None = None) -> None:
+                 chain_key: str | None = None, table_hash: str | None = None) -> None:
         self._chained(chain, chain_key)
         self.document = document
         # the file's nesting as `recordfile.parse` measured it at submit, when it also checked every entry's shape:
@@ -321,6 +321,8 @@ class Import(Chained):
         self.token_hashes = token_hashes
         self.annotator_hash = annotator_hash  # handed on to the record an accepted import makes
         self.arbiter_hash = arbiter_hash
+        # the table key's: a game in progress goes on at the table, whose device alone enters what a seat may not see
+        self.table_hash = table_hash
         self.status = SUBMITTED
         self.attempts = 0
         self.record_id: str | None = None

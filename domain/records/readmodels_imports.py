@@ -89,10 +89,12 @@ class Submitted:
     tokens: list[str]  # the seats' tokens of the record it will make, in seat order
     annotator_key: str
     arbiter_key: str
+    table_key: str | None = None  # a game in progress goes on at the table: its device enters what no seat may see
 
     def to_json(self) -> dict[str, Any]:
         return {**self.status.to_json(), "seats": [{"seat": i, "token": t} for i, t in enumerate(self.tokens)],
-                "annotator_key": self.annotator_key, "arbiter_key": self.arbiter_key}
+                "annotator_key": self.annotator_key, "arbiter_key": self.arbiter_key,
+                **({"table_key": self.table_key} if self.table_key else {})}
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,9 +16,11 @@ choice, or the setup). What an ask shows is what the asker may see: the table ke
 the pool a draw comes from (the cubes still in the bag, the cards still in the deck) is offered to it; a seat's
 token is offered only the pools its own view shows (`Words.open_pool`: its own bag), and any other pool is named
 with nothing of it listed, and refused with nothing of it said if the seat gives an outcome from it
-(kernel.asking.HiddenPool, 403): the table key enters those. (A transcribed record with no table key, started
-through the API before issue 31 or by `Play.start` alone, has no one else to enter them: its seats still do, each
-refusal saying a pool's size only, as before: `sealed`.)
+(kernel.asking.HiddenPool, 403): the table key enters those. An import of an unfinished game hands out a table key
+too. (A transcribed record with no table key, started through the API before issue 31, imported before its imports
+had one, or made by `Play.start` alone, has no one else to enter them: its seats' commands still do, each refusal
+saying a pool's size only, as before: `sealed`. Its refusals still tell a right guess from a wrong one; an ask,
+which stores nothing, never checks such an outcome.)
 """
 
 from __future__ import annotations
@@ -179,7 +181,10 @@ class Table:
                     return play(game, state, cmd, chance)
                 reader = None if table else seat
             try:
-                ask, unused = next_ask(run, given, closed, sealed(meta))
+                # sealed whatever the record: nothing is stored here, so checking a seat's outcome from a pool it may
+                # not see would be a free guess at what the pool holds (a record without a table key, made by an
+                # import before they had one, takes them only as its seat's command)
+                ask, unused = next_ask(run, given, closed, True)
             except HiddenPool as exc:
                 raise hidden_pool(exc) from exc
             except RuleViolation as exc:

@@ -161,7 +161,7 @@ def test_a_run_that_stops_still_prints_the_lines_of_the_files_it_saved(tmp_path:
     lines = [json.loads(line) for line in result.stdout.splitlines()]
     assert [line["file"] for line in lines] == list(map(str, paths[:2]))
     assert [line["status"] for line in lines] == ["submitted", "submitted"]  # saved, not yet judged
-    assert all(len(line["seats"]) == 2 and line["annotator_key"] and line["arbiter_key"] for line in lines)
+    assert all(len(line["seats"]) == 2 and line["annotator_key"] and line["arbiter_key"] and line["table_key"] for line in lines)
 
 
 def test_a_store_that_fails_stops_the_run_with_a_line_for_every_file(tmp_path: Path,

@@ -12,6 +12,7 @@ $CRONACA_PAGE_SHOTS when it is set, to be looked at.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Iterator
@@ -21,6 +22,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
+from domain import catalog
+from domain.kernel.selfplay import play_random
 from tests.service import browsing
 from tests.service.browsing import served_app
 from tests.service.helpers import auth
@@ -271,3 +274,26 @@ def test_two_transcripts_that_agree_say_so(served: tuple[str, Any, Any], context
     expect(page.locator("#verdict")).to_have_text("The two transcripts agree, line for line.")
     expect(page.locator("#side-by-side")).to_be_hidden()
     expect(page.locator("#disagreements tbody")).to_have_text("none")
+
+
+def test_a_game_in_progress_imported_on_the_page_goes_on_at_the_table(served: tuple[str, Any, Any], context: Any) -> None:
+    """An unfinished game's record takes a draw its seats may not see only from the table's device (issue: a seat's
+    token entering one was told whether a guess of the pool was right): the page shows the import's table link
+    first, and that key opens the record's decisions."""
+    base, client, _ = served
+    game = catalog.game("la-citta")
+    played = play_random(game, game.default_edition(), {"players": 3}, "page-table")
+    document = {"format": "cronaca-record", "version": 1, "title": "la-citta", "edition": game.default_edition().ref,
+                "seats": [{"name": n} for n in ("Ada", "Bruno", "Chiara")], "options": {"players": 3},
+                "mode": "transcribed", "chance": {}, "entries": [e.to_json() for e in played.entries[:20]],
+                "finished": False}
+    page = context()
+    import_on_page(page, base, json.dumps(document))
+    expect(page.locator("#import-status")).to_contain_text("accepted: the record is made")
+    first = page.locator("#token-list li").first
+    expect(first).to_contain_text("the table")
+    found = re.fullmatch(r"/records/([0-9a-f-]+)#table=([^&]+)", first.locator("a").get_attribute("href") or "")
+    assert found, first.inner_html()
+    assert first.locator("code").inner_text() == found[2] and page.locator("#token-list li").count() == 4
+    legal = client.get(f"/api/records/{found[1]}/legal", headers=auth(found[2])).get_json()
+    assert legal["commands"], legal  # the table key lists the decision whoever decides

@@ -19,16 +19,16 @@ from domain.records.readmodels_imports import ImportReport
 class Batches(Submitting):
     """`submit_many`, `mark_queued_many`, `judge_many`."""
 
-    def submit_many(self, files: Sequence[tuple[Any, str | None, str | None]]) -> list[tuple[UUID, list[str]] | RecordsError]:
-        """`submit` of several record files, each (document, annotator key, arbiter key), saved in one append, not
+    def submit_many(self, files: Sequence[tuple[Any, ...]]) -> list[tuple[UUID, list[str]] | RecordsError]:
+        """`submit` of several record files, each (document, annotator key, arbiter key[, table key]), saved in one append, not
         one a file (`cronaca import`'s chunks: each append takes the event table's lock). A file `submit` would
         refuse is answered with that refusal, nothing of it stored; the others are saved together, or, when the
         store fails (PersistenceError, raised), none of them."""
         answers: list[tuple[Import, list[str]] | RecordsError] = []
-        for document, annotator_key, arbiter_key in files:
+        for document, annotator_key, arbiter_key, *table_key in files:
             try:
                 header, _, stored = self._checked_file(document)
-                answers.append(self._new_import(header, stored, annotator_key, arbiter_key))
+                answers.append(self._new_import(header, stored, annotator_key, arbiter_key, *table_key))
             except RecordsError as exc:
                 answers.append(exc)
         made = [answer[0] for answer in answers if not isinstance(answer, RecordsError)]

@@ -46,9 +46,9 @@ def rulings_left(document: Any) -> dict[str, Any]:
                                    "and this record's arbiter (the key in the submit answer) rules afresh"}}
 
 
-def keys_of(found: Import) -> tuple[str | None, str | None]:
-    """An import's annotator and arbiter key hashes (None on an import saved before they existed)."""
-    return getattr(found, "annotator_hash", None), getattr(found, "arbiter_hash", None)
+def keys_of(found: Import) -> tuple[str | None, str | None, str | None]:
+    """An import's annotator, arbiter and table key hashes (None on an import saved before they existed)."""
+    return getattr(found, "annotator_hash", None), getattr(found, "arbiter_hash", None), getattr(found, "table_hash", None)
 
 
 class Judging(Statuses):
@@ -198,11 +198,12 @@ class Judging(Statuses):
     def _create_imported(self, record_id: UUID, header: recordfile.Header, entries: list[Entry],
                          token_hashes: list[str], import_id: UUID, end: tuple[bool, dict[str, Any]] | None = None,
                          annotator_hash: str | None = None, arbiter_hash: str | None = None,
+                         table_hash: str | None = None,
                          history: list[tuple[Entry | None, dict[str, Any] | None]] | None = None) -> None:
         """Store the record of an accepted import in one save (`_build_imported`), unless an earlier attempt
         of this import stored it already."""
         record = self._build_imported(record_id, header, entries, token_hashes, import_id, end, annotator_hash,
-                                      arbiter_hash, history=history)
+                                      arbiter_hash, table_hash, history=history)
         try:
             with contextlib.suppress(IntegrityError):  # an earlier attempt of this import created it
                 self.records.save(record)
@@ -212,13 +213,15 @@ class Judging(Statuses):
     def _build_imported(self, record_id: UUID, header: recordfile.Header, entries: list[Entry],
                         token_hashes: list[str], import_id: UUID, end: tuple[bool, dict[str, Any]] | None = None,
                         annotator_hash: str | None = None, arbiter_hash: str | None = None,
-                        seats: list[int | None] | None = None,
+                        table_hash: str | None = None, seats: list[int | None] | None = None,
                         history: list[tuple[Entry | None, dict[str, Any] | None]] | None = None) -> Record:
         """The record of an accepted import, built whole in memory and not saved. `end` (over, scores) is
         where the checker's own replay left the game; without it the log is folded here to learn it.
         `seats`: each entry's deciding seat, as the checker's replay parsed it; without them each command is
         parsed again here. `history`: a file with take-backs, its entries and take-backs in the order they were made
-        (recordfile.history), each entry taken back stored and then withdrawn as it was at the table.
+        (recordfile.history), each entry taken back stored and then withdrawn as it was at the table. `table_hash`:
+        a game still in progress goes on at the table, its device entering what a seat may not see (play.py seals the
+        pools a seat's view hides); a finished one takes no more commands and gets none.
 
         Its snapshots are taken from the aggregate in memory as it is built, and put by
         `_take_snapshots` when it is saved: the library would read the new record back from the store once
@@ -253,6 +256,7 @@ class Judging(Statuses):
             annotator_hash=annotator_hash,
             arbiter_hash=arbiter_hash,
             **({"dice": dice.SHARED} if live and header.shared else {}),
+            **({"table_hash": table_hash} if table_hash and not over else {}),
             chain=self.records.play.first_link(header.title, edition.ref, header.edition_file, header.seats, header.options,
                                    LIVE if live else TRANSCRIBED, header.commitment if live else None,
                                    dice.SHARED if live and header.shared else None, chain_key),

@@ -20,21 +20,27 @@ from domain.records.imports.judge import Judging, imported_record_id
 from domain.records.settings import Limits
 
 
+def table_of(table_key: str | None) -> str | None:
+    """The Import's table key hash, when one is handed out (an import saved before them has none)."""
+    return token_hash(table_key) if table_key else None
+
+
 class Submitting(Judging):
     """New imports, one at a time; batches.py submits many together."""
 
     def submit(self, document: Any, annotator_key: str | None = None, arbiter_key: str | None = None,
-               idempotency_key: str | None = None) -> tuple[UUID, list[str]]:
+               idempotency_key: str | None = None, table_key: str | None = None) -> tuple[UUID, list[str]]:
         """Save an import (the outbox) after shape checks; the rules judge it in a job.
 
         With an `idempotency_key`, a retry of a submission that was saved raises `AlreadySubmitted` with the
         import it made (one import, hence one record, whatever the retries); another body under the same key
-        is refused (422 idempotency/reused)."""
+        is refused (422 idempotency/reused). `table_key` (made by the caller, handed out once) goes to the record
+        if the file's game is still in progress (`table_hash`)."""
         header, _, stored = self._checked_file(document)
         keyed = self.records.idempotency.import_key(idempotency_key, stored)
         if keyed is not None and (before := self.records.idempotency.submitted_before(*keyed)) is not None:
             raise AlreadySubmitted(before)
-        found, tokens = self._new_import(header, stored, annotator_key, arbiter_key)
+        found, tokens = self._new_import(header, stored, annotator_key, arbiter_key, table_key)
         saved = self._save_import(found, keyed)
         if saved != found.id:
             raise AlreadySubmitted(saved)
@@ -51,13 +57,14 @@ class Submitting(Judging):
         return header, raw, header.compact or json.dumps(document, separators=(",", ":"))  # as parse measured it
 
     def _new_import(self, header: recordfile.Header, stored: str, annotator_key: str | None,
-                    arbiter_key: str | None) -> tuple[Import, list[str]]:
+                    arbiter_key: str | None, table_key: str | None = None) -> tuple[Import, list[str]]:
         """A new import of a checked file, not saved, and its seats' tokens (shown once, by the caller)."""
         tokens = new_tokens(len(header.seats))
         return Import(document=stored, token_hashes=[token_hash(t) for t in tokens],
                       annotator_hash=token_hash(annotator_key) if annotator_key else None,
                       arbiter_hash=token_hash(arbiter_key) if arbiter_key else None,
-                      chain=None if self.records.chain else chains.OFF, depth=header.depth), tokens
+                      chain=None if self.records.chain else chains.OFF, depth=header.depth,
+                      table_hash=table_of(table_key)), tokens
 
     def _save_import(self, found: Import, keyed: tuple[UUID, str] | None) -> UUID:
         """Save a new import, with its RequestKey in the same transaction when keyed; returns the import that
@@ -75,7 +82,7 @@ class Submitting(Judging):
         return found.id
 
     def submit_notation(self, text: str, annotator_key: str | None = None, arbiter_key: str | None = None,
-                        idempotency_key: str | None = None) -> tuple[UUID, list[str]]:
+                        idempotency_key: str | None = None, table_key: str | None = None) -> tuple[UUID, list[str]]:
         """Save a notation file as an import. Its syntax and header are read at once: a file that
         fails there is stored as a rejected import with its report and refused (422, the report in
         the answer); the rules read the moves in the job, as for a record file. An `idempotency_key`
@@ -97,7 +104,7 @@ class Submitting(Judging):
                        token_hashes=[token_hash(t) for t in tokens],
                        annotator_hash=token_hash(annotator_key) if annotator_key else None,
                        arbiter_hash=token_hash(arbiter_key) if arbiter_key else None,
-                       chain=None if self.records.chain else chains.OFF)
+                       chain=None if self.records.chain else chains.OFF, table_hash=table_of(table_key))
         if findings:
             report = transcripts.rejected_at_upload(findings)
             if before is None:
