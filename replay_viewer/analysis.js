@@ -26,6 +26,10 @@ const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 // How far the reader may see: the whole game, or in spoiler-free mode up to the step shown.
 const seen = () => (R.spoilerFree() ? R.step() : Infinity);
 
+/** The key moments up to `end`: an analysis stored before the service left them out still lists decisions where
+ * the reviewer would have played the move played; those were no turning point (the swing was not the choice's). */
+const moments = (a, end) => a.turning_points.filter((p) => p.step < end && !p.same);
+
 /** Whether the reviewer's own move there beat the move played by the margin (then, and only then, it is named). */
 const better = (p) => Boolean(p.suggested && !p.same && p.expected_suggested
   && p.expected_suggested.win - p.expected_played.win >= MARGIN);
@@ -52,7 +56,6 @@ function moved(p) {
 /** What the reviewer says of the move: the same, nothing clearly better, or a better move named. */
 function verdict(p) {
   if (!p.suggested) return ""; // said once under the list (unchecked)
-  if (p.same) return "The reviewer would have played it too.";
   if (!better(p)) return `The reviewer found no move better by ${Math.round(MARGIN * 100)} points or more.`;
   return `${p.swing > 0 ? "Better still" : "Better"}: ${p.suggested} (${percent(p.expected_suggested.win)} to win `
     + `after it, against ${percent(p.expected_played.win)}).`;
@@ -219,7 +222,7 @@ function drawChart(a, end) {
     if (!points) return;
     chart.appendChild(seatLine(i, points, seat.seat, `${seat.player}'s chance to win`));
   });
-  a.turning_points.filter((p) => p.step < end).forEach((p) => {
+  moments(a, end).forEach((p) => {
     const i = a.expected.findIndex((s) => s.seat === p.seat);
     const y = p.expected_before ? p.expected_before.win + p.swing : p.expected_played.win;
     const mark = svg("circle", { cx: xOf(p.step), cy: yOf(clip(y)), r: 5, class: "lead-mark",
@@ -263,7 +266,7 @@ function drawMoments(a, end) {
   const list = $("moments");
   list.replaceChildren();
   const key = hashParams().get("key");
-  const shown = a.turning_points.filter((p) => p.step < end).sort((x, y) => x.step - y.step);
+  const shown = moments(a, end).sort((x, y) => x.step - y.step);
   shown.forEach((p) => {
     const [mark, words] = glyph(p);
     const item = el("li");
@@ -356,7 +359,7 @@ function drawLuck(a, end) {
 /** The key moments marked in the move list: a glyph on the line of each decision's first event. */
 function markMoves(a, end) {
   document.querySelectorAll("#moves .moment-mark").forEach((node) => node.remove());
-  a.turning_points.filter((p) => p.step < end).forEach((p) => {
+  moments(a, end).forEach((p) => {
     const line = document.querySelector(`#moves li[data-step="${p.step + 1}"]`);
     if (!line) return;
     const [mark, words] = glyph(p);

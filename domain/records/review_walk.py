@@ -55,6 +55,7 @@ class AnalysisBudget:
 
 
 ANALYSIS_BUDGET = AnalysisBudget()
+ASKED = 3  # suggestions asked at most, per turning point wanted (the reviewer agreeing with the rest)
 DRAWN = 8  # outcome values kept a draw (what a page finds its words by); a setup deals dozens
 
 
@@ -207,17 +208,22 @@ class Walk:
     def suggest(self, rows: Sequence[Row], names: Sequence[str], chooser: Chooser,
                 progress: Callable[[float], Any] | None = None) -> list[dict[str, Any]]:
         """The turning points: the `suggestions` decisions whose own swing was largest, each with the reviewer's
-        choice there, both in the title's words, and the what-if line that plays it. With a clock, the costliest
-        mistakes are asked first, then the best moves, and once the suggestions' share of it is spent, the rest are
-        listed without a suggestion. The reviewer thinks with the title's own suggest budget (`bot_suggest`), the one
-        benchmarks/planner.py measures against the greedy bot."""
+        choice there, both in the title's words, and the what-if line that plays it. A decision where the reviewer
+        would have played the move played is no turning point (its swing was not the choice's: the estimates'
+        noise, or news the choice brought), so it is left out and the next largest swing is asked, up to
+        `ASKED` times `suggestions` questions. With a clock, once the suggestions' share of it is spent, the
+        rest are listed without a suggestion. The reviewer thinks with the title's own suggest budget
+        (`bot_suggest`), the one benchmarks/planner.py measures against the greedy bot."""
+        wanted = self.budget.suggestions
         ranked = sorted((r for r in rows if r["before"] is not None and r["choices"] > 1),
-                        key=lambda r: (-abs(swing(r)[0]), -abs(swing(r)[1]), r["entry"]))[:self.budget.suggestions]
+                        key=lambda r: (-abs(swing(r)[0]), -abs(swing(r)[1]), r["entry"]))[:wanted * ASKED]
         started = time.monotonic()
         allowed = None if self.budget.seconds is None else self.budget.seconds * self.budget.suggest_share
-        found: dict[int, dict[str, Any]] = {}  # entry -> its point
-        # asked in this order: the costliest mistakes first (where another move matters most), then the best moves
-        for n, row in enumerate(sorted(ranked, key=lambda r: (swing(r)[0] >= 0, -abs(swing(r)[0])))):
+        points: list[dict[str, Any]] = []
+        told = 0.0
+        for n, row in enumerate(ranked):  # largest swing first
+            if len(points) >= wanted:
+                break
             state = self.state_at(int(row["before_step"]))
             seat = int(row["seat"])
             played = dict(self.entries[int(row["entry"])]["command"])
@@ -231,22 +237,22 @@ class Walk:
             if allowed is None or time.monotonic() - started < allowed:
                 # an even share of the suggestions' clock; the planner plays its candidates out round by round on
                 # the same deals and stops between rounds, so a cut suggestion compares them on fewer deals
-                seconds = None if allowed is None else allowed / max(1, len(ranked))
+                seconds = None if allowed is None else allowed / max(1, wanted)
                 suggester = self.make_reviewer(replace(suggest_budget(self.game), seconds=seconds))
                 command, estimate = suggester.suggest(self.game, state, f"{self.think}/suggest/{row['entry']}")
-                suggested = command.to_json()
-                after = self._shown(estimate, int(row["before_step"]))
-                same = self.game.parse_command(played) == command
-                point.update({
-                    "suggested": chooser(state, [suggested], names)[0].words,
-                    "same": same,  # then what it expects after the move is the reviewer's own estimate of it
-                    "expected_played": _standing(after, seat) if same else point["expected_played"],
-                    "expected_suggested": _standing(after, seat),
-                    "what_if": {"from_step": row["before_step"], "parent": None, "command": suggested}})
-            found[int(row["entry"])] = point
-            if progress is not None:
-                progress(1 - self.budget.suggest_share * (1 - (n + 1) / len(ranked)))
-        return [found[int(row["entry"])] for row in ranked]  # listed largest swing first
+                if self.game.parse_command(played) != command:
+                    suggested = command.to_json()
+                    point.update({
+                        "suggested": chooser(state, [suggested], names)[0].words,
+                        "expected_suggested": _standing(self._shown(estimate, int(row["before_step"])), seat),
+                        "what_if": {"from_step": row["before_step"], "parent": None, "command": suggested}})
+                    points.append(point)
+            else:
+                points.append(point)
+            if progress is not None:  # up to 1 as the points wanted are found, or the questions allowed are asked
+                told = max(told, len(points) / max(1, wanted), (n + 1) / max(1, len(ranked)))
+                progress(1 - self.budget.suggest_share * (1 - min(1.0, told)))
+        return points  # listed largest swing first
 
 
 def _standing(estimate: Mapping[str, Any], seat: int) -> dict[str, float]:

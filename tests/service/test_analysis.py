@@ -15,10 +15,11 @@ from rq import Queue
 
 from api.app import create_app
 from domain import catalog
+from domain.kernel import SeededChance, play
 from domain.kernel.review import Budget, calibration_sentence, reviewer
 from domain.records import analyses
 from domain.records.readmodels_analysis import DONE, RUNNING
-from domain.records.review_walk import AnalysisBudget
+from domain.records.review_walk import AnalysisBudget, swing
 from domain.records.settings import Settings
 from tests.service.conftest import close_app
 from tests.service.helpers import auth, play_out_http
@@ -294,3 +295,43 @@ def test_the_walk_stores_the_chances_as_the_titles_calibration_corrects_them(app
     for r in corrected:
         assert set(r["after"]["win"].values()) == {0.5}, r
         assert r["chosen"] is None or set(r["chosen"]["win"].values()) == {0.5}
+
+
+def test_a_decision_where_the_reviewer_agrees_is_no_turning_point(app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the reviewer would have played the move played, the swing was not the choice's: that decision is left
+    out of the turning points and the next largest swing takes its place, each listed one with another move."""
+    client = app.test_client()
+    record_id, _, _ = finished(client)
+    records = app.extensions["cronaca"].records
+    log = client.get(f"/api/records/{record_id}/export").get_json()["entries"]
+    budget = AnalysisBudget(playouts=2, seconds=None, chances=1, suggestions=2)
+    walk, _, _ = records.analyses.walk(UUID(record_id), budget)
+    ranked = sorted((r for r in walk.rows() if r["before"] is not None and r["choices"] > 1),
+                    key=lambda r: (-abs(swing(r)[0]), -abs(swing(r)[1]), r["entry"]))
+    agreed = {int(r["entry"]) for r in ranked[:2]}  # the two largest swings: the reviewer played as the player did
+    assert len(ranked) >= 4
+
+    class Agreeing:
+        """The reviewer, suggesting the move played where `agreed`, any other legal move elsewhere."""
+
+        def __init__(self, budget: Budget) -> None:
+            self.inner = reviewer(budget)
+
+        def estimate(self, game: Any, state: Any, seat: int | None, think: str) -> Any:
+            return self.inner.estimate(game, state, seat, think)
+
+        def suggest(self, game: Any, state: Any, think: str) -> Any:
+            entry = int(think.rsplit("/", 1)[1])
+            played = game.parse_command(log[entry]["command"])
+            other = next(c for c in game.legal(state) if c != played)
+            command = played if entry in agreed else other
+            return command, self.inner.estimate(game, play(game, state, command, SeededChance(think))[1],
+                                                game.pending(state).seat, think)
+
+    monkeypatch.setattr(analyses, "reviewer", Agreeing)
+    points = records.analyses.compute(UUID(record_id), budget)["turning_points"]
+    starts = {sum(len(x["events"]) for x in log[:e]): e for e in range(len(log))}
+    assert [starts[p["step"]] for p in points] == [int(r["entry"]) for r in ranked[2:4]]  # the next two, in order
+    for p in points:
+        assert not p["same"] and p["suggested"] and p["suggested"] != p["played"], p
+        assert p["what_if"]["command"] != log[starts[p["step"]]]["command"]
