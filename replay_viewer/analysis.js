@@ -197,7 +197,9 @@ function drawChart(a, end) {
   const W = Math.round(Math.max(450, Math.min(900, width)));
   const H = 240; // the score chart's height: side by side, their plots line up
   const M = { left: 44, right: 16, top: 12, bottom: 34 };
-  const span = Math.max(1, R.last());
+  // spread over the steps the reader may see, as the score chart is: in spoiler-free mode a line ending short of the
+  // right edge would tell how much of the game is left
+  const span = Math.max(1, end);
   const xOf = (step) => (M.left + (step / span) * (W - M.left - M.right)).toFixed(1);
   const yOf = (v) => (H - M.bottom - v * (H - M.top - M.bottom)).toFixed(1);
   const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", class: "score-chart expected-chart",

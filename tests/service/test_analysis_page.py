@@ -66,6 +66,12 @@ def read_as_a_player(page: Any, analysis: dict[str, Any]) -> None:
         assert all(int(n) <= 100 for n in re.findall(r"(\d+) points of win chance", line)), line
 
 
+def cursor_at(page: Any, chart: str) -> float:
+    """Where a chart's step cursor stands, as a share of the chart's drawn width."""
+    return float(page.evaluate("""(chart) => { const box = document.querySelector(`${chart} svg`);
+        return Number(box.querySelector("line.cursor").getAttribute("x1")) / box.viewBox.baseVal.width; }""", chart))
+
+
 def done_analysis(client: Any, record_id: str) -> dict[str, Any]:
     """Ask for the analysis through the API and wait for it (the module's budget: a few seconds)."""
     client.post(f"/api/records/{record_id}/analysis", json={})
@@ -117,6 +123,9 @@ def test_the_analysis_is_asked_for_followed_and_drawn(served: tuple[str, Any, An
     expect(later.locator("body")).to_have_attribute("data-loaded", "all")
     expect(later.locator("#analysis-note")).to_contain_text("Spoiler-free")
     expect(later.locator("#moments li")).to_have_text(["None yet, up to this step."])
+    # the chart ends at the step shown, at the right edge as the scores do: how much of the game is left stays untold
+    assert abs(cursor_at(later, "#expected-chart") - cursor_at(later, "#chart")) < 0.01
+    assert cursor_at(later, "#expected-chart") > 0.95
     for draw in done["analysis"]["luck"][0]["each"]:
         if draw["step"] > first:
             expect(later.locator(f'#luck a[data-step="{draw["step"]}"]')).to_have_count(0)
