@@ -89,6 +89,10 @@ class Analysis(marshmallow.Schema):
     decisions = fields.Integer()
     chance_steps = fields.Integer()
     budget = fields.Dict()
+    playouts = fields.Dict(keys=fields.String(), values=fields.Integer(),
+                           metadata={"description": "games played out per estimate, as the clock allowed (`median`, "
+                                                    "`fewest`, `most`): how far a figure can be trusted follows from "
+                                                    "these, not from the budget"})
     expected = fields.List(fields.Nested(Expected))
     turning_points = fields.List(fields.Nested(TurningPoint))
     luck = fields.List(fields.Nested(Luck))

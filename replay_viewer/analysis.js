@@ -178,12 +178,17 @@ function draw() {
   const key = `${end}/${R.roundsKnown()}/${R.story().length}`; // years and drawn cards are words once they are in
   if (view.drawnFor === key) return;
   view.drawnFor = key;
-  const n = Math.max(1, a.budget.playouts);
+  // the games the reviewer actually played out (the clock may have allowed far fewer than its budget): an analysis
+  // stored before they were counted says its budget
+  const made = a.playouts && a.playouts.median ? a.playouts : null;
+  const n = Math.max(1, made ? made.median : a.budget.playouts);
+  const times = n === 1 ? "once" : `${made ? "about " : ""}${n} times`;
+  const fewest = made && made.fewest < n ? ` (at some, only ${made.fewest === 1 ? "once" : `${made.fewest} times`})` : "";
   $("analysis-note").textContent = (R.spoilerFree() ? "Spoiler-free: up to this step. " : "")
     + `Each seat's chance to win after every decision (a shared win counts as a share), judged from what the `
-    + `deciding seat could see then by a reviewer that plays the game out ${n} times from there, so a figure may be `
-    + `off by about ${Math.round(50 / Math.sqrt(n))} points either way: trust the large swings more than the small.`
-    + (view.trust ? ` ${view.trust}` : "");
+    + `deciding seat could see then by a reviewer that plays the game out ${times} from there${fewest}, so a figure `
+    + `may be off by about ${Math.round(50 / Math.sqrt(n))} points either way: trust the large swings more than the `
+    + `small.` + (view.trust ? ` ${view.trust}` : "");
   drawChart(a, end);
   drawMoments(a, end);
   drawLuck(a, end);

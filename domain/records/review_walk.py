@@ -305,9 +305,20 @@ def expected(rows: Sequence[Row], names: Sequence[str]) -> list[dict[str, Any]]:
             for seat, name in enumerate(names)]
 
 
+def playouts(rows: Sequence[Row]) -> dict[str, int]:
+    """How many games the reviewer actually played out for each estimate on the chart (the median, the fewest, the
+    most): under a clock far fewer than the budget's `playouts` may fit, and how far a figure can be trusted
+    follows from these, not from the budget."""
+    counts = sorted(int(r[k]["playouts"]) for r in rows for k in ("before", "after")
+                    if r.get(k) is not None and "playouts" in r[k])
+    if not counts:
+        return {"median": 0, "fewest": 0, "most": 0}
+    return {"median": counts[len(counts) // 2], "fewest": counts[0], "most": counts[-1]}
+
+
 def assemble(rows: Sequence[Row], points: list[dict[str, Any]], names: Sequence[str], budget: AnalysisBudget
              ) -> dict[str, Any]:
     """The analysis as stored and served: expected standings, turning points, luck."""
     return {"decisions": sum(1 for r in rows if r["choices"] > 1), "chance_steps": sum(1 for r in rows if r["chance"]),
-            "budget": budget.to_json(), "expected": expected(rows, names), "turning_points": points,
-            "luck": luck(rows, names)}
+            "budget": budget.to_json(), "playouts": playouts(rows), "expected": expected(rows, names),
+            "turning_points": points, "luck": luck(rows, names)}

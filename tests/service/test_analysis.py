@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import time
+from dataclasses import replace
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -335,3 +336,29 @@ def test_a_decision_where_the_reviewer_agrees_is_no_turning_point(app: Any, monk
     for p in points:
         assert not p["same"] and p["suggested"] and p["suggested"] != p["played"], p
         assert p["what_if"]["command"] != log[starts[p["step"]]]["command"]
+
+
+def test_the_analysis_says_how_often_the_game_was_played_out(app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under a clock the reviewer may play out far fewer games than its budget: the analysis counts those it did
+    (what the page's "off by about" follows from), not the budget's."""
+    client = app.test_client()
+    record_id, _, _ = finished(client)
+
+    class Hurried:
+        """The reviewer, out of time after one game at every estimate."""
+
+        def __init__(self, budget: Budget) -> None:
+            self.inner = reviewer(replace(budget, playouts=1))
+
+        def estimate(self, game: Any, state: Any, seat: int | None, think: str) -> Any:
+            return self.inner.estimate(game, state, seat, think)
+
+        def suggest(self, game: Any, state: Any, think: str) -> Any:
+            return self.inner.suggest(game, state, think)
+
+    budget = AnalysisBudget(playouts=5, seconds=None, chances=1, suggestions=1)
+    monkeypatch.setattr(analyses, "reviewer", Hurried)
+    hurried = app.extensions["cronaca"].records.analyses.compute(UUID(record_id), budget)
+    assert hurried["budget"]["playouts"] == 5 and hurried["playouts"] == {"median": 1, "fewest": 1, "most": 1}
+    monkeypatch.setattr(analyses, "reviewer", reviewer)
+    assert app.extensions["cronaca"].records.analyses.compute(UUID(record_id), budget)["playouts"]["median"] == 5
