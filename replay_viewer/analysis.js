@@ -30,6 +30,13 @@ const seen = () => (R.spoilerFree() ? R.step() : Infinity);
  * the reviewer would have played the move played; those were no turning point (the swing was not the choice's). */
 const moments = (a, end) => a.turning_points.filter((p) => p.step < end && !p.same);
 
+/** A move as the move list tells it ("Zoë gains a purple banner"), else its notation words ("purple"). */
+const playedWords = (p) => p.played_said || p.played;
+const suggestedWords = (p) => p.suggested_said || p.suggested;
+/** A key moment's decision: when, who (unless the move's own words name them) and what was played. */
+const decided = (p) => `${capital(R.when(p.step))}${p.played_said && p.played_said.includes(p.player) ? "" : `, ${p.player}`}`
+  + `: ${playedWords(p)}`;
+
 /** Whether the reviewer's own move there beat the move played by the margin (then, and only then, it is named). */
 const better = (p) => Boolean(p.suggested && !p.same && p.expected_suggested
   && p.expected_suggested.win - p.expected_played.win >= MARGIN);
@@ -57,7 +64,7 @@ function moved(p) {
 function verdict(p) {
   if (!p.suggested) return ""; // said once under the list (unchecked)
   if (!better(p)) return `The reviewer found no move better by ${Math.round(MARGIN * 100)} points or more.`;
-  return `${p.swing > 0 ? "Better still" : "Better"}: ${p.suggested} (${percent(p.expected_suggested.win)} to win `
+  return `${p.swing > 0 ? "Better still" : "Better"}: ${suggestedWords(p)} (${percent(p.expected_suggested.win)} to win `
     + `after it, against ${percent(p.expected_played.win)}).`;
 }
 
@@ -235,7 +242,7 @@ function drawChart(a, end) {
     const mark = svg("circle", { cx: xOf(p.step), cy: yOf(clip(y)), r: 5, class: "lead-mark",
       stroke: colour(i) });
     const tip = svg("title");
-    tip.textContent = `${glyph(p)[0]} ${p.player}, ${R.when(p.step)}: ${p.played} (${signed(p.swing)} points of win chance)`;
+    tip.textContent = `${glyph(p)[0]} ${decided(p)} (${signed(p.swing)} points of win chance)`;
     mark.appendChild(tip);
     chart.appendChild(mark);
   });
@@ -277,7 +284,7 @@ function drawMoments(a, end) {
   shown.forEach((p) => {
     const [mark, words] = glyph(p);
     const item = el("li");
-    item.appendChild(stepLink(`${mark} ${capital(R.when(p.step))}, ${p.player}: ${p.played} (step ${p.step})`, p.step));
+    item.appendChild(stepLink(`${mark} ${decided(p)} (step ${p.step})`, p.step));
     item.appendChild(el("span", ` — ${words}: ${moved(p)}.${p.suggested ? " " + verdict(p) : ""}`));
     if (key && p.what_if && better(p)) item.appendChild(button("try it as a what-if", "what-if", () => whatIf(p, key)));
     list.appendChild(item);
@@ -371,7 +378,7 @@ function markMoves(a, end) {
     if (!line) return;
     const [mark, words] = glyph(p);
     const span = el("span", mark, "moment-mark");
-    span.title = `${words}: ${moved(p)}` + (better(p) ? `; better: ${p.suggested}` : "");
+    span.title = `${words}: ${moved(p)}` + (better(p) ? `; better: ${suggestedWords(p)}` : "");
     span.setAttribute("aria-label", `key moment, ${span.title}`);
     line.appendChild(span);
   });

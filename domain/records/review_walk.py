@@ -24,7 +24,10 @@ from domain.kernel import Edition, Game, SeededChance, play
 from domain.kernel.chance import Chance
 from domain.kernel.choices import Chooser
 from domain.kernel.contract import fold
+from domain.kernel.describe import say
 from domain.kernel.review import Budget, Estimate, Reviewer, calibrated, suggest_budget
+from domain.kernel.violations import ALL
+from domain.records.story import tell
 
 Row = dict[str, Any]
 Progress = Callable[[float, list[Row]], None]  # (0-1, the rows judged since the last call)
@@ -55,6 +58,7 @@ class AnalysisBudget:
 
 
 ANALYSIS_BUDGET = AnalysisBudget()
+SAID_CHANCES = 4  # a move is told in the move list's words as far as this many different chances agree on its events
 ASKED = 3  # suggestions asked at most, per turning point wanted (the reviewer agreeing with the rest)
 DRAWN = 8  # outcome values kept a draw (what a page finds its words by); a setup deals dozens
 
@@ -205,6 +209,30 @@ class Walk:
             progress(share, fresh)
         return rows
 
+    def said(self, state: Any, command: Mapping[str, Any], names: Sequence[str], words: str) -> str | None:
+        """A move as the move list tells it ("Bruno names green: every green cube in the bag is drawn"), where its
+        notation `words` alone ("green") leave a player asking what was chosen: of the sentences its events tell
+        before chance speaks (the events it leaves the same whatever is drawn, so a move never played is never
+        told with a draw of our own making), the one that names most of its words, the first on a tie ("Zoë
+        builds a farm house on L135 for the city at L132" for "farm on L135 city L132", not the action card played
+        before it). None: nothing of it is told before chance speaks."""
+        try:
+            parsed = self.game.parse_command(command)
+            runs = [play(self.game, state, parsed, SeededChance(f"{self.think}/said/{j}"))[0] for j in range(SAID_CHANCES)]
+        except Exception:  # noqa: BLE001  (a move the rules refuse here has no words of its own: its notation stands)
+            return None
+        told: list[str] = []
+        before = state
+        for k, event in enumerate(runs[0]):
+            if any(len(run) <= k or run[k] != event for run in runs[1:]):
+                break
+            text = say(tell(self.game, event, before, names), ALL)
+            if text:
+                told.append(text.strip().rstrip("."))
+            before = self.game.evolve(before, event)
+        tokens = [t for t in words.casefold().split() if len(t) > 1 or t.isdigit()]
+        return max(told, key=lambda text: sum(t in text.casefold() for t in tokens), default=None)
+
     def suggest(self, rows: Sequence[Row], names: Sequence[str], chooser: Chooser,
                 progress: Callable[[float], Any] | None = None) -> list[dict[str, Any]]:
         """The turning points: the `suggestions` decisions whose own swing was largest, each with the reviewer's
@@ -231,7 +259,7 @@ class Walk:
             point: dict[str, Any] = {
                 "step": row["before_step"], "seat": seat, "player": names[seat] if 0 <= seat < len(names) else None,
                 "swing": round(win, 4), "rank_swing": round(rank, 3), "played": chooser(state, [played], names)[0].words,
-                "suggested": None, "same": False, "expected_before": _standing(row["before"], seat),
+                "played_said": self.said(state, played, names, chooser(state, [played], names)[0].words), "suggested": None, "suggested_said": None, "same": False, "expected_before": _standing(row["before"], seat),
                 "expected_played": _standing(row["chosen"] or row["after"], seat),
                 "expected_suggested": None, "what_if": None}
             if allowed is None or time.monotonic() - started < allowed:
@@ -244,6 +272,7 @@ class Walk:
                     suggested = command.to_json()
                     point.update({
                         "suggested": chooser(state, [suggested], names)[0].words,
+                        "suggested_said": self.said(state, suggested, names, chooser(state, [suggested], names)[0].words),
                         "expected_suggested": _standing(self._shown(estimate, int(row["before_step"])), seat),
                         "what_if": {"from_step": row["before_step"], "parent": None, "command": suggested}})
                     points.append(point)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import signal
 import time
-from dataclasses import replace
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -23,7 +23,7 @@ from domain.records.readmodels_analysis import DONE, RUNNING
 from domain.records.review_walk import AnalysisBudget, swing
 from domain.records.settings import Settings
 from tests.service.conftest import close_app
-from tests.service.helpers import auth, play_out_http
+from tests.service.helpers import auth, import_finished, play_out_http, record_file
 from tests.service.test_api import start
 from tests.service.test_workers import Stack
 from workers.dispatch import ANALYSIS_JOB
@@ -362,3 +362,30 @@ def test_the_analysis_says_how_often_the_game_was_played_out(app: Any, monkeypat
     assert hurried["budget"]["playouts"] == 5 and hurried["playouts"] == {"median": 1, "fewest": 1, "most": 1}
     monkeypatch.setattr(analyses, "reviewer", reviewer)
     assert app.extensions["cronaca"].records.analyses.compute(UUID(record_id), budget)["playouts"]["median"] == 5
+
+
+@pytest.mark.parametrize("title", ["citta-stato", "la-citta", "serenissima"])
+def test_a_move_is_told_as_the_move_list_tells_it_never_with_a_draw_of_ours(app: Any, title: str) -> None:
+    """A turning point's move in the move list's words ("Zoë gains a purple banner", not "purple"): for most
+    decisions of a finished game, one of the very lines its entry wrote in the move list, naming its words' places;
+    none a line of our own drawing (a move's words are told only up to where chance speaks)."""
+    document = record_file(title, "said", greedy=True)
+    document["seats"] = [{"name": "Anna Maria"}, {"name": "D'Angelo"}]
+    records = app.extensions["cronaca"].records
+    record_id, _ = import_finished(records, document)
+    walk, names, chooser = records.analyses.walk(record_id, TINY)
+    lines = records.presenting.story(record_id).lines
+    decisions = [d for d in walk.decisions if d.seat is not None and d.choices > 1]
+    told = 0
+    for d in decisions:
+        state = walk.state_at(d.before)
+        played = walk.entries[d.entry]["command"]
+        words = chooser(state, [played], names)[0].words
+        said = walk.said(state, played, names, words)
+        if said is None:
+            continue
+        told += 1
+        entry_lines = [line.text.strip().rstrip(".") for line in lines if d.before < line.step <= d.after]
+        assert said in entry_lines, (words, said, entry_lines)
+        assert "Command" not in said and "{" not in said and "_" not in said, said  # words, never a repr or an id
+    assert told >= 0.75 * len(decisions), (told, len(decisions))  # the rest draw first (La Città's blind draw)

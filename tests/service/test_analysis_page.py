@@ -62,6 +62,9 @@ def read_as_a_player(page: Any, analysis: dict[str, Any]) -> None:
         text = items.nth(k).inner_text()
         assert ("Better" in text) == better(p), (text, p)
         assert f"(step {p['step']})" in text and p["player"] in text
+        assert (p["played_said"] or p["played"]) in text  # the move as the move list tells it, where it can
+        if better(p):
+            assert (p["suggested_said"] or p["suggested"]) in text
     made = analysis["playouts"]["median"]  # the note says how often the game was played out, not the budget's wish
     assert ("once" if made == 1 else f"about {made} times") in page.locator("#analysis-note").inner_text()
     for line in page.locator("#luck li").all_inner_texts():
