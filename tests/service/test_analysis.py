@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import replace
@@ -389,3 +390,37 @@ def test_a_move_is_told_as_the_move_list_tells_it_never_with_a_draw_of_ours(app:
         assert said in entry_lines, (words, said, entry_lines)
         assert "Command" not in said and "{" not in said and "_" not in said, said  # words, never a repr or an id
     assert told >= 0.75 * len(decisions), (told, len(decisions))  # the rest draw first (La Città's blind draw)
+
+
+def test_two_askers_at_once_make_one_job(app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two askers at the same moment (a double tap, two readers): one stream and one job, even when the second asks
+    (or a reader polls) while the first is still handing its job to the queue."""
+    record_id, _, _ = finished(app.test_client())
+    dispatcher = app.extensions["cronaca"].dispatcher
+    handed: list[str] = []
+    real = dispatcher.enqueue_analysis
+
+    def slow_hand_over(analysis_id: UUID, job_id: str) -> None:
+        time.sleep(0.5)  # the queue is slow to answer: the others ask meanwhile
+        handed.append(job_id)
+        real(analysis_id, job_id)
+
+    monkeypatch.setattr(dispatcher, "enqueue_analysis", slow_hand_over)
+    answers: list[Any] = []
+
+    def ask() -> None:
+        answers.append(app.test_client().post(f"/api/records/{record_id}/analysis", json={}))
+
+    askers = [threading.Thread(target=ask) for _ in range(2)]
+    for asker in askers:
+        asker.start()
+        time.sleep(0.1)
+    polled = app.test_client().get(f"/api/records/{record_id}/analysis")  # a reader polling in the meantime
+    for asker in askers:
+        asker.join()
+    assert polled.status_code == 200 and [a.status_code for a in answers] == [202, 202]
+    assert len({a.get_json()["id"] for a in answers}) == 1
+    status = wait_done(app.test_client(), record_id)
+    assert len(handed) == 1 and status["attempts"] == 1, (handed, status["attempts"])
+    stored = [type(e).__name__ for e in app.extensions["cronaca"].records.repository.event_store.get(UUID(status["id"]))]
+    assert stored.count("Requested") == 1 and stored.count("Queued") == 0 and stored.count("Done") == 1
