@@ -172,8 +172,13 @@ async function poll() {
 }
 
 async function request() {
+  // a double tap asks once: the button stays disabled until the service answers (it makes one job either way)
+  const ask = /** @type {HTMLButtonElement} */ ($("analysis").querySelector(".analysis-button"));
+  if (ask.disabled) return;
+  ask.disabled = true;
   say("Asking…");
   const answer = await api(path, { method: "POST", token: R.token(), json: {} });
+  ask.disabled = false;
   show(answer);
 }
 
