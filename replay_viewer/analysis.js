@@ -300,7 +300,7 @@ function drawMoments(a, end) {
   $("moments-box").dataset.annotator = key ? "yes" : "no";
 }
 
-/** The annotator opens a what-if line from the decision, playing the reviewer's move, and walks it. */
+/** The annotator opens a what-if line from the decision, playing the reviewer's move, and walks it from there. */
 async function whatIf(p, key) {
   const made = await api(`/api/records/${R.id}/variations`, { method: "POST", token: key,
     json: { from_step: p.what_if.from_step, parent: p.what_if.parent, title: `the reviewer: ${p.suggested}` } });
@@ -308,7 +308,9 @@ async function whatIf(p, key) {
   const played = await api(`/api/variations/${made.body.id}/commands`, { method: "POST", token: key,
     json: { command: p.what_if.command } });
   if (!played.ok) return say(`The suggestion could not be played: ${why(played)}.`);
-  location.hash = `line=${made.body.id}&step=${p.what_if.from_step + 1}&key=${encodeURIComponent(key)}`;
+  // shown once the suggestion is made, every event of it (its first alone may say only "plays an action card")
+  const after = played.body.steps ? played.body.steps[1] : p.what_if.from_step + 1;
+  location.hash = `line=${made.body.id}&step=${after}&key=${encodeURIComponent(key)}`;
   location.reload();
 }
 

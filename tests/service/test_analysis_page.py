@@ -71,6 +71,25 @@ def read_as_a_player(page: Any, analysis: dict[str, Any]) -> None:
         assert all(int(n) <= 100 for n in re.findall(r"(\d+) points of win chance", line)), line
 
 
+def opened_what_if(context: Any, address: str, client: Any, points: list[dict[str, Any]]) -> None:
+    """One click on a key moment's "try it as a what-if" opens a what-if line branched at its decision, with the
+    reviewer's move played, and shows the board once that move is made (every event of it)."""
+    offered = [p for p in sorted(points, key=lambda p: p["step"]) if p["what_if"] and better(p)]
+    if not offered:
+        return
+    page = context()
+    page.goto(address)
+    expect(page.locator("#moments .what-if")).to_have_count(len(offered))
+    page.locator("#moments .what-if").first.click()
+    page.wait_for_url(re.compile(r"line="))
+    expect(page.locator("body")).to_have_attribute("data-loaded", "all")
+    line = re.search(r"line=([0-9a-f-]+)", page.url)
+    assert line is not None
+    variation = client.get(f"/api/variations/{line.group(1)}").get_json()
+    assert variation["from_step"] == offered[0]["what_if"]["from_step"] and variation["moves"] == 1, variation
+    expect(page.locator("body")).to_have_attribute("data-step", str(variation["last_step"]))
+
+
 def cursor_at(page: Any, chart: str) -> float:
     """Where a chart's step cursor stands, as a share of the chart's drawn width."""
     return float(page.evaluate("""(chart) => { const box = document.querySelector(`${chart} svg`);
@@ -115,6 +134,7 @@ def test_the_analysis_is_asked_for_followed_and_drawn(served: tuple[str, Any, An
     expect(page.locator("#moments .what-if")).to_have_count(sum(1 for p in points if p["what_if"] and better(p)))
     assert axe_violations(page) == []
     read_as_a_player(page, done["analysis"])
+    opened_what_if(context, f"{base}/records/{record_id}#key={key}", client, points)
     scores, standing = beside(page)  # at 1400 px the expected standing stands beside the scores, level with them
     assert standing["x"] >= scores["x"] + scores["width"] and abs(standing["y"] - scores["y"]) < 40, (scores, standing)
     page.locator("#story-analysis .to-moments").click()  # the key moments are reachable from the move list
