@@ -33,8 +33,9 @@ const moments = (a, end) => a.turning_points.filter((p) => p.step < end && !p.sa
 /** A move as the move list tells it ("Zoë gains a purple banner"), else its notation words ("purple"). */
 const playedWords = (p) => p.played_said || p.played;
 const suggestedWords = (p) => p.suggested_said || p.suggested;
-/** A key moment's decision: when, who (unless the move's own words name them) and what was played. */
-const decided = (p) => `${capital(R.when(p.step))}${p.played_said && p.played_said.includes(p.player) ? "" : `, ${p.player}`}`
+/** A key moment's decision: when (as the move list's line of its first event: the step before it may still be the
+ * setup's, or the round before), who (unless the move's own words name them) and what was played. */
+const decided = (p) => `${capital(R.when(p.step + 1))}${p.played_said && p.played_said.includes(p.player) ? "" : `, ${p.player}`}`
   + `: ${playedWords(p)}`;
 
 /** Whether the reviewer's own move there beat the move played by the margin (then, and only then, it is named). */

@@ -55,11 +55,16 @@ def beside(page: Any) -> tuple[dict[str, float], dict[str, float]]:
     return page.locator("#chart svg").bounding_box(), page.locator("#expected-chart svg").bounding_box()
 
 
-def read_as_a_player(page: Any, analysis: dict[str, Any]) -> None:
-    """The words: a move is named better only when it is (by the margin), and no luck figure passes 100 points."""
+def read_as_a_player(page: Any, analysis: dict[str, Any], story: dict[str, Any]) -> None:
+    """The words: a move is named better only when it is (by the margin), and no luck figure passes 100 points;
+    each key moment said to be in the round (year) the move list puts its move in."""
     items = page.locator("#moments li")
+    rounds = {line["step"]: line["round"] for line in story["lines"]}
     for k, p in enumerate(sorted(analysis["turning_points"], key=lambda p: p["step"])):
         text = items.nth(k).inner_text()
+        at = rounds.get(p["step"] + 1)
+        if at is not None:
+            assert text.split(" ", 1)[1].startswith(f"{story['round_word'].capitalize()} {at}" if at else "In the setup"), (text, at)
         assert ("Better" in text) == better(p), (text, p)
         assert f"(step {p['step']})" in text and p["player"] in text
         assert (p["played_said"] or p["played"]) in text  # the move as the move list tells it, where it can
@@ -133,7 +138,7 @@ def test_the_analysis_is_asked_for_followed_and_drawn(served: tuple[str, Any, An
     # the annotator may play the reviewer's better move as a what-if line (a move no better is not offered)
     expect(page.locator("#moments .what-if")).to_have_count(sum(1 for p in points if p["what_if"] and better(p)))
     assert axe_violations(page) == []
-    read_as_a_player(page, done["analysis"])
+    read_as_a_player(page, done["analysis"], client.get(f"/api/records/{record_id}/story").get_json())
     opened_what_if(context, f"{base}/records/{record_id}#key={key}", client, points)
     scores, standing = beside(page)  # at 1400 px the expected standing stands beside the scores, level with them
     assert standing["x"] >= scores["x"] + scores["width"] and abs(standing["y"] - scores["y"]) < 40, (scores, standing)
@@ -182,6 +187,6 @@ def test_every_title_reads_its_analysis(served: tuple[str, Any, Any], context: A
         page = context(size, bypass_csp=True)
         page.goto(f"{base}/records/{record_id}")
         expect(page.locator("#moments li")).to_have_count(len(analysis["turning_points"]))
-        read_as_a_player(page, analysis)
+        read_as_a_player(page, analysis, client.get(f"/api/records/{record_id}/story").get_json())
         assert axe_violations(page) == []
         shot(page, name, at)
