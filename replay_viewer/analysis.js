@@ -295,7 +295,11 @@ function drawMoments(a, end) {
     if (key && p.what_if && better(p)) item.appendChild(button("try it as a what-if", "what-if", () => whatIf(p, key)));
     list.appendChild(item);
   });
-  if (!shown.length) list.appendChild(el("li", R.spoilerFree() ? "None yet, up to this step." : "None found."));
+  if (!shown.length) {
+    list.appendChild(el("li", R.spoilerFree() ? "None yet, up to this step."
+      : "None stood out: no decision moved its seat's chance to win by more than the reviewer's few playouts could "
+        + "tell from chance."));
+  }
   $("moments-unchecked").textContent = shown.some((p) => !p.suggested)
     ? "Where no verdict follows, other moves were not tried: the reviewer's time went to the other moments first." : "";
   $("moments-box").dataset.annotator = key ? "yes" : "no";

@@ -15,6 +15,7 @@ which breaks ties between swings.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
@@ -25,7 +26,7 @@ from domain.kernel.chance import Chance
 from domain.kernel.choices import Chooser
 from domain.kernel.contract import fold
 from domain.kernel.describe import say
-from domain.kernel.review import Budget, Estimate, Reviewer, calibrated, suggest_budget
+from domain.kernel.review import Budget, Estimate, Reviewer, calibrated, shrink_at, suggest_budget
 from domain.kernel.violations import ALL
 from domain.records.story import tell
 
@@ -59,6 +60,7 @@ class AnalysisBudget:
 
 ANALYSIS_BUDGET = AnalysisBudget()
 SAID_CHANCES = 4  # a move is told in the move list's words as far as this many different chances agree on its events
+NOISE = 1.5  # standard errors a swing must pass to be a turning point (one game played out each side: none can)
 ASKED = 3  # suggestions asked at most, per turning point wanted (the reviewer agreeing with the rest)
 DRAWN = 8  # outcome values kept a draw (what a page finds its words by); a setup deals dozens
 
@@ -209,6 +211,15 @@ class Walk:
             progress(share, fresh)
         return rows
 
+    def noise(self, row: Row) -> float:
+        """How large a swing the playouts alone may make: NOISE standard errors of the difference of the two win
+        chances it is measured between, each judged on its own playouts (at most a coin's 0.5 / sqrt(n)), shrunk
+        as the chances shown are (the title's calibration). A swing no larger is no turning point: with a game
+        played out once, every chance is 0 or 1 and every choice "swings" the whole way."""
+        worth = row["chosen"] or row["after"]
+        games = [max(1, int(e.get("playouts") or self.budget.playouts)) for e in (row["before"], worth)]
+        return NOISE * shrink_at(self.game, int(row["before_step"]) / self._steps) * 0.5 * math.sqrt(sum(1 / n for n in games))
+
     def said(self, state: Any, command: Mapping[str, Any], names: Sequence[str], words: str) -> str | None:
         """A move as the move list tells it ("Bruno names green: every green cube in the bag is drawn"), where its
         notation `words` alone ("green") leave a player asking what was chosen: of the sentences its events tell
@@ -235,7 +246,8 @@ class Walk:
 
     def suggest(self, rows: Sequence[Row], names: Sequence[str], chooser: Chooser,
                 progress: Callable[[float], Any] | None = None) -> list[dict[str, Any]]:
-        """The turning points: the `suggestions` decisions whose own swing was largest, each with the reviewer's
+        """The turning points: the `suggestions` decisions whose own swing was largest (and larger than the
+        playouts' `noise`), each with the reviewer's
         choice there, both in the title's words, and the what-if line that plays it. A decision where the reviewer
         would have played the move played is no turning point (its swing was not the choice's: the estimates'
         noise, or news the choice brought), so it is left out and the next largest swing is asked, up to
@@ -243,7 +255,8 @@ class Walk:
         rest are listed without a suggestion. The reviewer thinks with the title's own suggest budget
         (`bot_suggest`), the one benchmarks/planner.py measures against the greedy bot."""
         wanted = self.budget.suggestions
-        ranked = sorted((r for r in rows if r["before"] is not None and r["choices"] > 1),
+        ranked = sorted((r for r in rows if r["before"] is not None and r["choices"] > 1
+                         and abs(swing(r)[0]) > self.noise(r)),
                         key=lambda r: (-abs(swing(r)[0]), -abs(swing(r)[1]), r["entry"]))[:wanted * ASKED]
         started = time.monotonic()
         allowed = None if self.budget.seconds is None else self.budget.seconds * self.budget.suggest_share

@@ -21,7 +21,7 @@ from domain.kernel import SeededChance, play
 from domain.kernel.review import Budget, calibration_sentence, reviewer
 from domain.records import analyses
 from domain.records.readmodels_analysis import DONE, RUNNING
-from domain.records.review_walk import AnalysisBudget, swing
+from domain.records.review_walk import AnalysisBudget
 from domain.records.settings import Settings
 from tests.service.conftest import close_app
 from tests.service.helpers import auth, import_finished, play_out_http, record_file
@@ -306,12 +306,13 @@ def test_a_decision_where_the_reviewer_agrees_is_no_turning_point(app: Any, monk
     record_id, _, _ = finished(client)
     records = app.extensions["cronaca"].records
     log = client.get(f"/api/records/{record_id}/export").get_json()["entries"]
-    budget = AnalysisBudget(playouts=2, seconds=None, chances=1, suggestions=2)
-    walk, _, _ = records.analyses.walk(UUID(record_id), budget)
-    ranked = sorted((r for r in walk.rows() if r["before"] is not None and r["choices"] > 1),
-                    key=lambda r: (-abs(swing(r)[0]), -abs(swing(r)[1]), r["entry"]))
-    agreed = {int(r["entry"]) for r in ranked[:2]}  # the two largest swings: the reviewer played as the player did
-    assert len(ranked) >= 4
+    budget = AnalysisBudget(playouts=2, seconds=None, chances=0, suggestions=2)
+    walk, names, chooser = records.analyses.walk(UUID(record_id), budget)
+    rows = [r for r in walk.rows() if r["before"] is not None and r["choices"] > 1]
+    assert len(rows) >= 3
+    # the first three decisions swung their seat by 0.6, 0.5 and 0.4 (judged on many games), the rest not at all
+    rows = [judged(r, 200, 0.2, 0.2 + (0.6 - 0.1 * k if k < 3 else 0.0)) for k, r in enumerate(rows)]
+    agreed = {int(rows[0]["entry"])}  # the largest swing: the reviewer played as the player did
 
     class Agreeing:
         """The reviewer, suggesting the move played where `agreed`, any other legal move elsewhere."""
@@ -330,13 +331,21 @@ def test_a_decision_where_the_reviewer_agrees_is_no_turning_point(app: Any, monk
             return command, self.inner.estimate(game, play(game, state, command, SeededChance(think))[1],
                                                 game.pending(state).seat, think)
 
-    monkeypatch.setattr(analyses, "reviewer", Agreeing)
-    points = records.analyses.compute(UUID(record_id), budget)["turning_points"]
+    walk.make_reviewer = Agreeing
+    points = walk.suggest(rows, names, chooser)
     starts = {sum(len(x["events"]) for x in log[:e]): e for e in range(len(log))}
-    assert [starts[p["step"]] for p in points] == [int(r["entry"]) for r in ranked[2:4]]  # the next two, in order
+    assert [starts[p["step"]] for p in points] == [int(r["entry"]) for r in rows[1:3]]  # the next two, in order
     for p in points:
         assert not p["same"] and p["suggested"] and p["suggested"] != p["played"], p
         assert p["what_if"]["command"] != log[starts[p["step"]]]["command"]
+
+
+def judged(row: dict[str, Any], games: int, before: float, after: float) -> dict[str, Any]:
+    """A walk's row as if its seat's chance to win was judged `before` and `after` on `games` games each."""
+    seat, other = str(row["seat"]), str(1 - row["seat"])
+    return {**row, "chosen": None,
+            "before": {**row["before"], "win": {seat: before, other: 1 - before}, "playouts": games},
+            "after": {**row["after"], "win": {seat: after, other: 1 - after}, "playouts": games}}
 
 
 def test_the_analysis_says_how_often_the_game_was_played_out(app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -424,3 +433,24 @@ def test_two_askers_at_once_make_one_job(app: Any, monkeypatch: pytest.MonkeyPat
     assert len(handed) == 1 and status["attempts"] == 1, (handed, status["attempts"])
     stored = [type(e).__name__ for e in app.extensions["cronaca"].records.repository.event_store.get(UUID(status["id"]))]
     assert stored.count("Requested") == 1 and stored.count("Queued") == 0 and stored.count("Done") == 1
+
+
+def test_a_swing_the_playouts_alone_could_make_is_no_turning_point(app: Any) -> None:
+    """A game played out once judges every chance 0 or 1, so every choice seems to swing the whole way: a swing no
+    larger than the playouts' noise is left out of the turning points; the same swing measured on many games is in."""
+    client = app.test_client()
+    record_id, _, _ = finished(client)
+    records = app.extensions["cronaca"].records
+    budget = AnalysisBudget(playouts=2, seconds=None, chances=0, suggestions=2)
+    walk, names, chooser = records.analyses.walk(UUID(record_id), budget)
+    rows = [r for r in walk.rows() if r["before"] is not None and r["choices"] > 1]
+    assert len(rows) >= 2
+
+    calm = [judged(r, 200, 0.5, 0.5) for r in rows]  # every other decision moved nobody
+    once, sure = 0, 1
+    calm[once] = judged(rows[once], 1, 0.0, 1.0)  # played out once: 0 to 1, the whole way
+    calm[sure] = judged(rows[sure], 200, 0.2, 0.6)  # played out 200 times: 0.2 to 0.6
+    points = walk.suggest(calm, names, chooser)
+    steps = [p["step"] for p in points]
+    assert rows[sure]["before_step"] in steps and rows[once]["before_step"] not in steps, steps
+    assert walk.noise(calm[once]) > 1.0 > 0.4 > walk.noise(calm[sure])
