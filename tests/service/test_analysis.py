@@ -454,3 +454,21 @@ def test_a_swing_the_playouts_alone_could_make_is_no_turning_point(app: Any) -> 
     steps = [p["step"] for p in points]
     assert rows[sure]["before_step"] in steps and rows[once]["before_step"] not in steps, steps
     assert walk.noise(calm[once]) > 1.0 > 0.4 > walk.noise(calm[sure])
+
+
+def test_an_unknown_record_or_a_game_in_progress_is_refused_at_both_doors(app: Any) -> None:
+    """No such record: 404 naming it, asked for or read; a game in progress: 409, read too (nothing was stored);
+    a token that opens no seat: 403 on the read as on the ask."""
+    client = app.test_client()
+    nobody = "00000000-0000-4000-8000-000000000000"
+    for answer in (client.post(f"/api/records/{nobody}/analysis", json={}), client.get(f"/api/records/{nobody}/analysis")):
+        assert answer.status_code == 404 and nobody in answer.get_json()["detail"], answer.get_json()
+    record_id, _ = start(client)
+    for answer in (client.post(f"/api/records/{record_id}/analysis", json={}), client.get(f"/api/records/{record_id}/analysis")):
+        assert answer.status_code == 409 and answer.get_json()["rule"] == "analysis/in-progress", answer.get_json()
+    done, _, _ = finished(client)
+    client.post(f"/api/records/{done}/analysis", json={})
+    assert client.get(f"/api/records/{done}/analysis", headers=auth("not-a-token")).status_code == 403
+    records = app.extensions["cronaca"].records
+    assert sum(1 for _ in records.repository.event_store.get(analyses.analysis_id(UUID(record_id),
+                                                                                   records.access.meta(UUID(record_id)).edition))) == 0
