@@ -38,6 +38,12 @@ const suggestedWords = (p) => p.suggested_said || p.suggested;
 const decided = (p) => `${capital(R.when(p.step + 1))}${p.played_said && p.played_said.includes(p.player) ? "" : `, ${p.player}`}`
   + `: ${playedWords(p)}`;
 
+const TREND_GAMES = 12;
+/** How many estimates the trend line averages: enough for about TREND_GAMES games played out (one when each
+ * estimate played out that many). */
+const trendSpan = (a) => Math.max(1, Math.min(12, Math.ceil(TREND_GAMES
+  / Math.max(1, (a.playouts && a.playouts.median) || a.budget.playouts))));
+
 /** Whether the reviewer's own move there beat the move played by the margin (then, and only then, it is named). */
 const better = (p) => Boolean(p.suggested && !p.same && p.expected_suggested
   && p.expected_suggested.win - p.expected_played.win >= MARGIN);
@@ -201,7 +207,8 @@ function draw() {
     + `Each seat's chance to win after every decision (a shared win counts as a share), judged from what the `
     + `deciding seat could see then by a reviewer that plays the game out ${times} from there${fewest}, so a figure `
     + `may be off by about ${Math.round(50 / Math.sqrt(n))} points either way: trust the large swings more than the `
-    + `small.` + (view.trust ? ` ${view.trust}` : "");
+    + `small.` + (trendSpan(a) > 1 ? ` The bold lines follow each seat's mean over its last ${trendSpan(a)} `
+      + `estimates, the faint ones each estimate.` : "") + (view.trust ? ` ${view.trust}` : "");
   drawChart(a, end);
   drawMoments(a, end);
   drawLuck(a, end);
@@ -237,10 +244,28 @@ function drawChart(a, end) {
     caption.textContent = R.roundWord();
     chart.appendChild(caption);
   }
+  // each estimate thin and faint, and over it each seat's trend: the mean of its last few estimates, as many as make
+  // up about TREND_GAMES games played out (one estimate of a game played out once is 0% or 100%: a line through
+  // those alone is a barcode, not a story). Only estimates up to each point: the trend never looks ahead.
+  const trendOf = trendSpan(a);
   a.expected.forEach((seat, i) => {
-    const points = seat.series.filter((p) => p.step <= end).map((p) => `${xOf(p.step)},${yOf(p.win)}`).join(" ");
-    if (!points) return;
-    chart.appendChild(seatLine(i, points, seat.seat, `${seat.player}'s chance to win`));
+    const series = seat.series.filter((p) => p.step <= end);
+    if (!series.length) return;
+    const raw = seatLine(i, series.map((p) => `${xOf(p.step)},${yOf(p.win)}`).join(" "), seat.seat,
+      `${seat.player}'s chance to win, each estimate`);
+    raw.setAttribute("stroke-width", "1");
+    raw.setAttribute("stroke-opacity", "0.35");
+    raw.classList.add("estimates");
+    chart.appendChild(raw);
+    const trend = series.map((p, k) => {
+      const last = series.slice(Math.max(0, k - trendOf + 1), k + 1);
+      return `${xOf(p.step)},${yOf(last.reduce((sum, q) => sum + q.win, 0) / last.length)}`;
+    });
+    const line = seatLine(i, trend.join(" "), seat.seat, `${seat.player}'s chance to win, the trend of the last `
+      + `${trendOf} estimates`);
+    line.classList.add("trend");
+    line.dataset.span = String(trendOf);
+    chart.appendChild(line);
   });
   moments(a, end).forEach((p) => {
     const i = a.expected.findIndex((s) => s.seat === p.seat);

@@ -95,6 +95,20 @@ def opened_what_if(context: Any, address: str, client: Any, points: list[dict[st
     expect(page.locator("body")).to_have_attribute("data-step", str(variation["last_step"]))
 
 
+def trend_follows(page: Any, analysis: dict[str, Any]) -> None:
+    """Each seat's bold line is the mean of its last few estimates (as many as make about 12 games played out),
+    never of an estimate after the point: a barcode of 0s and 1s reads as the trend it hides."""
+    span = max(1, min(12, -(-12 // max(1, analysis["playouts"]["median"]))))
+    H, top, bottom = 240, 12, 34  # analysis.js drawChart's height and margins
+    for seat in analysis["expected"]:
+        line = page.locator(f'#expected-chart polyline.trend[data-seat="{seat["seat"]}"]')
+        assert line.get_attribute("data-span") == str(span)
+        drawn = [(H - bottom - float(xy.split(",")[1])) / (H - top - bottom) for xy in line.get_attribute("points").split()]
+        wins = [p["win"] for p in seat["series"]]
+        means = [sum(wins[max(0, k - span + 1):k + 1]) / len(wins[max(0, k - span + 1):k + 1]) for k in range(len(wins))]
+        assert len(drawn) == len(means) and all(abs(d - m) < 0.01 for d, m in zip(drawn, means, strict=True))
+
+
 def cursor_at(page: Any, chart: str) -> float:
     """Where a chart's step cursor stands, as a share of the chart's drawn width."""
     return float(page.evaluate("""(chart) => { const box = document.querySelector(`${chart} svg`);
@@ -131,7 +145,9 @@ def test_the_analysis_is_asked_for_followed_and_drawn(served: tuple[str, Any, An
     points = done["analysis"]["turning_points"]
     assert done["status"] == "done" and points
     expect(page.locator("#moments li")).to_have_count(len(points))
-    expect(page.locator("#expected-chart svg polyline")).to_have_count(2)
+    expect(page.locator("#expected-chart svg polyline.trend")).to_have_count(2)
+    expect(page.locator("#expected-chart svg polyline.estimates")).to_have_count(2)
+    trend_follows(page, done["analysis"])
     expect(page.locator("#luck li")).to_have_count(2)
     marked = {p["step"] + 1 for p in points}  # each decision's first line in the move list carries its glyph
     expect(page.locator("#moves .moment-mark")).to_have_count(len(marked))
