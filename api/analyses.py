@@ -57,7 +57,12 @@ class TurningPoint(marshmallow.Schema):
     played = fields.String(metadata={"description": "the move played, in the title's words"})
     suggested = fields.String(allow_none=True, metadata={"description": "the reviewer's move there, in the title's "
                                                                          "words (null: its time was spent on larger swings)"})
-    same = fields.Boolean(metadata={"description": "the reviewer would have played the same"})
+    played_said = fields.String(allow_none=True, metadata={"description": "the move played as the move list tells it "
+                                                                         "(null: nothing of it is told before chance)"})
+    suggested_said = fields.String(allow_none=True, metadata={"description": "the reviewer's move as the move list "
+                                                                             "would tell it, up to what chance draws"})
+    same = fields.Boolean(metadata={"description": "the reviewer would have played the same (never listed now: "
+                                                   "such a decision is no turning point)"})
     expected_before = fields.Nested(Standing, metadata={"description": "its seat's standing before the choice"})
     expected_played = fields.Nested(Standing)
     expected_suggested = fields.Nested(Standing, allow_none=True)
@@ -89,6 +94,10 @@ class Analysis(marshmallow.Schema):
     decisions = fields.Integer()
     chance_steps = fields.Integer()
     budget = fields.Dict()
+    playouts = fields.Dict(keys=fields.String(), values=fields.Integer(),
+                           metadata={"description": "games played out per estimate, as the clock allowed (`median`, "
+                                                    "`fewest`, `most`): how far a figure can be trusted follows from "
+                                                    "these, not from the budget"})
     expected = fields.List(fields.Nested(Expected))
     turning_points = fields.List(fields.Nested(TurningPoint))
     luck = fields.List(fields.Nested(Luck))

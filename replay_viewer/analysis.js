@@ -26,6 +26,24 @@ const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 // How far the reader may see: the whole game, or in spoiler-free mode up to the step shown.
 const seen = () => (R.spoilerFree() ? R.step() : Infinity);
 
+/** The key moments up to `end`: an analysis stored before the service left them out still lists decisions where
+ * the reviewer would have played the move played; those were no turning point (the swing was not the choice's). */
+const moments = (a, end) => a.turning_points.filter((p) => p.step < end && !p.same);
+
+/** A move as the move list tells it ("Zoë gains a purple banner"), else its notation words ("purple"). */
+const playedWords = (p) => p.played_said || p.played;
+const suggestedWords = (p) => p.suggested_said || p.suggested;
+/** A key moment's decision: when (as the move list's line of its first event: the step before it may still be the
+ * setup's, or the round before), who (unless the move's own words name them) and what was played. */
+const decided = (p) => `${capital(R.when(p.step + 1))}${p.played_said && p.played_said.includes(p.player) ? "" : `, ${p.player}`}`
+  + `: ${playedWords(p)}`;
+
+const TREND_GAMES = 12;
+/** How many estimates the trend line averages: enough for about TREND_GAMES games played out (one when each
+ * estimate played out that many). */
+const trendSpan = (a) => Math.max(1, Math.min(12, Math.ceil(TREND_GAMES
+  / Math.max(1, (a.playouts && a.playouts.median) || a.budget.playouts))));
+
 /** Whether the reviewer's own move there beat the move played by the margin (then, and only then, it is named). */
 const better = (p) => Boolean(p.suggested && !p.same && p.expected_suggested
   && p.expected_suggested.win - p.expected_played.win >= MARGIN);
@@ -52,9 +70,8 @@ function moved(p) {
 /** What the reviewer says of the move: the same, nothing clearly better, or a better move named. */
 function verdict(p) {
   if (!p.suggested) return ""; // said once under the list (unchecked)
-  if (p.same) return "The reviewer would have played it too.";
   if (!better(p)) return `The reviewer found no move better by ${Math.round(MARGIN * 100)} points or more.`;
-  return `${p.swing > 0 ? "Better still" : "Better"}: ${p.suggested} (${percent(p.expected_suggested.win)} to win `
+  return `${p.swing > 0 ? "Better still" : "Better"}: ${suggestedWords(p)} (${percent(p.expected_suggested.win)} to win `
     + `after it, against ${percent(p.expected_played.win)}).`;
 }
 
@@ -162,8 +179,13 @@ async function poll() {
 }
 
 async function request() {
+  // a double tap asks once: the button stays disabled until the service answers (it makes one job either way)
+  const ask = /** @type {HTMLButtonElement} */ ($("analysis").querySelector(".analysis-button"));
+  if (ask.disabled) return;
+  ask.disabled = true;
   say("Asking…");
   const answer = await api(path, { method: "POST", token: R.token(), json: {} });
+  ask.disabled = false;
   show(answer);
 }
 
@@ -175,12 +197,18 @@ function draw() {
   const key = `${end}/${R.roundsKnown()}/${R.story().length}`; // years and drawn cards are words once they are in
   if (view.drawnFor === key) return;
   view.drawnFor = key;
-  const n = Math.max(1, a.budget.playouts);
+  // the games the reviewer actually played out (the clock may have allowed far fewer than its budget): an analysis
+  // stored before they were counted says its budget
+  const made = a.playouts && a.playouts.median ? a.playouts : null;
+  const n = Math.max(1, made ? made.median : a.budget.playouts);
+  const times = n === 1 ? "once" : `${made ? "about " : ""}${n} times`;
+  const fewest = made && made.fewest < n ? ` (at some, only ${made.fewest === 1 ? "once" : `${made.fewest} times`})` : "";
   $("analysis-note").textContent = (R.spoilerFree() ? "Spoiler-free: up to this step. " : "")
     + `Each seat's chance to win after every decision (a shared win counts as a share), judged from what the `
-    + `deciding seat could see then by a reviewer that plays the game out ${n} times from there, so a figure may be `
-    + `off by about ${Math.round(50 / Math.sqrt(n))} points either way: trust the large swings more than the small.`
-    + (view.trust ? ` ${view.trust}` : "");
+    + `deciding seat could see then by a reviewer that plays the game out ${times} from there${fewest}, so a figure `
+    + `may be off by about ${Math.round(50 / Math.sqrt(n))} points either way: trust the large swings more than the `
+    + `small.` + (trendSpan(a) > 1 ? ` The bold lines follow each seat's mean over its last ${trendSpan(a)} `
+      + `estimates, the faint ones each estimate.` : "") + (view.trust ? ` ${view.trust}` : "");
   drawChart(a, end);
   drawMoments(a, end);
   drawLuck(a, end);
@@ -194,7 +222,9 @@ function drawChart(a, end) {
   const W = Math.round(Math.max(450, Math.min(900, width)));
   const H = 240; // the score chart's height: side by side, their plots line up
   const M = { left: 44, right: 16, top: 12, bottom: 34 };
-  const span = Math.max(1, R.last());
+  // spread over the steps the reader may see, as the score chart is: in spoiler-free mode a line ending short of the
+  // right edge would tell how much of the game is left
+  const span = Math.max(1, end);
   const xOf = (step) => (M.left + (step / span) * (W - M.left - M.right)).toFixed(1);
   const yOf = (v) => (H - M.bottom - v * (H - M.top - M.bottom)).toFixed(1);
   const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", class: "score-chart expected-chart",
@@ -214,18 +244,36 @@ function drawChart(a, end) {
     caption.textContent = R.roundWord();
     chart.appendChild(caption);
   }
+  // each estimate thin and faint, and over it each seat's trend: the mean of its last few estimates, as many as make
+  // up about TREND_GAMES games played out (one estimate of a game played out once is 0% or 100%: a line through
+  // those alone is a barcode, not a story). Only estimates up to each point: the trend never looks ahead.
+  const trendOf = trendSpan(a);
   a.expected.forEach((seat, i) => {
-    const points = seat.series.filter((p) => p.step <= end).map((p) => `${xOf(p.step)},${yOf(p.win)}`).join(" ");
-    if (!points) return;
-    chart.appendChild(seatLine(i, points, seat.seat, `${seat.player}'s chance to win`));
+    const series = seat.series.filter((p) => p.step <= end);
+    if (!series.length) return;
+    const raw = seatLine(i, series.map((p) => `${xOf(p.step)},${yOf(p.win)}`).join(" "), seat.seat,
+      `${seat.player}'s chance to win, each estimate`);
+    raw.setAttribute("stroke-width", "1");
+    raw.setAttribute("stroke-opacity", "0.35");
+    raw.classList.add("estimates");
+    chart.appendChild(raw);
+    const trend = series.map((p, k) => {
+      const last = series.slice(Math.max(0, k - trendOf + 1), k + 1);
+      return `${xOf(p.step)},${yOf(last.reduce((sum, q) => sum + q.win, 0) / last.length)}`;
+    });
+    const line = seatLine(i, trend.join(" "), seat.seat, `${seat.player}'s chance to win, the trend of the last `
+      + `${trendOf} estimates`);
+    line.classList.add("trend");
+    line.dataset.span = String(trendOf);
+    chart.appendChild(line);
   });
-  a.turning_points.filter((p) => p.step < end).forEach((p) => {
+  moments(a, end).forEach((p) => {
     const i = a.expected.findIndex((s) => s.seat === p.seat);
     const y = p.expected_before ? p.expected_before.win + p.swing : p.expected_played.win;
     const mark = svg("circle", { cx: xOf(p.step), cy: yOf(clip(y)), r: 5, class: "lead-mark",
       stroke: colour(i) });
     const tip = svg("title");
-    tip.textContent = `${glyph(p)[0]} ${p.player}, ${R.when(p.step)}: ${p.played} (${signed(p.swing)} points of win chance)`;
+    tip.textContent = `${glyph(p)[0]} ${decided(p)} (${signed(p.swing)} points of win chance)`;
     mark.appendChild(tip);
     chart.appendChild(mark);
   });
@@ -263,22 +311,26 @@ function drawMoments(a, end) {
   const list = $("moments");
   list.replaceChildren();
   const key = hashParams().get("key");
-  const shown = a.turning_points.filter((p) => p.step < end).sort((x, y) => x.step - y.step);
+  const shown = moments(a, end).sort((x, y) => x.step - y.step);
   shown.forEach((p) => {
     const [mark, words] = glyph(p);
     const item = el("li");
-    item.appendChild(stepLink(`${mark} ${capital(R.when(p.step))}, ${p.player}: ${p.played} (step ${p.step})`, p.step));
+    item.appendChild(stepLink(`${mark} ${decided(p)} (step ${p.step})`, p.step));
     item.appendChild(el("span", ` — ${words}: ${moved(p)}.${p.suggested ? " " + verdict(p) : ""}`));
     if (key && p.what_if && better(p)) item.appendChild(button("try it as a what-if", "what-if", () => whatIf(p, key)));
     list.appendChild(item);
   });
-  if (!shown.length) list.appendChild(el("li", R.spoilerFree() ? "None yet, up to this step." : "None found."));
+  if (!shown.length) {
+    list.appendChild(el("li", R.spoilerFree() ? "None yet, up to this step."
+      : "None stood out: no decision moved its seat's chance to win by more than the reviewer's few playouts could "
+        + "tell from chance."));
+  }
   $("moments-unchecked").textContent = shown.some((p) => !p.suggested)
     ? "Where no verdict follows, other moves were not tried: the reviewer's time went to the other moments first." : "";
   $("moments-box").dataset.annotator = key ? "yes" : "no";
 }
 
-/** The annotator opens a what-if line from the decision, playing the reviewer's move, and walks it. */
+/** The annotator opens a what-if line from the decision, playing the reviewer's move, and walks it from there. */
 async function whatIf(p, key) {
   const made = await api(`/api/records/${R.id}/variations`, { method: "POST", token: key,
     json: { from_step: p.what_if.from_step, parent: p.what_if.parent, title: `the reviewer: ${p.suggested}` } });
@@ -286,7 +338,9 @@ async function whatIf(p, key) {
   const played = await api(`/api/variations/${made.body.id}/commands`, { method: "POST", token: key,
     json: { command: p.what_if.command } });
   if (!played.ok) return say(`The suggestion could not be played: ${why(played)}.`);
-  location.hash = `line=${made.body.id}&step=${p.what_if.from_step + 1}&key=${encodeURIComponent(key)}`;
+  // shown once the suggestion is made, every event of it (its first alone may say only "plays an action card")
+  const after = played.body.steps ? played.body.steps[1] : p.what_if.from_step + 1;
+  location.hash = `line=${made.body.id}&step=${after}&key=${encodeURIComponent(key)}`;
   location.reload();
 }
 
@@ -356,12 +410,12 @@ function drawLuck(a, end) {
 /** The key moments marked in the move list: a glyph on the line of each decision's first event. */
 function markMoves(a, end) {
   document.querySelectorAll("#moves .moment-mark").forEach((node) => node.remove());
-  a.turning_points.filter((p) => p.step < end).forEach((p) => {
+  moments(a, end).forEach((p) => {
     const line = document.querySelector(`#moves li[data-step="${p.step + 1}"]`);
     if (!line) return;
     const [mark, words] = glyph(p);
     const span = el("span", mark, "moment-mark");
-    span.title = `${words}: ${moved(p)}` + (better(p) ? `; better: ${p.suggested}` : "");
+    span.title = `${words}: ${moved(p)}` + (better(p) ? `; better: ${suggestedWords(p)}` : "");
     span.setAttribute("aria-label", `key moment, ${span.title}`);
     line.appendChild(span);
   });

@@ -19,6 +19,7 @@ import dataclasses
 import logging
 import secrets
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 from uuid import NAMESPACE_URL, UUID, uuid5
 
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("cronaca.analyses")
 
+HANDING_OVER = 10.0  # seconds a job just named is taken to be on its way to the queue, not lost
 MAX_ATTEMPTS = 3  # jobs queued for one analysis before it is said to have failed (one that keeps killing its worker)
 KEPT = 256  # analyses kept read per process
 
@@ -184,7 +186,8 @@ class Analyses:
         one that failed and is asked for again. A lost one is said to have failed instead after MAX_ATTEMPTS jobs
         (a record that keeps killing its workers). Two askers at once: the first names the new job, the second
         finds it named and hands nothing over."""
-        if not ((asked and found.status == FAILED) or (found.status in (QUEUED, RUNNING) and lost(found.job))):
+        if not ((asked and found.status == FAILED) or (found.status in (QUEUED, RUNNING) and not self._handing(found)
+                                                        and lost(found.job))):
             return None
         seen = found.job
         try:
@@ -196,6 +199,13 @@ class Analyses:
         except SupersededError:
             return None
         return new
+
+    def _handing(self, found: Analysis) -> bool:
+        """Whether the job the analysis names may still be on its way to the queue: named (asked for, or queued
+        again) moments ago and not started. The queue does not know it yet, so it would look lost, and a second asker
+        or a reader polling meanwhile would queue another."""
+        named = found.modified_on
+        return found.status == QUEUED and datetime.now(tz=named.tzinfo) - named < timedelta(seconds=HANDING_OVER)
 
     def _change(self, stream: UUID, change: Callable[[Analysis], Any], job: str | None = None) -> Analysis:
         """Apply a change to the stored analysis, read again on a concurrent write; with `job`, only while that

@@ -15,6 +15,7 @@ which breaks ties between swings.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
@@ -24,7 +25,10 @@ from domain.kernel import Edition, Game, SeededChance, play
 from domain.kernel.chance import Chance
 from domain.kernel.choices import Chooser
 from domain.kernel.contract import fold
-from domain.kernel.review import Budget, Estimate, Reviewer, calibrated, suggest_budget
+from domain.kernel.describe import say
+from domain.kernel.review import Budget, Estimate, Reviewer, calibrated, shrink_at, suggest_budget
+from domain.kernel.violations import ALL
+from domain.records.story import tell
 
 Row = dict[str, Any]
 Progress = Callable[[float, list[Row]], None]  # (0-1, the rows judged since the last call)
@@ -55,6 +59,9 @@ class AnalysisBudget:
 
 
 ANALYSIS_BUDGET = AnalysisBudget()
+SAID_CHANCES = 4  # a move is told in the move list's words as far as this many different chances agree on its events
+NOISE = 1.5  # standard errors a swing must pass to be a turning point (one game played out each side: none can)
+ASKED = 3  # suggestions asked at most, per turning point wanted (the reviewer agreeing with the rest)
 DRAWN = 8  # outcome values kept a draw (what a page finds its words by); a setup deals dozens
 
 
@@ -204,20 +211,60 @@ class Walk:
             progress(share, fresh)
         return rows
 
+    def noise(self, row: Row) -> float:
+        """How large a swing the playouts alone may make: NOISE standard errors of the difference of the two win
+        chances it is measured between, each judged on its own playouts (at most a coin's 0.5 / sqrt(n)), shrunk
+        as the chances shown are (the title's calibration). A swing no larger is no turning point: with a game
+        played out once, every chance is 0 or 1 and every choice "swings" the whole way."""
+        worth = row["chosen"] or row["after"]
+        games = [max(1, int(e.get("playouts") or self.budget.playouts)) for e in (row["before"], worth)]
+        return NOISE * shrink_at(self.game, int(row["before_step"]) / self._steps) * 0.5 * math.sqrt(sum(1 / n for n in games))
+
+    def said(self, state: Any, command: Mapping[str, Any], names: Sequence[str], words: str) -> str | None:
+        """A move as the move list tells it ("Bruno names green: every green cube in the bag is drawn"), where its
+        notation `words` alone ("green") leave a player asking what was chosen: of the sentences its events tell
+        before chance speaks (the events it leaves the same whatever is drawn, so a move never played is never
+        told with a draw of our own making), the one that names most of its words, the first on a tie ("Zoë
+        builds a farm house on L135 for the city at L132" for "farm on L135 city L132", not the action card played
+        before it). None: nothing of it is told before chance speaks."""
+        try:
+            parsed = self.game.parse_command(command)
+            runs = [play(self.game, state, parsed, SeededChance(f"{self.think}/said/{j}"))[0] for j in range(SAID_CHANCES)]
+        except Exception:  # noqa: BLE001  (a move the rules refuse here has no words of its own: its notation stands)
+            return None
+        told: list[str] = []
+        before = state
+        for k, event in enumerate(runs[0]):
+            if any(len(run) <= k or run[k] != event for run in runs[1:]):
+                break
+            text = say(tell(self.game, event, before, names), ALL)
+            if text:
+                told.append(text.strip().rstrip("."))
+            before = self.game.evolve(before, event)
+        tokens = [t for t in words.casefold().split() if len(t) > 1 or t.isdigit()]
+        return max(told, key=lambda text: sum(t in text.casefold() for t in tokens), default=None)
+
     def suggest(self, rows: Sequence[Row], names: Sequence[str], chooser: Chooser,
                 progress: Callable[[float], Any] | None = None) -> list[dict[str, Any]]:
-        """The turning points: the `suggestions` decisions whose own swing was largest, each with the reviewer's
-        choice there, both in the title's words, and the what-if line that plays it. With a clock, the costliest
-        mistakes are asked first, then the best moves, and once the suggestions' share of it is spent, the rest are
-        listed without a suggestion. The reviewer thinks with the title's own suggest budget (`bot_suggest`), the one
-        benchmarks/planner.py measures against the greedy bot."""
-        ranked = sorted((r for r in rows if r["before"] is not None and r["choices"] > 1),
-                        key=lambda r: (-abs(swing(r)[0]), -abs(swing(r)[1]), r["entry"]))[:self.budget.suggestions]
+        """The turning points: the `suggestions` decisions whose own swing was largest (and larger than the
+        playouts' `noise`), each with the reviewer's
+        choice there, both in the title's words, and the what-if line that plays it. A decision where the reviewer
+        would have played the move played is no turning point (its swing was not the choice's: the estimates'
+        noise, or news the choice brought), so it is left out and the next largest swing is asked, up to
+        `ASKED` times `suggestions` questions. With a clock, once the suggestions' share of it is spent, the
+        rest are listed without a suggestion. The reviewer thinks with the title's own suggest budget
+        (`bot_suggest`), the one benchmarks/planner.py measures against the greedy bot."""
+        wanted = self.budget.suggestions
+        ranked = sorted((r for r in rows if r["before"] is not None and r["choices"] > 1
+                         and abs(swing(r)[0]) > self.noise(r)),
+                        key=lambda r: (-abs(swing(r)[0]), -abs(swing(r)[1]), r["entry"]))[:wanted * ASKED]
         started = time.monotonic()
         allowed = None if self.budget.seconds is None else self.budget.seconds * self.budget.suggest_share
-        found: dict[int, dict[str, Any]] = {}  # entry -> its point
-        # asked in this order: the costliest mistakes first (where another move matters most), then the best moves
-        for n, row in enumerate(sorted(ranked, key=lambda r: (swing(r)[0] >= 0, -abs(swing(r)[0])))):
+        points: list[dict[str, Any]] = []
+        told = 0.0
+        for n, row in enumerate(ranked):  # largest swing first
+            if len(points) >= wanted:
+                break
             state = self.state_at(int(row["before_step"]))
             seat = int(row["seat"])
             played = dict(self.entries[int(row["entry"])]["command"])
@@ -225,28 +272,29 @@ class Walk:
             point: dict[str, Any] = {
                 "step": row["before_step"], "seat": seat, "player": names[seat] if 0 <= seat < len(names) else None,
                 "swing": round(win, 4), "rank_swing": round(rank, 3), "played": chooser(state, [played], names)[0].words,
-                "suggested": None, "same": False, "expected_before": _standing(row["before"], seat),
+                "played_said": self.said(state, played, names, chooser(state, [played], names)[0].words), "suggested": None, "suggested_said": None, "same": False, "expected_before": _standing(row["before"], seat),
                 "expected_played": _standing(row["chosen"] or row["after"], seat),
                 "expected_suggested": None, "what_if": None}
             if allowed is None or time.monotonic() - started < allowed:
                 # an even share of the suggestions' clock; the planner plays its candidates out round by round on
                 # the same deals and stops between rounds, so a cut suggestion compares them on fewer deals
-                seconds = None if allowed is None else allowed / max(1, len(ranked))
+                seconds = None if allowed is None else allowed / max(1, wanted)
                 suggester = self.make_reviewer(replace(suggest_budget(self.game), seconds=seconds))
                 command, estimate = suggester.suggest(self.game, state, f"{self.think}/suggest/{row['entry']}")
-                suggested = command.to_json()
-                after = self._shown(estimate, int(row["before_step"]))
-                same = self.game.parse_command(played) == command
-                point.update({
-                    "suggested": chooser(state, [suggested], names)[0].words,
-                    "same": same,  # then what it expects after the move is the reviewer's own estimate of it
-                    "expected_played": _standing(after, seat) if same else point["expected_played"],
-                    "expected_suggested": _standing(after, seat),
-                    "what_if": {"from_step": row["before_step"], "parent": None, "command": suggested}})
-            found[int(row["entry"])] = point
-            if progress is not None:
-                progress(1 - self.budget.suggest_share * (1 - (n + 1) / len(ranked)))
-        return [found[int(row["entry"])] for row in ranked]  # listed largest swing first
+                if self.game.parse_command(played) != command:
+                    suggested = command.to_json()
+                    point.update({
+                        "suggested": chooser(state, [suggested], names)[0].words,
+                        "suggested_said": self.said(state, suggested, names, chooser(state, [suggested], names)[0].words),
+                        "expected_suggested": _standing(self._shown(estimate, int(row["before_step"])), seat),
+                        "what_if": {"from_step": row["before_step"], "parent": None, "command": suggested}})
+                    points.append(point)
+            else:
+                points.append(point)
+            if progress is not None:  # up to 1 as the points wanted are found, or the questions allowed are asked
+                told = max(told, len(points) / max(1, wanted), (n + 1) / max(1, len(ranked)))
+                progress(1 - self.budget.suggest_share * (1 - min(1.0, told)))
+        return points  # listed largest swing first
 
 
 def _standing(estimate: Mapping[str, Any], seat: int) -> dict[str, float]:
@@ -299,9 +347,20 @@ def expected(rows: Sequence[Row], names: Sequence[str]) -> list[dict[str, Any]]:
             for seat, name in enumerate(names)]
 
 
+def playouts(rows: Sequence[Row]) -> dict[str, int]:
+    """How many games the reviewer actually played out for each estimate on the chart (the median, the fewest, the
+    most): under a clock far fewer than the budget's `playouts` may fit, and how far a figure can be trusted
+    follows from these, not from the budget."""
+    counts = sorted(int(r[k]["playouts"]) for r in rows for k in ("before", "after")
+                    if r.get(k) is not None and "playouts" in r[k])
+    if not counts:
+        return {"median": 0, "fewest": 0, "most": 0}
+    return {"median": counts[len(counts) // 2], "fewest": counts[0], "most": counts[-1]}
+
+
 def assemble(rows: Sequence[Row], points: list[dict[str, Any]], names: Sequence[str], budget: AnalysisBudget
              ) -> dict[str, Any]:
     """The analysis as stored and served: expected standings, turning points, luck."""
     return {"decisions": sum(1 for r in rows if r["choices"] > 1), "chance_steps": sum(1 for r in rows if r["chance"]),
-            "budget": budget.to_json(), "expected": expected(rows, names), "turning_points": points,
-            "luck": luck(rows, names)}
+            "budget": budget.to_json(), "playouts": playouts(rows), "expected": expected(rows, names),
+            "turning_points": points, "luck": luck(rows, names)}

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -15,13 +17,14 @@ from rq import Queue
 
 from api.app import create_app
 from domain import catalog
+from domain.kernel import SeededChance, play
 from domain.kernel.review import Budget, calibration_sentence, reviewer
 from domain.records import analyses
 from domain.records.readmodels_analysis import DONE, RUNNING
 from domain.records.review_walk import AnalysisBudget
 from domain.records.settings import Settings
 from tests.service.conftest import close_app
-from tests.service.helpers import auth, play_out_http
+from tests.service.helpers import auth, import_finished, play_out_http, record_file
 from tests.service.test_api import start
 from tests.service.test_workers import Stack
 from workers.dispatch import ANALYSIS_JOB
@@ -294,3 +297,178 @@ def test_the_walk_stores_the_chances_as_the_titles_calibration_corrects_them(app
     for r in corrected:
         assert set(r["after"]["win"].values()) == {0.5}, r
         assert r["chosen"] is None or set(r["chosen"]["win"].values()) == {0.5}
+
+
+def test_a_decision_where_the_reviewer_agrees_is_no_turning_point(app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the reviewer would have played the move played, the swing was not the choice's: that decision is left
+    out of the turning points and the next largest swing takes its place, each listed one with another move."""
+    client = app.test_client()
+    record_id, _, _ = finished(client)
+    records = app.extensions["cronaca"].records
+    log = client.get(f"/api/records/{record_id}/export").get_json()["entries"]
+    budget = AnalysisBudget(playouts=2, seconds=None, chances=0, suggestions=2)
+    walk, names, chooser = records.analyses.walk(UUID(record_id), budget)
+    rows = [r for r in walk.rows() if r["before"] is not None and r["choices"] > 1]
+    assert len(rows) >= 3
+    # the first three decisions swung their seat by 0.6, 0.5 and 0.4 (judged on many games), the rest not at all
+    rows = [judged(r, 200, 0.2, 0.2 + (0.6 - 0.1 * k if k < 3 else 0.0)) for k, r in enumerate(rows)]
+    agreed = {int(rows[0]["entry"])}  # the largest swing: the reviewer played as the player did
+
+    class Agreeing:
+        """The reviewer, suggesting the move played where `agreed`, any other legal move elsewhere."""
+
+        def __init__(self, budget: Budget) -> None:
+            self.inner = reviewer(budget)
+
+        def estimate(self, game: Any, state: Any, seat: int | None, think: str) -> Any:
+            return self.inner.estimate(game, state, seat, think)
+
+        def suggest(self, game: Any, state: Any, think: str) -> Any:
+            entry = int(think.rsplit("/", 1)[1])
+            played = game.parse_command(log[entry]["command"])
+            other = next(c for c in game.legal(state) if c != played)
+            command = played if entry in agreed else other
+            return command, self.inner.estimate(game, play(game, state, command, SeededChance(think))[1],
+                                                game.pending(state).seat, think)
+
+    walk.make_reviewer = Agreeing
+    points = walk.suggest(rows, names, chooser)
+    starts = {sum(len(x["events"]) for x in log[:e]): e for e in range(len(log))}
+    assert [starts[p["step"]] for p in points] == [int(r["entry"]) for r in rows[1:3]]  # the next two, in order
+    for p in points:
+        assert not p["same"] and p["suggested"] and p["suggested"] != p["played"], p
+        assert p["what_if"]["command"] != log[starts[p["step"]]]["command"]
+
+
+def judged(row: dict[str, Any], games: int, before: float, after: float) -> dict[str, Any]:
+    """A walk's row as if its seat's chance to win was judged `before` and `after` on `games` games each."""
+    seat, other = str(row["seat"]), str(1 - row["seat"])
+    return {**row, "chosen": None,
+            "before": {**row["before"], "win": {seat: before, other: 1 - before}, "playouts": games},
+            "after": {**row["after"], "win": {seat: after, other: 1 - after}, "playouts": games}}
+
+
+def test_the_analysis_says_how_often_the_game_was_played_out(app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under a clock the reviewer may play out far fewer games than its budget: the analysis counts those it did
+    (what the page's "off by about" follows from), not the budget's."""
+    client = app.test_client()
+    record_id, _, _ = finished(client)
+
+    class Hurried:
+        """The reviewer, out of time after one game at every estimate."""
+
+        def __init__(self, budget: Budget) -> None:
+            self.inner = reviewer(replace(budget, playouts=1))
+
+        def estimate(self, game: Any, state: Any, seat: int | None, think: str) -> Any:
+            return self.inner.estimate(game, state, seat, think)
+
+        def suggest(self, game: Any, state: Any, think: str) -> Any:
+            return self.inner.suggest(game, state, think)
+
+    budget = AnalysisBudget(playouts=5, seconds=None, chances=1, suggestions=1)
+    monkeypatch.setattr(analyses, "reviewer", Hurried)
+    hurried = app.extensions["cronaca"].records.analyses.compute(UUID(record_id), budget)
+    assert hurried["budget"]["playouts"] == 5 and hurried["playouts"] == {"median": 1, "fewest": 1, "most": 1}
+    monkeypatch.setattr(analyses, "reviewer", reviewer)
+    assert app.extensions["cronaca"].records.analyses.compute(UUID(record_id), budget)["playouts"]["median"] == 5
+
+
+@pytest.mark.parametrize("title", ["citta-stato", "la-citta", "serenissima"])
+def test_a_move_is_told_as_the_move_list_tells_it_never_with_a_draw_of_ours(app: Any, title: str) -> None:
+    """A turning point's move in the move list's words ("Zoë gains a purple banner", not "purple"): for most
+    decisions of a finished game, one of the very lines its entry wrote in the move list, naming its words' places;
+    none a line of our own drawing (a move's words are told only up to where chance speaks)."""
+    document = record_file(title, "said", greedy=True)
+    document["seats"] = [{"name": "Anna Maria"}, {"name": "D'Angelo"}]
+    records = app.extensions["cronaca"].records
+    record_id, _ = import_finished(records, document)
+    walk, names, chooser = records.analyses.walk(record_id, TINY)
+    lines = records.presenting.story(record_id).lines
+    decisions = [d for d in walk.decisions if d.seat is not None and d.choices > 1]
+    told = 0
+    for d in decisions:
+        state = walk.state_at(d.before)
+        played = walk.entries[d.entry]["command"]
+        words = chooser(state, [played], names)[0].words
+        said = walk.said(state, played, names, words)
+        if said is None:
+            continue
+        told += 1
+        entry_lines = [line.text.strip().rstrip(".") for line in lines if d.before < line.step <= d.after]
+        assert said in entry_lines, (words, said, entry_lines)
+        assert "Command" not in said and "{" not in said and "_" not in said, said  # words, never a repr or an id
+    assert told >= 0.75 * len(decisions), (told, len(decisions))  # the rest draw first (La Città's blind draw)
+
+
+def test_two_askers_at_once_make_one_job(app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two askers at the same moment (a double tap, two readers): one stream and one job, even when the second asks
+    (or a reader polls) while the first is still handing its job to the queue."""
+    record_id, _, _ = finished(app.test_client())
+    dispatcher = app.extensions["cronaca"].dispatcher
+    handed: list[str] = []
+    real = dispatcher.enqueue_analysis
+
+    def slow_hand_over(analysis_id: UUID, job_id: str) -> None:
+        time.sleep(0.5)  # the queue is slow to answer: the others ask meanwhile
+        handed.append(job_id)
+        real(analysis_id, job_id)
+
+    monkeypatch.setattr(dispatcher, "enqueue_analysis", slow_hand_over)
+    answers: list[Any] = []
+
+    def ask() -> None:
+        answers.append(app.test_client().post(f"/api/records/{record_id}/analysis", json={}))
+
+    askers = [threading.Thread(target=ask) for _ in range(2)]
+    for asker in askers:
+        asker.start()
+        time.sleep(0.1)
+    polled = app.test_client().get(f"/api/records/{record_id}/analysis")  # a reader polling in the meantime
+    for asker in askers:
+        asker.join()
+    assert polled.status_code == 200 and [a.status_code for a in answers] == [202, 202]
+    assert len({a.get_json()["id"] for a in answers}) == 1
+    status = wait_done(app.test_client(), record_id)
+    assert len(handed) == 1 and status["attempts"] == 1, (handed, status["attempts"])
+    stored = [type(e).__name__ for e in app.extensions["cronaca"].records.repository.event_store.get(UUID(status["id"]))]
+    assert stored.count("Requested") == 1 and stored.count("Queued") == 0 and stored.count("Done") == 1
+
+
+def test_a_swing_the_playouts_alone_could_make_is_no_turning_point(app: Any) -> None:
+    """A game played out once judges every chance 0 or 1, so every choice seems to swing the whole way: a swing no
+    larger than the playouts' noise is left out of the turning points; the same swing measured on many games is in."""
+    client = app.test_client()
+    record_id, _, _ = finished(client)
+    records = app.extensions["cronaca"].records
+    budget = AnalysisBudget(playouts=2, seconds=None, chances=0, suggestions=2)
+    walk, names, chooser = records.analyses.walk(UUID(record_id), budget)
+    rows = [r for r in walk.rows() if r["before"] is not None and r["choices"] > 1]
+    assert len(rows) >= 2
+
+    calm = [judged(r, 200, 0.5, 0.5) for r in rows]  # every other decision moved nobody
+    once, sure = 0, 1
+    calm[once] = judged(rows[once], 1, 0.0, 1.0)  # played out once: 0 to 1, the whole way
+    calm[sure] = judged(rows[sure], 200, 0.2, 0.6)  # played out 200 times: 0.2 to 0.6
+    points = walk.suggest(calm, names, chooser)
+    steps = [p["step"] for p in points]
+    assert rows[sure]["before_step"] in steps and rows[once]["before_step"] not in steps, steps
+    assert walk.noise(calm[once]) > 1.0 > 0.4 > walk.noise(calm[sure])
+
+
+def test_an_unknown_record_or_a_game_in_progress_is_refused_at_both_doors(app: Any) -> None:
+    """No such record: 404 naming it, asked for or read; a game in progress: 409, read too (nothing was stored);
+    a token that opens no seat: 403 on the read as on the ask."""
+    client = app.test_client()
+    nobody = "00000000-0000-4000-8000-000000000000"
+    for answer in (client.post(f"/api/records/{nobody}/analysis", json={}), client.get(f"/api/records/{nobody}/analysis")):
+        assert answer.status_code == 404 and nobody in answer.get_json()["detail"], answer.get_json()
+    record_id, _ = start(client)
+    for answer in (client.post(f"/api/records/{record_id}/analysis", json={}), client.get(f"/api/records/{record_id}/analysis")):
+        assert answer.status_code == 409 and answer.get_json()["rule"] == "analysis/in-progress", answer.get_json()
+    done, _, _ = finished(client)
+    client.post(f"/api/records/{done}/analysis", json={})
+    assert client.get(f"/api/records/{done}/analysis", headers=auth("not-a-token")).status_code == 403
+    records = app.extensions["cronaca"].records
+    assert sum(1 for _ in records.repository.event_store.get(analyses.analysis_id(UUID(record_id),
+                                                                                   records.access.meta(UUID(record_id)).edition))) == 0
