@@ -16,6 +16,7 @@ from typing import Any
 from xml.etree.ElementTree import Element, SubElement
 
 from domain.kernel import Edition
+from domain.kernel.cache import Bounded
 from domain.la_citta.edition import tables
 from replay_viewer.boards import NoLayout
 from replay_viewer.boards.svg import fitted, width
@@ -831,6 +832,7 @@ def draw(view: dict[str, Any], previous: dict[str, Any] | None, layout: dict[str
     SubElement(board, "g", {"data-land": ""})  # replaced by the cached land and lanes below
     SubElement(board, "g", {"data-cities": ""})
     _figures(board, view, previous, geo, layout, names)
+    SubElement(board, "g", {"data-place-names": ""})
     panel = SubElement(svg, "g", {"role": "group", "aria-label": "displays and players"})
     _status(panel, view, previous, layout, names)
     _voice(panel, view, previous, layout)
@@ -843,7 +845,34 @@ def draw(view: dict[str, Any], previous: dict[str, Any] | None, layout: dict[str
     markup = "".join(out)
     markup = markup.replace('<g data-land="" />', _land(view, changed_slots, geo, layout, edition), 1)
     markup = markup.replace('<g data-cities="" />', _cities(view, previous, geo, layout, edition, names), 1)
+    markup = markup.replace('<g data-place-names="" />', _place_names(geo, layout), 1)
     return markup.replace('<g data-legend="" />', _legend(geo, layout, edition), 1)
+
+
+_PLACE_NAMES: Bounded[int, str] = Bounded("la-citta place names", 8)  # per geometry (a few editions)
+
+
+def _place_names(geo: _Geometry, layout: Mapping[str, Any]) -> str:
+    """Every place's name as the notation writes it (`L41` on each lane hex, `S07`, `E03` under an area's label),
+    over the pieces, hidden unless the page shows them (its "names of the places" switch): a table writing its game
+    with a pencil finds here what to write, as a chess board's edge gives its files and ranks. Cached per geometry."""
+    found = _PLACE_NAMES.get(id(geo))
+    if found is not None:
+        return found
+    spec = layout["board"]["place_names"]
+    group = Element("g", {"class": "place-names", "display": "none", "aria-hidden": "true", "pointer-events": "none",
+                          "font-size": str(spec["font"]), "fill": spec["fill"], "stroke": spec["halo"],
+                          "stroke-width": str(spec["halo_width"]), "paint-order": "stroke", "text-anchor": "middle"})
+    for h, (x, y) in sorted(geo.centre.items()):
+        SubElement(group, "text", {"x": f"{x:.1f}", "y": f"{y + spec['font'] * 0.35:.1f}"}).text = f"L{h}"
+    for name in (*geo.slots, *geo.edges):
+        x, y = geo.label_at[name]
+        SubElement(group, "text", {"x": f"{x:.1f}", "y": f"{y + spec['below_label']:.1f}"}).text = name
+    out: list[str] = []
+    _write(group, out)
+    found = "".join(out)
+    _PLACE_NAMES.put(id(geo), found)
+    return found
 
 
 def anchors(layout: dict[str, Any], edition: Edition, seats: int) -> dict[str, dict[str, Any]]:

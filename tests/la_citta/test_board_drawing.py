@@ -14,6 +14,7 @@ import pytest
 from domain.kernel.selfplay import play_random
 from domain.la_citta import GAME
 from domain.la_citta.edition import tables
+from domain.la_citta.notation import places as notation_places
 from domain.records.views import public_view
 from replay_viewer.boards import NoLayout, layout_for
 from replay_viewer.boards import draw as draw_any
@@ -281,3 +282,17 @@ def test_long_names_fit_the_panel_and_stay_whole_in_the_titles():
     pending = view["pending"]["seat"]
     assert line.endswith(" to play") and width(line, panel["heading_font"], bold=True) <= panel["status"]["width"], line
     assert f"{names[pending]} to play" in title(status)
+
+
+def test_every_place_the_notation_names_is_written_on_the_board_for_a_reader_who_asks():
+    """A table writing its game with a pencil needs the places' names (`farm L71 L78`), which the printed board does
+    not carry: the drawing holds each one, hidden until the page's switch shows them (so the board a link or a
+    picture shows is unchanged), kept out of a screen reader's way and out of the pointer's."""
+    _, states = game(3)
+    root = svg(GAME.view(states[len(states) // 2], None), None)
+    (group,) = [g for g in root.iter(f"{NS}g") if g.get("class") == "place-names"]
+    assert group.get("display") == "none" and group.get("aria-hidden") == "true" and group.get("pointer-events") == "none"
+    written = {t.text for t in group.iter(f"{NS}text")}
+    assert set(notation_places(ED)) <= written, sorted(set(notation_places(ED)) - written)[:5]
+    children = list(root.find(f"{NS}g[@aria-label='the board']"))
+    assert children[-1] is group, "over the pieces: a hex with a building on it still shows its name"
