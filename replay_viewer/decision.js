@@ -12,6 +12,7 @@ import { hashParams } from "./lib/address.js";
 import { api, why } from "./lib/api.js";
 import { $, button, el } from "./lib/dom.js";
 import { kindWords } from "./lib/render.js";
+import { guardDoubleTaps } from "./lib/taps.js";
 import { recordPage } from "./record.js";
 
 const id = recordPage.id;
@@ -45,6 +46,8 @@ const credential = () => panel.table || recordPage.token();
 const names = () => recordPage.names();
 const seatName = (seat) => names()[seat] || `seat ${seat}`;
 const region = () => $("decision");
+// The panel's and the board's taps: the second tap of a double tap on a choice just stored is dropped (lib/taps.js)
+const taps = guardDoubleTaps([region(), $("board")]);
 
 /** The sentence the panel shows under its buttons (a refusal, a retry), or none. */
 function say(sentence) {
@@ -529,6 +532,7 @@ function seenAll(values) {
 }
 
 async function setup(outcomes) {
+  taps.stored();
   busy(true);
   const answer = await post(`/api/records/${id}/setup`, { outcomes });
   recordPage.refresh();
@@ -576,6 +580,7 @@ function sentence(answer) {
  */
 async function send(choice, outcomes, first = false) {
   if (panel.sending) return;
+  taps.stored(); // the tap that sent it: its double's second tap, on the next decision's buttons, is dropped
   busy(true);
   const body = { command: choice.command, version: panel.legal.version };
   if (outcomes) Object.assign(body, { outcomes }); // at the table, even none: a transcribed command says what it met
