@@ -769,6 +769,8 @@ function start() {
     }
   });
   window.addEventListener("online", () => resume().then(() => refresh()));
+  // the service answering again after a silence the browser did not see as offline (a restart, a proxy's outage)
+  document.addEventListener("cronaca:back", () => resume().then(() => refresh()));
   resume().then(() => refresh());
 }
 

@@ -853,12 +853,32 @@ function summarise() {
 // a moment. When the stream is refused or keeps failing (no EventSource, a proxy that buffers, the live
 // channel down), the page polls the summary as before and tries the stream again later.
 
-const live = { source: null, failures: 0, timer: 0, again: 0, streamAfter: 0 };
+const live = { source: null, failures: 0, timer: 0, again: 0, streamAfter: 0, lost: 0, said: "" };
+const LOST_AFTER = 2; // checks in a row without an answer (the service restarting, the phone's connection gone)
+
+// A page left open (overnight, a phone asleep) whose service stops answering says so once, in words: what it shows
+// may be behind, and what to do; it keeps trying by itself and takes the sentence back once an answer comes.
+function outOfTouch(answer) {
+  if (answer.status !== 0 && answer.status < 500) return inTouch();
+  if (++live.lost !== LOST_AFTER) return;
+  const since = new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  live.said = `No answer from the service since ${since}: this page may be behind the game. It keeps trying by`
+    + " itself; if this stays, check the connection, then reload the page.";
+  notice(live.said);
+}
+function inTouch() {
+  if (live.said && $("notice").textContent === live.said) notice("");
+  // the service answers again (restarted, say, while the browser stayed online): decision.js sends a kept choice
+  if (live.lost > 0) document.dispatchEvent(new CustomEvent("cronaca:back"));
+  live.said = "";
+  live.lost = 0;
+}
 let refreshing = null; // the check under way; an announcement meanwhile asks for one more after it
 let refreshAgain = false;
 
 async function check() {
   const answer = await ask(`/api/records/${id}`, { cache: "no-store", headers: page.etag ? { "If-None-Match": page.etag } : {} });
+  outOfTouch(answer);
   if (answer.status === 304 || !answer.ok) {
     if (!answer.ok && answer.status === 404) notice("This record is gone: it was deleted while you were reading it.");
     return;
@@ -944,6 +964,14 @@ function openStream() {
   });
 }
 
+// A phone picked up again (the tab visible) or back online: the page checks at once and opens the stream again,
+// rather than when its timers (slowed or frozen while hidden) next come round.
+function wake() {
+  if (document.hidden || !page.record || page.record.finished || !document.body.dataset.loaded) return;
+  live.streamAfter = 0;
+  refresh().then(schedule);
+}
+
 function closeStream(how) {
   if (live.source) live.source.close();
   live.source = null;
@@ -1018,6 +1046,8 @@ function wire() {
     e.preventDefault();
     moves[e.key]();
   });
+  document.addEventListener("visibilitychange", wake);
+  window.addEventListener("online", wake);
   $("skip-moves", "a").addEventListener("click", (e) => { // past the move list without touching the address (#step=...)
     e.preventDefault();
     $("scores-title").focus();

@@ -408,3 +408,33 @@ def test_a_live_move_s_lines_stay_hidden_from_a_spoiler_free_reader_behind(serve
     fresh.goto(f"{base}/records/{record_id}#step={behind}&spoilers=off")
     expect(fresh.locator("body")).to_have_attribute("data-loaded", "all")
     assert page.evaluate(MOVE_LIST) == fresh.evaluate(MOVE_LIST)
+
+
+@pytest.mark.browser
+def test_a_page_left_open_says_when_the_service_is_gone_and_recovers_by_itself(served: tuple[str, Any],
+                                                                              context: Any) -> None:
+    """A page left open overnight: its stream gone (refused, as while the service restarts) and then no answer at
+    all. It says in words that it may be behind and what to do, keeps trying, and once the service answers again
+    takes the sentence back and shows the moves made meanwhile, without a reload."""
+    base, client = "http://" + served[0], served[1]
+    record_id, tokens = start(client, ["Ada", "Ben"], edition_file=LONG_TOY.format(target=500))
+    chance = SeededChance("overnight")
+    steps = play_one(client, record_id, tokens, chance)["steps"][1]
+    page = context()
+    page.route("**/live", lambda route: route.fulfill(status=503, body="restarting"))
+    page.goto(f"{base}/records/{record_id}#step={steps}")
+    body = page.locator("body")
+    expect(body).to_have_attribute("data-loaded", "all")
+    expect(body).to_have_attribute("data-follow", "polling")
+    page.evaluate("() => { window.sameDocument = true; }")
+    page.route(f"**/api/records/{record_id}", lambda route: route.abort("connectionrefused"))
+    notice = page.locator("#notice")
+    expect(notice).to_be_visible(timeout=15000)
+    expect(notice).to_contain_text("No answer from the service since")
+    expect(notice).to_contain_text("may be behind the game")
+    expect(notice).to_contain_text("reload the page")
+    grown = play_one(client, record_id, tokens, chance)["steps"][1]  # a move made while the page heard nothing
+    page.unroute(f"**/api/records/{record_id}")
+    expect(body).to_have_attribute("data-step", str(grown), timeout=15000)
+    expect(notice).to_be_hidden()
+    assert page.evaluate("() => window.sameDocument") is True

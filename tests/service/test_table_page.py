@@ -590,6 +590,35 @@ def test_a_tap_on_a_marked_place_of_the_board_picks_the_choices_that_name_it(bro
     assert not errors, errors
 
 
+def test_a_choice_made_while_the_service_restarts_is_sent_when_it_answers_again(browser: Any,
+                                                                             served: tuple[str, Any]) -> None:
+    """The phone stays online but the service does not answer (restarting overnight): the choice tapped is kept, the
+    page says it may be behind, and once the service answers again the choice is sent by itself, stored once."""
+    base, client = served
+    errors: list[str] = []
+    made = started_live(client, "la-citta")
+    record = made["id"]
+    seat = client.get(f"/api/records/{record}/legal").get_json()["pending"]["seat"]
+    page = phone(browser, errors)
+    page.route("**/live", lambda route: route.fulfill(status=503, body="restarting"))  # the stream refused: polling
+    page.goto(f"{base}/records/{record}#token={made['seats'][seat]['token']}")
+    expect(page.locator("body")).to_have_attribute("data-follow", "polling")
+    version = client.get(f"/api/records/{record}").get_json()["version"]
+    choice = first_final_choice(page)
+    page.route(f"**/api/records/{record}**", lambda route: route.abort("connectionrefused"))
+    choice.tap()
+    expect(page.locator("#decision-said")).to_contain_text("your choice is kept")
+    expect(page.locator("#notice")).to_contain_text("may be behind the game", timeout=15000)
+    assert client.get(f"/api/records/{record}").get_json()["version"] == version  # nothing reached the service
+    page.unroute(f"**/api/records/{record}**")
+    expect(page.locator("#decision")).not_to_have_attribute("data-version", str(version), timeout=15000)
+    expect(page.locator("#notice")).to_be_hidden()
+    after = client.get(f"/api/records/{record}").get_json()["version"]
+    legal = client.get(f"/api/records/{record}/legal").get_json()
+    assert after > version and legal["version"] == after and legal["pending"]["seat"] != seat  # stored, once
+    assert not errors, errors
+
+
 def test_a_choice_made_while_the_connection_is_down_is_sent_when_it_is_back(browser: Any,
                                                                           served: tuple[str, Any]) -> None:
     base, client = served
