@@ -692,7 +692,8 @@ function drawChart(s, end) {
   xOf = (step) => (M.left + (step / span) * (W - M.left - M.right)).toFixed(1);
   const yOf = (v) => (H - M.bottom - ((v - lo) / (hi - lo)) * (H - M.top - M.bottom)).toFixed(1);
   const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", class: "score-chart",
-    "aria-label": `running scores of every seat, steps 0 to ${end}; click to jump to a step` });
+    "aria-label": `running scores of every seat, steps 0 to ${end}; the lead changes and the final ranking below say `
+      + "it in words; click to jump to a step" });
   // y grid: about five steps
   const stepY = Math.max(1, Math.ceil((hi - lo) / 5));
   for (let v = Math.ceil(lo / stepY) * stepY; v <= hi; v += stepY) {
