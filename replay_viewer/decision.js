@@ -117,7 +117,21 @@ function render() {
   drawnWith = recordOf();
   draw();
   markPlaces();
+  keepFocus();
   region().dataset.drawn = String(++drawn); // how many times the panel was drawn: a test waits for the next one
+}
+
+// A keyboard's (or a screen reader's) place in the panel: the button pressed goes when the panel is drawn again (or
+// is disabled while the choice is sent), and the focus would fall to the page's top, a long way from the next
+// choice. While the reader was in the panel, it lands on the panel's first line (whose decision it is, read aloud),
+// one Tab from the choices.
+let inPanel = false;
+function keepFocus() {
+  const lost = !document.activeElement || document.activeElement === document.body;
+  if (!inPanel || !lost || region().hidden) return;
+  const whose = $("decision-whose");
+  whose.tabIndex = -1;
+  whose.focus({ preventScroll: true });
 }
 
 /** What the panel shows of the record's summary besides the decision: whether it is over, take-backs, the undo. */
@@ -743,6 +757,10 @@ async function resume() {
 }
 
 function start() {
+  region().addEventListener("focusin", () => { inPanel = true; });
+  // leaving for another element of the page ends it; a focus lost to nothing (the button removed) does not
+  region().addEventListener("focusout", (e) => { if (e.relatedTarget && !region().contains(/** @type {Node} */ (e.relatedTarget))) inPanel = false; });
+  document.addEventListener("pointerdown", (e) => { if (!region().contains(/** @type {Node} */ (e.target))) inPanel = false; });
   $("decision-undo", "button").addEventListener("click", takeBack);
   disarm();
   $("board").addEventListener("click", tapBoard);

@@ -512,6 +512,30 @@ def test_a_thumb_s_double_tap_at_the_table_stores_one_choice(browser: Any, serve
     assert not errors, errors
 
 
+def test_a_keyboard_at_the_table_keeps_its_place_in_the_panel(browser: Any, served: tuple[str, Any]) -> None:
+    """Keyboard only (a screen reader's user entering a game at the table): Enter on a choice stores it, the panel
+    is drawn again for the next seat and the focus stays in it, on the line saying whose decision it is, one Tab
+    from the next choice, rather than falling to the top of the page."""
+    base, client = served
+    errors: list[str] = []
+    made = table_game(client, "la-citta")
+    page = phone(browser, errors)
+    page.goto(f"{base}/records/{made['id']}#table={made['table_key']}")
+    panel = page.locator("#decision")
+    expect(panel).to_have_attribute("data-state", "deciding")
+    before = panel.get_attribute("data-version")
+    gold = page.locator("#decision button.choice.final", has_text="gold").first
+    gold.focus()
+    page.keyboard.press("Enter")
+    expect(panel).not_to_have_attribute("data-version", before)
+    expect(panel).to_have_attribute("aria-busy", "false")
+    expect(page.locator("#decision-whose")).to_be_focused()
+    expect(page.locator("#decision-whose")).to_contain_text("decides")
+    page.keyboard.press("Tab")
+    assert page.evaluate("() => document.activeElement.closest('#decision') !== null && document.activeElement.tagName === 'BUTTON'")
+    assert not errors, errors
+
+
 def test_a_mis_tap_at_the_table_is_taken_back_and_the_record_shows_it(browser: Any, served: tuple[str, Any]) -> None:
     base, client = served
     errors: list[str] = []
