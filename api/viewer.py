@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import html
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -13,7 +14,11 @@ from flask import Blueprint, Response, abort, request
 from flask.typing import ResponseReturnValue
 
 from api.security import HeaderPolicy, header_policy
+from api.service import service
+from domain import catalog
 from domain.kernel.cache import Bounded
+from domain.records.errors import RecordsError
+from replay_viewer import boards
 
 viewer = Blueprint("viewer", __name__)
 
@@ -50,6 +55,68 @@ def _asset(name: str) -> ResponseReturnValue:
     return response.make_conditional(request)
 
 
+def _page(name: str, card: str) -> ResponseReturnValue:
+    """A page with its link preview (`card`, meta tags) written into its head; revalidated like every asset."""
+    body = _asset_bytes(name).replace(b"</head>", card.encode() + b"</head>", 1)
+    response = Response(body, content_type=TYPES[".html"])
+    response.headers["Cache-Control"] = "no-cache"
+    response.set_etag(hashlib.sha1(body, usedforsecurity=False).hexdigest())
+    return response.make_conditional(request)
+
+
+def _asset_bytes(name: str) -> bytes:
+    return resources.files("replay_viewer").joinpath(name).read_bytes()
+
+
+def _asked_step() -> int | None:
+    """The step a shared link names in its query (`?step=N`): a fragment never reaches the server, nor a chat's
+    preview, so a link to a step carries it there too (the page moves it into its fragment)."""
+    raw = request.args.get("step", "")
+    return int(raw) if raw.isdigit() and len(raw) < 10 else None
+
+
+def card(record_id: UUID, path: str) -> str:
+    """A record's link preview (OpenGraph and Twitter meta tags): its title and players, the step's sentence and
+    the board at that step as a picture, all as anyone may see them (no token: a game in progress shows its public
+    view only). `?spoilers=off` says neither the game's length nor its end. No record, no preview."""
+    step, spoilers = _asked_step(), request.args.get("spoilers") != "off"
+    try:
+        summary = service().records.reading.summary(record_id, None)
+        if step is None:  # where the page opens: a finished game after its setup, a game in progress at its last step
+            turns = service().records.reading.turns(record_id, None) if summary.finished else []
+            shown = min(turns[0].stop, summary.steps) if turns else summary.steps
+        else:
+            shown = min(step, summary.steps)
+        lines = service().records.presenting.story(record_id, None).lines if step is not None else ()
+    except RecordsError:
+        return ""
+    name = catalog.game(summary.title).name
+    players = ", ".join(seat["name"] for seat in summary.seats)
+    title = f"{name}: {players}" + (f", step {shown}" if step is not None else "")
+    if step is None:
+        state = (f"finished in {summary.steps} steps" if summary.finished else f"in progress, {summary.steps} steps "
+                 "so far") if spoilers else ("finished" if summary.finished else "in progress")
+        description = f"A game of {name} for {len(summary.seats)} players ({players}), {state}."
+    else:
+        said = [line.text for line in lines if line.step <= shown]
+        sentence = said[-1] if said and shown > 0 else "Before the game: nothing has happened yet."
+        description = f"Step {shown}" + (f" of {summary.steps}" if spoilers else "") + f": {sentence}"
+    query = "&".join(part for part in (f"step={step}" if step is not None else "",
+                                       "spoilers=off" if not spoilers else "") if part)
+    root = request.host_url.rstrip("/")
+    tags = {"og:type": "website", "og:site_name": "Cronaca", "og:title": title, "og:description": description,
+            "og:url": f"{root}{path}" + (f"?{query}" if query else ""),
+            "twitter:card": "summary", "twitter:title": title, "twitter:description": description}
+    if boards.drawable(summary.title, summary.edition["id"]):
+        picture = f"{root}/api/records/{record_id}/steps/{shown}/board.png"
+        alt = f"The board of {name} at step {shown}"
+        tags.update({"og:image": picture, "og:image:alt": alt, "twitter:card": "summary_large_image",
+                     "twitter:image": picture, "twitter:image:alt": alt})
+    return "".join(f'<meta {"name" if key.startswith("twitter:") else "property"}="{key}" '
+                   f'content="{html.escape(value, quote=True)}">\n' for key, value in tags.items()) \
+        + f'<meta name="description" content="{html.escape(description, quote=True)}">\n'
+
+
 @viewer.route("/")
 def index() -> Any:
     return _asset("index.html")
@@ -63,7 +130,8 @@ def new_record() -> Any:
 
 @viewer.route("/records/<uuid:record_id>")
 def record(record_id: UUID) -> Any:
-    return _asset("record.html")
+    """The record page, with the link preview a chat shows for it (`card`)."""
+    return _page("record.html", card(record_id, f"/records/{record_id}"))
 
 
 @viewer.route("/embed/records/<uuid:record_id>")
@@ -71,8 +139,9 @@ def record(record_id: UUID) -> Any:
 def embed(record_id: UUID) -> Any:
     """A compact player of one record that any site may frame (a club's page, a forum post): the board, the step
     controls and the step's sentence, public or all-seeing only (a seat token is never asked for in a frame).
-    Only `frame-ancestors` is opened; the rest of the policy is every page's."""
-    return _asset("embed.html")
+    Only `frame-ancestors` is opened; the rest of the policy is every page's. A link to it unfurls as the record
+    page's does (`card`)."""
+    return _page("embed.html", card(record_id, f"/embed/records/{record_id}"))
 
 
 @viewer.route("/favicon.ico")

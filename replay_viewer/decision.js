@@ -12,6 +12,7 @@ import { hashParams } from "./lib/address.js";
 import { api, why } from "./lib/api.js";
 import { $, button, el } from "./lib/dom.js";
 import { kindWords } from "./lib/render.js";
+import { guardDoubleTaps } from "./lib/taps.js";
 import { recordPage } from "./record.js";
 
 const id = recordPage.id;
@@ -45,6 +46,8 @@ const credential = () => panel.table || recordPage.token();
 const names = () => recordPage.names();
 const seatName = (seat) => names()[seat] || `seat ${seat}`;
 const region = () => $("decision");
+// The panel's and the board's taps: the second tap of a double tap on a choice just stored is dropped (lib/taps.js)
+const taps = guardDoubleTaps([region(), $("board")]);
 
 /** The sentence the panel shows under its buttons (a refusal, a retry), or none. */
 function say(sentence) {
@@ -114,7 +117,21 @@ function render() {
   drawnWith = recordOf();
   draw();
   markPlaces();
+  keepFocus();
   region().dataset.drawn = String(++drawn); // how many times the panel was drawn: a test waits for the next one
+}
+
+// A keyboard's (or a screen reader's) place in the panel: the button pressed goes when the panel is drawn again (or
+// is disabled while the choice is sent), and the focus would fall to the page's top, a long way from the next
+// choice. While the reader was in the panel, it lands on the panel's first line (whose decision it is, read aloud),
+// one Tab from the choices.
+let inPanel = false;
+function keepFocus() {
+  const lost = !document.activeElement || document.activeElement === document.body;
+  if (!inPanel || !lost || region().hidden) return;
+  const whose = $("decision-whose");
+  whose.tabIndex = -1;
+  whose.focus({ preventScroll: true });
 }
 
 /** What the panel shows of the record's summary besides the decision: whether it is over, take-backs, the undo. */
@@ -529,6 +546,7 @@ function seenAll(values) {
 }
 
 async function setup(outcomes) {
+  taps.stored();
   busy(true);
   const answer = await post(`/api/records/${id}/setup`, { outcomes });
   recordPage.refresh();
@@ -576,6 +594,7 @@ function sentence(answer) {
  */
 async function send(choice, outcomes, first = false) {
   if (panel.sending) return;
+  taps.stored(); // the tap that sent it: its double's second tap, on the next decision's buttons, is dropped
   busy(true);
   const body = { command: choice.command, version: panel.legal.version };
   if (outcomes) Object.assign(body, { outcomes }); // at the table, even none: a transcribed command says what it met
@@ -738,6 +757,10 @@ async function resume() {
 }
 
 function start() {
+  region().addEventListener("focusin", () => { inPanel = true; });
+  // leaving for another element of the page ends it; a focus lost to nothing (the button removed) does not
+  region().addEventListener("focusout", (e) => { if (e.relatedTarget && !region().contains(/** @type {Node} */ (e.relatedTarget))) inPanel = false; });
+  document.addEventListener("pointerdown", (e) => { if (!region().contains(/** @type {Node} */ (e.target))) inPanel = false; });
   $("decision-undo", "button").addEventListener("click", takeBack);
   disarm();
   $("board").addEventListener("click", tapBoard);
@@ -764,6 +787,8 @@ function start() {
     }
   });
   window.addEventListener("online", () => resume().then(() => refresh()));
+  // the service answering again after a silence the browser did not see as offline (a restart, a proxy's outage)
+  document.addEventListener("cronaca:back", () => resume().then(() => refresh()));
   resume().then(() => refresh());
 }
 

@@ -4,13 +4,14 @@
 // over): a seat token never goes into a page framed by a stranger. #step=N opens that step; #spoilers=off shows
 // nothing after the current step, not even how long the game is.
 
-import { hashParams } from "./lib/address.js";
+import { adoptQuery, hashParams } from "./lib/address.js";
 import { api, why } from "./lib/api.js";
 import { parseBoard, sayBoard } from "./lib/board.js";
 import { $ } from "./lib/dom.js";
 import { loadTitles, titleName } from "./lib/titles.js";
 
 const id = location.pathname.split("/").pop();
+adoptQuery(); // a shared link's ?step=N (what its preview in a chat shows) opens that step
 const spoilerFree = hashParams().get("spoilers") === "off";
 const state = { steps: 0, at: -1, lines: /** @type {{step: number, text: string}[]} */ ([]) };
 const boards = new Map(); // step -> Promise<answer>

@@ -10,6 +10,14 @@
 // with lib/api.js's `answered`.
 
 const id = location.pathname.split("/").pop();
+// A shared link's ?step=N&spoilers=off (what a chat's preview reads) goes into the fragment, as lib/address.js's
+// adoptQuery does, before anything reads it (record.js imports this module: it runs first).
+const query = new URLSearchParams(location.search);
+if (query.has("step") || query.has("spoilers")) {
+  const merged = new URLSearchParams(location.hash.slice(1));
+  for (const name of ["step", "spoilers"]) if (query.has(name) && !merged.has(name)) merged.set(name, query.get(name) || "");
+  history.replaceState(null, "", location.pathname + (merged.toString() ? "#" + merged.toString() : ""));
+}
 const params = new URLSearchParams(location.hash.slice(1));
 const token = params.get("token");
 const raw = params.get("step");

@@ -370,38 +370,76 @@ const BY = {
 };
 const byMark = (by) => (BY[by] ? ` <span class="by by-${by}" title="${BY[by][1]}" aria-label="${BY[by][1]}">${BY[by][0]}</span>` : "");
 
-// The move list as one piece of markup (thousands of lines: far faster than node by node), every
-// text escaped; then the lines and groups are looked up once for highlighting and spoiler cuts.
-// A line is a link without an href (role=link, in the tab order, Enter and clicks handled in wire):
-// Chromium's navigation predictor watches a sample of a page's href links with a delayed
-// IntersectionObserver, which asked for a main frame with nothing to draw 30-120 ms after each step
-// as the list scrolled, and kept the next key waiting for the display's beat (docs/benchmarks.md).
-function buildStory() {
-  const moves = $("moves");
+// The move list's blocks: one a turn (the lines of page.story it holds, [start, end)), in order, with the round it
+// belongs to. A pure reading of the turns and the lines: what buildStory draws and what a live move compares.
+function storyBlocks() {
   const byStep = page.story;
-  const html = [];
+  const blocks = [];
   let k = 0;
-  let round = null;
   const turns = page.turns.length ? page.turns : [{ turn: 0, round: 0, seat: null, player: null, from: 0, to: last() }];
   turns.forEach((turn, t) => {
     const end = t === turns.length - 1 ? Infinity : turn.to;
     const start = k;
     while (k < byStep.length && byStep[k].step <= end) k++;
     if (k === start) return;
-    const from = byStep[start].step;
-    if (turn.round !== round || !html.length) {
+    blocks.push({ turn: turn.turn, round: turn.round, player: turn.player || null, start, end: k, from: byStep[start].step });
+  });
+  return blocks;
+}
+
+// One line of the move list, one turn's opening (its <div> and <ol>), one round's opening (its <section>), as markup.
+const lineMarkup = (line) => `<li role="listitem" data-step="${line.step}"><a role="link" tabindex="-1" data-step="${line.step}">`
+  + `${escape(line.text)}</a>${byMark(line.by)}</li>`;
+function turnOpening(block) {
+  const who = escape(block.player || "the game");
+  return `<div class="turn" data-from="${block.from}">` + (block.turn > 0 ? `<p class="turn-head">${who}</p>` : "")
+    + `<ol role="list" aria-label="${block.turn === 0 ? "setup" : `${page.roundWord} ${escape(block.round)}, ${who}`}">`;
+}
+const roundOpening = (block) => `<section class="round" data-from="${block.from}"><h3>`
+  + `${block.turn === 0 ? "Setup" : Round() + " " + escape(block.round)}</h3>`;
+const sameLine = (a, b) => a.step === b.step && a.text === b.text && (a.by || null) === (b.by || null);
+const sameBlock = (a, b) => a.turn === b.turn && a.round === b.round && a.player === b.player && a.start === b.start;
+
+// What the move list on the page was drawn from: its blocks and lines (a live move compares the new ones with them).
+let drawnStory = { blocks: [], lines: [], line: null, roundWord: "" };
+
+// The move list as one piece of markup (thousands of lines: far faster than node by node), every
+// text escaped; then the lines and groups are looked up once for highlighting and spoiler cuts.
+// A line is a link without an href (role=link, in the tab order, Enter and clicks handled in wire):
+// Chromium's navigation predictor watches a sample of a page's href links with a delayed
+// IntersectionObserver, which asked for a main frame with nothing to draw 30-120 ms after each step
+// as the list scrolled, and kept the next key waiting for the display's beat (docs/benchmarks.md).
+// A live move that only adds lines (the list on the page is the start of the new one) is appended instead: the
+// lines already drawn stay the same nodes, so the reader's focus, the list's scroll and a screen reader's place
+// in it are kept, and the page does a few lines' work rather than the whole game's.
+function buildStory() {
+  const blocks = storyBlocks();
+  if (!appendStory(blocks)) drawStory(blocks);
+  drawnStory = { blocks, lines: page.story, line: page.line, roundWord: page.roundWord };
+  const byStep = page.story;
+  // the marks explained on the page, not only in their tooltips: one line per kind the list shows
+  const kinds = Object.keys(BY).filter((by) => byStep.some((line) => line.by === by));
+  setText($("story-marks"), kinds.map((by) => `${BY[by][0]} chance ${BY[by][1]}`).join(" · "));
+  $("story-marks").hidden = !kinds.length;
+  setText($("story-note"), !page.storyLoaded ? "Loading the move list…" : page.storyError
+    || (byStep.length ? "" : "Nothing has happened yet."));
+  document.dispatchEvent(new CustomEvent("cronaca:story", { detail: { line: page.line } })); // study.js adds notes and branches
+}
+
+function drawStory(blocks) {
+  const moves = $("moves");
+  const byStep = page.story;
+  const focused = roving !== null && document.activeElement === roving ? Number(roving.dataset.step) : null;
+  const html = [];
+  let round = null;
+  blocks.forEach((block) => {
+    if (block.round !== round || !html.length) {
       if (html.length) html.push("</section>");
-      round = turn.round;
-      html.push(`<section class="round" data-from="${from}"><h3>${turn.turn === 0 ? "Setup" : Round() + " " + escape(round)}</h3>`);
+      round = block.round;
+      html.push(roundOpening(block));
     }
-    const who = escape(turn.player || "the game");
-    html.push(`<div class="turn" data-from="${from}">`);
-    if (turn.turn > 0) html.push(`<p class="turn-head">${who}</p>`);
-    html.push(`<ol role="list" aria-label="${turn.turn === 0 ? "setup" : `${page.roundWord} ${escape(turn.round)}, ${who}`}">`);
-    for (let i = start; i < k; i++) {
-      const step = byStep[i].step;
-      html.push(`<li role="listitem" data-step="${step}"><a role="link" tabindex="-1" data-step="${step}">${escape(byStep[i].text)}</a>${byMark(byStep[i].by)}</li>`);
-    }
+    html.push(turnOpening(block));
+    for (let i = block.start; i < block.end; i++) html.push(lineMarkup(byStep[i]));
     html.push("</ol></div>");
   });
   if (html.length) html.push("</section>");
@@ -415,16 +453,73 @@ function buildStory() {
     lineAt.push(step);
   });
   groups = [.../** @type {NodeListOf<HTMLElement>} */ (moves.querySelectorAll("[data-from]"))].map((node) => ({ node, from: Number(node.dataset.from) }));
-  // the marks explained on the page, not only in their tooltips: one line per kind the list shows
-  const kinds = Object.keys(BY).filter((by) => byStep.some((line) => line.by === by));
-  $("story-marks").textContent = kinds.map((by) => `${BY[by][0]} chance ${BY[by][1]}`).join(" · ");
-  $("story-marks").hidden = !kinds.length;
-  $("story-note").textContent = !page.storyLoaded ? "Loading the move list…" : page.storyError
-    || (byStep.length ? "" : "Nothing has happened yet.");
   marked = null;
   cutAt = null;
+  roving = null;
   rove(lineAt.length ? lineNodes.get(lineAt[0]) : null);
-  document.dispatchEvent(new CustomEvent("cronaca:story", { detail: { line: page.line } })); // study.js adds notes and branches
+  // the reader was on a line of the list: they stay on that line (its step's new node), not thrown to the page's top
+  const again = focused === null ? null : lineNodes.get(lineOf(focused));
+  if (again) {
+    rove(again);
+    /** @type {HTMLElement} */ (again.querySelector(":scope > a[data-step]")).focus({ preventScroll: true });
+  }
+}
+
+// The lines a live move added, appended to the list on the page, when that list is the new one's start (the same
+// lines, the same turns, only the last turn grown): true when done; false when the list must be drawn anew (a
+// take-back, another reader, a variation's branch, the first drawing).
+function appendStory(blocks) {
+  const before = drawnStory;
+  const old = before.blocks;
+  const lines = page.story;
+  if (!old.length || before.line !== page.line || before.roundWord !== page.roundWord || !lineAt.length
+    || lines.length < before.lines.length || blocks.length < old.length) return false;
+  for (let i = 0; i < before.lines.length; i++) if (!sameLine(before.lines[i], lines[i])) return false;
+  for (let b = 0; b < old.length; b++) {
+    const grown = b === old.length - 1;
+    if (!sameBlock(old[b], blocks[b]) || (grown ? blocks[b].end < old[b].end : blocks[b].end !== old[b].end)) return false;
+  }
+  const moves = $("moves");
+  const sections = moves.querySelectorAll(":scope > section.round");
+  let section = /** @type {HTMLElement | null} */ (sections[sections.length - 1] || null);
+  const lastOl = section && section.querySelector(":scope > div.turn:last-of-type > ol");
+  if (!section || !lastOl) return false;
+  const tail = old[old.length - 1];
+  const added = [];
+  const grownBy = blocks[old.length - 1];
+  if (grownBy.end > tail.end) {
+    lastOl.insertAdjacentHTML("beforeend", lines.slice(tail.end, grownBy.end).map(lineMarkup).join(""));
+    added.push(...[...lastOl.children].slice(-(grownBy.end - tail.end)));
+  }
+  let round = tail.round;
+  const newGroups = [];
+  for (const block of blocks.slice(old.length)) {
+    if (block.round !== round) {
+      section.insertAdjacentHTML("afterend", roundOpening(block) + "</section>");
+      section = /** @type {HTMLElement} */ (section.nextElementSibling);
+      newGroups.push(section);
+      round = block.round;
+    }
+    section.insertAdjacentHTML("beforeend", turnOpening(block) + lines.slice(block.start, block.end).map(lineMarkup).join("") + "</ol></div>");
+    const turn = /** @type {HTMLElement} */ (section.lastElementChild);
+    newGroups.push(turn);
+    added.push(...turn.querySelectorAll("li[data-step]"));
+  }
+  const cut = cutAt === null ? Infinity : cutAt;
+  lines.slice(tail.end).forEach((line) => lineText.set(line.step, line.text));
+  added.forEach((node) => {
+    const item = /** @type {HTMLLIElement} */ (node);
+    const step = Number(item.dataset.step);
+    lineNodes.set(step, item);
+    lineAt.push(step);
+    if (step > cut) item.hidden = true; // spoiler-free: beyond the cut, as cutStory would have it
+  });
+  newGroups.forEach((node) => {
+    const from = Number(node.dataset.from);
+    groups.push({ node, from });
+    if (from > cut) node.hidden = true;
+  });
+  return true;
 }
 
 // The move list is one tab stop (it was one per line: hundreds of tabs to the scores): the current line's link
@@ -597,7 +692,8 @@ function drawChart(s, end) {
   xOf = (step) => (M.left + (step / span) * (W - M.left - M.right)).toFixed(1);
   const yOf = (v) => (H - M.bottom - ((v - lo) / (hi - lo)) * (H - M.top - M.bottom)).toFixed(1);
   const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", class: "score-chart",
-    "aria-label": `running scores of every seat, steps 0 to ${end}; click to jump to a step` });
+    "aria-label": `running scores of every seat, steps 0 to ${end}; the lead changes and the final ranking below say `
+      + "it in words; click to jump to a step" });
   // y grid: about five steps
   const stepY = Math.max(1, Math.ceil((hi - lo) / 5));
   for (let v = Math.ceil(lo / stepY) * stepY; v <= hi; v += stepY) {
@@ -758,12 +854,32 @@ function summarise() {
 // a moment. When the stream is refused or keeps failing (no EventSource, a proxy that buffers, the live
 // channel down), the page polls the summary as before and tries the stream again later.
 
-const live = { source: null, failures: 0, timer: 0, again: 0, streamAfter: 0 };
+const live = { source: null, failures: 0, timer: 0, again: 0, streamAfter: 0, lost: 0, said: "" };
+const LOST_AFTER = 2; // checks in a row without an answer (the service restarting, the phone's connection gone)
+
+// A page left open (overnight, a phone asleep) whose service stops answering says so once, in words: what it shows
+// may be behind, and what to do; it keeps trying by itself and takes the sentence back once an answer comes.
+function outOfTouch(answer) {
+  if (answer.status !== 0 && answer.status < 500) return inTouch();
+  if (++live.lost !== LOST_AFTER) return;
+  const since = new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  live.said = `No answer from the service since ${since}: this page may be behind the game. It keeps trying by`
+    + " itself; if this stays, check the connection, then reload the page.";
+  notice(live.said);
+}
+function inTouch() {
+  if (live.said && $("notice").textContent === live.said) notice("");
+  // the service answers again (restarted, say, while the browser stayed online): decision.js sends a kept choice
+  if (live.lost > 0) document.dispatchEvent(new CustomEvent("cronaca:back"));
+  live.said = "";
+  live.lost = 0;
+}
 let refreshing = null; // the check under way; an announcement meanwhile asks for one more after it
 let refreshAgain = false;
 
 async function check() {
   const answer = await ask(`/api/records/${id}`, { cache: "no-store", headers: page.etag ? { "If-None-Match": page.etag } : {} });
+  outOfTouch(answer);
   if (answer.status === 304 || !answer.ok) {
     if (!answer.ok && answer.status === 404) notice("This record is gone: it was deleted while you were reading it.");
     return;
@@ -779,8 +895,10 @@ async function check() {
   if (answer.body.steps !== before.steps || answer.body.finished !== before.finished) {
     if (answer.body.finished) forgetReader(); // every reader now sees everything: drawn boards are stale
     await Promise.all([loadTurns(), loadStory(), scoresDue() ? loadScores() : null]);
+    const started = performance.now();
     rebuild();
     go(wasAtEnd ? page.record.steps : page.at, { follow: true });
+    performance.measure("cronaca:live-move", { start: started }); // the page's own work for a live move (benchmarks)
   }
 }
 
@@ -845,6 +963,14 @@ function openStream() {
       document.body.dataset.follow = "connecting";
     }
   });
+}
+
+// A phone picked up again (the tab visible) or back online: the page checks at once and opens the stream again,
+// rather than when its timers (slowed or frozen while hidden) next come round.
+function wake() {
+  if (document.hidden || !page.record || page.record.finished || !document.body.dataset.loaded) return;
+  live.streamAfter = 0;
+  refresh().then(schedule);
 }
 
 function closeStream(how) {
@@ -921,6 +1047,8 @@ function wire() {
     e.preventDefault();
     moves[e.key]();
   });
+  document.addEventListener("visibilitychange", wake);
+  window.addEventListener("online", wake);
   $("skip-moves", "a").addEventListener("click", (e) => { // past the move list without touching the address (#step=...)
     e.preventDefault();
     $("scores-title").focus();

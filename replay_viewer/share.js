@@ -9,6 +9,10 @@ import { $, button, el } from "./lib/dom.js";
 const box = $("share-box");
 const status = el("output", "", "share-status");
 const link = el("a", "open the picture");
+const address = el("input", null, "share-link");
+address.type = "url";
+address.readOnly = true;
+address.setAttribute("aria-label", "the link to this step, for a chat or a mail");
 const snippet = el("textarea", null, "share-snippet");
 snippet.readOnly = true;
 snippet.rows = 3;
@@ -16,6 +20,14 @@ snippet.setAttribute("aria-label", "the snippet to paste into another site's pag
 
 const picturePath = (n) => `/api/records/${R.id}/steps/${n}/board.png`;
 const spoilerFree = () => new URLSearchParams(location.hash.slice(1)).get("spoilers") === "off";
+
+// The link to step n for a chat: the step (and spoiler-free) in the query, which a chat's preview of the link reads
+// (the board at that step, its sentence: api/viewer.py's card), and the page moves into its fragment. Never a token.
+function linkAt(n) {
+  const params = new URLSearchParams({ step: String(n) });
+  if (spoilerFree()) params.set("spoilers", "off");
+  return `${location.origin}/records/${R.id}?${params}`;
+}
 
 // The frame's markup at step n: what a club's page or a forum post pastes (public or all-seeing only: no token).
 function frameAt(n) {
@@ -30,6 +42,7 @@ function frameAt(n) {
 
 function update() {
   const n = R.step();
+  address.value = linkAt(n);
   snippet.value = frameAt(n);
   // the link shows what anyone may see: a seat's own view needs its token, which a link does not carry
   const record = R.record();
@@ -51,6 +64,16 @@ async function copyPicture() {
   }
 }
 
+async function copyLink() {
+  try {
+    await navigator.clipboard.writeText(address.value);
+    status.value = `The link to step ${R.step()} is copied: pasted into a chat, it shows this board.`;
+  } catch (err) {
+    address.select();
+    status.value = `Select the link and copy it (${err.message}).`;
+  }
+}
+
 async function copySnippet() {
   try {
     await navigator.clipboard.writeText(snippet.value);
@@ -62,6 +85,9 @@ async function copySnippet() {
 }
 
 box.append(
+  el("p", "A link to this step (a chat shows its board and what happened):"),
+  address,
+  button("copy the link", "copy-link", copyLink, "copy the link to this step"),
   el("p", "A picture of the board at this step, as you see it:"),
   button("copy a picture", "copy-picture", copyPicture, "copy this board as a PNG picture, to paste into a chat"),
   " ", link,

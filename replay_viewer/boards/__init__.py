@@ -61,6 +61,16 @@ def layout_for(title: str, edition: Edition) -> dict[str, Any]:
     return layout
 
 
+def drawable(title: str, edition_id: str) -> bool:
+    """Whether a record of this title and edition has a board drawing (a link's preview names its picture only then)."""
+    try:
+        _drawing(title)
+    except NoLayout:
+        return False
+    layout = _layout_file(catalog.TITLES[title])
+    return layout is not None and edition_id in layout.get("editions", ())
+
+
 def drawer(title: str) -> Draw:
     return _drawing(title).draw
 

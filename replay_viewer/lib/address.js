@@ -28,3 +28,16 @@ export function withStep(n) {
  * @returns {number}
  */
 export const stepInHash = () => Number.parseInt(hashParams().get("step") || "0", 10);
+
+/**
+ * A shared link's step in its query (`?step=N&spoilers=off`, what a chat's preview of the link reads: a fragment
+ * never reaches the server) moved into the fragment, where the page reads it, and the query dropped. A step the
+ * fragment names wins. opening.js does the same in its own lines (it imports nothing).
+ */
+export function adoptQuery() {
+  const query = new URLSearchParams(location.search);
+  if (!query.has("step") && !query.has("spoilers")) return;
+  const params = hashParams();
+  for (const name of ["step", "spoilers"]) if (query.has(name) && !params.has(name)) params.set(name, query.get(name) || "");
+  history.replaceState(null, "", location.pathname + (params.toString() ? "#" + params.toString() : ""));
+}

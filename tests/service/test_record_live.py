@@ -346,3 +346,95 @@ def test_a_record_page_polls_when_the_stream_is_refused(tmp_path: Path, context:
             expect(page.locator("#notice")).to_be_hidden()
     finally:
         app.extensions["cronaca"].records.close()
+
+
+# The move list as a reader meets it: each round's heading, each turn's player and each line's step and words.
+MOVE_LIST = """() => [...document.querySelectorAll('#moves section.round')].map((s) => [s.querySelector('h3').textContent,
+  [...s.querySelectorAll(':scope > div.turn')].map((t) => [t.querySelector('.turn-head')?.textContent || '',
+    [...t.querySelectorAll('li[data-step]')].map((li) => [li.dataset.step, li.textContent, li.hidden])])])"""
+
+
+@pytest.mark.browser
+def test_a_live_move_adds_its_lines_and_keeps_the_reader_s_place(served: tuple[str, Any], context: Any) -> None:
+    """A reader on a line of the move list (keyboard focus there, the list scrolled) while the game goes on: the new
+    lines are added to the list drawn, whose lines stay the same nodes; the focus stays in the list, on the line the
+    page follows, and the list reads as a fresh page draws it."""
+    base, client = "http://" + served[0], served[1]
+    record_id, tokens = start(client, ["Ada", "Ben"], edition_file=LONG_TOY.format(target=500))
+    chance = SeededChance("keeps-place")
+    for _ in range(12):
+        steps = play_one(client, record_id, tokens, chance)["steps"][1]
+    page = context()
+    page.goto(f"{base}/records/{record_id}#step={steps}")
+    body = page.locator("body")
+    expect(body).to_have_attribute("data-loaded", "all")
+    expect(body).to_have_attribute("data-follow", "stream")
+    current = page.locator("#moves li.current > a")
+    current.focus()
+    page.evaluate("() => { window.firstLine = document.querySelector('#moves li[data-step]'); }")
+    for _ in range(3):
+        grown = play_one(client, record_id, tokens, chance)["steps"][1]
+        expect(body).to_have_attribute("data-step", str(grown))
+    expect(page.locator("#moves li.current")).to_have_attribute("data-step", str(grown))
+    assert page.evaluate("() => window.firstLine.isConnected"), "the list was drawn anew: the reader's place is lost"
+    focused = page.evaluate("() => document.activeElement.matches('#moves li > a[data-step]') && document.activeElement.dataset.step")
+    assert focused == str(grown), f"the focus left the move list's current line: {focused}"
+    fresh = context()
+    fresh.goto(f"{base}/records/{record_id}#step={grown}")
+    expect(fresh.locator("body")).to_have_attribute("data-loaded", "all")
+    assert page.evaluate(MOVE_LIST) == fresh.evaluate(MOVE_LIST)
+
+
+@pytest.mark.browser
+def test_a_live_move_s_lines_stay_hidden_from_a_spoiler_free_reader_behind(served: tuple[str, Any], context: Any) -> None:
+    """Spoiler-free, reading an earlier step while the game goes on: the lines added after it are hidden, as a
+    fresh page at that step hides them."""
+    base, client = "http://" + served[0], served[1]
+    record_id, tokens = start(client, ["Ada", "Ben"], edition_file=LONG_TOY.format(target=500))
+    chance = SeededChance("spoiler-free-live")
+    for _ in range(8):
+        steps = play_one(client, record_id, tokens, chance)["steps"][1]
+    behind = steps // 2
+    page = context()
+    page.goto(f"{base}/records/{record_id}#step={behind}&spoilers=off")
+    expect(page.locator("body")).to_have_attribute("data-follow", "stream")
+    for _ in range(3):
+        grown = play_one(client, record_id, tokens, chance)["steps"][1]
+        expect(page.locator("#steps")).to_have_text(str(grown))
+    expect(page.locator("body")).to_have_attribute("data-step", str(behind))
+    assert not page.locator("#moves li[data-step]:visible").evaluate_all(
+        f"(items) => items.filter((li) => Number(li.dataset.step) > {behind}).map((li) => li.textContent)")
+    fresh = context()
+    fresh.goto(f"{base}/records/{record_id}#step={behind}&spoilers=off")
+    expect(fresh.locator("body")).to_have_attribute("data-loaded", "all")
+    assert page.evaluate(MOVE_LIST) == fresh.evaluate(MOVE_LIST)
+
+
+@pytest.mark.browser
+def test_a_page_left_open_says_when_the_service_is_gone_and_recovers_by_itself(served: tuple[str, Any],
+                                                                              context: Any) -> None:
+    """A page left open overnight: its stream gone (refused, as while the service restarts) and then no answer at
+    all. It says in words that it may be behind and what to do, keeps trying, and once the service answers again
+    takes the sentence back and shows the moves made meanwhile, without a reload."""
+    base, client = "http://" + served[0], served[1]
+    record_id, tokens = start(client, ["Ada", "Ben"], edition_file=LONG_TOY.format(target=500))
+    chance = SeededChance("overnight")
+    steps = play_one(client, record_id, tokens, chance)["steps"][1]
+    page = context()
+    page.route("**/live", lambda route: route.fulfill(status=503, body="restarting"))
+    page.goto(f"{base}/records/{record_id}#step={steps}")
+    body = page.locator("body")
+    expect(body).to_have_attribute("data-loaded", "all")
+    expect(body).to_have_attribute("data-follow", "polling")
+    page.evaluate("() => { window.sameDocument = true; }")
+    page.route(f"**/api/records/{record_id}", lambda route: route.abort("connectionrefused"))
+    notice = page.locator("#notice")
+    expect(notice).to_be_visible(timeout=15000)
+    expect(notice).to_contain_text("No answer from the service since")
+    expect(notice).to_contain_text("may be behind the game")
+    expect(notice).to_contain_text("reload the page")
+    grown = play_one(client, record_id, tokens, chance)["steps"][1]  # a move made while the page heard nothing
+    page.unroute(f"**/api/records/{record_id}")
+    expect(body).to_have_attribute("data-step", str(grown), timeout=15000)
+    expect(notice).to_be_hidden()
+    assert page.evaluate("() => window.sameDocument") is True

@@ -6,6 +6,7 @@ One server and one browser for the module; the "other site" is a second HTTP ser
 
 from __future__ import annotations
 
+import html
 import http.server
 import io
 import re
@@ -294,3 +295,79 @@ def test_serenissimas_status_box_holds_its_every_line(served: tuple[str, Any], c
             .map(([text, b]) => `${text}: ${b.x + b.width} past ${frame.x + frame.width}`);
     }""")
     assert overflow == [], overflow
+
+
+PREVIEW = re.compile(r'<meta (?:property|name)="((?:og|twitter):[a-z:_]+)" content="([^"]*)">')
+
+
+def preview(client: Any, path: str) -> dict[str, str]:
+    """The link preview a chat reads from the page at `path` (its OpenGraph and Twitter meta tags), unescaped."""
+    answer = client.get(path)
+    assert answer.status_code == 200
+    return {key: html.unescape(value) for key, value in PREVIEW.findall(answer.get_data(as_text=True))}
+
+
+@pytest.mark.parametrize("title", ["la-citta", "citta-stato", "serenissima"])
+def test_a_step_s_link_unfurls_in_a_chat_with_its_board_and_opens_that_step(served: tuple[str, Any], context: Any,
+                                                                         title: str) -> None:
+    """The share box's link to a step (the step in its query, which a chat's preview reads: a fragment never reaches
+    the server) unfurls as the game's title and players, the step's sentence and that step's board as a picture;
+    the embedded player's link too. Opened, it shows that step, the address in the page's own #step= form."""
+    base, client = served
+    record_id = finished_record(client, title)
+    steps = client.get(f"/api/records/{record_id}").get_json()["steps"]
+    n = steps // 2
+    name = next(t["name"] for t in client.get("/api/titles").get_json()["titles"] if t["id"] == title)
+    line = max((li for li in client.get(f"/api/records/{record_id}/story").get_json()["lines"] if li["step"] <= n),
+               key=lambda li: li["step"])
+    for path in (f"/records/{record_id}", f"/embed/records/{record_id}"):
+        card = preview(client, f"{path}?step={n}")
+        assert card["og:title"] == f"{name}: {', '.join(NAMES)}, step {n}" == card["twitter:title"]
+        assert card["og:description"] == f"Step {n} of {steps}: {line['text']}" == card["twitter:description"]
+        assert card["og:image"] == f"http://localhost/api/records/{record_id}/steps/{n}/board.png" == card["twitter:image"]
+        assert card["twitter:card"] == "summary_large_image" and card["og:url"] == f"http://localhost{path}?step={n}"
+        picture = client.get(card["og:image"].removeprefix("http://localhost"))
+        assert picture.status_code == 200 and picture.mimetype == "image/png"
+    quiet = preview(client, f"/records/{record_id}?step={n}&spoilers=off")  # spoiler-free: not even the length
+    assert quiet["og:description"] == f"Step {n}: {line['text']}"
+    whole = preview(client, f"/records/{record_id}")  # no step: the game, where the page opens (after the setup)
+    assert whole["og:description"] == f"A game of {name} for 2 players ({', '.join(NAMES)}), finished in {steps} steps."
+    first = client.get(f"/api/records/{record_id}/turns").get_json()[0]["to"]
+    assert whole["og:image"].endswith(f"/steps/{first}/board.png")
+
+    reader = context()
+    reader.goto(f"{base}/records/{record_id}?step={n}")
+    at_step(reader, n)
+    assert reader.evaluate("location.search + location.hash") == f"#step={n}"
+    reader.locator("#share summary").click()
+    link = reader.locator("#share input.share-link")
+    expect(link).to_have_value(f"{base}/records/{record_id}?step={n}")
+    expect(reader.get_by_role("button", name="copy the link")).to_be_visible()
+    reader.keyboard.press("End")
+    expect(link).to_have_value(f"{base}/records/{record_id}?step={steps}")
+    player = context()
+    player.goto(f"{base}/embed/records/{record_id}?step={n}&spoilers=off")
+    expect(player.locator("body")).to_have_attribute("data-step", str(n))
+    expect(player.locator("#of")).to_be_hidden()
+
+
+def test_a_game_in_progress_unfurls_with_what_every_player_sees_only(served: tuple[str, Any]) -> None:
+    """A link to a step of a game in progress, pasted in a chat, tells what the public view tells: Ada's face-down
+    Republic card is in her own move list, never in the preview; the picture is the public board (no token)."""
+    _, client = served
+    made = client.post("/api/records", json={"title": "citta-stato", "seats": NAMES, "mode": "live"}).get_json()
+    record_id, ada = made["id"], made["seats"][0]["token"]
+    public = {li["step"]: li["text"] for li in client.get(f"/api/records/{record_id}/story").get_json()["lines"]}
+    own = {li["step"]: li["text"] for li in client.get(f"/api/records/{record_id}/story", headers=auth(ada)).get_json()["lines"]}
+    secret = [k for k in own if own[k] != public.get(k)]
+    assert secret, "the deal of face-down cards is told to Ada alone"
+    n = secret[0]
+    steps = client.get(f"/api/records/{record_id}").get_json()["steps"]
+    card = preview(client, f"/records/{record_id}?step={n}")
+    assert card["og:description"] == f"Step {n} of {steps}: {public[n]}"
+    page = client.get(f"/records/{record_id}?step={n}").get_data(as_text=True)
+    assert own[n] not in page and ada not in page
+    assert card["og:image"] == f"http://localhost/api/records/{record_id}/steps/{n}/board.png"
+    whole = preview(client, f"/records/{record_id}")
+    assert whole["og:description"].endswith(f"in progress, {steps} steps so far.")
+    assert whole["og:image"].endswith(f"/steps/{steps}/board.png")

@@ -204,6 +204,9 @@ def test_a_phone_shows_the_board_readable_and_the_controls_in_reach(served: tupl
         median = statistics.median(sizes)
         assert median >= READABLE_PX, f"{title} {label}: the board's median text is {median:.1f} px on a phone"
         page.screenshot(path=str(SHOTS / f"phone-{title}-{label}.png"))
+        # what the step did, in words, is on the first screen beside the step buttons, nothing over it
+        expect(page.locator("#said")).not_to_be_empty()
+        assert page.evaluate(SAID_SEEN) == "", f"{title} {label}: the step's sentence is not seen: {page.evaluate(SAID_SEEN)}"
     # the board comes first, the step buttons sit along the bottom edge (a thumb's reach), the move list and
     # the chart below the board
     board = page.locator("#board-pan").bounding_box()
@@ -220,6 +223,11 @@ def test_a_phone_shows_the_board_readable_and_the_controls_in_reach(served: tupl
     page.locator("#key-box > summary").click()
     trips = page.evaluate(TRIPS, ["main", "#controls, #board-pan, #story, #chart, #state, #decision, svg, .skip-link"])
     assert trips == {"past": [], "small": [], "spilled": [], "tiny": []}, f"{title}: {trips}"
+    # the links a finger taps to jump to a step (the moves, the lead changes) and the site's links: 44 px tall
+    short = page.evaluate("""() => [...document.querySelectorAll('#moves li > a[data-step], #leads a, header nav a, #share-box a')]
+      .map((a) => [a.textContent.slice(0, 30), a.getBoundingClientRect().height])
+      .filter(([, h]) => h > 0 && h < 43.5)""")
+    assert short == [], f"{title}: links shorter than a finger: {short[:5]} ({len(short)})"
     # "show the whole board" fits it to the screen, and back
     page.locator("#board-zoom").click()
     expect(page.locator("#board-zoom")).to_have_attribute("aria-pressed", "true")
@@ -228,6 +236,14 @@ def test_a_phone_shows_the_board_readable_and_the_controls_in_reach(served: tupl
     page.locator("#board-zoom").click()
     wide = page.locator("#board > svg").bounding_box()
     assert wide is not None and wide["width"] > PHONE["width"] * 1.8, wide
+
+# Where the step's sentence (#said) is not seen on the screen as it stands: "" when it is inside the screen and the
+# element at its first line is itself (not the step bar, the board or anything else drawn over it).
+SAID_SEEN = """() => { const s = document.getElementById('said'), r = s.getBoundingClientRect();
+  if (r.height === 0 || r.top < 0 || r.bottom > innerHeight + 1) return `off the screen at ${Math.round(r.top)}-${Math.round(r.bottom)}`;
+  const top = document.elementFromPoint(r.left + 8, r.top + 8);
+  return top && s.contains(top) ? '' : `under ${top ? top.tagName + '#' + top.id + '.' + top.className : 'nothing'}`; }"""
+
 
 # What a phone reader would trip on in `scope`, outside the boxes `pans` that scroll on their own (the board's):
 # anything reaching past the screen's edges, a control smaller than a finger (44 CSS px, the size the pages give
@@ -520,6 +536,8 @@ def test_a_screen_reader_reads_the_board_in_sentences_and_hears_one_thing_a_step
     assert len(before) == len(after)
     changed = [a for a, b in zip(after, before, strict=True) if a != b]
     assert [c.split("=", 1)[0] for c in changed] == ["said"], changed
+    page.evaluate("() => window.scrollTo(0, 0)")
+    assert page.evaluate(SAID_SEEN) == "", "the step's sentence is beside the step controls, on the first screen"
 
     # the move list is one tab stop: from the line before it, Tab lands on the current line, the arrows walk the
     # lines, and the next Tab leaves the list (the skip link before it jumps to the scores)
