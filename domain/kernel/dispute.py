@@ -1774,9 +1774,11 @@ def check(
         game, words = game_for(title)
     seats, colours, options, claimed = _header(notation, game, title, [])
     mended = _colons_forgotten(notation, text, seats, words) if words is not None else {}
+    mended_notes = _comments_misplaced(notation, text, set(mended)) if words is not None else {}
     for error in notation.errors:
         message = error.message if error.line not in mended else (
             f"line {error.line}: the colon after the player's name is missing; read as `{mended[error.line]}`")
+        message = mended_notes.get(error.line, message)
         findings.append(Finding("notation", error.line, "notation/syntax", message, column=error.column,
                                 expected=error.expected, did_you_mean=error.did_you_mean))
     findings += header
@@ -1844,6 +1846,69 @@ def _colons_forgotten(notation: Notation, text: str, seats: Sequence[str], words
     if mended:
         notation.turns.sort(key=lambda turn: (turn.line, turn.column))
     return mended
+
+
+_COMMENT = re.compile(r"\{[^{}\\]*\}")  # a comment on one line, no brace or backslash inside
+
+
+def _top_commas(line: str) -> list[int]:
+    """Where the commas between moves stand: none inside brackets, braces or quotes."""
+    found, depth, quoted = [], 0, False
+    for at, char in enumerate(line):
+        if char == '"':
+            quoted = not quoted
+        elif not quoted and char in "[{":
+            depth += 1
+        elif not quoted and char in "]}":
+            depth -= 1
+        elif not quoted and depth == 0 and char in ",;":
+            found.append(at)
+    return found
+
+
+def _comments_misplaced(notation: Notation, text: str, done: set[int]) -> dict[int, str]:
+    """Lines that did not parse for a `{comment}` written where no move has ended: after a comma, before the move
+    it opens (`politics B, {paid black} scheme 3`), or between a move's words (`bread L80 {hospital} health`). Each is
+    read with its comment moved to the end of the move before it (the columns of the other moves stay the file's)
+    and put among the turns in its place; the line -> what the finding says. The syntax finding stays: the slip is
+    named once, at its line, and the game read as the table meant it."""
+    lines = text.splitlines()
+    said: dict[int, str] = {}
+    for error in notation.errors:
+        if error.line in done or error.line in said or not 0 < error.line <= len(lines):
+            continue
+        written = lines[error.line - 1]
+        comments = list(_COMMENT.finditer(written))
+        if len(comments) != 1 or ":" not in written[:comments[0].start()]:
+            continue
+        comment = comments[0]
+        colon = written.index(":")
+        commas = _top_commas(written)
+        opened = max([colon, *(at for at in commas if at < comment.start())])  # where the move it touches began
+        after = written[comment.end():].lstrip(" \t")
+        if opened != colon and not written[opened + 1:comment.start()].strip():  # `move, {c} move`: after the comma
+            start = max([colon, *(at for at in commas if at < opened)])
+            move = written[start + 1:opened]
+            meant = f"{written[:opened]} {comment.group()}, {after}"
+            how = "a comment after the comma, where the next move begins"
+        else:  # `verb word {c} word`: inside a move, which ends at the next comma or at the line's end
+            end = min([len(written.rstrip()), *(at for at in commas if at > comment.end())])
+            move = written[opened + 1:comment.start()] + " " + written[comment.end():end]
+            meant = f"{written[:comment.start()].rstrip()} {written[comment.end():end].strip()} {comment.group()}" \
+                    f"{written[end:]}"
+            how = "a comment inside a move"
+        move = " ".join(move.split())
+        try:
+            read = parse("\n" * (error.line - 1) + meant + "\n")
+        except NotationError:
+            continue
+        if read.errors or len(read.turns) != 1:
+            continue
+        notation.turns.append(read.turns[0])
+        said[error.line] = f"line {error.line}: {how}; read as a note on `{move}`"
+    if said:
+        notation.turns.sort(key=lambda turn: (turn.line, turn.column))
+    return said
 
 
 def _read_all(notation: Notation, game: Game, words: Words, edition: Edition, seats: list[str],
