@@ -574,6 +574,7 @@ def _candidates(kind: str, pool: tuple[Any, ...], assumed: tuple[Any, ...], part
 
 
 class _Checker:
+    spelled: frozenset[str] = frozenset()  # the words the file's outcomes write more than once (`_respelt`)
     overriding = False  # settled values stand only for outcomes nobody wrote (a probe: for impossible ones too)
 
     def __init__(self, game: Game, words: Words, edition: Edition, seats: list[str], colours: list[str | None],
@@ -1098,6 +1099,14 @@ class _Checker:
             bad = chance.written[chance.failed_at] if chance.failed_at is not None and chance.failed_at < len(chance.written) else None
             stored = exc.stored()
             message = _at(bad.line if bad else move.line, stored["message"])
+            respelt = self._respelt(state, seat, command, chance, written) if not self.strict else None
+            if respelt is not None and bad is not None:  # `[hospitol]`: a word the file writes elsewhere, misspelt
+                meant, retry, produced, after = respelt
+                found = self.finding("chance", bad.line, exc.rule,
+                                     f"{message}; read as {write_outcome(meant)}, as the file spells it elsewhere",
+                                     state, seat, written=move.text, column=bad.column, facts=stored["facts"],
+                                     assumed=write_outcome(meant), did_you_mean=[str(v) for v in meant])
+                return self._keep(state, seat, move, command, retry, produced, after)
             if left_out and isinstance(message, str):
                 message += (f"; the line leaves {self.say(command, state)!r} to its end, and it meets chance here: "
                             f"write it, with what happened (or [?])")
@@ -1107,7 +1116,11 @@ class _Checker:
             self._hide(found, move, self._owners(state, seat, written, chance), self._words(written), chance.failed_at)
             return self._with_possible_chance(state, seat, move, command, chance)
         except RuleViolation as exc:
-            return self._replace(state, seat, move, written, "rule", exc.rule, _at(move.line, exc.stored()["message"]),
+            message = exc.stored()["message"]
+            if isinstance(message, str) and message.startswith(f"{command.kind} is not one of the choices") and (
+                    self._words(written) is None):  # the move as written, not its kind's first verb (no hidden words)
+                message = f"`{self.say(command, state)}`" + message[len(command.kind):]
+            return self._replace(state, seat, move, written, "rule", exc.rule, _at(move.line, message),
                                  facts=exc.stored()["facts"])
         if chance.next < len(chance.written):
             steps = self.steps.pop((move.line, move.column), None)
@@ -1125,6 +1138,36 @@ class _Checker:
                                  column=extra.column, written=move.text)
             self._hide(found, move, owners, words)
         return self._keep(state, seat, move, command, chance, produced, after)
+
+    def _respelt(self, state: Any, seat: int, command: Command, chance: WrittenChance, written: Mapping[str, Any]
+                 ) -> tuple[tuple[Any, ...], WrittenChance, Sequence[Any], Any] | None:
+        """The outcome the rules could not take read with its misspelt words (`[hospitol]`: written nowhere else in
+        the file, and close to a word the file writes elsewhere, `spelled`) as that word, where the rules then take
+        it: (the values read, the chance, what it produced, the state after), or None. Only an outcome every reader
+        may see: the words of a hidden one stay as written (no guess of a secret pool is tried)."""
+        bad = chance.failed_at
+        if bad is None or bad >= len(chance.written) or not self.spelled:
+            return None
+        values = chance.written[bad].values
+        owners = self._owners(state, seat, written, chance)
+        if not values or bad >= len(owners) or owners[bad] != PUBLIC:
+            return None
+        meant = list(values)
+        for k, value in enumerate(values):
+            if isinstance(value, str) and len(value) > 3 and value not in self.spelled:
+                near = difflib.get_close_matches(value, self.spelled, n=1, cutoff=0.8)
+                if near:
+                    meant[k] = near[0]
+        if meant == list(values):
+            return None
+        outcomes = list(chance.written)
+        outcomes[bad] = Written(tuple(meant), outcomes[bad].line, outcomes[bad].column)
+        retry = self.chance(outcomes)
+        try:
+            produced, after = self._play(state, command, retry)
+        except (ImpossibleOutcome, RuleViolation):
+            return None
+        return tuple(meant), retry, produced, after
 
     def _past_guess(self, state: Any, seat: int, move: Move, command: Command, chance: WrittenChance) -> Any:
         """A strict copy after a turn nobody wrote: a written item not there is read as a possible one, counted
@@ -2145,6 +2188,14 @@ def _too_many(checker: _Checker, line: int) -> bool:
     return True
 
 
+def _spelled(notation: Notation) -> frozenset[str]:
+    """The words the file's outcomes write twice or more: a table's own spelling of its cards and tiles."""
+    counted = Counter(v for w in itertools.chain(notation.setup, (o for t in notation.turns for m in t.moves
+                                                                  for o in m.outcomes))
+                      for v in (w.values or ()) if isinstance(v, str) and v != UNKNOWN)
+    return frozenset(v for v, n in counted.items() if n > 1)
+
+
 def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: list[str], colours: list[str | None],
          options: dict[str, Any], findings: list[Finding], settled: dict[tuple[int, int], tuple[Any, ...]],
          explaining: Budget | None = None, hold: bool | str = True, claimed: Mapping[str, int] | None = None
@@ -2158,6 +2209,7 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
     unknown's first guess may be what is refused, and the narrowing judges by the lines as written."""
     checker = _Checker(game, words, edition, seats, colours, options, settled)
     checker.findings = findings
+    checker.spelled = _spelled(notation)
     budget = explaining if explaining is not None else Budget()
     checker.charging(budget)
     if claimed:  # the result the table wrote down tells apart readings that all read to the end (kernel.explain)
