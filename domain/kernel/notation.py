@@ -1059,7 +1059,11 @@ def _quoted(word: str) -> str:
         tokens[0].type == "NAME" or word.isdigit()
     ):
         return word
-    return json.dumps(word)
+    # `["José Luis"]` as the table writes it, not `["Jos\u00e9 Luis"]`; what would end a line stays escaped
+    return json.dumps(word, ensure_ascii=False).translate(_LINE_ENDS)
+
+
+_LINE_ENDS = {ord(c): f"\\u{ord(c):04x}" for c in "\x85\u2028\u2029"}  # str.splitlines ends a line at these too
 
 
 def write_value(value: Any) -> str:
