@@ -604,6 +604,7 @@ class _Checker:
         self.taken = 0  # written items found not there after such a guess, read past (`_past_guess`)
         self.decided = 0  # commands a strict copy decided (the search's budget)
         self.budget: Budget | None = None  # the check's one budget, once charged (`charging`)
+        self._counted: dict[tuple[int, int], tuple[int, int, str]] = {}  # a move written with a count, refused part way
         self.forced: dict[tuple[int, int], Command | None] = {}  # (line, column) of a refused move -> what stands for it
         self.steps: dict[tuple[int, int], tuple[Command, ...]] = {}  # (line, column) of a move -> the steps left out after it
         self.instead: dict[tuple[int, int], Command] = {}  # (line, column) of a move read, but another stood for it
@@ -997,10 +998,13 @@ class _Checker:
             return self._decide(state, seat, move, commands[0], said[0])
         quiet = Move(move.verb, move.words, (), move.comments, move.line, move.column, move.text)
         self._stood_in = False
+        repeated = all(c == said[0] for c in said)  # `load 3 from 4`: one move written with a count
         for k, (command, written) in enumerate(zip(commands, said, strict=True)):
             before = len(self.findings)
             state = self._decide(state, seat, move if k == len(commands) - 1 else quiet, command, written)
             if self._stood_in or any(f.kind in ("rule", "notation") for f in self.findings[before:]):
+                if repeated and k > 0 and not self._stood_in:
+                    self._counted[place] = (k, len(commands), move.text)
                 break  # the closest legal move stands for the whole of this one
         return state
 
@@ -1354,6 +1358,12 @@ class _Checker:
             if isinstance(found.message, str):
                 found.message += alike_words(explanation)
             return
+        counted = self._counted.get(refusal.place) if explanation.kind == "skipped-move" and refusal.place else None
+        if counted is not None:  # the move written with a count: those before the refused one stand
+            stood, written, text = counted
+            explanation = replace(explanation, said=explanation.said.replace(
+                "the move is left out", f"`{text}` read as {stood} of the {written}"))
+            found.explanation = explanation.to_json()
         found.assumed = explanation.said
         tail = "; this move is skipped"
         if isinstance(found.message, str) and found.message.endswith(tail):

@@ -88,3 +88,22 @@ def test_a_drawn_player_is_written_with_the_accents_of_the_name() -> None:
     setup = next(line for line in text.splitlines() if line.startswith("Setup"))
     assert setup.startswith('Setup ["José Luis"]') and "\\u" not in text
     assert check_text(text).findings == []
+
+
+def test_a_move_written_with_a_count_one_too_many_says_how_many_stand() -> None:
+    """`load 3 from 4` where the galley takes 2 more: the two stand (the game read as played, the yaml case), and the
+    finding says so, not that the move is left out."""
+    report = check_text((HERE / "serenissima_sailors_miscounted_and_comment_mid_line.txt").read_text(encoding="utf-8"))
+    (found,) = [f for f in report.findings if f.line == 22]
+    assert "`load 3 from 4` read as 2 of the 3" in str(found.message) and "the move is left out" not in str(found.message)
+
+
+def test_a_word_after_a_verb_and_a_verb_misspelt_are_said_in_the_games_words() -> None:
+    """`upgrade W` (white has no track) says what may follow the verb; `wra` is war or trade, not the colour letter
+    `w` that a one-letter answer also writes."""
+    upgrade = check_text((HERE / "citta_stato_illegal_upgrade_and_double_entry.txt").read_text(encoding="utf-8"))
+    (found,) = [f for f in upgrade.findings if f.line == 9]
+    assert str(found.message) == "line 9: `upgrade W`: after upgrade comes Y, G, O, P, not W"
+    typo = check_text((HERE / "citta_stato_verb_typo_and_result_miscounted.txt").read_text(encoding="utf-8"))
+    (found,) = [f for f in typo.findings if f.line == 13]
+    assert found.did_you_mean == ["war", "trade"] and "did you mean war or trade?" in str(found.message)
