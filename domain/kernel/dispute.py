@@ -597,6 +597,7 @@ class _Checker:
         self._play: Callable[[Any, Command, Any], tuple[Sequence[Any], Any]] = (
             own if own is not None else lambda state, command, chance: play(game, state, command, chance))
         self._seats: dict[str, int | None] = {}
+        self.short: dict[str, int] = {}  # a player written as the first words of one seat's name -> that seat
         self._verbs: dict[str, str] | None = None  # command id -> the verb a line writes (report_words)
         # the explanations' reading (kernel.explain): a strict copy raises Refused where a finding would be written
         self.strict = False
@@ -776,7 +777,20 @@ class _Checker:
         for i, colour in enumerate(self.words.colours[: len(self.seats)]):
             if fold_name(colour) == wanted:
                 return i
-        return find_seat(player, self.seats)  # `Niccolo` for Niccolò, `A.Rossi` for A. Rossi: one seat's name alone
+        found = find_seat(player, self.seats)  # `Niccolo` for Niccolò, `A.Rossi` for A. Rossi: one seat's name alone
+        if found is None:
+            found = self._shortened(player)
+            if found is not None:
+                self.short[player] = found
+        return found
+
+    def _shortened(self, player: str) -> int | None:
+        """`Anna` for Anna Maria, `Bruno` for Bruno 2: the seat whose name alone begins with the words written (a
+        finding where a line first writes it, `short`; every line after it that writes it is read so)."""
+        words = fold_name(player).split()
+        found = [i for i, name in enumerate(self.seats) if len(named := fold_name(name).split()) > len(words)
+                 and named[: len(words)] == words]
+        return found[0] if len(found) == 1 and words else None
 
     def round_of(self, state: Any) -> int | None:
         if self.words.round_of is not None:
@@ -2233,6 +2247,7 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
     starts: dict[int, tuple[tuple[int, int, int], Any]] = {}  # a turn -> the checker's marks and state before it
     header = len(checker.findings)  # a gap behind a refused line is looked for while the file has read clean (`_gap`)
     named = False  # `NAMES_ONLY`: the first line out of turn after an unknown explained, the rest held
+    shortened: set[str] = set()  # the players written shortened (`_Checker.short`) already named
     while at < len(turns):
         turn = turns[at]
         if _too_many(checker, turn.line):
@@ -2240,6 +2255,12 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
         seat = checker.seat_of(turn.player)
         marks = (len(checker.checked), len(checker.findings), len(checker.unknowns))
         starts[at] = (marks, state)
+        if seat is not None and checker.short.get(turn.player) == seat and turn.player not in shortened:
+            shortened.add(turn.player)  # named once, where it is first written: the lines after it read alike
+            checker.finding("notation", turn.line, "notation/player",
+                            f"line {turn.line}: {turn.player!r} is none of the seats ({', '.join(seats)}); read as "
+                            f"{seats[seat]}, whose name alone begins so (and so is every line that writes it)",
+                            column=turn.column, did_you_mean=[seats[seat]], assumed=f"{seats[seat]}'s")
         if seat is None:
             near = _near_seats(checker, turn.player)
             waiting = None if checker.pending(state).over else checker.pending(state).seat
