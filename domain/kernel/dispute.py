@@ -1842,6 +1842,7 @@ def check(
     seats, colours, options, claimed = _header(notation, game, title, [])
     mended = _colons_forgotten(notation, text, seats, words) if words is not None else {}
     mended_notes = _comments_misplaced(notation, text, set(mended)) if words is not None else {}
+    mended_notes.update(_turns_joined(notation, text, seats, {*mended, *mended_notes}) if words is not None else {})
     for error in notation.errors:
         message = error.message if error.line not in mended else (
             f"line {error.line}: the colon after the player's name is missing; read as `{mended[error.line]}`")
@@ -1973,6 +1974,48 @@ def _comments_misplaced(notation: Notation, text: str, done: set[int]) -> dict[i
             continue
         notation.turns.append(read.turns[0])
         said[error.line] = f"line {error.line}: {how}; read as a note on `{move}`"
+    if said:
+        notation.turns.sort(key=lambda turn: (turn.line, turn.column))
+    return said
+
+
+_NEXT_PLAYER = re.compile(r"[ \t]+")  # where a second turn may begin on a line
+
+
+def _on_line(turn: Turn, line: int) -> Turn:
+    """A turn read from the line after its own (`_turns_joined`) put back on its line, outcomes and notes too."""
+    def moved(move: Move) -> Move:
+        return replace(move, line=line, outcomes=tuple(replace(o, line=line) for o in move.outcomes),
+                       comments=tuple(replace(c, line=line) if hasattr(c, "line") else c for c in move.comments))
+    return replace(turn, line=line, moves=tuple(map(moved, turn.moves)))
+
+
+def _turns_joined(notation: Notation, text: str, seats: Sequence[str], done: set[int]) -> dict[int, str]:
+    """Lines that did not parse for holding two turns (`Ada: found L13 L26   Bruno: found L111 L78`, a line break
+    forgotten): each read as the two turns it holds, at their columns, where what follows a space opens with a seat's
+    name and its colon and both halves read; the line -> what the finding says. Named once, at its line."""
+    lines = text.splitlines()
+    said: dict[int, str] = {}
+    for error in notation.errors:
+        if error.line in done or not 0 < error.line <= len(lines):
+            continue
+        written = lines[error.line - 1]
+        for gap in _NEXT_PLAYER.finditer(written):
+            first, second = written[:gap.start()], written[gap.end():]
+            name = second.split(":", 1)[0] if ":" in second else ""
+            if ":" not in first or not name.strip() or find_seat(name.strip().strip('"'), seats) is None:
+                continue
+            try:
+                read = parse("\n" * (error.line - 1) + first + "\n" + " " * gap.end() + second + "\n")
+            except NotationError:
+                continue
+            if read.errors or len(read.turns) != 2:
+                continue
+            one, two = read.turns
+            notation.turns += [one, _on_line(two, error.line)]
+            said[error.line] = (f"line {error.line}: two turns written on one line ({one.player}'s and "
+                                f"{two.player}'s); read as two lines")
+            break
     if said:
         notation.turns.sort(key=lambda turn: (turn.line, turn.column))
     return said
