@@ -969,6 +969,15 @@ class _Checker:
         try:
             said, commands = self._commands(state, seat, move)
         except NotationError as exc:
+            split = self._comma_forgotten(state, move, seat)
+            if split is not None:  # `burn O yes`: two moves, the comma between them forgotten
+                first, second = split
+                if not self.strict:
+                    self.finding("notation", move.line, "notation/move",
+                                 f"line {move.line}: a comma is missing in `{move.text}`; read as `{first.text}, "
+                                 f"{second.text}`", state, seat, written=move.text, column=second.column,
+                                 assumed=f"{first.text}, {second.text}")
+                return self.move(self.move(state, seat, first, turn), seat, second, turn)
             try:
                 self.words.vocabulary.read(move, seat)
             except NotationError:
@@ -1021,6 +1030,30 @@ class _Checker:
                     self._counted[place] = (k, len(commands), move.text)
                 break  # the closest legal move stands for the whole of this one
         return state
+
+    def _comma_forgotten(self, state: Any, move: Move, seat: int) -> tuple[Move, Move] | None:
+        """A move whose words do not read, but read as two moves at a verb of the game (`burn O yes`: `burn O`, `yes`;
+        the last such verb first): the two, the outcomes written going with the second; None where no split reads."""
+        vocabulary = self.words.vocabulary
+        for k in range(len(move.words) - 1, -1, -1):  # the last verb first: `recruit galley 11 recruit valencia`
+            word = move.words[k]
+            if not isinstance(word, str) or word.lower() not in vocabulary.by_verb:
+                continue
+            head = " ".join(map(str, (move.verb, *move.words[:k])))
+            first = Move(move.verb, move.words[:k], (), (), move.line, move.column, head)
+            second = Move(word, move.words[k + 1:], move.outcomes, move.comments, move.line,
+                          move.column + len(head) + 1, " ".join(map(str, (word, *move.words[k + 1:]))))
+            try:
+                vocabulary.read(second, seat)
+                _, commands = self._commands(state, seat, first)
+                if commands:  # the first must be a move the rules take here (`galley 3` alone is not)
+                    self._play(state, commands[0], self.chance(()))
+            except ImpossibleOutcome:  # it meets chance: what the line writes for it comes with the second
+                pass
+            except (NotationError, ValueError, RuleViolation):
+                continue
+            return first, second
+        return None
 
     def _waiting(self, state: Any, seat: int, waited: int | None, kind: str) -> str:
         """Whom the rules wait for and why, in the table's words (`Words.waiting`; else the step as the title says it):
