@@ -1043,12 +1043,14 @@ class _Checker:
             first = Move(move.verb, move.words[:k], (), (), move.line, move.column, head)
             second = Move(word, move.words[k + 1:], move.outcomes, move.comments, move.line,
                           move.column + len(head) + 1, " ".join(map(str, (word, *move.words[k + 1:]))))
-            try:
+            try:  # both moves the rules take, one after the other (`galley 3` alone is none; `war W`: W is no
+                # answer after war), as far as no chance is met (what the line writes for it goes with the second)
                 vocabulary.read(second, seat)
-                _, commands = self._commands(state, seat, first)
-                if commands:  # the first must be a move the rules take here (`galley 3` alone is not)
-                    self._play(state, commands[0], self.chance(()))
-            except ImpossibleOutcome:  # it meets chance: what the line writes for it comes with the second
+                after = state
+                for part in (first, second):
+                    for command in self._commands(after, seat, part)[1]:
+                        after = self._play(after, command, self.chance(()))[1]
+            except ImpossibleOutcome:
                 pass
             except (NotationError, ValueError, RuleViolation):
                 continue
@@ -2334,8 +2336,9 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
         if seat is not None and checker.short.get(turn.player) == seat and turn.player not in shortened:
             shortened.add(turn.player)  # named once, where it is first written: the lines after it read alike
             checker.finding("notation", turn.line, "notation/player",
-                            f"line {turn.line}: {turn.player!r} is none of the seats ({', '.join(seats)}); read as "
-                            f"{seats[seat]}, whose name alone begins so (and so is every line that writes it)",
+                            f"line {turn.line}: {turn.player!r} is none of the seats ({', '.join(seats)}); did you "
+                            f"mean {seats[seat]}?; read as {seats[seat]}'s, the only seat whose name begins so, as is "
+                            f"every line that writes {turn.player}",
                             column=turn.column, did_you_mean=[seats[seat]], assumed=f"{seats[seat]}'s")
         if seat is None:
             near = _near_seats(checker, turn.player)
