@@ -1167,7 +1167,7 @@ class _Checker:
                                  state, seat, written=move.text, column=bad.column if bad else move.column,
                                  facts=stored["facts"], assumed="a possible outcome in its place")
             self._hide(found, move, self._owners(state, seat, written, chance), self._words(written), chance.failed_at)
-            return self._with_possible_chance(state, seat, move, command, chance)
+            return self._with_possible_chance(state, seat, move, command, chance, stored["facts"])
         except RuleViolation as exc:
             message = exc.stored()["message"]
             if isinstance(message, str) and message.startswith(f"{command.kind} is not one of the choices") and (
@@ -1281,12 +1281,20 @@ class _Checker:
                                     said, tuple(chance.written), move.column))
         return after
 
-    def _with_possible_chance(self, state: Any, seat: int, move: Move, command: Command, chance: WrittenChance) -> Any:
-        """Go on with the written move and a possible outcome where the written one was impossible."""
+    def _with_possible_chance(self, state: Any, seat: int, move: Move, command: Command, chance: WrittenChance,
+                              facts: Mapping[str, Any] | None = None) -> Any:
+        """Go on with the written move and a possible outcome where the written one was impossible: a roll written
+        with dice left out (`[1 3 4]` for four dice) keeps the dice written, the others unknown (`[1 3 4 ?]`)."""
         bad = chance.failed_at if chance.failed_at is not None else len(chance.written)
         written = list(chance.written)
         if bad < len(written):
-            written[bad] = Written(None, written[bad].line, written[bad].column)
+            values = written[bad].values
+            dice = (facts or {}).get("dice")
+            short = isinstance(dice, int) and values is not None and 0 < len(values) < dice and all(
+                isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= int((facts or {}).get("faces", 6))
+                for v in values)
+            written[bad] = Written((*values, *(UNKNOWN,) * (dice - len(values))) if short and values is not None
+                                   and isinstance(dice, int) else None, written[bad].line, written[bad].column)
         else:
             written.append(Written(None, move.line, move.column))
         retry = self.chance(written)
@@ -1557,7 +1565,8 @@ class _Probe(_Checker):
               about: int | None = None) -> None:
         return None
 
-    def _with_possible_chance(self, state: Any, seat: int, move: Move, command: Command, chance: WrittenChance) -> Any:
+    def _with_possible_chance(self, state: Any, seat: int, move: Move, command: Command, chance: WrittenChance,
+                              facts: Mapping[str, Any] | None = None) -> Any:
         """Each written item found not there read as a possible one, counted (`taken`): a line of `[?]` draws
         guessed wrong for several decks meets several such items on one later line, and each guess is judged
         by how many of them it leaves."""
