@@ -973,10 +973,15 @@ class _Checker:
             if split is not None:  # `burn O yes`: two moves, the comma between them forgotten
                 first, second = split
                 if not self.strict:
-                    self.finding("notation", move.line, "notation/move",
-                                 f"line {move.line}: a comma is missing in `{move.text}`; read as `{first.text}, "
-                                 f"{second.text}`", state, seat, written=move.text, column=second.column,
-                                 assumed=f"{first.text}, {second.text}")
+                    found = self.finding("notation", move.line, "notation/move",
+                                         f"line {move.line}: a comma is missing in `{move.text}`; read as "
+                                         f"`{first.text}, {second.text}`", state, seat, written=move.text,
+                                         column=second.column, assumed=f"{first.text}, {second.text}")
+                    hidden = next((w for part in (first, second) if (w := self._words(
+                        self.words.vocabulary.read(part, seat))) is not None), None)  # `disc 3 yes`: face down
+                    self._hide(found, move, self._owners(state, seat, None, None, len(move.outcomes)), hidden)
+                    if hidden is not None:
+                        found.assumed = Secret(found.assumed, seat, "read as two moves")
                 return self.move(self.move(state, seat, first, turn), seat, second, turn)
             try:
                 self.words.vocabulary.read(move, seat)

@@ -18,6 +18,7 @@ from click.testing import CliRunner
 
 from api import cli
 from domain import catalog
+from domain.kernel import reveal
 from domain.kernel.selfplay import play_random
 from domain.transcripts import check_text, render_log
 
@@ -107,3 +108,17 @@ def test_a_word_after_a_verb_and_a_verb_misspelt_are_said_in_the_games_words() -
     typo = check_text((HERE / "citta_stato_verb_typo_and_result_miscounted.txt").read_text(encoding="utf-8"))
     (found,) = [f for f in typo.findings if f.line == 13]
     assert found.did_you_mean == ["war", "trade"] and "did you mean war or trade?" in str(found.message)
+
+
+def test_a_comma_forgotten_before_a_face_down_disc_keeps_the_disc_from_the_others_while_the_game_is_on() -> None:
+    """`war, yes disc 5`: the two moves read, the finding at its line; its words, the disc placed face down, are
+    D'Angelo's alone to read until the game is over (the file stops there: the game is in progress)."""
+    lines = (HERE / "citta_stato_verb_typo_and_result_miscounted.txt").read_text(encoding="utf-8").splitlines()
+    at = next(k for k, line in enumerate(lines) if line.endswith("war, yes, disc 5"))
+    lines[at] = lines[at].replace("war, yes, disc 5", "war, yes disc 5")
+    report = check_text("\n".join(lines[: at + 1]) + "\n")
+    (found,) = [f for f in report.findings if f.line == at + 1]
+    public, own = reveal(found.to_json(), None), reveal(found.to_json(), found.seat)
+    assert own["message"] == f"line {at + 1}: a comma is missing in `yes disc 5`; read as `yes, disc 5`"
+    assert "5" not in json.dumps({k: public.get(k) for k in ("message", "assumed", "written")}).replace(
+        f"line {at + 1}", "")
