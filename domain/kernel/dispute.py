@@ -1175,8 +1175,8 @@ class _Checker:
             return self._with_possible_chance(state, seat, move, command, chance, stored["facts"])
         except RuleViolation as exc:
             message = exc.stored()["message"]
-            if isinstance(message, str) and message.startswith(f"{command.kind} is not one of the choices") and (
-                    self._words(written) is None):  # the move as written, not its kind's first verb (no hidden words)
+            if isinstance(message, str) and message.startswith(f"{command.kind} is not one of the choices"):
+                # the move as written, not its kind's first verb (hidden words: `_replace` hides it from the others)
                 message = f"`{self.say(command, state)}`" + message[len(command.kind):]
             return self._replace(state, seat, move, written, "rule", exc.rule, _at(move.line, message),
                                  facts=exc.stored()["facts"])

@@ -122,3 +122,14 @@ def test_a_comma_forgotten_before_a_face_down_disc_keeps_the_disc_from_the_other
     assert own["message"] == f"line {at + 1}: a comma is missing in `yes disc 5`; read as `yes, disc 5`"
     assert "5" not in json.dumps({k: public.get(k) for k in ("message", "assumed", "written")}).replace(
         f"line {at + 1}", "")
+
+
+def test_a_face_down_disc_not_offered_is_named_as_written_to_its_player_alone_while_the_game_is_on() -> None:
+    lines = (HERE / "citta_stato_swapped_and_coin_miscounted.txt").read_text(encoding="utf-8").splitlines()
+    at = next(k for k, line in enumerate(lines) if line.endswith("war, disc 3"))
+    lines[at] = lines[at].replace("war, disc 3", "war, disc 6")  # the discs go 0 to 5
+    (found,) = [f for f in check_text("\n".join(lines[: at + 1]) + "\n").findings if f.line == at + 1]
+    public, own = reveal(found.to_json(), None), reveal(found.to_json(), found.seat)
+    assert own["message"] == f"line {at + 1}: `disc 6` is not one of the choices for placing a War disc"
+    assert "6" not in json.dumps({k: public.get(k) for k in ("message", "assumed", "written")}).replace(
+        f"line {at + 1}", "")
