@@ -192,7 +192,7 @@ class TableVocabulary(_Reader):
         if bad is None:
             message = f"line {move.line}: {move.verb} needs a word after it: {_sample(firsts)}"
         else:
-            message = f"line {move.line}: in {move.verb!r}, {bad!r} is none of {_sample(firsts)}"
+            message = f"line {move.line}: `{move.verb} {bad}`: after {move.verb} comes {_sample(firsts)}, not {bad}"
         raise NotationError(message + (f"; did you mean {' or '.join(near)}?" if near else ""),
                             move.line, move.column, firsts[:12], near)
 

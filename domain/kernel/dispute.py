@@ -574,6 +574,7 @@ def _candidates(kind: str, pool: tuple[Any, ...], assumed: tuple[Any, ...], part
 
 
 class _Checker:
+    spelled: frozenset[str] = frozenset()  # the words the file's outcomes write more than once (`_respelt`)
     overriding = False  # settled values stand only for outcomes nobody wrote (a probe: for impossible ones too)
 
     def __init__(self, game: Game, words: Words, edition: Edition, seats: list[str], colours: list[str | None],
@@ -596,6 +597,7 @@ class _Checker:
         self._play: Callable[[Any, Command, Any], tuple[Sequence[Any], Any]] = (
             own if own is not None else lambda state, command, chance: play(game, state, command, chance))
         self._seats: dict[str, int | None] = {}
+        self.short: dict[str, int] = {}  # a player written as the first words of one seat's name -> that seat
         self._verbs: dict[str, str] | None = None  # command id -> the verb a line writes (report_words)
         # the explanations' reading (kernel.explain): a strict copy raises Refused where a finding would be written
         self.strict = False
@@ -603,6 +605,7 @@ class _Checker:
         self.taken = 0  # written items found not there after such a guess, read past (`_past_guess`)
         self.decided = 0  # commands a strict copy decided (the search's budget)
         self.budget: Budget | None = None  # the check's one budget, once charged (`charging`)
+        self._counted: dict[tuple[int, int], tuple[int, int, str]] = {}  # a move written with a count, refused part way
         self.forced: dict[tuple[int, int], Command | None] = {}  # (line, column) of a refused move -> what stands for it
         self.steps: dict[tuple[int, int], tuple[Command, ...]] = {}  # (line, column) of a move -> the steps left out after it
         self.instead: dict[tuple[int, int], Command] = {}  # (line, column) of a move read, but another stood for it
@@ -774,7 +777,20 @@ class _Checker:
         for i, colour in enumerate(self.words.colours[: len(self.seats)]):
             if fold_name(colour) == wanted:
                 return i
-        return find_seat(player, self.seats)  # `Niccolo` for Niccolò, `A.Rossi` for A. Rossi: one seat's name alone
+        found = find_seat(player, self.seats)  # `Niccolo` for Niccolò, `A.Rossi` for A. Rossi: one seat's name alone
+        if found is None:
+            found = self._shortened(player)
+            if found is not None:
+                self.short[player] = found
+        return found
+
+    def _shortened(self, player: str) -> int | None:
+        """`Anna` for Anna Maria, `Bruno` for Bruno 2: the seat whose name alone begins with the words written (a
+        finding where a line first writes it, `short`; every line after it that writes it is read so)."""
+        words = fold_name(player).split()
+        found = [i for i, name in enumerate(self.seats) if len(named := fold_name(name).split()) > len(words)
+                 and named[: len(words)] == words]
+        return found[0] if len(found) == 1 and words else None
 
     def round_of(self, state: Any) -> int | None:
         if self.words.round_of is not None:
@@ -953,6 +969,20 @@ class _Checker:
         try:
             said, commands = self._commands(state, seat, move)
         except NotationError as exc:
+            split = self._comma_forgotten(state, move, seat)
+            if split is not None:  # `burn O yes`: two moves, the comma between them forgotten
+                first, second = split
+                if not self.strict:
+                    found = self.finding("notation", move.line, "notation/move",
+                                         f"line {move.line}: a comma is missing in `{move.text}`; read as "
+                                         f"`{first.text}, {second.text}`", state, seat, written=move.text,
+                                         column=second.column, assumed=f"{first.text}, {second.text}")
+                    hidden = next((w for part in (first, second) if (w := self._words(
+                        self.words.vocabulary.read(part, seat))) is not None), None)  # `disc 3 yes`: face down
+                    self._hide(found, move, self._owners(state, seat, None, None, len(move.outcomes)), hidden)
+                    if hidden is not None:
+                        found.assumed = Secret(found.assumed, seat, "read as two moves")
+                return self.move(self.move(state, seat, first, turn), seat, second, turn)
             try:
                 self.words.vocabulary.read(move, seat)
             except NotationError:
@@ -996,12 +1026,41 @@ class _Checker:
             return self._decide(state, seat, move, commands[0], said[0])
         quiet = Move(move.verb, move.words, (), move.comments, move.line, move.column, move.text)
         self._stood_in = False
+        repeated = all(c == said[0] for c in said)  # `load 3 from 4`: one move written with a count
         for k, (command, written) in enumerate(zip(commands, said, strict=True)):
             before = len(self.findings)
             state = self._decide(state, seat, move if k == len(commands) - 1 else quiet, command, written)
             if self._stood_in or any(f.kind in ("rule", "notation") for f in self.findings[before:]):
+                if repeated and k > 0 and not self._stood_in:
+                    self._counted[place] = (k, len(commands), move.text)
                 break  # the closest legal move stands for the whole of this one
         return state
+
+    def _comma_forgotten(self, state: Any, move: Move, seat: int) -> tuple[Move, Move] | None:
+        """A move whose words do not read, but read as two moves at a verb of the game (`burn O yes`: `burn O`, `yes`;
+        the last such verb first): the two, the outcomes written going with the second; None where no split reads."""
+        vocabulary = self.words.vocabulary
+        for k in range(len(move.words) - 1, -1, -1):  # the last verb first: `recruit galley 11 recruit valencia`
+            word = move.words[k]
+            if not isinstance(word, str) or word.lower() not in vocabulary.by_verb:
+                continue
+            head = " ".join(map(str, (move.verb, *move.words[:k])))
+            first = Move(move.verb, move.words[:k], (), (), move.line, move.column, head)
+            second = Move(word, move.words[k + 1:], move.outcomes, move.comments, move.line,
+                          move.column + len(head) + 1, " ".join(map(str, (word, *move.words[k + 1:]))))
+            try:  # both moves the rules take, one after the other (`galley 3` alone is none; `war W`: W is no
+                # answer after war), as far as no chance is met (what the line writes for it goes with the second)
+                vocabulary.read(second, seat)
+                after = state
+                for part in (first, second):
+                    for command in self._commands(after, seat, part)[1]:
+                        after = self._play(after, command, self.chance(()))[1]
+            except ImpossibleOutcome:
+                pass
+            except (NotationError, ValueError, RuleViolation):
+                continue
+            return first, second
+        return None
 
     def _waiting(self, state: Any, seat: int, waited: int | None, kind: str) -> str:
         """Whom the rules wait for and why, in the table's words (`Words.waiting`; else the step as the title says it):
@@ -1098,6 +1157,14 @@ class _Checker:
             bad = chance.written[chance.failed_at] if chance.failed_at is not None and chance.failed_at < len(chance.written) else None
             stored = exc.stored()
             message = _at(bad.line if bad else move.line, stored["message"])
+            respelt = self._respelt(state, seat, command, chance, written) if not self.strict else None
+            if respelt is not None and bad is not None:  # `[hospitol]`: a word the file writes elsewhere, misspelt
+                meant, retry, produced, after = respelt
+                found = self.finding("chance", bad.line, exc.rule,
+                                     f"{message}; read as {write_outcome(meant)}, as the file spells it elsewhere",
+                                     state, seat, written=move.text, column=bad.column, facts=stored["facts"],
+                                     assumed=write_outcome(meant), did_you_mean=[str(v) for v in meant])
+                return self._keep(state, seat, move, command, retry, produced, after)
             if left_out and isinstance(message, str):
                 message += (f"; the line leaves {self.say(command, state)!r} to its end, and it meets chance here: "
                             f"write it, with what happened (or [?])")
@@ -1105,9 +1172,13 @@ class _Checker:
                                  state, seat, written=move.text, column=bad.column if bad else move.column,
                                  facts=stored["facts"], assumed="a possible outcome in its place")
             self._hide(found, move, self._owners(state, seat, written, chance), self._words(written), chance.failed_at)
-            return self._with_possible_chance(state, seat, move, command, chance)
+            return self._with_possible_chance(state, seat, move, command, chance, stored["facts"])
         except RuleViolation as exc:
-            return self._replace(state, seat, move, written, "rule", exc.rule, _at(move.line, exc.stored()["message"]),
+            message = exc.stored()["message"]
+            if isinstance(message, str) and message.startswith(f"{command.kind} is not one of the choices"):
+                # the move as written, not its kind's first verb (hidden words: `_replace` hides it from the others)
+                message = f"`{self.say(command, state)}`" + message[len(command.kind):]
+            return self._replace(state, seat, move, written, "rule", exc.rule, _at(move.line, message),
                                  facts=exc.stored()["facts"])
         if chance.next < len(chance.written):
             steps = self.steps.pop((move.line, move.column), None)
@@ -1125,6 +1196,36 @@ class _Checker:
                                  column=extra.column, written=move.text)
             self._hide(found, move, owners, words)
         return self._keep(state, seat, move, command, chance, produced, after)
+
+    def _respelt(self, state: Any, seat: int, command: Command, chance: WrittenChance, written: Mapping[str, Any]
+                 ) -> tuple[tuple[Any, ...], WrittenChance, Sequence[Any], Any] | None:
+        """The outcome the rules could not take read with its misspelt words (`[hospitol]`: written nowhere else in
+        the file, and close to a word the file writes elsewhere, `spelled`) as that word, where the rules then take
+        it: (the values read, the chance, what it produced, the state after), or None. Only an outcome every reader
+        may see: the words of a hidden one stay as written (no guess of a secret pool is tried)."""
+        bad = chance.failed_at
+        if bad is None or bad >= len(chance.written) or not self.spelled:
+            return None
+        values = chance.written[bad].values
+        owners = self._owners(state, seat, written, chance)
+        if not values or bad >= len(owners) or owners[bad] != PUBLIC:
+            return None
+        meant = list(values)
+        for k, value in enumerate(values):
+            if isinstance(value, str) and len(value) > 3 and value not in self.spelled:
+                near = difflib.get_close_matches(value, self.spelled, n=1, cutoff=0.8)
+                if near:
+                    meant[k] = near[0]
+        if meant == list(values):
+            return None
+        outcomes = list(chance.written)
+        outcomes[bad] = Written(tuple(meant), outcomes[bad].line, outcomes[bad].column)
+        retry = self.chance(outcomes)
+        try:
+            produced, after = self._play(state, command, retry)
+        except (ImpossibleOutcome, RuleViolation):
+            return None
+        return tuple(meant), retry, produced, after
 
     def _past_guess(self, state: Any, seat: int, move: Move, command: Command, chance: WrittenChance) -> Any:
         """A strict copy after a turn nobody wrote: a written item not there is read as a possible one, counted
@@ -1185,12 +1286,20 @@ class _Checker:
                                     said, tuple(chance.written), move.column))
         return after
 
-    def _with_possible_chance(self, state: Any, seat: int, move: Move, command: Command, chance: WrittenChance) -> Any:
-        """Go on with the written move and a possible outcome where the written one was impossible."""
+    def _with_possible_chance(self, state: Any, seat: int, move: Move, command: Command, chance: WrittenChance,
+                              facts: Mapping[str, Any] | None = None) -> Any:
+        """Go on with the written move and a possible outcome where the written one was impossible: a roll written
+        with dice left out (`[1 3 4]` for four dice) keeps the dice written, the others unknown (`[1 3 4 ?]`)."""
         bad = chance.failed_at if chance.failed_at is not None else len(chance.written)
         written = list(chance.written)
         if bad < len(written):
-            written[bad] = Written(None, written[bad].line, written[bad].column)
+            values = written[bad].values
+            dice = (facts or {}).get("dice")
+            short = isinstance(dice, int) and values is not None and 0 < len(values) < dice and all(
+                isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= int((facts or {}).get("faces", 6))
+                for v in values)
+            written[bad] = Written((*values, *(UNKNOWN,) * (dice - len(values))) if short and values is not None
+                                   and isinstance(dice, int) else None, written[bad].line, written[bad].column)
         else:
             written.append(Written(None, move.line, move.column))
         retry = self.chance(written)
@@ -1311,6 +1420,12 @@ class _Checker:
             if isinstance(found.message, str):
                 found.message += alike_words(explanation)
             return
+        counted = self._counted.get(refusal.place) if explanation.kind == "skipped-move" and refusal.place else None
+        if counted is not None:  # the move written with a count: those before the refused one stand
+            stood, written, text = counted
+            explanation = replace(explanation, said=explanation.said.replace(
+                "the move is left out", f"`{text}` read as {stood} of the {written}"))
+            found.explanation = explanation.to_json()
         found.assumed = explanation.said
         tail = "; this move is skipped"
         if isinstance(found.message, str) and found.message.endswith(tail):
@@ -1455,7 +1570,8 @@ class _Probe(_Checker):
               about: int | None = None) -> None:
         return None
 
-    def _with_possible_chance(self, state: Any, seat: int, move: Move, command: Command, chance: WrittenChance) -> Any:
+    def _with_possible_chance(self, state: Any, seat: int, move: Move, command: Command, chance: WrittenChance,
+                              facts: Mapping[str, Any] | None = None) -> Any:
         """Each written item found not there read as a possible one, counted (`taken`): a line of `[?]` draws
         guessed wrong for several decks meets several such items on one later line, and each guess is judged
         by how many of them it leaves."""
@@ -1774,9 +1890,12 @@ def check(
         game, words = game_for(title)
     seats, colours, options, claimed = _header(notation, game, title, [])
     mended = _colons_forgotten(notation, text, seats, words) if words is not None else {}
+    mended_notes = _comments_misplaced(notation, text, set(mended)) if words is not None else {}
+    mended_notes.update(_turns_joined(notation, text, seats, {*mended, *mended_notes}) if words is not None else {})
     for error in notation.errors:
         message = error.message if error.line not in mended else (
             f"line {error.line}: the colon after the player's name is missing; read as `{mended[error.line]}`")
+        message = mended_notes.get(error.line, message)
         findings.append(Finding("notation", error.line, "notation/syntax", message, column=error.column,
                                 expected=error.expected, did_you_mean=error.did_you_mean))
     findings += header
@@ -1844,6 +1963,111 @@ def _colons_forgotten(notation: Notation, text: str, seats: Sequence[str], words
     if mended:
         notation.turns.sort(key=lambda turn: (turn.line, turn.column))
     return mended
+
+
+_COMMENT = re.compile(r"\{[^{}\\]*\}")  # a comment on one line, no brace or backslash inside
+
+
+def _top_commas(line: str) -> list[int]:
+    """Where the commas between moves stand: none inside brackets, braces or quotes."""
+    found, depth, quoted = [], 0, False
+    for at, char in enumerate(line):
+        if char == '"':
+            quoted = not quoted
+        elif not quoted and char in "[{":
+            depth += 1
+        elif not quoted and char in "]}":
+            depth -= 1
+        elif not quoted and depth == 0 and char in ",;":
+            found.append(at)
+    return found
+
+
+def _comments_misplaced(notation: Notation, text: str, done: set[int]) -> dict[int, str]:
+    """Lines that did not parse for a `{comment}` written where no move has ended: after a comma, before the move
+    it opens (`politics B, {paid black} scheme 3`), or between a move's words (`bread L80 {hospital} health`). Each is
+    read with its comment moved to the end of the move before it (the columns of the other moves stay the file's)
+    and put among the turns in its place; the line -> what the finding says. The syntax finding stays: the slip is
+    named once, at its line, and the game read as the table meant it."""
+    lines = text.splitlines()
+    said: dict[int, str] = {}
+    for error in notation.errors:
+        if error.line in done or error.line in said or not 0 < error.line <= len(lines):
+            continue
+        written = lines[error.line - 1]
+        comments = list(_COMMENT.finditer(written))
+        if len(comments) != 1 or ":" not in written[:comments[0].start()]:
+            continue
+        comment = comments[0]
+        colon = written.index(":")
+        commas = _top_commas(written)
+        opened = max([colon, *(at for at in commas if at < comment.start())])  # where the move it touches began
+        after = written[comment.end():].lstrip(" \t")
+        if opened != colon and not written[opened + 1:comment.start()].strip():  # `move, {c} move`: after the comma
+            start = max([colon, *(at for at in commas if at < opened)])
+            move = written[start + 1:opened]
+            meant = f"{written[:opened]} {comment.group()}, {after}"
+            how = "a comment after the comma, where the next move begins"
+        else:  # `verb word {c} word`: inside a move, which ends at the next comma or at the line's end
+            end = min([len(written.rstrip()), *(at for at in commas if at > comment.end())])
+            move = written[opened + 1:comment.start()] + " " + written[comment.end():end]
+            meant = f"{written[:comment.start()].rstrip()} {written[comment.end():end].strip()} {comment.group()}" \
+                    f"{written[end:]}"
+            how = "a comment inside a move"
+        move = " ".join(move.split())
+        try:
+            read = parse("\n" * (error.line - 1) + meant + "\n")
+        except NotationError:
+            continue
+        if read.errors or len(read.turns) != 1:
+            continue
+        notation.turns.append(read.turns[0])
+        said[error.line] = f"line {error.line}: {how}; read as a note on `{move}`"
+    if said:
+        notation.turns.sort(key=lambda turn: (turn.line, turn.column))
+    return said
+
+
+_NEXT_PLAYER = re.compile(r"[ \t]+")  # where a second turn may begin on a line
+
+
+def _on_line(turn: Turn, line: int) -> Turn:
+    """A turn read from the line after its own (`_turns_joined`) put back on its line, outcomes and notes too."""
+    def moved(move: Move) -> Move:
+        return replace(move, line=line, outcomes=tuple(replace(o, line=line) for o in move.outcomes),
+                       comments=tuple(replace(c, line=line) if hasattr(c, "line") else c for c in move.comments))
+    return replace(turn, line=line, moves=tuple(map(moved, turn.moves)))
+
+
+def _turns_joined(notation: Notation, text: str, seats: Sequence[str], done: set[int]) -> dict[int, str]:
+    """Lines that did not parse for holding two turns (`Ada: found L13 L26   Bruno: found L111 L78`, a line break
+    forgotten): each read as the two turns it holds, at their columns, where what follows a space opens with a seat's
+    name and its colon and both halves read; the line -> what the finding says. Named once, at its line."""
+    lines = text.splitlines()
+    said: dict[int, str] = {}
+    for error in notation.errors:
+        if error.line in done or not 0 < error.line <= len(lines):
+            continue
+        written = lines[error.line - 1]
+        for gap in _NEXT_PLAYER.finditer(written):
+            first, second = written[:gap.start()], written[gap.end():]
+            name = second.split(":", 1)[0] if ":" in second else ""
+            if ":" not in first or not name.strip() or find_seat(name.strip().strip('"'), seats) is None:
+                continue
+            try:
+                read = parse("\n" * (error.line - 1) + first + "\n" + " " * gap.end() + second + "\n")
+            except NotationError:
+                continue
+            if read.errors or len(read.turns) != 2:
+                continue
+            one, two = read.turns
+            notation.turns += [one, _on_line(two, error.line)]
+            said[error.line] = (f"line {error.line}: two turns written on one line ({one.player}'s and "
+                                f"{two.player}'s); read as two lines")
+            break
+    if said:
+        notation.turns.sort(key=lambda turn: (turn.line, turn.column))
+    return said
 
 
 def _read_all(notation: Notation, game: Game, words: Words, edition: Edition, seats: list[str],
@@ -2080,6 +2304,14 @@ def _too_many(checker: _Checker, line: int) -> bool:
     return True
 
 
+def _spelled(notation: Notation) -> frozenset[str]:
+    """The words the file's outcomes write twice or more: a table's own spelling of its cards and tiles."""
+    counted = Counter(v for w in itertools.chain(notation.setup, (o for t in notation.turns for m in t.moves
+                                                                  for o in m.outcomes))
+                      for v in (w.values or ()) if isinstance(v, str) and v != UNKNOWN)
+    return frozenset(v for v, n in counted.items() if n > 1)
+
+
 def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: list[str], colours: list[str | None],
          options: dict[str, Any], findings: list[Finding], settled: dict[tuple[int, int], tuple[Any, ...]],
          explaining: Budget | None = None, hold: bool | str = True, claimed: Mapping[str, int] | None = None
@@ -2093,6 +2325,7 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
     unknown's first guess may be what is refused, and the narrowing judges by the lines as written."""
     checker = _Checker(game, words, edition, seats, colours, options, settled)
     checker.findings = findings
+    checker.spelled = _spelled(notation)
     budget = explaining if explaining is not None else Budget()
     checker.charging(budget)
     if claimed:  # the result the table wrote down tells apart readings that all read to the end (kernel.explain)
@@ -2106,6 +2339,7 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
     starts: dict[int, tuple[tuple[int, int, int], Any]] = {}  # a turn -> the checker's marks and state before it
     header = len(checker.findings)  # a gap behind a refused line is looked for while the file has read clean (`_gap`)
     named = False  # `NAMES_ONLY`: the first line out of turn after an unknown explained, the rest held
+    shortened: set[str] = set()  # the players written shortened (`_Checker.short`) already named
     while at < len(turns):
         turn = turns[at]
         if _too_many(checker, turn.line):
@@ -2113,6 +2347,13 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
         seat = checker.seat_of(turn.player)
         marks = (len(checker.checked), len(checker.findings), len(checker.unknowns))
         starts[at] = (marks, state)
+        if seat is not None and checker.short.get(turn.player) == seat and turn.player not in shortened:
+            shortened.add(turn.player)  # named once, where it is first written: the lines after it read alike
+            checker.finding("notation", turn.line, "notation/player",
+                            f"line {turn.line}: {turn.player!r} is none of the seats ({', '.join(seats)}); did you "
+                            f"mean {seats[seat]}?; read as {seats[seat]}'s, the only seat whose name begins so, as is "
+                            f"every line that writes {turn.player}",
+                            column=turn.column, did_you_mean=[seats[seat]], assumed=f"{seats[seat]}'s")
         if seat is None:
             near = _near_seats(checker, turn.player)
             waiting = None if checker.pending(state).over else checker.pending(state).seat

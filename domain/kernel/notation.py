@@ -988,7 +988,8 @@ class Vocabulary:
         """A move as the command JSON the engine parses; NotationError says which word is wrong."""
         form = self.by_verb.get(move.verb.lower())
         if form is None:
-            near = difflib.get_close_matches(move.verb.lower(), list(self.by_verb), n=3, cutoff=0.5)
+            near = [w for w in difflib.get_close_matches(move.verb.lower(), list(self.by_verb), n=4, cutoff=0.5)
+                    if len(w) > 1 or len(move.verb) < 3][:3]  # `wra`: war or trade, not the colour letter w
             raise NotationError(f"line {move.line}: {move.verb!r} is not a move of this game"
                                 + (f"; did you mean {' or '.join(near)}?" if near else ""),
                                 move.line, move.column, sorted(self.by_verb)[:12], near)
@@ -1059,7 +1060,11 @@ def _quoted(word: str) -> str:
         tokens[0].type == "NAME" or word.isdigit()
     ):
         return word
-    return json.dumps(word)
+    # `["José Luis"]` as the table writes it, not `["Jos\u00e9 Luis"]`; what would end a line stays escaped
+    return json.dumps(word, ensure_ascii=False).translate(_LINE_ENDS)
+
+
+_LINE_ENDS = {ord(c): f"\\u{ord(c):04x}" for c in "\x85\u2028\u2029"}  # str.splitlines ends a line at these too
 
 
 def write_value(value: Any) -> str:
