@@ -9,7 +9,7 @@
 
 import { hashParams } from "./lib/address.js";
 import { api, why } from "./lib/api.js";
-import { fitPhone, sayBoard } from "./lib/board.js";
+import { fitPhone, placeNames, sayBoard } from "./lib/board.js";
 import { $, all, el, field, fromTemplate, svg } from "./lib/dom.js";
 import { kindWords, render } from "./lib/render.js";
 import { describe, draw, placeAt } from "./lib/shapes.js";
@@ -789,7 +789,13 @@ function showReveal(message) {
 
 // ---- wiring ---------------------------------------------------------------------------------
 
+let wired = false;
+
+/** The page's controls, once: `main` starts again after a wrong teacher key, and a second listener would step twice. */
 function wire() {
+  if (wired) return;
+  wired = true;
+  placeNames($("place-names", "button"), $("lesson-board-region"));
   $("slider", "input").addEventListener("input", () => goStep(Number($("slider", "input").value)));
   $("prev", "button").addEventListener("click", () => goStep(page.step - 1));
   $("next", "button").addEventListener("click", () => goStep(page.step + 1));

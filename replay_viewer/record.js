@@ -5,7 +5,7 @@
 
 import { hashParams } from "./lib/address.js";
 import { answered, api } from "./lib/api.js";
-import { Board, fitPhone, parseBoard, patch, sayBoard } from "./lib/board.js";
+import { Board, fitPhone, parseBoard, patch, placeNames, sayBoard } from "./lib/board.js";
 import { colour, roundMarks, seatLegend, seatLine } from "./lib/chart.js";
 import { $, el, svg, whenIdle } from "./lib/dom.js";
 import { kindWords, render } from "./lib/render.js";
@@ -1053,6 +1053,7 @@ function wire() {
     e.preventDefault();
     $("scores-title").focus();
   });
+  placeNames($("place-names", "button"), $("board-region"));
   $("board-zoom", "button").addEventListener("click", () => {
     const whole = !$("board-pan").classList.contains("whole");
     $("board-pan").classList.toggle("whole", whole);

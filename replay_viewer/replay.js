@@ -6,7 +6,7 @@
 
 import { fromHash, stepInHash, withStep } from "./lib/address.js";
 import { api } from "./lib/api.js";
-import { fitPhone, parseBoard, sayBoard } from "./lib/board.js";
+import { fitPhone, parseBoard, placeNames, sayBoard } from "./lib/board.js";
 import { $, all, el } from "./lib/dom.js";
 import { loadTitles, titleName } from "./lib/titles.js";
 
@@ -183,6 +183,7 @@ async function start() {
   assumedList();
   const story = await ask(`${base}/story`);
   if (story.ok) moveList(story.body);
+  placeNames($("place-names", "button"), $("board-region"));
   $("prev", "button").addEventListener("click", () => show(page.at - 1));
   $("next", "button").addEventListener("click", () => show(page.at + 1));
   $("prev-turn", "button").addEventListener("click", () => show(previousTurn(page.at)));

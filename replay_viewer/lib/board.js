@@ -150,3 +150,29 @@ export function fitPhone(pan, drawing, scroll) {
   }
   return true;
 }
+
+const PLACE_NAMES = "cronaca:place-names";
+
+/**
+ * The "names of the places" switch. A board whose drawing holds its places' names (`g.place-names`, hidden by
+ * default: La Città's lane hexes, which the printed board leaves unnamed and a table's notation writes as `L41`)
+ * shows them over the pieces while the switch is pressed; the choice is kept for the next page. The switch itself
+ * shows only beside a board that has names (viewer.css).
+ * @param {HTMLButtonElement} button
+ * @param {HTMLElement} holder the board's box, whose class shows the names
+ */
+export function placeNames(button, holder) {
+  /** @param {boolean} on */
+  const set = (on) => {
+    holder.classList.toggle("show-place-names", on);
+    button.setAttribute("aria-pressed", String(on));
+  };
+  let kept = null;
+  try { kept = localStorage.getItem(PLACE_NAMES); } catch { /* storage refused: the switch still works */ }
+  set(kept === "on");
+  button.addEventListener("click", () => {
+    const on = button.getAttribute("aria-pressed") !== "true";
+    set(on);
+    try { localStorage.setItem(PLACE_NAMES, on ? "on" : "off"); } catch { /* not kept, still shown */ }
+  });
+}

@@ -610,3 +610,38 @@ def test_a_new_game_on_a_phone_keeps_each_players_remove_button_beside_the_name(
         assert name is not None and remove is not None
         assert abs((name["y"] + name["height"] / 2) - (remove["y"] + remove["height"] / 2)) < 4, (k, name, remove)
         assert remove["x"] + remove["width"] <= PHONE["width"] and remove["height"] >= 43.5, remove
+
+
+@pytest.mark.parametrize("width", list(WIDTHS))
+def test_la_citta_names_its_places_on_request_and_the_other_titles_need_no_switch(
+        served: tuple[str, Any, dict[str, str]], opened: Any, width: str) -> None:
+    """A table writes `farm L71 L78`, and the printed board names no hex: on La Città's record page "names of the
+    places" shows every lane hex's name over the board, a finger's size on a phone, kept for the next page; the
+    titles whose places are printed (cities, seas) show no such switch."""
+    base, _, paths = served
+    page = opened(WIDTHS[width], touch=width == "phone")
+    page.goto(base + paths["record la-citta"])
+    ready(page, "record la-citta")
+    switch = page.locator("#place-names")
+    expect(switch).to_be_visible()
+    expect(switch).to_have_attribute("aria-pressed", "false")
+    name = page.locator("#board svg .place-names text", has_text=re.compile(r"^L41$"))
+    expect(name).to_be_hidden()
+    if width == "phone":
+        box = switch.bounding_box()
+        assert box is not None and box["height"] >= 43.5, box
+    switch.click()
+    expect(switch).to_have_attribute("aria-pressed", "true")
+    expect(name).to_be_visible()
+    page.locator("#next").click()  # the names stay as the board moves on
+    expect(name).to_be_visible()
+    page.reload()
+    ready(page, "record la-citta")
+    expect(page.locator("#place-names")).to_have_attribute("aria-pressed", "true")
+    expect(name).to_be_visible()
+    page.locator("#place-names").click()  # and off again, for the next test's pages
+    expect(name).to_be_hidden()
+    for title in ("citta-stato", "serenissima"):
+        page.goto(base + paths[f"record {title}"])
+        ready(page, f"record {title}")
+        expect(page.locator("#place-names")).to_be_hidden()
