@@ -338,3 +338,16 @@ def test_a_wrong_key_reads_as_a_student_and_an_unknown_lesson_says_so(served: tu
     expect(page.locator("#no-chapters")).to_be_visible()
     page.goto(f"{base}/lessons/00000000-0000-4000-8000-000000000000")
     expect(page.locator("#notice")).to_contain_text("no lesson here")
+
+    # with a chapter: the page started again as a student's steps one step a press (it wired its buttons twice)
+    record_id, _ = finished_record(client, "serenissima")
+    key = made.get_json()["teacher_key"]
+    added = client.post(f"/api/lessons/{lesson_id}/chapters", headers={"Authorization": f"Bearer {key}"},
+                        json={"record_id": record_id, "from_step": 2, "to_step": 9, "title": "Opening"})
+    assert added.status_code == 201, added.get_json()
+    page.goto(f"{base}/lessons/{lesson_id}#key=not-the-key")
+    expect(page.locator("#notice")).to_contain_text("not this lesson's teacher key")
+    page.locator("#chapters .chapter-link").first.click()
+    at(page, added.get_json()["id"], 2)
+    page.locator("#next").click()
+    at(page, added.get_json()["id"], 3)
