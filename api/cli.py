@@ -22,6 +22,7 @@ from api import service_cli, terminal
 from domain import catalog, transcripts
 from domain.kernel import ALL, MalformedCommand, RuleViolation, reveal
 from domain.kernel.bots import play_bot
+from domain.kernel.report_words import counted
 from domain.kernel.selfplay import play_random
 from domain.records import Forbidden, NotFound, Records, evidence
 from domain.records.settings import Settings
@@ -102,7 +103,7 @@ def _shown(value: Any) -> Any:
 
 def _print_report(console: Console, path: str, report: dict[str, Any]) -> None:
     """One file's report: the file's own words (path, title, messages, moves) as written, never read as markup."""
-    verdict = ("clean", "green") if report["ok"] else (f"{len(report['findings'])} finding(s)", "red")
+    verdict = ("clean", "green") if report["ok"] else (counted(f"{len(report['findings'])} finding(s)"), "red")
     console.print(terminal.line((path, "bold"), f": {report.get('title') or '?'}, {report['moves']} moves — ", verdict))
     console.print(terminal.line(f"  {report['summary']}"))
     for finding in report["findings"]:

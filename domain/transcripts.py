@@ -24,6 +24,7 @@ from domain.kernel.notation import (
     write_result,
     write_seats,
 )
+from domain.kernel.report_words import counted
 
 MEDIA_TYPE = "text/x-cronaca-notation"
 
@@ -112,7 +113,7 @@ def seat_names(notation: Notation) -> list[str]:
 def rejected_at_upload(findings: list[Finding]) -> dict[str, Any]:
     """The report of a file refused before its moves were read."""
     return {"ok": False, "notation": True, "findings": [f.to_json() for f in findings], "moves": 0,
-            "summary": f"{len(findings)} finding(s) in the header or the syntax; the moves were not read",
+            "summary": counted(f"{len(findings)} finding(s) in the header or the syntax; the moves were not read"),
             "file_says_finished": False}
 
 

@@ -53,7 +53,7 @@ from domain.kernel.notation import (
     seat_name_problem,
     write_outcome,
 )
-from domain.kernel.report_words import breakdown_default, plain, plain_any, verbs_of
+from domain.kernel.report_words import breakdown_default, counted, plain, plain_any, verbs_of
 from domain.kernel.toward_result import NARROWING_SECONDS
 from domain.kernel.toward_result import narrow as narrow_together
 from domain.kernel.violations import MARK, ImpossibleOutcome, MalformedCommand, RuleViolation, Secret
@@ -334,7 +334,7 @@ def summary(report: DisputeReport) -> str:
         done = "to its end" if report.finished else "so far (the game is not over)"
         return f"clean: {report.moves} moves checked {done}; every move legal and every outcome possible"
     kinds = Counter(f.kind for f in report.findings)
-    return f"{len(report.findings)} finding(s): " + ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
+    return counted(f"{len(report.findings)} finding(s): ") + ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
 
 
 # ---- chance as the table wrote it --------------------------------------------------------------

@@ -121,7 +121,7 @@ class Caller:
 def submitted(calls: Caller, name: str, **kwargs: Any) -> dict[str, Any]:
     """POST /api/imports, its answer kept; the tokens and keys it hands out remembered for masking."""
     sent = calls.call(f"{name} submit", "POST", "/api/imports", **kwargs)
-    calls.tokens.update([sent["annotator_key"], sent["arbiter_key"], *(s["token"] for s in sent["seats"])])
+    calls.tokens.update([sent["annotator_key"], sent["arbiter_key"], sent["table_key"], *(s["token"] for s in sent["seats"])])
     calls.held.run()
     return sent
 
@@ -186,7 +186,7 @@ def title_answers(calls: Caller, title: str) -> None:
             calls.get(f"{title} halfway export ({k})", f"/api/records/{found['record_id']}/export", token)
     again_keyed = calls.call(f"{title} resubmitted", "POST", "/api/imports", json=document,
                              headers={"Idempotency-Key": f"answers-{title}-1"})
-    calls.tokens.update([again_keyed["annotator_key"], again_keyed["arbiter_key"], *(s["token"] for s in again_keyed["seats"])])
+    calls.tokens.update([again_keyed["annotator_key"], again_keyed["arbiter_key"], again_keyed["table_key"], *(s["token"] for s in again_keyed["seats"])])
     calls.held.run()
     calls.call(f"{title} resubmitted again", "POST", "/api/imports", json=document,
                headers={"Idempotency-Key": f"answers-{title}-1"})

@@ -10,6 +10,7 @@ from uuid import UUID
 from eventsourcing.persistence import IntegrityError
 
 from domain import transcripts
+from domain.kernel.report_words import counted
 from domain.kernel.violations import ALL, reveal
 from domain.records import chain as chains
 from domain.records import recordfile
@@ -111,7 +112,7 @@ class Submitting(Judging):
                 found.reject(report=report)
                 before = self._save_import(found, keyed)
             first = findings[0]
-            raise Invalid(f"{len(findings)} finding(s) before the moves were read; the first: {first.message}",
+            raise Invalid(counted(f"{len(findings)} finding(s) before the moves were read; ") + f"the first: {first.message}",
                           rule=first.rule, import_id=str(before), report=reveal(report, ALL))
         if before is not None:
             raise AlreadySubmitted(before)
