@@ -27,7 +27,8 @@ UNTIDY = sorted(HERE.glob("*_untidy_but_clean.txt"))
 
 
 def test_each_title_has_an_untidy_file() -> None:
-    assert {p.name.split("_untidy")[0].replace("_", "-") for p in UNTIDY} == set(catalog.TITLES)
+    shipped = {title for title, package in catalog.TITLES.items() if package.startswith("domain.")}  # not a test's toy
+    assert {p.name.split("_untidy")[0].replace("_", "-") for p in UNTIDY} == shipped
 
 
 @pytest.mark.parametrize("path", UNTIDY, ids=lambda p: p.stem)

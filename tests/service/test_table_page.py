@@ -78,11 +78,12 @@ LOOK = """(r) => { const d = document.getElementById("decision"), said = documen
   const enabled = d.querySelectorAll("button.choice:enabled"), b = enabled[Math.floor(r * enabled.length)];
   const panel = [d.dataset.state || "", Number(d.dataset.version || -1), d.getAttribute("aria-busy") === "true",
                  enabled.length, said.hidden ? "" : said.textContent, Number(d.dataset.drawn || 0)];
-  if (!b) return [...panel, 0, 0, "", ""];
+  if (!b) return [...panel, 0, 0, "", "", 0, 0];
   b.scrollIntoView({ block: "nearest" });
   const box = b.getBoundingClientRect(), x = box.x + box.width / 2, y = box.y + box.height / 2;
   const top = document.elementFromPoint(x, y);
-  return [...panel, x, y, top && b.contains(top) ? "" : (top ? top.outerHTML.slice(0, 120) : "nothing"), b.textContent]; }"""
+  return [...panel, x, y, top && b.contains(top) ? "" : (top ? top.outerHTML.slice(0, 120) : "nothing"), b.textContent,
+          box.x, box.width]; }"""
 # After a tap: the panel not busy and drawn again since (a new decision, the next outcome, a part picked, a sentence),
 # waited for in the page; then LOOK. `[drawn before, r]`.
 SETTLED = "async ([before, r]) => { const d = document.getElementById('decision'), end = performance.now() + 30000;" \
@@ -127,7 +128,7 @@ def tap_until_over(pages: list[Any], seed: int, shots: str | None = None) -> int
             time.sleep(0.01)
             looks = {page: page.evaluate(LOOK, r) for page in pages}
             continue
-        page, (state, _, _, _, said, drawn, x, y, covered, words) = ready[0]
+        page, (state, _, _, _, said, drawn, x, y, covered, words, left, width) = ready[0]
         assert not said, f"the page refused a tap: {said}"
         assert not covered, f"the choice {words!r} is under {covered}"
         if shots and state == "deciding" and (taps >= MIDDLE_TAP or not (SHOTS / f"{shots}-early.png").exists()):
@@ -135,13 +136,23 @@ def tap_until_over(pages: list[Any], seed: int, shots: str | None = None) -> int
             page.screenshot(path=str(SHOTS / f"{shots}-{which}.png"))
             shots = shots if which == "early" else None
         if page in last and math.hypot(x - last[page][0], y - last[page][1]) <= 30:
-            # a person's next tap at the same spot is not their double tap's second (lib/taps.js drops that one)
-            time.sleep(max(0.0, last[page][2] + 0.5 - time.monotonic()))
+            # a person's next tap at the same spot is not their double tap's second (lib/taps.js drops that one): on
+            # a wide button the thumb lands elsewhere on it, as a hand does; on a narrow one it waits a moment
+            for edge in (left + 8, left + width - 8):
+                if abs(edge - last[page][0]) > 34 and page.evaluate(
+                        "([x, y, w]) => { const t = document.elementFromPoint(x, y); return !!t && "
+                        "t.closest('button.choice') !== null && t.closest('button.choice').textContent === w; }",
+                        [edge, y, words]):
+                    x = edge
+                    break
+            else:
+                time.sleep(max(0.0, last[page][2] + 0.5 - time.monotonic()))
         page.touchscreen.tap(x, y)
-        last[page] = (x, y, time.monotonic())
         taps += 1
         r = rng.random()
         looks[page] = after = page.evaluate(SETTLED, [drawn, r])
+        # timed from when the page has handled the tap (a busy machine may deliver it late), not from when it was sent
+        last[page] = (x, y, time.monotonic())
         assert after[5] != drawn and not after[2], f"the tap on {words!r} at {x:.0f},{y:.0f} changed nothing: {after}"
         assert not after[4], f"the page refused a tap on {words!r}: {after[4]}"
         if len(pages) > 1:  # the others follow the game through the live stream: looked at again
