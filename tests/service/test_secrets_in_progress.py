@@ -7,21 +7,19 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from api import cli
-from api.app import create_app
 from domain import catalog
 from domain.kernel import Entry, MalformedCommand, Outcome, RuleViolation, SeededChance, play
 from domain.kernel.review import determinize
 from domain.kernel.selfplay import play_random
 from domain.records import Records
 from domain.records.settings import Settings
-from tests.service.conftest import close_app
+from tests.service import test_probes_beyond
 from tests.service.helpers import auth
 from tests.service.test_api import wait_for_verdict
 from tests.service.test_probes_beyond import every_read
@@ -29,13 +27,7 @@ from tests.service.test_probes_beyond import every_read
 SEATS = ["Ada", "Bruno", "Chiara"]
 
 
-@pytest.fixture
-def app_client(tmp_path: Path) -> Iterator[tuple[Any, Records]]:
-    env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(tmp_path / "secrets.sqlite3")}
-    app = create_app(Settings.from_env(env))
-    app.config["TESTING"] = True
-    yield app.test_client(), app.extensions["cronaca"].records
-    close_app(app)
+app_client = test_probes_beyond.app_client  # the fixture, used by name: an app on a fresh SQLite store, its records
 
 
 def unfinished_file(title: str, entries: list[Entry], options: dict[str, Any]) -> dict[str, Any]:
