@@ -56,14 +56,10 @@ def check(s: State, keep_port: bool = True) -> None:
         if keep_port and s.phase != "setup":
             assert any(p.owner == seat for p in s.ports), ("a player always keeps a port", seat)
     # goods cubes
-    counted = Counter({g: s.goods[i] for i, g in enumerate(t.goods)})
-    for g in s.galleys:
-        if g is not None:
-            counted.update(g.goods)
-    for p in s.ports:
-        counted.update(p.warehouse)
-    if s.act is not None:
-        counted.update(s.act.loot)
+    counted = Counter([c for g in s.galleys if g is not None for c in g.goods] + [c for p in s.ports for c in p.warehouse]
+                      + list(s.act.loot if s.act is not None else ()))
+    for i, g in enumerate(t.goods):
+        counted[g] += s.goods[i]
     assert dict(counted) == {g: t.good_cubes[g] for g in t.goods if counted[g] or t.good_cubes[g]}, counted
     assert all(n >= 0 for n in s.goods)
     # galleys

@@ -136,6 +136,14 @@ def tap_until_over(pages: list[Any], seed: int, shots: str | None = None, most: 
             page.screenshot(path=str(SHOTS / f"{shots}-{which}.png"))
             shots = shots if which == "early" else None
         if page in last and math.hypot(x - last[page][0], y - last[page][1]) <= 30:
+            # the choice at the spot just tapped: another of the choices elsewhere on the panel is taken (seeded) when
+            # there is one, so the bot seldom waits out lib/taps.js's double-tap guard (see below)
+            for _ in range(3):
+                other = page.evaluate(LOOK, rng.random())
+                if other[6:8] and math.hypot(other[6] - last[page][0], other[7] - last[page][1]) > 30 and not other[8]:
+                    x, y, covered, words, left, width = other[6:12]
+                    break
+        if page in last and math.hypot(x - last[page][0], y - last[page][1]) <= 30:
             # a person's next tap at the same spot is not their double tap's second (lib/taps.js drops that one): on
             # a wide button the thumb lands elsewhere on it, as a hand does; on a narrow one it waits a moment
             for edge in (left + 8, left + width - 8):
