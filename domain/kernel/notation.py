@@ -1043,10 +1043,39 @@ class Vocabulary:
         bad = (move.words[at] if not arg.many and at < len(move.words) and isinstance(move.words[at], str) else
                next((w for w in move.words[at:] if isinstance(w, str) and w not in choices), None))
         if bad is not None and choices:
-            near = difflib.get_close_matches(bad, choices, n=3, cutoff=0.4)
+            near = nearest(bad, choices)
         return NotationError(f"line {move.line}: in {form.verb!r}, {wrong}"
                              + (f"; did you mean {' or '.join(near)}?" if near else ""),
                              move.line, move.column, choices[:12], near)
+
+
+_LOOK_ALIKE = {c: shape for shape, chars in (("1", "1lI|"), ("0", "0Oo"), ("5", "5S"), ("2", "2Z"), ("8", "8B"))
+               for c in chars}  # characters a pen or a keyboard writes for one another (`Ll3` for L13)
+
+
+def _pen_slips(a: str, b: str) -> float:
+    """How far `b` is from a written `a`, as a pen slips: a character changed, added, left out or two swapped cost
+    one, a look-alike written for another (`l` for `1`) or a letter in the other case half."""
+    def cost(x: str, y: str) -> float:
+        if x == y:
+            return 0.0
+        return 0.5 if x.lower() == y.lower() or _LOOK_ALIKE.get(x, x) == _LOOK_ALIKE.get(y, y) else 1.0
+    rows = [[float(j) for j in range(len(b) + 1)]]
+    for i in range(1, len(a) + 1):
+        row = [float(i)] + [0.0] * len(b)
+        for j in range(1, len(b) + 1):
+            row[j] = min(rows[-1][j] + 1, row[j - 1] + 1, rows[-1][j - 1] + cost(a[i - 1], b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                row[j] = min(row[j], rows[-2][j - 2] + 1)
+        rows.append(row)
+    return rows[-1][-1]
+
+
+def nearest(word: str, choices: Sequence[str], n: int = 3, cutoff: float = 0.4) -> list[str]:
+    """The choices nearest a word that reads as none of them, nearest first: difflib's close matches, ranked again
+    by the pen's slips (`_pen_slips`), so that `Ll3` offers L13 first (the reading the checker takes), not L3."""
+    close = difflib.get_close_matches(word, choices, n=len(choices), cutoff=cutoff)  # each, best first
+    return sorted(close, key=lambda c: (_pen_slips(word, c), close.index(c)))[:n]
 
 
 @functools.lru_cache(maxsize=8192)

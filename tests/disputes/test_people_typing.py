@@ -134,3 +134,14 @@ def test_a_face_down_disc_not_offered_is_named_as_written_to_its_player_alone_wh
     assert own["message"] == f"line {at + 1}: `disc 6` is not one of the choices for placing a War disc"
     assert "6" not in json.dumps({k: public.get(k) for k in ("message", "assumed", "written")}).replace(
         f"line {at + 1}", "")
+
+
+@pytest.mark.parametrize("written", ["Ll3", "LI3"])
+def test_a_place_written_with_a_look_alike_offers_first_the_reading_it_reads_anyway(written: str) -> None:
+    """`Ll3` (an ell for a one) reads as L13; the did-you-mean names L13 first, not L3 (one letter fewer) or L93."""
+    text = (HERE / "la_citta_pier_paolo.txt").read_text(encoding="utf-8")
+    line = next(k for k, ln in enumerate(text.splitlines(), 1) if ln.endswith("Ettore: statue L13 L12"))
+    typed = text.replace("Ettore: statue L13 L12", f"Ettore: statue {written} L12", 1)
+    (found,) = [f for f in check_text(typed).findings if f.line == line]
+    assert found.did_you_mean[0] == "L13" and "did you mean L13 or" in str(found.message)
+    assert found.assumed == "statue L13 L12"
