@@ -110,6 +110,9 @@ _NL: /([ \t\f]*(%[^\n]*)?\r?\n)+/
 """
 
 UNKNOWN = "?"  # one value nobody wrote down
+_COUNTED = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+            "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty")
+NUMBER_WORDS: Final = {w: k for k, w in enumerate(_COUNTED)}  # a number as a table writes it (`recruit two`): read as it
 
 
 class NotationError(ValueError):
@@ -773,9 +776,15 @@ _COMMENT_OR_TYPED = re.compile(r"(\{(?:\\[\s\S]|[^\\}])*\})|[^{]+")
 _ORDINAL_PAREN = re.compile(r"(?m)^([ \t]*\d+)\)(?=[ \t])")  # `12) Ada: ...`, numbered as a word processor does
 
 
+_PAGE_BREAK = re.compile(r"(?m)^[ \t]*([-=_*~])\1\1[^\n\[\]{}:]*$")  # `---`, `--- page 2 ---`, `=====`
+
+
 def as_typed(text: str) -> str:
     """A file as a phone, a word processor or a hand numbering its lines typed it, in the notation's own characters
-    (`_TYPED`; a turn numbered `12)` is `12.`); a {comment} stays as written."""
+    (`_TYPED`; a turn numbered `12)` is `12.`); a {comment} stays as written. A line drawn across the page (`---`,
+    `--- page 2 ---`, where the pencil copy turned a page) is a blank line: it says nothing of the game."""
+    if "\n" in text and _PAGE_BREAK.search(text):
+        text = _PAGE_BREAK.sub(lambda m: " " * len(m.group(0)), text)
     if ")" not in text and not any(c in text for c in _TYPED_CHARACTERS):
         return text
     return _COMMENT_OR_TYPED.sub(lambda m: m.group(1) or _ORDINAL_PAREN.sub(r"\1.", m.group(0).translate(_TYPED)), text)
@@ -1030,6 +1039,9 @@ class Vocabulary:
             if not explain:
                 raise Unfit
             extra = " ".join(map(str, words[len(form.args):]))
+            if extra == UNKNOWN:  # `fleet, no ?`: a glyph typed apart from its move, not a value nobody wrote
+                raise NotationError(f"line {move.line}: a `?` typed apart after `{move.verb}`; an annotation is "
+                                    f"written on the move (`{move.verb}?`)", move.line, move.column)
             raise NotationError(f"line {move.line}: {form.verb} takes {len(form.args)} word(s); {extra!r} is left over",
                                 move.line, move.column)
         return command
