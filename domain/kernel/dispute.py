@@ -993,8 +993,8 @@ class _Checker:
                                          column=move.column, assumed=numbered.text, did_you_mean=[numbered.text])
                     hidden = self._words(self.words.vocabulary.read(numbered, seat))  # `disc five`: face down
                     self._hide(found, move, self._owners(state, seat, None, None, len(move.outcomes)), hidden)
-                    if hidden is not None:
-                        found.assumed = Secret(found.assumed, seat, "a number written as a word")
+                    if hidden is not None:  # (what it reads as is its player's alone, as the words are)
+                        found.assumed, found.did_you_mean = Secret(found.assumed, seat, "a number written as a word"), []
                     self.mended.add((found.line, found.column))  # read as meant: nothing refused (no gap behind it)
                 return self.move(state, seat, numbered, turn, pending)
             split = self._comma_forgotten(state, move, seat)
@@ -1441,7 +1441,7 @@ class _Checker:
         if k < 0 or moves[k][0][0] != line:
             return None
         where, before, seat, written, text = moves[k]
-        if written is None or self._words(written) is not None:
+        if written is None or self._words(written) is not None or "[" in text:  # (its outcomes may be hidden)
             return None
         options = [c for c in self.alternatives(before, seat, written, EARLIER_OPTIONS + 1, text)
                    if self._json(c) != dict(written)][:EARLIER_OPTIONS]

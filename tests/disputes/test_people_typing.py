@@ -201,3 +201,15 @@ def test_an_annotation_typed_apart_from_its_move_is_said_so() -> None:
     notation: the file's other annotations give no finding), not a value nobody wrote; the move read as `no`."""
     (found,) = check_text((HERE / "citta_stato_annotated_moves.txt").read_text(encoding="utf-8")).findings
     assert "a `?` typed apart after `no`" in str(found.message) and found.assumed == "no"
+
+
+def test_a_face_down_disc_written_as_a_word_keeps_the_disc_from_the_others_while_the_game_is_on() -> None:
+    """`war, yes, disc one`: read as `disc 1`, said to Anna Maria; the others learn nothing of the disc."""
+    lines = (HERE / "citta_stato_typed_on_a_phone.txt").read_text(encoding="utf-8").splitlines()
+    at = next(k for k, line in enumerate(lines) if line.endswith("war, yes, disc 1"))
+    lines[at] = lines[at].replace("disc 1", "disc one")
+    (found,) = [f for f in check_text("\n".join(lines[: at + 1]) + "\n").findings if f.line == at + 1]
+    public, own = reveal(found.to_json(), None), reveal(found.to_json(), found.seat)
+    assert own["message"] == f"line {at + 1}: `one` is a number written as a word in `disc one`; read as `disc 1`"
+    assert not re.search(r"\b(1|one)\b", json.dumps({k: public.get(k) for k in (
+        "message", "assumed", "written", "did_you_mean")}).replace(f"line {at + 1}", ""))
