@@ -30,11 +30,12 @@ from domain.kernel.chance import Outcome, _within
 from domain.kernel.commands import Command
 from domain.kernel.contract import Game, Pending, fold, play
 from domain.kernel.editions import Edition, EditionError
-from domain.kernel.explain import CHECK_CAP, LOOKAHEAD, TIES, Budget, Explanation, Refusal, Refused, explain
+from domain.kernel.explain import CHECK_CAP, LOOKAHEAD, TIES, UNWRITTEN, Budget, Explanation, Refusal, Refused, explain
 from domain.kernel.explain import read as read_explained
 from domain.kernel.log import Entry
 from domain.kernel.narrowing import Answer, Asked, Step, draw_sets, rank
 from domain.kernel.notation import (
+    NUMBER_WORDS,
     PUBLIC,
     UNKNOWN,
     Move,
@@ -125,6 +126,7 @@ class Unknown:
     tried: int = 0
     written: tuple[Any, ...] | None = None  # what was written, where that could not happen
     owner: Owner = PUBLIC  # who alone may read it while the game is in progress (Words.secret_outcomes)
+    blind: bool = False  # hidden and written so it could not be: narrowed as if written `[?]` (_Checker._hidden_at)
     why: str | None = None  # why it is undetermined: which bound of the search, how many combinations
     together: list[int] = field(default_factory=list)  # lines of the unknowns it was decided together with
     doubts: list[str] = field(default_factory=list)  # what was not reported as a finding because it rests on a guess
@@ -611,6 +613,8 @@ class _Checker:
         self.instead: dict[tuple[int, int], Command] = {}  # (line, column) of a move read, but another stood for it
         self._blanks: dict[tuple[int, int], list[Written]] = {}  # the unwritten outcomes of an inserted command, by place
         self._line_moves: list[tuple[tuple[int, int], Any, int, Mapping[str, Any] | None, str]] = []  # this line's so far
+        self.line_before: list[tuple[tuple[int, int], Any, int, Mapping[str, Any] | None, str]] = []  # the line before's
+        self.mended: set[tuple[int, int | None]] = set()  # where words were mended and read as meant (`two` for 2)
         self.refused: Refusal | None = None  # the first refusal of the line being read, as the search needs it
         self._stood_in = False
         self.over_reported = False
@@ -653,7 +657,7 @@ class _Checker:
         """One written line through the rules as `seat`'s, a refused move standing for `forced`'s command, a move
         before it for `instead`'s, and the steps nobody wrote (`steps`) after a move whose brackets hold their outcomes."""
         self.forced, self.steps, self.instead = dict(forced or {}), dict(steps or {}), dict(instead or {})
-        self._line_moves = []
+        self.line_before, self._line_moves = self._line_moves, []
         for move in turn.moves:
             pending = self.pending(state)
             if pending.over:
@@ -748,6 +752,16 @@ class _Checker:
 
     def legal_for(self, state: Any, seat: int | None) -> list[Command]:
         return [c for c in self.game.legal(state) if c.seat == seat]
+
+    def broken(self, state: Any, command: Command) -> tuple[str, str | None]:
+        """The rule `command` breaks in `state`, and its words (a count past what is left: the count a move before
+        it left short), or out-of-turn where the rules take it there."""
+        try:
+            play(self.game, state, command, self.chance([Written(None, 0, 0)] * 32, {}))
+        except RuleViolation as exc:
+            message = exc.stored()["message"]
+            return exc.rule, message if isinstance(message, str) else None
+        return "notation/out-of-turn", None
 
     def public_say(self, command: Command, state: Any) -> str:
         """A command in words as every reader may read it (hidden words as `secret_words` gives them)."""
@@ -969,6 +983,20 @@ class _Checker:
         try:
             said, commands = self._commands(state, seat, move)
         except NotationError as exc:
+            spelt = _numbers_as_words(move)
+            if spelt is not None and self._reads_as(state, seat, spelt[0]):  # `recruit two galley 1`: 2
+                numbered, words = spelt
+                if not self.strict:
+                    found = self.finding("notation", move.line, "notation/move",
+                                         f"line {move.line}: {' and '.join(f'`{w}`' for w in words)} is a number "
+                                         f"written as a word in `{move.text}`; read as `{numbered.text}`", state, seat, written=move.text,
+                                         column=move.column, assumed=numbered.text, did_you_mean=[numbered.text])
+                    hidden = self._words(self.words.vocabulary.read(numbered, seat))  # `disc five`: face down
+                    self._hide(found, move, self._owners(state, seat, None, None, len(move.outcomes)), hidden)
+                    if hidden is not None:  # (what it reads as is its player's alone, as the words are)
+                        found.assumed, found.did_you_mean = Secret(found.assumed, seat, "a number written as a word"), []
+                    self.mended.add((found.line, found.column))  # read as meant: nothing refused (no gap behind it)
+                return self.move(state, seat, numbered, turn, pending)
             split = self._comma_forgotten(state, move, seat)
             if split is not None:  # `burn O yes`: two moves, the comma between them forgotten
                 first, second = split
@@ -1035,6 +1063,14 @@ class _Checker:
                     self._counted[place] = (k, len(commands), move.text)
                 break  # the closest legal move stands for the whole of this one
         return state
+
+    def _reads_as(self, state: Any, seat: int, move: Move) -> bool:
+        """The move's words read as a move of the game (what the game then holds is the rules' to say)."""
+        try:
+            self._commands(state, seat, move)
+        except (NotationError, MalformedCommand):
+            return False
+        return True
 
     def _comma_forgotten(self, state: Any, move: Move, seat: int) -> tuple[Move, Move] | None:
         """A move whose words do not read, but read as two moves at a verb of the game (`burn O yes`: `burn O`, `yes`;
@@ -1168,11 +1204,14 @@ class _Checker:
             if left_out and isinstance(message, str):
                 message += (f"; the line leaves {self.say(command, state)!r} to its end, and it meets chance here: "
                             f"write it, with what happened (or [?])")
+            blind = bad is not None and not self.unknowns and self._hidden_at(state, seat, command, chance)
+            if blind and isinstance(message, str):
+                message += "; read as a draw nobody wrote down ([?]), which what follows settles"
             found = self.finding("chance", bad.line if bad else move.line, exc.rule, message,
                                  state, seat, written=move.text, column=bad.column if bad else move.column,
-                                 facts=stored["facts"], assumed="a possible outcome in its place")
+                                 facts=stored["facts"], assumed="[?]" if blind else "a possible outcome in its place")
             self._hide(found, move, self._owners(state, seat, written, chance), self._words(written), chance.failed_at)
-            return self._with_possible_chance(state, seat, move, command, chance, stored["facts"])
+            return self._with_possible_chance(state, seat, move, command, chance, stored["facts"], blind)
         except RuleViolation as exc:
             message = exc.stored()["message"]
             if isinstance(message, str) and message.startswith(f"{command.kind} is not one of the choices"):
@@ -1287,9 +1326,10 @@ class _Checker:
         return after
 
     def _with_possible_chance(self, state: Any, seat: int, move: Move, command: Command, chance: WrittenChance,
-                              facts: Mapping[str, Any] | None = None) -> Any:
+                              facts: Mapping[str, Any] | None = None, blind: bool = False) -> Any:
         """Go on with the written move and a possible outcome where the written one was impossible: a roll written
-        with dice left out (`[1 3 4]` for four dice) keeps the dice written, the others unknown (`[1 3 4 ?]`)."""
+        with dice left out (`[1 3 4]` for four dice) keeps the dice written, the others unknown (`[1 3 4 ?]`); a
+        hidden one (`blind`, `_hidden_at`) narrowed as if written `[?]`."""
         bad = chance.failed_at if chance.failed_at is not None else len(chance.written)
         written = list(chance.written)
         if bad < len(written):
@@ -1312,8 +1352,25 @@ class _Checker:
         after = self._keep(state, seat, move, command, retry, produced, after, assumed=True)
         for unknown in self.unknowns:
             if place is not None and bad < len(chance.written) and (unknown.line, unknown.column) == place:
-                unknown.written = chance.written[bad].values
+                unknown.written, unknown.blind = chance.written[bad].values, blind
         return after
+
+    def _hidden_at(self, state: Any, seat: int, command: Command, chance: WrittenChance) -> bool:
+        """The outcome the rules could not take (`chance.failed_at`) is one player's secret (a blind draw), as the
+        title says (`Words.secret_outcomes`).
+
+        Such an outcome written so that the rules cannot take it (`[public_bth]`, `[hospitol]`, a card that was not
+        there) is one finding at its line, and read on as if it were written `[?]`: the narrowing settles it by
+        what follows, as it settles a draw nobody wrote down. Its words are not respelt against the pool
+        (`_respelt`, public outcomes only) and not kept as a guess either: whether a respelling or the written card
+        reads on would tell a reader of the report, while the game is in progress, whether a card was in a hidden
+        pool; read as `[?]`, the report reads the same whatever the word was, a misspelling or a card not there (the
+        finding itself, with the written word, is its player's alone until the game is over, `_hide`). Only where
+        no outcome nobody wrote comes before it: one may have taken the written card, and the written one is then
+        the likelier (kernel.narrowing)."""
+        index = chance.failed_at
+        owners = self._owners(state, seat, command.to_json(), chance)
+        return index is not None and index < len(owners) and owners[index] != PUBLIC
 
     def _replace(self, state: Any, seat: int, move: Move, written: Mapping[str, Any] | None, kind: str | None, rule: str,
                  message: Any, **more: Any) -> Any:
@@ -1372,6 +1429,30 @@ class _Checker:
         if found is not None:
             self._hide(found, move, self._owners(state, seat, written, None, len(move.outcomes)), words)
         return state
+
+    def last_before(self, line: int, place: tuple[int, int] | None = None
+                    ) -> tuple[tuple[int, int], str, list[Command], list[str], Any] | None:
+        """The last move of the line read before this one, at `line` (`place` given: the move before that one on
+        this line), with its other legal readings written with another count (`_recounted`), those in words, and
+        the state the written move left (None: the line's end); None where its words are hidden or no other count
+        was legal (`_miscounted`)."""
+        moves = self.line_before if place is None else self._line_moves
+        k = len(moves) - 1 if place is None else next((i - 1 for i, m in enumerate(moves) if m[0] == place), -1)
+        if k < 0 or moves[k][0][0] != line:
+            return None
+        where, before, seat, written, text = moves[k]
+        if written is None or self._words(written) is not None or "[" in text:  # (its outcomes may be hidden)
+            return None
+        options = [c for c in self.alternatives(before, seat, written, EARLIER_OPTIONS + 1, text)
+                   if self._json(c) != dict(written)][:EARLIER_OPTIONS]
+        shown = [self.public_say(c, before) for c in options]
+        counted = [(c, said) for c, said in zip(options, shown, strict=True) if _recounted(text, said)]
+        after = moves[k + 1][1] if k + 1 < len(moves) else None
+        return (where, text, [c for c, _ in counted], [said for _, said in counted], after) if counted else None
+
+    def waiting_for(self, state: Any, seat: int) -> str:
+        """Whom the rules wait for in `state` (the seat itself, its turn not over) and why, in the table's words."""
+        return self._waiting(state, seat, seat, self.pending(state).kind)
 
     def _earlier(self, place: tuple[int, int]) -> list[tuple[tuple[int, int], str, list[Command], list[str]]]:
         """The moves of the line before a refused one, each with the other legal moves closest to it: the slip
@@ -1463,7 +1544,7 @@ class _Checker:
                 unknown.why = "the line with the first unknown outcome was not read"
             return None
         plain = {self.written_at(u) for u in self.unknowns  # nobody wrote it, or wrote it with a `?` in it (`[Y?]`)
-                 if u.written is None or UNKNOWN in u.written} & main.keys()
+                 if u.written is None or UNKNOWN in u.written or u.blind} & main.keys()
         answer: Answer | None = None
         if plain and len(plain) < len(main):  # an outcome written but impossible with the first guesses: it is
             # read as written (an item not there counted, kernel.narrowing.rank), and the outcomes nobody wrote are
@@ -1571,7 +1652,7 @@ class _Probe(_Checker):
         return None
 
     def _with_possible_chance(self, state: Any, seat: int, move: Move, command: Command, chance: WrittenChance,
-                              facts: Mapping[str, Any] | None = None) -> Any:
+                              facts: Mapping[str, Any] | None = None, blind: bool = False) -> Any:
         """Each written item found not there read as a possible one, counted (`taken`): a line of `[?]` draws
         guessed wrong for several decks meets several such items on one later line, and each guess is judged
         by how many of them it leaves."""
@@ -1761,6 +1842,29 @@ def _public_text(move: Move, owners: Sequence[Owner], words: str | None) -> str:
     head = text[: len(text) - len(" ".join(parts[:k])) - 1] if k else text
     shown = [p if i < len(owners) and owners[i] == PUBLIC else "[?]" for i, p in enumerate(parts[:k])]
     return " ".join([head if words is None else words, *shown])
+
+
+def _recounted(written: str, other: str) -> bool:
+    """`other` is `written` with another count: the same words but for one number standing alone, changed, added or
+    left out at the end (`starve L124 1`, `starve L124 2`, `starve L124`); a place (`L104`) is no count."""
+    a, b = written.split(), other.split()
+    if len(a) == len(b):
+        apart = [(x, y) for x, y in zip(a, b, strict=True) if x != y]
+        return len(apart) == 1 and apart[0][0].isdigit() and apart[0][1].isdigit()
+    longer, shorter = (a, b) if len(a) > len(b) else (b, a)
+    return len(longer) == len(shorter) + 1 and longer[-1].isdigit() and longer[:-1] == shorter
+
+
+def _numbers_as_words(move: Move) -> tuple[Move, list[str]] | None:
+    """The move with each number written as a word (`recruit two galley 1`, `load Three from 4`) written as the number,
+    and those words; None where it has none."""
+    words = [NUMBER_WORDS.get(w.lower(), w) if isinstance(w, str) else w for w in move.words]
+    spelt = [w for w in move.words if isinstance(w, str) and w.lower() in NUMBER_WORDS]
+    if not spelt:
+        return None
+    text = re.sub(r"(?<![\w'’])(" + "|".join(map(re.escape, {w.lower() for w in spelt})) + r")(?![\w'’])",
+                  lambda m: str(NUMBER_WORDS[m.group(1).lower()]), move.text, flags=re.IGNORECASE)
+    return Move(move.verb, tuple(words), move.outcomes, move.comments, move.line, move.column, text, move.glyph), spelt
 
 
 def _doubled(move: Move) -> tuple[Move, str] | None:
@@ -2381,7 +2485,8 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
         first = next((f for f in new if (f.kind in ("rule", "notation", "order") and f.rule != "notation/after-the-end")
                       or (refusal is not None and refusal.kind == "step" and f.rule == "chance/unused-outcome")), None)
         if (first is None or refusal is None) and not (hold and checker.unknowns) and any(
-                f.kind in _REFUSED for f in new):  # refused for what it met (a count of draws): a turn left out before?
+                f.kind in _REFUSED and (f.line, f.column) not in checker.mended for f in new):
+            # refused for what it met (a count of draws): a turn left out before?
             back = _gap(checker, turns, at, starts, budget, header)
             if back is not None:
                 state, at = back
@@ -2405,6 +2510,11 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
         named = named or hold == NAMES_ONLY
         before = _search_again(budget, (at, refusal.kind), turn.line, settled)
         explanation = _as_before(budget, (at, refusal.kind), explain(checker, state, turns, at, refusal, budget), before)
+        if refusal.kind in ("order", "step"):
+            back = _miscounted(checker, turns, at, starts, budget, refusal, explanation)
+            if back is not None:
+                state, at = back
+                continue
         if explanation is None or _as_it_was(explanation, refusal):
             if explanation is not None:  # what the checker did anyway: said so, and kept as it was
                 first.explanation = explanation.to_json()
@@ -2505,6 +2615,55 @@ def _gap(checker: _Checker, turns: Sequence[Turn], at: int, starts: Mapping[int,
         checker.explanations[b] = gap
         return read_explained(checker, state, gap.lines), b + gap.consumed
     return None
+
+
+def _miscounted(checker: _Checker, turns: Sequence[Turn], at: int,
+                starts: Mapping[int, tuple[tuple[int, int, int], Any]], budget: Budget, refusal: Refusal,
+                explanation: Explanation | None) -> tuple[Any, int] | None:
+    """A count written short: the rules take the move, and wait for the same player to go on, so what is written
+    next is refused: the next player's line out of turn (`starve L124 1` where two went hungry, at the end of a
+    line), or the outcomes at the line's end met by no move (`starve L73 2, starve L73 [culture]` where three went
+    hungry). The move before the refusal (the line before's last, or the one before it on its line), read clean,
+    may be the slip, written with another count or word: its other readings, closest to what was written first,
+    are tried as the explanation of its line; where one reads on as far as the explanation found where the refusal
+    came, if that one puts in what nobody wrote (a turn, a step: another `starve`), or further otherwise, the slip
+    is named at its own line with the rule the count written breaks (the meant move played after the
+    written one: `send away 1 citizen from L124, not 2`), and read on as explained: (state, next turn). Hidden
+    words are not tried (their other readings would say them)."""
+    b = at - 1 if refusal.kind == "order" else at
+    if b not in starts or b in checker.explanations or starts[b][0][1] != starts[at][0][1] or checker.over_reported:
+        return None
+    seat = checker.seat_of(turns[b].player)
+    if refusal.kind == "order":
+        last = checker.last_before(turns[b].line) if seat == refusal.waiting else None
+    else:
+        last = checker.last_before(turns[b].line, refusal.place) if refusal.place is not None else None
+    if seat is None or last is None:
+        return None
+    place, text, options, shown, _ = last
+    (checked, found, unknowns), start = starts[b]
+    tried = explain(checker, start, turns, b, Refusal("before", seat, seat, place, options, shown), budget)
+    if tried is None or tried.kind != "reworded" or tried.option is None:
+        return None
+    far = tried.reads - (at - b)  # the lines it reads from the refused one on
+    if far < min(2, len(turns) - at) or (explanation is not None and far < min(explanation.reads, LOOKAHEAD) + (
+            explanation.kind not in UNWRITTEN)):  # (as far as what nobody wrote: the table wrote what it played)
+        return None
+    meant, said = options[tried.option], shown[tried.option]
+    left = starts[at][1] if refusal.kind == "order" else refusal.after  # where what was written left the game
+    rule, why = checker.broken(left, meant)
+    del checker.checked[checked:], checker.findings[found:], checker.unknowns[unknowns:]
+    line = turns[b].line
+    then = (f"line {turns[at].line} is {turns[at].player}'s" if refusal.kind == "order" else
+            "the outcomes written after it are met by no move")
+    found_here = checker.finding("rule" if rule != "notation/out-of-turn" else "order", line, rule,
+                                 f"line {line}: `{text}` leaves {checker.waiting_for(left, seat)}, and {then}; read as "
+                                 f"`{said}`, with which the lines after it stand", start, seat, written=text,
+                                 column=place[1], assumed=said, did_you_mean=[said],
+                                 facts={"written": text, "meant": said, **({"rules_after_it": why} if why else {})})
+    found_here.explanation = tried.to_json()
+    checker.explanations[b] = tried
+    return read_explained(checker, start, tried.lines), b + tried.consumed
 
 
 def _search_again(budget: Budget, key: tuple[int, str], line: int,

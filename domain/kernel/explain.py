@@ -217,6 +217,7 @@ class Refusal:
     """Where and why the written line could not stand, as the checker met it."""
 
     kind: str  # move | order | player | step (outcomes written that the move does not meet) | gap (an earlier line)
+    # | before (the move before a refusal, which the rules took: `options`, its other readings; `_miscounted`)
     seat: int | None  # the seat the line was read as (None: a name that is none of the seats)
     waiting: int | None  # the seat the rules waited for
     place: tuple[int, int] | None = None  # the refused move's (line, column)
@@ -397,6 +398,12 @@ def explain(reader: Reader, state: Any, turns: Sequence[Turn], at: int, refusal:
             _left_steps(search, refusal)
         elif refusal.kind == "gap":  # a line the rules took, but a later one refused: a turn nobody wrote before it?
             _left_out(search, refusal)
+        elif refusal.kind == "before":  # a move the rules took, what follows refused: written otherwise?
+            for candidate in _candidates(search, refusal):
+                if candidate.kind == "reworded":
+                    search.judge(candidate)
+                if search.spent():
+                    break
         else:
             for candidate in _candidates(search, refusal):
                 search.judge(candidate)
@@ -527,15 +534,16 @@ def _candidates(search: _Search, refusal: Refusal) -> list[Explanation]:
                 out.append(Explanation("reworded-before", f"{_line(turn)}: `{text}` read as `{said}`, with which the "
                                        "rest of the line stands", (Line(turn, seat, instead=((place, option),)),), 1, 1,
                                        reading=f"`{said}`"))
-    if refusal.kind == "move" and seat is not None and refusal.place is not None:
+    if refusal.kind in ("move", "before") and seat is not None and refusal.place is not None:
         if refusal.skippable:  # what the checker does anyway: nothing of its kind could be done there
             out.append(Explanation("skipped-move", f"{_line(turn)}: the move is left out (nothing of its kind could "
                                    "be done there)", (Line(turn, seat, ((refusal.place, None),)),), 1, 1))
         for k, option in enumerate(refusal.options[:ALTERNATIVES]):
             said = refusal.shown[k] if k < len(refusal.shown) else reader.public_say(option, search.state)
             how = "the closest legal move" if k == 0 else "a legal move with which what follows stands"
-            out.append(Explanation("reworded", f"{_line(turn)} read as `{said}`, {how}",
-                                   (Line(turn, seat, ((refusal.place, option),)),), 1, 1, option=k,
+            read = (Line(turn, seat, instead=((refusal.place, option),)) if refusal.kind == "before" else
+                    Line(turn, seat, ((refusal.place, option),)))  # (a move the rules took: `instead`)
+            out.append(Explanation("reworded", f"{_line(turn)} read as `{said}`, {how}", (read,), 1, 1, option=k,
                                    reading=f"`{said}`"))
         if not refusal.skippable and not refusal.options:
             out.append(Explanation("skipped-move", f"{_line(turn)}: the move is left out (nothing of its kind could be "

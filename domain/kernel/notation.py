@@ -110,6 +110,9 @@ _NL: /([ \t\f]*(%[^\n]*)?\r?\n)+/
 """
 
 UNKNOWN = "?"  # one value nobody wrote down
+_COUNTED = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+            "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty")
+NUMBER_WORDS: Final = {w: k for k, w in enumerate(_COUNTED)}  # a number as a table writes it (`recruit two`): read as it
 
 
 class NotationError(ValueError):
@@ -773,9 +776,15 @@ _COMMENT_OR_TYPED = re.compile(r"(\{(?:\\[\s\S]|[^\\}])*\})|[^{]+")
 _ORDINAL_PAREN = re.compile(r"(?m)^([ \t]*\d+)\)(?=[ \t])")  # `12) Ada: ...`, numbered as a word processor does
 
 
+_PAGE_BREAK = re.compile(r"(?m)^[ \t]*([-=_*~])\1\1[^\n\[\]{}:]*$")  # `---`, `--- page 2 ---`, `=====`
+
+
 def as_typed(text: str) -> str:
     """A file as a phone, a word processor or a hand numbering its lines typed it, in the notation's own characters
-    (`_TYPED`; a turn numbered `12)` is `12.`); a {comment} stays as written."""
+    (`_TYPED`; a turn numbered `12)` is `12.`); a {comment} stays as written. A line drawn across the page (`---`,
+    `--- page 2 ---`, where the pencil copy turned a page) is a blank line: it says nothing of the game."""
+    if "\n" in text and _PAGE_BREAK.search(text):
+        text = _PAGE_BREAK.sub(lambda m: " " * len(m.group(0)), text)
     if ")" not in text and not any(c in text for c in _TYPED_CHARACTERS):
         return text
     return _COMMENT_OR_TYPED.sub(lambda m: m.group(1) or _ORDINAL_PAREN.sub(r"\1.", m.group(0).translate(_TYPED)), text)
@@ -1030,6 +1039,9 @@ class Vocabulary:
             if not explain:
                 raise Unfit
             extra = " ".join(map(str, words[len(form.args):]))
+            if extra == UNKNOWN:  # `fleet, no ?`: a glyph typed apart from its move, not a value nobody wrote
+                raise NotationError(f"line {move.line}: a `?` typed apart after `{move.verb}`; an annotation is "
+                                    f"written on the move (`{move.verb}?`)", move.line, move.column)
             raise NotationError(f"line {move.line}: {form.verb} takes {len(form.args)} word(s); {extra!r} is left over",
                                 move.line, move.column)
         return command
@@ -1043,10 +1055,39 @@ class Vocabulary:
         bad = (move.words[at] if not arg.many and at < len(move.words) and isinstance(move.words[at], str) else
                next((w for w in move.words[at:] if isinstance(w, str) and w not in choices), None))
         if bad is not None and choices:
-            near = difflib.get_close_matches(bad, choices, n=3, cutoff=0.4)
+            near = nearest(bad, choices)
         return NotationError(f"line {move.line}: in {form.verb!r}, {wrong}"
                              + (f"; did you mean {' or '.join(near)}?" if near else ""),
                              move.line, move.column, choices[:12], near)
+
+
+_LOOK_ALIKE = {c: shape for shape, chars in (("1", "1lI|"), ("0", "0Oo"), ("5", "5S"), ("2", "2Z"), ("8", "8B"))
+               for c in chars}  # characters a pen or a keyboard writes for one another (`Ll3` for L13)
+
+
+def _pen_slips(a: str, b: str) -> float:
+    """How far `b` is from a written `a`, as a pen slips: a character changed, added, left out or two swapped cost
+    one, a look-alike written for another (`l` for `1`) or a letter in the other case half."""
+    def cost(x: str, y: str) -> float:
+        if x == y:
+            return 0.0
+        return 0.5 if x.lower() == y.lower() or _LOOK_ALIKE.get(x, x) == _LOOK_ALIKE.get(y, y) else 1.0
+    rows = [[float(j) for j in range(len(b) + 1)]]
+    for i in range(1, len(a) + 1):
+        row = [float(i)] + [0.0] * len(b)
+        for j in range(1, len(b) + 1):
+            row[j] = min(rows[-1][j] + 1, row[j - 1] + 1, rows[-1][j - 1] + cost(a[i - 1], b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                row[j] = min(row[j], rows[-2][j - 2] + 1)
+        rows.append(row)
+    return rows[-1][-1]
+
+
+def nearest(word: str, choices: Sequence[str], n: int = 3, cutoff: float = 0.4) -> list[str]:
+    """The choices nearest a word that reads as none of them, nearest first: difflib's close matches, ranked again
+    by the pen's slips (`_pen_slips`), so that `Ll3` offers L13 first (the reading the checker takes), not L3."""
+    close = difflib.get_close_matches(word, choices, n=len(choices), cutoff=cutoff)  # each, best first
+    return sorted(close, key=lambda c: (_pen_slips(word, c), close.index(c)))[:n]
 
 
 @functools.lru_cache(maxsize=8192)

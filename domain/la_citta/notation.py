@@ -9,7 +9,6 @@ its castle's hex. Verbs are the building, the card or the action, never the engi
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Mapping, Sequence
 from functools import cache
@@ -18,7 +17,7 @@ from typing import Any
 from domain.kernel import GAME_OVER
 from domain.kernel.choices import ACTIONS, CARDS, PASS, PLACES, Choice, choice_of
 from domain.kernel.editions import Edition
-from domain.kernel.notation import PUBLIC, Arg, Form, Move, NotationError, Owner, Vocabulary, Words
+from domain.kernel.notation import PUBLIC, Arg, Form, Move, NotationError, Owner, Vocabulary, Words, nearest
 from domain.la_citta.edition import slot_places, tables, terrain_words
 from domain.la_citta.game import GAME
 from domain.la_citta.report import breakdown_words, held_words, terms, waiting
@@ -117,7 +116,7 @@ class LaCittaVocabulary(Vocabulary):
         words = list(move.words[k:]) if arg.many else list(move.words[k : k + 1])
         bad = next((w for w in words if not _reads(arg, w)), words[0] if words else None)
         choices = arg.choices()
-        near = difflib.get_close_matches(str(bad), choices, n=3, cutoff=0.4) if bad is not None and choices else []
+        near = nearest(str(bad), choices) if bad is not None and choices else []
         return NotationError(f"line {move.line}: in {form.verb!r}, {exc}" + (f"; did you mean {' or '.join(near)}?" if near else ""),
                              move.line, move.column, choices[:12], near)
 

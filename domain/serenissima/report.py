@@ -94,9 +94,12 @@ def held_words(state: Any, seat: int, names: Sequence[str]) -> str:
 
 
 def breakdown_words(breakdown: Mapping[str, Any]) -> str:
-    """The ducats at the end (rulebook, End of the game): what the player holds, with what was announced, the Port
-    cards and the galleys counted beside it."""
-    ducats = breakdown.get("ducats")
-    said = "ducats hidden" if ducats == "hidden" else f"{ducats} ducats"
-    return (f"{said}, {breakdown.get('announced')} announced, {breakdown.get('port_cards')} Port cards, "
-            f"{breakdown.get('galleys')} galleys")
+    """The ducats at the end (rulebook, End of the game) as a table says them: "14 ducats, 2 Port cards for a tie".
+    The ducats told aloud (`announced`) are said only while the money is hidden, where they are all the others know;
+    galleys count for nothing at the end and are left out."""
+    ducats, ports = breakdown.get("ducats"), breakdown.get("port_cards")
+    cards = f"{ports} Port card{'s' if ports != 1 else ''} for a tie"
+    if ducats == "hidden":
+        told = breakdown.get("announced")
+        return f"ducats hidden, {told} told to the table; {cards}"
+    return f"{ducats} ducat{'s' if ducats != 1 else ''}, {cards}"

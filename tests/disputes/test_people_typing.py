@@ -4,7 +4,9 @@ The untidy files are checked from their bytes, as `cronaca check` reads them (Wi
 spaces, tag names in small letters), and must be clean; a comment written where no move has ended is one finding
 and the line read with the note on the move it follows, as the same line with the comment in its place reads; a
 move the rules do not offer is named as written; a public outcome misspelt is read as the file spells it elsewhere,
-a hidden one is not (no guess of a secret pool is tried); a drawn player's accents are written as they are.
+a hidden one is not (no guess of a secret pool is tried: it is read as `[?]`); a drawn player's accents are written
+as they are; a place written with a look-alike offers first the reading it reads; a number written as a word and a
+hunger counted short are said so.
 """
 
 from __future__ import annotations
@@ -14,11 +16,13 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 from click.testing import CliRunner
 
 from api import cli
 from domain import catalog
-from domain.kernel import reveal
+from domain.kernel import ALL, reveal
+from domain.kernel.notation import NUMBER_WORDS
 from domain.kernel.selfplay import play_random
 from domain.transcripts import check_text, render_log
 
@@ -134,3 +138,78 @@ def test_a_face_down_disc_not_offered_is_named_as_written_to_its_player_alone_wh
     assert own["message"] == f"line {at + 1}: `disc 6` is not one of the choices for placing a War disc"
     assert "6" not in json.dumps({k: public.get(k) for k in ("message", "assumed", "written")}).replace(
         f"line {at + 1}", "")
+
+
+@pytest.mark.parametrize("written", ["Ll3", "LI3"])
+def test_a_place_written_with_a_look_alike_offers_first_the_reading_it_reads_anyway(written: str) -> None:
+    """`Ll3` (an ell for a one) reads as L13; the did-you-mean names L13 first, not L3 (one letter fewer) or L93."""
+    text = (HERE / "la_citta_pier_paolo.txt").read_text(encoding="utf-8")
+    line = next(k for k, ln in enumerate(text.splitlines(), 1) if ln.endswith("Ettore: statue L13 L12"))
+    typed = text.replace("Ettore: statue L13 L12", f"Ettore: statue {written} L12", 1)
+    (found,) = [f for f in check_text(typed).findings if f.line == line]
+    assert found.did_you_mean[0] == "L13" and "did you mean L13 or" in str(found.message)
+    assert found.assumed == "statue L13 L12"
+
+
+def test_a_hidden_draw_misspelt_is_one_finding_read_as_a_draw_nobody_wrote_down() -> None:
+    """`pass [Golden_tmes]`, a blind draw only Gigi D'Alessio saw: one finding at its line (the yaml case), the draw
+    read as `[?]` and settled by what follows (it was read as the first card left, and the card drawn in its place
+    was missing later: more findings). Once the game is over the report says what it must have been; while the game
+    is on, the others' report is the same whatever word was written (a misspelling of a card, or a word of no card):
+    nothing in it lets them confirm a guess of the card."""
+    text = (HERE / "la_citta_blind_draw_misspelt.txt").read_text(encoding="utf-8")
+    (unknown,) = reveal(check_text(text).to_json(), ALL)["unknowns"]
+    assert (unknown["line"], unknown["written"], unknown["consistent"]) == (36, "[Golden_tmes]", ["[golden_times]"])
+    assert "must have been [golden_times]" in unknown["message"]
+    cut = "\n".join(text.splitlines()[:40]) + "\n"
+    public = []
+    for word in ("[Golden_tmes]", "[bread_and_circuses]"):
+        shown = reveal(check_text(cut.replace("[Golden_tmes]", word, 1)).to_json(), None)
+        shown.pop("explaining", None)
+        public.append(json.dumps(shown, sort_keys=True))
+        assert "olden_t" not in public[-1].lower() and word not in public[-1]
+    assert public[0] == public[1]
+
+
+@pytest.mark.parametrize("stem", ["citta_stato_number_as_word", "la_citta_number_as_word", "serenissima_number_as_word"])
+def test_a_number_written_as_a_word_is_said_so_and_read_as_the_number(stem: str) -> None:
+    """`buy P one`, `starve L26 three`, `recruit two galley 1`: the finding names the word and reads the number (the
+    yaml case: one finding, the game recovered), not a move refused and the closest legal one taken."""
+    text = (HERE / f"{stem}.txt").read_text(encoding="utf-8")
+    case = yaml.safe_load((HERE / f"{stem}.yaml").read_text(encoding="utf-8"))
+    (slip,) = case["slips"]
+    (found,) = check_text(text).findings
+    word = next(w for w in slip["written"].replace(",", " ").split() if w.lower() in NUMBER_WORDS)
+    meant = slip["meant"].split(": ", 1)[1].split(", ")
+    assert f"`{word}` is a number written as a word" in str(found.message)
+    assert found.assumed in meant and found.did_you_mean == [found.assumed]
+
+
+def test_a_hunger_counted_short_is_named_at_its_line_with_the_count_the_rules_wanted() -> None:
+    """`starve L4 3` where four went hungry: the rules take it and wait for one more, so the next player's line is
+    out of turn; the finding is at the count written (the yaml case: the rule `la-citta/feed/count`), saying what
+    would have stood, not a turn left out at the line after it."""
+    text = (HERE / "la_citta_hunger_one_short.txt").read_text(encoding="utf-8")
+    (found,) = check_text(text).findings
+    assert found.assumed == "starve L4 4" and found.did_you_mean == ["starve L4 4"]
+    assert "`starve L4 3` leaves Gigi D'Alessio to send hungry citizens away" in str(found.message)
+    assert "read as `starve L4 4`" in str(found.message)
+
+
+def test_an_annotation_typed_apart_from_its_move_is_said_so() -> None:
+    """`fleet, no ?`: the `?` is the table's annotation typed with a space (glued, `no?`, `politics!!`, it is
+    notation: the file's other annotations give no finding), not a value nobody wrote; the move read as `no`."""
+    (found,) = check_text((HERE / "citta_stato_annotated_moves.txt").read_text(encoding="utf-8")).findings
+    assert "a `?` typed apart after `no`" in str(found.message) and found.assumed == "no"
+
+
+def test_a_face_down_disc_written_as_a_word_keeps_the_disc_from_the_others_while_the_game_is_on() -> None:
+    """`war, yes, disc one`: read as `disc 1`, said to Anna Maria; the others learn nothing of the disc."""
+    lines = (HERE / "citta_stato_typed_on_a_phone.txt").read_text(encoding="utf-8").splitlines()
+    at = next(k for k, line in enumerate(lines) if line.endswith("war, yes, disc 1"))
+    lines[at] = lines[at].replace("disc 1", "disc one")
+    (found,) = [f for f in check_text("\n".join(lines[: at + 1]) + "\n").findings if f.line == at + 1]
+    public, own = reveal(found.to_json(), None), reveal(found.to_json(), found.seat)
+    assert own["message"] == f"line {at + 1}: `one` is a number written as a word in `disc one`; read as `disc 1`"
+    assert not re.search(r"\b(1|one)\b", json.dumps({k: public.get(k) for k in (
+        "message", "assumed", "written", "did_you_mean")}).replace(f"line {at + 1}", ""))

@@ -20,6 +20,7 @@ from domain.serenissima import GAME
 from domain.serenissima import commands as cm
 from domain.serenissima.commands import BOOK
 from domain.serenissima.notation import COLOURS, WORDS, closing, expand, markup_problems, write
+from domain.serenissima.report import breakdown_words
 from domain.serenissima.rules import combat_value
 from domain.serenissima.state import State
 from domain.transcripts import check_text, game_for
@@ -540,6 +541,17 @@ def test_a_miscounted_result_is_found_seat_by_seat() -> None:
     assert (finding.rule, finding.player, finding.line) == ("notation/result", "Ada", 4)
     assert finding.facts["claimed"] == totals[0] + 5 and finding.facts["computed"] == totals[0]
     assert set(finding.facts["breakdown"]) >= {"ducats", "port_cards", "galleys"}
+    ports = finding.facts["breakdown"]["port_cards"]
+    assert finding.message.endswith(f": {totals[0]} ducats, {ports} Port card{'s' if ports != 1 else ''} for a tie")
+
+
+def test_a_breakdown_says_the_ducats_told_to_the_table_only_while_the_money_is_hidden() -> None:
+    """"14 ducats, 14 announced" is not how a table says it: the ducats told aloud are all the others know while the
+    money is hidden, and nothing once it is counted out."""
+    assert breakdown_words({"ducats": 14, "announced": 14, "port_cards": 1, "galleys": 3}) == \
+        "14 ducats, 1 Port card for a tie"
+    assert breakdown_words({"ducats": "hidden", "announced": 12, "port_cards": 2, "galleys": 3}) == \
+        "ducats hidden, 12 told to the table; 2 Port cards for a tie"
 
 
 def test_misspelt_verbs_and_places_in_a_file_get_a_did_you_mean() -> None:
