@@ -843,6 +843,8 @@ function summarise() {
   const parts = [titleName(r.title), `${r.seats.length} seat${r.seats.length > 1 ? "s" : ""}`, mode];
   if (r.finished && !page.spoilerFree) parts.push(`finished in ${r.steps} steps`);
   else if (r.finished) parts.push("finished");
+  // while the service does not answer (the notice says so), the page follows nothing: it says it waits, not that it follows
+  else if (live.said) parts.push(`in progress: ${r.steps} steps when last heard; this page may be behind and waits for the service`);
   else parts.push(`in progress: ${r.steps} steps so far; this page follows new moves by itself`);
   $("summary").textContent = parts.join(" · ");
 }
@@ -866,13 +868,16 @@ function outOfTouch(answer) {
   live.said = `No answer from the service since ${since}: this page may be behind the game. It keeps trying by`
     + " itself; if this stays, check the connection, then reload the page.";
   notice(live.said);
+  summarise();
 }
 function inTouch() {
   if (live.said && $("notice").textContent === live.said) notice("");
   // the service answers again (restarted, say, while the browser stayed online): decision.js sends a kept choice
   if (live.lost > 0) document.dispatchEvent(new CustomEvent("cronaca:back"));
+  const said = live.said;
   live.said = "";
   live.lost = 0;
+  if (said) summarise(); // the summary says again that the page follows new moves
 }
 let refreshing = null; // the check under way; an announcement meanwhile asks for one more after it
 let refreshAgain = false;
