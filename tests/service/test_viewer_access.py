@@ -616,8 +616,9 @@ def test_a_new_game_on_a_phone_keeps_each_players_remove_button_beside_the_name(
 def test_la_citta_names_its_places_on_request_and_the_other_titles_need_no_switch(
         served: tuple[str, Any, dict[str, str]], opened: Any, width: str) -> None:
     """A table writes `farm L71 L78`, and the printed board names no hex: on La Città's record page "names of the
-    places" shows every lane hex's name over the board, a finger's size on a phone, kept for the next page; the
-    titles whose places are printed (cities, seas) show no such switch."""
+    places" shows every lane hex's name over the board, a finger's size on a phone, kept for the next page, each
+    name clear of the castle's number, the building's mark and the citizen on its hex; the titles whose places are
+    printed (cities, seas) show no such switch."""
     base, _, paths = served
     page = opened(WIDTHS[width], touch=width == "phone")
     page.goto(base + paths["record la-citta"])
@@ -633,8 +634,12 @@ def test_la_citta_names_its_places_on_request_and_the_other_titles_need_no_switc
     switch.click()
     expect(switch).to_have_attribute("aria-pressed", "true")
     expect(name).to_be_visible()
-    page.locator("#next").click()  # the names stay as the board moves on
+    assert page.evaluate(COVERED) == [], "a place's name covers a piece"  # the castles' numbers (the opening)
+    page.keyboard.press("End")  # the names stay as the board moves on, and cover no building, mark or citizen
+    expect(page.locator("body")).to_have_attribute("data-step", re.compile(r"^[1-9]\d{2,}$"))
     expect(name).to_be_visible()
+    assert page.locator("#board svg [data-kind=building]").count() > 0
+    assert page.evaluate(COVERED) == [], "a place's name covers a piece"
     page.reload()
     ready(page, "record la-citta")
     expect(page.locator("#place-names")).to_have_attribute("aria-pressed", "true")
@@ -645,3 +650,23 @@ def test_la_citta_names_its_places_on_request_and_the_other_titles_need_no_switc
         page.goto(base + paths[f"record {title}"])
         ready(page, f"record {title}")
         expect(page.locator("#place-names")).to_be_hidden()
+
+
+# The places' names (La Città's switch on) whose letters overlap a piece's: the castle's number, a building's mark, a
+# citizen ("name on what", at most 8). A text's ink, not its box (the font's ascent and descent overlap where no
+# letter does): from its baseline up a capital's height, as wide as its letters, in the drawing's units.
+COVERED = """() => {
+  const ink = (t) => { const size = parseFloat(getComputedStyle(t).fontSize), y = t.y.baseVal[0].value,
+    w = t.getComputedTextLength(), x = t.x.baseVal[0].value - (t.getAttribute("text-anchor") === "middle"
+      || t.closest("[text-anchor=middle]") ? w / 2 : 0);
+    return { left: x, right: x + w, top: y - 0.73 * size, bottom: y }; };
+  const disc = (c) => ({ left: c.cx.baseVal.value - c.r.baseVal.value, right: c.cx.baseVal.value + c.r.baseVal.value,
+    top: c.cy.baseVal.value - c.r.baseVal.value, bottom: c.cy.baseVal.value + c.r.baseVal.value });
+  const meet = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  const svg = "#board svg:not(.overlay)";
+  const pieces = [...document.querySelectorAll(`${svg} text.citizen, ${svg} [data-kind=building] text`)]
+    .map((t) => [t.firstChild.textContent, ink(t)]).concat([...document.querySelectorAll(`${svg} circle.citizen`)]
+    .map((c) => [c.getAttribute("data-id"), disc(c)]));
+  return [...document.querySelectorAll(`${svg} .place-names text`)].flatMap((n) => pieces
+    .filter(([, box]) => meet(ink(n), box)).map(([what]) => `${n.textContent} on ${what}`)).slice(0, 8);
+}"""
