@@ -228,6 +228,11 @@ def test_a_phone_shows_the_board_readable_and_the_controls_in_reach(served: tupl
       .map((a) => [a.textContent.slice(0, 30), a.getBoundingClientRect().height])
       .filter(([, h]) => h > 0 && h < 43.5)""")
     assert short == [], f"{title}: links shorter than a finger: {short[:5]} ({len(short)})"
+    # the header is one row as tall as its link (the title beside the way back to the records), not two
+    page.evaluate("() => window.scrollTo(0, 0)")
+    header, back = page.locator("header").bounding_box(), page.locator("header nav a[href='/']").bounding_box()
+    assert header is not None and back is not None and back["height"] >= 43.5, back
+    assert header["height"] <= 56 and back["y"] + back["height"] <= header["y"] + header["height"], (title, header, back)
     # "show the whole board" fits it to the screen, and back
     page.locator("#board-zoom").click()
     expect(page.locator("#board-zoom")).to_have_attribute("aria-pressed", "true")
@@ -631,6 +636,8 @@ def test_la_citta_names_its_places_on_request_and_the_other_titles_need_no_switc
     if width == "phone":
         box = switch.bounding_box()
         assert box is not None and box["height"] >= 43.5, box
+    else:  # a desk's header keeps every site link the phone's leaves to the records list
+        expect(page.locator("header nav a")).to_have_text(["records", "import", "API"])
     switch.click()
     expect(switch).to_have_attribute("aria-pressed", "true")
     expect(name).to_be_visible()
