@@ -6,8 +6,9 @@
 // when it is the very next tap, within DOUBLE_TAP_MS of the tap that stored and SLOP_PX of it. A keyboard's double
 // Enter (or a screen reader's, whose cursor stays where the pressed button was) is the same slip: a press with no
 // pointer (a click whose `detail` is 0, with no place) is dropped when it is the very next press after a press
-// that stored, within DOUBLE_TAP_MS of it. A tap after a key press (or a key press after a tap) is never taken for
-// its double, nor is a tap elsewhere, nor either one later.
+// that stored, within DOUBLE_TAP_MS of it, unless another key came between (Tab to the next choice, an arrow: the
+// reader moved on). A tap after a key press (or a key press after a tap) is never taken for its double, nor is a
+// tap elsewhere, nor either one later.
 
 export const DOUBLE_TAP_MS = 450; // a phone's own double-tap window is 300 ms (Android), a little more on iOS
 export const SLOP_PX = 30; // how far apart a thumb's two taps of one double tap land
@@ -40,5 +41,8 @@ export function guardDoubleTaps(roots) {
     storing = null; // a double tap is two presses in a row: a press let through ends the window (stored() may open it again)
   };
   roots.forEach((root) => root.addEventListener("click", watch, true));
+  document.addEventListener("keydown", (e) => { // a key other than a press's own ends a key press's window
+    if (e.key !== "Enter" && e.key !== " " && storing !== null && storing.key) storing = null;
+  }, true);
   return { stored: () => { storing = last; } };
 }
