@@ -368,7 +368,8 @@ const BY = {
   service: ["⚄", "drawn by the service from committed seeds (provable)"],
   transcriber: ["✎", "asserted by the transcriber (a table's word)"],
 };
-const byMark = (by) => (BY[by] ? ` <span class="by by-${by}" title="${BY[by][1]}" aria-label="${BY[by][1]}">${BY[by][0]}</span>` : "");
+// (an image with a name: a screen reader says the words, where a plain span's aria-label is passed over)
+const byMark = (by) => (BY[by] ? ` <span class="by by-${by}" role="img" title="${BY[by][1]}" aria-label="${BY[by][1]}">${BY[by][0]}</span>` : "");
 
 // The move list's blocks: one a turn (the lines of page.story it holds, [start, end)), in order, with the round it
 // belongs to. A pure reading of the turns and the lines: what buildStory draws and what a live move compares.
@@ -548,14 +549,19 @@ function lineOf(n) {
   return found < 0 ? null : lineAt[found];
 }
 
+// The move list's current line: marked, and its link says so to a screen reader as it is focused ("current step").
+function current(item, on) {
+  item.classList.toggle("current", on);
+  const link = item.querySelector(":scope > a[data-step]");
+  if (link && on) link.setAttribute("aria-current", "step");
+  else if (link) link.removeAttribute("aria-current");
+}
+
 let marked = null;
 function markLine(n) {
   if (page.line) { // a variation's branch is shown: study.js marks its move and says it
     const old = marked === null ? null : lineNodes.get(marked);
-    if (old) {
-      old.classList.remove("current");
-      old.removeAttribute("aria-current");
-    }
+    if (old) current(old, false);
     marked = null;
     return;
   }
@@ -572,14 +578,10 @@ function markLine(n) {
       }
     }
     const old = marked === null ? null : lineNodes.get(marked);
-    if (old) {
-      old.classList.remove("current");
-      old.removeAttribute("aria-current");
-    }
+    if (old) current(old, false);
     marked = at;
     if (item) {
-      item.classList.add("current");
-      item.setAttribute("aria-current", "step");
+      current(item, true);
       if (scroll !== null) box.scrollTop = scroll;
       rove(item);
     }
@@ -771,7 +773,9 @@ function drawFinal(s, n) {
   const table = el("table", undefined, "breakdown");
   table.appendChild(el("caption", "Final breakdown"));
   const head = table.createTHead().insertRow();
-  head.appendChild(el("th", "")).setAttribute("scope", "col");
+  const corner = head.appendChild(el("th", ""));
+  corner.setAttribute("scope", "col");
+  corner.appendChild(el("span", "what counts", "visually-hidden")); // the rows' column has a head a reader hears
   seats.forEach((x) => head.appendChild(el("th", nameOf(x.seat))).setAttribute("scope", "col"));
   const body = table.createTBody();
   keys.forEach((k) => {

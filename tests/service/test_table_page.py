@@ -547,6 +547,8 @@ def test_a_keyboard_at_the_table_keeps_its_place_in_the_panel(browser: Any, serv
     panel = page.locator("#decision")
     expect(panel).to_have_attribute("data-state", "deciding")
     before = panel.get_attribute("data-version")
+    # a choice of many parts is named by its words (its "›" is seen, not said)
+    expect(panel.get_by_role("button", name="found", exact=True)).to_have_count(1)
     gold = page.locator("#decision button.choice.final", has_text="gold").first
     gold.focus()
     page.keyboard.press("Enter")

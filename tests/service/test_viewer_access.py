@@ -549,6 +549,12 @@ def test_a_screen_reader_reads_the_board_in_sentences_and_hears_one_thing_a_step
     links = page.locator("#moves li > a[data-step]")
     assert links.count() > 50
     assert page.locator('#moves li > a[data-step][tabindex="0"]').count() == 1
+    # its current line's link says it is the current step; a line's mark of who asserted its chance is said in
+    # words (a game entered at the table: the transcriber); the final breakdown's every column has a head
+    expect(page.locator('#moves a[aria-current="step"]')).to_have_count(1)
+    expect(page.locator('#moves li.current > a[tabindex="0"]')).to_have_attribute("aria-current", "step")
+    expect(page.locator("#moves").get_by_role("img", name="asserted by the transcriber (a table's word)").first).to_be_attached()
+    expect(page.locator("#final").get_by_role("columnheader", name="what counts")).to_have_count(1)
     page.locator("#skip-moves").focus()
     expect(page.locator("#skip-moves")).to_be_visible()
     page.keyboard.press("Tab")
@@ -558,6 +564,7 @@ def test_a_screen_reader_reads_the_board_in_sentences_and_hears_one_thing_a_step
     page.keyboard.press("ArrowDown")
     expect(page.locator("#moves li.current > a")).not_to_have_attribute("data-step", str(step))  # the next line's
     expect(page.locator("#moves li.current > a")).to_be_focused()
+    expect(page.locator("#moves li.current > a")).to_have_attribute("aria-current", "step")
     assert int(page.locator("#moves li.current > a").get_attribute("data-step")) > step
     page.keyboard.press("Tab")
     assert page.evaluate("() => !document.activeElement.closest('#moves')"), "one Tab leaves the move list"
