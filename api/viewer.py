@@ -78,7 +78,8 @@ def _asked_step() -> int | None:
 def card(record_id: UUID, path: str) -> str:
     """A record's link preview (OpenGraph and Twitter meta tags): its title and players, the step's sentence and
     the board at that step as a picture, all as anyone may see them (no token: a game in progress shows its public
-    view only). `?spoilers=off` says neither the game's length nor its end. No record, no preview."""
+    view only). `?spoilers=off` says neither the game's length nor its end. No record, no preview. Its links are
+    absolute, at CRONACA_PUBLIC_URL when it is set, else at the host the request names."""
     step, spoilers = _asked_step(), request.args.get("spoilers") != "off"
     try:
         summary = service().records.reading.summary(record_id, None)
@@ -103,7 +104,8 @@ def card(record_id: UUID, path: str) -> str:
         description = f"Step {shown}" + (f" of {summary.steps}" if spoilers else "") + f": {sentence}"
     query = "&".join(part for part in (f"step={step}" if step is not None else "",
                                        "spoilers=off" if not spoilers else "") if part)
-    root = request.host_url.rstrip("/")
+    # the configured address (CRONACA_PUBLIC_URL) when there is one: the Host header is the client's to write
+    root = service().settings.public_url or request.host_url.rstrip("/")
     tags = {"og:type": "website", "og:site_name": "Cronaca", "og:title": title, "og:description": description,
             "og:url": f"{root}{path}" + (f"?{query}" if query else ""),
             "twitter:card": "summary", "twitter:title": title, "twitter:description": description}

@@ -368,7 +368,8 @@ const BY = {
   service: ["⚄", "drawn by the service from committed seeds (provable)"],
   transcriber: ["✎", "asserted by the transcriber (a table's word)"],
 };
-const byMark = (by) => (BY[by] ? ` <span class="by by-${by}" title="${BY[by][1]}" aria-label="${BY[by][1]}">${BY[by][0]}</span>` : "");
+// (an image with a name: a screen reader says the words, where a plain span's aria-label is passed over)
+const byMark = (by) => (BY[by] ? ` <span class="by by-${by}" role="img" title="${BY[by][1]}" aria-label="${BY[by][1]}">${BY[by][0]}</span>` : "");
 
 // The move list's blocks: one a turn (the lines of page.story it holds, [start, end)), in order, with the round it
 // belongs to. A pure reading of the turns and the lines: what buildStory draws and what a live move compares.
@@ -548,14 +549,19 @@ function lineOf(n) {
   return found < 0 ? null : lineAt[found];
 }
 
+// The move list's current line: marked, and its link says so to a screen reader as it is focused ("current step").
+function current(item, on) {
+  item.classList.toggle("current", on);
+  const link = item.querySelector(":scope > a[data-step]");
+  if (link && on) link.setAttribute("aria-current", "step");
+  else if (link) link.removeAttribute("aria-current");
+}
+
 let marked = null;
 function markLine(n) {
   if (page.line) { // a variation's branch is shown: study.js marks its move and says it
     const old = marked === null ? null : lineNodes.get(marked);
-    if (old) {
-      old.classList.remove("current");
-      old.removeAttribute("aria-current");
-    }
+    if (old) current(old, false);
     marked = null;
     return;
   }
@@ -572,14 +578,10 @@ function markLine(n) {
       }
     }
     const old = marked === null ? null : lineNodes.get(marked);
-    if (old) {
-      old.classList.remove("current");
-      old.removeAttribute("aria-current");
-    }
+    if (old) current(old, false);
     marked = at;
     if (item) {
-      item.classList.add("current");
-      item.setAttribute("aria-current", "step");
+      current(item, true);
       if (scroll !== null) box.scrollTop = scroll;
       rove(item);
     }
@@ -771,7 +773,9 @@ function drawFinal(s, n) {
   const table = el("table", undefined, "breakdown");
   table.appendChild(el("caption", "Final breakdown"));
   const head = table.createTHead().insertRow();
-  head.appendChild(el("th", "")).setAttribute("scope", "col");
+  const corner = head.appendChild(el("th", ""));
+  corner.setAttribute("scope", "col");
+  corner.appendChild(el("span", "what counts", "visually-hidden")); // the rows' column has a head a reader hears
   seats.forEach((x) => head.appendChild(el("th", nameOf(x.seat))).setAttribute("scope", "col"));
   const body = table.createTBody();
   keys.forEach((k) => {
@@ -843,6 +847,8 @@ function summarise() {
   const parts = [titleName(r.title), `${r.seats.length} seat${r.seats.length > 1 ? "s" : ""}`, mode];
   if (r.finished && !page.spoilerFree) parts.push(`finished in ${r.steps} steps`);
   else if (r.finished) parts.push("finished");
+  // while the service does not answer (the notice says so), the page follows nothing: it says it waits, not that it follows
+  else if (live.said) parts.push(`in progress: ${r.steps} steps when last heard; this page may be behind and waits for the service`);
   else parts.push(`in progress: ${r.steps} steps so far; this page follows new moves by itself`);
   $("summary").textContent = parts.join(" · ");
 }
@@ -866,13 +872,16 @@ function outOfTouch(answer) {
   live.said = `No answer from the service since ${since}: this page may be behind the game. It keeps trying by`
     + " itself; if this stays, check the connection, then reload the page.";
   notice(live.said);
+  summarise();
 }
 function inTouch() {
   if (live.said && $("notice").textContent === live.said) notice("");
   // the service answers again (restarted, say, while the browser stayed online): decision.js sends a kept choice
   if (live.lost > 0) document.dispatchEvent(new CustomEvent("cronaca:back"));
+  const said = live.said;
   live.said = "";
   live.lost = 0;
+  if (said) summarise(); // the summary says again that the page follows new moves
 }
 let refreshing = null; // the check under way; an announcement meanwhile asks for one more after it
 let refreshAgain = false;

@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from domain import catalog
 
@@ -170,6 +171,21 @@ def operator_key(env: Mapping[str, str]) -> str | None:
     return key
 
 
+def public_url(env: Mapping[str, str]) -> str:
+    """CRONACA_PUBLIC_URL: the address readers reach the service at (https://cronaca.example.org, or with a path
+    prefix), without its last slash; "" when unset. The links of a page's preview (api/viewer.py `card`) are built
+    from it rather than from the request's Host header, which any client may write: a preview a chat keeps must not
+    point where a forged header said. A value that is no http(s) address of a host is refused at start."""
+    raw = (env.get("CRONACA_PUBLIC_URL") or "").strip()
+    if not raw:
+        return ""
+    parts = urlsplit(raw)
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment or parts.username:
+        raise ValueError(f"CRONACA_PUBLIC_URL must be the http(s) address readers reach the service at, such as "
+                         f"https://cronaca.example.org, with neither query nor fragment; not {raw!r}")
+    return raw.rstrip("/")
+
+
 def log_format(env: Mapping[str, str], default: str = "json") -> str:
     """CRONACA_LOG_FORMAT: json (one object per line, for a log collector) or text (for a person's console)."""
     found = (env.get("CRONACA_LOG_FORMAT") or default).strip().lower()
@@ -246,6 +262,7 @@ class Settings:
     throttle: Throttle = field(default_factory=Throttle)  # CRONACA_AUTH_*: wrong credentials' budget (api/throttle.py)
     live_streams: int = DEFAULT_LIVE_STREAMS  # CRONACA_LIVE_STREAMS: live streams one API process holds (api/live.py)
     live_streams_per_client: int = DEFAULT_LIVE_STREAMS_PER_CLIENT  # CRONACA_LIVE_STREAMS_PER_CLIENT: of one address
+    public_url: str = ""  # CRONACA_PUBLIC_URL: where readers reach the service (link previews); "": the request's host
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -272,6 +289,7 @@ class Settings:
             live_streams=live_streams(env),
             live_streams_per_client=positive(env.get("CRONACA_LIVE_STREAMS_PER_CLIENT"),
                                              DEFAULT_LIVE_STREAMS_PER_CLIENT, "CRONACA_LIVE_STREAMS_PER_CLIENT"),
+            public_url=public_url(env),
         )
 
     def __post_init__(self) -> None:

@@ -853,7 +853,8 @@ _PLACE_NAMES: Bounded[int, str] = Bounded("la-citta place names", 8)  # per geom
 
 
 def _place_names(geo: _Geometry, layout: Mapping[str, Any]) -> str:
-    """Every place's name as the notation writes it (`L41` on each lane hex, `S07`, `E03` under an area's label),
+    """Every place's name as the notation writes it (`L41` low on each lane hex, clear of the castle's number or the
+    building's mark in its middle; `S07`, `E03` under an area's label),
     over the pieces, hidden unless the page shows them (its "names of the places" switch): a table writing its game
     with a pencil finds here what to write, as a chess board's edge gives its files and ranks. Cached per geometry."""
     found = _PLACE_NAMES.get(id(geo))
@@ -863,8 +864,9 @@ def _place_names(geo: _Geometry, layout: Mapping[str, Any]) -> str:
     group = Element("g", {"class": "place-names", "display": "none", "aria-hidden": "true", "pointer-events": "none",
                           "font-size": str(spec["font"]), "fill": spec["fill"], "stroke": spec["halo"],
                           "stroke-width": str(spec["halo_width"]), "paint-order": "stroke", "text-anchor": "middle"})
+    dx, dy = (float(v) * geo.size for v in spec["lane_at"])  # off the middle, where a castle's number or a mark is
     for h, (x, y) in sorted(geo.centre.items()):
-        SubElement(group, "text", {"x": f"{x:.1f}", "y": f"{y + spec['font'] * 0.35:.1f}"}).text = f"L{h}"
+        SubElement(group, "text", {"x": f"{x + dx:.1f}", "y": f"{y + dy:.1f}"}).text = f"L{h}"
     for name in (*geo.slots, *geo.edges):
         x, y = geo.label_at[name]
         SubElement(group, "text", {"x": f"{x:.1f}", "y": f"{y + spec['below_label']:.1f}"}).text = name

@@ -415,7 +415,8 @@ def test_a_page_left_open_says_when_the_service_is_gone_and_recovers_by_itself(s
                                                                               context: Any) -> None:
     """A page left open overnight: its stream gone (refused, as while the service restarts) and then no answer at
     all. It says in words that it may be behind and what to do, keeps trying, and once the service answers again
-    takes the sentence back and shows the moves made meanwhile, without a reload."""
+    takes the sentence back and shows the moves made meanwhile, without a reload. Meanwhile the summary line says
+    the page may be behind, not that it follows new moves by itself."""
     base, client = "http://" + served[0], served[1]
     record_id, tokens = start(client, ["Ada", "Ben"], edition_file=LONG_TOY.format(target=500))
     chance = SeededChance("overnight")
@@ -433,8 +434,12 @@ def test_a_page_left_open_says_when_the_service_is_gone_and_recovers_by_itself(s
     expect(notice).to_contain_text("No answer from the service since")
     expect(notice).to_contain_text("may be behind the game")
     expect(notice).to_contain_text("reload the page")
+    summary = page.locator("#summary")  # the line under the heading does not say the contrary meanwhile
+    expect(summary).not_to_contain_text("follows new moves")
+    expect(summary).to_contain_text("may be behind")
     grown = play_one(client, record_id, tokens, chance)["steps"][1]  # a move made while the page heard nothing
     page.unroute(f"**/api/records/{record_id}")
     expect(body).to_have_attribute("data-step", str(grown), timeout=15000)
     expect(notice).to_be_hidden()
+    expect(summary).to_contain_text(f"{grown} steps so far; this page follows new moves by itself")
     assert page.evaluate("() => window.sameDocument") is True

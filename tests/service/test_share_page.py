@@ -20,6 +20,7 @@ import pytest
 from PIL import Image
 from playwright.sync_api import expect
 
+from domain.records.settings import Settings
 from tests.service import browsing
 from tests.service.browsing import served_app
 from tests.service.helpers import NAMES, auth, import_finished_http, record_file
@@ -349,6 +350,29 @@ def test_a_step_s_link_unfurls_in_a_chat_with_its_board_and_opens_that_step(serv
     player.goto(f"{base}/embed/records/{record_id}?step={n}&spoilers=off")
     expect(player.locator("body")).to_have_attribute("data-step", str(n))
     expect(player.locator("#of")).to_be_hidden()
+
+
+def test_a_preview_links_to_the_service_s_public_address_whatever_host_the_request_names(
+        served: tuple[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Behind a load balancer the service knows its public address (CRONACA_PUBLIC_URL): a preview's links go
+    there, never to the host a request's Host header names (anyone may write one, and a chat keeps the preview).
+    Unset, the request's host is all there is. A public address that is none is refused at start."""
+    _, client = served
+    record_id = client.post("/api/records", json={"title": "citta-stato", "seats": NAMES}).get_json()["id"]
+    settings = client.application.extensions["cronaca"].settings
+    lie = {"Host": "cronaca.evil.example"}
+    unset = client.get(f"/records/{record_id}?step=1", headers=lie).get_data(as_text=True)
+    assert f'"og:url" content="http://cronaca.evil.example/records/{record_id}?step=1"' in unset  # the request's host
+    monkeypatch.setattr(settings, "public_url", Settings.from_env({"CRONACA_PUBLIC_URL": " https://cronaca.example.org/games/ "}).public_url)
+    for path in (f"/records/{record_id}", f"/embed/records/{record_id}"):
+        page = client.get(f"{path}?step=1", headers=lie).get_data(as_text=True)
+        card = {key: html.unescape(value) for key, value in PREVIEW.findall(page)}
+        assert card["og:url"] == f"https://cronaca.example.org/games{path}?step=1"
+        assert card["og:image"] == card["twitter:image"] == f"https://cronaca.example.org/games/api/records/{record_id}/steps/1/board.png"
+        assert "evil" not in page
+    for wrong in ("cronaca.example.org", "ftp://cronaca.example.org", "https://", "https://cronaca.example.org/?a=1"):
+        with pytest.raises(ValueError, match="CRONACA_PUBLIC_URL"):
+            Settings.from_env({"CRONACA_PUBLIC_URL": wrong})
 
 
 def test_a_game_in_progress_unfurls_with_what_every_player_sees_only(served: tuple[str, Any]) -> None:

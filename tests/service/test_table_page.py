@@ -545,7 +545,8 @@ def test_a_thumb_s_double_tap_at_the_table_stores_one_choice(browser: Any, serve
 def test_a_keyboard_at_the_table_keeps_its_place_in_the_panel(browser: Any, served: tuple[str, Any]) -> None:
     """Keyboard only (a screen reader's user entering a game at the table): Enter on a choice stores it, the panel
     is drawn again for the next seat and the focus stays in it, on the line saying whose decision it is, one Tab
-    from the next choice, rather than falling to the top of the page."""
+    from the next choice, rather than falling to the top of the page. A double Enter stores one choice, as a
+    double tap does."""
     base, client = served
     errors: list[str] = []
     made = table_game(client, "la-citta")
@@ -554,6 +555,8 @@ def test_a_keyboard_at_the_table_keeps_its_place_in_the_panel(browser: Any, serv
     panel = page.locator("#decision")
     expect(panel).to_have_attribute("data-state", "deciding")
     before = panel.get_attribute("data-version")
+    # a choice of many parts is named by its words (its "›" is seen, not said)
+    expect(panel.get_by_role("button", name="found", exact=True)).to_have_count(1)
     gold = page.locator("#decision button.choice.final", has_text="gold").first
     gold.focus()
     page.keyboard.press("Enter")
@@ -563,7 +566,34 @@ def test_a_keyboard_at_the_table_keeps_its_place_in_the_panel(browser: Any, serv
     expect(page.locator("#decision-whose")).to_contain_text("decides")
     page.keyboard.press("Tab")
     assert page.evaluate("() => document.activeElement.closest('#decision') !== null && document.activeElement.tagName === 'BUTTON'")
+    # A double Enter (a screen reader's cursor stays where the pressed button was: the next decision's "gold" is
+    # drawn there): the second press, within a double tap's time, is dropped like a double tap's second tap.
+    page.evaluate("() => { window.presses = []; addEventListener('click', (e) => presses.push(e.timeStamp), true); }")
+    for _ in range(3):  # a machine too busy to press twice within the window is given another go
+        gold.focus()
+        before = panel.get_attribute("data-version")
+        page.keyboard.press("Enter")
+        page.evaluate(REDRAWN_ON_GOLD, before)
+        once = panel.get_attribute("data-version")
+        page.keyboard.press("Enter")  # the double Enter's second, on the next decision's "gold"
+        page.wait_for_timeout(600)  # whatever the second press would have sent has had time to be stored
+        first, second = page.evaluate("() => presses.slice(-2)")
+        if second - first < 400:
+            break
+    assert second - first < 400, "the two presses never came within a double tap's time of each other"
+    assert client.get(f"/api/records/{made['id']}").get_json()["version"] == int(once)
+    page.keyboard.press("Enter")  # a press of its own, later: the next seat's choice
+    expect(panel).not_to_have_attribute("data-version", once)
     assert not errors, errors
+
+
+# In the page: once the panel shows a version other than `before` (a choice stored, the next decision drawn), the
+# focus on its "gold", where a screen reader's cursor stays; at once, so a key pressed next comes within a double tap.
+REDRAWN_ON_GOLD = """async (before) => { const d = document.getElementById("decision"), end = performance.now() + 10000;
+  while ((d.dataset.version === before || d.getAttribute("aria-busy") !== "false") && performance.now() < end)
+    await new Promise((go) => setTimeout(go, 2));
+  const gold = [...d.querySelectorAll("button.choice.final")].find((b) => b.textContent.includes("gold"));
+  gold.focus(); }"""
 
 
 def test_a_mis_tap_at_the_table_is_taken_back_and_the_record_shows_it(browser: Any, served: tuple[str, Any]) -> None:

@@ -228,6 +228,11 @@ def test_a_phone_shows_the_board_readable_and_the_controls_in_reach(served: tupl
       .map((a) => [a.textContent.slice(0, 30), a.getBoundingClientRect().height])
       .filter(([, h]) => h > 0 && h < 43.5)""")
     assert short == [], f"{title}: links shorter than a finger: {short[:5]} ({len(short)})"
+    # the header is one row as tall as its link (the title beside the way back to the records), not two
+    page.evaluate("() => window.scrollTo(0, 0)")
+    header, back = page.locator("header").bounding_box(), page.locator("header nav a[href='/']").bounding_box()
+    assert header is not None and back is not None and back["height"] >= 43.5, back
+    assert header["height"] <= 56 and back["y"] + back["height"] <= header["y"] + header["height"], (title, header, back)
     # "show the whole board" fits it to the screen, and back
     page.locator("#board-zoom").click()
     expect(page.locator("#board-zoom")).to_have_attribute("aria-pressed", "true")
@@ -544,6 +549,12 @@ def test_a_screen_reader_reads_the_board_in_sentences_and_hears_one_thing_a_step
     links = page.locator("#moves li > a[data-step]")
     assert links.count() > 50
     assert page.locator('#moves li > a[data-step][tabindex="0"]').count() == 1
+    # its current line's link says it is the current step; a line's mark of who asserted its chance is said in
+    # words (a game entered at the table: the transcriber); the final breakdown's every column has a head
+    expect(page.locator('#moves a[aria-current="step"]')).to_have_count(1)
+    expect(page.locator('#moves li.current > a[tabindex="0"]')).to_have_attribute("aria-current", "step")
+    expect(page.locator("#moves").get_by_role("img", name="asserted by the transcriber (a table's word)").first).to_be_attached()
+    expect(page.locator("#final").get_by_role("columnheader", name="what counts")).to_have_count(1)
     page.locator("#skip-moves").focus()
     expect(page.locator("#skip-moves")).to_be_visible()
     page.keyboard.press("Tab")
@@ -553,6 +564,7 @@ def test_a_screen_reader_reads_the_board_in_sentences_and_hears_one_thing_a_step
     page.keyboard.press("ArrowDown")
     expect(page.locator("#moves li.current > a")).not_to_have_attribute("data-step", str(step))  # the next line's
     expect(page.locator("#moves li.current > a")).to_be_focused()
+    expect(page.locator("#moves li.current > a")).to_have_attribute("aria-current", "step")
     assert int(page.locator("#moves li.current > a").get_attribute("data-step")) > step
     page.keyboard.press("Tab")
     assert page.evaluate("() => !document.activeElement.closest('#moves')"), "one Tab leaves the move list"
@@ -616,8 +628,9 @@ def test_a_new_game_on_a_phone_keeps_each_players_remove_button_beside_the_name(
 def test_la_citta_names_its_places_on_request_and_the_other_titles_need_no_switch(
         served: tuple[str, Any, dict[str, str]], opened: Any, width: str) -> None:
     """A table writes `farm L71 L78`, and the printed board names no hex: on La Città's record page "names of the
-    places" shows every lane hex's name over the board, a finger's size on a phone, kept for the next page; the
-    titles whose places are printed (cities, seas) show no such switch."""
+    places" shows every lane hex's name over the board, a finger's size on a phone, kept for the next page, each
+    name clear of the castle's number, the building's mark and the citizen on its hex; the titles whose places are
+    printed (cities, seas) show no such switch."""
     base, _, paths = served
     page = opened(WIDTHS[width], touch=width == "phone")
     page.goto(base + paths["record la-citta"])
@@ -630,11 +643,17 @@ def test_la_citta_names_its_places_on_request_and_the_other_titles_need_no_switc
     if width == "phone":
         box = switch.bounding_box()
         assert box is not None and box["height"] >= 43.5, box
+    else:  # a desk's header keeps every site link the phone's leaves to the records list
+        expect(page.locator("header nav a")).to_have_text(["records", "import", "API"])
     switch.click()
     expect(switch).to_have_attribute("aria-pressed", "true")
     expect(name).to_be_visible()
-    page.locator("#next").click()  # the names stay as the board moves on
+    assert page.evaluate(COVERED) == [], "a place's name covers a piece"  # the castles' numbers (the opening)
+    page.keyboard.press("End")  # the names stay as the board moves on, and cover no building, mark or citizen
+    expect(page.locator("body")).to_have_attribute("data-step", re.compile(r"^[1-9]\d{2,}$"))
     expect(name).to_be_visible()
+    assert page.locator("#board svg [data-kind=building]").count() > 0
+    assert page.evaluate(COVERED) == [], "a place's name covers a piece"
     page.reload()
     ready(page, "record la-citta")
     expect(page.locator("#place-names")).to_have_attribute("aria-pressed", "true")
@@ -645,3 +664,23 @@ def test_la_citta_names_its_places_on_request_and_the_other_titles_need_no_switc
         page.goto(base + paths[f"record {title}"])
         ready(page, f"record {title}")
         expect(page.locator("#place-names")).to_be_hidden()
+
+
+# The places' names (La Città's switch on) whose letters overlap a piece's: the castle's number, a building's mark, a
+# citizen ("name on what", at most 8). A text's ink, not its box (the font's ascent and descent overlap where no
+# letter does): from its baseline up a capital's height, as wide as its letters, in the drawing's units.
+COVERED = """() => {
+  const ink = (t) => { const size = parseFloat(getComputedStyle(t).fontSize), y = t.y.baseVal[0].value,
+    w = t.getComputedTextLength(), x = t.x.baseVal[0].value - (t.getAttribute("text-anchor") === "middle"
+      || t.closest("[text-anchor=middle]") ? w / 2 : 0);
+    return { left: x, right: x + w, top: y - 0.73 * size, bottom: y }; };
+  const disc = (c) => ({ left: c.cx.baseVal.value - c.r.baseVal.value, right: c.cx.baseVal.value + c.r.baseVal.value,
+    top: c.cy.baseVal.value - c.r.baseVal.value, bottom: c.cy.baseVal.value + c.r.baseVal.value });
+  const meet = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  const svg = "#board svg:not(.overlay)";
+  const pieces = [...document.querySelectorAll(`${svg} text.citizen, ${svg} [data-kind=building] text`)]
+    .map((t) => [t.firstChild.textContent, ink(t)]).concat([...document.querySelectorAll(`${svg} circle.citizen`)]
+    .map((c) => [c.getAttribute("data-id"), disc(c)]));
+  return [...document.querySelectorAll(`${svg} .place-names text`)].flatMap((n) => pieces
+    .filter(([, box]) => meet(ink(n), box)).map(([what]) => `${n.textContent} on ${what}`)).slice(0, 8);
+}"""

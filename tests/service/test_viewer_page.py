@@ -113,7 +113,7 @@ def test_a_finished_game_reads_as_board_story_and_scores(served: tuple[str, Any]
     # the story line of this step is current, and it is the API's sentence
     story = client.get(f"/api/records/{record_id}/story").get_json()
     line = max((li for li in story["lines"] if li["step"] <= middle), key=lambda li: li["step"])
-    current = page.locator('#moves li[aria-current="step"]')
+    current = page.locator("#moves li.current")
     expect(current).to_have_count(1)
     expect(current).to_have_attribute("data-step", str(line["step"]))
     expect(current).to_have_text(line["text"])
