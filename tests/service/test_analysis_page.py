@@ -5,6 +5,7 @@ docs/screenshots/analysis-<title>.png and phone-analysis-<title>.png."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
 from collections.abc import Iterator
@@ -195,9 +196,14 @@ def test_the_analysis_is_asked_for_followed_and_drawn(served: tuple[str, Any, An
 @pytest.mark.parametrize("title", ["citta-stato", "serenissima"])
 def test_every_title_reads_its_analysis(served: tuple[str, Any, Any], context: Any, title: str) -> None:
     """The other titles' analyses on the page, at both widths: their words, axe clean, screenshots looked at."""
-    base, client, _ = served
+    base, client, app = served
     record_id, _, _, _ = import_finished_http(client, record_file(title, "analysis-page", greedy=True))
-    analysis = done_analysis(client, record_id)
+    analyses = app.extensions["cronaca"].records.analyses
+    kept, analyses.budget = analyses.budget, dataclasses.replace(analyses.budget, playouts=3)  # the page is checked, not the analysis
+    try:
+        analysis = done_analysis(client, record_id)
+    finally:
+        analyses.budget = kept
     for size, name, at in (({"width": 1400, "height": 1000}, f"analysis-{title}.png", "#charts"),
                            (PHONE, f"phone-analysis-{title}.png", "#analysis")):
         page = context(size, bypass_csp=True)
