@@ -915,5 +915,11 @@ def evolve(state: State, e: Event) -> State:
     if hit is not None and hit[1] is e and hit[0] is state:
         return hit[2]
     d = thaw(state)
-    fold_into(d, [e])
+    handler, pops = FOLD[type(e)]  # fold_into for one event, written out: a stream's fold calls this for each
+    if pops:
+        tasks = d.tasks
+        d.tasks = tasks[1:]
+        handler(d, e, tasks[0])
+    else:
+        handler(d, e, None)
     return freeze(d)

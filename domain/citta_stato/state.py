@@ -148,7 +148,32 @@ def _thaw_and_freeze() -> tuple[Callable[[State], Draft], Callable[[Draft], Stat
     return scope["thaw"], scope["freeze"]
 
 
-thaw, freeze = _thaw_and_freeze()
+_thaw, _freeze = _thaw_and_freeze()
+
+# The last draft frozen and the State it made. A fold goes on from the state it has just made (a replay
+# plays each command from the state the last one settled at; a stream folds event after event), so
+# `thaw` hands that draft back instead of copying the same fields into a new one: about a tenth of a
+# 2-player decision. A draft is spent once frozen (nothing writes to it again), so the one kept always
+# holds exactly its State's fields; `thaw` takes it out of the list before anyone writes to it (one
+# `pop`, so two threads can never be handed the same draft), and any other state is thawed afresh. The list
+# holds one pair, or one a thread folding at that moment.
+_SPARE: list[tuple[State, Draft]] = []
+
+
+def thaw(state: State) -> Draft:
+    """A draft of `state` to fold events onto (`rules.settle`, `fold.evolve`)."""
+    try:
+        made, draft = _SPARE.pop()
+    except IndexError:
+        return _thaw(state)
+    return draft if made is state else _thaw(state)
+
+
+def freeze(draft: Draft) -> State:
+    """The State of a draft's fields. The draft is spent: write nothing to it after this (thaw it again)."""
+    state = _freeze(draft)
+    _SPARE.append((state, draft))  # (every freeze follows a thaw, which emptied the list)
+    return state
 
 
 _BEGUN: dict[str, State] = {}
