@@ -10,6 +10,8 @@ import pytest
 
 from domain import catalog
 from domain.citta_stato import GAME
+from domain.citta_stato.state import State, freeze, thaw
+from domain.kernel import SeededChance
 from domain.kernel.chance import ObservedChance
 from domain.kernel.selfplay import play_random
 from tests.citta_stato.helpers import EDITION
@@ -65,3 +67,20 @@ def test_play_gives_the_state_its_events_fold_to_one_by_one(game):
         assert after is None or after == one_by_one
         state = one_by_one
     assert state.phase == "over"
+
+
+def test_thaw_hands_back_a_draft_only_to_the_state_it_was_frozen_to():
+    """`thaw` reuses the draft the state was frozen from (state._SPARE); any other state gets its own fields."""
+    s = GAME.begin(EDITION)
+    for e in GAME.setup(EDITION, {"players": 3}, SeededChance("spare")):
+        s = GAME.evolve(s, e)
+    d = thaw(s)
+    d.round = 99
+    moved = freeze(d)
+    assert moved.round == 99 and s.round == 1
+    assert thaw(moved) is d  # the fold goes on from the state it has just made: no copy
+    freeze(d)
+    again = thaw(s)  # an older state: a new draft of its own fields, not the one that moved on
+    assert again is not d and freeze(again) == s and s.round == 1
+    equal = State(*moved)  # equal to the last state frozen, but another object: thawed afresh
+    assert thaw(equal) is not again and freeze(thaw(equal)) == moved
