@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import operator
 from bisect import insort
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from operator import attrgetter
 from typing import Any
 
@@ -897,7 +897,7 @@ def remember_setup(chain: dict[int, tuple[State, Event, State]]) -> None:
 FOLD: dict[type[Event], tuple[Handler, bool]] = {cls: (handler, cls.pops) for cls, handler in HANDLERS.items()}  # type: ignore[attr-defined]
 
 
-def fold_into(d: Draft, events: list[Event]) -> None:
+def fold_into(d: Draft, events: Sequence[Event]) -> None:
     """Fold `events` onto the draft, in order: each settling step is taken off the queue before its handler runs."""
     fold = FOLD
     for e in events:
@@ -915,11 +915,5 @@ def evolve(state: State, e: Event) -> State:
     if hit is not None and hit[1] is e and hit[0] is state:
         return hit[2]
     d = thaw(state)
-    handler, pops = FOLD[type(e)]  # fold_into for one event, written out: a stream's fold calls this for each
-    if pops:
-        tasks = d.tasks
-        d.tasks = tasks[1:]
-        handler(d, e, tasks[0])
-    else:
-        handler(d, e, None)
+    fold_into(d, (e,))
     return freeze(d)

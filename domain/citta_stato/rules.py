@@ -39,7 +39,7 @@ from . import commands as cmd
 from . import events as ev
 from . import solo
 from .edition import BANNERS, BI, CI, COLOURS, TITLE, tables
-from .fold import FOLD, cards_renewed_all, evolve, fold_into, remember_setup, used_schemes
+from .fold import cards_renewed_all, evolve, fold_into, remember_setup, used_schemes
 from .scoring import final_scores
 from .state import GHOST, Now, State, Task, begin, freeze, order_from, thaw
 
@@ -765,16 +765,15 @@ def offered_now(state: Now, task: Task) -> list[Option]:
 def settle(state: State, events: list[Event], chance: Chance) -> tuple[State, list[Event]]:
     """Fold `events`, then settle automatic steps until a seat must choose (or the game ends).
 
-    Every event is folded onto one Draft of the state (as fold.fold_into does) and each automatic step
-    reads that draft, so the command makes one new State, at the end, however many events it causes (a
-    solo decision causes five or six: the Ghost's draw and steps, the End of Round's new cards and resets).
-    The loop runs once per event, so `fold_into` is written out in it and the tables it consults are
-    bound to local names.
+    Every event is folded onto one Draft of the state (fold.fold_into) and each automatic step reads
+    that draft, so the command makes one new State, at the end, however many events it causes (a solo
+    decision causes five or six: the Ghost's draw and steps, the End of Round's new cards and resets).
+    The loop runs once per event, so the tables it consults are bound to local names.
     """
     global _SETTLED
     d = thaw(state)
     fold_into(d, events)
-    auto_step, ghost_step, skipped, fold = AUTO.get, GHOST_AUTO.get, ev.StepSkipped.of, FOLD
+    auto_step, ghost_step, skipped = AUTO.get, GHOST_AUTO.get, ev.StepSkipped.of
     ghost = GHOST if d.solo is not None else None
     offered: list[Option] = []
     tasks = d.tasks
@@ -809,14 +808,7 @@ def settle(state: State, events: list[Event], chance: Chance) -> tuple[State, li
                     tasks = d.tasks = tasks[1:]
                     continue
                 more = [skipped(task[1], kind)]
-        for e in more:
-            handler, pops = fold[type(e)]
-            if pops:
-                tasks = d.tasks
-                d.tasks = tasks[1:]
-                handler(d, e, tasks[0])
-            else:
-                handler(d, e, None)
+        fold_into(d, more)
         events += more
         tasks = d.tasks
     after = freeze(d)

@@ -12,9 +12,9 @@ from domain import catalog
 from domain.citta_stato import GAME
 from domain.citta_stato.state import State, freeze, thaw
 from domain.kernel import SeededChance
-from domain.kernel.chance import ObservedChance
 from domain.kernel.selfplay import play_random
 from tests.citta_stato.helpers import EDITION
+from tests.folds import play_folds_as_evolve
 
 SOLO = catalog.solo(GAME.title)
 assert SOLO is not None
@@ -53,19 +53,7 @@ def test_play_gives_the_state_its_events_fold_to_one_by_one(game):
     """`play` folds a command's events and the automatic steps after it onto one working copy of the state
     (rules.settle): each state it returns must be the one `evolve` makes event by event."""
     played = play_random(GAME, EDITION, _options(game), f"one-by-one-{game}")
-    state = GAME.begin(EDITION)
-    for index, entry in enumerate(played.entries):
-        chance = ObservedChance.of(entry.outcomes)
-        if index == 0:
-            events, after = GAME.setup(EDITION, entry.options, chance), None
-        else:
-            events, after = GAME.play(state, GAME.parse_command(entry.command), chance)
-        assert tuple(events) == entry.events
-        one_by_one = state
-        for e in events:
-            one_by_one = GAME.evolve(one_by_one, e)
-        assert after is None or after == one_by_one
-        state = one_by_one
+    state = play_folds_as_evolve(GAME, EDITION, played)
     assert state.phase == "over"
 
 
