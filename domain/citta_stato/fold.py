@@ -1,5 +1,10 @@
 """evolve: one small function per event type (HANDLERS). Pure and total.
 
+Each handler writes the fields its event changes onto a Draft, the state's fields as a mutable object
+(state.Draft): `evolve` thaws a State, folds one event and freezes it again, and `rules.settle` folds a
+whole command (its events and every automatic step after it) onto one Draft, so a decision's five or six
+events make one new State, not one each.
+
 The queue of steps (`State.tasks`) is derived here: an event that settles a step (`pops`)
 removes the head first, and an event that starts effects (an action, a card taken, a scheme
 chosen) queues them in front, so the order of effects is exactly the order on the card.
@@ -9,7 +14,7 @@ from __future__ import annotations
 
 import operator
 from bisect import insort
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from operator import attrgetter
 from typing import Any
 
@@ -21,16 +26,17 @@ from .edition import BI, CI, COLOURS, TITLE
 from .state import (
     GHOST,
     ZERO6,
+    Draft,
+    Now,
     Seat,
     SoloGame,
     State,
     Task,
+    freeze,
     new_seat,
-    new_state,
     order_from,
     setter,
-    with_seat,
-    with_tasks,
+    thaw,
 )
 
 
@@ -70,11 +76,7 @@ def inserted(items: tuple[str, ...], card: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def set_seat(state: State, i: int, seat: Seat) -> tuple[Seat, ...]:
-    return put(state.seats, i, seat)
-
-
-# Positional copies for the hottest handlers (state.setter): half the cost of new_state / new_seat.
+# Positional copies of a Seat for the hottest handlers (state.setter): half the cost of new_seat.
 _seat_supply = setter(Seat, "supply")
 _seat_banners = setter(Seat, "banners")
 _seat_vp = setter(Seat, "vp")
@@ -90,24 +92,8 @@ _seat_round_reset = setter(Seat, "actions", "passed", "scheme_used")
 _seat_retired = setter(Seat, "retired")
 _seat_city = setter(Seat, "city")
 _seat_republic = setter(Seat, "republic")
-_state_seats = setter(State, "seats")
-_state_first_current = setter(State, "first", "current")
-_state_round_reset = setter(State, "round", "first", "current", "next_first", "upgrade", "schemes_up", "removed", "seats", "tasks")
 _seat_ghost_reset = setter(Seat, "bag", "supply", "passed")
 _is_passed = attrgetter("passed")
-_state_current_tasks = setter(State, "current", "tasks")
-_state_seats_tasks = setter(State, "seats", "tasks")
-_state_after_action = setter(State, "seats", "market", "present", "upgrade", "tasks")
-_state_after_pass = setter(State, "seats", "next_first", "tasks")
-_state_seats_market_tasks = setter(State, "seats", "market", "tasks")
-_state_seats_reserve_tasks = setter(State, "seats", "reserve", "tasks")
-_state_seats_warfare_tasks = setter(State, "seats", "warfare", "tasks")
-_state_seats_present_tasks = setter(State, "seats", "present", "tasks")
-_state_seats_future_tasks = setter(State, "seats", "future", "tasks")
-_state_seats_present_discards_tasks = setter(State, "seats", "present", "discards", "tasks")
-_state_cards = setter(State, "present", "future", "decks", "discards", "tasks")
-_state_schemes_up_tasks = setter(State, "schemes_up", "tasks")
-_state_market_box_reserve_tasks = setter(State, "market", "box", "reserve", "tasks")
 
 
 def place_in_market(market: tuple[tuple[bool, ...], ...], colour: str) -> tuple[tuple[tuple[bool, ...], ...], bool]:
@@ -120,13 +106,13 @@ def place_in_market(market: tuple[tuple[bool, ...], ...], colour: str) -> tuple[
     return market, False
 
 
-def take_from_market(state: State, colour: str, cost: int) -> tuple[tuple[bool, ...], ...]:
+def take_from_market(state: Now, colour: str, cost: int) -> tuple[tuple[bool, ...], ...]:
     i = CI[colour]
     r = state.t.row_costs.index(cost)
     return put(state.market, i, put(state.market[i], r, False))
 
 
-def effect_tasks(state: State, seat: int, effects: tuple[tuple[Any, ...], ...], card: str = "") -> tuple[Task, ...]:
+def effect_tasks(state: Now, seat: int, effects: tuple[tuple[Any, ...], ...], card: str = "") -> tuple[Task, ...]:
     """Turn an edition effect list into queued steps for `seat` (all-player effects fan out here).
 
     The steps depend on the list, the seat, the card, the number of players and the seat's city, no
@@ -146,7 +132,7 @@ def effect_tasks(state: State, seat: int, effects: tuple[tuple[Any, ...], ...], 
 _EFFECT_TASKS: dict[tuple[int, int, str, int, str], tuple[tuple[tuple[Any, ...], ...], tuple[Task, ...]]] = {}
 
 
-def _effect_tasks(state: State, seat: int, effects: tuple[tuple[Any, ...], ...], card: str) -> tuple[Task, ...]:
+def _effect_tasks(state: Now, seat: int, effects: tuple[tuple[Any, ...], ...], card: str) -> tuple[Task, ...]:
     out: list[Task] = []
     for eff in effects:
         k = eff[0]
@@ -174,7 +160,7 @@ def _effect_tasks(state: State, seat: int, effects: tuple[tuple[Any, ...], ...],
     return tuple(out)
 
 
-def end_of_round_tasks(state: State) -> tuple[Task, ...]:
+def end_of_round_tasks(state: Now) -> tuple[Task, ...]:
     at_war = {s for s, _ in state.warfare}
     shifts = tuple(("war_shift", s) for s in order_from(state, state.first) if s not in at_war)
     return shifts + _END_OF_ROUND
@@ -185,126 +171,117 @@ _END_OF_ROUND: tuple[Task, ...] = (
 )
 
 
-def _push(tasks: tuple[Task, ...], *new: Task) -> tuple[Task, ...]:
-    return new + tasks
-
-
 # --- setup -------------------------------------------------------------------------------
-def _game_started(s: State, e: ev.GameStarted, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    t = s.t
+def _game_started(d: Draft, e: ev.GameStarted, popped: Task | None) -> None:
+    t = d.t
     n = e.players
-    reserve = tuple(b + (x if e.expansion else 0) for b, x in zip(t.cubes_base, t.cubes_expansion, strict=True))
+    d.players = n
+    d.expansion = e.expansion
+    d.upgrade = t.upgrade_start[n]
+    d.reserve = tuple(b + (x if e.expansion else 0) for b, x in zip(t.cubes_base, t.cubes_expansion, strict=True))
     discs = tuple(v for v in t.disc_values if v not in t.discs_removed.get(n, ()))
-    seat = Seat(form=t.rep_start, discs=discs)
-    return new_state(
-        s,
-        players=n,
-        expansion=e.expansion,
-        upgrade=t.upgrade_start[n],
-        reserve=reserve,
-        seats=(seat,) * n,
-        decks=t.decks[e.expansion],
-        scheme_pool=t.scheme_pool[e.expansion],
-        pool=tuple(sorted(t.swap_pool)),
-        market=((False,) * len(t.row_costs),) * 6,
-        tasks=tasks,
-    )
+    d.seats = (Seat(form=t.rep_start, discs=discs),) * n
+    d.decks = t.decks[e.expansion]
+    d.scheme_pool = t.scheme_pool[e.expansion]
+    d.pool = tuple(sorted(t.swap_pool))
+    d.market = ((False,) * len(t.row_costs),) * 6
 
 
-def _cities_dealt(s: State, e: ev.CitiesDealt, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    return _state_seats(s, tuple(_seat_city(seat, c) for seat, c in zip(s.seats, e.cities, strict=True)))
+def _cities_dealt(d: Draft, e: ev.CitiesDealt, popped: Task | None) -> None:
+    d.seats = tuple(_seat_city(seat, c) for seat, c in zip(d.seats, e.cities, strict=True))
 
 
-def _personal_scheme(s: State, e: ev.PersonalSchemeDealt, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    seat = new_seat(s.seats[e.seat], scheme=e.scheme)
-    return new_state(s, seats=set_seat(s, e.seat, seat), scheme_pool=without(s.scheme_pool, e.scheme))
+def _personal_scheme(d: Draft, e: ev.PersonalSchemeDealt, popped: Task | None) -> None:
+    d.seats = put(d.seats, e.seat, new_seat(d.seats[e.seat], scheme=e.scheme))
+    d.scheme_pool = without(d.scheme_pool, e.scheme)
 
 
-def _schemes_placed(s: State, e: ev.SchemesPlaced, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    pool = s.scheme_pool
+def _schemes_placed(d: Draft, e: ev.SchemesPlaced, popped: Task | None) -> None:
+    pool = d.scheme_pool
     for k in e.slots:
         pool = without(pool, k)
-    return new_state(s, schemes=e.slots, schemes_up=(True,) * len(e.slots), scheme_pool=pool)
+    d.schemes, d.schemes_up, d.scheme_pool = e.slots, (True,) * len(e.slots), pool
 
 
-def _republic_dealt(s: State, e: ev.RepublicCardsDealt, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    return _state_seats(s, tuple(_seat_republic(seat, c) for seat, c in zip(s.seats, e.cards, strict=True)))
+def _republic_dealt(d: Draft, e: ev.RepublicCardsDealt, popped: Task | None) -> None:
+    d.seats = tuple(_seat_republic(seat, c) for seat, c in zip(d.seats, e.cards, strict=True))
 
 
-def _cards_revealed(s: State, e: ev.CardsRevealed, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+def _cards_revealed(d: Draft, e: ev.CardsRevealed, popped: Task | None) -> None:
     i = CI[e.colour]
-    deck = s.decks[i]
+    deck = d.decks[i]
     for card in (e.present, e.future):
         if card:
             deck = without(deck, card)
-    return _state_cards(s, put(s.present, i, e.present), put(s.future, i, e.future), put(s.decks, i, deck), s.discards, tasks)
+    d.present, d.future, d.decks = put(d.present, i, e.present), put(d.future, i, e.future), put(d.decks, i, deck)
 
 
-def _first_player(s: State, e: ev.FirstPlayerChosen, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    return _state_first_current(s, e.seat, e.seat)
+def _first_player(d: Draft, e: ev.FirstPlayerChosen, popped: Task | None) -> None:
+    d.first = d.current = e.seat
 
 
-def _city_cubes(s: State, e: ev.CityCubesPlaced, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    t = s.t
-    seat = s.seats[e.seat]
+def _city_cubes(d: Draft, e: ev.CityCubesPlaced, popped: Task | None) -> None:
+    t = d.t
+    seat = d.seats[e.seat]
     to_supply, to_market, taken = t.city_cubes[seat.city]  # the bag's cubes and the card's 8 leave the reserve
     bag = t.bag_start
-    market = s.market
+    market = d.market
     for c in to_market:
         market, placed = place_in_market(market, c)
         if not placed:
             bag = add(bag, CI[c])
     seat = _seat_bag_supply(seat, bag, tuple(map(operator.add, seat.supply, to_supply)))
-    return new_state(s, seats=set_seat(s, e.seat, seat), reserve=tuple(map(operator.sub, s.reserve, taken)), market=market)
+    d.seats = put(d.seats, e.seat, seat)
+    d.reserve = tuple(map(operator.sub, d.reserve, taken))
+    d.market = market
 
 
-def _setup_completed(s: State, e: ev.SetupCompleted, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    keep = tuple(r if c in ("W", "B") else 0 for r, c in zip(s.reserve, COLOURS, strict=True))  # W/B stay in the reserve
-    box = tuple(b + r - k for b, r, k in zip(s.box, s.reserve, keep, strict=True))
-    return new_state(s, reserve=keep, box=box, phase="turns", current=s.first)
+def _setup_completed(d: Draft, e: ev.SetupCompleted, popped: Task | None) -> None:
+    keep = tuple(r if c in ("W", "B") else 0 for r, c in zip(d.reserve, COLOURS, strict=True))  # W/B stay in the reserve
+    d.box = tuple(b + r - k for b, r, k in zip(d.box, d.reserve, keep, strict=True))
+    d.reserve = keep
+    d.phase = "turns"
+    d.current = d.first
 
 
 # --- turns -------------------------------------------------------------------------------
-def _action_taken(s: State, e: ev.ActionTaken, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    t = s.t
+def _action_taken(d: Draft, e: ev.ActionTaken, popped: Task | None) -> None:
+    t = d.t
     i = e.seat
-    seat = s.seats[i]
+    seat = d.seats[i]
     n = seat.actions + 1
     paid = e.paid
     supply = add_cubes(seat.supply, paid, -1)
     bag = seat.bag
-    market = s.market
     if n == 1:
-        market, placed = place_in_market(market, paid[0])
+        d.market, placed = place_in_market(d.market, paid[0])
         if not placed:
             bag = add_cubes(bag, paid)
     else:
         bag = add_cubes(bag, paid)
     action = e.action
-    present = s.present
-    upgrade = s.upgrade
     new: tuple[Task, ...]
     if action == "city":
         seat = _seat_bag_supply_actions(seat, bag, supply, n)
-        new = _city_action_tasks(s, seat, i, e.colour)
+        new = _city_action_tasks(d, seat, i, e.colour)
     elif action == "use":
-        present = put(present, CI[e.colour], "")
+        d.present = put(d.present, CI[e.colour], "")
         seat = _seat_after_use(seat, bag, supply, n, seat.cards + (e.card,))
-        new = effect_tasks(s, i, t.card_effects[e.card], e.card)
+        new = effect_tasks(d, i, t.card_effects[e.card], e.card)
     elif action == "burn":
         ci = CI[e.colour]
-        present = put(present, ci, "")
+        d.present = put(d.present, ci, "")
         count = seat.burned[ci] + 1
         seat = _seat_after_burn(seat, bag, supply, n, add(seat.burned, ci), seat.burned_cards + (e.card,))
-        new = effect_tasks(s, i, t.burn_bonus[ci][count])
+        new = effect_tasks(d, i, t.burn_bonus[ci][count])
     else:  # upgrade
         ti = BI[e.colour]
         space = seat.tracks[ti] + 1
         seat = _seat_after_upgrade(seat, bag, supply, n, put(seat.tracks, ti, space))
-        upgrade -= 1
-        new = effect_tasks(s, i, t.track_rewards[ti].get(space, ()))
-    end = _SOLO_TURN_END[i] if s.solo else _TURN_END[i]
-    return _state_after_action(s, set_seat(s, i, seat), market, present, upgrade, new + end + tasks)
+        d.upgrade -= 1
+        new = effect_tasks(d, i, t.track_rewards[ti].get(space, ()))
+    d.seats = put(d.seats, i, seat)
+    d.tasks = new + (_SOLO_TURN_END[i] if d.solo else _TURN_END[i]) + d.tasks
 
 
 # The steps that close a turn, by seat: the Ghost acts after each of the human's turns in a solo game.
@@ -312,7 +289,7 @@ _TURN_END: tuple[tuple[Task, ...], ...] = tuple((("end_turn", i),) for i in rang
 _SOLO_TURN_END: tuple[tuple[Task, ...], ...] = tuple((("ghost_turn", GHOST), ("end_turn", i)) for i in range(8))
 
 
-def _city_action_tasks(s: State, seat: Seat, i: int, colour: str) -> tuple[Task, ...]:
+def _city_action_tasks(s: Now, seat: Seat, i: int, colour: str) -> tuple[Task, ...]:
     t = s.t
     if colour == "Y":
         return (("fleet", i, t.track_values[0][seat.tracks[0] - 1]),)
@@ -322,343 +299,340 @@ def _city_action_tasks(s: State, seat: Seat, i: int, colour: str) -> tuple[Task,
         return (("draw", i, t.track_values[1][seat.tracks[1] - 1]),)
     if colour == "O":  # VP by the orange track, then a disc unless this seat's disc is already on the track
         vp: Task = ("vp", i, "fixed", t.track_values[2][seat.tracks[2] - 1])
-        return (vp,) if any(d[0] == i for d in s.warfare) else (vp, ("war_disc", i))
+        return (vp,) if any(w[0] == i for w in s.warfare) else (vp, ("war_disc", i))
     if colour == "B":
         return (("trade", i),)
     return (("scheme", i),)
 
 
-def _passed(s: State, e: ev.Passed, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    seats = set_seat(s, e.seat, _seat_passed(s.seats[e.seat], True))
-    next_first = s.next_first
-    if next_first < 0 and e.seat != s.first:
-        next_first = e.seat
+def _passed(d: Draft, e: ev.Passed, popped: Task | None) -> None:
+    seats = put(d.seats, e.seat, _seat_passed(d.seats[e.seat], True))
     if all(map(_is_passed, seats)):  # (ghost_rest and end_of_round_tasks read nothing this event changes)
-        tasks = ghost_rest(s) + end_of_round_tasks(s) + tasks
+        d.tasks = ghost_rest(d) + end_of_round_tasks(d) + d.tasks
     else:
-        tasks = (("end_turn", e.seat),) + tasks
-    return _state_after_pass(s, seats, next_first, tasks)
+        d.tasks = (("end_turn", e.seat),) + d.tasks
+    if d.next_first < 0 and e.seat != d.first:
+        d.next_first = e.seat
+    d.seats = seats
 
 
-def _future_revealed(s: State, e: ev.FutureRevealed, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+def _future_revealed(d: Draft, e: ev.FutureRevealed, popped: Task | None) -> None:
     i = CI[e.colour]
-    return new_state(s, future=put(s.future, i, e.card), decks=put(s.decks, i, without(s.decks[i], e.card)), tasks=tasks)
+    d.future, d.decks = put(d.future, i, e.card), put(d.decks, i, without(d.decks[i], e.card))
 
 
-def _turn_ended(s: State, e: ev.TurnEnded, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    return _state_current_tasks(s, e.next, tasks)
+def _turn_ended(d: Draft, e: ev.TurnEnded, popped: Task | None) -> None:
+    d.current = e.next
 
 
-def _after_stop(s: State, popped: Task | None, tasks: tuple[Task, ...]) -> tuple[Task, ...]:
+def _after_stop(d: Draft, popped: Task | None) -> None:
     if popped is not None and popped[0] == "market_swap" and popped[3] > 0:
-        return _push(tasks, ("market_place", popped[1], popped[3]))
-    return tasks
+        d.tasks = (("market_place", popped[1], popped[3]),) + d.tasks
 
 
-def _skipped(s: State, e: ev.StepSkipped, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    return with_tasks(s, _after_stop(s, popped, tasks))
+def _skipped(d: Draft, e: ev.StepSkipped, popped: Task | None) -> None:
+    _after_stop(d, popped)
 
 
-def _declined(s: State, e: ev.Declined, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    return with_tasks(s, _after_stop(s, popped, tasks))
+def _declined(d: Draft, e: ev.Declined, popped: Task | None) -> None:
+    _after_stop(d, popped)
 
 
-def used_schemes(s: State) -> int:
+def used_schemes(s: Now) -> int:
     """Board schemes used this round; those the Ghost turned down were removed, not used."""
     return sum(1 for up in s.schemes_up if not up) - len(s.removed)
 
 
-def _accepted(s: State, e: ev.Accepted, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+def _accepted(d: Draft, e: ev.Accepted, popped: Task | None) -> None:
     assert popped is not None and popped[0] == "amalfi_draw"
-    return with_tasks(s, _push(tasks, ("draw", e.seat, popped[2] * used_schemes(s))))
+    d.tasks = (("draw", e.seat, popped[2] * used_schemes(d)),) + d.tasks
 
 
-def _cube_bought(s: State, e: ev.CubeBought, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+def _cube_bought(d: Draft, e: ev.CubeBought, popped: Task | None) -> None:
     assert popped is not None
-    seat = s.seats[e.seat]
-    seat = _seat_supply(seat, add(seat.supply, CI[e.colour]))
+    seat = d.seats[e.seat]
+    d.seats = put(d.seats, e.seat, _seat_supply(seat, add(seat.supply, CI[e.colour])))
+    d.market = take_from_market(d, e.colour, e.cost)
     left = popped[2] - e.cost
     if left > 0:
-        tasks = _push(tasks, ("fleet", e.seat, left))
-    return _state_seats_market_tasks(s, set_seat(s, e.seat, seat), take_from_market(s, e.colour, e.cost), tasks)
+        d.tasks = (("fleet", e.seat, left),) + d.tasks
 
 
-def _banner_gained(s: State, e: ev.BannerGained, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    seat = s.seats[e.seat]
-    seat = _seat_banners(seat, add(seat.banners, BI[e.colour]))
+def _banner_gained(d: Draft, e: ev.BannerGained, popped: Task | None) -> None:
+    seat = d.seats[e.seat]
+    d.seats = put(d.seats, e.seat, _seat_banners(seat, add(seat.banners, BI[e.colour])))
     if popped is not None and popped[0] == "banner_any" and popped[3] > 0:
-        tasks = _push(tasks, ("banner_any", e.seat, popped[2] + e.colour, popped[3] - 1))
-    return with_seat(s, e.seat, seat, tasks)
+        d.tasks = (("banner_any", e.seat, popped[2] + e.colour, popped[3] - 1),) + d.tasks
 
 
-def _banner_returned(s: State, e: ev.BannerReturned, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+def _banner_returned(d: Draft, e: ev.BannerReturned, popped: Task | None) -> None:
     assert popped is not None
-    seat = s.seats[e.seat]
-    seat = new_seat(seat, banners=add(seat.banners, BI[e.colour], -1))
+    seat = d.seats[e.seat]
+    d.seats = put(d.seats, e.seat, new_seat(seat, banners=add(seat.banners, BI[e.colour], -1)))
     if popped[0] == "gaeta":
-        tasks = _push(tasks, ("banner_any", e.seat, "", 0))
+        d.tasks = (("banner_any", e.seat, "", 0),) + d.tasks
     else:  # goodwill: the Future card of the banner's colour
-        tasks = _push(tasks, ("take_card", e.seat, "future", e.colour, 0))
-    return with_seat(s, e.seat, seat, tasks)
+        d.tasks = (("take_card", e.seat, "future", e.colour, 0),) + d.tasks
 
 
-def _cube_gained(s: State, e: ev.CubeGained, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+def _cube_gained(d: Draft, e: ev.CubeGained, popped: Task | None) -> None:
     if not e.got:
-        return with_tasks(s, tasks)
+        return
     i = CI[e.colour]
-    seat = s.seats[e.seat]
-    seat = _seat_supply(seat, add(seat.supply, i))
-    return _state_seats_reserve_tasks(s, set_seat(s, e.seat, seat), add(s.reserve, i, -1), tasks)
+    seat = d.seats[e.seat]
+    d.seats = put(d.seats, e.seat, _seat_supply(seat, add(seat.supply, i)))
+    d.reserve = add(d.reserve, i, -1)
 
 
-def _crowns_gained(s: State, e: ev.CrownsGained, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    seat = s.seats[e.seat]
-    return new_state(s, seats=set_seat(s, e.seat, new_seat(seat, crowns=seat.crowns + e.crowns)), tasks=tasks)
+def _crowns_gained(d: Draft, e: ev.CrownsGained, popped: Task | None) -> None:
+    seat = d.seats[e.seat]
+    d.seats = put(d.seats, e.seat, new_seat(seat, crowns=seat.crowns + e.crowns))
 
 
-def _cubes_drawn(s: State, e: ev.CubesDrawn, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    seat = s.seats[e.seat]
-    seat = _seat_bag_supply(seat, add_cubes(seat.bag, e.cubes, -1), add_cubes(seat.supply, e.cubes))
+def _cubes_drawn(d: Draft, e: ev.CubesDrawn, popped: Task | None) -> None:
+    seat = d.seats[e.seat]
+    d.seats = put(d.seats, e.seat, _seat_bag_supply(seat, add_cubes(seat.bag, e.cubes, -1), add_cubes(seat.supply, e.cubes)))
     if 0 <= e.keep < len(e.cubes):
         held = add_cubes((0,) * 6, e.cubes)
-        tasks = _push(tasks, ("return", e.seat, len(e.cubes) - e.keep, held))
-    return with_seat(s, e.seat, seat, tasks)
+        d.tasks = (("return", e.seat, len(e.cubes) - e.keep, held),) + d.tasks
 
 
-def _cube_returned(s: State, e: ev.CubeReturned, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+def _cube_returned(d: Draft, e: ev.CubeReturned, popped: Task | None) -> None:
     assert popped is not None
     i = CI[e.colour]
-    seat = s.seats[e.seat]
-    seat = _seat_bag_supply(seat, add(seat.bag, i), add(seat.supply, i, -1))
+    seat = d.seats[e.seat]
+    d.seats = put(d.seats, e.seat, _seat_bag_supply(seat, add(seat.bag, i), add(seat.supply, i, -1)))
     if popped[2] > 1:
-        tasks = _push(tasks, ("return", e.seat, popped[2] - 1, add(popped[3], i, -1)))
-    return with_seat(s, e.seat, seat, tasks)
+        d.tasks = (("return", e.seat, popped[2] - 1, add(popped[3], i, -1)),) + d.tasks
 
 
-def _vp_scored(s: State, e: ev.VpScored, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    seat = s.seats[e.seat]
+def _vp_scored(d: Draft, e: ev.VpScored, popped: Task | None) -> None:
+    seat = d.seats[e.seat]
     seat = _seat_vp(seat, seat.vp + e.vp) if e.score == "first" else new_seat(seat, second=seat.second + e.vp)
-    return with_seat(s, e.seat, seat, tasks)
+    d.seats = put(d.seats, e.seat, seat)
 
 
 _SIGN = {"left": -1, "right": 1, "none": 0}
 
 
-def _form_shifted(s: State, e: ev.FormShifted, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+def _form_shifted(d: Draft, e: ev.FormShifted, popped: Task | None) -> None:
     step = _SIGN[e.direction] * e.spaces
     if not step:
-        return with_tasks(s, tasks)
-    seats = list(s.seats)
-    top = s.t.rep_spaces
+        return
+    seats = list(d.seats)
+    top = d.t.rep_spaces
     for i in e.seats:
         seats[i] = _seat_form(seats[i], max(1, min(top, seats[i].form + step)))  # clamped to the track
-    return _state_seats_tasks(s, tuple(seats), tasks)
+    d.seats = tuple(seats)
 
 
-def _disc_placed(s: State, e: ev.WarDiscPlaced, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    seat = s.seats[e.seat]
-    seat = _seat_discs(seat, without(seat.discs, e.value))
-    return _state_seats_warfare_tasks(s, set_seat(s, e.seat, seat), s.warfare + ((e.seat, e.value),), tasks)
+def _disc_placed(d: Draft, e: ev.WarDiscPlaced, popped: Task | None) -> None:
+    seat = d.seats[e.seat]
+    d.seats = put(d.seats, e.seat, _seat_discs(seat, without(seat.discs, e.value)))
+    d.warfare = d.warfare + ((e.seat, e.value),)
 
 
-def _scheme_chosen(s: State, e: ev.SchemeChosen, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    t = s.t
-    new = effect_tasks(s, e.seat, t.scheme_effects[e.scheme])
+def _scheme_chosen(d: Draft, e: ev.SchemeChosen, popped: Task | None) -> None:
+    t = d.t
+    new = effect_tasks(d, e.seat, t.scheme_effects[e.scheme])
     if e.slot == 0:
-        seat = new_seat(s.seats[e.seat], scheme_used=True)
-        return with_seat(s, e.seat, seat, new + tasks)
-    if e.slot >= t.shift_from:
-        new = new + (("shift_all", e.seat, t.scheme_shift[e.scheme]),)
-    return _state_schemes_up_tasks(s, put(s.schemes_up, e.slot - 1, False), new + tasks)
+        d.seats = put(d.seats, e.seat, new_seat(d.seats[e.seat], scheme_used=True))
+    else:
+        if e.slot >= t.shift_from:
+            new = new + (("shift_all", e.seat, t.scheme_shift[e.scheme]),)
+        d.schemes_up = put(d.schemes_up, e.slot - 1, False)
+    d.tasks = new + d.tasks
 
 
-def _banners_traded(s: State, e: ev.BannersTraded, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    need, crowns = s.t.trades[e.trade]
-    seat = s.seats[e.seat]
+def _banners_traded(d: Draft, e: ev.BannersTraded, popped: Task | None) -> None:
+    need, crowns = d.t.trades[e.trade]
+    seat = d.seats[e.seat]
     seat = new_seat(seat, banners=tuple(b - k for b, k in zip(seat.banners, need, strict=True)), crowns=seat.crowns + crowns)
-    return with_seat(s, e.seat, seat, tasks)
+    d.seats = put(d.seats, e.seat, seat)
 
 
 def _retire(seat: Seat, value: int) -> Seat:
     return new_seat(seat, discs=without(seat.discs, value), retired=with_sorted(seat.retired, value))
 
 
-def _alliance(s: State, e: ev.AllianceDiscRemoved, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    seats = s.seats
+def _alliance(d: Draft, e: ev.AllianceDiscRemoved, popped: Task | None) -> None:
+    seats = d.seats
     for i in (e.seat, *e.others):
         seats = put(seats, i, _retire(seats[i], e.value))
-    return new_state(s, seats=seats, tasks=_push(tasks, ("draw", e.seat, e.value)))
+    d.seats = seats
+    d.tasks = (("draw", e.seat, e.value),) + d.tasks
 
 
-def _card_taken(s: State, e: ev.CardTaken, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    t = s.t
+def _card_taken(d: Draft, e: ev.CardTaken, popped: Task | None) -> None:
+    t = d.t
     ci = CI[e.card[0]]
-    seat = s.seats[e.seat]
+    seat = d.seats[e.seat]
     if e.mode == "use":
         if e.source != "supply":
             seat = new_seat(seat, cards=seat.cards + (e.card,))
-        new = effect_tasks(s, e.seat, t.card_effects[e.card], e.card)
+        new = effect_tasks(d, e.seat, t.card_effects[e.card], e.card)
     else:
         cards = without(seat.cards, e.card) if e.source == "supply" else seat.cards
         count = seat.burned[ci] + 1
         seat = new_seat(seat, cards=cards, burned=add(seat.burned, ci), burned_cards=seat.burned_cards + (e.card,))
-        new = effect_tasks(s, e.seat, t.burn_bonus[ci][count])
+        new = effect_tasks(d, e.seat, t.burn_bonus[ci][count])
+    d.seats = put(d.seats, e.seat, seat)
     if e.source == "present":
-        return _state_seats_present_tasks(s, set_seat(s, e.seat, seat), put(s.present, ci, ""), new + tasks)
-    if e.source == "future":
-        return _state_seats_future_tasks(s, set_seat(s, e.seat, seat), put(s.future, ci, ""), new + tasks)
-    return with_seat(s, e.seat, seat, new + tasks)
+        d.present = put(d.present, ci, "")
+    elif e.source == "future":
+        d.future = put(d.future, ci, "")
+    d.tasks = new + d.tasks
 
 
-def _burned_under(s: State, e: ev.CardBurnedUnder, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+def _burned_under(d: Draft, e: ev.CardBurnedUnder, popped: Task | None) -> None:
     pi = CI[e.position]
-    seat = s.seats[e.seat]
+    seat = d.seats[e.seat]
     count = seat.burned[pi] + 1
     seat = new_seat(seat, cards=without(seat.cards, e.card), burned=add(seat.burned, pi), burned_cards=seat.burned_cards + (e.card,))
-    new = effect_tasks(s, e.seat, s.t.burn_bonus[pi][count])
-    return with_seat(s, e.seat, seat, new + tasks)
+    new = effect_tasks(d, e.seat, d.t.burn_bonus[pi][count])
+    d.seats = put(d.seats, e.seat, seat)
+    d.tasks = new + d.tasks
 
 
-def _market_taken(s: State, e: ev.MarketCubeTaken, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+def _market_taken(d: Draft, e: ev.MarketCubeTaken, popped: Task | None) -> None:
     assert popped is not None
-    seat = s.seats[e.seat]
-    seat = new_seat(seat, supply=add(seat.supply, CI[e.colour]))
+    seat = d.seats[e.seat]
+    d.seats = put(d.seats, e.seat, new_seat(seat, supply=add(seat.supply, CI[e.colour])))
+    d.market = take_from_market(d, e.colour, e.cost)
     taken = popped[3] + 1
     if taken < popped[2]:
-        tasks = _push(tasks, ("market_swap", e.seat, popped[2], taken))
+        d.tasks = (("market_swap", e.seat, popped[2], taken),) + d.tasks
     else:
-        tasks = _push(tasks, ("market_place", e.seat, taken))
-    return _state_seats_market_tasks(s, set_seat(s, e.seat, seat), take_from_market(s, e.colour, e.cost), tasks)
+        d.tasks = (("market_place", e.seat, taken),) + d.tasks
 
 
-def _market_placed(s: State, e: ev.MarketCubePlaced, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+def _market_placed(d: Draft, e: ev.MarketCubePlaced, popped: Task | None) -> None:
     assert popped is not None
     i = CI[e.colour]
-    seat = s.seats[e.seat]
-    market, placed = place_in_market(s.market, e.colour)
-    seat = new_seat(seat, supply=add(seat.supply, i, -1), bag=seat.bag if placed else add(seat.bag, i))
+    seat = d.seats[e.seat]
+    d.market, placed = place_in_market(d.market, e.colour)
+    d.seats = put(d.seats, e.seat, new_seat(seat, supply=add(seat.supply, i, -1), bag=seat.bag if placed else add(seat.bag, i)))
     if popped[2] > 1:
-        tasks = _push(tasks, ("market_place", e.seat, popped[2] - 1))
-    return new_state(s, seats=set_seat(s, e.seat, seat), market=market, tasks=tasks)
+        d.tasks = (("market_place", e.seat, popped[2] - 1),) + d.tasks
 
 
-def _banners_discarded(s: State, e: ev.BannersDiscarded, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+def _banners_discarded(d: Draft, e: ev.BannersDiscarded, popped: Task | None) -> None:
     assert popped is not None
-    seat = s.seats[e.seat]
-    seat = new_seat(seat, banners=add(seat.banners, BI[e.colour], -e.count))
-    return new_state(s, seats=set_seat(s, e.seat, seat), tasks=_push(tasks, ("vp", e.seat, "fixed", e.count * popped[3])))
+    seat = d.seats[e.seat]
+    d.seats = put(d.seats, e.seat, new_seat(seat, banners=add(seat.banners, BI[e.colour], -e.count)))
+    d.tasks = (("vp", e.seat, "fixed", e.count * popped[3]),) + d.tasks
 
 
-def _colour_chosen(s: State, e: ev.ColourChosen, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+def _colour_chosen(d: Draft, e: ev.ColourChosen, popped: Task | None) -> None:
     assert popped is not None
     kind = popped[0]
     if kind == "draw_colour_choice":
         new: tuple[Task, ...] = (("draw_colours", e.seat, e.colour),)
     elif kind == "plot":
-        new = tuple(("vp", i, "per_cube", e.colour, popped[2]) for i in order_from(s, e.seat))
+        new = tuple(("vp", i, "per_cube", e.colour, popped[2]) for i in order_from(d, e.seat))
     else:  # noli: the position is chosen, now the card
         new = (("noli_card", e.seat, e.colour),)
-    return with_tasks(s, new + tasks)
+    d.tasks = new + d.tasks
 
 
-def _republic_drawn(s: State, e: ev.RepublicDrawn, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    return new_state(s, pool=without(s.pool, e.card), tasks=_push(tasks, ("keep_republic", e.seat, e.card)))
+def _republic_drawn(d: Draft, e: ev.RepublicDrawn, popped: Task | None) -> None:
+    d.pool = without(d.pool, e.card)
+    d.tasks = (("keep_republic", e.seat, e.card),) + d.tasks
 
 
-def _republic_kept(s: State, e: ev.RepublicKept, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    seat = new_seat(s.seats[e.seat], republic=e.kept)
-    return new_state(s, seats=set_seat(s, e.seat, seat), pool=with_sorted(s.pool, e.returned), tasks=tasks)
+def _republic_kept(d: Draft, e: ev.RepublicKept, popped: Task | None) -> None:
+    d.seats = put(d.seats, e.seat, new_seat(d.seats[e.seat], republic=e.kept))
+    d.pool = with_sorted(d.pool, e.returned)
 
 
-def _cubes_removed(s: State, e: ev.CubesRemoved, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+def _cubes_removed(d: Draft, e: ev.CubesRemoved, popped: Task | None) -> None:
     assert popped is not None
     i = CI[e.colour]
-    seat = s.seats[e.seat]
-    seat = new_seat(seat, supply=add(seat.supply, i, -e.count))
-    tasks = _push(tasks, ("vp", e.seat, "fixed", e.count * popped[3]))
-    return new_state(s, seats=set_seat(s, e.seat, seat), box=add(s.box, i, e.count), tasks=tasks)
+    seat = d.seats[e.seat]
+    d.seats = put(d.seats, e.seat, new_seat(seat, supply=add(seat.supply, i, -e.count)))
+    d.box = add(d.box, i, e.count)
+    d.tasks = (("vp", e.seat, "fixed", e.count * popped[3]),) + d.tasks
 
 
-def _disc_recovered(s: State, e: ev.WarDiscRecovered, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    seat = s.seats[e.seat]
-    seat = new_seat(seat, retired=without(seat.retired, e.value), discs=with_sorted(seat.discs, e.value))
-    return new_state(s, seats=set_seat(s, e.seat, seat), tasks=_push(tasks, ("vp", e.seat, "fixed", e.value)))
+def _disc_recovered(d: Draft, e: ev.WarDiscRecovered, popped: Task | None) -> None:
+    seat = d.seats[e.seat]
+    d.seats = put(d.seats, e.seat, new_seat(seat, retired=without(seat.retired, e.value), discs=with_sorted(seat.discs, e.value)))
+    d.tasks = (("vp", e.seat, "fixed", e.value),) + d.tasks
 
 
-def _disc_retired(s: State, e: ev.WarDiscRetired, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    seat = _retire(s.seats[e.seat], e.value)
-    return new_state(s, seats=set_seat(s, e.seat, seat), tasks=_push(tasks, ("vp", e.seat, "fixed", e.value)))
+def _disc_retired(d: Draft, e: ev.WarDiscRetired, popped: Task | None) -> None:
+    d.seats = put(d.seats, e.seat, _retire(d.seats[e.seat], e.value))
+    d.tasks = (("vp", e.seat, "fixed", e.value),) + d.tasks
 
 
-def _decree(s: State, e: ev.DecreeUpgrade, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+def _decree(d: Draft, e: ev.DecreeUpgrade, popped: Task | None) -> None:
     ti = BI[e.colour]
-    seat = s.seats[e.seat]
+    seat = d.seats[e.seat]
     space = seat.tracks[ti] + 1
     seat = new_seat(seat, banners=add(seat.banners, ti, -1), tracks=put(seat.tracks, ti, space))
-    new = effect_tasks(s, e.seat, s.t.track_rewards[ti].get(space, ()))
-    return with_seat(s, e.seat, seat, new + tasks)
+    new = effect_tasks(d, e.seat, d.t.track_rewards[ti].get(space, ()))
+    d.seats = put(d.seats, e.seat, seat)
+    d.tasks = new + d.tasks
 
 
-def _crowns_removed(s: State, e: ev.CrownsRemoved, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+def _crowns_removed(d: Draft, e: ev.CrownsRemoved, popped: Task | None) -> None:
     assert popped is not None
-    seat = s.seats[e.seat]
-    seat = new_seat(seat, crowns=seat.crowns - e.count)
-    return new_state(s, seats=set_seat(s, e.seat, seat), tasks=_push(tasks, ("vp", e.seat, "fixed", e.count * popped[2])))
+    seat = d.seats[e.seat]
+    d.seats = put(d.seats, e.seat, new_seat(seat, crowns=seat.crowns - e.count))
+    d.tasks = (("vp", e.seat, "fixed", e.count * popped[2]),) + d.tasks
 
 
-def _crown_stolen(s: State, e: ev.CrownStolen, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    seats = put(s.seats, e.victim, new_seat(s.seats[e.victim], crowns=s.seats[e.victim].crowns - 1))
-    seats = put(seats, e.seat, new_seat(seats[e.seat], crowns=seats[e.seat].crowns + 1))
-    return new_state(s, seats=seats, tasks=tasks)
+def _crown_stolen(d: Draft, e: ev.CrownStolen, popped: Task | None) -> None:
+    seats = put(d.seats, e.victim, new_seat(d.seats[e.victim], crowns=d.seats[e.victim].crowns - 1))
+    d.seats = put(seats, e.seat, new_seat(seats[e.seat], crowns=seats[e.seat].crowns + 1))
 
 
 # --- end of round ------------------------------------------------------------------------
-def _war_revealed(s: State, e: ev.WarRevealed, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    pay = tuple(("war_pay", seat, value) for seat, value in e.discs if value > 0)
-    return new_state(s, revealed=True, tasks=pay + tasks)
+def _war_revealed(d: Draft, e: ev.WarRevealed, popped: Task | None) -> None:
+    d.revealed = True
+    d.tasks = tuple(("war_pay", seat, value) for seat, value in e.discs if value > 0) + d.tasks
 
 
-def _cube_to_bag(s: State, seat_index: int, colour: str, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+def _cube_to_bag(d: Draft, seat_index: int, colour: str, popped: Task | None) -> None:
     """One cube from a seat's supply to its bag; the step comes back while cubes are still owed."""
     assert popped is not None
     i = CI[colour]
-    seat = s.seats[seat_index]
-    seat = _seat_bag_supply(seat, add(seat.bag, i), add(seat.supply, i, -1))
+    seat = d.seats[seat_index]
+    d.seats = put(d.seats, seat_index, _seat_bag_supply(seat, add(seat.bag, i), add(seat.supply, i, -1)))
     if popped[2] > 1:
-        tasks = _push(tasks, (popped[0], seat_index, popped[2] - 1))
-    return with_seat(s, seat_index, seat, tasks)
+        d.tasks = ((popped[0], seat_index, popped[2] - 1),) + d.tasks
 
 
-def _war_paid(s: State, e: ev.WarPaid, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    return _cube_to_bag(s, e.seat, e.colour, popped, tasks)
+def _war_paid(d: Draft, e: ev.WarPaid, popped: Task | None) -> None:
+    _cube_to_bag(d, e.seat, e.colour, popped)
 
 
-def _war_forfeited(s: State, e: ev.WarForfeited, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    seat = s.seats[e.seat]
-    value = next(v for i, v in s.warfare if i == e.seat)
+def _war_forfeited(d: Draft, e: ev.WarForfeited, popped: Task | None) -> None:
+    seat = d.seats[e.seat]
+    value = next(v for i, v in d.warfare if i == e.seat)
     seat = new_seat(
         seat,
         supply=add_cubes(seat.supply, e.paid, -1),
         bag=add_cubes(seat.bag, e.paid),
         retired=with_sorted(seat.retired, value),
     )
-    warfare = tuple(d for d in s.warfare if d[0] != e.seat)
-    return new_state(s, seats=set_seat(s, e.seat, seat), warfare=warfare, tasks=tasks)
+    d.seats = put(d.seats, e.seat, seat)
+    d.warfare = tuple(w for w in d.warfare if w[0] != e.seat)
 
 
-def _war_won(s: State, e: ev.WarWon, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+def _war_won(d: Draft, e: ev.WarWon, popped: Task | None) -> None:
     new = (("take_card", e.seat, "present+future", "", 0),) + tuple(("take_card", i, "present", "", 1) for i in e.losers)
-    return with_tasks(s, new + tasks)
+    d.tasks = new + d.tasks
 
 
-def _war_ended(s: State, e: ev.WarEnded, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    seats = list(s.seats)
-    for i, value in s.warfare:
+def _war_ended(d: Draft, e: ev.WarEnded, popped: Task | None) -> None:
+    seats = list(d.seats)
+    for i, value in d.warfare:
         seats[i] = _seat_retired(seats[i], with_sorted(seats[i].retired, value))
-    return new_state(s, seats=tuple(seats), warfare=(), revealed=False, tasks=tasks)
+    d.seats, d.warfare, d.revealed = tuple(seats), (), False
 
 
-def renewed(s: State, i: int, drawn: tuple[str, ...], rebuilt_after: int) -> tuple[str, str, tuple[str, ...], tuple[str, ...]]:
+def renewed(s: Now, i: int, drawn: tuple[str, ...], rebuilt_after: int) -> tuple[str, str, tuple[str, ...], tuple[str, ...]]:
     """New Cards for colour i: its Present, Future, deck and discards after `drawn` (see CardsRenewed)."""
     old = s.present[i]
     if rebuilt_after < 0 and len(drawn) == 1 and s.future[i]:  # the common case: the Future moves down, one card drawn
@@ -680,37 +654,41 @@ def renewed(s: State, i: int, drawn: tuple[str, ...], rebuilt_after: int) -> tup
     return present, future, deck, tuple(sorted(discards))
 
 
-def _cards_renewed(s: State, e: ev.CardsRenewed, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+def _cards_renewed(d: Draft, e: ev.CardsRenewed, popped: Task | None) -> None:
     i = CI[e.colour]
-    present, future, deck, discards = renewed(s, i, e.drawn, e.rebuilt_after)
-    return _state_cards(s, put(s.present, i, present), put(s.future, i, future), put(s.decks, i, deck), put(s.discards, i, discards), tasks)
+    present, future, deck, discards = renewed(d, i, e.drawn, e.rebuilt_after)
+    d.present, d.future, d.decks, d.discards = put(d.present, i, present), put(d.future, i, future), put(d.decks, i, deck), put(d.discards, i, discards)
 
 
-def cards_renewed_all(s: State, events: list[ev.CardsRenewed]) -> State:
+def cards_renewed_all(d: Draft, events: list[ev.CardsRenewed]) -> None:
     """The End of Round's New Cards (one CardsRenewed per colour, each settling the renew step at the
-    head of the queue) folded in one copy of the state.
+    head of the queue) folded with one new tuple for each of the four card rows, not four a colour.
 
-    Each colour's renewal reads and writes only that colour, so this is exactly the state that
-    folding the events one by one gives (tests/contract/test_game_contract.py checks it).
+    Each colour's renewal reads and writes only that colour, so this is exactly what folding the
+    events one by one gives (tests/contract/test_game_contract.py checks it).
     """
-    present, future, decks, discards = list(s.present), list(s.future), list(s.decks), list(s.discards)
+    present, future, decks, discards = list(d.present), list(d.future), list(d.decks), list(d.discards)
     for e in events:
         i = CI[e.colour]
-        present[i], future[i], decks[i], discards[i] = renewed(s, i, e.drawn, e.rebuilt_after)
-    return _state_cards(s, tuple(present), tuple(future), tuple(decks), tuple(discards), s.tasks[len(events) :])
+        present[i], future[i], decks[i], discards[i] = renewed(d, i, e.drawn, e.rebuilt_after)
+    d.present, d.future, d.decks, d.discards = tuple(present), tuple(future), tuple(decks), tuple(discards)
+    d.tasks = d.tasks[len(events) :]
 
 
-def _round_reset(s: State, e: ev.RoundReset, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    seats = tuple(_seat_round_reset(x, 0, False, False) for x in s.seats)
-    upgrade = s.t.upgrade_start[s.players]
-    if s.solo:  # the Ghost's drawn cubes go back to its bag; it never takes a turn of its own
-        g = s.seats[GHOST]
+def _round_reset(d: Draft, e: ev.RoundReset, popped: Task | None) -> None:
+    seats = tuple(_seat_round_reset(x, 0, False, False) for x in d.seats)
+    if d.solo:  # the Ghost's drawn cubes go back to its bag; it never takes a turn of its own
+        g = d.seats[GHOST]
         seats = put(seats, GHOST, _seat_ghost_reset(seats[GHOST], tuple(map(operator.add, g.bag, g.supply)), ZERO6, True))
-        upgrade = s.t.solo.upgrade[s.solo.game]  # type: ignore[union-attr]
-    new = _ROUND_DRAWS.get((s.players, e.first)) or round_draws(s.players, e.first)
-    if e.round > s.t.rounds:
+        d.upgrade = d.t.solo.upgrade[d.solo.game]  # type: ignore[union-attr]
+    else:
+        d.upgrade = d.t.upgrade_start[d.players]
+    new = _ROUND_DRAWS.get((d.players, e.first)) or round_draws(d.players, e.first)
+    if e.round > d.t.rounds:
         new = new + (("final", -1),)
-    return _state_round_reset(s, e.round, e.first, e.first, -1, upgrade, (True,) * len(s.schemes), (), seats, new + tasks)
+    d.round, d.first, d.current, d.next_first = e.round, e.first, e.first, -1
+    d.schemes_up, d.removed, d.seats = (True,) * len(d.schemes), (), seats
+    d.tasks = new + d.tasks
 
 
 def round_draws(players: int, first: int) -> tuple[Task, ...]:
@@ -721,22 +699,21 @@ def round_draws(players: int, first: int) -> tuple[Task, ...]:
 _ROUND_DRAWS = {(n, first): round_draws(n, first) for n in range(1, 9) for first in range(n)}
 
 
-def _second_started(s: State, e: ev.SecondScoringStarted, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    new = tuple(("second", i, c) for c in s.t.second_order for i in order_from(s, s.first))
-    return with_tasks(s, new + (("form_crowns", -1), ("game_end", -1)) + tasks)
+def _second_started(d: Draft, e: ev.SecondScoringStarted, popped: Task | None) -> None:
+    new = tuple(("second", i, c) for c in d.t.second_order for i in order_from(d, d.first))
+    d.tasks = new + (("form_crowns", -1), ("game_end", -1)) + d.tasks
 
 
-def _form_crowns(s: State, e: ev.FormCrownsTaken, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    seats = tuple(new_seat(x, crowns=x.crowns + k) for x, k in zip(s.seats, e.crowns, strict=True))
-    return new_state(s, seats=seats, tasks=tasks)
+def _form_crowns(d: Draft, e: ev.FormCrownsTaken, popped: Task | None) -> None:
+    d.seats = tuple(new_seat(x, crowns=x.crowns + k) for x, k in zip(d.seats, e.crowns, strict=True))
 
 
-def _game_ended(s: State, e: ev.GameEnded, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    return new_state(s, phase="over", finals=e.finals, tasks=tasks)
+def _game_ended(d: Draft, e: ev.GameEnded, popped: Task | None) -> None:
+    d.phase, d.finals = "over", e.finals
 
 
 # --- solo: the Ghost ---------------------------------------------------------------------
-def ghost_rest(s: State) -> tuple[Task, ...]:
+def ghost_rest(s: Now) -> tuple[Task, ...]:
     """When the human passes, the Ghost finishes the round's actions it has left."""
     if not s.solo:
         return ()
@@ -772,49 +749,41 @@ def _ghost_tasks(effects: tuple[tuple[Any, ...], ...]) -> tuple[Task, ...]:
     return tuple(out)
 
 
-def _solo_started(s: State, e: ev.SoloStarted, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    solo = s.t.solo
+def _solo_started(d: Draft, e: ev.SoloStarted, popped: Task | None) -> None:
+    solo = d.t.solo
     assert solo is not None
     sc = solo.scenarios[e.scenario]
-    human = new_seat(s.seats[0], crowns=s.seats[0].crowns + e.carried_crowns)
-    ghost = new_seat(s.seats[GHOST], discs=solo.ghost_discs, vp=sc.required[e.game], passed=True)
-    return new_state(
-        s,
-        solo=SoloGame(e.scenario, e.game, e.carried_crowns),
-        upgrade=solo.upgrade[e.game],
-        pool=sc.pool,
-        seats=(human, ghost),
-        tasks=tasks,
-    )
+    human = new_seat(d.seats[0], crowns=d.seats[0].crowns + e.carried_crowns)
+    ghost = new_seat(d.seats[GHOST], discs=solo.ghost_discs, vp=sc.required[e.game], passed=True)
+    d.solo = SoloGame(e.scenario, e.game, e.carried_crowns)
+    d.upgrade, d.pool, d.seats = solo.upgrade[e.game], sc.pool, (human, ghost)
 
 
-def _ghost_set_up(s: State, e: ev.GhostSetUp, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    reserve = add_cubes(add_cubes(s.reserve, e.bag, -1), e.market, -1)
-    box = s.box
-    market = s.market
+def _ghost_set_up(d: Draft, e: ev.GhostSetUp, popped: Task | None) -> None:
+    reserve = add_cubes(add_cubes(d.reserve, e.bag, -1), e.market, -1)
+    box = d.box
+    market = d.market
     for c in e.market:
         market, placed = place_in_market(market, c)
         if not placed:
             box = add(box, CI[c])
-    ghost = new_seat(s.seats[GHOST], bag=add_cubes(s.seats[GHOST].bag, e.bag))
-    return new_state(s, seats=set_seat(s, GHOST, ghost), reserve=reserve, box=box, market=market, tasks=tasks)
+    ghost = new_seat(d.seats[GHOST], bag=add_cubes(d.seats[GHOST].bag, e.bag))
+    d.seats, d.reserve, d.box, d.market = put(d.seats, GHOST, ghost), reserve, box, market
 
 
-def _ghost_drew(s: State, e: ev.GhostDrew, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+def _ghost_drew(d: Draft, e: ev.GhostDrew, popped: Task | None) -> None:
     i = CI[e.cube]
-    g = s.seats[GHOST]
-    g = _seat_bag_supply_actions(g, add(g.bag, i, -1), add(g.supply, i), g.actions + 1)
-    present, discards = s.present, s.discards
+    g = d.seats[GHOST]
+    d.seats = put(d.seats, GHOST, _seat_bag_supply_actions(g, add(g.bag, i, -1), add(g.supply, i), g.actions + 1))
     if e.discarded:
-        present, discards = put(present, i, ""), put(discards, i, inserted(discards[i], e.discarded))
-    new = ghost_tasks(s.t.solo.scenarios[s.solo.scenario].actions.get(e.cube, ()))  # type: ignore[union-attr]
-    return _state_seats_present_discards_tasks(s, set_seat(s, GHOST, g), present, discards, new + tasks)
+        d.present, d.discards = put(d.present, i, ""), put(d.discards, i, inserted(d.discards[i], e.discarded))
+    d.tasks = ghost_tasks(d.t.solo.scenarios[d.solo.scenario].actions.get(e.cube, ())) + d.tasks  # type: ignore[union-attr]
 
 
-def _market_row_cleared(s: State, e: ev.MarketRowCleared, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    r = s.t.row_costs.index(e.cost)
-    market, box, reserve = list(s.market), list(s.box), list(s.reserve)
-    to = s.t.solo.removed_to  # type: ignore[union-attr]
+def _market_row_cleared(d: Draft, e: ev.MarketRowCleared, popped: Task | None) -> None:
+    r = d.t.row_costs.index(e.cost)
+    market, box, reserve = list(d.market), list(d.box), list(d.reserve)
+    to = d.t.solo.removed_to  # type: ignore[union-attr]
     for c in e.cubes:
         i = CI[c]
         market[i] = put(market[i], r, False)
@@ -822,31 +791,30 @@ def _market_row_cleared(s: State, e: ev.MarketRowCleared, popped: Task | None, t
             reserve[i] += 1
         else:
             box[i] += 1
-    return _state_market_box_reserve_tasks(s, tuple(market), tuple(box), tuple(reserve), tasks)
+    d.market, d.box, d.reserve = tuple(market), tuple(box), tuple(reserve)
 
 
-def _schemes_removed(s: State, e: ev.SchemesRemoved, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    up = s.schemes_up
+def _schemes_removed(d: Draft, e: ev.SchemesRemoved, popped: Task | None) -> None:
+    up = d.schemes_up
     for slot in e.slots:
         up = put(up, slot - 1, False)
-    return new_state(s, schemes_up=up, removed=s.removed + e.slots, tasks=tasks)
+    d.schemes_up, d.removed = up, d.removed + e.slots
 
 
-def _track_moved_back(s: State, e: ev.TrackMovedBack, popped: Task | None, tasks: tuple[Task, ...]) -> State:
+def _track_moved_back(d: Draft, e: ev.TrackMovedBack, popped: Task | None) -> None:
     assert popped is not None
     ti = BI[e.colour]
-    seat = s.seats[e.seat]
-    seat = new_seat(seat, tracks=put(seat.tracks, ti, seat.tracks[ti] - 1))
+    seat = d.seats[e.seat]
+    d.seats = put(d.seats, e.seat, new_seat(seat, tracks=put(seat.tracks, ti, seat.tracks[ti] - 1)))
     if popped[2] > 1:
-        tasks = _push(tasks, ("track_back", e.seat, popped[2] - 1))
-    return with_seat(s, e.seat, seat, tasks)
+        d.tasks = (("track_back", e.seat, popped[2] - 1),) + d.tasks
 
 
-def _cube_bagged(s: State, e: ev.CubeBagged, popped: Task | None, tasks: tuple[Task, ...]) -> State:
-    return _cube_to_bag(s, e.seat, e.colour, popped, tasks)
+def _cube_bagged(d: Draft, e: ev.CubeBagged, popped: Task | None) -> None:
+    _cube_to_bag(d, e.seat, e.colour, popped)
 
 
-Handler = Callable[[State, Any, Task | None, tuple[Task, ...]], State]
+Handler = Callable[[Draft, Any, Task | None], None]  # (the draft, the event, the step it settled)
 
 HANDLERS: dict[type[Event], Handler] = every_event(TITLE, {
     ev.GameStarted: _game_started,
@@ -924,13 +892,28 @@ def remember_setup(chain: dict[int, tuple[State, Event, State]]) -> None:
     _SETUP_FOLD = chain
 
 
+# Each event class's handler and whether its event settles the queue's head step, found with one lookup
+# (`e.pops`, a class attribute read through the instance, is a slow attribute lookup in Python 3.11).
+FOLD: dict[type[Event], tuple[Handler, bool]] = {cls: (handler, cls.pops) for cls, handler in HANDLERS.items()}  # type: ignore[attr-defined]
+
+
+def fold_into(d: Draft, events: Sequence[Event]) -> None:
+    """Fold `events` onto the draft, in order: each settling step is taken off the queue before its handler runs."""
+    fold = FOLD
+    for e in events:
+        handler, pops = fold[type(e)]
+        if pops:
+            tasks = d.tasks
+            d.tasks = tasks[1:]
+            handler(d, e, tasks[0])
+        else:
+            handler(d, e, None)
+
+
 def evolve(state: State, e: Event) -> State:
     hit = _SETUP_FOLD.get(id(e))
     if hit is not None and hit[1] is e and hit[0] is state:
         return hit[2]
-    cls = type(e)
-    tasks = state.tasks
-    popped: Task | None = None
-    if cls.pops:  # type: ignore[attr-defined]
-        popped, tasks = tasks[0], tasks[1:]
-    return HANDLERS[cls](state, e, popped, tasks)
+    d = thaw(state)
+    fold_into(d, (e,))
+    return freeze(d)

@@ -39,9 +39,9 @@ from . import commands as cmd
 from . import events as ev
 from . import solo
 from .edition import BANNERS, BI, CI, COLOURS, TITLE, tables
-from .fold import HANDLERS, cards_renewed_all, evolve, remember_setup, used_schemes
+from .fold import cards_renewed_all, evolve, fold_into, remember_setup, used_schemes
 from .scoring import final_scores
-from .state import GHOST, State, Task, begin, order_from, with_tasks
+from .state import GHOST, Now, State, Task, begin, freeze, order_from, thaw
 
 R = "citta-stato/"
 Option = tuple  # (command class, seat, *fields): a legal command, built only when `legal` is asked
@@ -99,12 +99,12 @@ def drawn_number(source: str, value: Any) -> int:
     return value
 
 
-def supply_of(state: State, seat: int, colour: str) -> int:
+def supply_of(state: Now, seat: int, colour: str) -> int:
     return state.seats[seat].supply[CI[colour]]
 
 
 # --- the turn ----------------------------------------------------------------------------
-def payment(state: State, seat: int, colour: str, jokers: int, what: str) -> tuple[str, ...]:
+def payment(state: Now, seat: int, colour: str, jokers: int, what: str) -> tuple[str, ...]:
     """The cubes an action costs: n cubes of its colour, W/B standing in where the rules allow."""
     s = state.seats[seat]
     n = s.actions + 1
@@ -127,12 +127,12 @@ def payment(state: State, seat: int, colour: str, jokers: int, what: str) -> tup
     return need
 
 
-def at_war(state: State, seat: int) -> bool:
+def at_war(state: Now, seat: int) -> bool:
     """The seat's disc is on the Warfare track (rule 000: "there can only be one War disc per player")."""
     return any(i == seat for i, _ in state.warfare)
 
 
-def war_blocked(state: State, seat: int) -> str:
+def war_blocked(state: Now, seat: int) -> str:
     """Why the War action is refused ('' when it may be taken).
 
     Rule 000: "As long as the player has War discs in their supply, they can perform this
@@ -148,17 +148,17 @@ def war_blocked(state: State, seat: int) -> str:
     return ""
 
 
-def trades_open(state: State, seat: int) -> list[str]:
+def trades_open(state: Now, seat: int) -> list[str]:
     banners = state.seats[seat].banners
     return [name for name, (need, _) in state.t.trades.items() if all(b >= k for b, k in zip(banners, need, strict=True))]
 
 
-def schemes_open(state: State, seat: int) -> list[int]:
+def schemes_open(state: Now, seat: int) -> list[int]:
     level = state.t.track_values[BI["P"]][state.seats[seat].tracks[BI["P"]] - 1]
     return [slot for slot in range(1, len(state.schemes) + 1) if state.schemes_up[slot - 1] and slot <= level]
 
 
-def check_turn(state: State, c: Command) -> tuple[str, str, tuple[str, ...], str]:
+def check_turn(state: Now, c: Command) -> tuple[str, str, tuple[str, ...], str]:
     """Validate a turn command; returns (action, colour, paid, card)."""
     t = state.t
     seat = c.seat
@@ -194,7 +194,7 @@ def check_turn(state: State, c: Command) -> tuple[str, str, tuple[str, ...], str
     raise RuleViolation(R + "turn/not-an-action", f"{c.kind} is not a turn action", command=c.kind)
 
 
-def turn_options(state: State) -> list[Option]:
+def turn_options(state: Now) -> list[Option]:
     """Each affordable action, once per way of paying (how many W/B cubes stand in), then Pass."""
     out = list(_turn_actions(state))
     if may_pass(state, bool(out)):
@@ -202,7 +202,7 @@ def turn_options(state: State) -> list[Option]:
     return out
 
 
-def may_pass(state: State, can_act: bool | None = None) -> bool:
+def may_pass(state: Now, can_act: bool | None = None) -> bool:
     """No pass before the round's first action, unless no action can be paid (edition flag `first_action_required`)."""
     if state.seats[state.current].actions or not state.t.first_action_required:
         return True
@@ -211,7 +211,7 @@ def may_pass(state: State, can_act: bool | None = None) -> bool:
     return not can_act
 
 
-def _turn_actions(state: State) -> Iterator[Option]:
+def _turn_actions(state: Now) -> Iterator[Option]:
     seat = state.current
     s = state.seats[seat]
     n = s.actions + 1
@@ -242,7 +242,7 @@ def _turn_actions(state: State) -> Iterator[Option]:
 
 
 # --- follow-up choices -------------------------------------------------------------------
-def vp_amount(state: State, task: Task) -> int:
+def vp_amount(state: Now, task: Task) -> int:
     seat = state.seats[task[1]]
     f, p = task[2], task[3:]
     if f == "fixed":
@@ -268,7 +268,7 @@ def vp_amount(state: State, task: Task) -> int:
     raise ValueError(f"unknown VP formula {f!r}")
 
 
-def _card_choices(state: State, seat: int, cards: list[tuple[str, str]]) -> list[Option]:
+def _card_choices(state: Now, seat: int, cards: list[tuple[str, str]]) -> list[Option]:
     burned = state.seats[seat].burned
     out: list[Option] = []
     for card, source in cards:
@@ -278,7 +278,7 @@ def _card_choices(state: State, seat: int, cards: list[tuple[str, str]]) -> list
     return out
 
 
-def _opt_fleet(state: State, task: Task) -> list[Option]:
+def _opt_fleet(state: Now, task: Task) -> list[Option]:
     seat, coins = task[1], task[2]
     out: list[Option] = [
         (cmd.MarketCube, seat, c, cost)
@@ -289,7 +289,7 @@ def _opt_fleet(state: State, task: Task) -> list[Option]:
     return out + [(cmd.Decline, seat)] if out else out
 
 
-def _opt_market_swap(state: State, task: Task) -> list[Option]:
+def _opt_market_swap(state: Now, task: Task) -> list[Option]:
     seat = task[1]
     out: list[Option] = [
         (cmd.MarketCube, seat, c, cost) for ci, c in enumerate(COLOURS) for r, cost in enumerate(state.t.row_costs) if state.market[ci][r]
@@ -307,7 +307,7 @@ def _numbers(seat: int, values: Any) -> list[Option]:
     return [(cmd.PickNumber, seat, v) for v in values]
 
 
-def _opt_take_card(state: State, task: Task) -> list[Option]:
+def _opt_take_card(state: Now, task: Task) -> list[Option]:
     seat, sources, colour, optional = task[1], task[2], task[3], task[4]
     cards: list[tuple[str, str]] = []
     for ci, c in enumerate(COLOURS):
@@ -323,14 +323,14 @@ def _opt_take_card(state: State, task: Task) -> list[Option]:
     return out
 
 
-def _opt_second(state: State, task: Task) -> list[Option]:
+def _opt_second(state: Now, task: Task) -> list[Option]:
     seat, colour = task[1], task[2]
     cards = sorted({card for card in state.seats[seat].cards if card[0] == colour})
     out = _card_choices(state, seat, [(card, "supply") for card in cards])
     return out + [(cmd.Decline, seat)] if out else out
 
 
-def _opt_move_own(state: State, task: Task) -> list[Option]:
+def _opt_move_own(state: Now, task: Task) -> list[Option]:
     seat, lo, hi, dirs = task[1], task[2], task[3], task[4]
     form = state.seats[seat].form
     out: list[Option] = []
@@ -341,7 +341,7 @@ def _opt_move_own(state: State, task: Task) -> list[Option]:
     return out
 
 
-def _opt_war_shift(state: State, task: Task) -> list[Option]:
+def _opt_war_shift(state: Now, task: Task) -> list[Option]:
     seat = task[1]
     form = state.seats[seat].form
     out: list[Option] = [(cmd.Shift, seat, "none", 0)]
@@ -352,62 +352,62 @@ def _opt_war_shift(state: State, task: Task) -> list[Option]:
     return out
 
 
-def _opt_vp(state: State, task: Task) -> list[Option]:
+def _opt_vp(state: Now, task: Task) -> list[Option]:
     return [(cmd.Accept, task[1]), (cmd.Decline, task[1])] if vp_amount(state, task) > 0 else []
 
 
-def _opt_noli(state: State, task: Task) -> list[Option]:
+def _opt_noli(state: Now, task: Task) -> list[Option]:
     s = state.seats[task[1]]
     if not s.cards:
         return []
     return _colours(task[1], [c for c in COLOURS if s.burned[CI[c]] < state.t.burn_limit])
 
 
-def _opt_burn_position(state: State, task: Task) -> list[Option]:
+def _opt_burn_position(state: Now, task: Task) -> list[Option]:
     s = state.seats[task[1]]
     if task[2] not in s.cards:
         return []
     return _colours(task[1], [c for c in COLOURS if s.burned[CI[c]] < state.t.burn_limit])
 
 
-def _banners_held(state: State, seat: int) -> list[str]:
+def _banners_held(state: Now, seat: int) -> list[str]:
     return [c for c in BANNERS if state.seats[seat].banners[BI[c]] > 0]
 
 
-def _opt_decree(state: State, task: Task) -> list[Option]:
+def _opt_decree(state: Now, task: Task) -> list[Option]:
     s = state.seats[task[1]]
     return _colours(task[1], [c for c in _banners_held(state, task[1]) if s.tracks[BI[c]] < len(state.t.track_values[BI[c]])])
 
 
-def _opt_goodwill(state: State, task: Task) -> list[Option]:
+def _opt_goodwill(state: Now, task: Task) -> list[Option]:
     return _colours(task[1], [c for c in _banners_held(state, task[1]) if state.future[CI[c]]])
 
 
-def _opt_betrayal(state: State, task: Task) -> list[Option]:
+def _opt_betrayal(state: Now, task: Task) -> list[Option]:
     out: list[Option] = _numbers(task[1], [i for i, s in enumerate(state.seats) if i != task[1] and s.crowns > 0])
     return out + [(cmd.Decline, task[1])] if out else out
 
 
-def _opt_amalfi(state: State, task: Task) -> list[Option]:
+def _opt_amalfi(state: Now, task: Task) -> list[Option]:
     if task[2] * used_schemes(state) <= 0 or not any(state.seats[task[1]].bag):
         return []
     return [(cmd.Accept, task[1]), (cmd.Decline, task[1])]
 
 
-def _opt_personal(state: State, task: Task) -> list[Option]:
+def _opt_personal(state: Now, task: Task) -> list[Option]:
     s = state.seats[task[1]]
     if not s.scheme or s.scheme_used:
         return []
     return [(cmd.UseScheme, task[1], 0), (cmd.Decline, task[1])]
 
 
-def _opt_war_pay(state: State, task: Task) -> list[Option]:
+def _opt_war_pay(state: Now, task: Task) -> list[Option]:
     s = state.seats[task[1]]
     return _colours(task[1], [c for c in COLOURS if s.supply[CI[c]] > 0])
 
 
 # One entry per choice step: the exact legal commands as option keys; an empty list means the step is skipped.
-OPTIONS: dict[str, Callable[[State, Task], list[Option]]] = {
+OPTIONS: dict[str, Callable[[Now, Task], list[Option]]] = {
     "fleet": _opt_fleet,
     "banner_any": lambda s, t: _colours(t[1], [c for c in BANNERS if c not in t[2]]),
     "trade": lambda s, t: [(cmd.TradeBanners, t[1], name) for name in trades_open(s, t[1])],
@@ -448,7 +448,7 @@ OPTIONS: dict[str, Callable[[State, Task], list[Option]]] = {
 }
 
 
-def _reveal_next_future(state: State, colour: str, chance: Chance) -> list[Event]:
+def _reveal_next_future(state: Now, colour: str, chance: Chance) -> list[Event]:
     deck = state.decks[CI[colour]]
     if not deck:
         return []
@@ -456,7 +456,7 @@ def _reveal_next_future(state: State, colour: str, chance: Chance) -> list[Event
     return [ev.FutureRevealed.of(colour, card)]
 
 
-def resolve(state: State, task: Task, c: Command, chance: Chance) -> list[Event]:
+def resolve(state: Now, task: Task, c: Command, chance: Chance) -> list[Event]:
     """The events one accepted follow-up choice causes (it was checked against `options`)."""
     kind, seat = task[0], task[1]
     if isinstance(c, cmd.Decline):
@@ -496,7 +496,7 @@ def resolve(state: State, task: Task, c: Command, chance: Chance) -> list[Event]
     raise AssertionError(f"no resolver for {c.kind} at {kind}")
 
 
-def score_of(state: State) -> str:
+def score_of(state: Now) -> str:
     return "second" if state.round > state.t.rounds else "first"
 
 
@@ -517,7 +517,7 @@ _PICK_COLOUR: dict[str, Callable[[int, str, Task], Event]] = {
 }
 
 
-def _pick_number(state: State, kind: str, seat: int, value: int, task: Task) -> Event:
+def _pick_number(state: Now, kind: str, seat: int, value: int, task: Task) -> Event:
     if kind == "ancona":
         others = tuple(i for i in order_from(state, seat)[1:] if value in state.seats[i].discs)
         return ev.AllianceDiscRemoved.of(seat, value, others)
@@ -537,7 +537,7 @@ def _pick_number(state: State, kind: str, seat: int, value: int, task: Task) -> 
 
 
 # --- automatic steps ---------------------------------------------------------------------
-def _auto_end_turn(state: State, task: Task, chance: Chance) -> list[Event]:
+def _auto_end_turn(state: Now, task: Task, chance: Chance) -> list[Event]:
     seat = task[1]
     seats = state.seats
     n = len(seats)
@@ -548,7 +548,7 @@ def _auto_end_turn(state: State, task: Task, chance: Chance) -> list[Event]:
     return [ev.TurnEnded.of(seat, seat)]
 
 
-def _auto_draw(state: State, task: Task, chance: Chance) -> list[Event]:
+def _auto_draw(state: Now, task: Task, chance: Chance) -> list[Event]:
     seat, n = task[1], task[2]
     bag = bag_list(state.seats[seat].bag)
     if n <= 0 or not bag:
@@ -557,7 +557,7 @@ def _auto_draw(state: State, task: Task, chance: Chance) -> list[Event]:
     return [ev.CubesDrawn.of(seat, tuple(cubes))]
 
 
-def _auto_draw_keep(state: State, task: Task, chance: Chance) -> list[Event]:
+def _auto_draw_keep(state: Now, task: Task, chance: Chance) -> list[Event]:
     seat, n, keep = task[1], task[2], task[3]
     bag = bag_list(state.seats[seat].bag)
     if not bag:
@@ -566,14 +566,14 @@ def _auto_draw_keep(state: State, task: Task, chance: Chance) -> list[Event]:
     return [ev.CubesDrawn.of(seat, tuple(cubes), keep)]
 
 
-def _auto_draw_colours(state: State, task: Task, chance: Chance) -> list[Event]:
+def _auto_draw_colours(state: Now, task: Task, chance: Chance) -> list[Event]:
     seat = task[1]
     bag = state.seats[seat].bag
     cubes = tuple(c for c in COLOURS if c in task[2:] for _ in range(bag[CI[c]]))
     return [ev.CubesDrawn.of(seat, cubes)] if cubes else [ev.StepSkipped.of(seat, "draw_colours")]
 
 
-def _auto_round_draw(state: State, task: Task, chance: Chance) -> list[Event]:
+def _auto_round_draw(state: Now, task: Task, chance: Chance) -> list[Event]:
     seat = task[1]
     s = state.seats[seat]
     n = state.t.track_values[BI["G"]][s.tracks[BI["G"]] - 1]
@@ -582,36 +582,36 @@ def _auto_round_draw(state: State, task: Task, chance: Chance) -> list[Event]:
     return _auto_draw(state, ("draw", seat, n), chance)
 
 
-def _auto_cube(state: State, task: Task, chance: Chance) -> list[Event]:
+def _auto_cube(state: Now, task: Task, chance: Chance) -> list[Event]:
     return [ev.CubeGained.of(task[1], task[2], state.reserve[CI[task[2]]] > 0)]
 
 
-def _auto_republic_swap(state: State, task: Task, chance: Chance) -> list[Event]:
+def _auto_republic_swap(state: Now, task: Task, chance: Chance) -> list[Event]:
     if not state.pool:
         return [ev.StepSkipped.of(task[1], "republic_swap")]
     (card,) = chance.draw("republic-pool", state.pool, 1)
     return [ev.RepublicDrawn.of(task[1], card)]
 
 
-def _auto_vp(state: State, task: Task, chance: Chance) -> list[Event]:
+def _auto_vp(state: Now, task: Task, chance: Chance) -> list[Event]:
     amount = vp_amount(state, task)
     if amount < 0:  # losses are not optional
         return [ev.VpScored.of(task[1], amount, score_of(state))]
     return [ev.StepSkipped.of(task[1], "vp")]
 
 
-def _auto_war_pay(state: State, task: Task, chance: Chance) -> list[Event]:
+def _auto_war_pay(state: Now, task: Task, chance: Chance) -> list[Event]:
     supply = state.seats[task[1]].supply
     return [ev.WarForfeited.of(task[1], tuple(bag_list(supply)))]
 
 
-def _auto_war_reveal(state: State, task: Task, chance: Chance) -> list[Event]:
+def _auto_war_reveal(state: Now, task: Task, chance: Chance) -> list[Event]:
     if not state.warfare:
         return [ev.StepSkipped.of(-1, "war_reveal")]
     return [ev.WarRevealed.of(state.warfare)]
 
 
-def _auto_war_outcome(state: State, task: Task, chance: Chance) -> list[Event]:
+def _auto_war_outcome(state: Now, task: Task, chance: Chance) -> list[Event]:
     if not state.warfare:
         return [ev.StepSkipped.of(-1, "war_outcome")]
     ranked = sorted(range(len(state.warfare)), key=lambda k: (-state.warfare[k][1], k))
@@ -619,11 +619,11 @@ def _auto_war_outcome(state: State, task: Task, chance: Chance) -> list[Event]:
     return [ev.WarWon.of(seats[0], tuple(seats[1:]))]
 
 
-def _auto_war_end(state: State, task: Task, chance: Chance) -> list[Event]:
+def _auto_war_end(state: Now, task: Task, chance: Chance) -> list[Event]:
     return [ev.WarEnded.of()] if state.warfare else [ev.StepSkipped.of(-1, "war_end")]
 
 
-def _auto_renew(state: State, task: Task, chance: Chance) -> list[Event]:
+def _auto_renew(state: Now, task: Task, chance: Chance) -> list[Event]:
     colour = task[2]
     i = CI[colour]
     deck = state.decks[i]
@@ -645,7 +645,7 @@ def _auto_renew(state: State, task: Task, chance: Chance) -> list[Event]:
     return [ev.CardsRenewed.of(colour, tuple(drawn), rebuilt)]
 
 
-def _renew_colours(state: State, chance: Chance) -> list[Event]:
+def _renew_colours(state: Now, chance: Chance) -> list[Event]:
     """One CardsRenewed for each renew step at the head of the queue, each colour once, in queue order."""
     out: list[Event] = []
     seen: set[str] = set()
@@ -657,7 +657,7 @@ def _renew_colours(state: State, chance: Chance) -> list[Event]:
     return out
 
 
-def _auto_reset(state: State, task: Task, chance: Chance) -> list[Event]:
+def _auto_reset(state: Now, task: Task, chance: Chance) -> list[Event]:
     if state.solo:
         first = 0  # the human always plays first
     elif state.players == 2:
@@ -667,16 +667,16 @@ def _auto_reset(state: State, task: Task, chance: Chance) -> list[Event]:
     return [ev.RoundReset.of(state.round + 1, first)]
 
 
-def _auto_form_crowns(state: State, task: Task, chance: Chance) -> list[Event]:
+def _auto_form_crowns(state: Now, task: Task, chance: Chance) -> list[Event]:
     crowns = tuple(0 if i == GHOST and state.solo else state.t.rep_crowns[s.form - 1] for i, s in enumerate(state.seats))
     return [ev.FormCrownsTaken.of(crowns)]
 
 
-def _auto_game_end(state: State, task: Task, chance: Chance) -> list[Event]:
+def _auto_game_end(state: Now, task: Task, chance: Chance) -> list[Event]:
     return [ev.GameEnded.of(tuple(r["final"] for r in final_scores(state)))]
 
 
-AUTO: dict[str, Callable[[State, Task, Chance], list[Event]]] = {
+AUTO: dict[str, Callable[[Now, Task, Chance], list[Event]]] = {
     "end_turn": _auto_end_turn,
     "banner": lambda s, t, ch: [ev.BannerGained.of(t[1], t[2])],
     "cube": _auto_cube,
@@ -697,7 +697,7 @@ AUTO: dict[str, Callable[[State, Task, Chance], list[Event]]] = {
 }
 
 # Choice kinds that settle themselves in some states (a loss of VP, a war disc that cannot be paid).
-CONDITIONAL: dict[str, Callable[[State, Task], bool]] = {
+CONDITIONAL: dict[str, Callable[[Now, Task], bool]] = {
     "vp": lambda s, t: vp_amount(s, t) < 0,
     "war_pay": lambda s, t: sum(s.seats[t[1]].supply) < t[2],
 }
@@ -705,7 +705,7 @@ AUTO_IF = {"vp": _auto_vp, "war_pay": _auto_war_pay}
 
 
 # --- solo: the Ghost's steps -------------------------------------------------------------
-def _ghost_turn(state: State, task: Task, chance: Chance) -> list[Event]:
+def _ghost_turn(state: Now, task: Task, chance: Chance) -> list[Event]:
     g = state.seats[GHOST]
     bag = bag_list(g.bag)
     if not bag or g.actions >= state.t.solo.scenarios[state.solo.scenario].draws:  # type: ignore[union-attr]
@@ -714,13 +714,13 @@ def _ghost_turn(state: State, task: Task, chance: Chance) -> list[Event]:
     return [ev.GhostDrew.of(cube, state.present[CI[cube]])]
 
 
-def _ghost_clear_row(state: State, task: Task, chance: Chance) -> list[Event]:
+def _ghost_clear_row(state: Now, task: Task, chance: Chance) -> list[Event]:
     r = state.t.row_costs.index(task[2])
     cubes = tuple(c for ci, c in enumerate(COLOURS) if state.market[ci][r])
     return [ev.MarketRowCleared.of(task[2], cubes)] if cubes else [ev.StepSkipped.of(GHOST, "market_clear_row")]
 
 
-def _ghost_disc(state: State, task: Task, chance: Chance) -> list[Event]:
+def _ghost_disc(state: Now, task: Task, chance: Chance) -> list[Event]:
     """Random: drawn unseen from the Ghost's discs; highest / lowest: as the scenario says."""
     discs = state.seats[GHOST].discs
     if war_blocked(state, GHOST) or at_war(state, GHOST):  # one disc per player, the Ghost included
@@ -735,14 +735,14 @@ def _ghost_disc(state: State, task: Task, chance: Chance) -> list[Event]:
     return [ev.WarDiscPlaced.of(GHOST, drawn_number("ghost-discs", value))]
 
 
-def _ghost_remove_schemes(state: State, task: Task, chance: Chance) -> list[Event]:
+def _ghost_remove_schemes(state: Now, task: Task, chance: Chance) -> list[Event]:
     slots = tuple(k for k in task[2:] if 1 <= k <= len(state.schemes) and state.schemes_up[k - 1])
     return [ev.SchemesRemoved.of(slots)] if slots else [ev.StepSkipped.of(GHOST, "remove_schemes")]
 
 
 # Steps the Ghost runs itself. Any other step queued for the Ghost's seat (a VP gain, a war shift or
 # payment, a card for winning a war, a round draw) is skipped: the Ghost owns nothing but its bag and discs.
-GHOST_AUTO: dict[str, Callable[[State, Task, Chance], list[Event]]] = {
+GHOST_AUTO: dict[str, Callable[[Now, Task, Chance], list[Event]]] = {
     "ghost_turn": _ghost_turn,
     "market_clear_row": _ghost_clear_row,
     "human_form": lambda s, t, ch: [ev.FormShifted.of((0,), t[2], t[3])],
@@ -757,7 +757,7 @@ GHOST_AUTO: dict[str, Callable[[State, Task, Chance], list[Event]]] = {
 _SETTLED: tuple[State | None, list[Option]] = (None, [])
 
 
-def offered_now(state: State, task: Task) -> list[Option]:
+def offered_now(state: Now, task: Task) -> list[Option]:
     last = _SETTLED
     return last[1] if last[0] is state else OPTIONS[task[0]](state, task)
 
@@ -765,16 +765,18 @@ def offered_now(state: State, task: Task) -> list[Option]:
 def settle(state: State, events: list[Event], chance: Chance) -> tuple[State, list[Event]]:
     """Fold `events`, then settle automatic steps until a seat must choose (or the game ends).
 
-    The loop every command runs through, once per event, so `evolve` is written out inline
-    and the tables it consults are bound to local names.
+    Every event is folded onto one Draft of the state (fold.fold_into) and each automatic step reads
+    that draft, so the command makes one new State, at the end, however many events it causes (a solo
+    decision causes five or six: the Ghost's draw and steps, the End of Round's new cards and resets).
+    The loop runs once per event, so the tables it consults are bound to local names.
     """
     global _SETTLED
-    handlers, auto_step, ghost_step, skipped = HANDLERS, AUTO.get, GHOST_AUTO.get, ev.StepSkipped.of
-    for e in events:
-        handler, tasks = handlers[type(e)], state.tasks
-        state = handler(state, e, tasks[0], tasks[1:]) if e.pops else handler(state, e, None, tasks)  # type: ignore[attr-defined]
-    ghost = GHOST if state.solo is not None else None
-    tasks = state.tasks
+    d = thaw(state)
+    fold_into(d, events)
+    auto_step, ghost_step, skipped = AUTO.get, GHOST_AUTO.get, ev.StepSkipped.of
+    ghost = GHOST if d.solo is not None else None
+    offered: list[Option] = []
+    tasks = d.tasks
     while tasks:
         task = tasks[0]
         kind = task[0]
@@ -782,39 +784,37 @@ def settle(state: State, events: list[Event], chance: Chance) -> tuple[State, li
             auto = ghost_step(kind)
             if auto is None and kind != "market_swap":  # fold._skipped in line: a skip only drops the step
                 events.append(skipped(GHOST, kind))
-                tasks = tasks[1:]
-                state = with_tasks(state, tasks)
+                tasks = d.tasks = tasks[1:]
                 continue
-            more = auto(state, task, chance) if auto is not None else [skipped(GHOST, kind)]
+            more = auto(d, task, chance) if auto is not None else [skipped(GHOST, kind)]
         elif kind == "renew":  # the End of Round's New Cards, every colour at once (fold.cards_renewed_all)
-            more = _renew_colours(state, chance)
-            state = cards_renewed_all(state, more)  # type: ignore[arg-type]
+            more = _renew_colours(d, chance)
+            cards_renewed_all(d, more)  # type: ignore[arg-type]
             events += more
-            tasks = state.tasks
+            tasks = d.tasks
             continue
         else:
             auto = auto_step(kind)
             if auto is not None:
-                more = auto(state, task, chance)
-            elif kind in CONDITIONAL and CONDITIONAL[kind](state, task):
-                more = AUTO_IF[kind](state, task, chance)
+                more = auto(d, task, chance)
+            elif kind in CONDITIONAL and CONDITIONAL[kind](d, task):
+                more = AUTO_IF[kind](d, task, chance)
             else:
-                offered = OPTIONS[kind](state, task)
+                offered = OPTIONS[kind](d, task)
                 if offered:
-                    _SETTLED = (state, offered)
                     break
                 if kind != "market_swap":  # as for the Ghost above
                     events.append(skipped(task[1], kind))
-                    tasks = tasks[1:]
-                    state = with_tasks(state, tasks)
+                    tasks = d.tasks = tasks[1:]
                     continue
                 more = [skipped(task[1], kind)]
-        for e in more:
-            handler, tasks = handlers[type(e)], state.tasks
-            state = handler(state, e, tasks[0], tasks[1:]) if e.pops else handler(state, e, None, tasks)  # type: ignore[union-attr]
+        fold_into(d, more)
         events += more
-        tasks = state.tasks
-    return state, events
+        tasks = d.tasks
+    after = freeze(d)
+    if offered:
+        _SETTLED = (after, offered)
+    return after, events
 
 
 def unsettled(state: State) -> bool:
@@ -1103,7 +1103,9 @@ def setup(edition: Edition, options: Mapping[str, Any], chance: Chance) -> list[
     def fold_in(new: list[Event]) -> None:
         nonlocal state
         for e in new:
-            after = evolve(state, e)
+            draft = thaw(state)  # the draft the last deal was frozen from (state.thaw): no copy
+            fold_into(draft, [e])
+            after = freeze(draft)
             chain[id(e)] = (state, e, after)
             state = after
 

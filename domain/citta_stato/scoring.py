@@ -6,7 +6,7 @@ from typing import Any
 
 from . import solo
 from .edition import BANNERS
-from .state import GHOST, State, crowns_between
+from .state import GHOST, Now, State, crowns_between
 
 
 def scores(state: State) -> dict[str, Any]:
@@ -30,7 +30,7 @@ def scores(state: State) -> dict[str, Any]:
     return out
 
 
-def in_form(state: State, seat: int) -> bool:
+def in_form(state: Now, seat: int) -> bool:
     s = state.seats[seat]
     form = state.t.republic_form.get(s.republic)
     if form is None:  # no Republic card dealt yet (a replay stopped in setup)
@@ -39,7 +39,7 @@ def in_form(state: State, seat: int) -> bool:
     return lo <= s.form <= hi
 
 
-def final_scores(state: State) -> list[dict[str, Any]]:
+def final_scores(state: Now) -> list[dict[str, Any]]:
     out = []
     for i, s in enumerate(state.seats):
         first, second = s.vp, s.second

@@ -11,7 +11,6 @@ import json
 import pytest
 
 from domain.kernel import MalformedCommand, RuleViolation, SeededChance
-from domain.kernel.chance import ObservedChance
 from domain.kernel.commands import load_options
 from domain.kernel.selfplay import play_random
 from domain.la_citta import GAME, rules
@@ -19,6 +18,7 @@ from domain.la_citta import commands as cm
 from domain.la_citta import events as ev
 from domain.la_citta.rules import _OPTIONS, _options
 from domain.la_citta.state import neighbours
+from tests.folds import play_folds_as_evolve
 from tests.la_citta.helpers import ED, fold
 
 # sha256 of the entries' JSON (sorted keys, no spaces), entries, events: produced by the engine as it
@@ -144,20 +144,7 @@ def test_play_gives_the_state_its_events_fold_to_one_by_one(players):
     the beginner setup's opening is made once: each must be the state that `evolve` makes event by event."""
     for setup in ("beginner", "experienced"):
         played = play_random(GAME, ED, {"players": players, "setup": setup}, f"one-by-one-{players}")
-        state = GAME.begin(ED)
-        for index, entry in enumerate(played.entries):
-            chance = ObservedChance.of(entry.outcomes)
-            if index == 0:
-                events, after = GAME.setup(ED, entry.options, chance), None
-            else:
-                events, after = GAME.play(state, GAME.parse_command(entry.command), chance)
-            assert tuple(events) == entry.events
-            one_by_one = state
-            for e in events:
-                one_by_one = GAME.evolve(one_by_one, e)
-            assert after is None or after == one_by_one
-            state = one_by_one
-        assert state.phase == "over"
+        assert play_folds_as_evolve(GAME, ED, played).phase == "over"
 
 
 def test_the_beginner_opening_is_made_once_and_names_the_edition_it_is_asked_for():
