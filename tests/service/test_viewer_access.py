@@ -139,8 +139,9 @@ def ready(page: Any, name: str) -> None:
     elif name == "table game":  # the decision panel asks for the setup's outcomes seen at the table
         expect(page.locator("#decision")).to_be_visible()
         expect(page.locator("#decision button.choice").first).to_be_visible()
-    elif name == "new game":
+    elif name == "new game":  # the players' lines come once the titles are read (a loaded machine: after #start)
         expect(page.locator("#start")).to_be_visible()
+        expect(page.locator("#seats li").nth(1)).to_be_visible()
     elif name == "api docs":
         expect(page.locator("main, body").first).to_contain_text("records")
     else:
