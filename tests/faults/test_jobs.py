@@ -72,9 +72,9 @@ class Deployment:
         for process in self.processes:  # only the groups this test started
             if process.poll() is None:
                 os.killpg(process.pid, signal.SIGTERM)
-        for process in self.processes:
+        for process in self.processes:  # the test is over: a worker's warm shutdown is not waited out (it took 8 s)
             try:
-                process.wait(8)
+                process.wait(2)
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait(5)
