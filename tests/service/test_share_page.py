@@ -37,13 +37,13 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]
 
 browser, context = browsing.browser, browsing.context  # fixtures, used by name
 
-_finished: dict[str, str] = {}
-
-
 def finished_record(client: Any, title: str) -> str:
-    if title not in _finished:
-        _finished[title] = import_finished_http(client, record_file(title, f"share-{title}", greedy=True)).record_id
-    return _finished[title]
+    """One finished game of `title` in this served app's store, imported once: kept with the app (a module's
+    `served` may be made twice in one run, when its tests are not run one after another)."""
+    finished: dict[str, str] = client.application.extensions.setdefault("share-page finished", {})
+    if title not in finished:
+        finished[title] = import_finished_http(client, record_file(title, f"share-{title}", greedy=True)).record_id
+    return finished[title]
 
 
 @pytest.fixture
