@@ -216,6 +216,8 @@ def hold_under_attack(port: int, record_id: str, tokens: list[str], streams_coun
         for _ in range(6):
             for _ in range(20):  # 120 in all: a p99 that one stall of a loaded machine does not decide alone
                 timed(port, "GET", "/healthz", healthz)
+            for _ in range(15):  # with the three below, 108 in all: a p99, not the slowest of 18 (one stall failed it)
+                timed(port, "GET", f"/api/records/{record_id}/legal", commands)
             legal = timed(port, "GET", f"/api/records/{record_id}/legal", commands)
             seat = legal["pending"]["seat"]
             mine = timed(port, "GET", f"/api/records/{record_id}/legal", commands,
