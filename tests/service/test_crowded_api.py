@@ -44,6 +44,10 @@ def test_the_api_line_serves_while_200_streams_are_open_and_50_clients_trickle(t
                                                                "edition_file": LONG_TOY.format(target=60)})
         record_id, tokens = made["id"], [s["token"] for s in made["seats"]]
         hold_under_attack(port, record_id, tokens, STREAMS, PER_CLIENT, 50)
+    except BaseException:
+        log.flush()  # what the server said, for the failure's report
+        print(*(tmp_path / "api.log").read_text(errors="replace").splitlines()[-40:], sep="\n")
+        raise
     finally:
         server.terminate()
         server.wait(timeout=15)
