@@ -615,6 +615,9 @@ class _Checker:
         self._line_moves: list[tuple[tuple[int, int], Any, int, Mapping[str, Any] | None, str]] = []  # this line's so far
         self.line_before: list[tuple[tuple[int, int], Any, int, Mapping[str, Any] | None, str]] = []  # the line before's
         self.mended: set[tuple[int, int | None]] = set()  # where words were mended and read as meant (`two` for 2)
+        # hidden outcomes written with a word that names nothing of the edition (`[R11]`): the table's slip whatever
+        # an outcome nobody wrote before them was (`_doubted` keeps them)
+        self.misspelt: set[tuple[int, int | None]] = set()
         self.refused: Refusal | None = None  # the first refusal of the line being read, as the search needs it
         self._stood_in = False
         self.over_reported = False
@@ -1204,12 +1207,15 @@ class _Checker:
             if left_out and isinstance(message, str):
                 message += (f"; the line leaves {self.say(command, state)!r} to its end, and it meets chance here: "
                             f"write it, with what happened (or [?])")
-            blind = bad is not None and not self.unknowns and self._hidden_at(state, seat, command, chance)
+            named = bad is not None and _names_a_thing(self.edition, bad.values)
+            blind = bad is not None and self._hidden_at(state, seat, command, chance) and not (self.unknowns and named)
             if blind and isinstance(message, str):
                 message += "; read as a draw nobody wrote down ([?]), which what follows settles"
             found = self.finding("chance", bad.line if bad else move.line, exc.rule, message,
                                  state, seat, written=move.text, column=bad.column if bad else move.column,
                                  facts=stored["facts"], assumed="[?]" if blind else "a possible outcome in its place")
+            if blind and not named:
+                self.misspelt.add((found.line, found.column))
             self._hide(found, move, self._owners(state, seat, written, chance), self._words(written), chance.failed_at)
             return self._with_possible_chance(state, seat, move, command, chance, stored["facts"], blind)
         except RuleViolation as exc:
@@ -1367,7 +1373,8 @@ class _Checker:
         pool; read as `[?]`, the report reads the same whatever the word was, a misspelling or a card not there (the
         finding itself, with the written word, is its player's alone until the game is over, `_hide`). Only where
         no outcome nobody wrote comes before it: one may have taken the written card, and the written one is then
-        the likelier (kernel.narrowing)."""
+        the likelier (kernel.narrowing); a word that names nothing of the edition (`[R11]`, `[Golden_tmes]`) no
+        outcome took, and is read as `[?]` after them too (`_names_a_thing`: the edition is public, the pool is not)."""
         index = chance.failed_at
         owners = self._owners(state, seat, command.to_json(), chance)
         return index is not None and index < len(owners) and owners[index] != PUBLIC
@@ -1853,6 +1860,35 @@ def _recounted(written: str, other: str) -> bool:
         return len(apart) == 1 and apart[0][0].isdigit() and apart[0][1].isdigit()
     longer, shorter = (a, b) if len(a) > len(b) else (b, a)
     return len(longer) == len(shorter) + 1 and longer[-1].isdigit() and longer[:-1] == shorter
+
+
+def _names_a_thing(edition: Edition, values: Sequence[Any] | None) -> bool:
+    """Every word of a written outcome names something the edition holds (a card id, a card's name): only such a word
+    can be a card an outcome nobody wrote took before it. Asked of the edition, which every reader has, never of what
+    a hidden pool held: the answer tells nobody anything of the pool."""
+    return values is not None and all(not isinstance(v, str) or v.casefold() in _edition_words(edition) for v in values)
+
+
+_EDITION_WORDS: dict[str, frozenset[str]] = {}
+
+
+def _edition_words(edition: Edition) -> frozenset[str]:
+    """Every word of an edition's data, its keys and its values, folded (kept by the edition's hash)."""
+    known = _EDITION_WORDS.get(edition.content_hash)
+    if known is not None:
+        return known
+    found: set[str] = set()
+    todo: list[Any] = [edition.data]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, Mapping):
+            found.update(str(k).casefold() for k in item)
+            todo.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            todo.extend(item)
+        elif isinstance(item, str):
+            found.add(item.casefold())
+    return _EDITION_WORDS.setdefault(edition.content_hash, frozenset(found))
 
 
 def _numbers_as_words(move: Move) -> tuple[Move, list[str]] | None:
@@ -2377,7 +2413,8 @@ def _written_again(turns: Sequence[Turn]) -> set[int]:
 def _doubted(checker: _Checker, header: int, again: set[int] | frozenset[int] = frozenset()) -> None:
     """A line refused only because of a value the checker guessed is not a finding: after an unknown the search
     left undetermined, what the rules refused is said on that unknown instead (the guess, not the table, is in doubt).
-    Not a line written twice (`again`): its first refusal stays a finding."""
+    Not a line written twice (`again`), nor a hidden outcome written with a word of no card (`misspelt`): those are
+    the table's slips whatever was drawn."""
     unsure = [u for u in checker.unknowns if _unsure(u)]
     if not unsure:
         return
@@ -2389,7 +2426,8 @@ def _doubted(checker: _Checker, header: int, again: set[int] | frozenset[int] = 
             kept.append(found)
             continue
         if (k >= header and found.kind in ("rule", "chance", "order") and found.rule not in _WHATEVER_WAS_DRAWN
-                and (found.line, found.column or 0) > since and not _named_slip(checker, found)):
+                and (found.line, found.column or 0) > since and not _named_slip(checker, found)
+                and (found.line, found.column) not in checker.misspelt):
             first.doubts.append(f"line {found.line} ({found.rule})")
             continue
         kept.append(found)
