@@ -1000,6 +1000,9 @@ class _Checker:
                         found.assumed, found.did_you_mean = Secret(found.assumed, seat, "a number written as a word"), []
                     self.mended.add((found.line, found.column))  # read as meant: nothing refused (no gap behind it)
                 return self.move(state, seat, numbered, turn, pending)
+            unwritten = self._unwritten_word(state, seat, move) if "typed apart" not in str(exc.message) else None
+            if unwritten is not None:  # `upgrade P ?`: a word nobody wrote down, the move the rules take with the rest
+                return self._read_unwritten(state, seat, move, unwritten)
             split = self._comma_forgotten(state, move, seat)
             if split is not None:  # `burn O yes`: two moves, the comma between them forgotten
                 first, second = split
@@ -1066,6 +1069,45 @@ class _Checker:
                     self._counted[place] = (k, len(commands), move.text)
                 break  # the closest legal move stands for the whole of this one
         return state
+
+    def _unwritten_word(self, state: Any, seat: int, move: Move) -> list[tuple[Command, str]] | None:
+        """The seat's legal moves whose words are the move's, a `?` standing for one word or none (`upgrade P ?`:
+        `upgrade P`, `upgrade P B`; `disc ?`: each disc left), in words, those that leave the `?` out first; None
+        where no `?` stands among the words or no legal move reads so."""
+        if UNKNOWN not in move.words:
+            return None
+        pattern = [str(w).lower() for w in (move.verb, *move.words)]
+        found = [(c, said) for c in self.game.legal(state) if c.seat == seat
+                 and _fills(pattern, (said := self.say(c, state)).lower().split())]
+        return sorted(found, key=lambda f: len(f[1].split())) or None
+
+    def _read_unwritten(self, state: Any, seat: int, move: Move, legal: list[tuple[Command, str]]) -> Any:
+        """A move with a word nobody wrote down (`?`): one finding at its line, saying what the rules take there;
+        read as the one they take, or, where they take several, as the explanation search reads on with (the
+        closest legal moves, `_replace`)."""
+        said = [text for _, text in legal]
+        bare = [t for t in said if len(t.split()) == len(move.words)]  # the `?` left out
+        glyph = (f" (an annotation is written on the move, with no space: `{move.text.removesuffix(' ?')}?`)"
+                 if bare and move.words[-1] == UNKNOWN and move.text.endswith(" ?") else "")
+        head = f"line {move.line}: a `?` in `{move.text}` stands for a word nobody wrote down{glyph}; the rules take "
+        if len(said) > 1 or (move.line, move.column) in self.forced:  # which one it was, what follows says
+            # (kernel.explain, the closest to what is written first), or what it said when the line is read again
+            shown = ", ".join(f"`{t}`" for t in said[:-1][:7]) + f" or `{said[-1]}`"
+            self.unreadable.add((move.line, move.column))  # its words, not what the game holds
+            hidden = self._words(self._json(legal[0][0])) is not None  # `disc ?`: the discs left are the seat's
+            return self._replace(state, seat, move, None, "notation", "notation/move",
+                                 f"{head}{shown} here", did_you_mean=[] if hidden else said[:5], column=move.column)
+        (command, meant), = legal
+        said_here = any((f.line, f.column, f.rule) == (move.line, move.column, "notation/move") for f in self.findings)
+        if not self.strict and not said_here:  # (said once: a line read again as an explanation of it says)
+            found = self.finding("notation", move.line, "notation/move", f"{head}only `{meant}` here: read so", state,
+                                 seat, written=move.text, column=move.column, assumed=meant, did_you_mean=[meant])
+            words = self._words(self._json(command))
+            self._hide(found, move, self._owners(state, seat, None, None, len(move.outcomes)), words)
+            if words is not None:
+                found.assumed, found.did_you_mean = Secret(found.assumed, seat, words), []
+            self.mended.add((found.line, found.column))
+        return self._decide(state, seat, move, command, self._json(command))
 
     def _reads_as(self, state: Any, seat: int, move: Move) -> bool:
         """The move's words read as a move of the game (what the game then holds is the rules' to say)."""
@@ -1889,6 +1931,15 @@ def _edition_words(edition: Edition) -> frozenset[str]:
         elif isinstance(item, str):
             found.add(item.casefold())
     return _EDITION_WORDS.setdefault(edition.content_hash, frozenset(found))
+
+
+def _fills(pattern: Sequence[str], said: Sequence[str]) -> bool:
+    """The words `said` are those of `pattern`, where a `?` stands for one word or none."""
+    if not pattern:
+        return not said
+    if pattern[0] == UNKNOWN:
+        return _fills(pattern[1:], said) or (bool(said) and _fills(pattern[1:], said[1:]))
+    return bool(said) and said[0] == pattern[0] and _fills(pattern[1:], said[1:])
 
 
 def _numbers_as_words(move: Move) -> tuple[Move, list[str]] | None:

@@ -213,3 +213,30 @@ def test_a_face_down_disc_written_as_a_word_keeps_the_disc_from_the_others_while
     assert own["message"] == f"line {at + 1}: `one` is a number written as a word in `disc one`; read as `disc 1`"
     assert not re.search(r"\b(1|one)\b", json.dumps({k: public.get(k) for k in (
         "message", "assumed", "written", "did_you_mean")}).replace(f"line {at + 1}", ""))
+
+
+def test_a_question_mark_for_a_word_of_a_move_says_what_the_rules_take_there() -> None:
+    """`upgrade O ?`: the `?` is the word nobody wrote down (how many black cubes stood in), not a cube: the finding
+    says so and what the rules take there (only `upgrade O`: read so); with two legal, both are said and the one the
+    rest of the game stands with is read (the yaml case)."""
+    report = check_text((HERE / "citta_stato_upgrade_with_a_question_mark.txt").read_text(encoding="utf-8"))
+    one, two = sorted(report.findings, key=lambda f: f.line)
+    assert str(one.message) == ("line 13: a `?` in `upgrade O ?` stands for a word nobody wrote down (an annotation "
+                                "is written on the move, with no space: `upgrade O?`); the rules take only `upgrade O` "
+                                "here: read so")
+    assert "cannot stand in" not in str(two.message) and "the rules take `upgrade P` or `upgrade P B` here" in str(
+        two.message)
+    assert reveal(two.to_json(), ALL)["assumed"] == "upgrade P B"
+
+
+def test_a_face_down_disc_written_as_a_question_mark_keeps_the_discs_left_from_the_others() -> None:
+    """`war, disc ?` (nobody saw the disc): the discs the rules take there are the player's alone while the game is
+    on (which ones are left says which were played face down)."""
+    lines = (HERE / "citta_stato_maria_grazia.txt").read_text(encoding="utf-8").splitlines()
+    at = next(k for k, line in enumerate(lines) if line.endswith("Zoë: war, disc 3"))
+    lines[at] = lines[at].replace("disc 3", "disc ?")
+    (found,) = [f for f in check_text("\n".join(lines[: at + 2]) + "\n").findings if f.line == at + 1]
+    own, public = reveal(found.to_json(), found.seat), reveal(found.to_json(), None)
+    assert "the rules take `disc 1`, `disc 2`" in own["message"]
+    assert not re.search(r"disc \d", json.dumps({k: public.get(k) for k in (
+        "message", "assumed", "written", "did_you_mean", "alternatives")}))
