@@ -600,6 +600,7 @@ class _Checker:
             own if own is not None else lambda state, command, chance: play(game, state, command, chance))
         self._seats: dict[str, int | None] = {}
         self.short: dict[str, int] = {}  # a player written as the first words of one seat's name -> that seat
+        self.initials: set[str] = set()  # those of `short` written as the initials of the seat's name (`AM`)
         self._verbs: dict[str, str] | None = None  # command id -> the verb a line writes (report_words)
         # the explanations' reading (kernel.explain): a strict copy raises Refused where a finding would be written
         self.strict = False
@@ -802,12 +803,21 @@ class _Checker:
         return found
 
     def _shortened(self, player: str) -> int | None:
-        """`Anna` for Anna Maria, `Bruno` for Bruno 2: the seat whose name alone begins with the words written (a
-        finding where a line first writes it, `short`; every line after it that writes it is read so)."""
-        words = fold_name(player).split()
-        found = [i for i, name in enumerate(self.seats) if len(named := fold_name(name).split()) > len(words)
-                 and named[: len(words)] == words]
-        return found[0] if len(found) == 1 and words else None
+        """`Anna` for Anna Maria, `Bruno` for Bruno 2: the seat whose name alone begins with the words written; `AM`
+        for Anna Maria: the seat whose name's words alone begin with those letters, one each (a finding where a line
+        first writes it, `short`; every line after it that writes it is read so)."""
+        found, initials = _begun(player, self.seats)
+        if len(found) != 1:
+            return None
+        if initials:
+            self.initials.add(player)
+        return found[0]
+
+    def shortening_of(self, player: str) -> list[str]:
+        """The seats whose names a player written shortened may be, where it is more than one (`Anna` where Anna Maria
+        and Anna Lisa sit; `AM` where Anna Maria and Aldo Moro do); none otherwise."""
+        found, _ = _begun(player, self.seats)
+        return [self.seats[i] for i in found] if len(found) > 1 else []
 
     def round_of(self, state: Any) -> int | None:
         if self.words.round_of is not None:
@@ -1933,6 +1943,19 @@ def _edition_words(edition: Edition) -> frozenset[str]:
     return _EDITION_WORDS.setdefault(edition.content_hash, frozenset(found))
 
 
+def _begun(player: str, seats: Sequence[str]) -> tuple[list[int], bool]:
+    """The seats whose names begin with the words of a player written shortened (`Anna`), else whose names' words begin
+    with its letters, one each (`AM`); and whether it was read as initials."""
+    words = fold_name(player).split()
+    if not words:
+        return [], False
+    found = [i for i, name in enumerate(seats) if len(named := fold_name(name).split()) > len(words)
+             and named[: len(words)] == words]
+    if found or len(words) > 1 or len(words[0]) < 2 or not words[0].isalpha():
+        return found, False
+    return [i for i, name in enumerate(seats) if "".join(w[0] for w in fold_name(name).split()) == words[0]], True
+
+
 def _fills(pattern: Sequence[str], said: Sequence[str]) -> bool:
     """The words `said` are those of `pattern`, where a `?` stands for one word or none."""
     if not pattern:
@@ -2544,7 +2567,8 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
             shortened.add(turn.player)  # named once, where it is first written: the lines after it read alike
             checker.finding("notation", turn.line, "notation/player",
                             f"line {turn.line}: {turn.player!r} is none of the seats ({', '.join(seats)}); did you "
-                            f"mean {seats[seat]}?; read as {seats[seat]}'s, the only seat whose name begins so, as is "
+                            f"mean {seats[seat]}?; read as {seats[seat]}'s, the only seat whose "
+                            f"{'initials these are' if turn.player in checker.initials else 'name begins so'}, as is "
                             f"every line that writes {turn.player}",
                             column=turn.column, did_you_mean=[seats[seat]], assumed=f"{seats[seat]}'s")
         if seat is None:
@@ -2553,7 +2577,10 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
             misspelt = Refusal("player", None, waiting, near=[s for n in near if (s := checker.seat_of(n)) is not None])
             explanation = explain(checker, state, turns, at, misspelt, budget) if not checker.over_reported else None
             said = explanation.said if explanation is not None else "the line is skipped"
+            both = checker.shortening_of(turn.player)
             found = checker.finding("notation", turn.line, "notation/player",
+                                    f"line {turn.line}: {turn.player!r} could be {' or '.join(both)}: it begins "
+                                    f"{'both names' if len(both) == 2 else 'each of their names'}; {said}" if both else
                                     f"line {turn.line}: {turn.player!r} is none of the seats ({', '.join(seats)})"
                                     + (f"; did you mean {' or '.join(near)}?" if near else "") + f"; {said}",
                                     column=turn.column, did_you_mean=near,
