@@ -813,11 +813,17 @@ class _Checker:
             self.initials.add(player)
         return found[0]
 
-    def shortening_of(self, player: str) -> list[str]:
+    def shortening_of(self, player: str) -> tuple[list[str], str]:
         """The seats whose names a player written shortened may be, where it is more than one (`Anna` where Anna Maria
-        and Anna Lisa sit; `AM` where Anna Maria and Aldo Moro do); none otherwise."""
-        found, _ = _begun(player, self.seats)
-        return [self.seats[i] for i in found] if len(found) > 1 else []
+        and Anna Lisa sit; `AM` where Anna Maria and Aldo Moro do), and the sentence that says so; none otherwise."""
+        found, initials = _begun(player, self.seats)
+        if len(found) < 2:
+            return [], ""
+        names = [self.seats[i] for i in found]
+        each = "both" if len(names) == 2 else "each"
+        why = f"these are the initials of {each}" if initials else f"it begins {each} of their names".replace(
+            "both of their names", "both names")
+        return names, f"{player!r} could be {' or '.join(names)}: {why}"
 
     def round_of(self, state: Any) -> int | None:
         if self.words.round_of is not None:
@@ -1956,6 +1962,13 @@ def _begun(player: str, seats: Sequence[str]) -> tuple[list[int], bool]:
     return [i for i, name in enumerate(seats) if "".join(w[0] for w in fold_name(name).split()) == words[0]], True
 
 
+def _crossed(checker: _Checker, player: str) -> bool:
+    """`x Maria Grazia`: a seat's name behind an `x`, as a pencil crosses a line out (the notation cannot tell it from
+    a name: it is said so, not read as nothing)."""
+    mark, _, rest = player.partition(" ")
+    return mark in ("x", "X") and checker.seat_of(rest.strip()) is not None
+
+
 def _fills(pattern: Sequence[str], said: Sequence[str]) -> bool:
     """The words `said` are those of `pattern`, where a `?` stands for one word or none."""
     if not pattern:
@@ -2571,18 +2584,25 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
                             f"{'initials these are' if turn.player in checker.initials else 'name begins so'}, as is "
                             f"every line that writes {turn.player}",
                             column=turn.column, did_you_mean=[seats[seat]], assumed=f"{seats[seat]}'s")
+        both, could_be = checker.shortening_of(turn.player) if seat is None else ([], "")
+        waiting = None if seat is not None or checker.pending(state).over else checker.pending(state).seat
+        if both and waiting is not None and seats[waiting] in both:  # `Anna:` where two Annas sit: the one the
+            seat = waiting  # rules wait for, named at each line that writes it (no search: the rules say whose turn)
+            checker.finding("notation", turn.line, "notation/player",
+                            f"line {turn.line}: {could_be}; read as {seats[seat]}'s, who was to play",
+                            column=turn.column, did_you_mean=both, assumed=f"{seats[seat]}'s")
         if seat is None:
             near = _near_seats(checker, turn.player)
             waiting = None if checker.pending(state).over else checker.pending(state).seat
             misspelt = Refusal("player", None, waiting, near=[s for n in near if (s := checker.seat_of(n)) is not None])
             explanation = explain(checker, state, turns, at, misspelt, budget) if not checker.over_reported else None
             said = explanation.said if explanation is not None else "the line is skipped"
-            both = checker.shortening_of(turn.player)
             found = checker.finding("notation", turn.line, "notation/player",
-                                    f"line {turn.line}: {turn.player!r} could be {' or '.join(both)}: it begins "
-                                    f"{'both names' if len(both) == 2 else 'each of their names'}; {said}" if both else
+                                    f"line {turn.line}: {could_be}; {said}" if both else
                                     f"line {turn.line}: {turn.player!r} is none of the seats ({', '.join(seats)})"
-                                    + (f"; did you mean {' or '.join(near)}?" if near else "") + f"; {said}",
+                                    + (f"; did you mean {' or '.join(near)}?" if near else "")
+                                    + ("; a line crossed out with an x? (a line struck through, `~~...~~`, is read as "
+                                       "nothing)" if _crossed(checker, turn.player) else "") + f"; {said}",
                                     column=turn.column, did_you_mean=near,
                                     assumed="skipped" if explanation is None or explanation.kind == "twice" else said)
             if explanation is None:

@@ -240,3 +240,36 @@ def test_a_face_down_disc_written_as_a_question_mark_keeps_the_discs_left_from_t
     assert "the rules take `disc 1`, `disc 2`" in own["message"]
     assert not re.search(r"disc \d", json.dumps({k: public.get(k) for k in (
         "message", "assumed", "written", "did_you_mean", "alternatives")}))
+
+
+def test_a_notepad_file_with_a_byte_order_mark_tabs_and_crlf_checks_clean_from_its_bytes() -> None:
+    """Saved by Notepad: a byte-order mark, CRLF line ends, tabs and spaces left at line ends, `VP` after each score of
+    the Result, round 2's number written twice: `cronaca check` reads the bytes as meant (the yaml case: no slip)."""
+    path = HERE / "serenissima_bom_tabs_crlf_and_points.txt"
+    raw = path.read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf[Title") and b"\r\n\t" in raw and b"   \r\n" in raw and b" VP, " in raw
+    result = CliRunner().invoke(cli.cronaca, ["check", "--json", str(path)])
+    assert result.exit_code == 0, result.output[-600:]
+    assert json.loads(result.output)["findings"] == []
+
+
+def test_a_result_written_with_its_units_is_still_compared() -> None:
+    """`Pietro 9 points` is Pietro's 9: written 10 points, the Result is one finding at its line, as `10` would be."""
+    text = (HERE / "la_citta_result_in_points_and_a_turn_under_the_wrong_name.txt").read_text(encoding="utf-8")
+    assert "Pietro 9 points" in text
+    report = check_text(text.replace("Pietro 9 points", "Pietro 10 points", 1))
+    (found,) = [f for f in report.findings if f.line == 5]
+    assert found.rule == "notation/result" and "Pietro is given 10, the rules count 9" in str(found.message)
+
+
+def test_initials_two_seats_share_are_named_with_both_at_each_line_and_read_as_the_turn_says() -> None:
+    """`AL` where Anna Lisa and Alberto Lama sit: each line that writes it is one finding naming both, read as the one
+    whose turn it was, and the game is read as played (no line skipped, nothing after it refused)."""
+    text = (HERE / "la_citta_initials_and_a_shared_first_name.txt").read_text(encoding="utf-8")
+    report = check_text(text.replace("Tommaso", "Alberto Lama"))
+    lines = [k for k, line in enumerate(text.splitlines(), 1) if line.lstrip().startswith("AL:")]
+    said = {f.line: str(f.message) for f in report.findings}
+    assert len(lines) == 6 and set(said) == {*lines, 30}
+    assert all(said[k] == f"line {k}: 'AL' could be Anna Lisa or Alberto Lama: these are the initials of both; "
+                          f"read as Anna Lisa's, who was to play" for k in lines)
+    assert [s["total"] for s in (report.scores or {})["seats"]] == [1, 4, 27]
