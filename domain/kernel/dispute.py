@@ -1017,8 +1017,11 @@ class _Checker:
                     self.mended.add((found.line, found.column))  # read as meant: nothing refused (no gap behind it)
                 return self.move(state, seat, numbered, turn, pending)
             unwritten = self._unwritten_word(state, seat, move) if "typed apart" not in str(exc.message) else None
-            if unwritten is not None:  # `upgrade P ?`: a word nobody wrote down, the move the rules take with the rest
-                return self._read_unwritten(state, seat, move, unwritten)
+            nobody = self._unwritten_said(move, unwritten) if unwritten is not None else None
+            if unwritten is not None and len(unwritten) == 1 and not self.strict:  # `upgrade P ?`: a word nobody
+                # wrote down, the one move the rules take so (a search's strict reading refuses it, as any slip: a
+                # reading that rewords another move so that this one reads is no likelier for it)
+                return self._read_unwritten(state, seat, move, unwritten[0], str(nobody))
             split = self._comma_forgotten(state, move, seat)
             if split is not None:  # `burn O yes`: two moves, the comma between them forgotten
                 first, second = split
@@ -1037,7 +1040,10 @@ class _Checker:
                 self.words.vocabulary.read(move, seat)
             except NotationError:
                 self.unreadable.add(place)  # its words, not what the game holds (a word misspelt)
-            message = exc.message
+            message, near = exc.message, exc.did_you_mean
+            if nobody is not None and unwritten is not None:  # several: which one, what follows says (kernel.explain)
+                secret = self._words(self._json(unwritten[0][0])) is not None  # `disc ?`: the discs left are the seat's
+                message, near = nobody, [] if secret else [text for _, text in unwritten][:5]
             doubled = _doubled(move)
             meant = self._reads(doubled[0], seat, state) if doubled is not None else []
             if meant and doubled is not None:  # `unload 2 to to 12`: a word written twice, read once (the closest
@@ -1050,7 +1056,7 @@ class _Checker:
                 for written in meant[:-1]:
                     state = self._decide(state, seat, quiet, self.game.parse_command(written), written)
             return self._replace(state, seat, move, meant[-1] if meant else None, "notation",
-                                 "notation/move", message, did_you_mean=exc.did_you_mean, expected=exc.expected,
+                                 "notation/move", message, did_you_mean=near, expected=exc.expected,
                                  column=exc.column)
         except MalformedCommand as exc:
             public = _public_text(move, self._owners(state, seat, None, None, len(move.outcomes)), None)
@@ -1097,27 +1103,26 @@ class _Checker:
                  and _fills(pattern, (said := self.say(c, state)).lower().split())]
         return sorted(found, key=lambda f: len(f[1].split())) or None
 
-    def _read_unwritten(self, state: Any, seat: int, move: Move, legal: list[tuple[Command, str]]) -> Any:
-        """A move with a word nobody wrote down (`?`): one finding at its line, saying what the rules take there;
-        read as the one they take, or, where they take several, as the explanation search reads on with (the
-        closest legal moves, `_replace`)."""
+    @staticmethod
+    def _unwritten_said(move: Move, legal: list[tuple[Command, str]]) -> str:
+        """The finding's sentence for a move with a word nobody wrote down: what the rules take there."""
         said = [text for _, text in legal]
         bare = [t for t in said if len(t.split()) == len(move.words)]  # the `?` left out
         glyph = (f" (an annotation is written on the move, with no space: `{move.text.removesuffix(' ?')}?`)"
                  if bare and move.words[-1] == UNKNOWN and move.text.endswith(" ?") else "")
         head = f"line {move.line}: a `?` in `{move.text}` stands for a word nobody wrote down{glyph}; the rules take "
-        if len(said) > 1 or (move.line, move.column) in self.forced:  # which one it was, what follows says
-            # (kernel.explain, the closest to what is written first), or what it said when the line is read again
-            shown = ", ".join(f"`{t}`" for t in said[:-1][:7]) + f" or `{said[-1]}`"
-            self.unreadable.add((move.line, move.column))  # its words, not what the game holds
-            hidden = self._words(self._json(legal[0][0])) is not None  # `disc ?`: the discs left are the seat's
-            return self._replace(state, seat, move, None, "notation", "notation/move",
-                                 f"{head}{shown} here", did_you_mean=[] if hidden else said[:5], column=move.column)
-        (command, meant), = legal
+        if len(said) == 1:
+            return f"{head}only `{said[0]}` here: read so"
+        return head + ", ".join(f"`{t}`" for t in said[:-1][:7]) + f" or `{said[-1]}` here"
+
+    def _read_unwritten(self, state: Any, seat: int, move: Move, legal: tuple[Command, str], said: str) -> Any:
+        """A move with a word nobody wrote down (`?`) where the rules take one move only: one finding at its line
+        (once: a line read again as an explanation of it says), and the move read as that one."""
+        command, meant = legal
         said_here = any((f.line, f.column, f.rule) == (move.line, move.column, "notation/move") for f in self.findings)
-        if not self.strict and not said_here:  # (said once: a line read again as an explanation of it says)
-            found = self.finding("notation", move.line, "notation/move", f"{head}only `{meant}` here: read so", state,
-                                 seat, written=move.text, column=move.column, assumed=meant, did_you_mean=[meant])
+        if not said_here:
+            found = self.finding("notation", move.line, "notation/move", said, state, seat, written=move.text,
+                                 column=move.column, assumed=meant, did_you_mean=[meant])
             words = self._words(self._json(command))
             self._hide(found, move, self._owners(state, seat, None, None, len(move.outcomes)), words)
             if words is not None:

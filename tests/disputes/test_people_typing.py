@@ -273,3 +273,12 @@ def test_initials_two_seats_share_are_named_with_both_at_each_line_and_read_as_t
     assert all(said[k] == f"line {k}: 'AL' could be Anna Lisa or Alberto Lama: these are the initials of both; "
                           f"read as Anna Lisa's, who was to play" for k in lines)
     assert [s["total"] for s in (report.scores or {})["seats"]] == [1, 4, 27]
+
+
+def test_a_question_mark_for_a_count_is_read_as_the_count_the_lines_after_it_stand_with() -> None:
+    """`starve L4 ?` (how many went hungry, nobody noted): one finding naming the counts the rules take, and read as
+    the one the next lines stand with (4), not as another move of the line reworded so that a count of 1 reads."""
+    text = (HERE / "la_citta_hunger_one_short.txt").read_text(encoding="utf-8")
+    (found,) = check_text(text.replace("starve L4 3", "starve L4 ?", 1)).findings
+    assert found.rule == "notation/move" and "the rules take `starve L4`, `starve L4 2`" in str(found.message)
+    assert found.assumed == "starve L4 4"
