@@ -600,6 +600,7 @@ class _Checker:
             own if own is not None else lambda state, command, chance: play(game, state, command, chance))
         self._seats: dict[str, int | None] = {}
         self.short: dict[str, int] = {}  # a player written as the first words of one seat's name -> that seat
+        self.initials: set[str] = set()  # those of `short` written as the initials of the seat's name (`AM`)
         self._verbs: dict[str, str] | None = None  # command id -> the verb a line writes (report_words)
         # the explanations' reading (kernel.explain): a strict copy raises Refused where a finding would be written
         self.strict = False
@@ -615,6 +616,9 @@ class _Checker:
         self._line_moves: list[tuple[tuple[int, int], Any, int, Mapping[str, Any] | None, str]] = []  # this line's so far
         self.line_before: list[tuple[tuple[int, int], Any, int, Mapping[str, Any] | None, str]] = []  # the line before's
         self.mended: set[tuple[int, int | None]] = set()  # where words were mended and read as meant (`two` for 2)
+        # hidden outcomes written with a word that names nothing of the edition (`[R11]`): the table's slip whatever
+        # an outcome nobody wrote before them was (`_doubted` keeps them)
+        self.misspelt: set[tuple[int, int | None]] = set()
         self.refused: Refusal | None = None  # the first refusal of the line being read, as the search needs it
         self._stood_in = False
         self.over_reported = False
@@ -799,12 +803,27 @@ class _Checker:
         return found
 
     def _shortened(self, player: str) -> int | None:
-        """`Anna` for Anna Maria, `Bruno` for Bruno 2: the seat whose name alone begins with the words written (a
-        finding where a line first writes it, `short`; every line after it that writes it is read so)."""
-        words = fold_name(player).split()
-        found = [i for i, name in enumerate(self.seats) if len(named := fold_name(name).split()) > len(words)
-                 and named[: len(words)] == words]
-        return found[0] if len(found) == 1 and words else None
+        """`Anna` for Anna Maria, `Bruno` for Bruno 2: the seat whose name alone begins with the words written; `AM`
+        for Anna Maria: the seat whose name's words alone begin with those letters, one each (a finding where a line
+        first writes it, `short`; every line after it that writes it is read so)."""
+        found, initials = _begun(player, self.seats)
+        if len(found) != 1:
+            return None
+        if initials:
+            self.initials.add(player)
+        return found[0]
+
+    def shortening_of(self, player: str) -> tuple[list[str], str]:
+        """The seats whose names a player written shortened may be, where it is more than one (`Anna` where Anna Maria
+        and Anna Lisa sit; `AM` where Anna Maria and Aldo Moro do), and the sentence that says so; none otherwise."""
+        found, initials = _begun(player, self.seats)
+        if len(found) < 2:
+            return [], ""
+        names = [self.seats[i] for i in found]
+        each = "both" if len(names) == 2 else "each"
+        why = f"these are the initials of {each}" if initials else f"it begins {each} of their names".replace(
+            "both of their names", "both names")
+        return names, f"{player!r} could be {' or '.join(names)}: {why}"
 
     def round_of(self, state: Any) -> int | None:
         if self.words.round_of is not None:
@@ -997,6 +1016,12 @@ class _Checker:
                         found.assumed, found.did_you_mean = Secret(found.assumed, seat, "a number written as a word"), []
                     self.mended.add((found.line, found.column))  # read as meant: nothing refused (no gap behind it)
                 return self.move(state, seat, numbered, turn, pending)
+            unwritten = self._unwritten_word(state, seat, move) if "typed apart" not in str(exc.message) else None
+            nobody = self._unwritten_said(move, unwritten) if unwritten is not None else None
+            if unwritten is not None and len(unwritten) == 1 and not self.strict:  # `upgrade P ?`: a word nobody
+                # wrote down, the one move the rules take so (a search's strict reading refuses it, as any slip: a
+                # reading that rewords another move so that this one reads is no likelier for it)
+                return self._read_unwritten(state, seat, move, unwritten[0], str(nobody))
             split = self._comma_forgotten(state, move, seat)
             if split is not None:  # `burn O yes`: two moves, the comma between them forgotten
                 first, second = split
@@ -1015,7 +1040,10 @@ class _Checker:
                 self.words.vocabulary.read(move, seat)
             except NotationError:
                 self.unreadable.add(place)  # its words, not what the game holds (a word misspelt)
-            message = exc.message
+            message, near = exc.message, exc.did_you_mean
+            if nobody is not None and unwritten is not None:  # several: which one, what follows says (kernel.explain)
+                secret = self._words(self._json(unwritten[0][0])) is not None  # `disc ?`: the discs left are the seat's
+                message, near = nobody, [] if secret else [text for _, text in unwritten][:5]
             doubled = _doubled(move)
             meant = self._reads(doubled[0], seat, state) if doubled is not None else []
             if meant and doubled is not None:  # `unload 2 to to 12`: a word written twice, read once (the closest
@@ -1028,7 +1056,7 @@ class _Checker:
                 for written in meant[:-1]:
                     state = self._decide(state, seat, quiet, self.game.parse_command(written), written)
             return self._replace(state, seat, move, meant[-1] if meant else None, "notation",
-                                 "notation/move", message, did_you_mean=exc.did_you_mean, expected=exc.expected,
+                                 "notation/move", message, did_you_mean=near, expected=exc.expected,
                                  column=exc.column)
         except MalformedCommand as exc:
             public = _public_text(move, self._owners(state, seat, None, None, len(move.outcomes)), None)
@@ -1063,6 +1091,44 @@ class _Checker:
                     self._counted[place] = (k, len(commands), move.text)
                 break  # the closest legal move stands for the whole of this one
         return state
+
+    def _unwritten_word(self, state: Any, seat: int, move: Move) -> list[tuple[Command, str]] | None:
+        """The seat's legal moves whose words are the move's, a `?` standing for one word or none (`upgrade P ?`:
+        `upgrade P`, `upgrade P B`; `disc ?`: each disc left), in words, those that leave the `?` out first; None
+        where no `?` stands among the words or no legal move reads so."""
+        if UNKNOWN not in move.words:
+            return None
+        pattern = [str(w).lower() for w in (move.verb, *move.words)]
+        found = [(c, said) for c in self.game.legal(state) if c.seat == seat
+                 and _fills(pattern, (said := self.say(c, state)).lower().split())]
+        return sorted(found, key=lambda f: len(f[1].split())) or None
+
+    @staticmethod
+    def _unwritten_said(move: Move, legal: list[tuple[Command, str]]) -> str:
+        """The finding's sentence for a move with a word nobody wrote down: what the rules take there."""
+        said = [text for _, text in legal]
+        bare = [t for t in said if len(t.split()) == len(move.words)]  # the `?` left out
+        glyph = (f" (an annotation is written on the move, with no space: `{move.text.removesuffix(' ?')}?`)"
+                 if bare and move.words[-1] == UNKNOWN and move.text.endswith(" ?") else "")
+        head = f"line {move.line}: a `?` in `{move.text}` stands for a word nobody wrote down{glyph}; the rules take "
+        if len(said) == 1:
+            return f"{head}only `{said[0]}` here: read so"
+        return head + ", ".join(f"`{t}`" for t in said[:-1][:7]) + f" or `{said[-1]}` here"
+
+    def _read_unwritten(self, state: Any, seat: int, move: Move, legal: tuple[Command, str], said: str) -> Any:
+        """A move with a word nobody wrote down (`?`) where the rules take one move only: one finding at its line
+        (once: a line read again as an explanation of it says), and the move read as that one."""
+        command, meant = legal
+        said_here = any((f.line, f.column, f.rule) == (move.line, move.column, "notation/move") for f in self.findings)
+        if not said_here:
+            found = self.finding("notation", move.line, "notation/move", said, state, seat, written=move.text,
+                                 column=move.column, assumed=meant, did_you_mean=[meant])
+            words = self._words(self._json(command))
+            self._hide(found, move, self._owners(state, seat, None, None, len(move.outcomes)), words)
+            if words is not None:
+                found.assumed, found.did_you_mean = Secret(found.assumed, seat, words), []
+            self.mended.add((found.line, found.column))
+        return self._decide(state, seat, move, command, self._json(command))
 
     def _reads_as(self, state: Any, seat: int, move: Move) -> bool:
         """The move's words read as a move of the game (what the game then holds is the rules' to say)."""
@@ -1204,12 +1270,15 @@ class _Checker:
             if left_out and isinstance(message, str):
                 message += (f"; the line leaves {self.say(command, state)!r} to its end, and it meets chance here: "
                             f"write it, with what happened (or [?])")
-            blind = bad is not None and not self.unknowns and self._hidden_at(state, seat, command, chance)
+            named = bad is not None and _names_a_thing(self.edition, bad.values)
+            blind = bad is not None and self._hidden_at(state, seat, command, chance) and not (self.unknowns and named)
             if blind and isinstance(message, str):
                 message += "; read as a draw nobody wrote down ([?]), which what follows settles"
             found = self.finding("chance", bad.line if bad else move.line, exc.rule, message,
                                  state, seat, written=move.text, column=bad.column if bad else move.column,
                                  facts=stored["facts"], assumed="[?]" if blind else "a possible outcome in its place")
+            if blind and not named:
+                self.misspelt.add((found.line, found.column))
             self._hide(found, move, self._owners(state, seat, written, chance), self._words(written), chance.failed_at)
             return self._with_possible_chance(state, seat, move, command, chance, stored["facts"], blind)
         except RuleViolation as exc:
@@ -1367,7 +1436,8 @@ class _Checker:
         pool; read as `[?]`, the report reads the same whatever the word was, a misspelling or a card not there (the
         finding itself, with the written word, is its player's alone until the game is over, `_hide`). Only where
         no outcome nobody wrote comes before it: one may have taken the written card, and the written one is then
-        the likelier (kernel.narrowing)."""
+        the likelier (kernel.narrowing); a word that names nothing of the edition (`[R11]`, `[Golden_tmes]`) no
+        outcome took, and is read as `[?]` after them too (`_names_a_thing`: the edition is public, the pool is not)."""
         index = chance.failed_at
         owners = self._owners(state, seat, command.to_json(), chance)
         return index is not None and index < len(owners) and owners[index] != PUBLIC
@@ -1853,6 +1923,64 @@ def _recounted(written: str, other: str) -> bool:
         return len(apart) == 1 and apart[0][0].isdigit() and apart[0][1].isdigit()
     longer, shorter = (a, b) if len(a) > len(b) else (b, a)
     return len(longer) == len(shorter) + 1 and longer[-1].isdigit() and longer[:-1] == shorter
+
+
+def _names_a_thing(edition: Edition, values: Sequence[Any] | None) -> bool:
+    """Every word of a written outcome names something the edition holds (a card id, a card's name): only such a word
+    can be a card an outcome nobody wrote took before it. Asked of the edition, which every reader has, never of what
+    a hidden pool held: the answer tells nobody anything of the pool."""
+    return values is not None and all(not isinstance(v, str) or v.casefold() in _edition_words(edition) for v in values)
+
+
+_EDITION_WORDS: dict[str, frozenset[str]] = {}
+
+
+def _edition_words(edition: Edition) -> frozenset[str]:
+    """Every word of an edition's data, its keys and its values, folded (kept by the edition's hash)."""
+    known = _EDITION_WORDS.get(edition.content_hash)
+    if known is not None:
+        return known
+    found: set[str] = set()
+    todo: list[Any] = [edition.data]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, Mapping):
+            found.update(str(k).casefold() for k in item)
+            todo.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            todo.extend(item)
+        elif isinstance(item, str):
+            found.add(item.casefold())
+    return _EDITION_WORDS.setdefault(edition.content_hash, frozenset(found))
+
+
+def _begun(player: str, seats: Sequence[str]) -> tuple[list[int], bool]:
+    """The seats whose names begin with the words of a player written shortened (`Anna`), else whose names' words begin
+    with its letters, one each (`AM`); and whether it was read as initials."""
+    words = fold_name(player).split()
+    if not words:
+        return [], False
+    found = [i for i, name in enumerate(seats) if len(named := fold_name(name).split()) > len(words)
+             and named[: len(words)] == words]
+    if found or len(words) > 1 or len(words[0]) < 2 or not words[0].isalpha():
+        return found, False
+    return [i for i, name in enumerate(seats) if "".join(w[0] for w in fold_name(name).split()) == words[0]], True
+
+
+def _crossed(checker: _Checker, player: str) -> bool:
+    """`x Maria Grazia`: a seat's name behind an `x`, as a pencil crosses a line out (the notation cannot tell it from
+    a name: it is said so, not read as nothing)."""
+    mark, _, rest = player.partition(" ")
+    return mark in ("x", "X") and checker.seat_of(rest.strip()) is not None
+
+
+def _fills(pattern: Sequence[str], said: Sequence[str]) -> bool:
+    """The words `said` are those of `pattern`, where a `?` stands for one word or none."""
+    if not pattern:
+        return not said
+    if pattern[0] == UNKNOWN:
+        return _fills(pattern[1:], said) or (bool(said) and _fills(pattern[1:], said[1:]))
+    return bool(said) and said[0] == pattern[0] and _fills(pattern[1:], said[1:])
 
 
 def _numbers_as_words(move: Move) -> tuple[Move, list[str]] | None:
@@ -2377,7 +2505,8 @@ def _written_again(turns: Sequence[Turn]) -> set[int]:
 def _doubted(checker: _Checker, header: int, again: set[int] | frozenset[int] = frozenset()) -> None:
     """A line refused only because of a value the checker guessed is not a finding: after an unknown the search
     left undetermined, what the rules refused is said on that unknown instead (the guess, not the table, is in doubt).
-    Not a line written twice (`again`): its first refusal stays a finding."""
+    Not a line written twice (`again`), nor a hidden outcome written with a word of no card (`misspelt`): those are
+    the table's slips whatever was drawn."""
     unsure = [u for u in checker.unknowns if _unsure(u)]
     if not unsure:
         return
@@ -2389,7 +2518,8 @@ def _doubted(checker: _Checker, header: int, again: set[int] | frozenset[int] = 
             kept.append(found)
             continue
         if (k >= header and found.kind in ("rule", "chance", "order") and found.rule not in _WHATEVER_WAS_DRAWN
-                and (found.line, found.column or 0) > since and not _named_slip(checker, found)):
+                and (found.line, found.column or 0) > since and not _named_slip(checker, found)
+                and (found.line, found.column) not in checker.misspelt):
             first.doubts.append(f"line {found.line} ({found.rule})")
             continue
         kept.append(found)
@@ -2455,9 +2585,17 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
             shortened.add(turn.player)  # named once, where it is first written: the lines after it read alike
             checker.finding("notation", turn.line, "notation/player",
                             f"line {turn.line}: {turn.player!r} is none of the seats ({', '.join(seats)}); did you "
-                            f"mean {seats[seat]}?; read as {seats[seat]}'s, the only seat whose name begins so, as is "
+                            f"mean {seats[seat]}?; read as {seats[seat]}'s, the only seat whose "
+                            f"{'initials these are' if turn.player in checker.initials else 'name begins so'}, as is "
                             f"every line that writes {turn.player}",
                             column=turn.column, did_you_mean=[seats[seat]], assumed=f"{seats[seat]}'s")
+        both, could_be = checker.shortening_of(turn.player) if seat is None else ([], "")
+        waiting = None if seat is not None or checker.pending(state).over else checker.pending(state).seat
+        if both and waiting is not None and seats[waiting] in both:  # `Anna:` where two Annas sit: the one the
+            seat = waiting  # rules wait for, named at each line that writes it (no search: the rules say whose turn)
+            checker.finding("notation", turn.line, "notation/player",
+                            f"line {turn.line}: {could_be}; read as {seats[seat]}'s, who was to play",
+                            column=turn.column, did_you_mean=both, assumed=f"{seats[seat]}'s")
         if seat is None:
             near = _near_seats(checker, turn.player)
             waiting = None if checker.pending(state).over else checker.pending(state).seat
@@ -2465,8 +2603,11 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
             explanation = explain(checker, state, turns, at, misspelt, budget) if not checker.over_reported else None
             said = explanation.said if explanation is not None else "the line is skipped"
             found = checker.finding("notation", turn.line, "notation/player",
+                                    f"line {turn.line}: {could_be}; {said}" if both else
                                     f"line {turn.line}: {turn.player!r} is none of the seats ({', '.join(seats)})"
-                                    + (f"; did you mean {' or '.join(near)}?" if near else "") + f"; {said}",
+                                    + (f"; did you mean {' or '.join(near)}?" if near else "")
+                                    + ("; a line crossed out with an x? (a line struck through, `~~...~~`, is read as "
+                                       "nothing)" if _crossed(checker, turn.player) else "") + f"; {said}",
                                     column=turn.column, did_you_mean=near,
                                     assumed="skipped" if explanation is None or explanation.kind == "twice" else said)
             if explanation is None:

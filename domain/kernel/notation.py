@@ -777,14 +777,18 @@ _ORDINAL_PAREN = re.compile(r"(?m)^([ \t]*\d+)\)(?=[ \t])")  # `12) Ada: ...`, n
 
 
 _PAGE_BREAK = re.compile(r"(?m)^[ \t]*([-=_*~])\1\1[^\n\[\]{}:]*$")  # `---`, `--- page 2 ---`, `=====`
+_CROSSED_OUT = re.compile(r"(?m)^[ \t]*~~[^\n]*~~[ \t]*$")  # `~~Ada: quarry L66 L73~~`: struck through, as Markdown
 
 
 def as_typed(text: str) -> str:
     """A file as a phone, a word processor or a hand numbering its lines typed it, in the notation's own characters
     (`_TYPED`; a turn numbered `12)` is `12.`); a {comment} stays as written. A line drawn across the page (`---`,
-    `--- page 2 ---`, where the pencil copy turned a page) is a blank line: it says nothing of the game."""
+    `--- page 2 ---`, where the pencil copy turned a page) is a blank line: it says nothing of the game; so is a line
+    struck through (`~~Ada: quarry L66 L73~~`, as Markdown and many chat apps strike it): the table took it back."""
     if "\n" in text and _PAGE_BREAK.search(text):
         text = _PAGE_BREAK.sub(lambda m: " " * len(m.group(0)), text)
+    if "~~" in text:
+        text = _CROSSED_OUT.sub(lambda m: " " * len(m.group(0)), text)
     if ")" not in text and not any(c in text for c in _TYPED_CHARACTERS):
         return text
     return _COMMENT_OR_TYPED.sub(lambda m: m.group(1) or _ORDINAL_PAREN.sub(r"\1.", m.group(0).translate(_TYPED)), text)
@@ -1286,16 +1290,21 @@ def write_options(options: Mapping[str, Any]) -> str:
     return ", ".join(f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in options.items())
 
 
+_SCORE_UNIT = re.compile(r"(?<=\d)\s*(?:pts?|points?|vp|pv|punti|victory points)\.?\s*$", re.IGNORECASE)
+"""What people write after a score (`31 pts`, `27 VP`, `12 punti`): read as the score alone."""
+
+
 def read_result(value: str) -> dict[str, int]:
     """`Ada 45, Bruno 38, "Rossi, Mario" 40` -> {"Ada": 45, "Bruno": 38, "Rossi, Mario": 40}; a colon or `=` after
-    a name is read as people write it (`Maria Grazia: 45`)."""
+    a name is read as people write it (`Maria Grazia: 45`), and so is a unit after the score (`Ada 45 pts`, `45VP`)."""
     out: dict[str, int] = {}
     for part in _split_list(value):
-        quoted = _leading_string(part.strip())
+        part = _SCORE_UNIT.sub("", part.strip())
+        quoted = _leading_string(part)
         if quoted is not None:  # `"Rossi, Mario" 31`: the name exactly as quoted
             name, score = quoted
         else:
-            name, _, score = part.strip().rpartition(" ")
+            name, _, score = part.rpartition(" ")
             name = name.strip().rstrip(":=").strip().strip('"\u201c\u201d')  # `Maria Grazia: 45`, `“Ada” 31`
         if not name or not score.lstrip("-").isdigit():
             raise ValueError(f"{part!r} is not a name and a score")

@@ -213,3 +213,72 @@ def test_a_face_down_disc_written_as_a_word_keeps_the_disc_from_the_others_while
     assert own["message"] == f"line {at + 1}: `one` is a number written as a word in `disc one`; read as `disc 1`"
     assert not re.search(r"\b(1|one)\b", json.dumps({k: public.get(k) for k in (
         "message", "assumed", "written", "did_you_mean")}).replace(f"line {at + 1}", ""))
+
+
+def test_a_question_mark_for_a_word_of_a_move_says_what_the_rules_take_there() -> None:
+    """`upgrade O ?`: the `?` is the word nobody wrote down (how many black cubes stood in), not a cube: the finding
+    says so and what the rules take there (only `upgrade O`: read so); with two legal, both are said and the one the
+    rest of the game stands with is read (the yaml case)."""
+    report = check_text((HERE / "citta_stato_upgrade_with_a_question_mark.txt").read_text(encoding="utf-8"))
+    one, two = sorted(report.findings, key=lambda f: f.line)
+    assert str(one.message) == ("line 13: a `?` in `upgrade O ?` stands for a word nobody wrote down (an annotation "
+                                "is written on the move, with no space: `upgrade O?`); the rules take only `upgrade O` "
+                                "here: read so")
+    assert "cannot stand in" not in str(two.message) and "the rules take `upgrade P` or `upgrade P B` here" in str(
+        two.message)
+    assert reveal(two.to_json(), ALL)["assumed"] == "upgrade P B"
+
+
+def test_a_face_down_disc_written_as_a_question_mark_keeps_the_discs_left_from_the_others() -> None:
+    """`war, disc ?` (nobody saw the disc): the discs the rules take there are the player's alone while the game is
+    on (which ones are left says which were played face down)."""
+    lines = (HERE / "citta_stato_maria_grazia.txt").read_text(encoding="utf-8").splitlines()
+    at = next(k for k, line in enumerate(lines) if line.endswith("Zoë: war, disc 3"))
+    lines[at] = lines[at].replace("disc 3", "disc ?")
+    (found,) = [f for f in check_text("\n".join(lines[: at + 2]) + "\n").findings if f.line == at + 1]
+    own, public = reveal(found.to_json(), found.seat), reveal(found.to_json(), None)
+    assert "the rules take `disc 1`, `disc 2`" in own["message"]
+    assert not re.search(r"disc \d", json.dumps({k: public.get(k) for k in (
+        "message", "assumed", "written", "did_you_mean", "alternatives")}))
+
+
+def test_a_notepad_file_with_a_byte_order_mark_tabs_and_crlf_checks_clean_from_its_bytes() -> None:
+    """Saved by Notepad: a byte-order mark, CRLF line ends, tabs and spaces left at line ends, `VP` after each score of
+    the Result, round 2's number written twice: `cronaca check` reads the bytes as meant (the yaml case: no slip)."""
+    path = HERE / "serenissima_bom_tabs_crlf_and_points.txt"
+    raw = path.read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf[Title") and b"\r\n\t" in raw and b"   \r\n" in raw and b" VP, " in raw
+    result = CliRunner().invoke(cli.cronaca, ["check", "--json", str(path)])
+    assert result.exit_code == 0, result.output[-600:]
+    assert json.loads(result.output)["findings"] == []
+
+
+def test_a_result_written_with_its_units_is_still_compared() -> None:
+    """`Pietro 9 points` is Pietro's 9: written 10 points, the Result is one finding at its line, as `10` would be."""
+    text = (HERE / "la_citta_result_in_points_and_a_turn_under_the_wrong_name.txt").read_text(encoding="utf-8")
+    assert "Pietro 9 points" in text
+    report = check_text(text.replace("Pietro 9 points", "Pietro 10 points", 1))
+    (found,) = [f for f in report.findings if f.line == 5]
+    assert found.rule == "notation/result" and "Pietro is given 10, the rules count 9" in str(found.message)
+
+
+def test_initials_two_seats_share_are_named_with_both_at_each_line_and_read_as_the_turn_says() -> None:
+    """`AL` where Anna Lisa and Alberto Lama sit: each line that writes it is one finding naming both, read as the one
+    whose turn it was, and the game is read as played (no line skipped, nothing after it refused)."""
+    text = (HERE / "la_citta_initials_and_a_shared_first_name.txt").read_text(encoding="utf-8")
+    report = check_text(text.replace("Tommaso", "Alberto Lama"))
+    lines = [k for k, line in enumerate(text.splitlines(), 1) if line.lstrip().startswith("AL:")]
+    said = {f.line: str(f.message) for f in report.findings}
+    assert len(lines) == 6 and set(said) == {*lines, 30}
+    assert all(said[k] == f"line {k}: 'AL' could be Anna Lisa or Alberto Lama: these are the initials of both; "
+                          f"read as Anna Lisa's, who was to play" for k in lines)
+    assert [s["total"] for s in (report.scores or {})["seats"]] == [1, 4, 27]
+
+
+def test_a_question_mark_for_a_count_is_read_as_the_count_the_lines_after_it_stand_with() -> None:
+    """`starve L4 ?` (how many went hungry, nobody noted): one finding naming the counts the rules take, and read as
+    the one the next lines stand with (4), not as another move of the line reworded so that a count of 1 reads."""
+    text = (HERE / "la_citta_hunger_one_short.txt").read_text(encoding="utf-8")
+    (found,) = check_text(text.replace("starve L4 3", "starve L4 ?", 1)).findings
+    assert found.rule == "notation/move" and "the rules take `starve L4`, `starve L4 2`" in str(found.message)
+    assert found.assumed == "starve L4 4"

@@ -10,6 +10,7 @@ import itertools
 import json
 import random
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -122,3 +123,24 @@ def test_the_lines_doubted_after_a_turn_left_out_are_hidden_with_its_reading() -
     searched = _searched(out, False)
     assert reveal(searched, None)["findings"][0]["message"] == head
     assert reveal(searched, ALL)["findings"][0]["message"] == f"{head}; {said}{doubts}"
+
+
+def test_a_hidden_card_misspelt_after_unknown_draws_is_one_finding_and_reads_alike_to_the_others() -> None:
+    """`burn B [R11]` after an End of Round nobody wrote down (`[?]`): a word of no card, which no earlier draw can
+    have taken, is one finding at its line (kept, not doubted on the unknowns), read as `[?]`; while the game is on
+    the others' report is the same whatever was written there, a word of no card or another one (`[Rx1]`)."""
+    path = Path(__file__).parent / "citta_stato_republic_card_misspelt_after_unknown_draws.txt"
+    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if not line.startswith("[Result ")]
+    at = next(k for k, line in enumerate(lines) if "burn B [R11]" in line)
+    cut = "\n".join(lines[: at + 6]) + "\n"
+    public = []
+    for word in ("[R11]", "[Rx1]"):
+        report = check_text(cut.replace("[R11]", word, 1))
+        (found,) = [f for f in report.findings if f.line == at + 1]
+        assert found.rule == "chance/draw/not-there" and found.assumed == "[?]"
+        assert len(report.findings) == 1, [(f.line, f.rule) for f in report.findings]
+        shown = reveal(report.to_json(), None)
+        shown.pop("explaining", None)
+        public.append(json.dumps(shown, sort_keys=True))
+        assert word.strip("[]") not in public[-1]
+    assert public[0] == public[1]

@@ -8,7 +8,7 @@ import pytest
 
 from domain.kernel import EditionError
 from domain.kernel.dispute import check, reconcile
-from domain.kernel.notation import as_typed, parse, render
+from domain.kernel.notation import as_typed, parse, read_result, render
 from domain.kernel.selfplay import play_random
 from tests.kernel.toy_game import GAME, WORDS
 
@@ -198,3 +198,22 @@ def test_a_word_processor_s_file_reads_as_the_notation_s() -> None:
     assert as_typed(typed) == plain.replace("1. Ada:", "1. Ada: ")
     read = parse('[Title "toy"]\n[Seats "Ada, Bea"]\nSetup [1, 2]\n')
     assert read.setup == parse('[Title "toy"]\n[Seats "Ada, Bea"]\nSetup [1 2]\n').setup and not read.errors
+
+
+def test_a_line_struck_through_is_a_line_taken_back() -> None:
+    """`~~Ada: draw [2]~~` (Markdown's and chat apps' strike-through) reads as a blank line, its place kept; a `~~`
+    inside a line or a comment is not a line struck through."""
+    plain = '[Title "toy"]\n[Seats "Ada, Bea"]\nSetup [1]\n1. Ada: draw [1]\n\nBea: draw [2] {~~no~~}\n'
+    struck = plain.replace("\n\nBea", "\n  ~~Bea: draw [3]~~ \nBea")
+    assert as_typed(struck) == plain.replace("\n\nBea", "\n" + " " * 20 + "\nBea")
+    read, wanted = parse(struck), parse(plain)
+    assert read.errors == wanted.errors == [] and [t.moves for t in read.turns] == [t.moves for t in wanted.turns]
+    assert [t.line for t in read.turns] == [4, 6]
+
+
+@pytest.mark.parametrize("written", ["Ada 31 pts, Bea 27 VP", "Ada 31pts, Bea 27 points", "Ada: 31 punti, Bea 27vp",
+                                     "Ada 31 PT, Bea 27 Points."])
+def test_a_unit_after_a_result_score_is_read_as_the_score(written: str) -> None:
+    assert read_result(written) == {"Ada": 31, "Bea": 27}
+    with pytest.raises(ValueError, match="not a name and a score"):
+        read_result("Ada 31 coins")
