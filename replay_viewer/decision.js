@@ -10,7 +10,7 @@
 
 import { hashParams } from "./lib/address.js";
 import { api, why } from "./lib/api.js";
-import { $, button, el } from "./lib/dom.js";
+import { $, button, el, seenOnly, symbolButton } from "./lib/dom.js";
 import { kindWords } from "./lib/render.js";
 import { guardDoubleTaps } from "./lib/taps.js";
 import { recordPage } from "./record.js";
@@ -187,8 +187,7 @@ function draw() {
   head.textContent = `${who} decides: ${kindWords(pending)}` + (panel.table ? "" : " (your turn)");
   if (panel.path.length || panel.place !== null) {
     const at = panel.place === null ? "" : `${panel.path.length ? " · " : ""}at ${placeWords()}`;
-    trail.append(el("span", "chosen: " + panel.path.join(" › ") + at + " "),
-      button("◀ back", "back", back, "undo the last part picked"));
+    trail.append(chosen(panel.path, at), symbolButton("◀", "back", "back", back, "undo the last part picked"));
   }
   const shown = options();
   // groups as they come, but passing last: the choice that does nothing is the one least often meant
@@ -205,6 +204,17 @@ function draw() {
     }
     body.append(box);
   }
+}
+
+/** The parts picked so far, "chosen: found › gold": the "›" seen, a comma said (not "single right-pointing angle"). */
+function chosen(path, at) {
+  const line = el("span", "chosen: ");
+  path.forEach((part, k) => {
+    if (k) line.append(seenOnly(" › "), el("span", ", ", "visually-hidden"));
+    line.append(part);
+  });
+  line.append(at + " ");
+  return line;
 }
 
 /** What of the ask's pool can still come up in the outcome being entered: each value with how many are left. */
@@ -271,8 +281,8 @@ function renderAsk() {
     $("decision-path").append(el("span", (ask.words || `${ask.kind} from ${ask.source}`) + progress
       + (current.length ? `: ${current.map(valueWords).join(", ")}` : "") + (outcomes.length ? ` · ${outcomes.length} entered` : "") + " "));
   }
-  if (current.length) $("decision-path").append(button("◀ back", "back", () => { unsee(entry); render(); }, "take back the last value entered"));
-  if (choice) $("decision-path").append(button("✕ cancel", "back", () => { panel.asking = null; render(); }, "enter nothing; choose again"));
+  if (current.length) $("decision-path").append(symbolButton("◀", "back", "back", () => { unsee(entry); render(); }, "take back the last value entered"));
+  if (choice) $("decision-path").append(symbolButton("✕", "cancel", "back", () => { panel.asking = null; render(); }, "enter nothing; choose again"));
   const box = el("div", null, "choice-group outcomes");
   box.setAttribute("role", "group");
   box.setAttribute("aria-label", "what was seen");
