@@ -118,6 +118,7 @@ function render() {
   draw();
   markPlaces();
   keepFocus();
+  offerSkip();
   region().dataset.drawn = String(++drawn); // how many times the panel was drawn: a test waits for the next one
 }
 
@@ -129,9 +130,14 @@ let inPanel = false;
 function keepFocus() {
   const lost = !document.activeElement || document.activeElement === document.body;
   if (!inPanel || !lost || region().hidden) return;
-  const whose = $("decision-whose");
-  whose.tabIndex = -1;
-  whose.focus({ preventScroll: true });
+  $("decision-whose").focus({ preventScroll: true });
+}
+
+// The panel is pinned to the screen's foot but comes last in the page (after the notes, the move list and the
+// scores): the page's first Tab offers a link to it while there is something to choose or enter.
+function offerSkip() {
+  const state = region().dataset.state || "";
+  $("skip-decision").hidden = region().hidden || !["deciding", "outcome"].includes(state);
 }
 
 /** What the panel shows of the record's summary besides the decision: whether it is over, take-backs, the undo. */
@@ -297,8 +303,10 @@ function renderAsk() {
   const rest = ask.n - current.length;
   if (ask.kind !== "roll" && rest > 1 && open.length === 1 && open[0].left >= rest) { // nothing else can come up
     const said = words.get(JSON.stringify(open[0].value)) || valueWords(open[0].value);
-    const b = button(`the rest: ${said} × ${rest}`, "choice outcome rest", () => seenAll(Array(rest).fill(open[0].value)),
+    const b = button("", "choice outcome rest", () => seenAll(Array(rest).fill(open[0].value)),
       `the ${rest} still to enter can only be ${said}`);
+    b.append(`the rest: ${said} `, seenOnly("×"), ` ${rest}`); // "× 3" seen; "3 of them" said, not "times 3"
+    b.setAttribute("aria-label", `the rest: ${said}, ${rest} of them`);
     b.disabled = panel.sending;
     box.append(b);
   }
@@ -772,6 +780,10 @@ function start() {
   region().addEventListener("focusout", (e) => { if (e.relatedTarget && !region().contains(/** @type {Node} */ (e.relatedTarget))) inPanel = false; });
   document.addEventListener("pointerdown", (e) => { if (!region().contains(/** @type {Node} */ (e.target))) inPanel = false; });
   $("decision-undo", "button").addEventListener("click", takeBack);
+  $("skip-decision", "a").addEventListener("click", (e) => { // not through the address: its hash is the page's state
+    e.preventDefault();
+    $("decision-whose").focus();
+  });
   disarm();
   $("board").addEventListener("click", tapBoard);
   document.addEventListener("cronaca:step", markPlaces); // a new board drawing: its places marked again

@@ -559,6 +559,15 @@ def test_a_keyboard_at_the_table_keeps_its_place_in_the_panel(browser: Any, serv
     page.evaluate("""() => { window.turnSaid = []; const said = document.getElementById("turn-said");
       new MutationObserver(() => turnSaid.push(said.textContent)).observe(said, {childList: true, characterData: true, subtree: true}); }""")
     seat = client.get(f"/api/records/{made['id']}/legal", headers=auth(made["table_key"])).get_json()["pending"]["seat"]
+    # the panel is pinned to the screen's foot but last in the page: the first Tab offers a way to it, and its first
+    # line is a heading (a screen reader's way round a page)
+    page.keyboard.press("Tab")
+    expect(page.locator("#skip-decision")).to_be_focused()
+    expect(page.locator("#skip-decision")).to_be_visible()
+    page.keyboard.press("Enter")
+    expect(page.locator("#decision-whose")).to_be_focused()
+    expect(panel.get_by_role("heading", level=2)).to_have_text(f"{NAMES[seat]} decides: political turn")
+    assert "table=" in page.url and "decision" not in page.url  # the address (the table key) as it was
     before = panel.get_attribute("data-version")
     # a choice of many parts is named by its words (its "›" is seen, not said)
     expect(panel.get_by_role("button", name="found", exact=True)).to_have_count(1)
