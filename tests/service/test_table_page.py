@@ -696,7 +696,7 @@ def test_a_tap_on_a_marked_place_of_the_board_picks_the_choices_that_name_it(bro
     expect(offered).to_have_count(len(wanted))
     expect(page.locator("#decision-path")).to_contain_text("at ")  # the panel says which place narrowed it
     assert sorted(b.get_attribute("title") or "" for b in offered.all()) == wanted  # each button names the whole choice
-    page.locator("#decision-path button.back").tap()
+    page.locator("#decision-path").get_by_role("button", name="back", exact=True).tap()  # its "◀" seen, not said
     expect(offered).to_have_count(len(legal["choices"]))  # let go: every start again (one button each: port, galley)
     assert not errors, errors
 
