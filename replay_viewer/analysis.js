@@ -9,7 +9,7 @@ import { recordPage as R } from "./record.js";
 import { hashParams } from "./lib/address.js";
 import { api, why } from "./lib/api.js";
 import { colour, roundMarks, seatLegend, seatLine } from "./lib/chart.js";
-import { $, button, el, svg } from "./lib/dom.js";
+import { $, button, el, seenOnly, svg } from "./lib/dom.js";
 
 const POLL_MS = 1000;
 const path = `/api/records/${R.id}/analysis`;
@@ -315,7 +315,8 @@ function drawMoments(a, end) {
   shown.forEach((p) => {
     const [mark, words] = glyph(p);
     const item = el("li");
-    item.appendChild(stepLink(`${mark} ${decided(p)} (step ${p.step})`, p.step));
+    const link = item.appendChild(stepLink(` ${decided(p)} (step ${p.step})`, p.step));
+    link.prepend(seenOnly(mark)); // "??", "!": the words after the link say it ("a blunder")
     item.appendChild(el("span", ` — ${words}: ${moved(p)}.${p.suggested ? " " + verdict(p) : ""}`));
     if (key && p.what_if && better(p)) item.appendChild(button("try it as a what-if", "what-if", () => whatIf(p, key)));
     list.appendChild(item);
@@ -416,6 +417,7 @@ function markMoves(a, end) {
     const [mark, words] = glyph(p);
     const span = el("span", mark, "moment-mark");
     span.title = `${words}: ${moved(p)}` + (better(p) ? `; better: ${suggestedWords(p)}` : "");
+    span.setAttribute("role", "img"); // a plain span's name is passed over: an image's is said
     span.setAttribute("aria-label", `key moment, ${span.title}`);
     line.appendChild(span);
   });

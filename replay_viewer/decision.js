@@ -10,7 +10,7 @@
 
 import { hashParams } from "./lib/address.js";
 import { api, why } from "./lib/api.js";
-import { $, button, el } from "./lib/dom.js";
+import { $, button, el, seenOnly, symbolButton } from "./lib/dom.js";
 import { kindWords } from "./lib/render.js";
 import { guardDoubleTaps } from "./lib/taps.js";
 import { recordPage } from "./record.js";
@@ -118,6 +118,7 @@ function render() {
   draw();
   markPlaces();
   keepFocus();
+  offerSkip();
   region().dataset.drawn = String(++drawn); // how many times the panel was drawn: a test waits for the next one
 }
 
@@ -129,9 +130,14 @@ let inPanel = false;
 function keepFocus() {
   const lost = !document.activeElement || document.activeElement === document.body;
   if (!inPanel || !lost || region().hidden) return;
-  const whose = $("decision-whose");
-  whose.tabIndex = -1;
-  whose.focus({ preventScroll: true });
+  $("decision-whose").focus({ preventScroll: true });
+}
+
+// The panel is pinned to the screen's foot but comes last in the page (after the notes, the move list and the
+// scores): the page's first Tab offers a link to it while there is something to choose or enter.
+function offerSkip() {
+  const state = region().dataset.state || "";
+  $("skip-decision").hidden = region().hidden || !["deciding", "outcome"].includes(state);
 }
 
 /** What the panel shows of the record's summary besides the decision: whether it is over, take-backs, the undo. */
@@ -187,8 +193,7 @@ function draw() {
   head.textContent = `${who} decides: ${kindWords(pending)}` + (panel.table ? "" : " (your turn)");
   if (panel.path.length || panel.place !== null) {
     const at = panel.place === null ? "" : `${panel.path.length ? " · " : ""}at ${placeWords()}`;
-    trail.append(el("span", "chosen: " + panel.path.join(" › ") + at + " "),
-      button("◀ back", "back", back, "undo the last part picked"));
+    trail.append(chosen(panel.path, at), symbolButton("◀", "back", "back", back, "undo the last part picked"));
   }
   const shown = options();
   // groups as they come, but passing last: the choice that does nothing is the one least often meant
@@ -205,6 +210,17 @@ function draw() {
     }
     body.append(box);
   }
+}
+
+/** The parts picked so far, "chosen: found › gold": the "›" seen, a comma said (not "single right-pointing angle"). */
+function chosen(path, at) {
+  const line = el("span", "chosen: ");
+  path.forEach((part, k) => {
+    if (k) line.append(seenOnly(" › "), el("span", ", ", "visually-hidden"));
+    line.append(part);
+  });
+  line.append(at + " ");
+  return line;
 }
 
 /** What of the ask's pool can still come up in the outcome being entered: each value with how many are left. */
@@ -271,8 +287,8 @@ function renderAsk() {
     $("decision-path").append(el("span", (ask.words || `${ask.kind} from ${ask.source}`) + progress
       + (current.length ? `: ${current.map(valueWords).join(", ")}` : "") + (outcomes.length ? ` · ${outcomes.length} entered` : "") + " "));
   }
-  if (current.length) $("decision-path").append(button("◀ back", "back", () => { unsee(entry); render(); }, "take back the last value entered"));
-  if (choice) $("decision-path").append(button("✕ cancel", "back", () => { panel.asking = null; render(); }, "enter nothing; choose again"));
+  if (current.length) $("decision-path").append(symbolButton("◀", "back", "back", () => { unsee(entry); render(); }, "take back the last value entered"));
+  if (choice) $("decision-path").append(symbolButton("✕", "cancel", "back", () => { panel.asking = null; render(); }, "enter nothing; choose again"));
   const box = el("div", null, "choice-group outcomes");
   box.setAttribute("role", "group");
   box.setAttribute("aria-label", "what was seen");
@@ -287,8 +303,10 @@ function renderAsk() {
   const rest = ask.n - current.length;
   if (ask.kind !== "roll" && rest > 1 && open.length === 1 && open[0].left >= rest) { // nothing else can come up
     const said = words.get(JSON.stringify(open[0].value)) || valueWords(open[0].value);
-    const b = button(`the rest: ${said} × ${rest}`, "choice outcome rest", () => seenAll(Array(rest).fill(open[0].value)),
+    const b = button("", "choice outcome rest", () => seenAll(Array(rest).fill(open[0].value)),
       `the ${rest} still to enter can only be ${said}`);
+    b.append(`the rest: ${said} `, seenOnly("×"), ` ${rest}`); // "× 3" seen; "3 of them" said, not "times 3"
+    b.setAttribute("aria-label", `the rest: ${said}, ${rest} of them`);
     b.disabled = panel.sending;
     box.append(b);
   }
@@ -762,6 +780,10 @@ function start() {
   region().addEventListener("focusout", (e) => { if (e.relatedTarget && !region().contains(/** @type {Node} */ (e.relatedTarget))) inPanel = false; });
   document.addEventListener("pointerdown", (e) => { if (!region().contains(/** @type {Node} */ (e.target))) inPanel = false; });
   $("decision-undo", "button").addEventListener("click", takeBack);
+  $("skip-decision", "a").addEventListener("click", (e) => { // not through the address: its hash is the page's state
+    e.preventDefault();
+    $("decision-whose").focus();
+  });
   disarm();
   $("board").addEventListener("click", tapBoard);
   document.addEventListener("cronaca:step", markPlaces); // a new board drawing: its places marked again

@@ -5,7 +5,7 @@
 // and its QR code is drawn by POST /api/qr from the request's body, never from an address's query.
 
 import { api, why } from "./lib/api.js";
-import { $, button, el } from "./lib/dom.js";
+import { $, el, symbolButton } from "./lib/dom.js";
 import { loadTitles } from "./lib/titles.js";
 
 /** @typedef {import("./lib/titles.js").Title} Title */
@@ -30,7 +30,7 @@ function addSeat(name = "") {
   Object.assign(input, { value: name, maxLength: 60, autocomplete: "off", name: "seat", required: true });
   input.setAttribute("aria-label", `player ${n}'s name`);
   const item = el("li");
-  item.append(input, button("✕", "remove-seat", () => { item.remove(); renumber(); }, "take this player away"));
+  item.append(input, symbolButton("✕", "", "remove-seat", () => { item.remove(); renumber(); }, "take this player away"));
   item.lastElementChild?.setAttribute("aria-label", `take player ${n} away`);
   list.append(item);
   renumber();

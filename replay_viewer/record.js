@@ -7,8 +7,9 @@ import { hashParams } from "./lib/address.js";
 import { answered, api } from "./lib/api.js";
 import { Board, fitPhone, parseBoard, patch, placeNames, sayBoard } from "./lib/board.js";
 import { colour, roundMarks, seatLegend, seatLine } from "./lib/chart.js";
-import { $, el, svg, whenIdle } from "./lib/dom.js";
+import { $, el, seenOnly, svg, whenIdle } from "./lib/dom.js";
 import { kindWords, render } from "./lib/render.js";
+import { turnCrier, turnSentence } from "./lib/turns.js";
 import { opening } from "./opening.js";
 
 const id = location.pathname.split("/").pop();
@@ -420,7 +421,11 @@ function buildStory() {
   const byStep = page.story;
   // the marks explained on the page, not only in their tooltips: one line per kind the list shows
   const kinds = Object.keys(BY).filter((by) => byStep.some((line) => line.by === by));
-  setText($("story-marks"), kinds.map((by) => `${BY[by][0]} chance ${BY[by][1]}`).join(" · "));
+  const legend = kinds.map((by) => `${BY[by][0]} chance ${BY[by][1]}`).join(" · ");
+  if ($("story-marks").dataset.said !== legend) { // each mark seen, its words said (the lines' marks say theirs)
+    $("story-marks").dataset.said = legend;
+    $("story-marks").replaceChildren(...kinds.flatMap((by, k) => [k ? " · " : "", seenOnly(BY[by][0]), ` chance ${BY[by][1]}`]));
+  }
   $("story-marks").hidden = !kinds.length;
   setText($("story-note"), !page.storyLoaded ? "Loading the move list…" : page.storyError
     || (byStep.length ? "" : "Nothing has happened yet."));
@@ -908,7 +913,23 @@ async function check() {
     rebuild();
     go(wasAtEnd ? page.record.steps : page.at, { follow: true });
     performance.measure("cronaca:live-move", { start: started }); // the page's own work for a live move (benchmarks)
+    sayTurn();
   }
+}
+
+// Whose turn it is at the game's newest step, said when it changed (lib/turns.js): the game's turn, wherever the
+// reader's own steps are; "your" to the seat whose view this is. The newest step's answer is the one the page
+// follows with, so a page at the end asks nothing more for it.
+const crier = turnCrier($("turn-said"));
+async function sayTurn() {
+  const record = page.record;
+  if (!record) return;
+  if (record.finished) return crier.tell(null, "The game is over.", true);
+  const n = record.steps;
+  const answer = await (page.line ? ask(`/api/records/${id}/steps/${n}`) : stepAnswer(n));
+  if (!answer.ok || page.record !== record) return; // a newer summary came meanwhile: its own call says it
+  const reader = page.viewOf && page.viewOf.startsWith("seat:") ? Number(page.viewOf.slice(5)) : null;
+  crier.tell(answer.body.pending.seat, turnSentence(answer.body.pending, names(), reader));
 }
 
 function refresh() {
@@ -1193,6 +1214,7 @@ async function main() {
   }
   rebuild();
   showPlace(page.at);
+  await sayTurn(); // the turn the page opens on: read with the page, the changes after it said
   document.body.dataset.loaded = "all";
   schedule();
 }

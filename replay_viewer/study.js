@@ -9,7 +9,7 @@
 import { recordPage as R } from "./record.js";
 import { hashParams } from "./lib/address.js";
 import { api } from "./lib/api.js";
-import { $, all, button, el, fromTemplate, targetOf } from "./lib/dom.js";
+import { $, all, button, el, fromTemplate, symbolButton, targetOf } from "./lib/dom.js";
 import * as S from "./lib/shapes.js";
 
 const id = R.id;
@@ -355,13 +355,22 @@ function decorate() {
   markBranch();
 }
 
+// A variation's current move: marked, and its link says "current step" as it is focused, as the record page's move
+// list does on the main line (record.js's current).
+function current(item, on) {
+  item.classList.toggle("vcurrent", on);
+  const link = item.querySelector(":scope > a");
+  if (link && on) link.setAttribute("aria-current", "step");
+  else if (link) link.removeAttribute("aria-current");
+}
+
 function markBranch() {
   const moves = $("moves");
-  moves.querySelectorAll("li.vcurrent").forEach((n) => {
-    n.classList.remove("vcurrent");
-    n.removeAttribute("aria-current");
+  moves.querySelectorAll("li.vcurrent").forEach((n) => current(n, false));
+  moves.querySelectorAll("li.branch.open").forEach((n) => {
+    n.classList.remove("open");
+    n.querySelector(":scope > .branch-head > a")?.removeAttribute("aria-current");
   });
-  moves.querySelectorAll("li.branch.open").forEach((n) => n.classList.remove("open"));
   const spoilerFree = document.body.classList.contains("spoiler-free");
   all(moves, "li.branch").forEach((n) => { // spoiler-free: no branch from a step not reached yet
     const v = study.byId.get(n.dataset.line);
@@ -370,7 +379,10 @@ function markBranch() {
   });
   if (!study.line) return;
   const branch = moves.querySelector(`li.branch[data-line="${study.line}"]`);
-  if (branch) branch.classList.add("open");
+  if (branch) { // the variation walked: its head says so to a screen reader, as its current move does
+    branch.classList.add("open");
+    branch.querySelector(":scope > .branch-head > a")?.setAttribute("aria-current", "true");
+  }
   const v = study.byId.get(study.line);
   if (v && v.ruled && study.step > v.from_step) { // the correction's move in words
     const said = study.ruledStory.filter((line) => line.step <= study.step).pop();
@@ -385,8 +397,7 @@ function markBranch() {
   const items = all(branch, `:scope > ol > li[data-vstep]`).map((node) => ({ node, step: Number(node.dataset.vstep) }));
   const item = itemFor(items, study.step);
   if (item) {
-    item.classList.add("vcurrent");
-    item.setAttribute("aria-current", "step");
+    current(item, true);
     const box = moves;
     const top = item.getBoundingClientRect().top - box.getBoundingClientRect().top + box.scrollTop;
     if (top < box.scrollTop || top + item.offsetHeight > box.scrollTop + box.clientHeight) box.scrollTop = Math.max(0, top - box.clientHeight / 3);
@@ -608,12 +619,12 @@ function renderLineBar() {
   if (v.ruled) {
     bar.appendChild(el("span", `As ruled (ruling ${v.ruling}): the main line to step ${v.from_step}, then the correction`
       + ` · steps to ${v.last_step}`, "line-name"));
-    bar.appendChild(button("↩ as played", "back", () => backToMain(), "the record as it was played, at this step"));
+    bar.appendChild(symbolButton("↩", "as played", "back", () => backToMain(), "the record as it was played, at this step"));
     return;
   }
   bar.appendChild(el("span", `Variation “${v.title || "what if"}” from step ${v.from_step}`
     + (v.author ? ` by ${v.author}` : "") + ` · steps to ${v.last_step}`, "line-name"));
-  bar.appendChild(button("↩ main line", "back", () => backToMain(), "back to the main line, at the step this variation leaves from"));
+  bar.appendChild(symbolButton("↩", "main line", "back", () => backToMain(), "back to the main line, at the step this variation leaves from"));
 }
 
 // "As played" / "as ruled": shown when a ruling corrects the record; the as-ruled reading is walked as a line.
@@ -850,11 +861,11 @@ function renderDraft() {
   study.draft.shapes.forEach((shape, i) => {
     const item = el("li", S.describe(shape, study.places || {}) + " ");
     item.dataset.kind = shape.kind;
-    item.appendChild(button("×", "remove", () => {
+    item.appendChild(symbolButton("×", "", "remove", () => {
       study.draft.shapes.splice(i, 1);
       renderDraft();
       paintShapes();
-    }, "take this shape away"));
+    }, `take this shape away (${S.describe(shape, study.places || {})})`));
     list.appendChild(item);
   });
   const cancel = $("note-cancel", "button");

@@ -57,6 +57,36 @@ export function button(text, cls, onClick, title) {
 }
 
 /**
+ * A symbol that is seen, not said ("◀", "✕", "↩"): hidden from a screen reader, which would read its Unicode name
+ * ("black left-pointing triangle") before the words beside it.
+ * @param {string} symbol
+ * @returns {HTMLSpanElement}
+ */
+export function seenOnly(symbol) {
+  const node = el("span", symbol, "symbol");
+  node.setAttribute("aria-hidden", "true");
+  return node;
+}
+
+/**
+ * A plain button of a symbol and words ("◀ back"): the symbol seen only, the words its name. A symbol alone ("✕")
+ * is named by `title`, what the button does.
+ * @param {string} symbol
+ * @param {string} words
+ * @param {string} cls
+ * @param {(e: MouseEvent) => void} onClick
+ * @param {string} title
+ * @returns {HTMLButtonElement}
+ */
+export function symbolButton(symbol, words, cls, onClick, title) {
+  const b = button("", cls, onClick, title);
+  b.append(seenOnly(symbol));
+  if (words) b.append(" " + words);
+  else b.setAttribute("aria-label", title);
+  return b;
+}
+
+/**
  * A copy of a page's <template id=...> content: a panel's markup lives in the HTML, its data is filled in here.
  * @param {string} id
  * @returns {DocumentFragment}

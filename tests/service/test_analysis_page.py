@@ -152,6 +152,10 @@ def test_the_analysis_is_asked_for_followed_and_drawn(served: tuple[str, Any, An
     expect(page.locator("#luck li")).to_have_count(2)
     marked = {p["step"] + 1 for p in points}  # each decision's first line in the move list carries its glyph
     expect(page.locator("#moves .moment-mark")).to_have_count(len(marked))
+    # each glyph ("??", "!") is said in words, as a named image, and the moments' links do not spell it out
+    expect(page.locator("#moves").get_by_role("img", name=re.compile(r"^key moment, "))).to_have_count(len(marked))
+    assert page.locator("#moments a[data-step]").evaluate_all(
+        "links => links.length > 0 && links.every((a) => a.firstElementChild?.getAttribute('aria-hidden') === 'true')")
     # the annotator may play the reviewer's better move as a what-if line (a move no better is not offered)
     expect(page.locator("#moments .what-if")).to_have_count(sum(1 for p in points if p["what_if"] and better(p)))
     assert axe_violations(page) == []

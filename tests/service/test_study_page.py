@@ -372,6 +372,10 @@ def test_a_variation_is_made_and_played_from_the_page(served: tuple[str, Any, An
     teacher.keyboard.press("End")
     ready(teacher, summary["last_step"], vid)
     expect(branch.locator("li.vcurrent")).to_have_count(1)
+    # the move and the variation being walked say so to a screen reader, as the main line's current move does
+    expect(branch.locator("li.vcurrent > a")).to_have_attribute("aria-current", "step")
+    expect(branch.locator(".branch-head > a")).to_have_attribute("aria-current", "true")
+    expect(teacher.locator('#moves a[aria-current="step"]')).to_have_count(1)  # the main line's is let go
     expect(teacher.locator("#said")).not_to_be_empty()
     middle = min(at, steps)
     # a student sees the branch and walks it too
@@ -381,8 +385,9 @@ def test_a_variation_is_made_and_played_from_the_page(served: tuple[str, Any, An
     student.locator(f'#moves li.branch[data-line="{vid}"] .branch-head a').click()
     ready(student, min(at + 1, summary["last_step"]), vid)
     expect(student.locator("#whatif")).to_have_count(0)
-    student.locator("#study-line button.back").click()
+    student.locator("#study-line").get_by_role("button", name="main line", exact=True).click()  # its "↩" not said
     ready(student, at)
+    expect(student.locator(f'#moves li.branch[data-line="{vid}"] [aria-current]')).to_have_count(0)
     student.keyboard.press("End")
     ready(student, steps)
 

@@ -554,6 +554,20 @@ def test_a_keyboard_at_the_table_keeps_its_place_in_the_panel(browser: Any, serv
     page.goto(f"{base}/records/{made['id']}#table={made['table_key']}")
     panel = page.locator("#decision")
     expect(panel).to_have_attribute("data-state", "deciding")
+    expect(page.locator("body")).to_have_attribute("data-loaded", "all")
+    # What the turn's live region says, each time it is written (a screen reader hears each write).
+    page.evaluate("""() => { window.turnSaid = []; const said = document.getElementById("turn-said");
+      new MutationObserver(() => turnSaid.push(said.textContent)).observe(said, {childList: true, characterData: true, subtree: true}); }""")
+    seat = client.get(f"/api/records/{made['id']}/legal", headers=auth(made["table_key"])).get_json()["pending"]["seat"]
+    # the panel is pinned to the screen's foot but last in the page: the first Tab offers a way to it, and its first
+    # line is a heading (a screen reader's way round a page)
+    page.keyboard.press("Tab")
+    expect(page.locator("#skip-decision")).to_be_focused()
+    expect(page.locator("#skip-decision")).to_be_visible()
+    page.keyboard.press("Enter")
+    expect(page.locator("#decision-whose")).to_be_focused()
+    expect(panel.get_by_role("heading", level=2)).to_have_text(f"{NAMES[seat]} decides: political turn")
+    assert "table=" in page.url and "decision" not in page.url  # the address (the table key) as it was
     before = panel.get_attribute("data-version")
     # a choice of many parts is named by its words (its "›" is seen, not said)
     expect(panel.get_by_role("button", name="found", exact=True)).to_have_count(1)
@@ -564,6 +578,10 @@ def test_a_keyboard_at_the_table_keeps_its_place_in_the_panel(browser: Any, serv
     expect(panel).to_have_attribute("aria-busy", "false")
     expect(page.locator("#decision-whose")).to_be_focused()
     expect(page.locator("#decision-whose")).to_contain_text("decides")
+    # the next seat's turn is said once, its name as written (at the table's device: no "your")
+    expect(page.locator("#turn-said")).to_have_text(f"{NAMES[1 - seat]}'s political turn.")
+    page.wait_for_timeout(1200)  # more of the stream's messages (a ping every 0.5 s) and the page's checks: nothing again
+    assert page.evaluate("() => turnSaid") == [f"{NAMES[1 - seat]}'s political turn."]
     page.keyboard.press("Tab")
     assert page.evaluate("() => document.activeElement.closest('#decision') !== null && document.activeElement.tagName === 'BUTTON'")
     # A double Enter (a screen reader's cursor stays where the pressed button was: the next decision's "gold" is
@@ -633,8 +651,15 @@ def test_a_live_take_back_waits_for_the_other_seats_consent(browser: Any, served
     mine.goto(f"{base}/records/{record}#token={made['seats'][seat]['token']}")
     theirs.goto(f"{base}/records/{record}#token={made['seats'][1 - seat]['token']}")
     version = client.get(f"/api/records/{record}").get_json()["version"]
+    for page in (mine, theirs):  # each page's own start: read with the page, not announced
+        expect(page.locator("body")).to_have_attribute("data-loaded", "all")
+        expect(page.locator("#turn-said")).to_have_text("")
     mine.locator("#decision button.choice.final", has_text="gold").first.tap()  # no chance met: it may be taken back
     expect(mine.locator("#decision")).not_to_have_attribute("data-version", str(version))
+    # the turn passed: each page says whose it is now once, in the game's words, the seat's name as written
+    expect(theirs.locator("#turn-said")).to_have_text("Your political turn.")
+    expect(mine.locator("#turn-said")).to_have_text(f"{NAMES[1 - seat]}'s political turn.")
+    expect(mine.locator("#turn-said")).to_have_attribute("role", "status")
     mine.locator("#decision-undo").tap()
     mine.locator("#decision-undo").tap()
     expect(mine.locator("#decision-said")).to_contain_text("waits for")
@@ -646,6 +671,8 @@ def test_a_live_take_back_waits_for_the_other_seats_consent(browser: Any, served
     taken = client.get(f"/api/records/{record}").get_json().get("withdrawn", [])
     assert len(taken) == 1 and taken[0]["seat"] == seat and taken[0]["by"] == "seats"
     expect(mine.locator("#decision")).to_have_attribute("data-state", "deciding")  # the choice is theirs to make again
+    expect(mine.locator("#turn-said")).to_have_text("Your political turn.")  # taken back: the turn is theirs again
+    expect(theirs.locator("#turn-said")).to_have_text(f"{NAMES[seat]}'s political turn.")
     assert not errors, errors
 
 
@@ -669,7 +696,7 @@ def test_a_tap_on_a_marked_place_of_the_board_picks_the_choices_that_name_it(bro
     expect(offered).to_have_count(len(wanted))
     expect(page.locator("#decision-path")).to_contain_text("at ")  # the panel says which place narrowed it
     assert sorted(b.get_attribute("title") or "" for b in offered.all()) == wanted  # each button names the whole choice
-    page.locator("#decision-path button.back").tap()
+    page.locator("#decision-path").get_by_role("button", name="back", exact=True).tap()  # its "◀" seen, not said
     expect(offered).to_have_count(len(legal["choices"]))  # let go: every start again (one button each: port, galley)
     assert not errors, errors
 
