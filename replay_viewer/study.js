@@ -48,10 +48,11 @@ const token = () => study.key || R.token() || null;
 const ask = (path, options = {}) => api(path, { cache: "no-store", ...options,
   token: options.token === undefined ? token() : options.token });
 
-// A problem's sentence, with its rule when the rules named one.
+// A problem's sentence, with its rule when the rules named one: in the game's words (`said`: the seats' names,
+// "Ben's bag") when the service gives them, else as the rules wrote it ("seat 1", "bag:1").
 function refusal(answer) {
   const b = answer.body && typeof answer.body === "object" ? answer.body : {};
-  const said = b.detail || b.title || `the service answered ${answer.status}`;
+  const said = b.said || b.detail || b.title || `the service answered ${answer.status}`;
   const near = Array.isArray(b.did_you_mean) && b.did_you_mean.length ? ` (did you mean ${b.did_you_mean.join(" or ")}?)` : "";
   return { rule: b.rule || null, text: said + near };
 }
@@ -1078,6 +1079,17 @@ function playPanel(v) {
   return panel;
 }
 
+// After a refusal, what the rules would take here, in the game's words: the first few legal moves (all of them
+// are the list above, a click each).
+const LEGAL_SAID = 4;
+function sayLegal(problem, v) {
+  const legal = study.legal && study.legal.id === v.id ? study.legal.commands : null;
+  if (!legal) return;
+  const words = legal.slice(0, LEGAL_SAID).map((c) => c.said).join("; ");
+  const more = legal.length > LEGAL_SAID ? ` … and ${legal.length - LEGAL_SAID} more, all in the list above` : "";
+  problem.appendChild(el("span", legal.length ? ` Legal here (${legal.length}): ${words}${more}.` : " No move is legal here.", "legal-said"));
+}
+
 async function play(v, command) {
   const problem = $("play-problem");
   problem.hidden = true;
@@ -1093,6 +1105,7 @@ async function play(v, command) {
   const answer = await ask(`/api/variations/${v.id}/commands`, { method: "POST", json: body });
   if (!answer.ok) {
     showProblem(problem, answer, "Refused");
+    sayLegal(problem, v);
     return;
   }
   study.legal = null;
