@@ -380,19 +380,30 @@ function markChapters() {
   });
 }
 
-// The live stream: first the lesson, then every change. EventSource reconnects by itself, and the
-// service sends the lesson again first, so a student who lost the line is back in step.
+// The live stream: first the lesson, then every change. EventSource reconnects by itself after a dropped line,
+// and the service sends the lesson again first, so a student who lost the line is back in step. A refused stream
+// (503: the live channel down; 429; a proxy's 502 while the service restarts) EventSource gives up on for good:
+// the page opens it again itself, later and later. A phone picked up again (the tab visible after a while, back
+// online, restored from the back-forward cache) opens it afresh at once: the old connection may be long dead
+// without the browser knowing, and the lesson that comes first catches the page up without a reload.
+const RETRY_MS = [2000, 5000, 15000, 30000];
+const STALE_AFTER_MS = 20_000; // hidden this long: the stream is opened again on waking
+const LOST_AFTER_MS = 6000; // out of touch this long: the page says so
+const live = { retries: 0, retry: 0, lost: 0, said: "", hiddenAt: 0 };
 let source = null;
 function listen() {
+  clearTimeout(live.retry);
   if (source) source.close();
-  source = new EventSource(`/api/lessons/${lessonId}/live`);
-  const on = (type, handle) => source.addEventListener(type, (e) => {
+  const mine = new EventSource(`/api/lessons/${lessonId}/live`);
+  source = mine;
+  const on = (type, handle) => mine.addEventListener(type, (e) => {
     let message;
     try { message = JSON.parse(e.data); } catch (err) { return; }
     handle(message);
   });
   on("lesson", (lesson) => {
     document.body.dataset.live = "open";
+    inTouch();
     applyLesson(lesson, { keepTeacher: true });
   });
   on("present", presenterAt);
@@ -406,7 +417,44 @@ function listen() {
   });
   on("reveal", (message) => showReveal(message));
   ["chapters", "lesson-changed", "order", "chapter"].forEach((type) => on(type, () => refresh()));
-  source.onerror = () => { document.body.dataset.live = "reconnecting"; };
+  mine.onerror = () => {
+    if (source !== mine) return;
+    document.body.dataset.live = "reconnecting";
+    outOfTouch();
+    if (mine.readyState !== EventSource.CLOSED) return; // EventSource tries again by itself
+    mine.close();
+    source = null;
+    document.body.dataset.live = "retrying";
+    live.retry = setTimeout(listen, RETRY_MS[Math.min(live.retries++, RETRY_MS.length - 1)]);
+  };
+}
+
+// Out of touch for a while (the service restarting, the phone's connection gone): said once, in words, and taken
+// back when the lesson comes again.
+function outOfTouch() {
+  if (live.lost) return;
+  live.lost = setTimeout(() => {
+    const since = new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+    live.said = `Out of touch with the lesson since ${since}: this page may be behind the ${page.teacher ? "class" : "teacher"}.`
+      + " It reconnects by itself; if this stays, check the connection.";
+    notice(live.said);
+  }, LOST_AFTER_MS);
+}
+
+function inTouch() {
+  clearTimeout(live.lost);
+  live.lost = 0;
+  live.retries = 0;
+  if (live.said && $("notice").textContent === live.said) notice("");
+  live.said = "";
+}
+
+function wake(e) {
+  if (document.hidden) { live.hiddenAt = Date.now(); return; }
+  if (document.body.dataset.ready !== "yes") return; // main() opens the first stream
+  const slept = e.type !== "visibilitychange" || (live.hiddenAt && Date.now() - live.hiddenAt > STALE_AFTER_MS);
+  live.hiddenAt = 0;
+  if (slept || !source || source.readyState === EventSource.CLOSED) listen();
 }
 
 // ---- the lesson -----------------------------------------------------------------------------
@@ -842,6 +890,9 @@ function wire() {
     const key = hashParams().get("key");
     if (key !== page.key) location.reload(); // another reader: start again as that one
   });
+  document.addEventListener("visibilitychange", wake);
+  window.addEventListener("online", wake);
+  window.addEventListener("pageshow", (e) => { if (e.persisted) wake(e); });
 }
 
 // ---- the lesson file: downloaded by the teacher, imported on /lessons/new ----------------------

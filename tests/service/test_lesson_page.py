@@ -11,6 +11,7 @@ start, a middle step with highlights, a pause) land in docs/screenshots/lesson-*
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -351,3 +352,125 @@ def test_a_wrong_key_reads_as_a_student_and_an_unknown_lesson_says_so(served: tu
     at(page, added.get_json()["id"], 2)
     page.locator("#next").click()
     at(page, added.get_json()["id"], 3)
+
+
+KEEP_SOURCES = """(() => { const Native = window.EventSource; window.__sources = [];
+  window.EventSource = class extends Native { constructor(...args) { super(...args); window.__sources.push(this); } }; })()"""
+SLEEP = "() => window.__sources.forEach((s) => s.close())"  # the phone's connection dies while it sleeps, unnoticed
+WAKE = """() => { for (const hidden of [true, false]) {
+  Object.defineProperty(document, 'hidden', {configurable: true, get: () => hidden});
+  document.dispatchEvent(new Event('visibilitychange')); } }"""
+
+
+def test_a_class_keeps_up_through_late_joins_sleeping_phones_and_wanderings(served: tuple[str, Any], context: Any) -> None:
+    """A class as it is: names with apostrophes and accents, a teacher on the arrow keys who types in a text box and
+    double-taps "next", a highlight drawn and taken away, a student who comes late, one who taps elsewhere and
+    comes back, a phone that sleeps and wakes, a live stream refused for a moment; a pause a student with an
+    apostrophe in her name answers."""
+    base, client = served
+    record_id, _ = finished_record(client, "serenissima")
+    made = client.post("/api/lessons", json={"title": "L'apertura di Ada — «prima» 🎲",
+                                             "introduction": "Read <b>this</b> first.\nThen the board."})
+    assert made.status_code == 201, made.get_json()
+    lesson_id, key = made.get_json()["lesson"]["id"], made.get_json()["teacher_key"]
+    ids = []
+    for first, last, name in ((2, 30, "Ada's opening"), (30, 60, "Bruno d'Este's reply")):
+        added = client.post(f"/api/lessons/{lesson_id}/chapters", headers=auth(key),
+                            json={"record_id": record_id, "from_step": first, "to_step": last, "title": name})
+        assert added.status_code == 201, added.get_json()
+        ids.append(added.get_json()["id"])
+    c1, c2 = ids
+    teacher = context()
+    teacher.goto(f"{base}/lessons/{lesson_id}#key={key}")
+    expect(teacher.locator("body")).to_have_attribute("data-ready", "yes")
+    expect(teacher.locator("#title")).to_have_text("L'apertura di Ada — «prima» 🎲")
+    expect(teacher.locator("#lesson-intro")).to_contain_text("Read <b>this</b> first.")  # typed, so shown as text
+    expect(teacher.locator("#lesson-intro b")).to_have_count(0)
+    expect(teacher.locator("#lesson-intro br")).to_have_count(1)
+    expect(teacher.locator(f'#chapters li[data-chapter="{c2}"]')).to_contain_text("Bruno d'Este's reply")
+    at(teacher, c1, 2)
+
+    # the arrow keys present; inside the question's box they move the caret, never the board
+    teacher.keyboard.press("ArrowRight")
+    at(teacher, c1, 3)
+    expect(teacher.locator("body")).to_have_attribute("data-presented", f"{c1}:3:0")
+    question = teacher.locator("#pause-question")
+    question.click()
+    question.type("Where's Ada's galley?")
+    for press in ("ArrowLeft", "ArrowLeft", "Home", "ArrowRight", "End", "PageDown"):
+        question.press(press)
+    at(teacher, c1, 3)
+    question.fill("")
+    teacher.locator("#next").dblclick()  # a double tap: two steps, and the class gets the last
+    at(teacher, c1, 5)
+    expect(teacher.locator("body")).to_have_attribute("data-presented", f"{c1}:5:0")
+    assert client.get(f"/api/lessons/{lesson_id}").get_json()["presenter"]["step"] == 5
+
+    # an arrow for the class; a student who comes late sees the teacher's step and the arrow
+    teacher.locator("#place-from").select_option(index=0)
+    teacher.locator("#place-to").select_option(index=4)
+    teacher.locator("#add-shape").click()
+    expect(teacher.locator("body")).to_have_attribute("data-presented", f"{c1}:5:1")
+    late = context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+    late.add_init_script(KEEP_SOURCES)
+    late.goto(f"{base}/lessons/{lesson_id}")
+    at(late, c1, 5)
+    expect(late.locator("body")).to_have_attribute("data-live", "open")
+    expect(late.locator("body")).to_have_attribute("data-shapes", "1")
+    expect(late.locator('#board svg.overlay .shape[data-kind="arrow"]')).to_have_count(1)
+    teacher.locator("#add-shape").click()  # the same arrow again: taken away, for the class too
+    expect(teacher.locator("body")).to_have_attribute("data-presented", f"{c1}:5:0")
+    expect(late.locator("body")).to_have_attribute("data-shapes", "0")
+    expect(late.locator("#board svg.overlay .shape")).to_have_count(0)
+
+    # the student taps around (another chapter, a step of it), then follows again with the banner's button
+    late.locator(f'#chapters li[data-chapter="{c2}"] .chapter-link').tap()
+    at(late, c2, 30)
+    late.locator("#next").tap()
+    at(late, c2, 31)
+    expect(late.locator("#follow-text")).to_contain_text("The presenter is at chapter 1, step 5")
+    teacher.keyboard.press("ArrowRight")
+    expect(late.locator("#follow-text")).to_contain_text("The presenter is at chapter 1, step 6")
+    at(late, c2, 31)
+    late.locator("#follow-button").tap()
+    at(late, c1, 6)
+    expect(late.locator("#follow")).to_be_hidden()
+
+    # the phone sleeps (its line dies unnoticed) while the teacher moves on; woken, it catches up without a reload
+    late.evaluate(SLEEP)
+    teacher.keyboard.press("ArrowRight")
+    teacher.keyboard.press("ArrowRight")
+    at(teacher, c1, 8)
+    expect(teacher.locator("body")).to_have_attribute("data-presented", f"{c1}:8:0")
+    late.wait_for_timeout(300)
+    at(late, c1, 6)  # asleep: nothing came
+    late.evaluate(WAKE)
+    at(late, c1, 8)
+    assert late.evaluate("() => window.__sources.length") == 2 and late.evaluate("() => performance.getEntriesByType("
+                                                                                  "'navigation').length") == 1
+
+    # a stream refused for a moment (the live channel down: 503): EventSource gives up, the page does not
+    refused = context()
+    refused.route("**/live", lambda route: route.fulfill(status=503, content_type="application/problem+json",
+                                                         body=json.dumps({"title": "Service Unavailable"})))
+    refused.goto(f"{base}/lessons/{lesson_id}")
+    at(refused, c1, 8)  # where the teacher is, read with the lesson
+    expect(refused.locator("body")).to_have_attribute("data-live", "retrying")
+    refused.unroute("**/live")
+    expect(refused.locator("body")).to_have_attribute("data-live", "open")
+    teacher.keyboard.press("ArrowRight")
+    at(refused, c1, 9)
+    at(late, c1, 9)
+
+    # a pause, answered by a student whose name has a space and an apostrophe
+    step, _ = deciding(client, record_id, list(range(9, 30)))
+    teacher.locator("#slider").fill(str(step))
+    at(teacher, c1, step)
+    at(late, c1, step)
+    teacher.locator("#open-pause-button").click()
+    expect(late.locator("#choices .choice").first).to_be_visible()
+    late.locator("#student").fill("Anna Maria D'Angelo")
+    late.locator("#choices .choice").first.tap()
+    late.locator("#answer button[type=submit]").tap()
+    expect(late.locator("#answer-status")).to_contain_text("Answer sent")
+    expect(teacher.locator("#tally .students")).to_have_text(" (Anna Maria D'Angelo)")
