@@ -354,6 +354,16 @@ function decorate() {
     steps.forEach((notes, step) => attach(itemFor(items, step), notes));
   });
   markBranch();
+  wholeInView(moves, moves.querySelector("li.current.annotated"));
+}
+
+// The current line's notes came under it after record.js scrolled the list to the line: the list scrolls on
+// until they show too (a page opened on the final step showed its line and cut its comment off), its line kept.
+function wholeInView(box, item) {
+  if (!item || item.hidden) return;
+  const top = item.getBoundingClientRect().top - box.getBoundingClientRect().top + box.scrollTop;
+  const bottom = top + item.offsetHeight;
+  if (bottom > box.scrollTop + box.clientHeight) box.scrollTop = Math.min(top, bottom - box.clientHeight);
 }
 
 function markBranch() {

@@ -511,6 +511,12 @@ def test_screenshots_early_middle_and_final_with_notes_and_a_branch(served: tupl
         if line:
             expect(page.locator(f'#moves li.branch[data-line="{vid}"] li.vcurrent')).to_have_count(1)
             expect(page.locator("#study-line")).to_contain_text("the other road")
+        else:  # the step's line in the move list, its comment under it in sight too (not cut off at the list's end)
+            comment = page.locator("#moves li.current .note-comment")
+            expect(comment).to_be_visible()
+            box, listed = comment.bounding_box(), page.locator("#moves").bounding_box()
+            assert box and listed and listed["y"] <= box["y"] and box["y"] + box["height"] <= listed["y"] + listed["height"] + 1, \
+                (name, box, listed)
         shot(page, name)
 
 
