@@ -59,7 +59,7 @@ function refusal(answer) {
 
 // The line under a form where a refusal is said: hidden until there is one.
 function problemLine(id) {
-  const problem = el("p", "", "problem");
+  const problem = el("div", "", "problem");
   problem.id = id;
   problem.setAttribute("role", "alert");
   problem.hidden = true;
@@ -1089,15 +1089,18 @@ function playPanel(v) {
   return panel;
 }
 
-// After a refusal, what the rules would take here, in the game's words: the first few legal moves (all of them
-// are the list above, a click each).
-const LEGAL_SAID = 4;
+// After a refusal, what the rules would take here, in the game's words: the first few legal moves, one a line (a
+// move's words may hold a ";" of their own); all of them are the list above, a click each.
+const LEGAL_SAID = 3;
 function sayLegal(problem, v) {
   const legal = study.legal && study.legal.id === v.id ? study.legal.commands : null;
   if (!legal) return;
-  const words = legal.slice(0, LEGAL_SAID).map((c) => c.said).join("; ");
-  const more = legal.length > LEGAL_SAID ? ` … and ${legal.length - LEGAL_SAID} more, all in the list above` : "";
-  problem.appendChild(el("span", legal.length ? ` Legal here (${legal.length}): ${words}${more}.` : " No move is legal here.", "legal-said"));
+  if (!legal.length) { problem.appendChild(el("p", "No move is legal here.", "legal-said")); return; }
+  const more = legal.length > LEGAL_SAID ? ` — the first ${LEGAL_SAID}; all are in the list above` : "";
+  problem.appendChild(el("p", `Legal here (${legal.length})${more}:`, "legal-said"));
+  const list = el("ul", undefined, "legal-said");
+  legal.slice(0, LEGAL_SAID).forEach((c) => list.appendChild(el("li", c.said)));
+  problem.appendChild(list);
 }
 
 async function play(v, command) {

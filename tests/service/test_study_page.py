@@ -391,7 +391,9 @@ def test_a_variation_is_made_and_played_from_the_page(served: tuple[str, Any, An
     expect(problem).to_contain_text(NAMES[now[0]["command"]["seat"]])
     expect(problem).not_to_contain_text("seat 0")
     expect(problem).not_to_contain_text("seat 1")
-    expect(problem.locator(".legal-said")).to_contain_text(f"Legal here ({len(now)}): {now[0]['said']}")
+    expect(problem.locator("p.legal-said")).to_contain_text(f"Legal here ({len(now)})")
+    expect(problem.locator("ul.legal-said li").first).to_have_text(now[0]["said"])
+    expect(problem.locator("ul.legal-said li")).to_have_count(min(3, len(now)))
     assert client.get(f"/api/variations/{vid}").get_json()["moves"] == 1
     # a note on the variation's step, then the arrow keys walk the branch back to where it leaves
     load_places(teacher, base, record_id)
