@@ -32,6 +32,7 @@ const page = {
   revealed: null,
   picked: null, // the student's chosen command (JSON text)
   generation: 0,
+  unsent: "", // why the class did not get the teacher's last step ("" once it did)
 };
 const lines = new Map(); // "rid|line" -> Promise<line data: summary, places, story, notes>
 const boards = new Map(); // board URL -> Promise<{text} | {sentence}>
@@ -318,10 +319,11 @@ async function sendPresent() {
   if (answer.ok) {
     page.presenter = answer.body;
     document.body.dataset.presented = `${answer.body.chapter}:${answer.body.step}:${(answer.body.shapes || []).length}`;
-    status("");
-  } else {
-    status("The class did not get this step: " + why(answer) + ".");
+    page.unsent = "";
+  } else { // said where the teacher looks (the banner at the top, kept in sight on a phone), with a way to send it again
+    page.unsent = `The class did not get step ${body.step}: ${why(answer)}.`;
   }
+  showFollow();
   if (presentAgain) present();
 }
 
@@ -355,7 +357,14 @@ function follow() {
 function showFollow() {
   const box = $("follow");
   document.body.dataset.following = page.teacher ? "teacher" : page.following ? "yes" : "no";
-  if (page.teacher) { box.hidden = true; return; }
+  if (page.teacher) {
+    box.hidden = !page.unsent;
+    $("follow-text").textContent = page.unsent;
+    $("follow-button", "button").textContent = "send it again";
+    $("follow-button", "button").hidden = !page.unsent;
+    return;
+  }
+  $("follow-button", "button").textContent = "follow";
   const p = page.presenter;
   const chapter = p && chapterById(p.chapter);
   const away = !page.following && chapter;
@@ -386,7 +395,7 @@ function markChapters() {
 // the page opens it again itself, later and later. A phone picked up again (the tab visible after a while, back
 // online, restored from the back-forward cache) opens it afresh at once: the old connection may be long dead
 // without the browser knowing, and the lesson that comes first catches the page up without a reload.
-const RETRY_MS = [2000, 5000, 15000, 30000];
+const RETRY_MS = [1000, 3000, 10000, 30000];
 const STALE_AFTER_MS = 20_000; // hidden this long: the stream is opened again on waking
 const LOST_AFTER_MS = 6000; // out of touch this long: the page says so
 const live = { retries: 0, retry: 0, lost: 0, said: "", hiddenAt: 0 };
@@ -405,6 +414,7 @@ function listen() {
     document.body.dataset.live = "open";
     inTouch();
     applyLesson(lesson, { keepTeacher: true });
+    if (page.teacher && page.unsent) present(); // back in touch: the step the class missed, again
   });
   on("present", presenterAt);
   on("pause", (message) => {
@@ -849,7 +859,7 @@ function wire() {
   $("next", "button").addEventListener("click", () => goStep(page.step + 1));
   $("first", "button").addEventListener("click", () => goStep(page.chapter.from_step));
   $("last", "button").addEventListener("click", () => goStep(page.chapter.to_step));
-  $("follow-button", "button").addEventListener("click", follow);
+  $("follow-button", "button").addEventListener("click", () => (page.teacher ? present() : follow()));
   $("board").addEventListener("click", boardClicked);
   $("add-shape", "button").addEventListener("click", () => addShape($("place-from", "select").value, $("place-to", "select").value, $("brush", "select").value));
   $("clear-shapes", "button").addEventListener("click", () => {

@@ -33,13 +33,8 @@ def _link_open(renderer: Any, tokens: list[Any], idx: int, options: Any, env: An
 
 def _address_end(url: str) -> str:
     """`url` without what follows it in the sentence: trailing punctuation, and a ")" it did not open."""
-    while url:
-        if url[-1] in TRAILING:
-            url = url[:-1]
-        elif url[-1] == ")" and url.count(")") > url.count("("):
-            url = url[:-1]
-        else:
-            break
+    while url and (url[-1] in TRAILING or (url[-1] == ")" and url.count(")") > url.count("("))):
+        url = url[:-1]
     return url
 
 

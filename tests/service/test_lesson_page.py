@@ -368,7 +368,7 @@ def test_a_class_keeps_up_through_late_joins_sleeping_phones_and_wanderings(serv
     comes back, a phone that sleeps and wakes, a live stream refused for a moment; a pause a student with an
     apostrophe in her name answers."""
     base, client = served
-    record_id, _ = finished_record(client, "serenissima")
+    record_id = import_finished_http(client, record_file("serenissima", "lesson-keeps-up")).record_id  # random: quick
     made = client.post("/api/lessons", json={"title": "L'apertura di Ada — «prima» 🎲",
                                              "introduction": "Read <b>this</b> first.\nThen the board."})
     assert made.status_code == 201, made.get_json()
@@ -454,16 +454,42 @@ def test_a_class_keeps_up_through_late_joins_sleeping_phones_and_wanderings(serv
     refused.route("**/live", lambda route: route.fulfill(status=503, content_type="application/problem+json",
                                                          body=json.dumps({"title": "Service Unavailable"})))
     refused.goto(f"{base}/lessons/{lesson_id}")
-    at(refused, c1, 8)  # where the teacher is, read with the lesson
     expect(refused.locator("body")).to_have_attribute("data-live", "retrying")
     refused.unroute("**/live")
+    at(refused, c1, 8)  # where the teacher is, read with the lesson
     expect(refused.locator("body")).to_have_attribute("data-live", "open")
     teacher.keyboard.press("ArrowRight")
     at(refused, c1, 9)
     at(late, c1, 9)
 
+    # the teacher's line drops as they step (a page left open overnight, the service restarting): the teacher is told
+    # the class did not get it, and sends it again
+    teacher.route("**/present", lambda route: route.abort("connectionrefused"))
+    teacher.keyboard.press("ArrowRight")
+    at(teacher, c1, 10)
+    expect(teacher.locator("#follow-text")).to_contain_text("The class did not get step 10: the service did not answer")
+    at(late, c1, 9)
+    teacher.unroute("**/present")
+    teacher.locator("#follow-button").click()
+    expect(teacher.locator("body")).to_have_attribute("data-presented", f"{c1}:10:0")
+    expect(teacher.locator("#follow")).to_be_hidden()
+    at(late, c1, 10)
+
+    # the arrows lie on the board's places at a desk and on a phone (its pan box scrolled): the drawing layer maps the
+    # board's own coordinates exactly as the board does
+    teacher.locator("#place-from").select_option(index=1)
+    teacher.locator("#place-to").select_option(index=6)
+    teacher.locator("#add-shape").click()
+    expect(late.locator('#board svg.overlay .shape[data-kind="arrow"]')).to_have_count(1)
+    late.evaluate("() => { const box = document.getElementById('board'); box.scrollLeft = 90; box.scrollTop = 60; }")
+    for seen in (teacher, late):
+        board, layer = (seen.evaluate(f"() => {{ const m = document.querySelector({sel!r}).getScreenCTM(); "
+                                      "return [m.a, m.d, m.e, m.f]; }") for sel in ("#board .board-wrap > svg:not(.overlay)",
+                                                                                    "#board svg.overlay"))
+        assert all(abs(x - y) < 0.5 for x, y in zip(board, layer, strict=True)), (board, layer)
+
     # a pause, answered by a student whose name has a space and an apostrophe
-    step, _ = deciding(client, record_id, list(range(9, 30)))
+    step, _ = deciding(client, record_id, list(range(11, 30)))
     teacher.locator("#slider").fill(str(step))
     at(teacher, c1, step)
     at(late, c1, step)
