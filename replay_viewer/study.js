@@ -439,7 +439,8 @@ function ensureOverlay() {
   if (!host || !study.places) return null;
   if (!overlay) {
     overlay = S.overlay(host, study.viewBox);
-    Object.assign(overlay.style, { left: "1px", top: "1px", width: "calc(100% - 2px)", height: "calc(100% - 2px)" });
+    // where it lies is viewer.css's: inside #board's border, which a phone's pan box draws without
+    ["left", "top", "width", "height"].forEach((k) => overlay.style.removeProperty(k));
     overlay.addEventListener("click", onBoardClick);
     overlay.addEventListener("mousemove", onBoardMove);
     overlay.addEventListener("mouseleave", () => {

@@ -183,6 +183,13 @@ def test_an_annotator_draws_and_writes_and_a_student_sees_it(served: tuple[str, 
     box = student.locator("#board > svg").bounding_box()
     over = student.locator("svg.cronaca-shapes").bounding_box()
     assert abs(box["x"] - over["x"]) < 2 and abs(box["width"] - over["width"]) < 3 and abs(box["height"] - over["height"]) < 3
+    # and on a phone, in its pan box (whose board has no border): the layer maps the board's coordinates as the board does
+    student.set_viewport_size({"width": 390, "height": 844})
+    expect(arrow).to_have_count(1)
+    board, layer = (student.evaluate(f"() => {{ const m = document.querySelector({sel!r}).getScreenCTM(); return [m.a, m.d, m.e, m.f]; }}")
+                    for sel in ("#board > svg", "#board-wrap svg.cronaca-shapes"))
+    assert all(abs(x - y) < 0.5 for x, y in zip(board, layer, strict=True)), (board, layer)
+    student.set_viewport_size({"width": 900, "height": 900})
 
     # the teacher edits, then deletes the note
     teacher.locator("#step-notes li.note button.edit").click()
