@@ -724,7 +724,12 @@ function showPause(q) {
   if (page.teacher) { $("tally", "ol").replaceChildren(); refreshTally(); } else if (fresh) buildChoices(q);
   $("answer", "form").hidden = page.teacher;
   showPauseForm();
-  if (fresh && page.chapter) show(page.chapter, page.step); // the board of the pause's step: the seat's own view
+  const asked = chapterById(q.chapter);
+  if (fresh && !page.teacher && q.open !== false && asked) { // the question is about that board: a student away is brought to it
+    page.following = true;
+    show(asked, q.step);
+    showFollow();
+  } else if (fresh && page.chapter) show(page.chapter, page.step); // the board of the pause's step: the seat's own view
 }
 
 function hidePause() {

@@ -493,8 +493,13 @@ def test_a_class_keeps_up_through_late_joins_sleeping_phones_and_wanderings(serv
     teacher.locator("#slider").fill(str(step))
     at(teacher, c1, step)
     at(late, c1, step)
+    late.locator(f'#chapters li[data-chapter="{c2}"] .chapter-link').tap()  # away when the question comes
+    at(late, c2, 30)
     teacher.locator("#open-pause-button").click()
     expect(late.locator("#choices .choice").first).to_be_visible()
+    at(late, c1, step)  # brought to the board the question is about, the asked seat's own
+    expect(late.locator("body")).to_have_attribute("data-following", "yes")
+    expect(late.locator("body")).to_have_attribute("data-board-of", "asked-seat")
     late.locator("#student").fill("Anna Maria D'Angelo")
     late.locator("#choices .choice").first.tap()
     late.locator("#answer button[type=submit]").tap()
