@@ -9,7 +9,7 @@
 
 import { hashParams } from "./lib/address.js";
 import { api, why } from "./lib/api.js";
-import { fitPhone, placeNames, sayBoard } from "./lib/board.js";
+import { fitPhone, placeNames, sayBoard, showShapes } from "./lib/board.js";
 import { $, all, el, field, fromTemplate, svg } from "./lib/dom.js";
 import { kindWords, render } from "./lib/render.js";
 import { describe, draw, placeAt } from "./lib/shapes.js";
@@ -260,7 +260,13 @@ function drawShapes(data) {
   const anchors = data && data.places ? data.places.places : {};
   draw(onPage.overlay, shapes, anchors, onPage.viewBox, { pending: picking, brush: $("brush", "select").value });
   document.body.dataset.shapes = String(shownShapes().length);
+  // a student's phone shows part of the board: the shapes of a step, once, brought into sight (an arrow whose head
+  // was off the box's edge pointed nowhere); the teacher's own are where their finger is
+  const key = JSON.stringify([page.chapter && page.chapter.id, page.step, shapes]);
+  if (!page.teacher && shapes.length && key !== shapesSeen) showShapes($("board"), onPage.overlay, anchors, shapes);
+  shapesSeen = key;
 }
+let shapesSeen = "";
 
 // What is drawn of the presenter's: the teacher's own shapes; a student's, the presenter's when at that step.
 function shownShapes() {

@@ -481,6 +481,15 @@ def test_a_class_keeps_up_through_late_joins_sleeping_phones_and_wanderings(serv
     teacher.locator("#place-to").select_option(index=6)
     teacher.locator("#add-shape").click()
     expect(late.locator('#board svg.overlay .shape[data-kind="arrow"]')).to_have_count(1)
+    # the phone shows part of the board: the arrow is brought into its pan box, its head at least (from the Adriatic
+    # to Algiers is wider than the box: the head says which way it points)
+    drawn = client.get(f"/api/lessons/{lesson_id}").get_json()["presenter"]["shapes"][0]
+    anchors = client.get(f"/api/records/{record_id}/places").get_json()["places"]
+    late.wait_for_timeout(200)
+    head = late.evaluate("""(a) => { const box = document.getElementById('board').getBoundingClientRect();
+      const p = new DOMPoint(a.x, a.y).matrixTransform(document.querySelector('#board svg.overlay').getScreenCTM());
+      return [p.x - box.left, p.y - box.top, box.width, box.height]; }""", anchors[drawn["to"]])
+    assert 0 <= head[0] <= head[2] and 0 <= head[1] <= head[3], (drawn, head)
     late.evaluate("() => { const box = document.getElementById('board'); box.scrollLeft = 90; box.scrollTop = 60; }")
     for seen in (teacher, late):
         board, layer = (seen.evaluate(f"() => {{ const m = document.querySelector({sel!r}).getScreenCTM(); "
