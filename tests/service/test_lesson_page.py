@@ -496,6 +496,19 @@ def test_a_class_keeps_up_through_late_joins_sleeping_phones_and_wanderings(serv
                                       "return [m.a, m.d, m.e, m.f]; }") for sel in ("#board .board-wrap > svg:not(.overlay)",
                                                                                     "#board svg.overlay"))
         assert all(abs(x - y) < 0.5 for x, y in zip(board, layer, strict=True)), (board, layer)
+    # many at once (a ring, another arrow in red), then all cleared with one button, for the class too
+    teacher.locator("#place-from").select_option(index=3)
+    teacher.locator("#place-to").select_option("")
+    teacher.locator("#add-shape").click()
+    teacher.locator("#brush").select_option("red")
+    teacher.locator("#place-to").select_option(index=9)
+    teacher.locator("#add-shape").click()
+    expect(teacher.locator("body")).to_have_attribute("data-presented", f"{c1}:10:3")
+    expect(late.locator("#board svg.overlay .shape")).to_have_count(3)
+    expect(late.locator('#board svg.overlay .shape[data-brush="red"]')).to_have_count(1)
+    teacher.locator("#clear-shapes").click()
+    expect(teacher.locator("body")).to_have_attribute("data-presented", f"{c1}:10:0")
+    expect(late.locator("#board svg.overlay .shape")).to_have_count(0)
 
     # a pause, answered by a student whose name has a space and an apostrophe
     step, _ = deciding(client, record_id, list(range(11, 30)))
