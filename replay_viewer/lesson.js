@@ -363,11 +363,12 @@ function follow() {
 function showFollow() {
   const box = $("follow");
   document.body.dataset.following = page.teacher ? "teacher" : page.following ? "yes" : "no";
-  if (page.teacher) {
-    box.hidden = !page.unsent;
-    $("follow-text").textContent = page.unsent;
+  if (page.teacher || live.said) { // the teacher's step the class missed; a page out of touch (kept in sight on a phone)
+    const said = (page.teacher && page.unsent) || live.said;
+    box.hidden = !said;
+    $("follow-text").textContent = said;
     $("follow-button", "button").textContent = "send it again";
-    $("follow-button", "button").hidden = !page.unsent;
+    $("follow-button", "button").hidden = !(page.teacher && page.unsent);
     return;
   }
   $("follow-button", "button").textContent = "follow";
@@ -453,7 +454,7 @@ function outOfTouch() {
     const since = new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
     live.said = `Out of touch with the lesson since ${since}: this page may be behind the ${page.teacher ? "class" : "teacher"}.`
       + " It reconnects by itself; if this stays, check the connection.";
-    notice(live.said);
+    showFollow();
   }, LOST_AFTER_MS);
 }
 
@@ -461,8 +462,9 @@ function inTouch() {
   clearTimeout(live.lost);
   live.lost = 0;
   live.retries = 0;
-  if (live.said && $("notice").textContent === live.said) notice("");
+  if (!live.said) return;
   live.said = "";
+  showFollow();
 }
 
 function wake(e) {
