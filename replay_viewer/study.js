@@ -9,6 +9,7 @@
 import { recordPage as R } from "./record.js";
 import { hashParams } from "./lib/address.js";
 import { api } from "./lib/api.js";
+import { showShapes } from "./lib/board.js";
 import { $, all, button, el, fromTemplate, targetOf } from "./lib/dom.js";
 import * as S from "./lib/shapes.js";
 
@@ -475,6 +476,10 @@ function paintShapes() {
   S.draw(layer, shapesShown(), study.places, study.viewBox, {
     pending: composing() ? study.start : null, focus: composing() ? study.focus : null, brush: study.brush,
   });
+  // a reader on a phone sees part of the board: a step's noted shapes are brought into its pan box (an annotator
+  // drawing is left where the finger is)
+  const pan = $("board-pan");
+  if (!composing() && study.board && pan && shapesShown().length) showShapes(pan, layer, study.places, shapesShown());
 }
 
 const composing = () => study.canAnnotate && !(study.line === RULED && study.ruled && study.step > study.ruled.from_step);

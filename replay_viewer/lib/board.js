@@ -155,7 +155,7 @@ const SHAPE_MARGIN_PX = 36; // room kept around the shapes' places: an arrow's h
 
 /**
  * A phone's pan box (fitPhone) scrolled so the places a set of shapes is drawn on are in sight: all of them when
- * they fit, else the last shape's (an arrow's head: which way it points). A box with nothing to scroll is left as it
+ * they fit, else the last arrow's head (which way it points), or the last shape's place when none is an arrow. A box with nothing to scroll is left as it
  * is. Returns whether it scrolled.
  * @param {HTMLElement} pan
  * @param {SVGSVGElement} layer the drawing layer over the board, in the board's coordinates
@@ -174,7 +174,8 @@ export function showShapes(pan, layer, anchors, shapes) {
   const ys = points.map((p) => p.y);
   const fits = Math.max(...xs) - Math.min(...xs) + 2 * SHAPE_MARGIN_PX <= pan.clientWidth
     && Math.max(...ys) - Math.min(...ys) + 2 * SHAPE_MARGIN_PX <= pan.clientHeight;
-  const last = points[points.length - 1];
+  const arrows = shapes.filter((s) => s.kind === "arrow" && anchors[s.to]);
+  const last = arrows.length ? at(arrows[arrows.length - 1].to) : points[points.length - 1]; // which way it points
   const [cx, cy] = fits ? [(Math.max(...xs) + Math.min(...xs)) / 2, (Math.max(...ys) + Math.min(...ys)) / 2] : [last.x, last.y];
   const inSight = points.every((p) => p.x >= box.left + SHAPE_MARGIN_PX && p.x <= box.left + pan.clientWidth - SHAPE_MARGIN_PX
     && p.y >= box.top + SHAPE_MARGIN_PX && p.y <= box.top + pan.clientHeight - SHAPE_MARGIN_PX);

@@ -189,6 +189,18 @@ def test_an_annotator_draws_and_writes_and_a_student_sees_it(served: tuple[str, 
     board, layer = (student.evaluate(f"() => {{ const m = document.querySelector({sel!r}).getScreenCTM(); return [m.a, m.d, m.e, m.f]; }}")
                     for sel in ("#board > svg", "#board-wrap svg.cronaca-shapes"))
     assert all(abs(x - y) < 0.5 for x, y in zip(board, layer, strict=True)), (board, layer)
+    # a step with noted shapes, come to on a phone: its arrow is brought into the pan box, its head at least
+    student.evaluate("() => { const pan = document.getElementById('board-pan'); pan.scrollLeft = 0; pan.scrollTop = 0; }")
+    student.keyboard.press("ArrowRight")
+    ready(student, at + 1)
+    student.keyboard.press("ArrowLeft")
+    ready(student, at)
+    load_places(student, base, record_id)
+    head = student.evaluate("""(place) => { const box = document.getElementById('board-pan').getBoundingClientRect();
+      const spot = window.__places[place];
+      const p = new DOMPoint(spot.x, spot.y).matrixTransform(document.querySelector('#board-wrap svg.cronaca-shapes').getScreenCTM());
+      return [p.x - box.left, p.y - box.top, box.width, box.height]; }""", b)
+    assert 0 <= head[0] <= head[2] and 0 <= head[1] <= head[3], (b, head)
     student.set_viewport_size({"width": 900, "height": 900})
 
     # the teacher edits, then deletes the note
