@@ -9,7 +9,7 @@
 
 import { hashParams } from "./lib/address.js";
 import { api, why } from "./lib/api.js";
-import { fitPhone, placeNames, sayBoard } from "./lib/board.js";
+import { fitPhone, placeNames, sayBoard, showShapes } from "./lib/board.js";
 import { $, all, el, field, fromTemplate, svg } from "./lib/dom.js";
 import { kindWords, render } from "./lib/render.js";
 import { describe, draw, placeAt } from "./lib/shapes.js";
@@ -32,6 +32,7 @@ const page = {
   revealed: null,
   picked: null, // the student's chosen command (JSON text)
   generation: 0,
+  unsent: "", // why the class did not get the teacher's last step ("" once it did)
 };
 const lines = new Map(); // "rid|line" -> Promise<line data: summary, places, story, notes>
 const boards = new Map(); // board URL -> Promise<{text} | {sentence}>
@@ -259,7 +260,13 @@ function drawShapes(data) {
   const anchors = data && data.places ? data.places.places : {};
   draw(onPage.overlay, shapes, anchors, onPage.viewBox, { pending: picking, brush: $("brush", "select").value });
   document.body.dataset.shapes = String(shownShapes().length);
+  // a student's phone shows part of the board: the shapes of a step, once, brought into sight (an arrow whose head
+  // was off the box's edge pointed nowhere); the teacher's own are where their finger is
+  const key = JSON.stringify([page.chapter && page.chapter.id, page.step, shapes]);
+  if (!page.teacher && shapes.length && key !== shapesSeen) showShapes($("board"), onPage.overlay, anchors, shapes);
+  shapesSeen = key;
 }
+let shapesSeen = "";
 
 // What is drawn of the presenter's: the teacher's own shapes; a student's, the presenter's when at that step.
 function shownShapes() {
@@ -318,10 +325,11 @@ async function sendPresent() {
   if (answer.ok) {
     page.presenter = answer.body;
     document.body.dataset.presented = `${answer.body.chapter}:${answer.body.step}:${(answer.body.shapes || []).length}`;
-    status("");
-  } else {
-    status("The class did not get this step: " + why(answer) + ".");
+    page.unsent = "";
+  } else { // said where the teacher looks (the banner at the top, kept in sight on a phone), with a way to send it again
+    page.unsent = `The class did not get step ${body.step}: ${why(answer)}.`;
   }
+  showFollow();
   if (presentAgain) present();
 }
 
@@ -355,7 +363,15 @@ function follow() {
 function showFollow() {
   const box = $("follow");
   document.body.dataset.following = page.teacher ? "teacher" : page.following ? "yes" : "no";
-  if (page.teacher) { box.hidden = true; return; }
+  if (page.teacher || live.said) { // the teacher's step the class missed; a page out of touch (kept in sight on a phone)
+    const said = (page.teacher && page.unsent) || live.said;
+    box.hidden = !said;
+    $("follow-text").textContent = said;
+    $("follow-button", "button").textContent = "send it again";
+    $("follow-button", "button").hidden = !(page.teacher && page.unsent);
+    return;
+  }
+  $("follow-button", "button").textContent = "follow";
   const p = page.presenter;
   const chapter = p && chapterById(p.chapter);
   const away = !page.following && chapter;
@@ -380,20 +396,32 @@ function markChapters() {
   });
 }
 
-// The live stream: first the lesson, then every change. EventSource reconnects by itself, and the
-// service sends the lesson again first, so a student who lost the line is back in step.
+// The live stream: first the lesson, then every change. EventSource reconnects by itself after a dropped line,
+// and the service sends the lesson again first, so a student who lost the line is back in step. A refused stream
+// (503: the live channel down; 429; a proxy's 502 while the service restarts) EventSource gives up on for good:
+// the page opens it again itself, later and later. A phone picked up again (the tab visible after a while, back
+// online, restored from the back-forward cache) opens it afresh at once: the old connection may be long dead
+// without the browser knowing, and the lesson that comes first catches the page up without a reload.
+const RETRY_MS = [1000, 3000, 10000, 30000];
+const STALE_AFTER_MS = 20_000; // hidden this long: the stream is opened again on waking
+const LOST_AFTER_MS = 6000; // out of touch this long: the page says so
+const live = { retries: 0, retry: 0, lost: 0, said: "", hiddenAt: 0 };
 let source = null;
 function listen() {
+  clearTimeout(live.retry);
   if (source) source.close();
-  source = new EventSource(`/api/lessons/${lessonId}/live`);
-  const on = (type, handle) => source.addEventListener(type, (e) => {
+  const mine = new EventSource(`/api/lessons/${lessonId}/live`);
+  source = mine;
+  const on = (type, handle) => mine.addEventListener(type, (e) => {
     let message;
     try { message = JSON.parse(e.data); } catch (err) { return; }
     handle(message);
   });
   on("lesson", (lesson) => {
     document.body.dataset.live = "open";
+    inTouch();
     applyLesson(lesson, { keepTeacher: true });
+    if (page.teacher && page.unsent) present(); // back in touch: the step the class missed, again
   });
   on("present", presenterAt);
   on("pause", (message) => {
@@ -406,7 +434,45 @@ function listen() {
   });
   on("reveal", (message) => showReveal(message));
   ["chapters", "lesson-changed", "order", "chapter"].forEach((type) => on(type, () => refresh()));
-  source.onerror = () => { document.body.dataset.live = "reconnecting"; };
+  mine.onerror = () => {
+    if (source !== mine) return;
+    document.body.dataset.live = "reconnecting";
+    outOfTouch();
+    if (mine.readyState !== EventSource.CLOSED) return; // EventSource tries again by itself
+    mine.close();
+    source = null;
+    document.body.dataset.live = "retrying";
+    live.retry = setTimeout(listen, RETRY_MS[Math.min(live.retries++, RETRY_MS.length - 1)]);
+  };
+}
+
+// Out of touch for a while (the service restarting, the phone's connection gone): said once, in words, and taken
+// back when the lesson comes again.
+function outOfTouch() {
+  if (live.lost) return;
+  live.lost = setTimeout(() => {
+    const since = new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+    live.said = `Out of touch with the lesson since ${since}: this page may be behind the ${page.teacher ? "class" : "teacher"}.`
+      + " It reconnects by itself; if this stays, check the connection.";
+    showFollow();
+  }, LOST_AFTER_MS);
+}
+
+function inTouch() {
+  clearTimeout(live.lost);
+  live.lost = 0;
+  live.retries = 0;
+  if (!live.said) return;
+  live.said = "";
+  showFollow();
+}
+
+function wake(e) {
+  if (document.hidden) { live.hiddenAt = Date.now(); return; }
+  if (document.body.dataset.ready !== "yes") return; // main() opens the first stream
+  const slept = e.type !== "visibilitychange" || (live.hiddenAt && Date.now() - live.hiddenAt > STALE_AFTER_MS);
+  live.hiddenAt = 0;
+  if (slept || !source || source.readyState === EventSource.CLOSED) listen();
 }
 
 // ---- the lesson -----------------------------------------------------------------------------
@@ -666,7 +732,12 @@ function showPause(q) {
   if (page.teacher) { $("tally", "ol").replaceChildren(); refreshTally(); } else if (fresh) buildChoices(q);
   $("answer", "form").hidden = page.teacher;
   showPauseForm();
-  if (fresh && page.chapter) show(page.chapter, page.step); // the board of the pause's step: the seat's own view
+  const asked = chapterById(q.chapter);
+  if (fresh && !page.teacher && q.open !== false && asked) { // the question is about that board: a student away is brought to it
+    page.following = true;
+    show(asked, q.step);
+    showFollow();
+  } else if (fresh && page.chapter) show(page.chapter, page.step); // the board of the pause's step: the seat's own view
 }
 
 function hidePause() {
@@ -801,7 +872,7 @@ function wire() {
   $("next", "button").addEventListener("click", () => goStep(page.step + 1));
   $("first", "button").addEventListener("click", () => goStep(page.chapter.from_step));
   $("last", "button").addEventListener("click", () => goStep(page.chapter.to_step));
-  $("follow-button", "button").addEventListener("click", follow);
+  $("follow-button", "button").addEventListener("click", () => (page.teacher ? present() : follow()));
   $("board").addEventListener("click", boardClicked);
   $("add-shape", "button").addEventListener("click", () => addShape($("place-from", "select").value, $("place-to", "select").value, $("brush", "select").value));
   $("clear-shapes", "button").addEventListener("click", () => {
@@ -842,6 +913,9 @@ function wire() {
     const key = hashParams().get("key");
     if (key !== page.key) location.reload(); // another reader: start again as that one
   });
+  document.addEventListener("visibilitychange", wake);
+  window.addEventListener("online", wake);
+  window.addEventListener("pageshow", (e) => { if (e.persisted) wake(e); });
 }
 
 // ---- the lesson file: downloaded by the teacher, imported on /lessons/new ----------------------

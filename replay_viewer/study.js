@@ -9,6 +9,7 @@
 import { recordPage as R } from "./record.js";
 import { hashParams } from "./lib/address.js";
 import { api } from "./lib/api.js";
+import { showShapes } from "./lib/board.js";
 import { $, all, button, el, fromTemplate, symbolButton, targetOf } from "./lib/dom.js";
 import * as S from "./lib/shapes.js";
 
@@ -48,17 +49,18 @@ const token = () => study.key || R.token() || null;
 const ask = (path, options = {}) => api(path, { cache: "no-store", ...options,
   token: options.token === undefined ? token() : options.token });
 
-// A problem's sentence, with its rule when the rules named one.
+// A problem's sentence, with its rule when the rules named one: in the game's words (`said`: the seats' names,
+// "Ben's bag") when the service gives them, else as the rules wrote it ("seat 1", "bag:1").
 function refusal(answer) {
   const b = answer.body && typeof answer.body === "object" ? answer.body : {};
-  const said = b.detail || b.title || `the service answered ${answer.status}`;
+  const said = b.said || b.detail || b.title || `the service answered ${answer.status}`;
   const near = Array.isArray(b.did_you_mean) && b.did_you_mean.length ? ` (did you mean ${b.did_you_mean.join(" or ")}?)` : "";
   return { rule: b.rule || null, text: said + near };
 }
 
 // The line under a form where a refusal is said: hidden until there is one.
 function problemLine(id) {
-  const problem = el("p", "", "problem");
+  const problem = el("div", "", "problem");
   problem.id = id;
   problem.setAttribute("role", "alert");
   problem.hidden = true;
@@ -353,6 +355,16 @@ function decorate() {
     steps.forEach((notes, step) => attach(itemFor(items, step), notes));
   });
   markBranch();
+  wholeInView(moves, moves.querySelector("li.current.annotated"));
+}
+
+// The current line's notes came under it after record.js scrolled the list to the line: the list scrolls on
+// until they show too (a page opened on the final step showed its line and cut its comment off), its line kept.
+function wholeInView(box, item) {
+  if (!item || item.hidden) return;
+  const top = item.getBoundingClientRect().top - box.getBoundingClientRect().top + box.scrollTop;
+  const bottom = top + item.offsetHeight;
+  if (bottom > box.scrollTop + box.clientHeight) box.scrollTop = Math.min(top, bottom - box.clientHeight);
 }
 
 // A variation's current move: marked, and its link says "current step" as it is focused, as the record page's move
@@ -439,7 +451,8 @@ function ensureOverlay() {
   if (!host || !study.places) return null;
   if (!overlay) {
     overlay = S.overlay(host, study.viewBox);
-    Object.assign(overlay.style, { left: "1px", top: "1px", width: "calc(100% - 2px)", height: "calc(100% - 2px)" });
+    // where it lies is viewer.css's: inside #board's border, which a phone's pan box draws without
+    ["left", "top", "width", "height"].forEach((k) => overlay.style.removeProperty(k));
     overlay.addEventListener("click", onBoardClick);
     overlay.addEventListener("mousemove", onBoardMove);
     overlay.addEventListener("mouseleave", () => {
@@ -474,6 +487,10 @@ function paintShapes() {
   S.draw(layer, shapesShown(), study.places, study.viewBox, {
     pending: composing() ? study.start : null, focus: composing() ? study.focus : null, brush: study.brush,
   });
+  // a reader on a phone sees part of the board: a step's noted shapes are brought into its pan box (an annotator
+  // drawing is left where the finger is)
+  const pan = $("board-pan");
+  if (!composing() && study.board && pan && shapesShown().length) showShapes(pan, layer, study.places, shapesShown());
 }
 
 const composing = () => study.canAnnotate && !(study.line === RULED && study.ruled && study.step > study.ruled.from_step);
@@ -1089,6 +1106,20 @@ function playPanel(v) {
   return panel;
 }
 
+// After a refusal, what the rules would take here, in the game's words: the first few legal moves, one a line (a
+// move's words may hold a ";" of their own); all of them are the list above, a click each.
+const LEGAL_SAID = 3;
+function sayLegal(problem, v) {
+  const legal = study.legal && study.legal.id === v.id ? study.legal.commands : null;
+  if (!legal) return;
+  if (!legal.length) { problem.appendChild(el("p", "No move is legal here.", "legal-said")); return; }
+  const more = legal.length > LEGAL_SAID ? ` — the first ${LEGAL_SAID}; all are in the list above` : "";
+  problem.appendChild(el("p", `Legal here (${legal.length})${more}:`, "legal-said"));
+  const list = el("ul", undefined, "legal-said");
+  legal.slice(0, LEGAL_SAID).forEach((c) => list.appendChild(el("li", c.said)));
+  problem.appendChild(list);
+}
+
 async function play(v, command) {
   const problem = $("play-problem");
   problem.hidden = true;
@@ -1104,6 +1135,7 @@ async function play(v, command) {
   const answer = await ask(`/api/variations/${v.id}/commands`, { method: "POST", json: body });
   if (!answer.ok) {
     showProblem(problem, answer, "Refused");
+    sayLegal(problem, v);
     return;
   }
   study.legal = null;

@@ -356,7 +356,8 @@ class Annotations:
                               glyph=glyph, glyphs=list(GLYPHS))
             out["glyph"] = glyph
         final = {**merged, **out}
-        if not final.get("text") and not final.get("shapes") and final.get("glyph") is None:
+        if not str(final.get("text") or "").strip() and not final.get("shapes") and final.get("glyph") is None:
+            # spaces and line breaks alone show nothing: a note saved by mistake, not one to list
             raise Invalid("a note needs a text, a shape or a glyph: this one has none", rule="annotation/empty")
         return out
 

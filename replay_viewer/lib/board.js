@@ -151,6 +151,40 @@ export function fitPhone(pan, drawing, scroll) {
   return true;
 }
 
+const SHAPE_MARGIN_PX = 36; // room kept around the shapes' places: an arrow's head, a ring, a label
+
+/**
+ * A phone's pan box (fitPhone) scrolled so the places a set of shapes is drawn on are in sight: all of them when
+ * they fit, else the last arrow's head (which way it points), or the last shape's place when none is an arrow. A box with nothing to scroll is left as it
+ * is. Returns whether it scrolled.
+ * @param {HTMLElement} pan
+ * @param {SVGSVGElement} layer the drawing layer over the board, in the board's coordinates
+ * @param {Record<string, {x: number, y: number}>} anchors the board's places
+ * @param {Array<{kind: string, at?: string, from?: string, to?: string}>} shapes
+ */
+export function showShapes(pan, layer, anchors, shapes) {
+  if (pan.scrollWidth <= pan.clientWidth + 1 && pan.scrollHeight <= pan.clientHeight + 1) return false;
+  const ctm = layer.getScreenCTM();
+  if (!ctm) return false;
+  const at = (name) => (anchors[name] ? new DOMPoint(anchors[name].x, anchors[name].y).matrixTransform(ctm) : null);
+  const points = shapes.flatMap((s) => (s.kind === "arrow" ? [s.from, s.to] : [s.at])).map(at).filter(Boolean);
+  if (!points.length) return false;
+  const box = pan.getBoundingClientRect();
+  const xs = points.map((p) => p.x);
+  const ys = points.map((p) => p.y);
+  const fits = Math.max(...xs) - Math.min(...xs) + 2 * SHAPE_MARGIN_PX <= pan.clientWidth
+    && Math.max(...ys) - Math.min(...ys) + 2 * SHAPE_MARGIN_PX <= pan.clientHeight;
+  const arrows = shapes.filter((s) => s.kind === "arrow" && anchors[s.to]);
+  const last = arrows.length ? at(arrows[arrows.length - 1].to) : points[points.length - 1]; // which way it points
+  const [cx, cy] = fits ? [(Math.max(...xs) + Math.min(...xs)) / 2, (Math.max(...ys) + Math.min(...ys)) / 2] : [last.x, last.y];
+  const inSight = points.every((p) => p.x >= box.left + SHAPE_MARGIN_PX && p.x <= box.left + pan.clientWidth - SHAPE_MARGIN_PX
+    && p.y >= box.top + SHAPE_MARGIN_PX && p.y <= box.top + pan.clientHeight - SHAPE_MARGIN_PX);
+  if (fits && inSight) return false;
+  pan.scrollLeft += cx - (box.left + pan.clientWidth / 2);
+  pan.scrollTop += cy - (box.top + pan.clientHeight / 2);
+  return true;
+}
+
 const PLACE_NAMES = "cronaca:place-names";
 
 /**

@@ -228,8 +228,8 @@ def test_script_tags_are_stored_as_written_and_rendered_inert(records: Records, 
     for unsafe in ("<script", "<img", "onerror=alert(2)>", 'href="javascript', 'href="JaVa', 'href="data', 'href="/api'):
         assert unsafe not in html, (unsafe, html)
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "&lt;img src=x onerror=alert(2)&gt;" in html
-    assert '<a href="https://example.org/rules?a=1&amp;b=2" rel="nofollow noopener">rules</a>' in html
-    assert '<a href="mailto:teacher@example.org" rel="nofollow noopener">mail</a>' in html
+    assert '<a href="https://example.org/rules?a=1&amp;b=2" target="_blank" rel="nofollow noopener">rules</a>' in html
+    assert '<a href="mailto:teacher@example.org" target="_blank" rel="nofollow noopener">mail</a>' in html
     assert "<s>old</s>" in html and "<code>L41</code>" in html and "<em>well</em>" in html
     assert note["html"] == html
 
@@ -241,6 +241,31 @@ def test_the_markdown_subset_is_only_what_the_spec_names() -> None:
     assert "<img" not in render("![x](https://example.org/x.png)")
     assert render('<a href="https://example.org">x</a>').startswith("<p>&lt;a href=")
     assert render("") == ""
+
+
+def test_a_teachers_note_reads_as_typed() -> None:
+    """What a teacher types: accents, quotes, an apostrophe, emoji, a line break, a paragraph, a bare web address
+    in a sentence (a link that opens beside the lesson, the sentence's full stop left out), <b> typed as text."""
+    typed = ("L'apertura è \"tranquilla\" — 🎲 ok\nsecond line\n\nSee https://lichess.org/study/abc. "
+             "And (https://en.wikipedia.org/wiki/Venice_(disambiguation)), <b>bold?</b> & more")
+    html = render(typed)
+    assert html.startswith("<p>L'apertura è &quot;tranquilla&quot; — 🎲 ok<br>\nsecond line</p>\n<p>See ")
+    assert ('<a href="https://lichess.org/study/abc" target="_blank" rel="nofollow noopener">'
+            "https://lichess.org/study/abc</a>. And (") in html
+    assert 'href="https://en.wikipedia.org/wiki/Venice_(disambiguation)"' in html and "</a>), " in html
+    assert "&lt;b&gt;bold?&lt;/b&gt; &amp; more</p>" in html and "<b>" not in html
+    for not_a_link in ("javascript://alert(1)", "xhttps://example.org", "https://", "`https://example.org`"):
+        assert "<a " not in render(not_a_link), not_a_link
+
+
+def test_a_note_of_spaces_and_line_breaks_only_is_empty(records: Records, notes: Annotations) -> None:
+    record_id, _ = finished(records, "serenissima")
+    for blank in (" ", "  \n\t\n "):
+        assert refused(lambda blank=blank: notes.add(record_id, KEY, {"step": 2, "text": blank}).to_json(),
+                       Invalid).facts["rule"] == "annotation/empty"
+    kept = notes.add(record_id, KEY, {"step": 2, "text": " ", "glyph": "!"}).to_json()  # a glyph is something
+    assert refused(lambda: notes.edit(record_id, kept["id"], KEY, {"glyph": None}).to_json(),
+                   Invalid).facts["rule"] == "annotation/empty"
 
 
 def test_editing_and_deleting_are_events_and_the_stream_keeps_every_version(records: Records, notes: Annotations) -> None:

@@ -11,6 +11,7 @@ start, a middle step with highlights, a pause) land in docs/screenshots/lesson-*
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -351,3 +352,178 @@ def test_a_wrong_key_reads_as_a_student_and_an_unknown_lesson_says_so(served: tu
     at(page, added.get_json()["id"], 2)
     page.locator("#next").click()
     at(page, added.get_json()["id"], 3)
+
+
+KEEP_SOURCES = """(() => { const Native = window.EventSource; window.__sources = [];
+  window.EventSource = class extends Native { constructor(...args) { super(...args); window.__sources.push(this); } }; })()"""
+SLEEP = "() => window.__sources.forEach((s) => s.close())"  # the phone's connection dies while it sleeps, unnoticed
+WAKE = """() => { for (const hidden of [true, false]) {
+  Object.defineProperty(document, 'hidden', {configurable: true, get: () => hidden});
+  document.dispatchEvent(new Event('visibilitychange')); } }"""
+
+
+def test_a_class_keeps_up_through_late_joins_sleeping_phones_and_wanderings(served: tuple[str, Any], context: Any) -> None:
+    """A class as it is: names with apostrophes and accents, a teacher on the arrow keys who types in a text box and
+    double-taps "next", a highlight drawn and taken away, a student who comes late, one who taps elsewhere and
+    comes back, a phone that sleeps and wakes, a live stream refused for a moment; a pause a student with an
+    apostrophe in her name answers."""
+    base, client = served
+    record_id = import_finished_http(client, record_file("serenissima", "lesson-keeps-up")).record_id  # random: quick
+    made = client.post("/api/lessons", json={"title": "L'apertura di Ada — «prima» 🎲",
+                                             "introduction": "Read <b>this</b> first.\nThen the board."})
+    assert made.status_code == 201, made.get_json()
+    lesson_id, key = made.get_json()["lesson"]["id"], made.get_json()["teacher_key"]
+    ids = []
+    for first, last, name in ((2, 30, "Ada's opening"), (30, 60, "Bruno d'Este's reply")):
+        added = client.post(f"/api/lessons/{lesson_id}/chapters", headers=auth(key),
+                            json={"record_id": record_id, "from_step": first, "to_step": last, "title": name})
+        assert added.status_code == 201, added.get_json()
+        ids.append(added.get_json()["id"])
+    c1, c2 = ids
+    teacher = context()
+    teacher.goto(f"{base}/lessons/{lesson_id}#key={key}")
+    expect(teacher.locator("body")).to_have_attribute("data-ready", "yes")
+    expect(teacher.locator("#title")).to_have_text("L'apertura di Ada — «prima» 🎲")
+    expect(teacher.locator("#lesson-intro")).to_contain_text("Read <b>this</b> first.")  # typed, so shown as text
+    expect(teacher.locator("#lesson-intro b")).to_have_count(0)
+    expect(teacher.locator("#lesson-intro br")).to_have_count(1)
+    expect(teacher.locator(f'#chapters li[data-chapter="{c2}"]')).to_contain_text("Bruno d'Este's reply")
+    at(teacher, c1, 2)
+
+    # the arrow keys present; inside the question's box they move the caret, never the board
+    teacher.keyboard.press("ArrowRight")
+    at(teacher, c1, 3)
+    expect(teacher.locator("body")).to_have_attribute("data-presented", f"{c1}:3:0")
+    question = teacher.locator("#pause-question")
+    question.click()
+    question.type("Where's Ada's galley?")
+    for press in ("ArrowLeft", "ArrowLeft", "Home", "ArrowRight", "End", "PageDown"):
+        question.press(press)
+    at(teacher, c1, 3)
+    question.fill("")
+    teacher.locator("#next").dblclick()  # a double tap: two steps, and the class gets the last
+    at(teacher, c1, 5)
+    expect(teacher.locator("body")).to_have_attribute("data-presented", f"{c1}:5:0")
+    assert client.get(f"/api/lessons/{lesson_id}").get_json()["presenter"]["step"] == 5
+
+    # an arrow for the class; a student who comes late sees the teacher's step and the arrow
+    teacher.locator("#place-from").select_option(index=0)
+    teacher.locator("#place-to").select_option(index=4)
+    teacher.locator("#add-shape").click()
+    expect(teacher.locator("body")).to_have_attribute("data-presented", f"{c1}:5:1")
+    late = context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+    late.add_init_script(KEEP_SOURCES)
+    late.goto(f"{base}/lessons/{lesson_id}")
+    at(late, c1, 5)
+    expect(late.locator("body")).to_have_attribute("data-live", "open")
+    expect(late.locator("body")).to_have_attribute("data-shapes", "1")
+    expect(late.locator('#board svg.overlay .shape[data-kind="arrow"]')).to_have_count(1)
+    teacher.locator("#add-shape").click()  # the same arrow again: taken away, for the class too
+    expect(teacher.locator("body")).to_have_attribute("data-presented", f"{c1}:5:0")
+    expect(late.locator("body")).to_have_attribute("data-shapes", "0")
+    expect(late.locator("#board svg.overlay .shape")).to_have_count(0)
+
+    # the student taps around (another chapter, a step of it), then follows again with the banner's button
+    late.locator(f'#chapters li[data-chapter="{c2}"] .chapter-link').tap()
+    at(late, c2, 30)
+    late.locator("#next").tap()
+    at(late, c2, 31)
+    expect(late.locator("#follow-text")).to_contain_text("The presenter is at chapter 1, step 5")
+    teacher.keyboard.press("ArrowRight")
+    expect(late.locator("#follow-text")).to_contain_text("The presenter is at chapter 1, step 6")
+    at(late, c2, 31)
+    late.locator("#follow-button").tap()
+    at(late, c1, 6)
+    expect(late.locator("#follow")).to_be_hidden()
+
+    # the phone sleeps (its line dies unnoticed) while the teacher moves on; woken, it catches up without a reload
+    late.evaluate(SLEEP)
+    teacher.keyboard.press("ArrowRight")
+    teacher.keyboard.press("ArrowRight")
+    at(teacher, c1, 8)
+    expect(teacher.locator("body")).to_have_attribute("data-presented", f"{c1}:8:0")
+    late.wait_for_timeout(300)
+    at(late, c1, 6)  # asleep: nothing came
+    late.evaluate(WAKE)
+    at(late, c1, 8)
+    assert late.evaluate("() => window.__sources.length") == 2 and late.evaluate("() => performance.getEntriesByType("
+                                                                                  "'navigation').length") == 1
+
+    # a stream refused for a moment (the live channel down: 503): EventSource gives up, the page does not
+    refused = context()
+    refused.route("**/live", lambda route: route.fulfill(status=503, content_type="application/problem+json",
+                                                         body=json.dumps({"title": "Service Unavailable"})))
+    refused.goto(f"{base}/lessons/{lesson_id}")
+    expect(refused.locator("body")).to_have_attribute("data-live", "retrying")
+    refused.unroute("**/live")
+    at(refused, c1, 8)  # where the teacher is, read with the lesson
+    expect(refused.locator("body")).to_have_attribute("data-live", "open")
+    teacher.keyboard.press("ArrowRight")
+    at(refused, c1, 9)
+    at(late, c1, 9)
+
+    # the teacher's line drops as they step (a page left open overnight, the service restarting): the teacher is told
+    # the class did not get it, and sends it again
+    teacher.route("**/present", lambda route: route.abort("connectionrefused"))
+    teacher.keyboard.press("ArrowRight")
+    at(teacher, c1, 10)
+    expect(teacher.locator("#follow-text")).to_contain_text("The class did not get step 10: the service did not answer")
+    at(late, c1, 9)
+    teacher.unroute("**/present")
+    teacher.locator("#follow-button").click()
+    expect(teacher.locator("body")).to_have_attribute("data-presented", f"{c1}:10:0")
+    expect(teacher.locator("#follow")).to_be_hidden()
+    at(late, c1, 10)
+
+    # the arrows lie on the board's places at a desk and on a phone (its pan box scrolled): the drawing layer maps the
+    # board's own coordinates exactly as the board does
+    teacher.locator("#place-from").select_option(index=1)
+    teacher.locator("#place-to").select_option(index=6)
+    teacher.locator("#add-shape").click()
+    expect(late.locator('#board svg.overlay .shape[data-kind="arrow"]')).to_have_count(1)
+    # the phone shows part of the board: the arrow is brought into its pan box, its head at least (from the Adriatic
+    # to Algiers is wider than the box: the head says which way it points)
+    drawn = client.get(f"/api/lessons/{lesson_id}").get_json()["presenter"]["shapes"][0]
+    anchors = client.get(f"/api/records/{record_id}/places").get_json()["places"]
+    late.wait_for_timeout(200)
+    head = late.evaluate("""(a) => { const box = document.getElementById('board').getBoundingClientRect();
+      const p = new DOMPoint(a.x, a.y).matrixTransform(document.querySelector('#board svg.overlay').getScreenCTM());
+      return [p.x - box.left, p.y - box.top, box.width, box.height]; }""", anchors[drawn["to"]])
+    assert 0 <= head[0] <= head[2] and 0 <= head[1] <= head[3], (drawn, head)
+    late.evaluate("() => { const box = document.getElementById('board'); box.scrollLeft = 90; box.scrollTop = 60; }")
+    for seen in (teacher, late):
+        board, layer = (seen.evaluate(f"() => {{ const m = document.querySelector({sel!r}).getScreenCTM(); "
+                                      "return [m.a, m.d, m.e, m.f]; }") for sel in ("#board .board-wrap > svg:not(.overlay)",
+                                                                                    "#board svg.overlay"))
+        assert all(abs(x - y) < 0.5 for x, y in zip(board, layer, strict=True)), (board, layer)
+    # many at once (a ring, another arrow in red), then all cleared with one button, for the class too
+    teacher.locator("#place-from").select_option(index=3)
+    teacher.locator("#place-to").select_option("")
+    teacher.locator("#add-shape").click()
+    teacher.locator("#brush").select_option("red")
+    teacher.locator("#place-to").select_option(index=9)
+    teacher.locator("#add-shape").click()
+    expect(teacher.locator("body")).to_have_attribute("data-presented", f"{c1}:10:3")
+    expect(late.locator("#board svg.overlay .shape")).to_have_count(3)
+    expect(late.locator('#board svg.overlay .shape[data-brush="red"]')).to_have_count(1)
+    teacher.locator("#clear-shapes").click()
+    expect(teacher.locator("body")).to_have_attribute("data-presented", f"{c1}:10:0")
+    expect(late.locator("#board svg.overlay .shape")).to_have_count(0)
+
+    # a pause, answered by a student whose name has a space and an apostrophe
+    step, _ = deciding(client, record_id, list(range(11, 30)))
+    teacher.locator("#slider").fill(str(step))
+    at(teacher, c1, step)
+    at(late, c1, step)
+    late.locator(f'#chapters li[data-chapter="{c2}"] .chapter-link').tap()  # away when the question comes
+    at(late, c2, 30)
+    teacher.locator("#open-pause-button").click()
+    expect(late.locator("#choices .choice").first).to_be_visible()
+    at(late, c1, step)  # brought to the board the question is about, the asked seat's own
+    expect(late.locator("body")).to_have_attribute("data-following", "yes")
+    expect(late.locator("body")).to_have_attribute("data-board-of", "asked-seat")
+    late.locator("#student").fill("Anna Maria D'Angelo")
+    late.locator("#choices .choice").first.tap()
+    late.locator("#answer button[type=submit]").tap()
+    expect(late.locator("#answer-status")).to_contain_text("Answer sent")
+    expect(teacher.locator("#tally .students")).to_have_text(" (Anna Maria D'Angelo)")

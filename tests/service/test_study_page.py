@@ -8,6 +8,7 @@ student (no key) reads in another. Screenshots of each title land in docs/screen
 
 from __future__ import annotations
 
+import json
 import re
 import uuid
 from collections.abc import Iterator
@@ -25,6 +26,8 @@ pytestmark = pytest.mark.browser
 TITLES = ["citta-stato", "la-citta", "serenissima"]
 SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 # two places of each board an arrow is drawn between, and one to ring
+AUTHOR = "Prof. D'Annunzio"  # a name with a space and an apostrophe
+TYPED = 'L\'apertura è "tranquilla" — 🎲 <b>ok</b>\n\nSee https://lichess.org/study. Then the market.'
 PLACES = {"citta-stato": ("market:G3", "present:O", "war:2"), "la-citta": ("L41", "L75", "E03"),
           "serenissima": ("venezia", "ragusa", "ionian")}
 
@@ -124,15 +127,23 @@ def test_an_annotator_draws_and_writes_and_a_student_sees_it(served: tuple[str, 
     click_place(teacher, ring, shift=True)
     expect(teacher.locator("#draft-shapes li")).to_have_count(2)
     expect(teacher.locator("svg.cronaca-shapes g.arrow")).to_have_count(1)
-    teacher.locator("#note-text").fill(f"**Why** not {title}? <script>window.__owned = 1</script>")
+    # typed as a teacher types: the arrow keys, Home and End move in the text, never the record
+    box = teacher.locator("#note-text")
+    box.click()
+    box.type(f"**Why** not {title}? <script>window.__owned = 1</script>")
+    for key in ("ArrowLeft", "ArrowLeft", "Home", "ArrowRight", "End", "ArrowUp", "ArrowDown", "PageDown"):
+        box.press(key)
+    box.press("Enter")
+    teacher.keyboard.insert_text(TYPED)  # pasted, as a long paragraph often is
+    ready(teacher, at)
     teacher.locator("#note-glyph").select_option("?!")
-    teacher.locator("#note-author").fill("Prof. Rossi")
+    teacher.locator("#note-author").fill(AUTHOR)
     teacher.locator("#note-save").click()
     expect(teacher.locator("#step-notes li.note")).to_have_count(1)
-    expect(teacher.locator("#step-notes li.note strong").first).to_have_text("Prof. Rossi")
+    expect(teacher.locator("#step-notes li.note strong").first).to_have_text(AUTHOR)
     expect(teacher.locator("#step-notes .note-html strong")).to_have_text("Why")
     saved = client.get(f"/api/records/{record_id}/annotations?line=main").get_json()["notes"]
-    mine = [n for n in saved if n["step"] == at and n["author"] == "Prof. Rossi"]
+    mine = [n for n in saved if n["step"] == at and n["author"] == AUTHOR]
     assert len(mine) == 1
     assert {"kind": "arrow", "from": a, "to": b, "brush": "green"} in mine[0]["shapes"]
     assert {"kind": "highlight", "at": ring, "brush": "red"} in mine[0]["shapes"]
@@ -149,6 +160,14 @@ def test_an_annotator_draws_and_writes_and_a_student_sees_it(served: tuple[str, 
     expect(student.locator("#step-notes .note-html")).to_contain_text("Why not")
     expect(student.locator("#step-notes .note-html")).to_contain_text("<script>")  # shown as text, never run
     assert student.evaluate("() => window.__owned") is None
+    read = student.locator("#step-notes .note-html")
+    expect(read).to_contain_text("L'apertura è \"tranquilla\" — 🎲 <b>ok</b>")  # as typed: <b> is text, never bold
+    expect(read.locator("b")).to_have_count(0)
+    expect(read.locator("br")).to_have_count(1)  # the line break typed in the note
+    expect(read.locator("p")).to_have_count(2)  # and the paragraph after the blank line
+    link = read.locator('a[href="https://lichess.org/study"]')  # typed bare in a sentence, its full stop left out
+    expect(link).to_have_attribute("target", "_blank")  # a student who follows it keeps the page
+    expect(read).to_contain_text("https://lichess.org/study. Then")
     expect(student.locator("#moves .note-comment .note-html strong")).to_have_text("Why")
     expect(student.locator("#moves .glyph")).to_have_text("?!")
     expect(student.locator("#note-form")).to_have_count(0)
@@ -164,6 +183,25 @@ def test_an_annotator_draws_and_writes_and_a_student_sees_it(served: tuple[str, 
     box = student.locator("#board > svg").bounding_box()
     over = student.locator("svg.cronaca-shapes").bounding_box()
     assert abs(box["x"] - over["x"]) < 2 and abs(box["width"] - over["width"]) < 3 and abs(box["height"] - over["height"]) < 3
+    # and on a phone, in its pan box (whose board has no border): the layer maps the board's coordinates as the board does
+    student.set_viewport_size({"width": 390, "height": 844})
+    expect(arrow).to_have_count(1)
+    board, layer = (student.evaluate(f"() => {{ const m = document.querySelector({sel!r}).getScreenCTM(); return [m.a, m.d, m.e, m.f]; }}")
+                    for sel in ("#board > svg", "#board-wrap svg.cronaca-shapes"))
+    assert all(abs(x - y) < 0.5 for x, y in zip(board, layer, strict=True)), (board, layer)
+    # a step with noted shapes, come to on a phone: its arrow is brought into the pan box, its head at least
+    student.evaluate("() => { const pan = document.getElementById('board-pan'); pan.scrollLeft = 0; pan.scrollTop = 0; }")
+    student.keyboard.press("ArrowRight")
+    ready(student, at + 1)
+    student.keyboard.press("ArrowLeft")
+    ready(student, at)
+    load_places(student, base, record_id)
+    head = student.evaluate("""(place) => { const box = document.getElementById('board-pan').getBoundingClientRect();
+      const spot = window.__places[place];
+      const p = new DOMPoint(spot.x, spot.y).matrixTransform(document.querySelector('#board-wrap svg.cronaca-shapes').getScreenCTM());
+      return [p.x - box.left, p.y - box.top, box.width, box.height]; }""", b)
+    assert 0 <= head[0] <= head[2] and 0 <= head[1] <= head[3], (b, head)
+    student.set_viewport_size({"width": 900, "height": 900})
 
     # the teacher edits, then deletes the note
     teacher.locator("#step-notes li.note button.edit").click()
@@ -175,8 +213,20 @@ def test_an_annotator_draws_and_writes_and_a_student_sees_it(served: tuple[str, 
     teacher.locator("#step-notes li.note button.delete").click()
     expect(teacher.locator("#step-notes li.note")).to_have_count(0)
     assert not [n for n in client.get(f"/api/records/{record_id}/annotations?line=main").get_json()["notes"]
-                if n["step"] == at and n["author"] == "Prof. Rossi"]
+                if n["step"] == at and n["author"] == AUTHOR]
     assert steps >= at
+
+    # an empty comment saved by mistake: spaces and a line break are nothing, and the page says why
+    teacher.locator("#note-text").fill("  \n ")
+    teacher.locator("#note-save").click()
+    expect(teacher.locator("#note-problem")).to_contain_text("needs a text, a shape or a glyph")
+    expect(teacher.locator("#step-notes li.note")).to_have_count(0)
+    teacher.locator("#note-glyph").select_option("!")  # a glyph alone is a note: saved, then deleted again
+    teacher.locator("#note-save").click()
+    expect(teacher.locator("#step-notes li.note .glyph")).to_have_text("!")
+    teacher.locator("#step-notes li.note button.delete").click()
+    expect(teacher.locator("#step-notes li.note")).to_have_count(0)
+    ready(teacher, at)
 
 
 def test_the_keyboard_draws_arrows_and_rings(served: tuple[str, Any, Any], context: Any) -> None:
@@ -349,6 +399,20 @@ def test_a_variation_is_made_and_played_from_the_page(served: tuple[str, Any, An
     teacher.locator("#play .play-raw").click()
     expect(teacher.locator("#play-problem")).to_be_visible()
     expect(teacher.locator("#play-problem .rule")).to_contain_text("command/")
+    # a move of the other seat, out of its turn: which rule, in the game's words (the seats' names, not
+    # "seat 1"), and what was legal instead
+    now = client.get(f"/api/variations/{vid}/legal").get_json()["commands"]
+    wrong = {**now[0]["command"], "seat": 1 - now[0]["command"]["seat"]}
+    teacher.locator("#raw-command").fill(json.dumps(wrong))
+    teacher.locator("#play .play-raw").click()
+    problem = teacher.locator("#play-problem")
+    expect(problem.locator(".rule")).to_contain_text(title)
+    expect(problem).to_contain_text(NAMES[now[0]["command"]["seat"]])
+    expect(problem).not_to_contain_text("seat 0")
+    expect(problem).not_to_contain_text("seat 1")
+    expect(problem.locator("p.legal-said")).to_contain_text(f"Legal here ({len(now)})")
+    expect(problem.locator("ul.legal-said li").first).to_have_text(now[0]["said"])
+    expect(problem.locator("ul.legal-said li")).to_have_count(min(3, len(now)))
     assert client.get(f"/api/variations/{vid}").get_json()["moves"] == 1
     # a note on the variation's step, then the arrow keys walk the branch back to where it leaves
     load_places(teacher, base, record_id)
@@ -390,6 +454,41 @@ def test_a_variation_is_made_and_played_from_the_page(served: tuple[str, Any, An
     expect(student.locator(f'#moves li.branch[data-line="{vid}"] [aria-current]')).to_have_count(0)
     student.keyboard.press("End")
     ready(student, steps)
+
+
+def test_a_what_if_where_chance_comes_next_draws_or_asks_the_teacher_for_the_draw(
+        served: tuple[str, Any, Any], context: Any) -> None:
+    """A variation from a step whose move draws cubes from a bag: "chosen by me" with no draw given is refused in
+    the game's words (whose bag); "drawn" draws afresh, and the branch says its chance was drawn."""
+    base, client, _ = served
+    record_id, key = finished_record(client, "citta-stato")
+    entries, start = client.get(f"/api/records/{record_id}/export").get_json()["entries"], 0
+    for k, entry in enumerate(entries):
+        if k and entry["outcomes"]:
+            break
+        start += len(entry["events"])
+    made = client.post(f"/api/records/{record_id}/variations", headers=auth(key),
+                       json={"from_step": start, "title": "another draw"})
+    assert made.status_code == 201, made.get_json()
+    vid, seat = made.get_json()["id"], entry["command"]["seat"]
+    said = next(c["said"] for c in client.get(f"/api/variations/{vid}/legal").get_json()["commands"]
+                if c["command"] == entry["command"])
+    teacher = context()
+    teacher.goto(f"{base}/records/{record_id}#step={start}&key={key}&line={vid}")
+    ready(teacher, start, vid)
+    move = teacher.locator("#legal .legal-move", has_text=said).first
+    teacher.locator("#chance-author").check()
+    move.click()
+    problem = teacher.locator("#play-problem")
+    expect(problem).to_contain_text(f"a draw from {NAMES[seat]}'s bag")
+    expect(problem.locator(".rule")).to_have_text("rule chance/missing-outcome")
+    assert client.get(f"/api/variations/{vid}").get_json()["moves"] == 0
+    teacher.locator("#chance-drawn").check()
+    teacher.locator("#legal .legal-move", has_text=said).first.click()
+    branch = teacher.locator(f'#moves li.branch[data-line="{vid}"] .branch-head')
+    expect(branch).to_contain_text("1 move · chance drawn")
+    expect(teacher.locator("#study-status")).to_contain_text("Played:")
+    assert client.get(f"/api/variations/{vid}").get_json()["chance"] == ["drawn"]
 
 
 @pytest.mark.parametrize("title", TITLES)
@@ -438,6 +537,12 @@ def test_screenshots_early_middle_and_final_with_notes_and_a_branch(served: tupl
         if line:
             expect(page.locator(f'#moves li.branch[data-line="{vid}"] li.vcurrent')).to_have_count(1)
             expect(page.locator("#study-line")).to_contain_text("the other road")
+        else:  # the step's line in the move list, its comment under it in sight too (not cut off at the list's end)
+            comment = page.locator("#moves li.current .note-comment")
+            expect(comment).to_be_visible()
+            box, listed = comment.bounding_box(), page.locator("#moves").bounding_box()
+            assert box and listed and listed["y"] <= box["y"] and box["y"] + box["height"] <= listed["y"] + listed["height"] + 1, \
+                (name, box, listed)
         shot(page, name)
 
 
