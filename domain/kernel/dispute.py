@@ -2457,7 +2457,28 @@ def _read_all(notation: Notation, game: Game, words: Words, edition: Edition, se
             if answer is not None:
                 again.apply(answer)
             checker = again
-    checker = _judged_by_result(checker, lambda: run(hold=False), explaining)
+    def narrowed() -> _Checker:
+        """The file read again, its unknowns narrowed with that reading (a tie's other reading changes what they
+        must have been: the Republic deal nobody wrote and the step left out are judged by the Result together)."""
+        other = run(hold=False)
+        if other.state is None or not other.unknowns:
+            return other
+        other.claimed = checker.claimed
+        found = other.narrow(budget, notation, explaining)
+        if found is None or all(found.best.get(other.written_at(u)) in (None, u.assumed) for u in other.unknowns):
+            return other
+        kept = dict(settled)
+        settled.update(found.best)
+        last = run(hold=False)
+        settled.clear()
+        settled.update(kept)
+        if last.state is None:
+            return other
+        last.claimed = checker.claimed
+        last.apply(found)
+        return last
+
+    checker = _judged_by_result(checker, narrowed, explaining)
     _doubted(checker, len(findings), _written_again(notation.turns))
     if claimed is not None:
         state = checker.state
@@ -2523,8 +2544,8 @@ def _judged_by_result(checker: _Checker, again: Callable[[], _Checker], budget: 
     which no reading was judged), and the Result written down not given: the file read again with each of the
     others (`TIES` at most, for the first `TIES` such slips), and the one that gives the Result to the most seats
     kept, with no more findings. The Result is the table's word on the whole game."""
-    if not checker.claimed or checker.state is None or budget.exhausted or checker.unknowns:
-        return checker  # (outcomes nobody wrote are narrowed with the reading made: not read again here)
+    if not checker.claimed or checker.state is None or budget.exhausted:
+        return checker  # (outcomes nobody wrote are narrowed again with each reading: `again`)
     tied = [(key, found) for key, found in budget.found.items() if found is not None and found.ties][:TIES]
     best = (checker.agreement(checker.state), -len(checker.findings)) if tied else (0, 0)
     if not tied or best[0] == len(checker.claimed):
