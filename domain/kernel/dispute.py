@@ -63,6 +63,8 @@ EARLIER = 3  # moves of a line before a refused one whose other readings the exp
 EARLIER_OPTIONS = 6  # other readings of each, closest to what was written first (`buy O 2` for `buy O 3`, `buy W 3`)
 NARROWING_BUDGET = 20_000  # moves re-decided, in all, while narrowing unknown outcomes
 CANDIDATES = 400  # possible values of one unknown outcome tried at most
+MOST_COUNTED = 12  # counts tried for a `?` written where a move's count belongs (`load ? from 11`)
+COUNT_LOOKAHEAD = 40  # lines read after such a move to tell the counts apart (a strict reading: to the next slip)
 READ_LEGAL = 600  # legal moves put in words, at most, to find those closest to what was written
 READ_LEGAL_SPENT = 40  # the same once the check's whole budget is spent: a finding past it stays cheap
 _BRACKETS = re.compile(r"\[[^\]]*\]|\{[^}]*\}")  # outcomes and comments: not the move's words
@@ -625,6 +627,7 @@ class _Checker:
         self.held_back = False  # a refusal was read as it always was, an unsettled unknown before it (`_run`)
         self.unreadable: set[tuple[int, int]] = set()  # (line, column) of moves whose words no state makes readable
         self.explanations: dict[int, Explanation] = {}  # index of a written turn -> how it was read (the narrowing reads so)
+        self.ahead: tuple[Sequence[Turn], int] = ((), 0)  # the file's lines and the one being read (`_unwritten_count`)
 
     # -- the reading the explanations search with (kernel.explain.Reader)
     def fork(self) -> _Checker:
@@ -1006,16 +1009,19 @@ class _Checker:
             if spelt is not None and self._reads_as(state, seat, spelt[0]):  # `recruit two galley 1`: 2
                 numbered, words = spelt
                 if not self.strict:
-                    found = self.finding("notation", move.line, "notation/move",
-                                         f"line {move.line}: {' and '.join(f'`{w}`' for w in words)} is a number "
-                                         f"written as a word in `{move.text}`; read as `{numbered.text}`", state, seat, written=move.text,
-                                         column=move.column, assumed=numbered.text, did_you_mean=[numbered.text])
+                    found = self.mended_slip(move.line,
+                                             f"line {move.line}: {' and '.join(f'`{w}`' for w in words)} is a number "
+                                             f"written as a word in `{move.text}`; read as `{numbered.text}`", state, seat, written=move.text,
+                                             column=move.column, assumed=numbered.text, did_you_mean=[numbered.text])
                     hidden = self._words(self.words.vocabulary.read(numbered, seat))  # `disc five`: face down
                     self._hide(found, move, self._owners(state, seat, None, None, len(move.outcomes)), hidden)
                     if hidden is not None:  # (what it reads as is its player's alone, as the words are)
                         found.assumed, found.did_you_mean = Secret(found.assumed, seat, "a number written as a word"), []
                     self.mended.add((found.line, found.column))  # read as meant: nothing refused (no gap behind it)
                 return self.move(state, seat, numbered, turn, pending)
+            counted = self._unwritten_count(state, seat, move, turn) if not self.strict else None
+            if counted is not None:  # `load ? from 11`: how many, nobody wrote down
+                return self._read_unwritten_count(state, seat, move, turn, *counted)
             unwritten = self._unwritten_word(state, seat, move) if "typed apart" not in str(exc.message) else None
             nobody = self._unwritten_said(move, unwritten) if unwritten is not None else None
             if unwritten is not None and len(unwritten) == 1 and not self.strict:  # `upgrade P ?`: a word nobody
@@ -1026,10 +1032,10 @@ class _Checker:
             if split is not None:  # `burn O yes`: two moves, the comma between them forgotten
                 first, second = split
                 if not self.strict:
-                    found = self.finding("notation", move.line, "notation/move",
-                                         f"line {move.line}: a comma is missing in `{move.text}`; read as "
-                                         f"`{first.text}, {second.text}`", state, seat, written=move.text,
-                                         column=second.column, assumed=f"{first.text}, {second.text}")
+                    found = self.mended_slip(move.line,
+                                             f"line {move.line}: a comma is missing in `{move.text}`; read as "
+                                             f"`{first.text}, {second.text}`", state, seat, written=move.text,
+                                             column=second.column, assumed=f"{first.text}, {second.text}")
                     hidden = next((w for part in (first, second) if (w := self._words(
                         self.words.vocabulary.read(part, seat))) is not None), None)  # `disc 3 yes`: face down
                     self._hide(found, move, self._owners(state, seat, None, None, len(move.outcomes)), hidden)
@@ -1121,14 +1127,80 @@ class _Checker:
         command, meant = legal
         said_here = any((f.line, f.column, f.rule) == (move.line, move.column, "notation/move") for f in self.findings)
         if not said_here:
-            found = self.finding("notation", move.line, "notation/move", said, state, seat, written=move.text,
-                                 column=move.column, assumed=meant, did_you_mean=[meant])
+            found = self.mended_slip(move.line, said, state, seat, written=move.text,
+                                     column=move.column, assumed=meant, did_you_mean=[meant])
             words = self._words(self._json(command))
             self._hide(found, move, self._owners(state, seat, None, None, len(move.outcomes)), words)
             if words is not None:
                 found.assumed, found.did_you_mean = Secret(found.assumed, seat, words), []
             self.mended.add((found.line, found.column))
         return self._decide(state, seat, move, command, self._json(command))
+
+    def _unwritten_count(self, state: Any, seat: int, move: Move, turn: Turn) -> tuple[list[Move], int] | None:
+        """A `?` written where a move's count belongs (`load ? from 11`): the counts the rules take there, each as the
+        move written with it (1 first, as far as each more is legal), and the one with which the rest of the line and
+        the lines after it read furthest (the first of those: what the file does not tell is not guessed higher);
+        None where no count reads in its place."""
+        if not move.words or move.words[0] != UNKNOWN or UNKNOWN in move.words[1:]:
+            return None
+        twice = self._reads(Move(move.verb, (2, *move.words[1:]), (), (), move.line, move.column, move.text), seat, state)
+        if len(twice) != 2 or twice[0] != twice[1]:
+            return None  # a number there is not how many times (`disc ?`: which disc)
+        taken: list[Move] = []
+        fork = self.fork()
+        after = state
+        for n in range(1, MOST_COUNTED + 1):
+            text = re.sub(r"(?<!\S)\?(?!\S)", str(n), move.text, count=1)
+            counted = Move(move.verb, (n, *move.words[1:]), move.outcomes, move.comments, move.line, move.column, text,
+                           move.glyph)
+            quiet = Move(move.verb, (1, *move.words[1:]), (), move.comments, move.line, move.column, text)
+            if len(self._reads(counted, seat, state)) != n:
+                break
+            try:  # one more of the same move, after those before it
+                after = fork.move(after, seat, quiet, turn)
+            except Refused:
+                break
+            taken.append(counted)
+        if not taken:
+            return None
+        return taken, max(range(len(taken)), key=lambda k: (self._reads_on(state, seat, taken[k], turn), -k))
+
+    def _reads_on(self, state: Any, seat: int, move: Move, turn: Turn) -> int:
+        """How many moves a strict reading makes from `move` on: the rest of its line, then the lines after it."""
+        turns, at = self.ahead
+        fork = self.fork()
+        read = 0
+        try:
+            state = fork.move(state, seat, move, turn)
+            read += 1
+            for other in [m for m in turn.moves if m.column > move.column]:
+                state = fork.move(state, seat, other, turn)
+                read += 1
+            state = fork.line_end(state, seat, turn)
+            for later in turns[at + 1: at + 1 + COUNT_LOOKAHEAD]:
+                who = fork.seat_of(later.player)
+                if who is None:
+                    break
+                state = fork.read_line(state, who, later)
+                read += len(later.moves)
+        except Refused:
+            pass
+        return read
+
+    def _read_unwritten_count(self, state: Any, seat: int, move: Move, turn: Turn, taken: list[Move], chosen: int
+                              ) -> Any:
+        """A move with its count nobody wrote down: one finding saying the counts the rules take there, the move
+        read as the one with which the lines after it stand."""
+        meant = taken[chosen]
+        most = f"`{taken[0].text}`" if len(taken) == 1 else f"1 to {len(taken)} (`{taken[-1].text}` at most)"
+        said = (f"line {move.line}: a `?` in `{move.text}` stands for a count nobody wrote down; the rules take "
+                + (f"only {most} here: read so" if len(taken) == 1 else
+                   f"{most} here: read as `{meant.text}`, with which the lines after it stand"))
+        found = self.mended_slip(move.line, said, state, seat, written=move.text, column=move.column,
+                                 assumed=meant.text, did_you_mean=[m.text for m in taken][:5])
+        self._hide(found, move, self._owners(state, seat, None, None, len(move.outcomes)), None)
+        self.mended.add((found.line, found.column))
+        return self.move(state, seat, meant, turn)
 
     def _reads_as(self, state: Any, seat: int, move: Move) -> bool:
         """The move's words read as a move of the game (what the game then holds is the rules' to say)."""
@@ -1442,6 +1514,11 @@ class _Checker:
         owners = self._owners(state, seat, command.to_json(), chance)
         return index is not None and index < len(owners) and owners[index] != PUBLIC
 
+    def mended_slip(self, line: int, message: Any, state: Any = None, seat: int | None = None, **more: Any) -> Finding:
+        """A slip of the move's words that reads as one move all the same (`burn O yes`, `recruit two galley`,
+        `upgrade P ?` where the rules take one move only): its finding, the move read as meant."""
+        return self.finding("notation", line, "notation/move", message, state, seat, **more)
+
     def _replace(self, state: Any, seat: int, move: Move, written: Mapping[str, Any] | None, kind: str | None, rule: str,
                  message: Any, **more: Any) -> Any:
         """The written move cannot stand: report it with the closest legal moves, and go on from the closest
@@ -1717,6 +1794,11 @@ class _Probe(_Checker):
             return Finding(kind, line, rule, "")
         raise _RefusedError(line)
 
+    def mended_slip(self, line: int, message: Any, state: Any = None, seat: int | None = None, **more: Any) -> Finding:
+        """Read on, as the checker does: a slip of the words is the table's whatever the unknowns before it were,
+        and what follows it still judges them (refused here, every value would stop at it alike)."""
+        return Finding("notation", line, "notation/move", "")
+
     def _hide(self, found: Finding, move: Move | None, owners: Sequence[Owner], words: str | None = None,
               about: int | None = None) -> None:
         return None
@@ -1798,6 +1880,13 @@ class _Reading:
                     self.stop_of[(line, inserted_place(index, outcome))] = stop
                     self.rank[(line, inserted_place(index, outcome))] = -count * 32 + index * 32 + outcome
         self.overriding = False  # a written outcome the checker found impossible is searched too (`WrittenChance.fallback`)
+        # a move whose words no game makes readable (`upgarde P`) is the table's slip whatever was drawn: read as the
+        # checker read it, so that what follows it still judges the unknowns before it (else every value stops there)
+        self.misread: dict[tuple[int, int], Command] = {}
+        for place in checker.unreadable:
+            kept = [c for c in checker.checked if (c.line, c.column) == place]
+            if len(kept) == 1 and kept[0].assumed:
+                self.misread[place] = kept[0].command
 
     def _probe(self, settled: dict[tuple[int, int], tuple[Any, ...]]) -> _Probe:
         c = self.checker
@@ -1848,7 +1937,17 @@ class _Reading:
         pending = probe.pending(state)
         if pending.over:
             raise _RefusedError(turn.line)
-        return probe.move(state, seat, turn.moves[m], turn, pending)
+        move = turn.moves[m]
+        meant = self.misread.get((move.line, move.column))
+        if meant is None:
+            return probe.move(state, seat, move, turn, pending)
+        if pending.seat != seat:
+            raise _RefusedError(turn.line)
+        mark = len(probe.checked)
+        after = probe._stand_in(state, seat, move, meant)  # noqa: SLF001  (as the checker went on with it)
+        if len(probe.checked) == mark:
+            raise _RefusedError(turn.line)  # what stood for it is not legal with these values
+        return after
 
     def reads_to_end(self, state: Any, stop: int, settled: dict[tuple[int, int], tuple[Any, ...]],
                      exactly: bool = True) -> bool:
@@ -2358,7 +2457,28 @@ def _read_all(notation: Notation, game: Game, words: Words, edition: Edition, se
             if answer is not None:
                 again.apply(answer)
             checker = again
-    checker = _judged_by_result(checker, lambda: run(hold=False), explaining)
+    def narrowed() -> _Checker:
+        """The file read again, its unknowns narrowed with that reading (a tie's other reading changes what they
+        must have been: the Republic deal nobody wrote and the step left out are judged by the Result together)."""
+        other = run(hold=False)
+        if other.state is None or not other.unknowns:
+            return other
+        other.claimed = checker.claimed
+        found = other.narrow(budget, notation, explaining)
+        if found is None or all(found.best.get(other.written_at(u)) in (None, u.assumed) for u in other.unknowns):
+            return other
+        kept = dict(settled)
+        settled.update(found.best)
+        last = run(hold=False)
+        settled.clear()
+        settled.update(kept)
+        if last.state is None:
+            return other
+        last.claimed = checker.claimed
+        last.apply(found)
+        return last
+
+    checker = _judged_by_result(checker, narrowed, explaining)
     _doubted(checker, len(findings), _written_again(notation.turns))
     if claimed is not None:
         state = checker.state
@@ -2424,8 +2544,8 @@ def _judged_by_result(checker: _Checker, again: Callable[[], _Checker], budget: 
     which no reading was judged), and the Result written down not given: the file read again with each of the
     others (`TIES` at most, for the first `TIES` such slips), and the one that gives the Result to the most seats
     kept, with no more findings. The Result is the table's word on the whole game."""
-    if not checker.claimed or checker.state is None or budget.exhausted or checker.unknowns:
-        return checker  # (outcomes nobody wrote are narrowed with the reading made: not read again here)
+    if not checker.claimed or checker.state is None or budget.exhausted:
+        return checker  # (outcomes nobody wrote are narrowed again with each reading: `again`)
     tied = [(key, found) for key, found in budget.found.items() if found is not None and found.ties][:TIES]
     best = (checker.agreement(checker.state), -len(checker.findings)) if tied else (0, 0)
     if not tied or best[0] == len(checker.claimed):
@@ -2620,6 +2740,7 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
             continue
         checker.refused = None
         rounds = (turn.ordinal, checker.round_of(state)) if turn.ordinal is not None else None
+        checker.ahead = (turns, at)
         after = checker.read_line(state, seat, turn)
         new = checker.findings[marks[1]:]
         refusal = checker.refused

@@ -282,3 +282,46 @@ def test_a_question_mark_for_a_count_is_read_as_the_count_the_lines_after_it_sta
     (found,) = check_text(text.replace("starve L4 3", "starve L4 ?", 1)).findings
     assert found.rule == "notation/move" and "the rules take `starve L4`, `starve L4 2`" in str(found.message)
     assert found.assumed == "starve L4 4"
+
+
+_DEALT = re.compile(r"^(Setup .*?)\[R\d+(?: R\d+)+\]", re.M)  # the setup's Republic cards, one to each seat
+
+
+@pytest.mark.parametrize("stem", ["citta_stato_maria_grazia", "citta_stato_comma_forgotten",
+                                  "citta_stato_upgrade_with_a_question_mark",
+                                  "citta_stato_shift_forgotten_the_result_says"])
+def test_a_republic_deal_nobody_wrote_down_reads_as_the_deal_written(stem: str) -> None:
+    """The Republic cards written `[?]` (people rarely note who was dealt which): the file reads as the one with the
+    deal written, the same findings and the same scores, the seat order settled by the lines after it and the Result
+    (a misspelt verb, a comma forgotten, a `?` word read as meant on the way, not a stop where every order ties; a
+    step left out that two readings fit alike chosen with the order, by the Result, the unknowns narrowed with each)."""
+    text = (HERE / f"{stem}.txt").read_text(encoding="utf-8")
+    written = check_text(text)
+    unknown = check_text(_DEALT.sub(r"\1[?]", text, count=1))
+    assert unknown.unknowns and not [f for f in unknown.findings if f.rule == "notation/result"]
+    assert [(f.line, f.rule) for f in unknown.findings] == [(f.line, f.rule) for f in written.findings]
+    assert [s["total"] for s in (unknown.scores or {})["seats"]] == [s["total"] for s in (written.scores or {})["seats"]]
+
+
+def test_a_republic_deal_nobody_wrote_down_is_kept_from_the_players_while_the_game_is_on() -> None:
+    """Half a game, its deal `[?]`: what the lines after it say the deal was is a reader of every secret's alone."""
+    lines = _DEALT.sub(r"\1[?]", (HERE / "citta_stato_maria_grazia.txt").read_text(encoding="utf-8"), count=1)
+    half = [line for line in lines.splitlines() if not line.startswith("[Result ")][:60]
+    report = check_text("\n".join(half) + "\n").to_json()
+    assert "R4" in json.dumps(reveal(report, ALL))
+    assert not re.search(r"\bR[4-8]\b", json.dumps(reveal(report, None)))
+
+
+def test_a_question_mark_for_how_many_is_read_as_the_count_the_lines_after_it_stand_with() -> None:
+    """`load ? from 11` (how many sailors, nobody said): one finding naming the counts the rules take there, and the
+    move read as the count the rest of the line and the lines after it stand with, not as one sailor."""
+    text = (HERE / "serenissima_load_count_unknown.txt").read_text(encoding="utf-8")
+    report = check_text(text)
+    said = {f.line: f for f in report.findings}
+    assert str(said[25].message) == ("line 25: a `?` in `load ? from 11` stands for a count nobody wrote down; the "
+                                     "rules take 1 to 2 (`load 2 from 11` at most) here: read as `load 2 from 11`, "
+                                     "with which the lines after it stand")
+    assert said[25].assumed == "load 2 from 11" and said[65].assumed == "load 2 valencia"
+    meant = check_text(text.replace("load ? from 11", "load 2 from 11").replace("load ? valencia", "load 2 valencia"))
+    assert not meant.findings
+    assert [e.events for e in report.entries or []] == [e.events for e in meant.entries or []]
