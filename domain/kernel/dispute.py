@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from domain.kernel.cache import Bounded
 from domain.kernel.chance import Outcome, _within
 from domain.kernel.commands import Command
 from domain.kernel.contract import Game, Pending, fold, play
@@ -2031,7 +2032,7 @@ def _names_a_thing(edition: Edition, values: Sequence[Any] | None) -> bool:
     return values is not None and all(not isinstance(v, str) or v.casefold() in _edition_words(edition) for v in values)
 
 
-_EDITION_WORDS: dict[str, frozenset[str]] = {}
+_EDITION_WORDS: Bounded[str, frozenset[str]] = Bounded("edition-words", 32)  # a table's own edition files come and go
 
 
 def _edition_words(edition: Edition) -> frozenset[str]:
@@ -2050,7 +2051,9 @@ def _edition_words(edition: Edition) -> frozenset[str]:
             todo.extend(item)
         elif isinstance(item, str):
             found.add(item.casefold())
-    return _EDITION_WORDS.setdefault(edition.content_hash, frozenset(found))
+    known = frozenset(found)
+    _EDITION_WORDS.put(edition.content_hash, known)
+    return known
 
 
 def _begun(player: str, seats: Sequence[str]) -> tuple[list[int], bool]:
