@@ -540,10 +540,24 @@ def test_screenshots_early_middle_and_final_with_notes_and_a_branch(served: tupl
         else:  # the step's line in the move list, its comment under it in sight too (not cut off at the list's end)
             comment = page.locator("#moves li.current .note-comment")
             expect(comment).to_be_visible()
-            box, listed = comment.bounding_box(), page.locator("#moves").bounding_box()
-            assert box and listed and listed["y"] <= box["y"] and box["y"] + box["height"] <= listed["y"] + listed["height"] + 1, \
-                (name, box, listed)
+            # looked at in the page, until the list has settled (it is drawn again as the step's notes arrive)
+            in_sight = page.evaluate(IN_SIGHT)
+            assert in_sight[0], (name, in_sight)
         shot(page, name)
+
+
+# Whether the current step's comment lies inside the move list's box, asked in the page for up to 20 s until it does
+# (the list is drawn again as the step's notes arrive): [in sight, the comment's box, the list's box].
+IN_SIGHT = """async () => { const end = performance.now() + 20000; let found = [false, null, null];
+  while (performance.now() < end) {
+    const c = document.querySelector("#moves li.current .note-comment"), m = document.getElementById("moves");
+    const b = c && c.getBoundingClientRect(), l = m && m.getBoundingClientRect();
+    found = [!!(b && l && b.height > 0 && l.y <= b.y && b.y + b.height <= l.y + l.height + 1),
+             b && [b.x, b.y, b.width, b.height], l && [l.x, l.y, l.width, l.height]];
+    if (found[0]) return found;
+    await new Promise((go) => setTimeout(go, 20));
+  }
+  return found; }"""
 
 
 def test_the_annotator_key_typed_in_its_field_opens_the_tools(served: tuple[str, Any, Any], context: Any) -> None:

@@ -47,7 +47,27 @@ def phone(browser: Any, errors: list[str]) -> Any:
     context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
     page = context.new_page()
     page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.add_init_script(CLICKS)
     return page
+
+
+# Every click (and long press) the page gets, as it gets it (capture, before lib/taps.js's guard): a tap that changed
+# nothing is told apart as one the browser never turned into a click (a touch whose end came late on a loaded machine
+# reads as a long press, as a person's does) from one the page had and dropped.
+CLICKS = """window.__clicks = []; window.__count = 0;
+for (const type of ["click", "contextmenu"]) document.addEventListener(type, (e) => {
+  if (type === "click") window.__count += 1;
+  window.__clicks.push({e, type, t: Math.round(e.timeStamp), at: [Math.round(e.clientX), Math.round(e.clientY)],
+                        on: e.target && e.target.outerHTML ? e.target.outerHTML.slice(0, 100) : String(e.target)});
+  if (window.__clicks.length > 4) window.__clicks.shift(); }, true);"""
+# What is at a point now, where the choice with those words is, and the last clicks: `[x, y, words]`.
+THERE = """([x, y, w]) => { const t = document.elementFromPoint(x, y);
+  const b = [...document.querySelectorAll("#decision button.choice")].find((e) => e.textContent === w);
+  const r = b ? b.getBoundingClientRect() : null;
+  return {at: t ? t.outerHTML.slice(0, 120) : "nothing", button: r && [r.x, r.y, r.width, r.height],
+          scroll: [window.scrollY, document.getElementById("decision").scrollTop],
+          clicks: window.__clicks.map((c) => ({type: c.type, t: c.t, at: c.at, on: c.on, dropped: c.e.defaultPrevented}))};
+}"""
 
 
 def start_from_form(page: Any, base: str, title: str, mode: str) -> dict[str, Any]:
@@ -73,22 +93,25 @@ def start_from_form(page: Any, base: str, title: str, mode: str) -> dict[str, An
 
 # The panel as a bot reads it, in one round trip: [state, version, busy, enabled choices, sentence said, times drawn,
 # and for the choice at `r` (0 <= r < 1) of the enabled ones, brought into view: where a finger taps it, what is on
-# top there ("" when it is the choice itself), its words].
+# top there ("" when it is the choice itself), its words, its left edge and width; the clicks the page has had].
 LOOK = """(r) => { const d = document.getElementById("decision"), said = document.getElementById("decision-said");
   const enabled = d.querySelectorAll("button.choice:enabled"), b = enabled[Math.floor(r * enabled.length)];
   const panel = [d.dataset.state || "", Number(d.dataset.version || -1), d.getAttribute("aria-busy") === "true",
                  enabled.length, said.hidden ? "" : said.textContent, Number(d.dataset.drawn || 0)];
-  if (!b) return [...panel, 0, 0, "", "", 0, 0];
+  if (!b) return [...panel, 0, 0, "", "", 0, 0, window.__count];
   b.scrollIntoView({ block: "nearest" });
   const box = b.getBoundingClientRect(), x = box.x + box.width / 2, y = box.y + box.height / 2;
   const top = document.elementFromPoint(x, y);
   return [...panel, x, y, top && b.contains(top) ? "" : (top ? top.outerHTML.slice(0, 120) : "nothing"), b.textContent,
-          box.x, box.width]; }"""
+          box.x, box.width, window.__count]; }"""
 # After a tap: the panel not busy and drawn again since (a new decision, the next outcome, a part picked, a sentence),
-# waited for in the page; then LOOK. `[drawn before, r]`.
-SETTLED = "async ([before, r]) => { const d = document.getElementById('decision'), end = performance.now() + 30000;" \
-    " while ((d.getAttribute('aria-busy') !== 'false' || Number(d.dataset.drawn) === before) && performance.now() < end)" \
+# waited for in the page; or no click made of the tap in 10 s; then LOOK. `[drawn before, r, clicks before]`.
+SETTLED = "async ([before, r, clicks]) => { const d = document.getElementById('decision'), now = performance.now();" \
+    " const end = now + 30000, lost = now + 10000;" \
+    " while ((d.getAttribute('aria-busy') !== 'false' || Number(d.dataset.drawn) === before) && performance.now() < end" \
+    " && (window.__count !== clicks || performance.now() < lost))" \
     " await new Promise((go) => setTimeout(go, 5)); return (" + LOOK + ")(r); }"
+LOST_TAPS = 3  # touches the browser made no click of (a late touch end reads as a long press): tapped again, as people do
 
 
 def first_outcomes_until_deciding(page: Any) -> None:
@@ -101,7 +124,7 @@ def first_outcomes_until_deciding(page: Any) -> None:
             time.sleep(0.02)
             continue
         page.locator("#decision button.choice.outcome").first.tap()
-        page.evaluate(SETTLED, [drawn, 0])
+        page.evaluate(SETTLED, [drawn, 0, -1])
     raise AssertionError("the panel never came to a seat's decision")
 
 
@@ -117,6 +140,7 @@ def tap_until_over(pages: list[Any], seed: int, shots: str | None = None, most: 
     deadline = time.monotonic() + 600
     looks = {page: page.evaluate(LOOK, r) for page in pages}
     last: dict[Any, tuple[float, float, float]] = {}  # each page's last tap: where, when
+    lost = 0  # taps the browser made no click of
     while taps < MAX_TAPS:
         assert time.monotonic() < deadline, "the game did not end in ten minutes"
         if any(look[0] == "over" for look in looks.values()) or (most is not None and taps >= most):
@@ -128,7 +152,7 @@ def tap_until_over(pages: list[Any], seed: int, shots: str | None = None, most: 
             time.sleep(0.01)
             looks = {page: page.evaluate(LOOK, r) for page in pages}
             continue
-        page, (state, _, _, _, said, drawn, x, y, covered, words, left, width) = ready[0]
+        page, (state, _, _, _, said, drawn, x, y, covered, words, left, width, clicks) = ready[0]
         assert not said, f"the page refused a tap: {said}"
         assert not covered, f"the choice {words!r} is under {covered}"
         if shots and state == "deciding" and (taps >= MIDDLE_TAP or not (SHOTS / f"{shots}-early.png").exists()):
@@ -158,10 +182,14 @@ def tap_until_over(pages: list[Any], seed: int, shots: str | None = None, most: 
         page.touchscreen.tap(x, y)
         taps += 1
         r = rng.random()
-        looks[page] = after = page.evaluate(SETTLED, [drawn, r])
+        looks[page] = after = page.evaluate(SETTLED, [drawn, r, clicks])
         # timed from when the page has handled the tap (a busy machine may deliver it late), not from when it was sent
         last[page] = (x, y, time.monotonic())
-        assert after[5] != drawn and not after[2], f"the tap on {words!r} at {x:.0f},{y:.0f} changed nothing: {after}"
+        if after[5] == drawn and after[12] == clicks and lost < LOST_TAPS:
+            lost += 1
+            continue
+        assert after[5] != drawn and not after[2], \
+            f"the tap on {words!r} at {x:.0f},{y:.0f} changed nothing: {after}; {page.evaluate(THERE, [x, y, words])}"
         assert not after[4], f"the page refused a tap on {words!r}: {after[4]}"
         if len(pages) > 1:  # the others follow the game through the live stream: looked at again
             looks.update({other: other.evaluate(LOOK, r) for other in pages if other is not page})
