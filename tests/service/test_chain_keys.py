@@ -93,7 +93,8 @@ def _words(text: str) -> list[str]:
 def guesses(items: list[dict[str, Any]], vocabulary: set[str]) -> Iterator[tuple[str, Any, Any, list[dict[str, Any]]]]:
     """(where, guessed, true value, the items with that guess) for every hidden-value guess in these game items:
     each integer of each event's data and of its entry head (the command, the outcomes' values), and each drawn
-    string value, tried over its whole small domain."""
+    string value, tried over its whole small domain. The items are guessed in place (the true value put back after
+    its domain): use each before asking for the next."""
     for k, item in enumerate(items):
         if "step" not in item:
             continue
@@ -117,7 +118,7 @@ def guesses(items: list[dict[str, Any]], vocabulary: set[str]) -> Iterator[tuple
                 continue
             for guess in domain:
                 container[key] = guess
-                yield f"item {k} place {place} ({key})", guess, true, copy.deepcopy(items)
+                yield f"item {k} place {place} ({key})", guess, true, items
             container[key] = true
 
 

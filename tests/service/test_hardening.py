@@ -317,6 +317,20 @@ def test_accepted_body_types_are_the_documented_ones(client: Any) -> None:
     assert posts["/api/imports"]["requestBody"]["content"].keys() == {"application/json", "text/x-cronaca-notation"}
 
 
+def test_an_app_made_after_another_serves_the_same_document_and_guards_bodies_alike(tmp_path: Path) -> None:
+    """The OpenAPI document is built by a process's first app and shared by the next (api/app.py): a later app,
+    on another store, serves the same document and refuses an undocumented body type as the first does."""
+    answers = []
+    for k in range(2):
+        app = create_app(Settings.from_env({"SQLITE_DBNAME": str(tmp_path / f"records-{k}.sqlite3")}))
+        client = app.test_client()
+        refused = client.post("/api/imports", data="x", content_type="text/plain")
+        answers.append((client.get("/api/openapi.json").data, refused.status_code, refused.get_json()["accepted"]))
+        close_app(app)
+    assert answers[0] == answers[1] and answers[1][1] == 415, answers[1][1:]
+    assert set(answers[1][2]) == {"application/json", "text/x-cronaca-notation"}
+
+
 def test_the_openapi_document_declares_problem_answers(client: Any) -> None:
     spec = client.get("/api/openapi.json").get_json()
     shared = spec["components"]["responses"]

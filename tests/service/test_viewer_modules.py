@@ -9,11 +9,16 @@ checked by TypeScript's checker (`// @ts-check`, run by `./dev test`); and every
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
 import pytest
+
+from api.app import create_app
+from domain.records.settings import Settings
+from tests.service.conftest import close_app
 
 VIEWER = Path(__file__).resolve().parents[2] / "replay_viewer"
 PAGES = sorted(VIEWER.glob("*.html"))
@@ -31,6 +36,14 @@ DEFINES = r"(?:function\s+{0}\s*\(|(?:const|let|var)\s+{0}\s*=)"
 
 def relative(path: Path) -> str:
     return path.relative_to(VIEWER).as_posix()
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One app for the files served as they are (no store is read for them: SQLite alone, made once)."""
+    app = create_app(Settings.from_env({"SQLITE_DBNAME": str(tmp_path_factory.mktemp("modules") / "r.sqlite3")}))
+    yield app.test_client()
+    close_app(app)
 
 
 def test_there_are_pages_and_modules() -> None:
@@ -68,7 +81,8 @@ def test_a_module_is_type_checked_and_keeps_to_itself(module: Path) -> None:
 
 
 @pytest.mark.parametrize("module", MODULES, ids=relative)
-def test_every_import_is_served_as_javascript(client: Any, module: Path) -> None:
+def test_every_import_is_served_as_javascript(served: Any, module: Path) -> None:
+    client = served
     url = f"/viewer/{relative(module)}"
     text = module.read_text()
     for target in [*IMPORT.findall(text), *LATER.findall(text)]:
@@ -78,7 +92,8 @@ def test_every_import_is_served_as_javascript(client: Any, module: Path) -> None
         assert answer.mimetype == "text/javascript"
 
 
-def test_assets_are_revalidated_by_their_etag(client: Any) -> None:
+def test_assets_are_revalidated_by_their_etag(served: Any) -> None:
+    client = served
     first = client.get("/viewer/lib/api.js")
     assert first.status_code == 200 and first.headers["Cache-Control"] == "no-cache" and first.headers["ETag"]
     again = client.get("/viewer/lib/api.js", headers={"If-None-Match": first.headers["ETag"]})
@@ -86,8 +101,8 @@ def test_assets_are_revalidated_by_their_etag(client: Any) -> None:
 
 
 @pytest.mark.parametrize("name", ["lib/../record.js", "boards/__init__.py", "lib/nothing.js", "__init__.py", "lib"])
-def test_nothing_else_of_the_package_is_served(client: Any, name: str) -> None:
-    assert client.get(f"/viewer/{name}").status_code == 404
+def test_nothing_else_of_the_package_is_served(served: Any, name: str) -> None:
+    assert served.get(f"/viewer/{name}").status_code == 404
 
 
 def imported_by(module: str) -> list[str]:

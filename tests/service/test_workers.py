@@ -60,13 +60,16 @@ class Stack:
         return self.client.get(f"/api/records/{record_id}/export").data
 
     def close(self) -> None:
-        for process in self.processes:
-            if process.poll() is None:
-                process.terminate()
-                try:
-                    process.wait(5)
-                except subprocess.TimeoutExpired:
-                    process.kill()
+        running = [process for process in self.processes if process.poll() is None]
+        for process in running:  # all asked at once; a worker busy with a test's slow job is not waited for long
+            process.terminate()
+        deadline = time.monotonic() + 1.0
+        for process in running:
+            try:
+                process.wait(max(0.05, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(5)
         try:  # leave the shared Redis as we found it: the queue, its registries, our jobs
             connection = redis.Redis.from_url(self.env["REDIS_URL"], socket_connect_timeout=1)
             for name in (self.env["CRONACA_QUEUE"], f"{self.env['CRONACA_QUEUE']}-retries", self.env["CRONACA_CHECKS_QUEUE"],
