@@ -177,12 +177,16 @@ def freeze(draft: Draft) -> State:
 
 
 _BEGUN: dict[str, State] = {}
+_BEGUN_KEPT = 32  # editions whose empty state is kept: a table's own edition files come and go (a plain dict, emptied
+# when full: `begin` is on every fold's path, too hot for the locked kernel cache)
 
 
 def begin(edition: Edition) -> State:
     """The empty state, one per edition (states are immutable; see fold.remember_setup for why it is shared)."""
     found = _BEGUN.get(edition.content_hash)
     if found is None or found.edition is not edition:
+        if len(_BEGUN) >= _BEGUN_KEPT:
+            _BEGUN.clear()
         found = _BEGUN[edition.content_hash] = State(edition=edition, t=tables(edition))
     return found
 

@@ -73,6 +73,7 @@ def _resolve(data: Any, path: str) -> bool:
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: 10x the pure-Python loader
 _PARSED: dict[tuple[str, str, str], Edition] = {}  # (title, content hash, source) -> the validated edition
 _PARSED_MAX = 64
+_DERIVED_MAX = 256  # a few builds (tables, a board) for each of the editions parsed
 
 
 def _plain_yaml(raw: bytes) -> Any:
@@ -154,5 +155,7 @@ def derived(edition: Edition, build: Callable[[Edition], T]) -> T:
     key = (build, edition.content_hash)
     found = _DERIVED.get(key)
     if found is None:
+        while len(_DERIVED) >= _DERIVED_MAX:  # a table's own edition files come and go: the oldest built goes first
+            _DERIVED.pop(next(iter(_DERIVED)))
         found = _DERIVED[key] = build(edition)
     return found

@@ -6,8 +6,9 @@ from collections import Counter
 
 import pytest
 
+from domain.citta_stato import state
 from domain.citta_stato.edition import COLOURS, tables
-from domain.kernel import EditionError
+from domain.kernel import EditionError, editions
 
 from .helpers import EDITION, GAME
 
@@ -56,3 +57,15 @@ def test_an_owner_can_change_a_number_without_code() -> None:
     mine = GAME.load_edition(raw.replace(b"values: [-1, 1, 2, 3, 4]", b"values: [-2, 1, 2, 3, 4]"))
     assert mine.content_hash != EDITION.content_hash
     assert tables(mine).track_values[2][0] == -2
+
+
+def test_editions_brought_one_after_another_are_not_all_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each edition file a table brings has its own empty state and tables, kept for the next fold; a server that meets
+    many keeps a bounded number of them, and the default edition's come back the same as before."""
+    monkeypatch.setattr(editions, "_DERIVED_MAX", 16)
+    raw = __import__("importlib.resources").resources.files("domain.citta_stato").joinpath("edition.yaml").read_bytes()
+    for n in range(40):
+        mine = GAME.load_edition(raw + f"\n# the table's copy {n}\n".encode())
+        assert GAME.begin(mine).edition is mine
+    assert len(state._BEGUN) <= state._BEGUN_KEPT and len(editions._DERIVED) <= 16
+    assert GAME.begin(EDITION).edition is EDITION and tables(GAME.begin(EDITION).edition) is tables(EDITION)
