@@ -9,6 +9,7 @@ ever meets well-formed commands and can speak purely of rules.
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, TypeVar, dataclass_transform
 
@@ -191,16 +192,34 @@ class CommandBook:
             raise MalformedCommand("a command must be a JSON object", {"_schema": ["not an object"]})
         kind = payload.get("type")
         if not isinstance(kind, str) or kind not in self._entries:
-            raise MalformedCommand(
-                f"unknown command type {kind!r}; expected one of {self.kinds}", {"type": [f"unknown: {kind!r}"]}
-            )
+            wrong = (f"unknown command type “{kind}”" if isinstance(kind, str) else "a command needs a type" if kind is None
+                     else f"a command's type is a word, not {json.dumps(kind, default=str)}")
+            raise MalformedCommand(f"{wrong}; the commands are {', '.join(self.kinds)}", {"type": [f"unknown: {kind!r}"]})
         cls, schema = self._entries[kind]
         body = {k: v for k, v in payload.items() if k != "type"}
         try:
             loaded = schema.load(body)
         except marshmallow.ValidationError as exc:
-            raise MalformedCommand(f"malformed {kind} command: {exc.messages}", exc.messages_dict) from exc
+            raise MalformedCommand(f"malformed {kind} command: {said(exc.messages_dict)}", exc.messages_dict) from exc
         return cls(**loaded)
+
+
+def said(messages: Mapping[str, Any], within: str = "") -> str:
+    """marshmallow's field messages as a sentence a person reads ("seat: not a valid integer; cost: missing"), not
+    as a Python dict; nested fields by their dotted place (`outcomes.0.values`)."""
+    parts: list[str] = []
+    for field, found in messages.items():
+        place = f"{within}.{field}" if within else str(field)
+        if isinstance(found, Mapping):
+            parts.append(said(found, place))
+            continue
+        for message in found if isinstance(found, list | tuple) else [found]:
+            text = said(message, place) if isinstance(message, Mapping) else str(message).rstrip(".")
+            if not isinstance(message, Mapping):
+                text = "missing" if text == "Missing data for required field" else text[:1].lower() + text[1:]
+                text = f"{place}: {text}" if place != "_schema" else text
+            parts.append(text)
+    return "; ".join(parts)
 
 
 def load_options(title: str, schema: marshmallow.Schema, options: Mapping[str, Any]) -> dict[str, Any]:
