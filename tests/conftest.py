@@ -58,6 +58,17 @@ _RUN = os.environ.get("PYTEST_XDIST_TESTRUNUID")  # set in xdist's workers only:
 _MACHINE = MachineLock(_RUN) if _RUN else None
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The `alone` tests first, then the fault suite's, then the rest (each group in its order). An `alone` test
+    waits for the room to empty: at the start the other worker is on short tests, later it may be one of the fault
+    suite's minute-long ones, a core idle all that time; and the longest tests begun first leave no long tail to
+    one worker at the end. Every worker sorts alike (xdist needs one order)."""
+    def group(item: pytest.Item) -> int:
+        return 0 if item.get_closest_marker("alone") else 1 if item.get_closest_marker("faults") else 2
+
+    items.sort(key=group)  # stable: the order within a group is the collection's
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None, object, object]:
     """Setup, call and teardown of each test (its fixtures' too) inside the machine lock."""
