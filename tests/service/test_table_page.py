@@ -111,6 +111,9 @@ SETTLED = "async ([before, r, clicks]) => { const d = document.getElementById('d
     " while ((d.getAttribute('aria-busy') !== 'false' || Number(d.dataset.drawn) === before) && performance.now() < end" \
     " && (window.__count !== clicks || performance.now() < lost))" \
     " await new Promise((go) => setTimeout(go, 5)); return (" + LOOK + ")(r); }"
+# How near the last tap a tap is taken for its double by lib/taps.js (SLOP_PX, 30), with room for the page's whole
+# pixels: a click's clientX is rounded, so taps 30.1 px apart here were 30 px apart there, and dropped (CI).
+NEAR = 34
 LOST_TAPS = 3  # touches the browser made no click of (a late touch end reads as a long press): tapped again, as people do
 
 
@@ -159,19 +162,19 @@ def tap_until_over(pages: list[Any], seed: int, shots: str | None = None, most: 
             which = "early" if taps < MIDDLE_TAP else "middle"
             page.screenshot(path=str(SHOTS / f"{shots}-{which}.png"))
             shots = shots if which == "early" else None
-        if page in last and math.hypot(x - last[page][0], y - last[page][1]) <= 30:
+        if page in last and math.hypot(x - last[page][0], y - last[page][1]) <= NEAR:
             # the choice at the spot just tapped: another of the choices elsewhere on the panel is taken (seeded) when
             # there is one, so the bot seldom waits out lib/taps.js's double-tap guard (see below)
             for _ in range(3):
                 other = page.evaluate(LOOK, rng.random())
-                if other[6:8] and math.hypot(other[6] - last[page][0], other[7] - last[page][1]) > 30 and not other[8]:
+                if other[6:8] and math.hypot(other[6] - last[page][0], other[7] - last[page][1]) > NEAR and not other[8]:
                     x, y, covered, words, left, width = other[6:12]
                     break
-        if page in last and math.hypot(x - last[page][0], y - last[page][1]) <= 30:
+        if page in last and math.hypot(x - last[page][0], y - last[page][1]) <= NEAR:
             # a person's next tap at the same spot is not their double tap's second (lib/taps.js drops that one): on
             # a wide button the thumb lands elsewhere on it, as a hand does; on a narrow one it waits a moment
             for edge in (left + 8, left + width - 8):
-                if abs(edge - last[page][0]) > 34 and page.evaluate(
+                if abs(edge - last[page][0]) > NEAR and page.evaluate(
                         "([x, y, w]) => { const t = document.elementFromPoint(x, y); return !!t && "
                         "t.closest('button.choice') !== null && t.closest('button.choice').textContent === w; }",
                         [edge, y, words]):
