@@ -57,7 +57,11 @@ async function checkOnly() {
   Object.assign(held, { importId: null, recordId: null, tokens: [], table: null });
   $("tokens").hidden = true;
   const report = answer.body;
-  say(report.ok ? "checked, nothing stored: the rules accept every line" : "checked, nothing stored");
+  // no line refused is not every line accepted when an unknown could not be settled (kernel/dispute.py, `summary`)
+  const unsettled = typeof report.summary === "string" && report.summary.startsWith("no finding, but not settled");
+  say(!report.ok ? "checked, nothing stored" : unsettled
+    ? "checked, nothing stored: no line refused, but an unknown could not be settled (see the unknowns)"
+    : "checked, nothing stored: the rules accept every line");
   show(body, report, "you sent the text, so the report shows everything it implies");
 }
 

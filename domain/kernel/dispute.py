@@ -337,6 +337,15 @@ def _holds_secrets(words: Words, findings: Sequence[Finding], game: Game | None 
 def summary(report: DisputeReport) -> str:
     if report.ok:
         done = "to its end" if report.finished else "so far (the game is not over)"
+        # an unknown the search could not settle, with slips that rest on its guess left unreported: not "clean" (a
+        # face-down draw's, while the game is on, is its seat's to read: the public summary does not say it)
+        unsettled = [u for u in report.unknowns
+                     if u.consistent is None and u.doubts and (report.finished or u.owner == PUBLIC)]
+        if unsettled:
+            lines = ", ".join(str(u.line) for u in unsettled)
+            return counted(f"no finding, but not settled: {report.moves} moves checked {done}; {len(unsettled)} "
+                           f"unknown(s) (line(s) {lines}) could not be narrowed within the check's bounds, and what "
+                           "rests on them is not reported (see the unknowns)")
         return f"clean: {report.moves} moves checked {done}; every move legal and every outcome possible"
     kinds = Counter(f.kind for f in report.findings)
     return counted(f"{len(report.findings)} finding(s): ") + ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))

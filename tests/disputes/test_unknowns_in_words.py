@@ -42,3 +42,15 @@ def test_a_word_written_twice_is_read_once_and_named() -> None:
     assert found.line == 58 and found.rule == "notation/move"
     assert str(found.message) == "line 58: 'to' is written twice in 'unload 2 to to 7'"
     assert found.explanation is not None and found.explanation["reads_to_line"] is not None
+
+
+def test_a_file_whose_unknown_the_check_could_not_settle_is_not_called_clean() -> None:
+    """A hand-typed La Città game with five blind draws written [?] and a fountain on the wrong hex: with a move budget
+    too small to narrow the first draw, the slip that rests on its guess is not reported, and the summary says the
+    file is not settled, never "clean"; with the budget the check has, the slip is the one finding."""
+    text = (Path(__file__).parent / "la_citta_blind_draws.txt").read_text(encoding="utf-8")
+    starved = check_text(text, budget=100).to_json()
+    assert starved["ok"] and not starved["summary"].startswith("clean"), starved["summary"]
+    assert "not settled" in starved["summary"] and "line 24" in starved["summary"], starved["summary"]
+    full = check_text(text).to_json()
+    assert [(f["line"], f["rule"]) for f in full["findings"]] == [(30, "la-citta/place/occupied")]
