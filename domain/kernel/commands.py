@@ -214,11 +214,12 @@ def said(messages: Mapping[str, Any], within: str = "") -> str:
             parts.append(said(found, place))
             continue
         for message in found if isinstance(found, list | tuple) else [found]:
-            text = said(message, place) if isinstance(message, Mapping) else str(message).rstrip(".")
-            if not isinstance(message, Mapping):
-                text = "missing" if text == "Missing data for required field" else text[:1].lower() + text[1:]
-                text = f"{place}: {text}" if place != "_schema" else text
-            parts.append(text)
+            if isinstance(message, Mapping):  # a list's items, by index
+                parts.append(said(message, place))
+                continue
+            text = str(message).rstrip(".")
+            text = "missing" if text == "Missing data for required field" else text[:1].lower() + text[1:]
+            parts.append(text if place == "_schema" else f"{place}: {text}")
     return "; ".join(parts)
 
 
