@@ -60,7 +60,7 @@ _MACHINE = MachineLock(_RUN) if _RUN else None
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The `alone` tests first, then the fault suite's, then the rest (each group in its order). An `alone` test
-    waits for the room to empty: at the start the other worker is on short tests, later it may be one of the fault
+    waits for the room to empty: at the start the other workers are on short tests, later one may be on one of the fault
     suite's minute-long ones, a core idle all that time; and the longest tests begun first leave no long tail to
     one worker at the end. Every worker sorts alike (xdist needs one order)."""
     def group(item: pytest.Item) -> int:

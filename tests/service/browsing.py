@@ -37,30 +37,81 @@ EXPECT_TIMEOUT_MS = 20_000
 expect.set_options(timeout=EXPECT_TIMEOUT_MS)
 
 
+class _InFlight:
+    """The requests a threaded server is still answering: a request's thread is counted from the moment the server
+    hands it the connection until it has answered."""
+
+    def __init__(self, server: Any) -> None:
+        self.count = 0
+        self.changed = threading.Condition()
+        handed, answer = server.process_request, server.process_request_thread
+
+        def process_request(request: Any, address: Any) -> None:  # the serving thread, before the request's starts
+            with self.changed:
+                self.count += 1
+            handed(request, address)
+
+        def process_request_thread(request: Any, address: Any) -> None:
+            try:
+                answer(request, address)
+            finally:
+                with self.changed:
+                    self.count -= 1
+                    self.changed.notify_all()
+
+        server.process_request, server.process_request_thread = process_request, process_request_thread
+
+    def wait(self, seconds: float) -> bool:
+        """Whether every request has been answered within `seconds`."""
+        with self.changed:
+            return self.changed.wait_for(lambda: self.count == 0, timeout=seconds)
+
+
+QUIET_SECONDS = 10.0  # how long a server that stops waits for the requests it is answering (a page polling)
+
+
 @contextmanager
-def serving(app: Flask) -> Iterator[int]:
-    """Serve `app` on 127.0.0.1 (threaded: a thread per request, so live streams do not block) and yield its port."""
+def _served(app: Flask) -> Iterator[tuple[int, _InFlight]]:
+    """Serve `app`; when it stops, wait (at most `QUIET_SECONDS`) for the requests it is still answering."""
     server = make_server("127.0.0.1", 0, app, threaded=True)
+    in_flight = _InFlight(server)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield server.server_port
+        yield server.server_port, in_flight
     finally:
         server.shutdown()
+        server.server_close()
+        in_flight.wait(QUIET_SECONDS)
+
+
+@contextmanager
+def serving(app: Flask) -> Iterator[int]:
+    """Serve `app` on 127.0.0.1 (threaded: a thread per request, so live streams do not block) and yield its port.
+
+    When it stops it waits for the requests still being answered (a page left open polls), so that the caller may
+    close the app's records after it: closing a store whose SQLite connection another thread is using crashes the
+    process (the library's pool closes the connections in use; seen as a segfault at a test's end)."""
+    with _served(app) as (port, _):
+        yield port
 
 
 @contextmanager
 def served_app(folder: Path, **config: Any) -> Iterator[tuple[str, Flask]]:
-    """A fresh app on its own SQLite file in `folder`, served: (base URL, app). Its records are closed afterwards.
+    """A fresh app on its own SQLite file in `folder`, served: (base URL, app). Its records are closed afterwards,
+    once no request is being answered; a request still answered after `QUIET_SECONDS` (a live stream a page still
+    follows) leaves them open, closed with the app when the last thread lets it go.
 
     `config` goes to `create_app` (e.g. CRONACA_SSE_PING=0.2 for a quick heartbeat).
     """
     app = create_app(Settings.from_env({"SQLITE_DBNAME": str(folder / "records.sqlite3")}), **config)
+    in_flight: _InFlight | None = None
     try:
-        with serving(app) as port:
+        with _served(app) as (port, in_flight):
             yield f"http://127.0.0.1:{port}", app
     finally:
-        app.extensions["cronaca"].records.close()
+        if in_flight is None or in_flight.count == 0:
+            app.extensions["cronaca"].records.close()
 
 
 @contextmanager

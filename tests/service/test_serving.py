@@ -1,0 +1,34 @@
+"""The page tests' server stops only once it has answered what it was asked: a test's records are closed after it,
+and a store closed under a request still reading it crashes the process (tests/service/browsing.py)."""
+
+from __future__ import annotations
+
+import threading
+import time
+import urllib.request
+
+from flask import Flask
+
+from tests.service.browsing import serving
+
+
+def test_a_server_that_stops_has_first_answered_the_request_it_was_answering() -> None:
+    app = Flask(__name__)
+    began, answered = threading.Event(), threading.Event()
+
+    @app.get("/slow")
+    def slow() -> str:
+        began.set()
+        time.sleep(0.5)  # a page's poll reading the store when the test ends
+        answered.set()
+        return "done"
+
+    replies: list[bytes] = []
+    with serving(app) as port:
+        asker = threading.Thread(target=lambda: replies.append(
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/slow", timeout=10).read()))
+        asker.start()
+        assert began.wait(10), "the request never reached the app"
+    assert answered.is_set(), "the server stopped while a request was still being answered"
+    asker.join(10)
+    assert replies == [b"done"]
