@@ -1,7 +1,7 @@
 """The dispute checker on ordinary slips (issue 30): one slip, one finding, the rest read as the table meant it.
 
     .venv/bin/python -m benchmarks.dispute_slips [--titles T ...] [--games 6] [--seed slips] [--kinds K ...]
-                                                 [--pairs 4] [--json]
+                                                 [--pairs 4] [--json] [--slower 3]
 
 Plays seeded random games of every catalogued title and every player count it allows, renders each
 in its notation, then plants slips in a copy of the text the way a person writes them (on the text,
@@ -43,6 +43,8 @@ Counted per kind and title:
   way as in the file without the open one (written as played), and that file's reading is the played game;
 * ms: each file's check, max; and a clean 4-player game's check (median of the games); wall-clock, and the process's
   CPU time beside it (what a quiet machine's clock says: the two cores are often shared).
+`--slower N` counts each second of CPU N times in the caps' clock (what a machine N times slower would read: the
+readings must not change, only the time; tests/conftest.py patches the same clock the other way).
 Targets (issue 30): at-line >= 99%; <= 1.1 findings per planted slip; recovered >= 95%;
 clean 4p <= 50 ms; a file with slips <= 1 s.
 """
@@ -58,13 +60,14 @@ import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
 from domain import catalog
-from domain.kernel import Edition, Game
+from domain.kernel import Edition, Game, dispute, explain, narrowing, toward_result
 from domain.kernel.contract import fold
 from domain.kernel.dispute import DisputeReport, Unknown
 from domain.kernel.notation import write_outcome
@@ -668,7 +671,12 @@ def main() -> None:
     parser.add_argument("--kinds", nargs="*", default=list(PLANTERS), choices=list(PLANTERS))
     parser.add_argument("--pairs", type=int, default=4, help="files with two slips per game")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--slower", type=float, default=1.0, help="count each CPU second this many times in the caps")
     args = parser.parse_args()
+    if args.slower != 1.0:
+        clock = SimpleNamespace(process_time=lambda: time.process_time() * args.slower)
+        for module in (dispute, explain, narrowing, toward_result):
+            module.time = clock  # type: ignore[attr-defined]
     chosen = args.titles or titles()
     started = time.perf_counter()
     result = run(chosen, args.games, args.seed, args.kinds, args.pairs)

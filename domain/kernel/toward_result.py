@@ -26,8 +26,8 @@ from typing import Any
 from domain.kernel.narrowing import UNKNOWN, Answer, Asked, Deadline, Key, Reader, Values
 from domain.kernel.narrowing import narrow as narrow_together
 
-SECONDS = 0.6  # the time cap of one file's search for the claimed result (process time)
-NARROWING_SECONDS = 0.8  # the time cap of one whole narrowing: joint, one at a time, then for the result (process time)
+SECONDS = 1.8  # the time cap of one file's search for the claimed result (process time; a guard: kernel.explain)
+NARROWING_SECONDS = 2.4  # the time cap of one whole narrowing: joint, one at a time, then for the result (process time; a guard)
 NOWHERE = 10**6  # seats off when the reading did not reach a claimed result
 Score = tuple[int, int, int]  # (depth read, -seats off the claimed totals, -points off them): higher is nearer
 
