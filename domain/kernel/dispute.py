@@ -1672,16 +1672,18 @@ class _Checker:
             found.message += "; " + explanation.said + alike_words(explanation)
 
     # -- narrowing what nobody wrote down
-    def narrow(self, budget: int, notation: Notation | None = None, check: Budget | None = None) -> Answer | None:
+    def narrow(self, budget: int, notation: Notation | None = None, check: Budget | None = None,
+               as_meant: bool = False) -> Answer | None:
         """The unknown outcomes narrowed together from what the file says after them (kernel.narrowing): each
         unknown's values that let the written log go on furthest (to its end, and then to the claimed result),
         searched jointly with the other unknowns they are decided with; within `NARROWING_SECONDS` of process time,
-        and what the check's budget (`check`) has left."""
+        and what the check's budget (`check`) has left. `as_meant`: the lines this reading found refused are read as
+        it went on with them (its slips, not the guesses' doing), so that what follows them judges the unknowns."""
         if not self.unknowns or notation is None:
             return None
         def cap() -> tuple[float, str | None, Callable[[], bool] | None]:
             return check.narrowing(NARROWING_SECONDS) if check is not None else (NARROWING_SECONDS, None, None)
-        reading = _Reading(self, notation)
+        reading = _Reading(self, notation, as_meant)
         stops: dict[int, list[tuple[int, int]]] = {}
         main: dict[tuple[int, int], Asked] = {}
         for unknown in self.unknowns:
@@ -1858,7 +1860,7 @@ class _Reading:
     (kernel.narrowing.Reader). It reads the written lines themselves, not the checker's own moves, so
     a move the first reading skipped or replaced because of a wrong guess is judged as written."""
 
-    def __init__(self, checker: _Checker, notation: Notation) -> None:
+    def __init__(self, checker: _Checker, notation: Notation, as_meant: bool = False) -> None:
         self.checker, self.notation = checker, notation
         self.steps = [(t, m) for t, turn in enumerate(notation.turns) for m in range(len(turn.moves))]
         self.first_of = [len(self.steps)] * (len(notation.turns) + 1)  # a turn -> the first step at or after it
@@ -1891,9 +1893,12 @@ class _Reading:
                     self.rank[(line, inserted_place(index, outcome))] = -count * 32 + index * 32 + outcome
         self.overriding = False  # a written outcome the checker found impossible is searched too (`WrittenChance.fallback`)
         # a move whose words no game makes readable (`upgarde P`) is the table's slip whatever was drawn: read as the
-        # checker read it, so that what follows it still judges the unknowns before it (else every value stops there)
+        # checker read it, so that what follows it still judges the unknowns before it (else every value stops there);
+        # `as_meant`, so is every move the checker found refused (a Market cube bought from the wrong row: what
+        # follows it, the Result too, tells a Republic deal nobody wrote apart)
         self.misread: dict[tuple[int, int], Command] = {}
-        for place in checker.unreadable:
+        refused = {(c.line, c.column) for c in checker.checked if c.assumed} if as_meant else set()
+        for place in sorted(set(checker.unreadable) | refused):
             kept = [c for c in checker.checked if (c.line, c.column) == place]
             if len(kept) == 1 and kept[0].assumed:
                 self.misread[place] = kept[0].command
@@ -2490,6 +2495,35 @@ def _read_all(notation: Notation, game: Game, words: Words, edition: Edition, se
         last.apply(found)
         return last
 
+    def past_the_slips() -> _Checker:
+        """The unknowns narrowed again with the lines this reading refused read as it went on with them: a slip
+        after a deal nobody wrote down (a Market cube bought from the wrong row) stops every value of the deal at
+        it alike, and the Result, which tells them apart, is never reached. Kept when it gives the Result to more
+        seats and finds no more than the reading before it: a refusal may also be the guesses' doing."""
+        if not checker.unknowns or not any(c.assumed for c in checker.checked) or checker.state is None \
+                or checker.agreement(checker.state) == len(checker.claimed) or explaining.spent() \
+                or not explaining.read_again("the file read again past its slips, for the Result written down"):
+            return checker
+        other = run(hold=False)  # narrowed on a reading of its own: the one kept is untouched when this is not
+        if other.state is None:
+            return checker
+        found = other.narrow(budget, notation, explaining, as_meant=True)
+        if found is None or all(found.best.get(other.written_at(u)) in (None, u.assumed) for u in other.unknowns):
+            return checker
+        kept = dict(settled)
+        settled.update(found.best)
+        last = run(hold=False)
+        if last.state is not None:
+            last.claimed = checker.claimed
+            last.apply(found)
+            if last.agreement(last.state) > checker.agreement(checker.state) and len(last.findings) <= len(checker.findings):
+                return last
+        settled.clear()
+        settled.update(kept)
+        return checker
+
+    if checker.claimed:
+        checker = past_the_slips()
     checker = _judged_by_result(checker, narrowed, explaining)
     _doubted(checker, len(findings), _written_again(notation.turns))
     if claimed is not None:
