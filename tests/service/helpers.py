@@ -8,7 +8,8 @@ import importlib
 import json
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any, NamedTuple, TypeVar
 from uuid import UUID
 
@@ -19,6 +20,22 @@ from domain.kernel.selfplay import PlayedGame, play_random
 from domain.records import Records, recordfile
 
 NAMES = ["Ada", "Ben"]
+TOY = "tests.kernel.toy_game"  # the kernel's toy title, a catalogue entry the service tests add (tests/service/conftest.py)
+
+
+@contextmanager
+def toy_registered() -> Iterator[None]:
+    """The toy title in the catalog while a module's app lives (the autouse `toy_title` fixture is one test's), and
+    the catalog as it was afterwards: a later test in the process counting the titles finds only the real ones."""
+    before = catalog.TITLES.get("toy")
+    catalog.TITLES["toy"] = TOY
+    try:
+        yield
+    finally:
+        if before is None:
+            catalog.TITLES.pop("toy", None)
+        else:
+            catalog.TITLES["toy"] = before
 T = TypeVar("T")
 R = TypeVar("R")
 

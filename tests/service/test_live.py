@@ -24,8 +24,9 @@ from api.service import Service
 from domain.records import Records
 from domain.records.settings import Settings
 from tests.service.browsing import served_app, serving
-from tests.service.helpers import EventStream, auth, play_out_http
+from tests.service.helpers import EventStream, auth, play_out_http, toy_registered
 from tests.service.test_api import start
+from workers.dispatch import InProcessDispatcher
 
 REDIS = "redis://127.0.0.1:6379/0"
 
@@ -167,10 +168,7 @@ def test_the_stream_says_the_lesson_first_then_each_message_and_pings_when_quiet
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any, Any]]:
-    from domain import catalog
-
-    catalog.TITLES["toy"] = "tests.kernel.toy_game"
-    with served_app(tmp_path_factory.mktemp("live"), CRONACA_SSE_PING=0.2) as (base, app):
+    with toy_registered(), served_app(tmp_path_factory.mktemp("live"), CRONACA_SSE_PING=0.2) as (base, app):
         yield base.removeprefix("http://"), app.test_client(), app
 
 
@@ -254,10 +252,6 @@ def test_live_of_no_lesson_is_a_404_problem(served: tuple[str, Any, Any]) -> Non
 
 def test_two_api_processes_share_a_lesson_through_redis(tmp_path: Path) -> None:
     """The presenter's request lands on one process, the students follow another: Redis carries it."""
-    from domain import catalog
-    from workers.dispatch import InProcessDispatcher
-
-    catalog.TITLES["toy"] = "tests.kernel.toy_game"
     env = {"SQLITE_DBNAME": str(tmp_path / "records.sqlite3")}
     apps = []
     for _ in range(2):
@@ -303,10 +297,6 @@ def test_the_service_follows_through_redis_when_redis_url_is_set(tmp_path: Path)
 
 
 def test_an_unreachable_redis_is_a_503_to_retry_not_a_broken_stream(tmp_path: Path) -> None:
-    from domain import catalog
-    from workers.dispatch import InProcessDispatcher
-
-    catalog.TITLES["toy"] = "tests.kernel.toy_game"
     settings = Settings.from_env({"SQLITE_DBNAME": str(tmp_path / "records.sqlite3")})
     records = Records(settings.store)
     app = create_app(settings, service=Service(records, InProcessDispatcher(records), settings,

@@ -27,9 +27,10 @@ from domain.records.settings import Settings
 from tests.service import browsing
 from tests.service.browsing import served_app, serving
 from tests.service.conftest import LONG_TOY
-from tests.service.helpers import EventStream, auth
+from tests.service.helpers import EventStream, auth, toy_registered
 from tests.service.test_api import start
 from tests.service.test_live import numsub, wait_until
+from workers.dispatch import InProcessDispatcher
 
 REDIS = "redis://127.0.0.1:6379/0"
 FIELDS = {"type", "version", "steps", "finished"}
@@ -37,10 +38,7 @@ FIELDS = {"type", "version", "steps", "finished"}
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any, Any]]:
-    from domain import catalog
-
-    catalog.TITLES["toy"] = "tests.kernel.toy_game"
-    with served_app(tmp_path_factory.mktemp("record-live"), CRONACA_SSE_PING=0.2) as (base, app):
+    with toy_registered(), served_app(tmp_path_factory.mktemp("record-live"), CRONACA_SSE_PING=0.2) as (base, app):
         yield base.removeprefix("http://"), app.test_client(), app
 
 
@@ -209,10 +207,6 @@ def test_the_stream_skips_stale_versions_and_ends_after_its_lifetime() -> None:
 
 def apps_on_one_store(tmp_path: Path, hub: Any = None, count: int = 2) -> list[Any]:
     """Two apps (or `count`) on one store, each with its own RedisHub (two API processes), or the hub given."""
-    from domain import catalog
-    from workers.dispatch import InProcessDispatcher
-
-    catalog.TITLES["toy"] = "tests.kernel.toy_game"
     env = {"SQLITE_DBNAME": str(tmp_path / "records.sqlite3")}
     apps = []
     for _ in range(count):

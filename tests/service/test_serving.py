@@ -1,5 +1,6 @@
-"""The page tests' server stops only once it has answered what it was asked: a test's records are closed after it,
-and a store closed under a request still reading it crashes the process (tests/service/browsing.py)."""
+"""The service tests' own plumbing. The page tests' server stops only once it has answered what it was asked: a
+test's records are closed after it, and a store closed under a request still reading it crashes the process
+(tests/service/browsing.py). A module's toy title leaves the catalog as it found it (tests/service/helpers.py)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,12 @@ import threading
 import time
 import urllib.request
 
+import pytest
 from flask import Flask
 
+from domain import catalog
 from tests.service.browsing import serving
+from tests.service.helpers import TOY, toy_registered
 
 
 def test_a_server_that_stops_has_first_answered_the_request_it_was_answering() -> None:
@@ -32,3 +36,10 @@ def test_a_server_that_stops_has_first_answered_the_request_it_was_answering() -
     assert answered.is_set(), "the server stopped while a request was still being answered"
     asker.join(10)
     assert replies == [b"done"]
+
+
+def test_a_module_s_toy_title_is_gone_from_the_catalog_after_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delitem(catalog.TITLES, "toy")  # (this package's autouse fixture adds it to every test)
+    with toy_registered():
+        assert catalog.TITLES["toy"] == TOY
+    assert "toy" not in catalog.TITLES
