@@ -635,6 +635,7 @@ class _Checker:
         self._stood_in = False
         self.over_reported = False
         self.held_back = False  # a refusal was read as it always was, an unsettled unknown before it (`_run`)
+        self.held_at: int | None = None  # the line of the first such refusal
         self.unreadable: set[tuple[int, int]] = set()  # (line, column) of moves whose words no state makes readable
         self.explanations: dict[int, Explanation] = {}  # index of a written turn -> how it was read (the narrowing reads so)
         self.ahead: tuple[Sequence[Turn], int] = ((), 0)  # the file's lines and the one being read (`_unwritten_count`)
@@ -2449,10 +2450,14 @@ def _read_all(notation: Notation, game: Game, words: Words, edition: Edition, se
             again.claimed = checker.claimed
             again.apply(answer)
             checker = again
-    unsure = any(_unsure(u) for u in checker.unknowns)  # what is refused after them may be their guesses' doing
-    if checker.held_back and not unsure:  # refusals after unknowns, read as written for the narrowing: now explained
+    unsure = [u.line for u in checker.unknowns if _unsure(u)]  # what is refused after them may be their guesses' doing
+    # an outcome left open only after the first refusal held back cannot have made that one refused: the reading past
+    # it (a slip read as written, cards drawn then written as the table saw them) may be what made it impossible;
+    # the slips are then read as meant, kept when fewer findings follow
+    later = bool(unsure) and checker.held_at is not None and min(unsure) > checker.held_at
+    if checker.held_back and (not unsure or later):  # refusals after unknowns, read as written for the narrowing: now explained
         again = run(hold=False)
-        if again.state is not None:
+        if again.state is not None and (not later or len(again.findings) < len(checker.findings)):
             again.claimed = checker.claimed
             if answer is not None:
                 again.apply(answer)
@@ -2812,6 +2817,8 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
         if hold and checker.unknowns and not (  # (a turn left out: its outcomes too, narrowed at the line after it)
                 hold == NAMES_ONLY and refusal.kind == "order" and not named):
             checker.held_back = True
+            if checker.held_at is None:
+                checker.held_at = turn.line
             state = after
             at += 1
             continue
