@@ -225,9 +225,10 @@ def hold_under_attack(port: int, record_id: str, tokens: list[str], streams_coun
         assert over.headers["content-type"] == "application/problem+json"
         healthz, commands = Timings(), Timings()
         for _ in range(6):
-            for _ in range(20):  # 120 in all: a p99 that one stall of a loaded machine does not decide alone
+            for _ in range(40):  # 240 in all: a p99 (the third slowest) that a stall or two of the host does not
+                # decide alone (CI, session 25: two of 0.5 and 0.8 s in 120, this test alone, 4-6 ms p99 when quiet)
                 timed(port, "GET", "/healthz", healthz)
-            for _ in range(15):  # with the three below, 108 in all: a p99, not the slowest of 18 (one stall failed it)
+            for _ in range(30):  # with the three below, 198 in all: a p99, the second slowest (one stall failed it)
                 timed(port, "GET", f"/api/records/{record_id}/legal", commands)
             legal = timed(port, "GET", f"/api/records/{record_id}/legal", commands)
             seat = legal["pending"]["seat"]
@@ -243,8 +244,8 @@ def hold_under_attack(port: int, record_id: str, tokens: list[str], streams_coun
         print(f"{streams_count} streams, {slow_clients} slow clients: /healthz p99 {healthz.p99() * 1000:.0f} ms, "
               f"commands p99 {commands.p99() * 1000:.0f} ms")
         assert set(healthz.statuses) == {200} and set(commands.statuses) == {200}, healthz.errors + commands.errors
-        # a connection closed unanswered, its GET sent again (as a browser would): once in 228 requests, not more
-        assert len(healthz.errors + commands.errors) <= 1, healthz.errors + commands.errors
+        # a connection closed unanswered, its GET sent again (as a browser would): twice in 438 requests, not more
+        assert len(healthz.errors + commands.errors) <= 2, healthz.errors + commands.errors
         assert healthz.p99() <= 0.2, sorted(healthz.took)[-5:]
         assert commands.p99() <= 0.2, sorted(commands.took)[-5:]
         # heads are cut 2 s after their first byte, bodies 3 s after their headers; a client whose connection the
