@@ -62,6 +62,7 @@ from domain.kernel.violations import MARK, ImpossibleOutcome, MalformedCommand, 
 
 EARLIER = 3  # moves of a line before a refused one whose other readings the explanations try
 EARLIER_OPTIONS = 6  # other readings of each, closest to what was written first (`buy O 2` for `buy O 3`, `buy W 3`)
+SETUP_GUESSES = 256  # setups made again with other values of the `[?]` before a written outcome they make impossible
 NARROWING_BUDGET = 20_000  # moves re-decided, in all, while narrowing unknown outcomes
 CANDIDATES = 400  # possible values of one unknown outcome tried at most
 MOST_COUNTED = 12  # counts tried for a `?` written where a move's count belongs (`load ? from 11`)
@@ -937,7 +938,13 @@ class _Checker:
         state = self.game.begin(self.edition)
         chance = self.chance(written, self.settled)
         try:
-            produced = self.game.setup(self.edition, self.options, chance)
+            try:
+                produced = self.game.setup(self.edition, self.options, chance)
+            except ImpossibleOutcome:
+                guessed = self._setup_guessed(written) if self.guesses_setup else None
+                if guessed is None:
+                    raise
+                chance, produced = guessed
         except RuleViolation as exc:
             found = self.finding("chance" if isinstance(exc, ImpossibleOutcome) else "header", line, exc.rule,
                                  exc.stored()["message"], facts=exc.stored()["facts"])
@@ -956,6 +963,40 @@ class _Checker:
         after = fold(self.game, state, produced)
         self.setup_entry = Entry(None, tuple(chance.log), tuple(produced), options=self.options)
         return after
+
+    guesses_setup = True  # (not a narrowing's probe: `_Probe`)
+
+    def _setup_guessed(self, written: tuple[Written, ...]) -> tuple[WrittenChance, list[Any]] | None:
+        """The setup made again where a written outcome is impossible with the first guesses of the `[?]` before it
+        (the cities nobody wrote, then a scheme card of one of them): each unknown draw tried with the other sets its
+        pool holds, `SETUP_GUESSES` setups at most, and the first with which every written outcome stands kept in
+        `settled` (the narrowing judges it by the lines after it, as any guess). None when none stands."""
+        first = self.chance(written, self.settled)
+        try:
+            self.game.setup(self.edition, self.options, first)
+        except ImpossibleOutcome:
+            pass
+        except RuleViolation:
+            return None
+        unknowns = [u for u in first.unknowns if u[1] == "draw" and (first.failed_at is None or u[0] < first.failed_at)]
+        if not unknowns:
+            return None
+        options = [draw_sets(pool, len(values), partial, SETUP_GUESSES)[0] for _, _, _, values, pool, partial in unknowns]
+        for k, combination in enumerate(itertools.product(*options)):
+            if k >= SETUP_GUESSES:
+                return None
+            by_text = [{str(c): c for c in pool} for *_, pool, _ in unknowns]
+            guess = dict(self.settled)
+            for (index, *_), items, named in zip(unknowns, combination, by_text, strict=True):
+                guess[(written[index].line, written[index].column)] = tuple(named[t] for t in items)
+            chance = self.chance(written, guess)
+            try:
+                produced = self.game.setup(self.edition, self.options, chance)
+            except RuleViolation:
+                continue
+            self.settled.update(guess)
+            return chance, produced
+        return None
 
     def _note_unknowns(self, chance: WrittenChance, move: int, owners: Sequence[Owner]) -> None:
         for index, kind, source, values, pool, partial in chance.unknowns:
@@ -1799,6 +1840,7 @@ class _Probe(_Checker):
 
 
     taken = 0  # written items found not there, read past with a possible one as the checker does (kernel.narrowing.rank)
+    guesses_setup = False  # the values it is given are what it judges: a setup they make impossible is refused
 
     def finding(self, kind: str, line: int, rule: str, message: Any, state: Any = None, seat: int | None = None,
                 **more: Any) -> Finding:
