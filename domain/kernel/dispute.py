@@ -941,7 +941,7 @@ class _Checker:
             try:
                 produced = self.game.setup(self.edition, self.options, chance)
             except ImpossibleOutcome:
-                guessed = self._setup_guessed(written) if self.guesses_setup else None
+                guessed = self._setup_guessed(written, chance) if self.guesses_setup else None
                 if guessed is None:
                     raise
                 chance, produced = guessed
@@ -966,26 +966,21 @@ class _Checker:
 
     guesses_setup = True  # (not a narrowing's probe: `_Probe`)
 
-    def _setup_guessed(self, written: tuple[Written, ...]) -> tuple[WrittenChance, list[Any]] | None:
+    def _setup_guessed(self, written: tuple[Written, ...], failed: WrittenChance
+                       ) -> tuple[WrittenChance, list[Any]] | None:
         """The setup made again where a written outcome is impossible with the first guesses of the `[?]` before it
-        (the cities nobody wrote, then a scheme card of one of them): each unknown draw tried with the other sets its
-        pool holds, `SETUP_GUESSES` setups at most, and the first with which every written outcome stands kept in
-        `settled` (the narrowing judges it by the lines after it, as any guess). None when none stands."""
-        first = self.chance(written, self.settled)
-        try:
-            self.game.setup(self.edition, self.options, first)
-        except ImpossibleOutcome:
-            pass
-        except RuleViolation:
-            return None
-        unknowns = [u for u in first.unknowns if u[1] == "draw" and (first.failed_at is None or u[0] < first.failed_at)]
+        (the cities nobody wrote, then a scheme card of one of them; `failed`: the chance it failed with): each unknown
+        draw tried with the other sets its pool holds, `SETUP_GUESSES` setups at most, and the first with which every
+        written outcome stands kept in `settled` (the narrowing judges it by the lines after it, as any guess). None
+        when none stands."""
+        unknowns = [u for u in failed.unknowns if u[1] == "draw" and (failed.failed_at is None or u[0] < failed.failed_at)]
         if not unknowns:
             return None
-        options = [draw_sets(pool, len(values), partial, SETUP_GUESSES)[0] for _, _, _, values, pool, partial in unknowns]
-        for k, combination in enumerate(itertools.product(*options)):
+        drawn = [draw_sets(pool, len(values), partial, SETUP_GUESSES) for _, _, _, values, pool, partial in unknowns]
+        by_text = [named for _, _, named in drawn]
+        for k, combination in enumerate(itertools.product(*(sets for sets, _, _ in drawn))):
             if k >= SETUP_GUESSES:
                 return None
-            by_text = [{str(c): c for c in pool} for *_, pool, _ in unknowns]
             guess = dict(self.settled)
             for (index, *_), items, named in zip(unknowns, combination, by_text, strict=True):
                 guess[(written[index].line, written[index].column)] = tuple(named[t] for t in items)
@@ -2531,13 +2526,20 @@ def _read_all(notation: Notation, game: Game, words: Words, edition: Edition, se
         found = other.narrow(budget, notation, explaining)
         if found is None or all(found.best.get(other.written_at(u)) in (None, u.assumed) for u in other.unknowns):
             return other
+        last = read_with(found)
+        return other if last is None else last
+
+    def read_with(found: Answer) -> _Checker | None:
+        """The file read again with the values `found` settled, `settled` as it was afterwards (None: the setup failed)."""
         kept = dict(settled)
         settled.update(found.best)
-        last = run(hold=False)
-        settled.clear()
-        settled.update(kept)
+        try:
+            last = run(hold=False)
+        finally:
+            settled.clear()
+            settled.update(kept)
         if last.state is None:
-            return other
+            return None
         last.claimed = checker.claimed
         last.apply(found)
         return last
@@ -2557,17 +2559,12 @@ def _read_all(notation: Notation, game: Game, words: Words, edition: Edition, se
         found = other.narrow(budget, notation, explaining, as_meant=True)
         if found is None or all(found.best.get(other.written_at(u)) in (None, u.assumed) for u in other.unknowns):
             return checker
-        kept = dict(settled)
-        settled.update(found.best)
-        last = run(hold=False)
-        if last.state is not None:
-            last.claimed = checker.claimed
-            last.apply(found)
-            if last.agreement(last.state) > checker.agreement(checker.state) and len(last.findings) <= len(checker.findings):
-                return last
-        settled.clear()
-        settled.update(kept)
-        return checker
+        last = read_with(found)
+        if last is None or last.agreement(last.state) <= checker.agreement(checker.state) \
+                or len(last.findings) > len(checker.findings):
+            return checker
+        settled.update(found.best)  # the values the reading kept was made with, for the readings after it
+        return last
 
     if checker.claimed:
         checker = past_the_slips()
