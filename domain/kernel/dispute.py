@@ -34,7 +34,7 @@ from domain.kernel.editions import Edition, EditionError
 from domain.kernel.explain import CHECK_CAP, LOOKAHEAD, TIES, UNWRITTEN, Budget, Explanation, Refusal, Refused, explain
 from domain.kernel.explain import read as read_explained
 from domain.kernel.log import Entry
-from domain.kernel.narrowing import Answer, Asked, Step, draw_sets, rank
+from domain.kernel.narrowing import Answer, Asked, Step, candidates_of, draw_sets, rank
 from domain.kernel.notation import (
     NUMBER_WORDS,
     PUBLIC,
@@ -619,6 +619,7 @@ class _Checker:
         self.strict = False
         self.guessed = False  # a strict copy read outcomes of a turn nobody wrote with a guess (`insert`)
         self.taken = 0  # written items found not there after such a guess, read past (`_past_guess`)
+        self.took: tuple[str, ...] = ()  # those items as written, each once (kernel.toward_result changes a guess of one first)
         self.decided = 0  # commands a strict copy decided (the search's budget)
         self.budget: Budget | None = None  # the check's one budget, once charged (`charging`)
         self._counted: dict[tuple[int, int], tuple[int, int, str]] = {}  # a move written with a count, refused part way
@@ -647,7 +648,7 @@ class _Checker:
         other = copy.copy(self)
         other.findings, other.checked, other.unknowns = [], [], []
         other.strict, other.decided, other.forced, other.refused = True, 0, {}, None
-        other.guessed, other.taken = False, 0
+        other.guessed, other.taken, other.took = False, 0, ()
         other.counting()
         return other
 
@@ -976,14 +977,16 @@ class _Checker:
         unknowns = [u for u in failed.unknowns if u[1] == "draw" and (failed.failed_at is None or u[0] < failed.failed_at)]
         if not unknowns:
             return None
-        drawn = [draw_sets(pool, len(values), partial, SETUP_GUESSES) for _, _, _, values, pool, partial in unknowns]
-        by_text = [named for _, _, named in drawn]
-        for k, combination in enumerate(itertools.product(*(sets for sets, _, _ in drawn))):
+        # each draw's values in the order the rules take them where there are few enough (the cities dealt seat by
+        # seat: which seat has which city decides which scheme each draws next), its sets otherwise
+        drawn = [candidates_of(Asked(kind, pool, values, partial), SETUP_GUESSES)[0]
+                 for _, kind, _, values, pool, partial in unknowns]
+        for k, combination in enumerate(itertools.product(*drawn)):
             if k >= SETUP_GUESSES:
                 return None
             guess = dict(self.settled)
-            for (index, *_), items, named in zip(unknowns, combination, by_text, strict=True):
-                guess[(written[index].line, written[index].column)] = tuple(named[t] for t in items)
+            for (index, *_), values in zip(unknowns, combination, strict=True):
+                guess[(written[index].line, written[index].column)] = values
             chance = self.chance(written, guess)
             try:
                 produced = self.game.setup(self.edition, self.options, chance)
@@ -1460,6 +1463,7 @@ class _Checker:
         written = list(chance.written)
         bad = chance.failed_at
         while bad is not None and bad < len(written):
+            self.took += tuple(str(v) for v in written[bad].values or () if v != UNKNOWN and str(v) not in self.took)
             written[bad] = Written(None, written[bad].line, written[bad].column)
             retry = self.chance(written)
             try:
@@ -1861,6 +1865,7 @@ class _Probe(_Checker):
         written = list(chance.written)
         bad = chance.failed_at
         while bad is not None and bad < len(written):
+            self.took += tuple(str(v) for v in written[bad].values or () if v != UNKNOWN and str(v) not in self.took)
             written[bad] = Written(None, written[bad].line, written[bad].column)
             retry = self.chance(written)
             try:
@@ -1940,6 +1945,18 @@ class _Reading:
             kept = [c for c in checker.checked if (c.line, c.column) == place]
             if len(kept) == 1 and kept[0].assumed:
                 self.misread[place] = kept[0].command
+        # a move whose words the checker read otherwise (`sail famagusta rodi famgusta`: no zone is so spelt, whatever
+        # was drawn) is read as written first, and where that is refused as the checker went on with it, counted as
+        # an item not there (kernel.narrowing.rank): every value would otherwise stop at it alike, and nothing after
+        # it would tell them apart
+        worded = {(f.line, f.column) for f in checker.findings if f.rule == "notation/move"}
+        self.reworded: dict[tuple[int, int], tuple[Command, ...]] = {}  # each such move -> the commands read for it
+        for c in checker.checked:
+            place = (c.line, c.column)
+            if place in worded and place not in self.misread:
+                self.reworded[place] = (*self.reworded.get(place, ()), c.command)
+        self.reworded = {k: v for k, v in self.reworded.items()
+                         if any(c.assumed for c in checker.checked if (c.line, c.column) == k)}
 
     def _probe(self, settled: dict[tuple[int, int], tuple[Any, ...]]) -> _Probe:
         c = self.checker
@@ -1972,14 +1989,14 @@ class _Reading:
             except _RefusedError:
                 after = None
             ok = after is not None
-            return Step(ok, -1, after, self._asked(probe), 1, taken=probe.taken)
+            return Step(ok, -1, after, self._asked(probe), 1, taken=probe.taken, took=probe.took)
         try:
             if stop in self.left_out:  # the turn nobody wrote first, with the outcomes `settled` gives it
                 state = read_explained(probe, state, self.left_out[stop])
             after = self._move(probe, state, stop)
         except _RefusedError:
-            return Step(False, stop, None, self._asked(probe), 1, taken=probe.taken)
-        return Step(True, stop + 1, after, self._asked(probe), 1, taken=probe.taken)
+            return Step(False, stop, None, self._asked(probe), 1, taken=probe.taken, took=probe.took)
+        return Step(True, stop + 1, after, self._asked(probe), 1, taken=probe.taken, took=probe.took)
 
     def _move(self, probe: _Probe, state: Any, k: int) -> Any:
         t, m = self.steps[k]
@@ -1993,13 +2010,30 @@ class _Reading:
         move = turn.moves[m]
         meant = self.misread.get((move.line, move.column))
         if meant is None:
-            return probe.move(state, seat, move, turn, pending)
+            reworded = self.reworded.get((move.line, move.column))
+            if reworded is None:
+                return probe.move(state, seat, move, turn, pending)
+            marks = (len(probe.checked), len(probe.unknowns))
+            try:
+                return probe.move(state, seat, move, turn, pending)
+            except _RefusedError:
+                del probe.checked[marks[0]:], probe.unknowns[marks[1]:]
+                probe.taken += 1
+            quiet = Move(move.verb, move.words, (), move.comments, move.line, move.column, move.text)
+            for command in reworded[:-1]:  # the steps the move as read leaves out first, then the move
+                state = self._stand(probe, state, seat, quiet, command, turn.line)
+            return self._stand(probe, state, seat, move, reworded[-1], turn.line)
         if pending.seat != seat:
             raise _RefusedError(turn.line)
+        return self._stand(probe, state, seat, move, meant, turn.line)
+
+    @staticmethod
+    def _stand(probe: _Probe, state: Any, seat: int, move: Move, command: Command, line: int) -> Any:
+        """`command` standing for the written move, as the checker went on with it; refused where not legal."""
         mark = len(probe.checked)
-        after = probe._stand_in(state, seat, move, meant)  # noqa: SLF001  (as the checker went on with it)
+        after = probe._stand_in(state, seat, move, command)  # noqa: SLF001  (as the checker went on with it)
         if len(probe.checked) == mark:
-            raise _RefusedError(turn.line)  # what stood for it is not legal with these values
+            raise _RefusedError(line)  # what stood for it is not legal with these values
         return after
 
     def reads_to_end(self, state: Any, stop: int, settled: dict[tuple[int, int], tuple[Any, ...]],
@@ -2036,7 +2070,7 @@ class _Reading:
                 if m == len(turn.moves) - 1:
                     state = probe.line_end(state, probe.seat_of(turn.player) or 0, turn)
         except _RefusedError:
-            return Step(False, k, None, {}, max(1, k - stop), taken=probe.taken)
+            return Step(False, k, None, {}, max(1, k - stop), taken=probe.taken, took=probe.took)
         depth = k
         claimed = self.checker.claimed
         miss: tuple[int, int] | None = None
@@ -2047,7 +2081,7 @@ class _Reading:
             miss = (sum(1 for o in off if o != 0), sum(o for o in off if o is not None))
             if miss[0] == 0:
                 depth += 1  # it also gives the result the table wrote down
-        return Step(True, depth, state, {}, max(1, k - stop), miss, probe.taken)
+        return Step(True, depth, state, {}, max(1, k - stop), miss, probe.taken, probe.took)
 
 
 OPEN_FACTS = frozenset({"source", "kind", "expected_count"})

@@ -61,6 +61,7 @@ class Step:
     cost: int
     miss: tuple[int, int] | None = None  # at the end: seats whose total is not the claimed one, and by how much in all
     taken: int = 0  # written items the reading found not there (a guess before may have taken them), read past
+    took: tuple[str, ...] = ()  # those items, as written (a guess that holds one is the first to change)
 
 
 class Reader(Protocol):

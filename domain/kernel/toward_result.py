@@ -5,9 +5,12 @@ is judged only by reading the whole game to its end; beyond the narrowing's budg
 (kernel.narrowing) leaves it undetermined. The written Result still says much: each seat's total mostly follows
 from its own cards. So the search climbs: from the value the checker read with, it tries neighbours (two items
 swapped; one item replaced by one the pool still held; one die turned to another face), each read to the end,
-and moves to the first that reads further or brings the computed totals nearer the claimed ones (fewer seats
-off, then fewer points off). At a value no neighbour improves, it starts again from a value drawn by a seeded
-generator, while the budget (moves read) and a time cap last.
+and moves to the first that reads further, takes fewer items a later line writes drawn (a display guessed with the
+card a later line draws: the guess, not the line, is wrong; such an item is given up first), or brings the
+computed totals nearer the claimed ones (fewer seats off, then fewer points off), in the order of
+`kernel.narrowing.rank`. A first value the lines after it refuse climbs too, toward one that reads to the end. At a
+value no neighbour improves, it starts again from a value drawn by a seeded generator, while the budget (moves
+read) and a time cap last; a game with no Result written at its end is not searched.
 
 A value that gives the whole Result is *found*, not proven the only one: the answer says so (`Answer.searched`),
 and every value met on the way that also gives it is kept. When none is found the unknown stays undetermined and
@@ -29,12 +32,14 @@ from domain.kernel.narrowing import narrow as narrow_together
 SECONDS = 1.8  # the time cap of one file's search for the claimed result (process time; a guard: kernel.explain)
 NARROWING_SECONDS = 2.4  # the time cap of one whole narrowing: joint, one at a time, then for the result (process time; a guard)
 NOWHERE = 10**6  # seats off when the reading did not reach a claimed result
-Score = tuple[int, int, int]  # (depth read, -seats off the claimed totals, -points off them): higher is nearer
+Score = tuple[int, int, int, int]  # (depth read, -written items found not there, -seats off the claimed totals,
+# -points off them): higher is nearer, in the order of kernel.narrowing.rank
 
 
-def neighbours(asked: Asked, value: Values) -> Iterator[Values]:
+def neighbours(asked: Asked, value: Values, took: Sequence[str] = ()) -> Iterator[Values]:
     """The values one step from `value`: two items swapped, then one replaced by another the pool held (a draw);
-    one die turned to another face (a roll). Items written on the line stay (a partial draw keeps them)."""
+    one die turned to another face (a roll). Items written on the line stay (a partial draw keeps them). `took`:
+    items a later line wrote drawn and found not there; a draw holding one first gives it up (the guess took it)."""
     if asked.kind == "roll":
         _, faces = asked.pool
         fixed = list(asked.partial or ())
@@ -48,16 +53,21 @@ def neighbours(asked: Asked, value: Values) -> Iterator[Values]:
     if asked.kind != "draw":
         return
     texts = [str(v) for v in value]
+    known = Counter(str(v) for v in (asked.partial or ()) if v != UNKNOWN)
+    dealt = Counter(texts)
+    left = Counter(str(c) for c in asked.pool) - dealt
+    by_text = {str(c): c for c in asked.pool}
+    for i, item in enumerate(texts):
+        if item in took and dealt[item] > known[item]:
+            for instead in sorted(left):
+                if instead not in took:
+                    yield (*value[:i], by_text[instead], *value[i + 1:])
     for i in range(len(value)):
         for j in range(i + 1, len(value)):
             if texts[i] != texts[j]:
                 swapped = list(value)
                 swapped[i], swapped[j] = swapped[j], swapped[i]
                 yield tuple(swapped)
-    known = Counter(str(v) for v in (asked.partial or ()) if v != UNKNOWN)
-    dealt = Counter(texts)
-    left = Counter(str(c) for c in asked.pool) - dealt
-    by_text = {str(c): c for c in asked.pool}
     for i, item in enumerate(texts):
         if dealt[item] - 1 < known[item]:
             continue  # written on the line: it stays
@@ -122,21 +132,26 @@ class _Climb:
         self.reader, self.budget, self.seconds, self.stop = reader, budget, seconds, stop
         self.spent = 0
         self.started = time.process_time()
+        self.took: dict[Values, tuple[str, ...]] = {}  # each value judged -> the written items its reading found not there
+        self.ended = False  # a value read to the end of the game without a claimed result there to steer by
 
     def left(self) -> bool:
         return self.spent <= self.budget and time.process_time() - self.started < self.seconds and not (
             self.stop is not None and self.stop())
 
-    def judge(self, state: Any, stop: int, settled: dict[Key, Values]) -> Score:
-        """One value read to the end: how far, and how near the claimed totals."""
+    def judge(self, state: Any, stop: int, settled: dict[Key, Values], value: Values) -> Score:
+        """One value read to the end: how far, what it took, and how near the claimed totals."""
         first = self.reader.play(state, stop, settled)
         self.spent += first.cost
         if not first.ok:
-            return (first.depth, -NOWHERE, 0)
+            self.took[value] = first.took
+            return (first.depth, -first.taken, -NOWHERE, 0)
         went = self.reader.advance(first.state, stop, None, settled)
         self.spent += went.cost
+        self.took[value] = (*first.took, *went.took)
+        self.ended = self.ended or (went.ok and went.miss is None)
         miss = went.miss if went.miss is not None else (NOWHERE, 0)
-        return (went.depth, -miss[0], -miss[1])
+        return (went.depth, -first.taken - went.taken, -miss[0], -miss[1])
 
     def search(self, state: Any, stop: int, key: Key, asked: Asked, answer: Answer) -> None:
         others = {k: v for k, v in answer.best.items() if k != key}
@@ -144,17 +159,17 @@ class _Climb:
 
         def judge(value: Values) -> Score:
             if value not in judged:
-                judged[value] = self.judge(state, stop, {**others, key: value})
+                judged[value] = self.judge(state, stop, {**others, key: value}, value)
             return judged[value]
 
         first = answer.best.get(key) or asked.assumed
         best, score = first, judge(first)
-        if score[1] <= -NOWHERE:
-            return  # no claimed result at the end of the game to steer by
+        if self.ended:
+            return  # no claimed result at the end of the game to steer by (a value read short climbs to read further)
         rng = random.Random(f"{key[0]}:{key[1]}")
         here, mine = best, score
-        while mine[1] < 0 and self.left():
-            for other in neighbours(asked, here):
+        while (mine[1] < 0 or mine[2] < 0) and not self.ended and self.left():  # an item a guess took, or no Result
+            for other in neighbours(asked, here, self.took.get(here, ())):
                 if not self.left():
                     break
                 theirs = judge(other)
@@ -166,7 +181,7 @@ class _Climb:
                 mine = judge(here)
             if mine > score:
                 best, score = here, mine
-        found = [v for v, s in judged.items() if s == score and s[1] == 0]
+        found = [v for v, s in judged.items() if s == score and s[2] == 0]
         answer.tried[key] = max(answer.tried.get(key, 0), len(judged))
         if found:
             answer.consistent[key] = found

@@ -318,6 +318,53 @@ def test_cities_nobody_wrote_down_before_a_scheme_written_read_as_the_file_with_
     assert [u.line for u in unknown.unknowns] == [10]  # the cities: an unknown the report names, not a finding
 
 
+_FIRST_BRACKET = re.compile(r"^(Setup )\[[^\]]*\]", re.M)  # the setup's first draw: a display, the cities
+
+
+@pytest.mark.parametrize("stem", ["la_citta_untidy_but_clean", "la_citta_colon_forgotten",
+                                  "la_citta_two_turns_on_one_line", "la_citta_verb_typo_and_card_misnamed"])
+def test_a_display_nobody_wrote_down_reads_as_the_file_with_it(stem: str) -> None:
+    """La Città's seven politics cards face up at the start written `[?]`: the first guess held cards that later
+    lines write drawn from the deck (`pass [bread_and_games]`), and those lines were reported as draws of cards not
+    there, or the guess stopped the reading at the first card played from the display. The display is searched for
+    one the lines after it stand with: the file reads as with the display written, the same findings and scores."""
+    text = (HERE / f"{stem}.txt").read_text(encoding="utf-8")
+    written = check_text(text)
+    unknown = check_text(_FIRST_BRACKET.sub(r"\1[?]", text, count=1))
+    assert [u.line for u in unknown.unknowns if u.move < 0]  # the display: an unknown the report names
+    assert [(f.line, f.rule) for f in unknown.findings] == [(f.line, f.rule) for f in written.findings]
+    assert [s["total"] for s in (unknown.scores or {})["seats"]] == [s["total"] for s in (written.scores or {})["seats"]]
+
+
+@pytest.mark.parametrize("stem", ["citta_stato_card_misnamed_comment_mid_line",
+                                  "citta_stato_turn_left_out_after_unknown_draws"])
+def test_cities_dealt_seat_by_seat_nobody_wrote_down_read_as_the_file_with_them(stem: str) -> None:
+    """The cities written `[?]`, then each seat's personal scheme written: which seat has which city decides the seal
+    of the scheme it draws (Pisa blue, Genova red), so the setup is made again with the cities in every seat order,
+    not only as sets; the file reads as with the cities written (its slips, not a count of schemes at the setup)."""
+    text = (HERE / f"{stem}.txt").read_text(encoding="utf-8")
+    written = check_text(text)
+    unknown = check_text(_FIRST_BRACKET.sub(r"\1[?]", text, count=1))
+    assert [(f.line, f.rule) for f in unknown.findings] == [(f.line, f.rule) for f in written.findings]
+    assert not [f for f in unknown.findings if f.rule.startswith("chance/")]
+
+
+@pytest.mark.parametrize(("stem", "port"), [("serenissima_battle", "[palermo]"), ("serenissima_battle", "[napoli]"),
+                                            ("serenissima_comma_forgotten_and_galley_number", "[tripoli]")])
+def test_a_closed_port_nobody_wrote_down_before_a_misspelt_zone_is_told_by_the_lines_after(stem: str, port: str) -> None:
+    """A port closed to a good at the setup written `[?]`, and a zone misspelt later (`sail famagusta rodi famgusta`):
+    every guess of the port stopped at the misspelt line alike, so none was told apart and the first (a port a galley
+    claims later) made that claim a refusal and a cascade after it. The misspelt move is read as the checker read it
+    where the words cannot stand, and what follows tells the ports apart: only the file's own slips are named."""
+    text = (HERE / f"{stem}.txt").read_text(encoding="utf-8")
+    setup = next(line for line in text.splitlines() if line.startswith("Setup "))
+    written = check_text(text)
+    unknown = check_text(text.replace(setup, setup.replace(port, "[?]", 1), 1))
+    assert [(f.line, f.rule) for f in unknown.findings] == [(f.line, f.rule) for f in written.findings]
+    (closed,) = [u for u in unknown.unknowns if u.move < 0]
+    assert closed.consistent and port.strip("[]") in [str(v) for value in closed.consistent for v in value]
+
+
 def test_five_seats_dealt_unwritten_and_a_colour_slip_name_the_slip_once() -> None:
     """Five seats, the Republic deal `[?]` (120 deals: more than the check can read to the end) and a cube written
     white for purple at line 73: the slip is named once, at its line, as with the deal written, not read as written

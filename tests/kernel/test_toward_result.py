@@ -87,3 +87,41 @@ def test_a_narrowing_past_its_time_cap_says_so_and_settles_nothing() -> None:
     answer = narrow(Table((5, 2, 8, 3)), None, [(-1, [KEY])], 20_000, 400, MAIN, seconds=0.0)
     assert answer.consistent[KEY] is None
     assert "time cap" in answer.why[KEY]
+
+
+class TakenTable(Table):
+    """The same deal, but a later line writes R1 drawn from the deck: a deal holding R1 took it (the reading goes on
+    past that line with a possible card, the item counted as not there), and with `refused` it stops there instead.
+    The claimed result is met by every deal, so only what the deal took tells them apart."""
+
+    def __init__(self, refused: bool = False) -> None:
+        super().__init__((0, 0, 0, 0), ordered=False)
+        self.refused = refused
+
+    def advance(self, state: Any, stop: int, until: int | None, settled: dict[tuple[int, int], tuple[Any, ...]]) -> Step:
+        if "R1" not in state:
+            return Step(True, 101, state, {}, 100, (0, 0))
+        if self.refused:
+            return Step(False, 40, None, {}, 40)
+        return Step(True, 101, state, {}, 100, (0, 0), taken=1, took=("R1",))
+
+
+def test_neighbours_first_give_up_a_card_a_later_line_drew() -> None:
+    near = list(neighbours(Asked("draw", POOL, FIRST, None), FIRST, took=("R1",)))
+    assert all(value[0] != "R1" for value in near[:4]) and near[0][1:] == FIRST[1:]
+    assert len(set(near)) == 6 + 4 * 4, "then every other neighbour, as without"
+
+
+def test_a_deal_that_took_a_card_a_later_line_drew_is_not_kept_for_meeting_the_result() -> None:
+    """The first deal gives the Result, but it took R1, which a later line writes drawn: the search goes on to a deal
+    that leaves R1 in the deck (the guess, not the line, was wrong), and settles on it."""
+    answer = narrow(TakenTable(), None, [(-1, [KEY])], 20_000, 1, MAIN)  # limit 1: the joint search leaves it open
+    assert answer.best[KEY] != FIRST and "R1" not in answer.best[KEY]
+    assert answer.consistent[KEY] and all("R1" not in deal for deal in answer.consistent[KEY])
+
+
+def test_a_deal_the_lines_after_it_refuse_climbs_to_one_they_stand_with() -> None:
+    """The first deal is refused at a later line (it holds the card a later line draws): the search no longer stops
+    there for want of a Result at the end, but climbs to a deal that reads further, and on to the Result."""
+    answer = narrow(TakenTable(refused=True), None, [(-1, [KEY])], 20_000, 1, MAIN)
+    assert "R1" not in answer.best[KEY] and answer.consistent[KEY] is not None
