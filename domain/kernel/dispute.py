@@ -1746,6 +1746,7 @@ class _Checker:
         plain = {self.written_at(u) for u in self.unknowns  # nobody wrote it, or wrote it with a `?` in it (`[Y?]`)
                  if u.written is None or UNKNOWN in u.written or u.blind} & main.keys()
         answer: Answer | None = None
+        short: Answer | None = None  # that search's answer where it did not read to the end (a slip of the file's own)
         if plain and len(plain) < len(main):  # an outcome written but impossible with the first guesses: it is
             # read as written (an item not there counted, kernel.narrowing.rank), and the outcomes nobody wrote are
             # narrowed to values that let it stand (`[?]` drawn, then the next seat's written card: the `[?]` was
@@ -1758,12 +1759,14 @@ class _Checker:
                                                           for stop, keys in kept], budget, CANDIDATES,
                                          {k: main[k] for k in plain}, *cap())
                 if not reading.reads_to_end(first, kept[0][0], answer.best, exactly=False):
-                    answer = None
+                    short, answer = answer, None
         if answer is None:
             reading.overriding = True  # the written but impossible outcomes searched too (`WrittenChance.fallback`)
             answer = narrow_together(reading, start, [(stop, sorted(keys, key=lambda k: reading.rank[k]))
                                                       for stop, keys in order], budget, CANDIDATES, main,
                                      *cap())
+            if short is not None:  # what that search found for an outcome this one left without a value (its cap)
+                answer.best.update({k: v for k, v in short.best.items() if k not in answer.best})
         _keep_guesses(reading, answer, self.unknowns)
         self.apply(answer)
         return answer

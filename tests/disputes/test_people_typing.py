@@ -365,6 +365,23 @@ def test_a_closed_port_nobody_wrote_down_before_a_misspelt_zone_is_told_by_the_l
     assert closed.consistent and port.strip("[]") in [str(v) for value in closed.consistent for v in value]
 
 
+@pytest.mark.parametrize(("stem", "cards"), [("citta_stato_line_copied_after_unknown_draws", "[G8 G6]"),
+                                             ("citta_stato_turn_left_out_after_unknown_draws", "[G4 G1]"),
+                                             ("citta_stato_lines_swapped_after_unknown_draws", "[B4 B8]")])
+def test_a_colour_dealt_unwritten_before_a_slip_keeps_the_cards_the_lines_before_the_slip_say(stem: str, cards: str
+                                                                                             ) -> None:
+    """A colour's Present and Future cards at the start written `[?]`, and a slip of the table's own later (a line
+    copied, a turn left out, two lines swapped): no guess of the cards reads past the slip, so the search that reads
+    the written lines found cards that stand up to it, and a wider one that the check's caps then cut settled nothing;
+    the cards the first found are read with, not the first guess (which took a card a later line draws, and was
+    reported as a draw not there). The file reads with its own slip alone, as with the cards written."""
+    text = (HERE / f"{stem}.txt").read_text(encoding="utf-8")
+    setup = next(line for line in text.splitlines() if line.startswith("Setup "))
+    written = check_text(text)
+    unknown = check_text(text.replace(setup, setup.replace(cards, "[?]", 1), 1))
+    assert [(f.line, f.rule) for f in unknown.findings] == [(f.line, f.rule) for f in written.findings]
+
+
 def test_five_seats_dealt_unwritten_and_a_colour_slip_name_the_slip_once() -> None:
     """Five seats, the Republic deal `[?]` (120 deals: more than the check can read to the end) and a cube written
     white for purple at line 73: the slip is named once, at its line, as with the deal written, not read as written
