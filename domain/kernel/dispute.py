@@ -2049,6 +2049,26 @@ class _Reading:
         went = self.advance(first.state, stop, None, settled)
         return went.ok and went.depth >= len(self.steps) and (not exactly or first.taken + went.taken == 0)
 
+    def _explained(self, probe: _Probe, state: Any, k: int, upto: int, explanation: Explanation) -> Any:
+        """The lines of a slip the checker explained (steps `k` to `upto`), read as written where they stand with
+        these values, else as the explanation reads them, counted as an item not there (kernel.narrowing.rank): the
+        checker explained them reading with its own guesses, and a refusal may be a guess's doing (a port guessed
+        closed that a galley claims later: the value with which the claim stands is the likelier)."""
+        marks = (len(probe.checked), len(probe.unknowns))
+        try:
+            written = state
+            for step in range(k, upto):
+                written = self._move(probe, written, step)
+                t, m = self.steps[step]
+                turn = self.notation.turns[t]
+                if m == len(turn.moves) - 1:
+                    written = probe.line_end(written, probe.seat_of(turn.player) or 0, turn)
+            return written
+        except _RefusedError:
+            del probe.checked[marks[0]:], probe.unknowns[marks[1]:]
+        probe.taken += 1
+        return read_explained(probe, state, explanation.lines)
+
     def advance(self, state: Any, stop: int, until: int | None, settled: dict[tuple[int, int], tuple[Any, ...]]) -> Step:
         probe = self._probe(settled)
         end = len(self.steps) if until is None else until
@@ -2064,8 +2084,9 @@ class _Reading:
                 t, m = self.steps[k]
                 if m == 0 and t in explained:  # a slip the checker explained: read as the table meant it
                     explanation = explained[t]
-                    state = read_explained(probe, state, explanation.lines)
-                    k = self.first_of[min(t + explanation.consumed, len(self.first_of) - 1)]
+                    upto = self.first_of[min(t + explanation.consumed, len(self.first_of) - 1)]
+                    state = self._explained(probe, state, k, upto, explanation)
+                    k = upto
                     continue
                 state = self._move(probe, state, k)
                 turn = self.notation.turns[t]

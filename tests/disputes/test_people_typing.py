@@ -350,12 +350,16 @@ def test_cities_dealt_seat_by_seat_nobody_wrote_down_read_as_the_file_with_them(
 
 
 @pytest.mark.parametrize(("stem", "port"), [("serenissima_battle", "[palermo]"), ("serenissima_battle", "[napoli]"),
-                                            ("serenissima_comma_forgotten_and_galley_number", "[tripoli]")])
-def test_a_closed_port_nobody_wrote_down_before_a_misspelt_zone_is_told_by_the_lines_after(stem: str, port: str) -> None:
-    """A port closed to a good at the setup written `[?]`, and a zone misspelt later (`sail famagusta rodi famgusta`):
-    every guess of the port stopped at the misspelt line alike, so none was told apart and the first (a port a galley
-    claims later) made that claim a refusal and a cascade after it. The misspelt move is read as the checker read it
-    where the words cannot stand, and what follows tells the ports apart: only the file's own slips are named."""
+                                            ("serenissima_comma_forgotten_and_galley_number", "[tripoli]"),
+                                            ("serenissima_swapped_and_verb_typo", "[palermo]"),
+                                            ("serenissima_sailors_miscounted_and_comment_mid_line", "[napoli]")])
+def test_a_closed_port_nobody_wrote_down_before_a_slip_is_told_by_the_lines_after(stem: str, port: str) -> None:
+    """A port closed to a good at the setup written `[?]`, and a slip of the table's later: a zone misspelt (`sail
+    famagusta rodi famgusta`), two lines swapped. Every guess of the port stopped at the slip alike, so none was told
+    apart, and the first (a port a galley claims later) made that claim a refusal, explained as a line written twice,
+    and a cascade after it; a narrowing then read that explanation as the table's and told the ports apart no better.
+    The slip is read as the checker read it where it cannot stand as written, a line the checker explained is read as
+    written where it stands with the port tried: only the file's own slips are named."""
     text = (HERE / f"{stem}.txt").read_text(encoding="utf-8")
     setup = next(line for line in text.splitlines() if line.startswith("Setup "))
     written = check_text(text)
