@@ -2628,6 +2628,7 @@ def _read_all(notation: Notation, game: Game, words: Words, edition: Edition, se
         checker = past_the_slips()
     checker = _judged_by_result(checker, narrowed, explaining)
     _doubted(checker, len(findings), _written_again(notation.turns))
+    _taken_by_a_guess(checker, len(findings))
     if claimed is not None:
         state = checker.state
         _compare_result(checker, claimed, game.scores(state), game.pending(state).over, notation, game, state)
@@ -2791,6 +2792,29 @@ def _doubted(checker: _Checker, header: int, again: set[int] | frozenset[int] = 
             first.doubts.append(f"line {found.line} ({found.rule})")
             continue
         kept.append(found)
+    checker.findings[:] = kept
+
+
+def _taken_by_a_guess(checker: _Checker, header: int) -> None:
+    """A card written drawn and found not there, where an earlier draw from the same deck that nobody wrote was read
+    with a guess holding that card, and the search did not settle that draw on values that all hold it: the guess may
+    have taken the card, so the refusal is said on that unknown (its doubts), not named as the table's slip. Only
+    for outcomes every reader may read (a face-up display, a colour's cards): whether a hidden guess held a card is
+    not for the report to tell."""
+    kept: list[Finding] = []
+    for k, found in enumerate(checker.findings):
+        facts = found.facts if isinstance(found.facts, dict) else {}
+        items = {str(v) for v in facts.get("not_there") or ()} if isinstance(facts.get("not_there"), list) else set()
+        guess = next((u for u in checker.unknowns if k >= header and found.rule == _TAKEN and items
+                      and u.kind == "draw" and u.source == facts.get("source") and u.owner == PUBLIC
+                      and (u.line, u.column) < (found.line, found.column or 0)
+                      and items & {str(v) for v in u.assumed}
+                      and (u.consistent is None or any(not items & {str(v) for v in value} for value in u.consistent))),
+                     None)
+        if guess is None:
+            kept.append(found)
+            continue
+        guess.doubts.append(f"line {found.line} ({found.rule})")
     checker.findings[:] = kept
 
 

@@ -11,6 +11,7 @@ import json
 import random
 import re
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -18,7 +19,7 @@ import pytest
 from benchmarks.dispute_slips import _turns, plant, play
 from domain import catalog
 from domain.kernel import ALL, reveal
-from domain.kernel.dispute import HIDDEN_READING, _searched
+from domain.kernel.dispute import HIDDEN_READING, Finding, Unknown, _searched, _taken_by_a_guess
 from domain.kernel.selfplay import play_random
 from domain.kernel.violations import MARK
 from domain.transcripts import check_text, render_log
@@ -144,3 +145,21 @@ def test_a_hidden_card_misspelt_after_unknown_draws_is_one_finding_and_reads_ali
         public.append(json.dumps(shown, sort_keys=True))
         assert word.strip("[]") not in public[-1]
     assert public[0] == public[1]
+
+
+def test_a_hidden_guess_that_may_have_taken_a_card_does_not_hide_the_finding() -> None:
+    """A card written drawn and not there after a draw nobody wrote that the check guessed holding it: the refusal
+    becomes a doubt on that guess only when the guess is every reader's (a face-up display); where it is a seat's
+    hidden card, the finding stays, so that its vanishing tells nobody what the hidden guess held."""
+    def checker(owner: Any) -> Any:
+        found = Finding("chance", 20, "chance/draw/not-there", "not there",
+                        facts={"source": "politics", "drawn": ["palace"], "not_there": ["palace"]})
+        guess = Unknown(7, 7, "draw", "politics", -1, 0, ("palace", "hospital"), owner=owner)  # consistent: open
+        return SimpleNamespace(findings=[found], unknowns=[guess])
+
+    public = checker("public")
+    _taken_by_a_guess(public, 0)
+    assert public.findings == [] and public.unknowns[0].doubts == ["line 20 (chance/draw/not-there)"]
+    hidden = checker(1)
+    _taken_by_a_guess(hidden, 0)
+    assert [f.line for f in hidden.findings] == [20] and hidden.unknowns[0].doubts == []
