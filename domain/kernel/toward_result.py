@@ -31,6 +31,8 @@ from domain.kernel.narrowing import narrow as narrow_together
 
 SECONDS = 1.8  # the time cap of one file's search for the claimed result (process time; a guard: kernel.explain)
 NARROWING_SECONDS = 2.4  # the time cap of one whole narrowing: joint, one at a time, then for the result (process time; a guard)
+PLATEAU = 256  # values judged in a row without a better one before the climb stops (a slip of the file's own that
+# no value reads past: the check's budget is kept for the readings after it, which read the slip as explained)
 NOWHERE = 10**6  # seats off when the reading did not reach a claimed result
 Score = tuple[int, int, int, int]  # (depth read, -written items found not there, -seats off the claimed totals,
 # -points off them): higher is nearer, in the order of kernel.narrowing.rank
@@ -168,9 +170,10 @@ class _Climb:
             return  # no claimed result at the end of the game to steer by (a value read short climbs to read further)
         rng = random.Random(f"{key[0]}:{key[1]}")
         here, mine = best, score
-        while (mine[1] < 0 or mine[2] < 0) and not self.ended and self.left():  # an item a guess took, or no Result
+        bettered = 1  # values judged when the best last improved: a long plateau is a slip every value stops at
+        while (mine[1] < 0 or mine[2] < 0) and not self.ended and self.left() and len(judged) - bettered <= PLATEAU:
             for other in neighbours(asked, here, self.took.get(here, ())):
-                if not self.left():
+                if not self.left() or len(judged) - bettered > PLATEAU:
                     break
                 theirs = judge(other)
                 if theirs > mine:
@@ -180,7 +183,7 @@ class _Climb:
                 here = _random_value(asked, here, rng)
                 mine = judge(here)
             if mine > score:
-                best, score = here, mine
+                best, score, bettered = here, mine, len(judged)
         found = [v for v, s in judged.items() if s == score and s[2] == 0]
         answer.tried[key] = max(answer.tried.get(key, 0), len(judged))
         if found:

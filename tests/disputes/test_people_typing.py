@@ -322,12 +322,16 @@ _FIRST_BRACKET = re.compile(r"^(Setup )\[[^\]]*\]", re.M)  # the setup's first d
 
 
 @pytest.mark.parametrize("stem", ["la_citta_untidy_but_clean", "la_citta_colon_forgotten",
-                                  "la_citta_two_turns_on_one_line", "la_citta_verb_typo_and_card_misnamed"])
+                                  "la_citta_two_turns_on_one_line", "la_citta_verb_typo_and_card_misnamed",
+                                  "la_citta_hungry_first_turn", "la_citta_pier_paolo"])
 def test_a_display_nobody_wrote_down_reads_as_the_file_with_it(stem: str) -> None:
     """La Città's seven politics cards face up at the start written `[?]`: the first guess held cards that later
     lines write drawn from the deck (`pass [bread_and_games]`), and those lines were reported as draws of cards not
     there, or the guess stopped the reading at the first card played from the display. The display is searched for
-    one the lines after it stand with: the file reads as with the display written, the same findings and scores."""
+    one the lines after it stand with: the file reads as with the display written, the same findings and scores. A
+    slip of the table's early in the file (a player out of turn at line 25) that every display stops at alike no
+    longer spends the check's budget on a search that cannot pass it: the reading after it, the slip explained,
+    settles the display."""
     text = (HERE / f"{stem}.txt").read_text(encoding="utf-8")
     written = check_text(text)
     unknown = check_text(_FIRST_BRACKET.sub(r"\1[?]", text, count=1))

@@ -7,7 +7,7 @@ from typing import Any
 
 from domain.kernel.narrowing import Asked, Step, candidates_of
 from domain.kernel.narrowing import narrow as narrow_together
-from domain.kernel.toward_result import narrow, neighbours
+from domain.kernel.toward_result import PLATEAU, narrow, neighbours
 
 KEY = (3, 12)
 POOL = tuple(f"R{k}" for k in range(1, 9))
@@ -125,3 +125,18 @@ def test_a_deal_the_lines_after_it_refuse_climbs_to_one_they_stand_with() -> Non
     there for want of a Result at the end, but climbs to a deal that reads further, and on to the Result."""
     answer = narrow(TakenTable(refused=True), None, [(-1, [KEY])], 20_000, 1, MAIN)
     assert "R1" not in answer.best[KEY] and answer.consistent[KEY] is not None
+
+
+class Blocked(Table):
+    """A slip of the file's own at a later line that every deal stops at alike (nothing reads past it)."""
+
+    def advance(self, state: Any, stop: int, until: int | None, settled: dict[tuple[int, int], tuple[Any, ...]]) -> Step:
+        return Step(False, 40, None, {}, 40)
+
+
+def test_a_climb_every_value_of_which_stops_at_one_slip_gives_up_and_leaves_the_budget() -> None:
+    """No deal reads past the slip: after `PLATEAU` values without a better one the climb stops, so that the check's
+    budget is left for the readings after it (which read the slip as explained), not spent on a plateau."""
+    answer = narrow(Blocked((5, 2, 8, 3)), None, [(-1, [KEY])], 100_000, 1, MAIN)
+    assert answer.consistent[KEY] is None and PLATEAU < answer.tried[KEY] <= PLATEAU + 2
+    assert answer.spent < 100_000 // 2
