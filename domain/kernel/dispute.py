@@ -2799,13 +2799,14 @@ def _taken_by_a_guess(checker: _Checker, header: int) -> None:
     """A card written drawn and found not there, where an earlier draw from the same deck that nobody wrote was read
     with a guess holding that card, and the search did not settle that draw on values that all hold it: the guess may
     have taken the card, so the refusal is said on that unknown (its doubts), not named as the table's slip. Only
-    for outcomes every reader may read (a face-up display, a colour's cards): whether a hidden guess held a card is
-    not for the report to tell."""
+    for outcomes every reader may read, the guess's (a face-up display, a colour's cards) and the card written: whether
+    a hidden guess held a card, or a hidden card written was one a guess held, is not for the report to tell."""
     kept: list[Finding] = []
     for k, found in enumerate(checker.findings):
         facts = found.facts if isinstance(found.facts, dict) else {}
         items = {str(v) for v in facts.get("not_there") or ()} if isinstance(facts.get("not_there"), list) else set()
         guess = next((u for u in checker.unknowns if k >= header and found.rule == _TAKEN and items
+                      and not isinstance(found.message, Secret)  # a face-down card written: its seat's to read
                       and u.kind == "draw" and u.source == facts.get("source") and u.owner == PUBLIC
                       and (u.line, u.column) < (found.line, found.column or 0)
                       and items & {str(v) for v in u.assumed}

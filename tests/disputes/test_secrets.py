@@ -21,7 +21,7 @@ from domain import catalog
 from domain.kernel import ALL, reveal
 from domain.kernel.dispute import HIDDEN_READING, Finding, Unknown, _searched, _taken_by_a_guess
 from domain.kernel.selfplay import play_random
-from domain.kernel.violations import MARK
+from domain.kernel.violations import MARK, Secret
 from domain.transcripts import check_text, render_log
 
 _DEAL = re.compile(r"\[(R\d+) (R\d+) (R\d+)\]")  # the setup's Republic cards, one face down to each of 3 seats
@@ -149,10 +149,10 @@ def test_a_hidden_card_misspelt_after_unknown_draws_is_one_finding_and_reads_ali
 
 def test_a_hidden_guess_that_may_have_taken_a_card_does_not_hide_the_finding() -> None:
     """A card written drawn and not there after a draw nobody wrote that the check guessed holding it: the refusal
-    becomes a doubt on that guess only when the guess is every reader's (a face-up display); where it is a seat's
-    hidden card, the finding stays, so that its vanishing tells nobody what the hidden guess held."""
-    def checker(owner: Any) -> Any:
-        found = Finding("chance", 20, "chance/draw/not-there", "not there",
+    becomes a doubt on that guess only when the guess and the card written are every reader's (a face-up display);
+    where either is a seat's hidden card, the finding stays, so that its vanishing tells nobody what was hidden."""
+    def checker(owner: Any, message: Any = "not there") -> Any:
+        found = Finding("chance", 20, "chance/draw/not-there", message,
                         facts={"source": "politics", "drawn": ["palace"], "not_there": ["palace"]})
         guess = Unknown(7, 7, "draw", "politics", -1, 0, ("palace", "hospital"), owner=owner)  # consistent: open
         return SimpleNamespace(findings=[found], unknowns=[guess])
@@ -163,3 +163,6 @@ def test_a_hidden_guess_that_may_have_taken_a_card_does_not_hide_the_finding() -
     hidden = checker(1)
     _taken_by_a_guess(hidden, 0)
     assert [f.line for f in hidden.findings] == [20] and hidden.unknowns[0].doubts == []
+    face_down = checker("public", Secret("line 20: palace could not be drawn", 2, "line 20: does not stand"))
+    _taken_by_a_guess(face_down, 0)  # the card written is a seat's face-down draw: whether a guess held it stays unsaid
+    assert [f.line for f in face_down.findings] == [20] and face_down.unknowns[0].doubts == []
