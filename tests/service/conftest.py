@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import socket
 import uuid
 from collections.abc import Iterator
@@ -120,10 +121,24 @@ def close_app(app: Any) -> None:
     service.records.close()
 
 
+LISTENING = (20_000, 32_000)
+"""Where a port for a server a test starts is picked: below the kernel's ephemeral range (32768-60999 here), so the
+port cannot be handed meanwhile to a client connection of another test (a port picked with `bind(0)` came from that
+range, and a process started seconds later found it taken: "Address already in use")."""
+_PICK = random.SystemRandom()
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A port free now, for a server a test starts in another process (picked at random: three test workers pick)."""
+    for _ in range(500):
+        port = _PICK.randrange(*LISTENING)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise AssertionError(f"no free port in {LISTENING}")
 
 
 def subprocess_env(extra: dict[str, str]) -> dict[str, str]:

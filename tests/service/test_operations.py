@@ -16,6 +16,7 @@ import logging
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -351,8 +352,6 @@ def two_free_ports() -> int:
     for _ in range(50):
         base = free_port()
         with contextlib.suppress(OSError):
-            import socket
-
             with socket.socket() as s:
                 s.bind(("127.0.0.1", base + 1))
             return base

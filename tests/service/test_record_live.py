@@ -10,6 +10,7 @@ record page in Chromium follows a game as moves are posted over HTTP, without a 
 from __future__ import annotations
 
 import json
+import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -261,8 +262,6 @@ def test_a_stalled_redis_holds_a_command_s_answer_only_briefly(tmp_path: Path) -
     """A Redis that takes connections and never answers (stopped, a partition): the first command after it
     stalled waits for the publisher's bounded timeouts (1 s in service, a quarter here, and one retry), the
     next ones not at all while the hub holds off."""
-    import socket
-
     stalled = socket.socket()
     stalled.bind(("127.0.0.1", 0))
     stalled.listen(8)  # the kernel accepts the connections; nothing ever reads or answers
