@@ -340,8 +340,9 @@ def summary(report: DisputeReport) -> str:
         done = "to its end" if report.finished else "so far (the game is not over)"
         # an unknown the search could not settle, with slips that rest on its guess left unreported: not "clean" (a
         # face-down draw's, while the game is on, is its seat's to read: the public summary does not say it)
-        unsettled = [u for u in report.unknowns
-                     if u.consistent is None and u.doubts and (report.finished or u.owner == PUBLIC)]
+        unsettled = [u for u in report.unknowns  # (or left between several values, one of which a refusal rests on)
+                     if (u.consistent is None or len(u.consistent) > 1) and u.doubts
+                     and (report.finished or u.owner == PUBLIC)]
         if unsettled:
             lines = ", ".join(str(u.line) for u in unsettled)
             return counted(f"no finding, but not settled: {report.moves} moves checked {done}; {len(unsettled)} "

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from domain.kernel.dispute import Unknown
+from domain.kernel.dispute import DisputeReport, Unknown, summary
 from domain.kernel.violations import MARK
 from domain.transcripts import check_text
 
@@ -54,3 +54,15 @@ def test_a_file_whose_unknown_the_check_could_not_settle_is_not_called_clean() -
     assert "not settled" in starved["summary"] and "line 24" in starved["summary"], starved["summary"]
     full = check_text(text).to_json()
     assert [(f["line"], f["rule"]) for f in full["findings"]] == [(30, "la-citta/place/occupied")]
+
+
+def test_a_file_with_no_finding_whose_unknown_was_left_between_values_a_refusal_rests_on_is_not_clean() -> None:
+    """An outcome nobody wrote left between two values, the reading made with one of them, and a refusal after it
+    said on that unknown (its doubts) rather than named: the file is "not settled", never "clean" (every move legal
+    and every outcome possible is not what was found)."""
+    unknown = Unknown(7, 7, "draw", "politics", -1, 0, ("palace",), consistent=[("palace",), ("hospital",)],
+                      doubts=["line 20 (chance/draw/not-there)"])
+    report = DisputeReport("la-citta", NAMES, {}, [], [unknown], None, None, True, None, moves=80)
+    assert summary(report).startswith("no finding, but not settled") and "line 7" in summary(report)
+    unknown.doubts = []
+    assert summary(report).startswith("clean")
