@@ -1464,7 +1464,7 @@ class _Checker:
         written = list(chance.written)
         bad = chance.failed_at
         while bad is not None and bad < len(written):
-            self.took += tuple(str(v) for v in written[bad].values or () if v != UNKNOWN and str(v) not in self.took)
+            self._note_taken(written[bad])
             written[bad] = Written(None, written[bad].line, written[bad].column)
             retry = self.chance(written)
             try:
@@ -1480,6 +1480,10 @@ class _Checker:
             self.taken += 1
             return self._keep(state, seat, move, command, retry, produced, after, assumed=True)
         raise Refused(_TAKEN)
+
+    def _note_taken(self, written: Written) -> None:
+        """The items of a written outcome found not there, each once (`took`: kernel.toward_result gives them up first)."""
+        self.took += tuple(str(v) for v in written.values or () if v != UNKNOWN and str(v) not in self.took)
 
     def _meant(self, move: Move, seat: int, near: Sequence[str], state: Any = None) -> list[dict[str, Any]]:
         """The move read with its misspelt verb or word replaced by the nearest word, when that reads (the
@@ -1869,7 +1873,7 @@ class _Probe(_Checker):
         written = list(chance.written)
         bad = chance.failed_at
         while bad is not None and bad < len(written):
-            self.took += tuple(str(v) for v in written[bad].values or () if v != UNKNOWN and str(v) not in self.took)
+            self._note_taken(written[bad])
             written[bad] = Written(None, written[bad].line, written[bad].column)
             retry = self.chance(written)
             try:
@@ -1944,8 +1948,8 @@ class _Reading:
         # `as_meant`, so is every move the checker found refused (a Market cube bought from the wrong row: what
         # follows it, the Result too, tells a Republic deal nobody wrote apart)
         self.misread: dict[tuple[int, int], Command] = {}
-        refused = {(c.line, c.column) for c in checker.checked if c.assumed} if as_meant else set()
-        for place in sorted(set(checker.unreadable) | refused):
+        assumed = {(c.line, c.column) for c in checker.checked if c.assumed}  # where the checker went on otherwise
+        for place in sorted(set(checker.unreadable) | (assumed if as_meant else set())):
             kept = [c for c in checker.checked if (c.line, c.column) == place]
             if len(kept) == 1 and kept[0].assumed:
                 self.misread[place] = kept[0].command
@@ -1957,10 +1961,8 @@ class _Reading:
         self.reworded: dict[tuple[int, int], tuple[Command, ...]] = {}  # each such move -> the commands read for it
         for c in checker.checked:
             place = (c.line, c.column)
-            if place in worded and place not in self.misread:
+            if place in worded and place in assumed and place not in self.misread:
                 self.reworded[place] = (*self.reworded.get(place, ()), c.command)
-        self.reworded = {k: v for k, v in self.reworded.items()
-                         if any(c.assumed for c in checker.checked if (c.line, c.column) == k)}
 
     def _probe(self, settled: dict[tuple[int, int], tuple[Any, ...]]) -> _Probe:
         c = self.checker
@@ -2017,12 +2019,9 @@ class _Reading:
             reworded = self.reworded.get((move.line, move.column))
             if reworded is None:
                 return probe.move(state, seat, move, turn, pending)
-            marks = (len(probe.checked), len(probe.unknowns))
-            try:
-                return probe.move(state, seat, move, turn, pending)
-            except _RefusedError:
-                del probe.checked[marks[0]:], probe.unknowns[marks[1]:]
-                probe.taken += 1
+            written = self._as_written(probe, lambda: probe.move(state, seat, move, turn, pending))
+            if written is not None:
+                return written
             quiet = Move(move.verb, move.words, (), move.comments, move.line, move.column, move.text)
             for command in reworded[:-1]:  # the steps the move as read leaves out first, then the move
                 state = self._stand(probe, state, seat, quiet, command, turn.line)
@@ -2030,6 +2029,18 @@ class _Reading:
         if pending.seat != seat:
             raise _RefusedError(turn.line)
         return self._stand(probe, state, seat, move, meant, turn.line)
+
+    @staticmethod
+    def _as_written(probe: _Probe, read: Callable[[], Any]) -> Any:
+        """What `read` (the lines as written) gives, or None where these values refuse it: what it noted undone, and
+        counted as an item not there (kernel.narrowing.rank), for the caller to read as the checker went on."""
+        marks = (len(probe.checked), len(probe.unknowns))
+        try:
+            return read()
+        except _RefusedError:
+            del probe.checked[marks[0]:], probe.unknowns[marks[1]:]
+            probe.taken += 1
+            return None
 
     @staticmethod
     def _stand(probe: _Probe, state: Any, seat: int, move: Move, command: Command, line: int) -> Any:
@@ -2055,20 +2066,22 @@ class _Reading:
         these values, else as the explanation reads them, counted as an item not there (kernel.narrowing.rank): the
         checker explained them reading with its own guesses, and a refusal may be a guess's doing (a port guessed
         closed that a galley claims later: the value with which the claim stands is the likelier)."""
-        marks = (len(probe.checked), len(probe.unknowns))
-        try:
+        def lines() -> Any:
             written = state
             for step in range(k, upto):
-                written = self._move(probe, written, step)
-                t, m = self.steps[step]
-                turn = self.notation.turns[t]
-                if m == len(turn.moves) - 1:
-                    written = probe.line_end(written, probe.seat_of(turn.player) or 0, turn)
+                written = self._step(probe, written, step)
             return written
-        except _RefusedError:
-            del probe.checked[marks[0]:], probe.unknowns[marks[1]:]
-        probe.taken += 1
-        return read_explained(probe, state, explanation.lines)
+        written = self._as_written(probe, lines)
+        return written if written is not None else read_explained(probe, state, explanation.lines)
+
+    def _step(self, probe: _Probe, state: Any, k: int) -> Any:
+        """The move at step `k` as written, and its line's end after its last move."""
+        state = self._move(probe, state, k)
+        t, m = self.steps[k]
+        turn = self.notation.turns[t]
+        if m == len(turn.moves) - 1:
+            state = probe.line_end(state, probe.seat_of(turn.player) or 0, turn)
+        return state
 
     def advance(self, state: Any, stop: int, until: int | None, settled: dict[tuple[int, int], tuple[Any, ...]]) -> Step:
         probe = self._probe(settled)
@@ -2089,11 +2102,8 @@ class _Reading:
                     state = self._explained(probe, state, k, upto, explanation)
                     k = upto
                     continue
-                state = self._move(probe, state, k)
-                turn = self.notation.turns[t]
+                state = self._step(probe, state, k)
                 k += 1
-                if m == len(turn.moves) - 1:
-                    state = probe.line_end(state, probe.seat_of(turn.player) or 0, turn)
         except _RefusedError:
             return Step(False, k, None, {}, max(1, k - stop), taken=probe.taken, took=probe.took)
         depth = k
@@ -2804,19 +2814,22 @@ def _taken_by_a_guess(checker: _Checker, header: int) -> None:
     a hidden guess held a card, or a hidden card written was one a guess held, is not for the report to tell."""
     kept: list[Finding] = []
     for k, found in enumerate(checker.findings):
-        facts = found.facts if isinstance(found.facts, dict) else {}
-        items = {str(v) for v in facts.get("not_there") or ()} if isinstance(facts.get("not_there"), list) else set()
-        guess = next((u for u in checker.unknowns if k >= header and found.rule == _TAKEN and items
-                      and not isinstance(found.message, Secret)  # a face-down card written: its seat's to read
-                      and u.kind == "draw" and u.source == facts.get("source") and u.owner == PUBLIC
+        not_there = found.facts.get("not_there")
+        if k < header or found.rule != _TAKEN or not isinstance(not_there, list) or not not_there \
+                or isinstance(found.message, Secret):  # (a face-down card written: its seat's to read)
+            kept.append(found)
+            continue
+        items = {str(v) for v in not_there}
+        guess = next((u for u in checker.unknowns
+                      if u.kind == "draw" and u.source == found.facts.get("source") and u.owner == PUBLIC
                       and (u.line, u.column) < (found.line, found.column or 0)
                       and items & {str(v) for v in u.assumed}
                       and (u.consistent is None or any(not items & {str(v) for v in value} for value in u.consistent))),
                      None)
         if guess is None:
             kept.append(found)
-            continue
-        guess.doubts.append(f"line {found.line} ({found.rule})")
+        else:
+            guess.doubts.append(f"line {found.line} ({found.rule})")
     checker.findings[:] = kept
 
 

@@ -171,9 +171,13 @@ class _Climb:
         rng = random.Random(f"{key[0]}:{key[1]}")
         here, mine = best, score
         bettered = 1  # values judged when the best last improved: a long plateau is a slip every value stops at
-        while (mine[1] < 0 or mine[2] < 0) and not self.ended and self.left() and len(judged) - bettered <= PLATEAU:
+
+        def room() -> bool:
+            return self.left() and len(judged) - bettered <= PLATEAU
+
+        while (mine[1] < 0 or mine[2] < 0) and not self.ended and room():  # an item a guess took, or no Result yet
             for other in neighbours(asked, here, self.took.get(here, ())):
-                if not self.left() or len(judged) - bettered > PLATEAU:
+                if not room():
                     break
                 theirs = judge(other)
                 if theirs > mine:
