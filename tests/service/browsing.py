@@ -12,6 +12,7 @@ and an assignment, unlike an import, is not "unused" to ruff when a test names i
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -35,6 +36,12 @@ VIEWPORT = {"width": 1400, "height": 1000}  # wide enough for the board and the 
 # 20-30 in every 5 s) a record's first load alone took over 5 s and the page tests failed by the clock.
 EXPECT_TIMEOUT_MS = 20_000
 expect.set_options(timeout=EXPECT_TIMEOUT_MS)
+ROOT = Path(__file__).resolve().parents[2]
+# Where the page tests leave their screenshots, to be looked at: var/screenshots (not tracked), so a test run
+# leaves the checkout as it was. `CRONACA_PAGE_SHOTS=docs/screenshots ./dev test tests/service -k page` refreshes
+# the pictures the README shows.
+SHOTS = Path(os.environ.get("CRONACA_PAGE_SHOTS") or ROOT / "var" / "screenshots")
+SHOTS.mkdir(parents=True, exist_ok=True)
 
 
 class _InFlight:

@@ -1,7 +1,7 @@
 """The record page's analysis in real Chromium (issue 33, part 3): asked for with its button, followed to the end,
 then drawn: the expected-standing chart, key moments marked in the move list and listed to jump through, a luck
 line per seat; spoiler-free, nothing after the step shown; axe clean at 1400 and 390 px. Screenshots:
-docs/screenshots/analysis-<title>.png and phone-analysis-<title>.png."""
+analysis-<title>.png (browsing.SHOTS) and phone-analysis-<title>.png."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import dataclasses
 import re
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,7 +20,7 @@ from tests.service.browsing import axe_violations, served_app
 from tests.service.helpers import import_finished_http, record_file
 
 pytestmark = pytest.mark.browser
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+SHOTS = browsing.SHOTS  # the page tests' screenshots (var/screenshots, or $CRONACA_PAGE_SHOTS)
 PHONE = {"width": 390, "height": 844}
 
 browser, context = browsing.browser, browsing.context  # fixtures, used by name

@@ -6,7 +6,7 @@ through the API). The teacher makes the lesson and its two chapters on the page 
 "add a chapter" form); two students (browser contexts of their own, no key) follow the presenter
 across both chapters, one steps away and comes back, both answer a prediction pause, the teacher sees
 the tally and reveals the move played. Screenshots of the teacher's and a student's page (a chapter
-start, a middle step with highlights, a pause) land in docs/screenshots/lesson-*.png.
+start, a middle step with highlights, a pause) land in browsing.SHOTS as lesson-*.png.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,7 +25,7 @@ from tests.service.helpers import NAMES, auth, import_finished_http, record_file
 
 pytestmark = pytest.mark.browser
 TITLES = ["citta-stato", "la-citta", "serenissima"]
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+SHOTS = browsing.SHOTS  # the page tests' screenshots (var/screenshots, or $CRONACA_PAGE_SHOTS)
 SHOWN = {"citta-stato": "Città-Stato", "la-citta": "La Città", "serenissima": "Serenissima"}
 
 

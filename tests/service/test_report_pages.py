@@ -6,14 +6,13 @@ The transcripts are in tests/service/tables/, written by hand as a table writes:
 "Gianmaria D'Angelo", a game cut off before its end (no Result: its secrets stay each seat's), one slip each
 (`<title>-slip.txt`), and the same game as another player wrote it (`<title>-other.txt`: the slip written right, a
 Transcriber tag that moves every line down one, sometimes a slip of their own). What the page shows is compared
-with what the API answers to each reader. Screenshots at 1400 px and 390 px land in the test's folder, or in
-$CRONACA_PAGE_SHOTS when it is set, to be looked at.
+with what the API answers to each reader. Screenshots at 1400 px and 390 px land in the page tests'
+folder (browsing.SHOTS), to be looked at.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -47,10 +46,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any,
 
 
 @pytest.fixture
-def shots(tmp_path: Path) -> Path:
-    folder = Path(os.environ.get("CRONACA_PAGE_SHOTS") or tmp_path)
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
+def shots() -> Path:
+    return browsing.SHOTS
 
 
 context = browsing.context  # fixture, used by name

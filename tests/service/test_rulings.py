@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from functools import cache
-from pathlib import Path
 from typing import Any
 from uuid import UUID
 
@@ -455,7 +454,7 @@ def test_the_record_page_switches_between_as_played_and_as_ruled(served: tuple[s
     expect(page.locator("body")).to_have_attribute("data-study-step", f"ruled:{last}")
     expect(page.locator("#board > svg")).to_be_visible()
     assert any(url.endswith(f"/api/records/{record_id}/ruled/steps/{last}/board") for url in asked)  # drawn as ruled
-    page.screenshot(path=str(Path(__file__).resolve().parents[2] / "docs" / "screenshots" / "record-as-ruled.png"))
+    page.screenshot(path=str(browsing.SHOTS / "record-as-ruled.png"))
     expect(page.locator("#whatif-box")).to_be_hidden()
     assert "line=ruled" in page.evaluate("() => location.hash")
     page.reload()  # the address keeps the reading

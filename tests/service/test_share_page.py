@@ -13,7 +13,6 @@ import re
 import threading
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -137,7 +136,7 @@ def test_a_step_is_copied_as_a_picture_and_its_player_is_framed_by_another_site(
     steps = client.get(f"/api/records/{record_id}").get_json()["steps"]
     expect(frame.locator("#steps")).to_have_text(str(steps))
     expect(frame.locator("#open")).to_have_attribute("href", f"/records/{record_id}#step={middle + 1}")
-    visitor.screenshot(path=str(Path(browsing.__file__).parents[2] / "docs" / "screenshots" / "embed-la-citta.png"))
+    visitor.screenshot(path=str(browsing.SHOTS / "embed-la-citta.png"))
 
     # spoiler-free in a frame: nothing after the step, not even the game's length
     pages["/quiet"] = (f'<iframe src="{base}/embed/records/{record_id}#step=5&amp;spoilers=off" '

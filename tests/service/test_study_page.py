@@ -3,7 +3,7 @@
 One server and one browser for the module. Each title gets a finished random game imported with
 an annotator key (the key is what lets a teacher write); a live game gives seat tokens for the
 private-note test. The annotator draws with the mouse and the keyboard in one browser context, a
-student (no key) reads in another. Screenshots of each title land in docs/screenshots/study-*.png.
+student (no key) reads in another. Screenshots of each title land in the screenshot folder (browsing.SHOTS) as study-*.png.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import json
 import re
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,7 +23,7 @@ from tests.service.helpers import NAMES, auth, import_finished_http, record_file
 
 pytestmark = pytest.mark.browser
 TITLES = ["citta-stato", "la-citta", "serenissima"]
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+SHOTS = browsing.SHOTS  # the page tests' screenshots (var/screenshots, or $CRONACA_PAGE_SHOTS)
 # two places of each board an arrow is drawn between, and one to ring
 AUTHOR = "Prof. D'Annunzio"  # a name with a space and an apostrophe
 TYPED = 'L\'apertura è "tranquilla" — 🎲 <b>ok</b>\n\nSee https://lichess.org/study. Then the market.'
@@ -494,7 +493,7 @@ def test_a_what_if_where_chance_comes_next_draws_or_asks_the_teacher_for_the_dra
 @pytest.mark.parametrize("title", TITLES)
 def test_screenshots_early_middle_and_final_with_notes_and_a_branch(served: tuple[str, Any, Any], context: Any,
                                                                      title: str) -> None:
-    """docs/screenshots/study-<title>[-early|-final].png, each with what a class would see drawn."""
+    """study-<title>[-early|-final].png, each with what a class would see drawn."""
     base, client, app = served
     record_id, key = finished_record(client, title)
     steps = client.get(f"/api/records/{record_id}").get_json()["steps"]

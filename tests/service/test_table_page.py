@@ -14,7 +14,6 @@ import math
 import random
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -32,7 +31,7 @@ PHONE = {"width": 390, "height": 844}
 TITLES = [t for t in catalog.TITLES if t != "toy"]
 NAMES = ["Ada O'Neil", "Bruno di Sant'Elia"]  # an apostrophe and spaces, as people write their names
 MAX_TAPS = 1500  # a bound, not a budget: a game that does not end within it is a failure
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+SHOTS = browsing.SHOTS  # the page tests' screenshots (var/screenshots, or $CRONACA_PAGE_SHOTS)
 MIDDLE_TAP = 120  # the "middle" screenshot: the first decision after this many taps
 
 

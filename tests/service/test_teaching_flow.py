@@ -9,7 +9,7 @@ seat-only note travels too). A FRESH service (a second server on its own SQLite 
 through /lessons/new's import form; the two lessons are compared through the API (chapters, notes,
 the variation's moves). A class of two students (browser contexts of their own) follows the imported
 lesson across both chapters and answers a prediction pause: tally 2, the reveal shows the move to both.
-Screenshots: docs/screenshots/lesson-import-form.png and lesson-imported.png.
+Screenshots (browsing.SHOTS): lesson-import-form.png and lesson-imported.png.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from tests.service.test_study_page import PLACES, click_place, load_places, read
 
 pytestmark = pytest.mark.browser
 TITLE = "citta-stato"
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+SHOTS = browsing.SHOTS  # the page tests' screenshots (var/screenshots, or $CRONACA_PAGE_SHOTS)
 NAMES = ["Ada", "Ben"]
 
 # fixtures, used by name; `context` opens a page per call, each in a browser context of its own

@@ -25,7 +25,7 @@ from tests.service.helpers import Accepted, auth, import_finished_http, record_f
 pytestmark = pytest.mark.browser
 TITLES = ["citta-stato", "la-citta", "serenissima"]
 ROOT = Path(__file__).resolve().parents[2]
-SHOTS = ROOT / "docs" / "screenshots"
+SHOTS = browsing.SHOTS  # the page tests' screenshots (var/screenshots, or $CRONACA_PAGE_SHOTS)
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1400, "height": 1000}
 WIDTHS = {"phone": PHONE, "desktop": DESKTOP}
@@ -323,7 +323,7 @@ def test_a_teacher_presents_draws_and_pauses_from_a_phone_as_from_a_desk(
     """The teacher's lesson page at 390 and 1400 px: each title's chapter early, in the middle (a note's arrow) and at
     its end, a highlight drawn, a prediction pause a student answers on a phone, the variation's chapter; at 390 px
     nothing to trip on, the step buttons in a thumb's reach and the student's "come back" banner on screen. The
-    screenshots (docs/screenshots/lesson-teacher-*) were looked at."""
+    screenshots (lesson-teacher-* in browsing.SHOTS) were looked at."""
     base, client, paths = served
     phone = width == "phone"
     lesson_id = paths["lesson teacher"].split("/")[2].split("#")[0]

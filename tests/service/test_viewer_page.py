@@ -4,7 +4,7 @@ One server and one browser for the module (page loads are the cost). Every title
 greedy-bot game (`domain.kernel.bots.play_bot`, a shallower search than the default: the same
 scores, half the time), imported through `POST /api/imports` as a table
 would send it, and an in-progress live game for the seat switcher. Screenshots of each title's
-page land in docs/screenshots/ as artefacts for the README.
+page land in browsing.SHOTS (docs/screenshots/ when refreshed for the README).
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import uuid
 import xml.etree.ElementTree as ET
 from collections import Counter
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -29,7 +28,7 @@ from tests.service.test_api import start
 
 pytestmark = pytest.mark.browser
 TITLES = ["citta-stato", "la-citta", "serenissima"]
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+SHOTS = browsing.SHOTS  # the page tests' screenshots (var/screenshots, or $CRONACA_PAGE_SHOTS)
 # In-progress games whose seats hold secrets: Città-Stato's bags and war discs, Serenissima's hidden money.
 LIVE_OPTIONS: dict[str, dict[str, Any]] = {"citta-stato": {}, "la-citta": {}, "serenissima": {"money": "hidden"}}
 
