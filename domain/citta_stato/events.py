@@ -6,51 +6,12 @@ queue; the fold removes that step before applying the event.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any, ClassVar, TypeVar
+from collections.abc import Mapping
+from typing import ClassVar, TypeVar
 
 from domain.kernel import Event, event
 
 E = TypeVar("E", bound=Event)
-
-
-class _Tables(dict[type, dict[tuple[Any, ...], Any]]):
-    """Every event class's table of shared values; `clear` empties each table (as a fresh process has them)."""
-
-    def clear(self) -> None:
-        for values in self.values():
-            values.clear()
-
-
-_VALUES = _Tables()
-_VALUES_KEPT = 1 << 13  # per event class
-
-
-def _interner(cls: type[E]) -> Callable[..., E]:
-    """`cls.of(*fields)`: `cls(*fields)`, built once per distinct value.
-
-    Events are immutable values, and the rules produce the same few thousand again and again
-    (a turn ends, a step is skipped, a banner is gained), so `decide` reuses them instead of
-    paying the kernel's construction and freezing each time. The key compares by value, and
-    `True == 1 == 1.0` in Python, so only values whose type is guaranteed may be interned: the
-    engine's own numbers, parsed commands (the command book refuses a bool for an int), drawn
-    strings, and drawn numbers, which `rules.drawn_number` checks are ints. So a `true` in one
-    imported log can never come back as the value of another record's event.
-
-    One table per class, looked up by the fields' tuple the call already packs (a closure, not a
-    classmethod: no key tuple with the class in it, no bound method per call; a third of the cost).
-    """
-    values = _VALUES.setdefault(cls, {})
-
-    def of(*fields: Any) -> E:
-        found = values.get(fields)
-        if found is None:
-            if len(values) >= _VALUES_KEPT:
-                values.clear()
-            found = values[fields] = cls(*fields)
-        return found
-
-    return of
 
 
 class Step(Event):
@@ -58,7 +19,6 @@ class Step(Event):
 
     __slots__ = ()
     pops: ClassVar[bool] = True
-    of: ClassVar[Any]  # the class's interner (`_interner`), set once every event is declared
 
 
 class Fact(Event):
@@ -66,7 +26,6 @@ class Fact(Event):
 
     __slots__ = ()
     pops: ClassVar[bool] = False
-    of: ClassVar[Any]  # as Step.of
 
 
 # --- setup -------------------------------------------------------------------------------
@@ -450,7 +409,3 @@ class CubeBagged(Step):
     seat: int
     colour: str
 
-
-for _cls in list(globals().values()):
-    if isinstance(_cls, type) and issubclass(_cls, (Step, Fact)) and _cls not in (Step, Fact):
-        _cls.of = staticmethod(_interner(_cls))

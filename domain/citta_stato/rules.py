@@ -90,7 +90,7 @@ def drawn_number(source: str, value: Any) -> int:
 
     The kernel's possibility check compares values, and Python takes `true` for 1 and `1.0`
     for 1; a log that writes either is refused here, so no such value ever reaches an event
-    (events are shared values, see events._interner).
+    (events are shared values, see kernel.events.interner).
     """
     if type(value) is not int:
         raise ImpossibleOutcome(

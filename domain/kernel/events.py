@@ -34,6 +34,7 @@ class Event:
     """Base of every domain event. Subclasses are frozen dataclasses made with @event."""
 
     type: ClassVar[str] = ""
+    of: ClassVar[Any]  # `cls(*fields)`, one shared value per distinct fields (`interner`), set by @event
 
     def __post_init__(self) -> None:
         for name in _layout(type(self))[1]:
@@ -78,6 +79,46 @@ def _declared(field: dataclasses.Field[Any]) -> str:
     return str(getattr(field.type, "__name__", field.type))
 
 
+class _Tables(dict[type, dict[tuple[Any, ...], Any]]):
+    """Every event class's table of shared values; `clear` empties each table (as a fresh process has them)."""
+
+    def clear(self) -> None:
+        for values in self.values():
+            values.clear()
+
+
+INTERNED = _Tables()
+INTERNED_KEPT = 1 << 13  # per event class; a full table starts again empty
+
+
+def interner(cls: type[E]) -> Callable[..., E]:
+    """`cls.of(*fields)`: `cls(*fields)`, built once per distinct value.
+
+    Events are immutable values, and the rules produce the same few thousand again and again (a turn
+    ends, a step is skipped, a building is built on a hex), so `decide` reuses them instead of paying the
+    construction and freezing each time, and a replay compares what the rules gave with what the log
+    holds by identity first. The key compares by value, and `True == 1 == 1.0` in Python, so only values
+    whose type is guaranteed may be interned: the engine's own numbers, parsed commands (a command book
+    refuses a bool for an int), drawn strings, drawn numbers checked to be ints. So a `true` in one
+    imported log can never come back as the value of another record's event. Fields are passed as
+    hashable values (tuples, not lists).
+
+    One table per class, looked up by the fields' tuple the call already packs (a closure, not a
+    classmethod: no key tuple with the class in it, no bound method per call; a third of the cost).
+    """
+    values = INTERNED.setdefault(cls, {})
+
+    def of(*fields: Any) -> E:
+        found = values.get(fields)
+        if found is None:
+            if len(values) >= INTERNED_KEPT:
+                values.clear()
+            found = values[fields] = cls(*fields)
+        return found
+
+    return of
+
+
 @dataclass_transform(frozen_default=True)
 def event(type_name: str) -> Callable[[type[E]], type[E]]:
     """Register an event class under its stored type name (e.g. "citta-stato/cubes-drawn").
@@ -89,6 +130,7 @@ def event(type_name: str) -> Callable[[type[E]], type[E]]:
             raise ValueError(f"event type {type_name!r} is declared twice")
         cls = dataclasses.dataclass(frozen=True, slots=True)(declared)
         cls.type = type_name
+        cls.of = staticmethod(interner(cls))
         if cls.__post_init__ is Event.__post_init__:
             init = frozen_init(cls, _layout(cls)[1], freeze_any=False)  # the same freezing, without the call
             if init is not None:

@@ -163,7 +163,7 @@ def build_sites(s: State, c: City) -> int:
 
 def _built(s: State, seat: int, building: str, city: int, h: int, traits: Traits) -> ev.BuildingBuilt:
     food = s.laid.food[h] if traits.food else 0
-    return ev.BuildingBuilt(seat, city, h, building, "supply" if traits.from_supply else "castle", food)
+    return ev.BuildingBuilt.of(seat, city, h, building, "supply" if traits.from_supply else "castle", food)
 
 
 # ---------------------------------------------------------------- cards and chance
@@ -187,7 +187,7 @@ def _deal(s: State, chance: Chance, n: int) -> list[Event]:
             out.append(ev.PoliticsDeckRebuilt(discard))
             deck, discard = tuple(sorted(deck + discard)), ()
         got = chance.draw("politics", deck, n)
-        out.append(ev.PoliticsDealt(got))
+        out.append(ev.PoliticsDealt.of(got))
         if len(got) == n:  # the deck had enough: nothing left to deal (the common case)
             break
         rest = list(deck)
@@ -288,11 +288,11 @@ def _clear(s: State, c: City) -> list[Event]:
     while left:
         h = next(_edge_of(s, mask, c.castle, left))
         kind = next(k for x, k in left if x == h)
-        out.append(ev.BuildingDemolished(c.owner, c.castle, h, kind, food[h] if kind in farms else 0))
+        out.append(ev.BuildingDemolished.of(c.owner, c.castle, h, kind, food[h] if kind in farms else 0))
         left.remove((h, kind))
         mask &= ~(1 << h)
     if not c.citizens:
-        out.append(ev.BuildingDemolished(c.owner, c.castle, c.castle, "castle", food[c.castle]))
+        out.append(ev.BuildingDemolished.of(c.owner, c.castle, c.castle, "castle", food[c.castle]))
     return out
 
 
@@ -377,7 +377,7 @@ def _auto_castles(s: State, chance: Chance) -> list[Event]:
     if s.placing:
         return []
     if s.setup == "experienced":
-        return [ev.StartPlayerSet((s.start + 1) % s.players), PHASE_BEGAN["year-start"]]
+        return [ev.StartPlayerSet.of((s.start + 1) % s.players), PHASE_BEGAN["year-start"]]
     return [PHASE_BEGAN["year-start"]]
 
 
@@ -402,7 +402,7 @@ def _auto_tally(s: State, chance: Chance) -> list[Event]:
     for card in cards:
         counts[card] += 1
     top = max(counts.values())
-    return [ev.VoiceRevealed(cards, tuple([sv for sv in SERVICES if counts[sv] == top]))]
+    return [ev.VoiceRevealed.of(cards, tuple([sv for sv in SERVICES if counts[sv] == top]))]
 
 
 def _auto_migration(s: State, chance: Chance) -> list[Event]:
@@ -424,7 +424,7 @@ def _auto_migration(s: State, chance: Chance) -> list[Event]:
 def _auto_demolish(s: State, chance: Chance) -> list[Event]:
     c = to_demolish(s)
     if c is None:
-        return [PHASE_BEGAN["count-food"]] if s.phase == "demolish-migration" else [ev.YearEnded(s.year)]
+        return [PHASE_BEGAN["count-food"]] if s.phase == "demolish-migration" else [ev.YearEnded.of(s.year)]
     if c.citizens <= 1 or not c.buildings:  # everything goes
         return _clear(s, c)
     edge = _edge(s, c)
@@ -436,7 +436,7 @@ def _auto_demolish(s: State, chance: Chance) -> list[Event]:
 
 def _auto_count_food(s: State, chance: Chance) -> list[Event]:
     food, people = _food_counts(s)
-    return [ev.FeedingCounted(food, people, tuple(max(0, p - f) for f, p in zip(food, people, strict=True)))]
+    return [ev.FeedingCounted.of(food, people, tuple(max(0, p - f) for f, p in zip(food, people, strict=True)))]
 
 
 def _auto_feeding(s: State, chance: Chance) -> list[Event]:
@@ -455,7 +455,7 @@ def _auto_feeding(s: State, chance: Chance) -> list[Event]:
             if first is None or c.castle < first.castle:
                 first = c
     if first is not None and (peopled == 1 or people == hungry[seat]):
-        return [ev.CitizenStarved(seat, first.castle, min(first.citizens, hungry[seat]))]
+        return [ev.CitizenStarved.of(seat, first.castle, min(first.citizens, hungry[seat]))]
     return []
 
 
@@ -470,7 +470,7 @@ def _year_start(s: State, chance: Chance) -> list[Event]:
     n = s.players
     start = s.start if year == 1 else (s.start + 1) % n
     (card,) = chance.draw("voice", voice_contents(s), int(t.data["voice"]["face_up"]))
-    out: list[Event] = [ev.YearBegan(year, start), ev.VoiceLaidOut(card)]
+    out: list[Event] = [ev.YearBegan.of(year, start), ev.VoiceLaidOut.of(card)]
     gold = [0] * n
     mines, quarries, lifts = s.laid.gold, t.gold_kinds, t.lifts
     grow = []
@@ -483,9 +483,9 @@ def _year_start(s: State, chance: Chance) -> list[Event]:
         if have & LIFTS_WATER and have & LIFTS_MARKET or c.citizens < (t.cap_water if have & LIFTS_MARKET else t.cap_market):
             grow.append(((c.owner - start) % n, k))  # grown in turn order, then by castle
     if any(gold):
-        out.append(ev.QuarriesPaid(tuple(gold)))
+        out.append(ev.QuarriesPaid.of(tuple(gold)))
     grow.sort()
-    out.append(ev.PopulationGrew(tuple(k for _, k in grow)))
+    out.append(ev.PopulationGrew.of(tuple(k for _, k in grow)))
     out.extend(_deal(s, chance, int(t.data["start"]["face_up_politics"]) - len(s.display)))
     out.append(PHASE_BEGAN["politics"])
     return out
@@ -536,7 +536,7 @@ def _place_castle(s: State, c: cm.PlaceCastle, chance: Chance) -> list[Event]:
 
 def _take_gold(s: State, c: cm.TakeGold, chance: Chance) -> list[Event]:
     _need_action(s, c.seat)
-    return [ACTION_USED["take-gold"][c.seat], ev.GoldGained(c.seat, int(_data(s)["actions"]["gold"]), "action"), TURN_ENDED[c.seat]]
+    return [ACTION_USED["take-gold"][c.seat], ev.GoldGained.of(c.seat, int(_data(s)["actions"]["gold"]), "action"), TURN_ENDED[c.seat]]
 
 
 def _found_city(s: State, c: cm.FoundCity, chance: Chance) -> list[Event]:
@@ -552,7 +552,7 @@ def _found_city(s: State, c: cm.FoundCity, chance: Chance) -> list[Event]:
     extra = int(_data(s)["actions"]["found_city_from_supply"])
     return [
         ACTION_USED["found-city"][c.seat],
-        ev.CityFounded(c.seat, c.hex, c.source, extra, s.laid.food[c.hex]),
+        ev.CityFounded.of(c.seat, c.hex, c.source, extra, s.laid.food[c.hex]),
         TURN_ENDED[c.seat],
     ]
 
@@ -578,7 +578,7 @@ def _build(s: State, c: cm.Build, chance: Chance) -> list[Event]:
     _pay(s, c.seat, int(option["cost"]))
     _check_build(s, c.seat, c.building, c.city, c.hex, traits)
     return [
-        ev.PoliticsCardTaken(c.seat, card, int(option["cost"])),
+        ev.PoliticsCardTaken.of(c.seat, card, int(option["cost"])),
         _built(s, c.seat, c.building, c.city, c.hex, traits),
         *_deal(s, chance, 1),
         TURN_ENDED[c.seat],
@@ -603,8 +603,8 @@ def _bread(s: State, c: cm.BreadAndGames, chance: Chance) -> list[Event]:
     if c.hex not in kinds or not s.t.buildings[kinds[c.hex]]["arches"].get(c.service):
         raise violation("bread-and-games/no-arch", f"L{c.hex} is not one of your buildings with a {c.service} arch", hex=c.hex, service=c.service)
     return [
-        ev.PoliticsCardTaken(c.seat, card, int(option["cost"])),
-        ev.FiguresPlaced(c.seat, c.hex, c.service, c.figures),
+        ev.PoliticsCardTaken.of(c.seat, card, int(option["cost"])),
+        ev.FiguresPlaced.of(c.seat, c.hex, c.service, c.figures),
         *_deal(s, chance, 1),
         TURN_ENDED[c.seat],
     ]
@@ -618,8 +618,8 @@ def _golden(s: State, c: cm.GoldenTimes, chance: Chance) -> list[Event]:
     limit = cap(s, city)
     kept = c.citizens if limit is None else max(0, min(c.citizens, limit - city.citizens))
     return [
-        ev.PoliticsCardTaken(c.seat, card, int(option["cost"])),
-        ev.CitizensArrived(c.seat, c.city, kept, c.citizens - kept),
+        ev.PoliticsCardTaken.of(c.seat, card, int(option["cost"])),
+        ev.CitizensArrived.of(c.seat, c.city, kept, c.citizens - kept),
         *_deal(s, chance, 1),
         TURN_ENDED[c.seat],
     ]
@@ -640,8 +640,8 @@ def _rich_harvest(s: State, c: cm.RichHarvest, chance: Chance) -> list[Event]:
     if any(h == c.hex for _, h in s.harvest):
         raise violation("rich-harvest/twice", f"the farm house at L{c.hex} already has a rich harvest this year", hex=c.hex)
     return [
-        ev.PoliticsCardTaken(c.seat, card, int(option["cost"])),
-        ev.HarvestBlessed(c.seat, c.hex, wanted),
+        ev.PoliticsCardTaken.of(c.seat, card, int(option["cost"])),
+        ev.HarvestBlessed.of(c.seat, c.hex, wanted),
         *_deal(s, chance, 1),
         TURN_ENDED[c.seat],
     ]
@@ -658,8 +658,8 @@ def _poll(s: State, c: cm.Poll, chance: Chance) -> list[Event]:
     drawn = iter(chance.draw("voice", voice_contents(s), len(hidden)) if hidden else ())
     cards = tuple(s.voice_down[i] or next(drawn) for i in slots)
     return [
-        ev.PoliticsCardTaken(c.seat, card, int(option["cost"])),
-        ev.VoicePolled(c.seat, slots, cards),
+        ev.PoliticsCardTaken.of(c.seat, card, int(option["cost"])),
+        ev.VoicePolled.of(c.seat, slots, cards),
         *_deal(s, chance, 1),
         TURN_ENDED[c.seat],
     ]
@@ -674,7 +674,7 @@ def _blind_draw(s: State, c: cm.BlindDraw, chance: Chance) -> list[Event]:
         out.append(ev.PoliticsDeckRebuilt(s.discard))
         deck = tuple(sorted(s.discard))
     card = chance.draw("politics", deck, 1)[0] if deck else ""
-    return [*out, ev.BlindDrawn(c.seat, card), TURN_ENDED[c.seat]]
+    return [*out, ev.BlindDrawn.of(c.seat, card), TURN_ENDED[c.seat]]
 
 
 def _attract(s: State, c: cm.Attract, chance: Chance) -> list[Event]:
@@ -692,7 +692,7 @@ def _attracted(s: State, seat: int, city: City, service: str) -> ev.CityAttracte
     losers = tuple(k for k in s.links[city.castle] if cities[k].citizens > 0 and points(s, cities[k], service) < mine)
     limit = cap(s, city)
     kept = len(losers) if limit is None else max(0, min(len(losers), limit - city.citizens))
-    return ev.CityAttracted(seat, city.castle, service, losers, kept, len(losers) - kept)
+    return ev.CityAttracted.of(seat, city.castle, service, losers, kept, len(losers) - kept)
 
 
 def _demolish(s: State, c: cm.Demolish, chance: Chance) -> list[Event]:
@@ -711,7 +711,7 @@ def _demolish(s: State, c: cm.Demolish, chance: Chance) -> list[Event]:
 def _demolished(s: State, city: City, h: int) -> ev.BuildingDemolished:
     kind = next(k for x, k in city.buildings if x == h)
     food = s.laid.food[h] if kind in s.t.food_kinds else 0
-    return ev.BuildingDemolished(city.owner, city.castle, h, kind, food)
+    return ev.BuildingDemolished.of(city.owner, city.castle, h, kind, food)
 
 
 def _send_away(s: State, c: cm.SendAway, chance: Chance) -> list[Event]:
@@ -727,7 +727,7 @@ def _send_away(s: State, c: cm.SendAway, chance: Chance) -> list[Event]:
             held=city.citizens,
             shortfall=s.hungry[c.seat],
         )
-    return [ev.CitizenStarved(c.seat, c.city, c.citizens)]
+    return [ev.CitizenStarved.of(c.seat, c.city, c.citizens)]
 
 
 HANDLERS: dict[type[Command], tuple[str, Callable[[State, Any, Chance], list[Event]]]] = {
@@ -930,7 +930,7 @@ def _opening(edition: Edition, first: list[Event]) -> tuple[list[Event], State]:
         for seat, letter in enumerate(letters):
             for h in d["beginner"]["castles"][letter]:
                 out.append(ev.CastlePlaced(seat, int(h), int(d["start"]["citizens_per_castle"]), state.laid.food[int(h)]))
-    out.extend(ev.GoldGained(seat, int(d["start"]["gold"]), "start") for seat in range(start.players))
+    out.extend(ev.GoldGained.of(seat, int(d["start"]["gold"]), "start") for seat in range(start.players))
     return out, evolve_all(state, out[2:])
 
 

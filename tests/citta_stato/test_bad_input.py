@@ -11,6 +11,7 @@ from domain.citta_stato import events as ev
 from domain.citta_stato.edition import CI
 from domain.citta_stato.fold import put
 from domain.kernel import MalformedCommand, ObservedChance, RuleViolation, SeededChance
+from domain.kernel.events import INTERNED
 
 from .helpers import GAME, act, board, c6, play, turn_state
 
@@ -156,11 +157,11 @@ def test_parse_cache_does_not_confuse_types() -> None:
 
 
 def test_a_drawn_number_of_the_wrong_type_is_refused_and_never_leaks_into_another_record() -> None:
-    """Events are shared values (events._interner) and `true == 1` in Python: a log's `true` for a seat is refused."""
+    """Events are shared values (kernel.events.interner) and `true == 1` in Python: a log's `true` for a seat is refused."""
     edition = GAME.default_edition()
     seeded = SeededChance("leak")
     events = [e.to_json() for e in GAME.setup(edition, {"players": 2}, seeded)]
-    ev._VALUES.clear()  # as in a fresh process whose first import writes `true` / `false` for the first player
+    INTERNED.clear()  # as in a fresh process whose first import writes `true` / `false` for the first player
     for odd in (True, False, 1.0):
         outcomes = [o if o.source != "first-player" else type(o)(o.kind, o.source, (odd,)) for o in seeded.log]
         with pytest.raises(RuleViolation) as err:
