@@ -368,9 +368,11 @@ class WrittenChance:
 
     def __init__(self, written: Sequence[Written], fixed: Mapping[int, tuple[Any, ...]] | None = None,
                  settled: Mapping[tuple[int, int], tuple[Any, ...]] | None = None,
-                 seat_of: Callable[[str], int | None] | None = None, overriding: bool = False) -> None:
+                 seat_of: Callable[[str], int | None] | None = None, overriding: bool = False,
+                 also: Mapping[str, str] | None = None) -> None:
         self.written = list(written)
         self.seat_of = seat_of  # a player's name or colour -> seat, for draws whose items are seats (a first player)
+        self.also = also or {}  # a word for an item the rules name otherwise (`Words.other_names`)
         self.fixed = dict(fixed) if fixed else {}  # outcome index -> values the narrowing search tries
         self.fallback: dict[int, tuple[Any, ...]] = {}  # outcome index -> what stands for it if what is written cannot be
         if settled:
@@ -391,7 +393,7 @@ class WrittenChance:
         """Written words as the items they name; a player named where the items are seat numbers is that seat."""
         if all(type(v) is str and v != UNKNOWN and v in contents for v in values):
             return tuple(values)  # the common case: the very items, written as they are
-        by_text = _by_text(contents)
+        by_text = _by_text(contents, self.also)
         found = tuple(_named(by_text, v) for v in values)
         if self.seat_of is None or all(not isinstance(v, str) or v == UNKNOWN or v in by_text for v in found):
             return found
@@ -507,10 +509,10 @@ def _key(value: Any) -> str:
     return str(value)
 
 
-def _by_text(contents: Sequence[Any]) -> dict[str, Any]:
+def _by_text(contents: Sequence[Any], also: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The items by the words that name them: as written (a written 3 is the content "3" where the bag holds
     strings), and casefolded (`[Cathedral]`, `[GOLDEN_TIMES]` from a keyboard that capitalizes) where that names
-    one item alone (`_named`)."""
+    one item alone (`_named`); and by the title's other words for them (`also`: `[Rhodes]` for rodi)."""
     by_text = {str(c): c for c in contents}
     folded: dict[str, list[Any]] = {}
     for text, item in by_text.items():
@@ -518,6 +520,9 @@ def _by_text(contents: Sequence[Any]) -> dict[str, Any]:
     for key, items in folded.items():
         if len(items) == 1:
             by_text.setdefault(key, items[0])
+    for word, item in (also or {}).items():
+        if item in by_text:
+            by_text.setdefault(word, by_text[item])
     return by_text
 
 
@@ -597,10 +602,12 @@ class _Checker:
                  options: dict[str, Any], settled: Mapping[tuple[int, int], tuple[Any, ...]] | None = None) -> None:
         self.settled = dict(settled or {})
         self.game, self.words, self.edition = game, words, edition
+        self.other_names = dict(words.other_names(edition)) if words.other_names is not None else {}
         self.seats, self.colours, self.options = seats, colours, options
         self.findings: list[Finding] = []
         self.checked: list[Checked] = []
         self._said: Command | None = None
+        self._respelling: tuple[str, str] | None = None  # what `_meant` respelt last: (as written, as read)
         self.claimed: dict[int, int] = {}  # seat -> the total the table wrote down (the narrowing's last judge)
         self.state: Any = None
         self.setup_entry: Entry | None = None
@@ -631,6 +638,9 @@ class _Checker:
         self._line_moves: list[tuple[tuple[int, int], Any, int, Mapping[str, Any] | None, str]] = []  # this line's so far
         self.line_before: list[tuple[tuple[int, int], Any, int, Mapping[str, Any] | None, str]] = []  # the line before's
         self.mended: set[tuple[int, int | None]] = set()  # where words were mended and read as meant (`two` for 2)
+        # a word misspelt and read as its nearest (`famagsuta`: famagusta) -> that word and the finding that said so:
+        # the same misspelling written again, on the line or after it, reads so with no finding of its own
+        self.respellings: dict[str, tuple[str, Finding]] = {}
         # hidden outcomes written with a word that names nothing of the edition (`[R11]`): the table's slip whatever
         # an outcome nobody wrote before them was (`_doubted` keeps them)
         self.misspelt: set[tuple[int, int | None]] = set()
@@ -705,7 +715,7 @@ class _Checker:
         fixed = dict(guessed or {})
         if self.settled:  # what the narrowing settled comes before a guess
             fixed.update({k: v for k in range(32) if (v := self.settled.get((line, base - k))) is not None})
-        chance = WrittenChance(written, fixed, seat_of=self.seat_of)
+        chance = WrittenChance(written, fixed, seat_of=self.seat_of, also=self.other_names)
         try:
             produced, after = self._play(state, command, chance)
         except RuleViolation as exc:
@@ -793,7 +803,7 @@ class _Checker:
                ) -> WrittenChance:
         """The outcomes of one move as written; a player named in a draw of seats is read as that seat."""
         return WrittenChance(written, settled=self.settled if settled is None else settled, seat_of=self.seat_of,
-                             overriding=self.overriding)
+                             overriding=self.overriding, also=self.other_names)
 
     # -- who is who
     def seat_of(self, player: str) -> int | None:
@@ -1056,6 +1066,9 @@ class _Checker:
         try:
             said, commands = self._commands(state, seat, move)
         except NotationError as exc:
+            again = self._spelt_as_before(move)
+            if again is not None and self._reads(again, seat, state):
+                return self.move(state, seat, again, turn, pending)
             spelt = _numbers_as_words(move)
             if spelt is not None and self._reads_as(state, seat, spelt[0]):  # `recruit two galley 1`: 2
                 numbered, words = spelt
@@ -1112,9 +1125,17 @@ class _Checker:
                 quiet = Move(move.verb, move.words, (), move.comments, move.line, move.column, move.text)
                 for written in meant[:-1]:
                     state = self._decide(state, seat, quiet, self.game.parse_command(written), written)
-            return self._replace(state, seat, move, meant[-1] if meant else None, "notation",
-                                 "notation/move", message, did_you_mean=near, expected=exc.expected,
-                                 column=exc.column)
+            before = len(self.findings)
+            respelt, self._respelling = self._respelling, None
+            state = self._replace(state, seat, move, meant[-1] if meant else None, "notation",
+                                  "notation/move", message, did_you_mean=near, expected=exc.expected,
+                                  column=exc.column)
+            noted = self.findings[before] if len(self.findings) > before else None
+            if respelt is not None and meant and not self.strict and noted is not None and isinstance(noted.message, str):
+                known = self.respellings.get(respelt[0])  # (a hidden word's slip: each line its own finding)
+                if known is None or (known[1].line, known[1].column or 0) >= (move.line, move.column):  # or read again
+                    self.respellings[respelt[0]] = (respelt[1], noted)
+            return state
         except MalformedCommand as exc:
             public = _public_text(move, self._owners(state, seat, None, None, len(move.outcomes)), None)
             return self._replace(state, seat, move, None, "notation", "notation/move",
@@ -1489,19 +1510,50 @@ class _Checker:
         """The move read with its misspelt verb or word replaced by the nearest word, when that reads (the
         commands it stands for, or none): the alternatives are then ranked by closeness to its own command,
         so one typo does not derail the lines after it."""
+        twice = [w for w in dict.fromkeys(move.words) if isinstance(w, str) and move.words.count(w) > 1]
+        self._respelling = None
         for word in near:
-            tries = [Move(word, move.words, move.outcomes, move.comments, move.line, move.column, move.text)]
-            tries += [Move(move.verb, (*move.words[:i], word, *move.words[i + 1:]), move.outcomes, move.comments,
-                           move.line, move.column, move.text)
+            tries: list[tuple[Move, str | None]] = [
+                (Move(word, move.words, move.outcomes, move.comments, move.line, move.column, move.text), move.verb)]
+            # `sail famagsuta rodi famagsuta`: one word misspelt alike each time it is written, respelt everywhere
+            tries += [(Move(move.verb, tuple(word if w == misspelt else w for w in move.words), move.outcomes,
+                            move.comments, move.line, move.column, move.text), misspelt)
+                      for misspelt in twice if misspelt != word]
+            tries += [(Move(move.verb, (*move.words[:i], word, *move.words[i + 1:]), move.outcomes, move.comments,
+                            move.line, move.column, move.text), w)
                       for i, w in enumerate(move.words) if isinstance(w, str) and w != word]
-            tries += [Move(move.verb, (*move.words[:i], int(word), *move.words[i + 1:]), move.outcomes, move.comments,
-                           move.line, move.column, move.text)
+            tries += [(Move(move.verb, (*move.words[:i], int(word), *move.words[i + 1:]), move.outcomes, move.comments,
+                            move.line, move.column, move.text), None)  # a number: what it was meant as depends on where
                       for i, w in enumerate(move.words) if isinstance(w, int) and word.isdigit() and w != int(word)]
-            for guess in tries:
+            for guess, misspelt in tries:
                 commands = self._reads(guess, seat, state)
                 if commands:
+                    if misspelt is not None and misspelt != UNKNOWN:
+                        self._respelling = (misspelt, word)
                     return commands
         return []
+
+    def _spelt_as_before(self, move: Move) -> Move | None:
+        """The move with each word misspelt before as it was read then (`respellings`), noted on that first finding;
+        None where it writes none of them."""
+        place = (move.line, move.column)
+        known = {w: k for w, k in self.respellings.items() if (k[1].line, k[1].column or 0) < place}  # after it only
+        if not known:
+            return None
+        verb = known[move.verb][0] if move.verb in known else move.verb
+        words = tuple(known[w][0] if isinstance(w, str) and w in known else w for w in move.words)
+        if verb == move.verb and words == move.words:
+            return None
+        for misspelt in {move.verb, *move.words} & known.keys():
+            first = known[misspelt][1]
+            if not self.strict and move.line != first.line:
+                also = first.facts.setdefault("read_so_too_at", [])
+                if move.line not in also:
+                    also.append(move.line)
+                    if isinstance(first.message, str):
+                        first.message = (first.message.split("; read so too at line")[0] + "; read so too at line"
+                                         + ("s " if len(also) > 1 else " ") + ", ".join(map(str, also)))
+        return Move(verb, words, move.outcomes, move.comments, move.line, move.column, move.text)
 
     def _reads(self, guess: Move, seat: int, state: Any) -> list[dict[str, Any]]:
         """The commands a move stands for, when its words read (none otherwise)."""

@@ -1417,6 +1417,9 @@ class Words:
     # the events since the moving seat last moved, the moving seat, the pending kind and the seats' names
     waiting: Callable[[Any, Sequence[Any], int, str, Sequence[str]], str | None] | None = None
     round_word: str = "round"  # what the number opening a line counts, as the rulebook says it (La Città: the year)
+    # the words a table writes for an outcome's item in place of the rules' own (Serenissima: `[Rhodes]`, `[Corfù]`
+    # for the port rodi, corfu), casefolded -> the item as the rules write it; an outcome is read so. None: none
+    other_names: Callable[[Edition], Mapping[str, str]] | None = None
 
 
 PUBLIC: Final = "public"

@@ -11,7 +11,8 @@ A galley's turn is a long chain of small engine commands; the table writes it as
   the investment, or the capture). `end` says them where chance follows (the Doge card drawn
   when the turn's last galley is done: `end [hour1]`); `end loading`, `end movement` and
   `end capture` say one of them alone.
-* Ports by their ids (`venezia`, `costantinopoli`; the printed name reads too), zones by the name
+* Ports by their ids (`venezia`, `costantinopoli`; the printed name reads too, and the name in the game's other
+  language, `Venice`, `Famagosta`: `OTHER_NAMES`), zones by the name
   of their port (`sail ragusa`) or by their own id (`sail sardinian`), goods by name.
 * A decision by another player (a blockade, a capture from the attacker's wreck) is that player's
   own line; the active player's next line goes on with the same activation.
@@ -148,6 +149,41 @@ class Names:
 _NAMES: dict[int, tuple[Tables, Names]] = {}
 
 
+# The names a table writes for a port in the other language of the game (the board prints Venezia, Napoli,
+# Famagusta; the rulebook says Venice and Constantinople; an Italian table writes Famagosta and Rodi): each reads
+# as the port, with no finding, as its id does. Keyed by the reference edition's port ids; a port another edition
+# lacks is left out.
+OTHER_NAMES: Mapping[str, tuple[str, ...]] = {
+    "valencia": ("Valencia", "Valenza"),
+    "barcelona": ("Barcellona",),
+    "marseille": ("Marseilles", "Marsiglia"),
+    "genova": ("Genoa",),
+    "algiers": ("Algeri",),
+    "napoli": ("Naples",),
+    "tunis": ("Tunisi",),
+    "venezia": ("Venice",),
+    "ragusa": ("Dubrovnik",),
+    "atene": ("Athens",),
+    "costantinopoli": ("Constantinople", "Constantinopoli"),
+    "rodi": ("Rhodes", "Rodos"),
+    "famagusta": ("Famagosta",),
+    "antakya": ("Antioch", "Antiochia"),
+    "alessandria": ("Alexandria",),
+}
+
+
+def outcome_names(edition: Edition) -> dict[str, str]:
+    """A port as an outcome may write it (`[Rhodes]`, `[Corfù]` for a port closed in the Setup): its printed name and
+    its names in the other language, casefolded, with and without accents -> the port's id (`Words.other_names`)."""
+    t = tables(edition)
+    out: dict[str, str] = {}
+    for i, pid in enumerate(t.ports):
+        for word in (t.port_name[i], *OTHER_NAMES.get(pid, ())):
+            out.setdefault(word.casefold(), pid)
+            out.setdefault(_key(word), pid)
+    return out
+
+
 def names(t: Tables) -> Names:
     """The names of one edition's board (built once per edition's tables)."""
     found = _NAMES.get(id(t))
@@ -157,6 +193,9 @@ def names(t: Tables) -> Names:
     for i, pid in enumerate(t.ports):
         printed = t.port_name[i]
         for word in (pid, printed, printed.split("(")[0]):
+            ports.setdefault(_key(word), pid)
+    for pid in t.ports:  # after every port's own names: another port's own name is never taken
+        for word in OTHER_NAMES.get(pid, ()):
             ports.setdefault(_key(word), pid)
     zones: dict[str, str] = {}
     for zone in t.zones:
@@ -676,7 +715,8 @@ def open_pool(source: str, seat: int) -> bool:
 
 WORDS = Words(VOCABULARY, colours=COLOURS, held=held, round_of=round_of, turn_starts=turn_starts,
               seat_sources=("first-player",), open_pool=open_pool, expand=expand, write_line=write_line, write=write, skip_refused=True,
-              whose=who, terms=terms, waiting=waiting, held_words=held_words, breakdown_words=breakdown_words)  # `whose`: the rules' `pending`
+              whose=who, terms=terms, waiting=waiting, held_words=held_words, breakdown_words=breakdown_words,
+              other_names=outcome_names)  # `whose`: the rules' `pending`
               # is `who` with the active galley added
 
 

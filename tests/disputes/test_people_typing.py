@@ -444,3 +444,29 @@ def test_a_question_mark_for_how_many_is_read_as_the_count_the_lines_after_it_st
     meant = check_text(text.replace("load ? from 11", "load 2 from 11").replace("load ? valencia", "load 2 valencia"))
     assert not meant.findings
     assert [e.events for e in report.entries or []] == [e.events for e in meant.entries or []]
+
+
+@pytest.mark.parametrize("title, word, wrong", [("serenissima", "alessandria", "alesandria"),
+                                                ("la-citta", "quarry", "quary"),
+                                                ("citta-stato", "upgrade", "upgarde")])
+def test_a_word_misspelt_alike_on_every_line_is_one_finding_naming_the_lines_read_so(title: str, word: str,
+                                                                                       wrong: str) -> None:
+    """A transcriber who misspells a word misspells it alike each time: one slip, said where it is first written,
+    with the lines after it that write it read so and named; no finding of their own."""
+    game = catalog.game(title)
+    edition = game.default_edition()
+    names = ["Maria Grazia", "Gianmaria D'Angelo", "Zoë"]
+    for k in range(12):
+        done = play_random(game, edition, {"players": 3}, f"alike-{k}")
+        text = render_log(title, edition, done.entries, names, {"players": 3}, done.scores)
+        lines = [n for n, line in enumerate(text.splitlines(), 1) if re.search(rf"\b{word}\b", line.split(":", 1)[-1])]
+        if len(lines) >= 3:
+            break
+    assert len(lines) >= 3, f"no game of {title} writes {word} on three lines"
+    report = check_text(re.sub(rf"\b{word}\b", wrong, text))
+    (finding,) = report.findings
+    assert (finding.line, finding.rule) == (lines[0], "notation/move") and word in finding.did_you_mean
+    assert finding.facts["read_so_too_at"] == lines[1:]
+    assert f"read so too at lines {', '.join(map(str, lines[1:]))}" in str(finding.message)
+    assert report.scores is not None and [s["total"] for s in report.scores["seats"]] == \
+        [s["total"] for s in done.scores["seats"]]
