@@ -20,7 +20,7 @@ _STEPS = {k: v for k, v in STEP.items() if "_" in k or k in ("ancona", "gaeta", 
                                                                 "betrayal", "decree", "plot", "fleet", "scheme", "vp")}
 _SOURCES = {"deck:cities": "the city cards", "deck:republic": "the Republic cards", "republic-pool":
             "the face-down Republic cards", "ghost-discs": "the Ghost's War discs", "bag:ghost": "the Ghost's bag",
-            "first-player": "the draw for the first player", "deck:schemes": "the Political Schemes"}
+            "first-player": "the players (who plays first)", "deck:schemes": "the Political Schemes"}
 _KINDS = {"citta-stato/pick-colour": "a colour", "citta-stato/accept": "`yes`", "citta-stato/decline": "`no`"}
 
 

@@ -136,14 +136,19 @@ class Unknown:
     doubts: list[str] = field(default_factory=list)  # what was not reported as a finding because it rests on a guess
     alone: str | None = None  # narrowed by itself, the other unknowns as read, because a joint search met this bound
     searched: str | None = None  # found by a search for the claimed result (kernel.toward_result): not proven the only
+    seated: bool = False  # its items are seats (a first player: `Words.seat_sources`), written by the players' names
 
     def to_json(self, seats: Sequence[str] = ()) -> dict[str, Any]:
-        """`seats`: the players' names, for whose alone a hidden outcome is (a seat is never said by its number)."""
+        """`seats`: the players' names, for whose alone a hidden outcome is, and for a drawn seat (a seat is never said
+        by its number)."""
+        def write(values: Sequence[Any]) -> str:
+            return write_outcome([seats[v] if self.seated and type(v) is int and 0 <= v < len(seats) else v
+                                  for v in values])
         out: dict[str, Any] = {"line": self.line, "column": self.column, "kind": self.kind, "source": self.source,
-                               "assumed": write_outcome(self.assumed), "by": "transcriber"}  # asserted, not drawn
+                               "assumed": write(self.assumed), "by": "transcriber"}  # asserted, not drawn
         what = f"the {self.kind} from {self.source}"
         if self.written is not None:
-            out["written"] = write_outcome(self.written)
+            out["written"] = write(self.written)
             said = f"line {self.line}: {what} is written {out['written']}, which could not happen;"
         else:
             said = f"line {self.line}: {what} was not written down;"
@@ -162,7 +167,7 @@ class Unknown:
                 f"; not reported as findings, since they rest on the value assumed here: {'; '.join(self.doubts)}"
                 if self.doubts else "")
         else:
-            shown = [write_outcome(v) for v in self.consistent]
+            shown = [write(v) for v in self.consistent]
             out["consistent"] = shown
             if self.searched is not None:
                 out["searched"] = self.searched
@@ -1011,7 +1016,8 @@ class _Checker:
         for index, kind, source, values, pool, partial in chance.unknowns:
             written = chance.written[index]
             self.unknowns.append(Unknown(written.line, written.column, kind, source, move, index, tuple(values),
-                                         pool, partial, owner=owners[index] if index < len(owners) else PUBLIC))
+                                         pool, partial, owner=owners[index] if index < len(owners) else PUBLIC,
+                                         seated=source in self.words.seat_sources))
 
     # -- what a finding shows while the game is in progress
     def _owners(self, state: Any, seat: int | None, command: Mapping[str, Any] | None, chance: WrittenChance | None,

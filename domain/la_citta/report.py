@@ -17,7 +17,8 @@ _DATA = default_edition().data
 _THINGS = {key: key.replace("_", " ") for part in ("buildings", "politics") for key in _DATA[part] if "_" in key}
 _SOURCES = {"voice": "the Voice of the People cards", "tiles": "the landscape tiles", "politics": "the politics cards"}
 _STEPS = {"send-away": "sending hungry citizens away", "political-turn": "a political turn",
-          "year-start": "the start of the year"}
+          "year-start": "the start of the year", "attract": "attracting citizens",
+          "demolish": "demolishing a building", "place-castle": "placing a castle"}
 
 
 def terms(token: str, names: Sequence[str]) -> str | None:

@@ -784,7 +784,7 @@ def play(s: State, c: Command, chance: Chance) -> tuple[list[Event], State]:
     if c.seat != seat:
         raise violation("turn", f"seat {seat} decides now ({pending_kind}), not seat {c.seat}", seat=c.seat, pending=seat)
     if kind != pending_kind:
-        raise violation("not-now", f"a {c.kind} command does not answer a {pending_kind} decision", command=c.kind, pending=pending_kind)
+        raise violation("not-now", f"{c.kind} is not a move for {pending_kind}", command=c.kind, pending=pending_kind)
     out = handler(s, c, chance)
     m = list(s)
     fold = FOLD

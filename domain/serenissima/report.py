@@ -16,7 +16,7 @@ _DATA = default_edition().data
 _PORTS = {key: port["name"] for key, port in _DATA["ports"].items()}
 _ZONES = {key: f"the {zone['name']}" for key, zone in _DATA["sea_zones"].items()}
 _SOURCES = {"deck:doge": "the Doge deck", "dice:attacker": "the attacker's dice", "dice:defender": "the defender's dice",
-            "dice:fort": "the fort's dice", "first-player": "the draw for the first player"}
+            "dice:fort": "the fort's dice", "first-player": "the players (who plays first)"}
 _STEPS = {"choose-start": "choosing a starting port", "choose-galley": "choosing a galley",
           "special-investment": "the special investment"}
 

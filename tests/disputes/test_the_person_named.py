@@ -5,11 +5,19 @@ of the year, and in each title's out-of-turn sentence the rule of the turn order
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from domain.kernel import ObservedChance, RuleViolation
-from domain.kernel.report_words import addressed, plain
+from domain.kernel.contract import fold
+from domain.kernel.report_words import addressed, plain, verbs_of
+from domain.kernel.selfplay import play_random
+from domain.la_citta import GAME as LA_CITTA
+from domain.la_citta import commands as lc
+from domain.la_citta.notation import WORDS as LA_CITTA_WORDS
+from domain.la_citta.report import terms as la_citta_terms
+from domain.la_citta.rules import who as la_citta_who
 from domain.serenissima import GAME
 from domain.serenissima import commands as cm
 from domain.serenissima.report import terms
@@ -101,3 +109,31 @@ def test_out_of_turn_sentences_say_the_step_in_words(name: str) -> None:
         waited = message.split("the rules wait for ", 1)[1]
         assert "(turn)" not in waited and "political-turn" not in waited and "(plan)" not in waited, message
         assert "-" not in waited.split(":")[0], message  # no step id (`war-pay`, `send-away`)
+
+
+def _la_citta_at(step: str) -> tuple[object, int]:
+    """A state of a played 2-player La Città game where the rules wait for `step`, and the seat they wait for."""
+    edition = LA_CITTA.default_edition()
+    done = play_random(LA_CITTA, edition, {"players": 2}, "steps-in-words")
+    state = LA_CITTA.begin(edition)
+    for entry in done.entries:
+        state = fold(LA_CITTA, state, entry.events)
+        seat, kind = la_citta_who(state)
+        if kind == step and seat is not None:
+            return state, seat
+    raise AssertionError(f"the game never waits for {step}")
+
+
+@pytest.mark.parametrize("step, move, said", [
+    ("political-turn", lambda seat: lc.Attract(seat, 1, "health"), "`attract` is not a move for a political turn"),
+    ("attract", lambda seat: lc.SendAway(seat, 1, 1), "is not a move for attracting citizens"),
+    ("political-turn", lambda seat: lc.Demolish(seat, 1), "`demolish` is not a move for a political turn")])
+def test_a_move_for_another_step_of_la_citta_says_the_step_in_words(step: str, move: Any, said: str) -> None:
+    """A La Città line whose move answers another step than the one the rules are at: the verb the line writes and
+    the step as the rulebook says it, with no article doubled ("a a political turn") or wrong ("a attract")."""
+    state, seat = _la_citta_at(step)
+    with pytest.raises(RuleViolation) as refused:
+        LA_CITTA.decide(state, move(seat), ObservedChance([]))
+    assert refused.value.rule == "la-citta/not-now"
+    sentence = plain(str(refused.value.message), NAMES, verbs_of(LA_CITTA_WORDS.vocabulary.by_kind), la_citta_terms, True, seat)
+    assert said in sentence and "a a " not in sentence and "a attract" not in sentence, sentence

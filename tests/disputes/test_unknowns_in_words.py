@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from domain.kernel.dispute import DisputeReport, Unknown, summary
-from domain.kernel.violations import MARK
+from domain.kernel.violations import ALL, MARK, reveal
 from domain.transcripts import check_text
 
 HERE = Path(__file__).parent
@@ -66,3 +66,19 @@ def test_a_file_with_no_finding_whose_unknown_was_left_between_values_a_refusal_
     assert summary(report).startswith("no finding, but not settled") and "line 7" in summary(report)
     unknown.doubts = []
     assert summary(report).startswith("clean")
+
+
+def test_a_first_player_nobody_wrote_down_is_said_by_name() -> None:
+    """The Setup's first player written `[?]` (citta_stato_first_player_nobody_wrote.txt, a 2-player game whose Republic
+    cards are `[?]` too): what follows settles it, and the report says it by the player's name (`[Ada]`, never `[0]`)
+    and says the draw as a table says it (never "the draw from the draw for the first player")."""
+    report = check_text((HERE / "citta_stato_first_player_nobody_wrote.txt").read_text(encoding="utf-8"))
+    (said,) = [u for u in reveal(report.to_json(), ALL)["unknowns"] if u["source"] == "first-player"]
+    assert said["consistent"] == ["[Ada]"] and said["assumed"] == "[Ada]"
+    assert "must have been [Ada]" in said["message"] and "who plays first" in said["message"]
+    assert "from the draw" not in said["message"]
+    assert "[Bruno]" in _seated().to_json(["Ada", "Bruno"])["message"]
+
+
+def _seated() -> Unknown:
+    return Unknown(7, 90, "draw", "first-player", 0, 10, (0,), pool=(0, 1), consistent=[(0,), (1,)], seated=True)
