@@ -958,7 +958,8 @@ class _Checker:
             try:
                 produced = self.game.setup(self.edition, self.options, chance)
             except ImpossibleOutcome:
-                guessed = self._setup_guessed(written, chance) if self.guesses_setup else None
+                respelt = self._setup_respelt(state, written, chance)
+                guessed = respelt or (self._setup_guessed(written, chance) if self.guesses_setup else None)
                 if guessed is None:
                     raise
                 chance, produced = guessed
@@ -982,6 +983,44 @@ class _Checker:
         return after
 
     guesses_setup = True  # (not a narrowing's probe: `_Probe`)
+
+    def _setup_respelt(self, state: Any, written: tuple[Written, ...], failed: WrittenChance
+                       ) -> tuple[WrittenChance, list[Any]] | None:
+        """The setup made again with each outcome the rules could not take for a misspelt word (`[master_bulder]`
+        where the file writes master_builder elsewhere, `[raguza]` where the edition names ragusa: `_as_spelled`) read
+        as the file or the edition spells it, one finding at each:
+        a slip of the Setup line leaves the whole game to check. Only outcomes every reader may see (`_respelt`); None
+        where that does not make the setup."""
+        outcomes, chance, said = list(written), failed, []
+        known = self.spelled | _edition_spellings(self.edition)  # (the edition's words: every reader has them)
+        for _ in range(len(written)):
+            bad = chance.failed_at
+            if bad is None or bad >= len(outcomes):
+                return None
+            owners = self._owners(state, None, None, chance)
+            values = outcomes[bad].values or ()
+            meant = _as_spelled(values, known)
+            if meant is None or bad >= len(owners) or owners[bad] != PUBLIC or any(
+                    w != m and _names_a_thing(self.edition, [w]) for w, m in zip(values, meant, strict=True)):
+                return None  # (a card the edition has, written where it could not be dealt: another slip than a spelling)
+            said.append((outcomes[bad], meant))
+            outcomes[bad] = Written(tuple(meant), outcomes[bad].line, outcomes[bad].column)
+            chance = self.chance(outcomes, self.settled)
+            try:
+                produced = self.game.setup(self.edition, self.options, chance)
+            except ImpossibleOutcome:
+                continue
+            except RuleViolation:
+                return None
+            for slip, meant in said:
+                pairs = [(str(w), str(m)) for w, m in zip(slip.values or (), meant, strict=True) if w != m]
+                self.finding("chance", slip.line, "chance/draw/not-there",
+                             f"line {slip.line}: " + " and ".join(f"{w!r}" for w, _ in pairs)
+                             + f" (in {write_outcome(slip.values or ())}) names nothing of the game; read as "
+                             + " and ".join(m for _, m in pairs) + ", the nearest word the file or the edition writes",
+                             column=slip.column, assumed=write_outcome(meant), did_you_mean=[m for _, m in pairs])
+            return chance, produced
+        return None
 
     def _setup_guessed(self, written: tuple[Written, ...], failed: WrittenChance
                        ) -> tuple[WrittenChance, list[Any]] | None:
@@ -1468,13 +1507,8 @@ class _Checker:
         owners = self._owners(state, seat, written, chance)
         if not values or bad >= len(owners) or owners[bad] != PUBLIC:
             return None
-        meant = list(values)
-        for k, value in enumerate(values):
-            if isinstance(value, str) and len(value) > 3 and value not in self.spelled:
-                near = difflib.get_close_matches(value, self.spelled, n=1, cutoff=0.8)
-                if near:
-                    meant[k] = near[0]
-        if meant == list(values):
+        meant = _as_spelled(values, self.spelled)
+        if meant is None:
             return None
         outcomes = list(chance.written)
         outcomes[bad] = Written(tuple(meant), outcomes[bad].line, outcomes[bad].column)
@@ -2211,11 +2245,20 @@ def _names_a_thing(edition: Edition, values: Sequence[Any] | None) -> bool:
     return values is not None and all(not isinstance(v, str) or v.casefold() in _edition_words(edition) for v in values)
 
 
-_EDITION_WORDS: Bounded[str, frozenset[str]] = Bounded("edition-words", 32)  # a table's own edition files come and go
+_EDITION_WORDS: Bounded[str, tuple[frozenset[str], frozenset[str]]] = Bounded("edition-words", 32)  # files come and go
 
 
 def _edition_words(edition: Edition) -> frozenset[str]:
     """Every word of an edition's data, its keys and its values, folded (kept by the edition's hash)."""
+    return _edition_vocabulary(edition)[1]
+
+
+def _edition_spellings(edition: Edition) -> frozenset[str]:
+    """Every word of an edition's data as the data writes it (`VEN`, `master_builder`)."""
+    return _edition_vocabulary(edition)[0]
+
+
+def _edition_vocabulary(edition: Edition) -> tuple[frozenset[str], frozenset[str]]:
     known = _EDITION_WORDS.get(edition.content_hash)
     if known is not None:
         return known
@@ -2224,13 +2267,13 @@ def _edition_words(edition: Edition) -> frozenset[str]:
     while todo:
         item = todo.pop()
         if isinstance(item, Mapping):
-            found.update(str(k).casefold() for k in item)
+            found.update(str(k) for k in item)
             todo.extend(item.values())
         elif isinstance(item, (list, tuple)):
             todo.extend(item)
         elif isinstance(item, str):
-            found.add(item.casefold())
-    known = frozenset(found)
+            found.add(item)
+    known = (frozenset(found), frozenset(w.casefold() for w in found))
     _EDITION_WORDS.put(edition.content_hash, known)
     return known
 
@@ -2901,6 +2944,19 @@ def _too_many(checker: _Checker, line: int) -> bool:
                     f"{MAX_FINDINGS} is not read further): this and every later line are not checked")
     checker.over_reported = True
     return True
+
+
+def _as_spelled(values: Sequence[Any], spelled: frozenset[str]) -> list[Any] | None:
+    """A written outcome with each word close to one the file spells so elsewhere (`spelled`) read as that word
+    (`[hospitol]`: hospital); None where no word changes."""
+    meant = list(values)
+    folded = {w.casefold(): w for w in spelled}  # (`[Candya]` from a keyboard that capitalizes: candia)
+    for k, value in enumerate(values):
+        if isinstance(value, str) and len(value) > 3 and value not in spelled:
+            near = difflib.get_close_matches(value.casefold(), list(folded), n=1, cutoff=0.8)
+            if near and folded[near[0]] != value:
+                meant[k] = folded[near[0]]
+    return None if meant == list(values) else meant
 
 
 def _spelled(notation: Notation) -> frozenset[str]:
