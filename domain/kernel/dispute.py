@@ -477,9 +477,15 @@ class WrittenChance:
             elif Counter(map(_key, values)) != Counter(map(_key, items)) and index in self.fallback:
                 values = self.fallback[index]
             if Counter(map(_key, values)) != Counter(map(_key, items)):
+                # what differs, in the file's words (a message of a hidden outcome is its seat's: `_Checker._hide`)
+                extra = sorted((Counter(map(str, values)) - Counter(map(str, items))).elements())
+                short = sorted((Counter(map(str, items)) - Counter(map(str, values))).elements())
                 raise ImpossibleOutcome("chance/shuffle/not-a-permutation",
-                                        f"the order written for {source} is not an ordering of what was shuffled",
-                                        source=source, given=list(values),
+                                        f"the order written for {source} is not an ordering of what was shuffled: "
+                                        f"{len(values)} written, {len(items)} shuffled"
+                                        + (f"; {', '.join(extra)} written, not among them" if extra else "")
+                                        + (f"; {', '.join(short)} not written" if short else ""),
+                                        source=source, given=list(values), not_among=extra, not_written=short,
                                         shuffled=Secret(sorted(map(str, items)), None, {"hidden": True, "count": len(items)}))
         self.log.append(Outcome("shuffle", source, tuple(values)))
         self.failed_at = None
@@ -957,8 +963,8 @@ class _Checker:
         try:
             try:
                 produced = self.game.setup(self.edition, self.options, chance)
-            except ImpossibleOutcome:
-                respelt = self._setup_respelt(state, written, chance)
+            except ImpossibleOutcome as exc:
+                respelt = self._setup_respelt(state, written, chance) or self._setup_swapped(state, written, chance, exc)
                 guessed = respelt or (self._setup_guessed(written, chance) if self.guesses_setup else None)
                 if guessed is None:
                     raise
@@ -983,6 +989,33 @@ class _Checker:
         return after
 
     guesses_setup = True  # (not a narrowing's probe: `_Probe`)
+
+    def _setup_swapped(self, state: Any, written: tuple[Written, ...], failed: WrittenChance, exc: ImpossibleOutcome
+                       ) -> tuple[WrittenChance, list[Any]] | None:
+        """A shuffle of the Setup line written with one item that was not shuffled where one that was is not written
+        (`F4` for the landscape tiles' F2): read with that one in its place, one finding; the game checked on. Only an
+        outcome every reader may see."""
+        bad = failed.failed_at
+        extra, short = exc.facts.get("not_among"), exc.facts.get("not_written")
+        if (exc.rule != "chance/shuffle/not-a-permutation" or bad is None or bad >= len(written) or not extra
+                or not short or len(extra) != 1 or len(short) != 1):
+            return None
+        owners = self._owners(state, None, None, failed)
+        values = list(written[bad].values or ())
+        if bad >= len(owners) or owners[bad] != PUBLIC or extra[0] not in map(str, values):
+            return None
+        values[[str(v) for v in values].index(extra[0])] = short[0]
+        outcomes = list(written)
+        outcomes[bad] = Written(tuple(values), written[bad].line, written[bad].column)
+        chance = self.chance(outcomes, self.settled)
+        try:
+            produced = self.game.setup(self.edition, self.options, chance)
+        except RuleViolation:
+            return None
+        self.finding("chance", written[bad].line, exc.rule,
+                     f"line {written[bad].line}: {exc.message}; read with {short[0]} where {extra[0]} is written, the "
+                     f"one not written", column=written[bad].column, assumed=short[0], did_you_mean=[short[0]])
+        return chance, produced
 
     def _setup_respelt(self, state: Any, written: tuple[Written, ...], failed: WrittenChance
                        ) -> tuple[WrittenChance, list[Any]] | None:

@@ -63,7 +63,8 @@ def _played(case: dict[str, Any]) -> Any:
     played = case["played"]
     game = catalog.game(played["title"])
     edition = game.default_edition()
-    return game, edition, play_random(game, edition, {"players": played["players"]}, played["seed"])
+    options = {"players": played["players"], **({"setup": played["setup"]} if "setup" in played else {})}
+    return game, edition, play_random(game, edition, options, played["seed"])
 
 
 @pytest.mark.parametrize("path", [p for p in TABLES if yaml.safe_load(p.read_text(encoding="utf-8"))["played"]["compare"]

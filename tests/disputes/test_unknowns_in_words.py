@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from domain.kernel.dispute import DisputeReport, Unknown, summary
-from domain.kernel.violations import ALL, MARK, reveal
+import pytest
+
+from domain.kernel.dispute import DisputeReport, Unknown, WrittenChance, summary
+from domain.kernel.notation import Written
+from domain.kernel.violations import ALL, MARK, ImpossibleOutcome, reveal
 from domain.transcripts import check_text
 
 HERE = Path(__file__).parent
@@ -82,3 +85,16 @@ def test_a_first_player_nobody_wrote_down_is_said_by_name() -> None:
 
 def _seated() -> Unknown:
     return Unknown(7, 90, "draw", "first-player", 0, 10, (0,), pool=(0, 1), consistent=[(0,), (1,)], seated=True)
+
+
+@pytest.mark.parametrize("written, said", [
+    (("F1", "F2", "M", "L"), "4 written, 5 shuffled; F3 not written"),
+    (("F1", "F2", "F4", "M", "L"), "5 written, 5 shuffled; F4 written, not among them; F3 not written"),
+    (("F1", "F2", "F3", "M", "L", "L"), "6 written, 5 shuffled; L written, not among them")])
+def test_an_order_that_is_not_one_of_the_items_shuffled_says_what_differs(written: tuple[str, ...], said: str) -> None:
+    """A shuffle written with an item left out, one too many, or one the game does not have (a landscape tile `F4`):
+    the finding counts both and names what differs, as the table can mend it."""
+    chance = WrittenChance([Written(written, 7, 7)])
+    with pytest.raises(ImpossibleOutcome) as refused:
+        chance.shuffle("tiles", ["F1", "F2", "F3", "M", "L"])
+    assert str(refused.value.message).endswith(said), refused.value.message
