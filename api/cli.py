@@ -103,7 +103,8 @@ def _shown(value: Any) -> Any:
 
 def _print_report(console: Console, path: str, report: dict[str, Any]) -> None:
     """One file's report: the file's own words (path, title, messages, moves) as written, never read as markup."""
-    verdict = ("clean", "green") if report["ok"] else (counted(f"{len(report['findings'])} finding(s)"), "red")
+    verdict = ((("clean", "green") if report.get("settled", True) else ("no finding, not settled", "yellow"))
+               if report["ok"] else (counted(f"{len(report['findings'])} finding(s)"), "red"))
     console.print(terminal.line((path, "bold"), f": {report.get('title') or '?'}, {report['moves']} moves — ", verdict))
     console.print(terminal.line(f"  {report['summary']}"))
     for finding in report["findings"]:

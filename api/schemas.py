@@ -463,7 +463,9 @@ class Verification(Open):
 class CheckReport(Open):
     """A dispute report (docs/notation/): findings at their lines, unknowns narrowed."""
 
-    ok = fields.Boolean()
+    ok = fields.Boolean(metadata={"description": "no finding"})
+    settled = fields.Boolean(metadata={"description": "false where an unknown the check could not narrow leaves "
+                                                      "slips that rest on its guess unreported: no finding, not clean"})
     title = fields.String(allow_none=True)
     seats = fields.List(fields.String(), allow_none=True)
     options = fields.Dict(allow_none=True)

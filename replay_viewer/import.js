@@ -57,8 +57,8 @@ async function checkOnly() {
   Object.assign(held, { importId: null, recordId: null, tokens: [], table: null });
   $("tokens").hidden = true;
   const report = answer.body;
-  // no line refused is not every line accepted when an unknown could not be settled (kernel/dispute.py, `summary`)
-  const unsettled = typeof report.summary === "string" && report.summary.startsWith("no finding, but not settled");
+  // no line refused is not every line accepted when an unknown could not be settled (kernel/dispute.py, `unsettled`)
+  const unsettled = report.settled === false;
   say(!report.ok ? "checked, nothing stored" : unsettled
     ? "checked, nothing stored: no line refused, but an unknown could not be settled (see the unknowns)"
     : "checked, nothing stored: the rules accept every line");

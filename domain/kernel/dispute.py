@@ -235,7 +235,7 @@ class DisputeReport:
 
     def to_json(self) -> dict[str, Any]:
         out = {
-            "ok": self.ok, "title": self.title, "seats": self.seats, "options": self.options,
+            "ok": self.ok, "settled": not unsettled(self), "title": self.title, "seats": self.seats, "options": self.options,
             "finished": self.finished, "moves": self.moves,
             "findings": [f.to_json() for f in sorted(self.findings, key=lambda f: (f.line, f.column or 0))],
             "unknowns": [self._said(u.to_json(self.seats)) for u in self.unknowns],
@@ -340,17 +340,21 @@ def _holds_secrets(words: Words, findings: Sequence[Finding], game: Game | None 
     return any(secret(f.message) or secret(f.written) or secret(f.assumed) or secret(f.facts) for f in findings)
 
 
+def unsettled(report: DisputeReport) -> list[Unknown]:
+    """The unknowns the search could not settle, with slips that rest on their guess left unreported (or left between
+    several values, one of which a refusal rests on): a file with no finding but these is not "clean". A face-down
+    draw's, while the game is on, is its seat's to read: what every reader is told does not count it."""
+    return [u for u in report.unknowns if (u.consistent is None or len(u.consistent) > 1) and u.doubts
+            and (report.finished or u.owner == PUBLIC)]
+
+
 def summary(report: DisputeReport) -> str:
     if report.ok:
         done = "to its end" if report.finished else "so far (the game is not over)"
-        # an unknown the search could not settle, with slips that rest on its guess left unreported: not "clean" (a
-        # face-down draw's, while the game is on, is its seat's to read: the public summary does not say it)
-        unsettled = [u for u in report.unknowns  # (or left between several values, one of which a refusal rests on)
-                     if (u.consistent is None or len(u.consistent) > 1) and u.doubts
-                     and (report.finished or u.owner == PUBLIC)]
-        if unsettled:
-            lines = ", ".join(str(u.line) for u in unsettled)
-            return counted(f"no finding, but not settled: {report.moves} moves checked {done}; {len(unsettled)} "
+        open_ = unsettled(report)
+        if open_:
+            lines = ", ".join(str(u.line) for u in open_)
+            return counted(f"no finding, but not settled: {report.moves} moves checked {done}; {len(open_)} "
                            f"unknown(s) (line(s) {lines}) could not be narrowed within the check's bounds, and what "
                            "rests on them is not reported (see the unknowns)")
         return f"clean: {report.moves} moves checked {done}; every move legal and every outcome possible"

@@ -6,7 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from api import cli
 from domain.kernel.dispute import DisputeReport, Unknown, WrittenChance, summary
 from domain.kernel.notation import Written
 from domain.kernel.violations import ALL, MARK, ImpossibleOutcome, reveal
@@ -67,8 +69,20 @@ def test_a_file_with_no_finding_whose_unknown_was_left_between_values_a_refusal_
                       doubts=["line 20 (chance/draw/not-there)"])
     report = DisputeReport("la-citta", NAMES, {}, [], [unknown], None, None, True, None, moves=80)
     assert summary(report).startswith("no finding, but not settled") and "line 7" in summary(report)
+    assert report.to_json()["ok"] and not report.to_json()["settled"]
+    printed = CliRunner().invoke(cli.cronaca, ["check", str(HERE / "citta_stato_first_player_nobody_wrote.txt")]).output
+    assert "— clean" in printed.replace("\n", " ")  # (its unknowns are settled)
     unknown.doubts = []
-    assert summary(report).startswith("clean")
+    assert summary(report).startswith("clean") and report.to_json()["settled"]
+
+
+def test_the_command_line_never_calls_clean_a_file_it_could_not_settle(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`cronaca check`'s first line says "no finding, not settled" where the summary does, not "clean"."""
+    open_unknown = Unknown(7, 7, "draw", "politics", -1, 0, ("palace",), consistent=None, doubts=["line 20"])
+    made = DisputeReport("la-citta", NAMES, {}, [], [open_unknown], None, None, True, None, moves=80)
+    monkeypatch.setattr(cli, "check_text", lambda *_, **__: made)
+    printed = CliRunner().invoke(cli.cronaca, ["check", str(HERE / "citta_stato_first_player_nobody_wrote.txt")])
+    assert "no finding, not settled" in printed.output.replace("\n", " ") and "— clean" not in printed.output
 
 
 def test_a_first_player_nobody_wrote_down_is_said_by_name() -> None:

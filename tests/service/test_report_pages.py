@@ -168,6 +168,23 @@ def test_check_only_shows_the_report_and_stores_nothing(served: tuple[str, Any, 
     assert stored(app) == before
 
 
+def test_check_only_of_a_file_it_could_not_settle_never_says_every_line_is_accepted(served: tuple[str, Any, Any],
+                                                                                   context: Any) -> None:
+    """A file with no finding whose unknowns the check could not settle (a 4-player game whose first End of Round, its
+    eight draws, is written `[?]` eight times: tests/disputes/citta_stato_end_of_round_all_unknown.txt): the page says
+    so, as the report's `settled` does, not that the rules accept every line."""
+    base, client, _ = served
+    text = (browsing.ROOT / "tests" / "disputes" / "citta_stato_end_of_round_all_unknown.txt").read_text(encoding="utf-8")
+    answered = client.post("/api/check", json={"text": text}).get_json()
+    assert answered["ok"] and answered["settled"] is False
+    page = context()
+    page.goto(base + "/import")
+    page.locator("#text").fill(text)
+    page.get_by_role("button", name="check only").click()
+    expect(page.locator("#import-status")).to_contain_text("an unknown could not be settled")
+    expect(page.locator("#import-status")).not_to_contain_text("accept every line")
+
+
 @pytest.mark.parametrize("title", TITLES)
 def test_the_rejected_games_replay_moves_by_step_and_by_turn(served: tuple[str, Any, Any], context: Any, shots: Path,
                                                              title: str, browser: Any) -> None:
