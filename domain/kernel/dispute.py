@@ -2482,15 +2482,28 @@ def check(
     if title and not any(f.rule == "notation/title" for f in header):
         game, words = game_for(title)
     seats, colours, options, claimed = _header(notation, game, title, [])
+    run_on = _comments_run_on(notation, text, seats) if words is not None else {}
+    if run_on:  # a `{` left open swallowed turns of the game: read closed at its line's end, said at that line
+        lines = text.split("\n")
+        for line in run_on:
+            lines[line - 1] = lines[line - 1].rstrip("\r") + "}"
+        text = "\n".join(lines)
+        notation = parse(text)
     mended = _colons_forgotten(notation, text, seats, words) if words is not None else {}
     mended_notes = _comments_misplaced(notation, text, set(mended)) if words is not None else {}
     mended_notes.update(_turns_joined(notation, text, seats, {*mended, *mended_notes}) if words is not None else {})
+    mended_notes.update(_left_open(notation, text, {*mended, *mended_notes}) if words is not None else {})
     for error in notation.errors:
         message = error.message if error.line not in mended else (
             f"line {error.line}: the colon after the player's name is missing; read as `{mended[error.line]}`")
         message = mended_notes.get(error.line, message)
         findings.append(Finding("notation", error.line, "notation/syntax", message, column=error.column,
                                 expected=error.expected, did_you_mean=error.did_you_mean))
+    for line, (column, end) in run_on.items():
+        findings.append(Finding("notation", line, "notation/syntax",
+                                f"line {line}: a `{{` comment is not closed on its line: the lines after it, turns of the "
+                                f"game, would be its words up to line {end}; read as closed at the end of line {line}",
+                                column=column))
     findings += header
     if game is None or words is None or any(f.kind == "header" for f in findings):
         return DisputeReport(title, seats, options, findings, [], None, claimed, False, None, moves=0)
@@ -2616,6 +2629,53 @@ def _comments_misplaced(notation: Notation, text: str, done: set[int]) -> dict[i
             continue
         notation.turns.append(read.turns[0])
         said[error.line] = f"line {error.line}: {how}; read as a note on `{move}`"
+    if said:
+        notation.turns.sort(key=lambda turn: (turn.line, turn.column))
+    return said
+
+
+def _comments_run_on(notation: Notation, text: str, seats: Sequence[str]) -> dict[int, tuple[int, int]]:
+    """Comments that run over lines holding turns of the game (`{great move` left open, a `}` some lines down): a
+    comment may go on over lines, but not over `Bruno: farm L13 L1`. The line of each such `{` -> (its column, the line
+    where the comment ends)."""
+    lines = text.split("\n")
+    found: dict[int, tuple[int, int]] = {}
+    comments = [*notation.comments, *(c for turn in notation.turns for m in turn.moves for c in m.comments)]
+    for comment in comments:
+        words = getattr(comment, "note", "") or getattr(comment, "text", "")
+        line = getattr(comment, "line", 0)
+        if "\n" not in words or not 0 < line <= len(lines) or "{" not in lines[line - 1]:
+            continue
+        inside = words.split("\n")[1:]
+        if any(":" in row and find_seat(row[(m.end() if (m := _ORDINAL.match(row)) else 0):].split(":", 1)[0].strip(),
+                                        seats) is not None for row in inside):
+            found[line] = (lines[line - 1].rindex("{") + 1, line + len(inside))
+    return found
+
+
+def _left_open(notation: Notation, text: str, done: set[int]) -> dict[int, str]:
+    """Lines that did not parse for a `{comment` or an outcome's `[` left open (`school L66 L73 {great move`,
+    `starve L73 [culture`): each read closed at the line's end, where it then reads as one turn, and put among the
+    turns in its place; the line -> what the finding says. Named once, at its line; the move is not lost."""
+    lines = text.splitlines()
+    said: dict[int, str] = {}
+    for error in notation.errors:
+        if error.line in done or not 0 < error.line <= len(lines):
+            continue
+        written = lines[error.line - 1].rstrip()
+        closing = "".join(close for open_, close in (("[", "]"), ("{", "}"))
+                          if written.count(open_) == written.count(close) + 1)
+        if len(closing) != 1 or ":" not in written:
+            continue
+        try:
+            read = parse("\n" * (error.line - 1) + written + closing + "\n")
+        except NotationError:
+            continue
+        if read.errors or len(read.turns) != 1:
+            continue
+        notation.turns.append(read.turns[0])
+        what = "a `{` comment" if closing == "}" else "a `[` outcome"
+        said[error.line] = f"line {error.line}: {what} is not closed; read as closed at the end of the line (`{closing}`)"
     if said:
         notation.turns.sort(key=lambda turn: (turn.line, turn.column))
     return said
