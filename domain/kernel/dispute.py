@@ -3107,6 +3107,7 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
                             f"{'initials these are' if turn.player in checker.initials else 'name begins so'}, as is "
                             f"every line that writes {turn.player}",
                             column=turn.column, did_you_mean=[seats[seat]], assumed=f"{seats[seat]}'s")
+            checker.mended.add((turn.line, turn.column))  # read as meant: nothing refused (no gap looked for behind it)
         both, could_be = checker.shortening_of(turn.player) if seat is None else ([], "")
         waiting = None if seat is not None or checker.pending(state).over else checker.pending(state).seat
         if both and waiting is not None and seats[waiting] in both:  # `Anna:` where two Annas sit: the one the
@@ -3114,6 +3115,7 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
             checker.finding("notation", turn.line, "notation/player",
                             f"line {turn.line}: {could_be}; read as {seats[seat]}'s, who was to play",
                             column=turn.column, did_you_mean=both, assumed=f"{seats[seat]}'s")
+            checker.mended.add((turn.line, turn.column))
         if seat is None:
             near = _near_seats(checker, turn.player)
             waiting = None if checker.pending(state).over else checker.pending(state).seat
