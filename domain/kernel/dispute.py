@@ -1224,6 +1224,8 @@ class _Checker:
                                  f"line {move.line}: {public!r} does not say a whole move: {exc.message}",
                                  facts={"errors": exc.errors})
         if pending.seat != seat and not pending.over:
+            if place in self.forced:  # a move after the seat's turn ended, left out as an explanation says (kernel.explain)
+                return self._stand_in(state, seat, move, self.forced.pop(place))
             if self.strict:
                 raise Refused("notation/out-of-turn")
             if self.refused is None:

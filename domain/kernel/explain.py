@@ -557,6 +557,14 @@ def _candidates(search: _Search, refusal: Refusal) -> list[Explanation]:
         if not refusal.skippable and refusal.options:  # a move that did not happen, the rest of the line as written
             out.append(Explanation("skipped-move", f"{_line(turn)}: the move is left out, the rest of the line read as "
                                    "written", (Line(turn, seat, ((refusal.place, None),)),), 1, 1))
+    if (refusal.kind == "order" and seat is not None and refusal.place is not None and turn.moves
+            and refusal.place != (turn.moves[0].line, turn.moves[0].column)):
+        # a move after the ones that ended the seat's turn (`fleet, buy O 1, buy Y 1` with one coin): the line but it
+        ended = next((m.text for m in reversed(turn.moves) if (m.line, m.column) < refusal.place), "")
+        extra = next((m.text for m in turn.moves if (m.line, m.column) == refusal.place), "")
+        out.append(Explanation("skipped-move", f"{_line(turn)}: `{extra}` is left out: the turn had ended with `{ended}`"
+                               ", the rest of the line read as written", (Line(turn, seat, ((refusal.place, None),)),),
+                               1, 1))
     if refusal.kind == "order":
         out.append(Explanation("twice", f"{_line(turn)} is skipped: a turn written twice, or one that did not happen "
                                "there", (), 1, 1))
