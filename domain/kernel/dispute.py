@@ -623,6 +623,7 @@ class _Checker:
         self.checked: list[Checked] = []
         self._said: Command | None = None
         self._respelling: tuple[str, str] | None = None  # what `_meant` respelt last: (as written, as read)
+        self._partway: tuple[tuple[int, int], int, int, str] | None = None  # a count's move past its first (`move`)
         self.claimed: dict[int, int] = {}  # seat -> the total the table wrote down (the narrowing's last judge)
         self.state: Any = None
         self.setup_entry: Entry | None = None
@@ -1247,7 +1248,10 @@ class _Checker:
         repeated = all(c == said[0] for c in said)  # `load 3 from 4`: one move written with a count
         for k, (command, written) in enumerate(zip(commands, said, strict=True)):
             before = len(self.findings)
+            # past the first of a count (`load 3` where 2 could be): a refusal reads it as those that stood (`_replace`)
+            self._partway = (place, k, len(commands), move.text) if repeated and k > 0 else None
             state = self._decide(state, seat, move if k == len(commands) - 1 else quiet, command, written)
+            self._partway = None
             if self._stood_in or any(f.kind in ("rule", "notation") for f in self.findings[before:]):
                 if repeated and k > 0 and not self._stood_in:
                     self._counted[place] = (k, len(commands), move.text)
@@ -1723,6 +1727,7 @@ class _Checker:
         words = self._words(written) if written is not None else self._words(self._json(options[0])) if options else None
         skippable = self.words.skip_refused and written is not None and not any(c.kind == written.get("type")
                                                                                 for c in options)
+        partway = self._partway if self._partway is not None and self._partway[0] == place else None
         if kind is not None and self.refused is None:
             self.refused = Refusal("move", seat, self.pending(state).seat, place, options,
                                    [self._words(self._json(c)) or t for c, t in zip(options, shown, strict=True)],
@@ -1730,10 +1735,13 @@ class _Checker:
         options, shown = options[:5], shown[:5]
         if waiting or skippable:
             if kind is not None:  # nothing of its kind can be done here: nothing was done, the step stays open
+                skipped = "skipped: " + ("another player is to decide" if waiting else "nothing of its kind could be done here")
+                if partway is not None and not waiting:  # `recruit 3 galley 5` with 2 ducats: the 2 that stood
+                    skipped = f"`{partway[3]}` read as {partway[1]} of the {partway[2]}"
+                    message = f"{message}; {skipped}" if isinstance(message, str) else message
                 found = self.finding(kind, move.line, rule, message, state, seat, written=move.text,
                                      alternatives=Secret(shown, seat, {"hidden": True, "count": len(shown)}),
-                                     assumed="skipped: " + ("another player is to decide" if waiting
-                                                            else "nothing of its kind could be done here"), **more)
+                                     assumed=skipped, **more)
                 self._hide(found, move, self._owners(state, seat, written, None, len(move.outcomes)), words)
             return state
         found = None
@@ -1797,6 +1805,9 @@ class _Checker:
                 continue
             options = [c for c in self.alternatives(state, seat, written, EARLIER_OPTIONS + 1, text)
                        if self._json(c) != dict(written)][:EARLIER_OPTIONS]
+            once = self.game.parse_command(written) if written is not None else None
+            if once is not None and _recounted(text, self.say(once, state)):  # `recruit 2 alessandria`: read once
+                options = [once, *options][:EARLIER_OPTIONS]
             shown = [self._words(self._json(c)) or self.say(c, state) for c in options]
             out.append((where, text, options, shown))
         return out
@@ -2268,13 +2279,15 @@ def _public_text(move: Move, owners: Sequence[Owner], words: str | None) -> str:
 
 def _recounted(written: str, other: str) -> bool:
     """`other` is `written` with another count: the same words but for one number standing alone, changed, added or
-    left out at the end (`starve L124 1`, `starve L124 2`, `starve L124`); a place (`L104`) is no count."""
+    left out, at the end or after the verb (`starve L124 1`, `starve L124 2`, `starve L124`; `recruit 2 alessandria`,
+    `recruit alessandria`); a place (`L104`) is no count."""
     a, b = written.split(), other.split()
     if len(a) == len(b):
         apart = [(x, y) for x, y in zip(a, b, strict=True) if x != y]
         return len(apart) == 1 and apart[0][0].isdigit() and apart[0][1].isdigit()
     longer, shorter = (a, b) if len(a) > len(b) else (b, a)
-    return len(longer) == len(shorter) + 1 and longer[-1].isdigit() and longer[:-1] == shorter
+    return len(longer) == len(shorter) + 1 and any(longer[k].isdigit() and longer[:k] + longer[k + 1:] == shorter
+                                                   for k in (1, len(longer) - 1))
 
 
 def _names_a_thing(edition: Edition, values: Sequence[Any] | None) -> bool:

@@ -470,3 +470,18 @@ def test_a_word_misspelt_alike_on_every_line_is_one_finding_naming_the_lines_rea
     assert f"read so too at lines {', '.join(map(str, lines[1:]))}" in str(finding.message)
     assert report.scores is not None and [s["total"] for s in report.scores["seats"]] == \
         [s["total"] for s in done.scores["seats"]]
+
+
+def test_a_recruit_written_with_a_count_past_the_ducats_says_how_many_stood() -> None:
+    """`recruit 4 galley 12` with a ducat for one: the finding says the one that stood, not that the move was left out."""
+    report = check_text((HERE / "serenissima_recruits_past_the_ducats.txt").read_text(encoding="utf-8"))
+    (found,) = report.findings
+    assert "`recruit 4 galley 12` read as 1 of the 4" in str(found.message) and found.assumed == \
+        "`recruit 4 galley 12` read as 1 of the 4"
+
+
+def test_a_count_before_the_move_refused_is_read_once_before_any_other_move() -> None:
+    """`recruit 2 alessandria, recruit galley 2` with two ducats: the slip is the count, read as the same move once."""
+    report = check_text((HERE / "serenissima_recruit_counted_twice.txt").read_text(encoding="utf-8"))
+    (found,) = report.findings
+    assert "`recruit 2 alessandria` read as `recruit alessandria`" in str(found.message), found.message
