@@ -1210,6 +1210,13 @@ class _Checker:
                     state = self._decide(state, seat, quiet, self.game.parse_command(written), written)
             before = len(self.findings)
             respelt, self._respelling = self._respelling, None
+            if respelt is not None and not self.strict and len(near) > 1 and isinstance(message, str):
+                # offered only the words that read here (`upgarde`: upgrade, not trade, which is no move now)
+                kept = [respelt[1], *(w for w in near if w != respelt[1] and self._meant(move, seat, [w], state))]
+                self._respelling = None
+                offered = f"did you mean {' or '.join(near)}?"
+                if kept != list(near) and offered in message:
+                    message, near = message.replace(offered, f"did you mean {' or '.join(kept)}?"), kept
             state = self._replace(state, seat, move, meant[-1] if meant else None, "notation",
                                   "notation/move", message, did_you_mean=near, expected=exc.expected,
                                   column=exc.column)

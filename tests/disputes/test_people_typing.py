@@ -105,14 +105,15 @@ def test_a_move_written_with_a_count_one_too_many_says_how_many_stand() -> None:
 
 
 def test_a_word_after_a_verb_and_a_verb_misspelt_are_said_in_the_games_words() -> None:
-    """`upgrade W` (white has no track) says what may follow the verb; `wra` is war or trade, not the colour letter
-    `w` that a one-letter answer also writes."""
+    """`upgrade W` (white has no track) says what may follow the verb; `wra` is war, not the colour letter `w` that a
+    one-letter answer also writes, nor trade, a verb near it that is no move there (only the words that read are
+    offered)."""
     upgrade = check_text((HERE / "citta_stato_illegal_upgrade_and_double_entry.txt").read_text(encoding="utf-8"))
     (found,) = [f for f in upgrade.findings if f.line == 9]
     assert str(found.message) == "line 9: `upgrade W`: after upgrade comes Y, G, O, P, not W"
     typo = check_text((HERE / "citta_stato_verb_typo_and_result_miscounted.txt").read_text(encoding="utf-8"))
     (found,) = [f for f in typo.findings if f.line == 13]
-    assert found.did_you_mean == ["war", "trade"] and "did you mean war or trade?" in str(found.message)
+    assert found.did_you_mean == ["war"] and "did you mean war?" in str(found.message)
 
 
 def test_a_comma_forgotten_before_a_face_down_disc_keeps_the_disc_from_the_others_while_the_game_is_on() -> None:
@@ -485,3 +486,13 @@ def test_a_count_before_the_move_refused_is_read_once_before_any_other_move() ->
     report = check_text((HERE / "serenissima_recruit_counted_twice.txt").read_text(encoding="utf-8"))
     (found,) = report.findings
     assert "`recruit 2 alessandria` read as `recruit alessandria`" in str(found.message), found.message
+
+
+def test_a_misspelt_verb_is_offered_only_as_the_words_that_read_there() -> None:
+    """`upgarde Y`: upgrade, not trade (near in spelling, no move of the seat there)."""
+    text = (HERE / "citta_stato_first_name_in_round_one.txt").read_text(encoding="utf-8")
+    at = next(k for k, line in enumerate(text.split("\n")) if line.endswith("D'Annunzio: upgrade P"))
+    lines = text.split("\n")
+    lines[at] = lines[at].replace("upgrade P", "upgarde P")
+    found = [f for f in check_text("\n".join(lines)).findings if f.line == at + 1]
+    assert [f.did_you_mean for f in found] == [["upgrade"]] and "did you mean upgrade?" in str(found[0].message)
