@@ -10,7 +10,7 @@ from domain.kernel.report_words import listed
 
 from .describe import FORM, STEP
 from .edition import COLOUR_NAMES, COLOURS, default
-from .state import State
+from .state import GHOST, State
 from .view import view
 
 _DATA = default().data
@@ -45,12 +45,24 @@ def terms(token: str, names: Sequence[str]) -> str | None:
 def waiting(state: State, since: Sequence[Any], moved: int, kind: str, names: Sequence[str]) -> str | None:
     """Why the rules wait for another player (rulebook: in a round the players take one action each in turn,
     clockwise from the first player, a player who has passed being passed over); a step of an action or of the
-    round's end by its name."""
+    round's end by its name. A line written for the solo Ghost says where its turn is written instead."""
+    said = _waiting(state, kind, names)
+    if state.solo is not None and moved == GHOST:
+        human = names[0] if names else "the player"
+        return (f"{said or ''}: the Ghost never has a line of its own (its cube drawn after each of {human}'s turns is "
+                f"written in brackets at the end of {human}'s line, `[G]`)").lstrip(": ")
+    return said
+
+
+def _waiting(state: State, kind: str, names: Sequence[str]) -> str | None:
+    """The step, or the turn's place in the round (the solo Ghost, who takes no action of its own, is never said to
+    have passed)."""
     if kind != "turn":
         step = STEP.get(kind.replace("-", "_"))
         return f"({step})" if step else None
     first = names[state.first] if 0 <= state.first < len(names) else None
-    passed = [names[i] for i, seat in enumerate(state.seats[: len(names)]) if seat.passed]
+    passed = [names[i] for i, seat in enumerate(state.seats[: len(names)])
+              if seat.passed and not (state.solo is not None and i == GHOST)]
     said = f"to take an action (round {state.round}: clockwise from the first player" + (f", {first}" if first else "")
     if passed:
         said += f"; {listed(passed)} {'has' if len(passed) == 1 else 'have'} passed"

@@ -496,3 +496,12 @@ def test_a_misspelt_verb_is_offered_only_as_the_words_that_read_there() -> None:
     lines[at] = lines[at].replace("upgrade P", "upgarde P")
     found = [f for f in check_text("\n".join(lines)).findings if f.line == at + 1]
     assert [f.did_you_mean for f in found] == [["upgrade"]] and "did you mean upgrade?" in str(found[0].message)
+
+
+def test_a_line_written_for_the_solo_ghost_says_where_its_turn_is_written() -> None:
+    """`Ghost: G` on a line of its own in a solo game: one finding that says the Ghost never has a line (its cube goes
+    in brackets at the end of the player's line), never that the Ghost has passed."""
+    report = check_text((HERE / "citta_stato_solo_a_line_for_the_ghost.txt").read_text(encoding="utf-8"))
+    (found,) = report.findings
+    assert found.line == 13 and found.rule == "notation/out-of-turn"
+    assert "the Ghost never has a line of its own" in str(found.message) and "Ghost has passed" not in str(found.message)
