@@ -3401,7 +3401,15 @@ def written_apart(written: Any, other: Any) -> tuple[int, int]:
         return (0 if a == b else 1, 0)
     numbers = isinstance(written, int) and isinstance(other, int) and not isinstance(written, bool) \
         and not isinstance(other, bool)
-    return (_slips(a, b), abs(written - other) if numbers else 0)
+    if numbers:
+        return (_slips(a, b), abs(written - other))
+    ends, other_ends = _NUMBERED.fullmatch(a), _NUMBERED.fullmatch(b)  # `Y9` is nearer `Y8` than `Y5`: a card's number
+    if ends is not None and other_ends is not None and ends.group(1) == other_ends.group(1):
+        return (_slips(a, b), abs(int(ends.group(2)) - int(other_ends.group(2))))
+    return (_slips(a, b), 0)
+
+
+_NUMBERED = re.compile(r"(\D*)(\d{1,6})")
 
 
 @functools.lru_cache(maxsize=1 << 16)

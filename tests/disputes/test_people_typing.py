@@ -22,6 +22,7 @@ from click.testing import CliRunner
 from api import cli
 from domain import catalog
 from domain.kernel import ALL, reveal
+from domain.kernel.dispute import written_apart
 from domain.kernel.notation import NUMBER_WORDS
 from domain.kernel.selfplay import play_random
 from domain.transcripts import check_text, render_log
@@ -505,3 +506,12 @@ def test_a_line_written_for_the_solo_ghost_says_where_its_turn_is_written() -> N
     (found,) = report.findings
     assert found.line == 13 and found.rule == "notation/out-of-turn"
     assert "the Ghost never has a line of its own" in str(found.message) and "Ghost has passed" not in str(found.message)
+
+
+def test_a_card_number_misread_is_read_as_the_nearest_number_of_that_colour() -> None:
+    """`burn Y9 supply` (no Y9; Ada holds Y8 and Y5): read as Y8, the nearest number of the cards written so."""
+    report = check_text((HERE / "citta_stato_solo_card_number_slip.txt").read_text(encoding="utf-8"))
+    (found,) = report.findings
+    assert found.line == 28 and reveal(found.to_json(), ALL)["assumed"] == "burn Y8 supply"
+    assert written_apart("Y9", "Y8") < written_apart("Y9", "Y5") and written_apart("L105", "L104") < \
+        written_apart("L105", "L15")

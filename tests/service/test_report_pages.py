@@ -34,7 +34,7 @@ TITLES = ["citta-stato", "la-citta", "serenissima"]
 SLIPS = {
     "citta-stato": (35, "Gianmaria D'Angelo", "upgrade B"),
     "la-citta": (12, "Ada", "market L103 L111"),
-    "serenissima": (15, "Maria Grazia", "sail marsiglia"),
+    "serenissima": (15, "Maria Grazia", "sail marsielle"),
 }
 PHONE = {"width": 390, "height": 844}
 
