@@ -969,7 +969,8 @@ class _Checker:
             try:
                 produced = self.game.setup(self.edition, self.options, chance)
             except ImpossibleOutcome as exc:
-                respelt = self._setup_respelt(state, written, chance) or self._setup_swapped(state, written, chance, exc)
+                respelt = ((self._setup_respelt(state, written, chance) or self._setup_swapped(state, written, chance, exc))
+                           if self.guesses_setup and not self.strict else None)  # (a probe's guess: no respelling)
                 guessed = respelt or (self._setup_guessed(written, chance) if self.guesses_setup else None)
                 if guessed is None:
                     raise
