@@ -622,7 +622,6 @@ class _Checker:
         self.findings: list[Finding] = []
         self.checked: list[Checked] = []
         self._said: Command | None = None
-        self._respelling: tuple[str, str] | None = None  # what `_meant` respelt last: (as written, as read)
         self._partway: tuple[tuple[int, int], int, int, str] | None = None  # a count's move past its first (`move`)
         self.claimed: dict[int, int] = {}  # seat -> the total the table wrote down (the narrowing's last judge)
         self.state: Any = None
@@ -1200,21 +1199,20 @@ class _Checker:
                 message, near = nobody, [] if secret else [text for _, text in unwritten][:5]
             doubled = _doubled(move)
             meant = self._reads(doubled[0], seat, state) if doubled is not None else []
+            respelt: tuple[str, str] | None = None  # (the word as written, as read) where one word stands for it
             if meant and doubled is not None:  # `unload 2 to to 12`: a word written twice, read once (the closest
                 # legal moves ranked by it; the explanation search still takes another that lets more of the file stand)
                 message = f"line {move.line}: {doubled[1]!r} is written twice in {move.text!r}"
             else:
-                meant = self._meant(move, seat, exc.did_you_mean, state)
+                meant, respelt = self._meant(move, seat, exc.did_you_mean, state)
             if len(meant) > 1 and pending.seat == seat:  # the steps the corrected move leaves out come first
                 quiet = Move(move.verb, move.words, (), move.comments, move.line, move.column, move.text)
                 for written in meant[:-1]:
                     state = self._decide(state, seat, quiet, self.game.parse_command(written), written)
             before = len(self.findings)
-            respelt, self._respelling = self._respelling, None
             if respelt is not None and not self.strict and len(near) > 1 and isinstance(message, str):
                 # offered only the words that read here (`upgarde`: upgrade, not trade, which is no move now)
-                kept = [respelt[1], *(w for w in near if w != respelt[1] and self._meant(move, seat, [w], state))]
-                self._respelling = None
+                kept = [respelt[1], *(w for w in near if w != respelt[1] and self._meant(move, seat, [w], state)[0])]
                 offered = f"did you mean {' or '.join(near)}?"
                 if kept != list(near) and offered in message:
                     message, near = message.replace(offered, f"did you mean {' or '.join(kept)}?"), kept
@@ -1597,32 +1595,27 @@ class _Checker:
         """The items of a written outcome found not there, each once (`took`: kernel.toward_result gives them up first)."""
         self.took += tuple(str(v) for v in written.values or () if v != UNKNOWN and str(v) not in self.took)
 
-    def _meant(self, move: Move, seat: int, near: Sequence[str], state: Any = None) -> list[dict[str, Any]]:
+    def _meant(self, move: Move, seat: int, near: Sequence[str], state: Any = None
+               ) -> tuple[list[dict[str, Any]], tuple[str, str] | None]:
         """The move read with its misspelt verb or word replaced by the nearest word, when that reads (the
         commands it stands for, or none): the alternatives are then ranked by closeness to its own command,
-        so one typo does not derail the lines after it."""
+        so one typo does not derail the lines after it. Also the word respelt, as written and as read (None for a
+        number, whose meaning depends on where it stands)."""
         twice = [w for w in dict.fromkeys(move.words) if isinstance(w, str) and move.words.count(w) > 1]
-        self._respelling = None
         for word in near:
-            tries: list[tuple[Move, str | None]] = [
-                (Move(word, move.words, move.outcomes, move.comments, move.line, move.column, move.text), move.verb)]
+            tries: list[tuple[Move, str | None]] = [(replace(move, verb=word), move.verb)]
             # `sail famagsuta rodi famagsuta`: one word misspelt alike each time it is written, respelt everywhere
-            tries += [(Move(move.verb, tuple(word if w == misspelt else w for w in move.words), move.outcomes,
-                            move.comments, move.line, move.column, move.text), misspelt)
+            tries += [(replace(move, words=tuple(word if w == misspelt else w for w in move.words)), misspelt)
                       for misspelt in twice if misspelt != word]
-            tries += [(Move(move.verb, (*move.words[:i], word, *move.words[i + 1:]), move.outcomes, move.comments,
-                            move.line, move.column, move.text), w)
+            tries += [(replace(move, words=(*move.words[:i], word, *move.words[i + 1:])), w)
                       for i, w in enumerate(move.words) if isinstance(w, str) and w != word]
-            tries += [(Move(move.verb, (*move.words[:i], int(word), *move.words[i + 1:]), move.outcomes, move.comments,
-                            move.line, move.column, move.text), None)  # a number: what it was meant as depends on where
+            tries += [(replace(move, words=(*move.words[:i], int(word), *move.words[i + 1:])), None)
                       for i, w in enumerate(move.words) if isinstance(w, int) and word.isdigit() and w != int(word)]
             for guess, misspelt in tries:
                 commands = self._reads(guess, seat, state)
                 if commands:
-                    if misspelt is not None and misspelt != UNKNOWN:
-                        self._respelling = (misspelt, word)
-                    return commands
-        return []
+                    return commands, (misspelt, word) if misspelt is not None and misspelt != UNKNOWN else None
+        return [], None
 
     def _spelt_as_before(self, move: Move) -> Move | None:
         """The move with each word misspelt before as it was read then (`respellings`), noted on that first finding;
@@ -1644,7 +1637,7 @@ class _Checker:
                     if isinstance(first.message, str):
                         first.message = (first.message.split("; read so too at line")[0] + "; read so too at line"
                                          + ("s " if len(also) > 1 else " ") + ", ".join(map(str, also)))
-        return Move(verb, words, move.outcomes, move.comments, move.line, move.column, move.text)
+        return replace(move, verb=verb, words=words)
 
     def _reads(self, guess: Move, seat: int, state: Any) -> list[dict[str, Any]]:
         """The commands a move stands for, when its words read (none otherwise)."""
