@@ -153,7 +153,13 @@ function draw() {
   const body = $("decision-choices");
   const head = $("decision-whose");
   const trail = $("decision-path");
-  body.replaceChildren();
+  const over = Boolean((record && record.finished) || (legal && legal.pending && legal.pending.kind === "game-over"));
+  const mine = Boolean(legal && Array.isArray(legal.commands) && legal.commands.length > 0);
+  // a seat's choices are drawn anew only when they are others (below); what else the panel shows there (an outcome
+  // asked, nothing) is drawn anew each time
+  const kept = body.dataset.choices || "";
+  body.dataset.choices = "";
+  if (!kept || !legal || !credential() || over || panel.asking || !mine) body.replaceChildren();
   trail.replaceChildren();
   $("decision-undo", "button").hidden = !record || record.finished || !(record.steps > 0) || (!panel.table && !recordPage.token());
   showWithdrawals();
@@ -168,7 +174,7 @@ function draw() {
   node.dataset.version = String(legal.version);
   if (!node.hasAttribute("aria-busy")) node.setAttribute("aria-busy", "false");
   // over: the record says so, or the rules do (the kernel's pending kind "game-over") before the record's last version
-  if ((record && record.finished) || (legal.pending && legal.pending.kind === "game-over")) {
+  if (over) {
     const final = record && record.scores && Array.isArray(record.scores.seats) ? record.scores : null;
     const ranking = final && Array.isArray(final.ranking) ? final.ranking : [];
     head.textContent = "The game is over." + (ranking.length && final
@@ -180,7 +186,6 @@ function draw() {
   if (panel.asking) return renderAsk();
   const pending = legal.pending || {};
   const seat = pending.seat;
-  const mine = Array.isArray(legal.commands) && legal.commands.length > 0;
   const who = seat === null || seat === undefined ? "The game" : seatName(seat);
   if (!mine) {
     node.dataset.state = "waiting";
@@ -198,6 +203,16 @@ function draw() {
   const shown = options();
   // groups as they come, but passing last: the choice that does nothing is the one least often meant
   const groups = [...new Set(shown.map((o) => o.group))].sort((a, b) => Number(a === "pass") - Number(b === "pass"));
+  // The same decision drawn again (the record's summary landing, the live stream back after a silence) keeps its
+  // buttons: drawn anew they would be other nodes, and a thumb that pressed one as they were swapped lifts from
+  // another, of which the browser makes no click (the tap is lost). A keyboard's focus stays on its button too.
+  const choices = JSON.stringify([legal.version, groups, shown.map((o) => [o.group, o.label, Boolean(o.choice)])]);
+  body.dataset.choices = choices;
+  if (choices === kept) {
+    body.querySelectorAll("button.choice").forEach((b) => { /** @type {HTMLButtonElement} */ (b).disabled = panel.sending; });
+    return;
+  }
+  body.replaceChildren();
   for (const group of groups) {
     const box = el("div", null, "choice-group");
     box.setAttribute("role", "group");
