@@ -29,8 +29,8 @@ from typing import Any
 from domain.kernel.narrowing import UNKNOWN, Answer, Asked, Deadline, Key, Reader, Values
 from domain.kernel.narrowing import narrow as narrow_together
 
-SECONDS = 1.8  # the time cap of one file's search for the claimed result (process time; a guard: kernel.explain)
-NARROWING_SECONDS = 2.4  # the time cap of one whole narrowing: joint, one at a time, then for the result (process time; a guard)
+SECONDS = 3.6  # the time cap of one file's search for the claimed result (process time; a guard: kernel.explain)
+NARROWING_SECONDS = 4.8  # the time cap of one whole narrowing: joint, one at a time, then for the result (process time; a guard)
 PLATEAU = 256  # values judged in a row without a better one before the climb stops (a slip of the file's own that
 # no value reads past: the check's budget is kept for the readings after it, which read the slip as explained)
 NOWHERE = 10**6  # seats off when the reading did not reach a claimed result
