@@ -667,6 +667,7 @@ class _Checker:
         self.unreadable: set[tuple[int, int]] = set()  # (line, column) of moves whose words no state makes readable
         self.explanations: dict[int, Explanation] = {}  # index of a written turn -> how it was read (the narrowing reads so)
         self.ahead: tuple[Sequence[Turn], int] = ((), 0)  # the file's lines and the one being read (`_unwritten_count`)
+        self.unwritten: set[tuple[int, int]] = set()  # (line, column) of moves whose outcomes nobody wrote (`[?]` each)
 
     # -- the reading the explanations search with (kernel.explain.Reader)
     def fork(self) -> _Checker:
@@ -1510,15 +1511,24 @@ class _Checker:
                             f"write it, with what happened (or [?])")
             named = bad is not None and _names_a_thing(self.edition, bad.values)
             blind = bad is not None and self._hidden_at(state, seat, command, chance) and not (self.unknowns and named)
+            unwritten = exc.rule == _MISSING and not left_out  # `stay` written with the End of Round's draws left off
             if blind and isinstance(message, str):
                 message += "; read as a draw nobody wrote down ([?]), which what follows settles"
+            elif unwritten and isinstance(message, str):
+                many = self._asked_past(state, move, command) if not self.strict else 0
+                message += ("; read as `[?]`, which what follows settles" if many <= 1 else
+                            f"; read as `[?]` for each of the {many} outcomes the rules ask there, which what follows settles")
             found = self.finding("chance", bad.line if bad else move.line, exc.rule, message,
                                  state, seat, written=move.text, column=bad.column if bad else move.column,
-                                 facts=stored["facts"], assumed="[?]" if blind else "a possible outcome in its place")
+                                 facts=stored["facts"],
+                                 assumed="[?]" if blind or unwritten else "a possible outcome in its place")
             if blind and not named:
                 self.misspelt.add((found.line, found.column))
             self._hide(found, move, self._owners(state, seat, written, chance), self._words(written), chance.failed_at)
-            return self._with_possible_chance(state, seat, move, command, chance, stored["facts"], blind)
+            after = self._with_possible_chance(state, seat, move, command, chance, stored["facts"], blind)
+            if (move.line, move.column) in self.unwritten:  # read as written `[?]`: nothing refused, no gap behind it
+                self.mended.add((found.line, found.column))
+            return after
         except RuleViolation as exc:
             message = exc.stored()["message"]
             if isinstance(message, str) and message.startswith(f"{command.kind} is not one of the choices"):
@@ -1573,7 +1583,13 @@ class _Checker:
         (`taken`), since the outcomes guessed for that turn may have taken it; the narrowing settles them later."""
         written = list(chance.written)
         bad = chance.failed_at
-        while bad is not None and bad < len(written):
+        if bad is None:  # outcomes nobody wrote where the rules ask some: each read as `[?]`
+            try:
+                retry, produced, after = self._unwritten_read(state, move, command, written)
+            except RuleViolation as exc:
+                raise _RefusedError(move.line) from exc
+            return self._keep(state, seat, move, command, retry, produced, after)
+        while bad < len(written):
             self._note_taken(written[bad])
             written[bad] = Written(None, written[bad].line, written[bad].column)
             retry = self.chance(written)
@@ -1673,20 +1689,47 @@ class _Checker:
                 for v in values)
             written[bad] = Written((*values, *(UNKNOWN,) * (dice - len(values))) if short and values is not None
                                    and isinstance(dice, int) else None, written[bad].line, written[bad].column)
-        else:
-            written.append(Written(None, move.line, move.column))
-        retry = self.chance(written)
+        produced: Sequence[Any]
         try:
-            produced, after = play(self.game, state, command, retry)
+            if bad < len(written):
+                retry = self.chance(written)
+                produced, after = play(self.game, state, command, retry)
+            else:  # none written where the rules ask some (`stay` with the End of Round's draws left off)
+                retry, produced, after = self._unwritten_read(state, move, command, written)
+                self.unwritten.add((move.line, move.column))
         except RuleViolation:
             return self._replace(state, seat, move, command.to_json(), None, "", "")
-        # the impossible outcome is a finding, and also an unknown: what follows says what it must have been
+        # the impossible outcome is a finding, and also an unknown: what follows says what it must have been; the
+        # outcomes nobody wrote are read as written `[?]`, the move as written (not a reading of the checker's own)
         place = (written[bad].line, written[bad].column) if bad < len(written) else None
-        after = self._keep(state, seat, move, command, retry, produced, after, assumed=True)
+        after = self._keep(state, seat, move, command, retry, produced, after, assumed=place is not None)
         for unknown in self.unknowns:
             if place is not None and bad < len(chance.written) and (unknown.line, unknown.column) == place:
                 unknown.written, unknown.blind = chance.written[bad].values, blind
         return after
+
+    def _asked_past(self, state: Any, move: Move, command: Command) -> int:
+        """How many outcomes the rules ask of the move past those written (0 where it does not read so)."""
+        try:
+            retry, _, _ = self._unwritten_read(state, move, command, move.outcomes)
+        except RuleViolation:
+            return 0
+        return len(retry.written) - len(move.outcomes)
+
+    def _unwritten_read(self, state: Any, move: Move, command: Command, written: Sequence[Written]
+                        ) -> tuple[WrittenChance, Sequence[Any], Any]:
+        """The move played with its written outcomes and, for each the rules ask past them, one read as written `[?]`
+        (the narrowing settles it by what follows, as a `[?]` written): each placed just past the move's words, where
+        it would have been written, at a column of its own (the narrowing knows an unknown by its place). One play:
+        as many as the rules could ask are offered, and those they did not take are dropped."""
+        end = move.column + len(move.text)
+        offered = [*written, *(Written(None, move.line, end + k) for k in range(_UNWRITTEN_AT_MOST))]
+        retry = self.chance(offered)
+        produced, after = self._play(state, command, retry)
+        if retry.next <= len(written):  # the rules asked nothing past what was written: not this slip
+            raise ImpossibleOutcome(_MISSING, "no outcome is asked past those written")
+        retry.written = retry.written[: retry.next]
+        return retry, produced, after
 
     def _hidden_at(self, state: Any, seat: int, command: Command, chance: WrittenChance) -> bool:
         """The outcome the rules could not take (`chance.failed_at`) is one player's secret (a blind draw), as the
@@ -1820,7 +1863,12 @@ class _Checker:
             return state
         chance = self.chance(move.outcomes)
         try:
-            produced, after = self._play(state, option, chance)
+            try:
+                produced, after = self._play(state, option, chance)
+            except ImpossibleOutcome as exc:  # the outcomes it meets past those written: read as written `[?]`
+                if exc.rule != _MISSING:
+                    raise
+                chance, produced, after = self._unwritten_read(state, move, option, move.outcomes)
             if chance.next < len(chance.written):
                 raise ImpossibleOutcome("chance/unused-outcome", "more outcomes are written than the move meets")
         except RuleViolation:
@@ -1982,6 +2030,8 @@ class _RefusedError(Exception):
 
 
 _TAKEN = "chance/draw/not-there"
+_MISSING = "chance/missing-outcome"
+_UNWRITTEN_AT_MOST = 64  # outcomes of one move read as nobody wrote them (Città-Stato's End of Round meets 8)
 """A written item not in what it is drawn from: after an unknown draw, most often one the guess took."""
 
 
@@ -1997,6 +2047,8 @@ class _Probe(_Checker):
         if rule == _TAKEN:
             self.taken += 1
             return Finding(kind, line, rule, "")
+        if rule == _MISSING and (line, more.get("column")) in self.unwritten:  # read on as the checker did, with
+            return Finding(kind, line, rule, "")  # `[?]` for each: the table's slip whatever the values before it
         raise _RefusedError(line)
 
     def mended_slip(self, line: int, message: Any, state: Any = None, seat: int | None = None, **more: Any) -> Finding:
@@ -2015,7 +2067,13 @@ class _Probe(_Checker):
         by how many of them it leaves."""
         written = list(chance.written)
         bad = chance.failed_at
-        while bad is not None and bad < len(written):
+        if bad is None:  # outcomes nobody wrote where the rules ask some: each read as `[?]`
+            try:
+                retry, produced, after = self._unwritten_read(state, move, command, written)
+            except RuleViolation as exc:
+                raise _RefusedError(move.line) from exc
+            return self._keep(state, seat, move, command, retry, produced, after)
+        while bad < len(written):
             self._note_taken(written[bad])
             written[bad] = Written(None, written[bad].line, written[bad].column)
             retry = self.chance(written)
@@ -2064,10 +2122,20 @@ class _Reading:
             self.first_of[t] = min(self.first_of[t], self.first_of[t + 1])
         self.stop_of: dict[tuple[int, int], int] = {(w.line, w.column): -1 for w in notation.setup}
         self.rank: dict[tuple[int, int], int] = {(w.line, w.column): k for k, w in enumerate(notation.setup)}
+        ends: dict[tuple[int, int], tuple[int, int]] = {}  # where a move's words end -> (its step, outcomes written)
         for k, (t, m) in enumerate(self.steps):
-            for i, w in enumerate(notation.turns[t].moves[m].outcomes):
+            move = notation.turns[t].moves[m]
+            for i, w in enumerate(move.outcomes):
                 self.stop_of[(w.line, w.column)] = k
                 self.rank[(w.line, w.column)] = i
+            ends[(move.line, move.column + len(move.text))] = (k, len(move.outcomes))
+        for unknown in checker.unknowns:  # outcomes the rules asked past what a move wrote (`_unwritten_read`)
+            place = (unknown.line, unknown.column)
+            for past in range(_UNWRITTEN_AT_MOST if place not in self.stop_of and unknown.column >= 0 else 0):
+                if (unknown.line, unknown.column - past) in ends:
+                    step, written = ends[(unknown.line, unknown.column - past)]
+                    self.stop_of[place], self.rank[place] = step, written + past
+                    break
         self.places: dict[tuple[int, int], int] = {}
         for index, done in enumerate(checker.checked):
             self.places.setdefault((done.line, done.column), index)
@@ -2113,6 +2181,7 @@ class _Reading:
         probe.overriding = self.overriding
         probe._readings, probe._parsed, probe._jsons, probe._seats = c._readings, c._parsed, c._jsons, c._seats  # noqa: SLF001
         probe._play = c._play  # noqa: SLF001  (the caches of the checker it probes for)
+        probe.unwritten = c.unwritten
         probe.setup_entry = c.setup_entry
         return probe
 
