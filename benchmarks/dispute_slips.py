@@ -357,13 +357,22 @@ def plant_round_number(lines: list[str], rng: random.Random, where: list[int]) -
     return Planted("round-number", out, {i + 1}, i)
 
 
-def plant_unknown(lines: list[str], rng: random.Random, where: list[int]) -> Planted | None:
+def _with_brackets(lines: list[str], rng: random.Random, where: list[int]) -> tuple[int, Line] | None:
+    """A turn line with outcomes written, drawn at random among `where`: its index and the line read."""
     spots = [i for i in where if (line := Line.read(lines[i])) and any(b for _, b in line.moves)]
     if not spots:
         return None
     i = rng.choice(spots)
     line = Line.read(lines[i])
     assert line is not None
+    return i, line
+
+
+def plant_unknown(lines: list[str], rng: random.Random, where: list[int]) -> Planted | None:
+    drawn = _with_brackets(lines, rng, where)
+    if drawn is None:
+        return None
+    i, line = drawn
     played = [found for _, b in line.moves for found in re.findall(r"\[[^\]]*\]", b)]
     line.moves = [(w, re.sub(r"\[[^\]]*\]", "[?]", b)) for w, b in line.moves]
     out = [*lines]
@@ -372,12 +381,10 @@ def plant_unknown(lines: list[str], rng: random.Random, where: list[int]) -> Pla
 
 
 def plant_outcomes_left_off(lines: list[str], rng: random.Random, where: list[int]) -> Planted | None:
-    spots = [i for i in where if (line := Line.read(lines[i])) and any(b for _, b in line.moves)]
-    if not spots:
+    drawn = _with_brackets(lines, rng, where)
+    if drawn is None:
         return None
-    i = rng.choice(spots)
-    line = Line.read(lines[i])
-    assert line is not None
+    i, line = drawn
     k = max(m for m, (_, b) in enumerate(line.moves) if b)  # the last move with brackets: written bare
     played = re.findall(r"\[[^\]]*\]", line.moves[k][1])
     line.moves[k] = (line.moves[k][0], "")

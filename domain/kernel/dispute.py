@@ -612,6 +612,7 @@ def _candidates(kind: str, pool: tuple[Any, ...], assumed: tuple[Any, ...], part
 class _Checker:
     spelled: frozenset[str] = frozenset()  # the words the file's outcomes write more than once (`_respelt`)
     overriding = False  # settled values stand only for outcomes nobody wrote (a probe: for impossible ones too)
+    reads_unwritten = False  # a probe reads a move found written without its outcomes with `[?]` for them at once
 
     def __init__(self, game: Game, words: Words, edition: Edition, seats: list[str], colours: list[str | None],
                  options: dict[str, Any], settled: Mapping[tuple[int, int], tuple[Any, ...]] | None = None) -> None:
@@ -1491,7 +1492,12 @@ class _Checker:
         chance = self.chance(move.outcomes, self.settled)
         self._said = command
         try:
-            produced, after = self._play(state, command, chance)
+            if self.reads_unwritten and (move.line, move.column) in self.unwritten:
+                chance, produced, after = self._unwritten_read(state, move, command, move.outcomes)
+                if len(chance.written) > len(move.outcomes):  # read past as the checker did, counted as an item
+                    self.taken += 1  # not there (kernel.narrowing.rank): values that leave none unwritten rank first
+            else:
+                produced, after = self._play(state, command, chance)
         except ImpossibleOutcome as exc:
             if self.strict and self.guessed and exc.rule == _TAKEN:  # the guess may have taken it (kernel.explain)
                 return self._past_guess(state, seat, move, command, chance)
@@ -1583,13 +1589,7 @@ class _Checker:
         (`taken`), since the outcomes guessed for that turn may have taken it; the narrowing settles them later."""
         written = list(chance.written)
         bad = chance.failed_at
-        if bad is None:  # outcomes nobody wrote where the rules ask some: each read as `[?]`
-            try:
-                retry, produced, after = self._unwritten_read(state, move, command, written)
-            except RuleViolation as exc:
-                raise _RefusedError(move.line) from exc
-            return self._keep(state, seat, move, command, retry, produced, after)
-        while bad < len(written):
+        while bad is not None and bad < len(written):
             self._note_taken(written[bad])
             written[bad] = Written(None, written[bad].line, written[bad].column)
             retry = self.chance(written)
@@ -1721,14 +1721,13 @@ class _Checker:
         """The move played with its written outcomes and, for each the rules ask past them, one read as written `[?]`
         (the narrowing settles it by what follows, as a `[?]` written): each placed just past the move's words, where
         it would have been written, at a column of its own (the narrowing knows an unknown by its place). One play:
-        as many as the rules could ask are offered, and those they did not take are dropped."""
+        as many as the rules could ask are offered, and those they did not take are dropped (none, where the rules
+        ask nothing past what is written: the move as written)."""
         end = move.column + len(move.text)
         offered = [*written, *(Written(None, move.line, end + k) for k in range(_UNWRITTEN_AT_MOST))]
         retry = self.chance(offered)
         produced, after = self._play(state, command, retry)
-        if retry.next <= len(written):  # the rules asked nothing past what was written: not this slip
-            raise ImpossibleOutcome(_MISSING, "no outcome is asked past those written")
-        retry.written = retry.written[: retry.next]
+        retry.written = retry.written[: max(retry.next, len(written))]
         return retry, produced, after
 
     def _hidden_at(self, state: Any, seat: int, command: Command, chance: WrittenChance) -> bool:
@@ -2041,14 +2040,13 @@ class _Probe(_Checker):
 
     taken = 0  # written items found not there, read past with a possible one as the checker does (kernel.narrowing.rank)
     guesses_setup = False  # the values it is given are what it judges: a setup they make impossible is refused
+    reads_unwritten = True  # the narrowing reads such a line again and again: one play each time, not two
 
     def finding(self, kind: str, line: int, rule: str, message: Any, state: Any = None, seat: int | None = None,
                 **more: Any) -> Finding:
         if rule == _TAKEN:
             self.taken += 1
             return Finding(kind, line, rule, "")
-        if rule == _MISSING and (line, more.get("column")) in self.unwritten:  # read on as the checker did, with
-            return Finding(kind, line, rule, "")  # `[?]` for each: the table's slip whatever the values before it
         raise _RefusedError(line)
 
     def mended_slip(self, line: int, message: Any, state: Any = None, seat: int | None = None, **more: Any) -> Finding:
@@ -2067,13 +2065,7 @@ class _Probe(_Checker):
         by how many of them it leaves."""
         written = list(chance.written)
         bad = chance.failed_at
-        if bad is None:  # outcomes nobody wrote where the rules ask some: each read as `[?]`
-            try:
-                retry, produced, after = self._unwritten_read(state, move, command, written)
-            except RuleViolation as exc:
-                raise _RefusedError(move.line) from exc
-            return self._keep(state, seat, move, command, retry, produced, after)
-        while bad < len(written):
+        while bad is not None and bad < len(written):
             self._note_taken(written[bad])
             written[bad] = Written(None, written[bad].line, written[bad].column)
             retry = self.chance(written)
