@@ -2566,6 +2566,8 @@ def check(
             lines[line - 1] = lines[line - 1].rstrip("\r") + "}"
         text = "\n".join(lines)
         notation = parse(text)
+    if words is not None:
+        _outcomes_below(notation, text, seats)
     mended = _colons_forgotten(notation, text, seats, words) if words is not None else {}
     mended_notes = _comments_misplaced(notation, text, set(mended)) if words is not None else {}
     mended_notes.update(_turns_joined(notation, text, seats, {*mended, *mended_notes}) if words is not None else {})
@@ -2756,6 +2758,69 @@ def _left_open(notation: Notation, text: str, done: set[int]) -> dict[int, str]:
     if said:
         notation.turns.sort(key=lambda turn: (turn.line, turn.column))
     return said
+
+
+_BELOW = re.compile(r"[ \t]*(?:(?P<label>[^\[\]{}:\r]+):)?[ \t]*(?P<brackets>\[[^\[\]{}]*\](?:[ \t]*(?:\[[^\[\]{}]*\]"
+                    r"|\{[^{}]*\}))*)[ \t\r]*")
+
+
+def _outcomes_below(notation: Notation, text: str, seats: Sequence[str]) -> set[int]:
+    """Lines of brackets alone (`[Y3] [W8] ... [O G G O]`, or under a label that names no player, `End of round:
+    [Y3] ...`) written just below a turn line, or below the Setup line: the outcomes of that line's last move (the
+    Setup's), as a table that writes the End of Round's draws on a line of their own means them, or that runs the
+    Setup over two lines. Each such turn is read with them, the outcomes keeping the file's places, and no finding
+    is made: nothing is missing or in doubt. The lines so read."""
+    lines = text.split("\n")
+    by_line = {turn.line: k for k, turn in enumerate(notation.turns)}
+    runs: dict[int, list[tuple[int, int]]] = {}  # a turn's (the Setup's) line -> its lines of brackets below: (line, start)
+    last: dict[int, int] = {}  # a line of brackets -> the line it runs on from
+    for error in sorted(notation.errors, key=lambda e: e.line):
+        below = error.line
+        found = _BELOW.fullmatch(lines[below - 1]) if 1 < below <= len(lines) else None
+        if found is None or (found["label"] and find_seat(found["label"].strip(), seats) is not None):
+            continue
+        head = last.get(below - 1, below - 1)
+        turn = notation.turns[by_line[head]] if head in by_line else None
+        if head != notation.setup_line and (turn is None or not turn.moves or any(m.line != head for m in turn.moves)):
+            continue
+        runs.setdefault(head, []).append((below, found.start("brackets")))
+        last[below] = head
+    read: set[int] = set()
+    for head, run in runs.items():
+        joined = lines[head - 1].rstrip("\r")
+        places: list[tuple[int, int, int]] = []  # (first column of the joined line, its line, the shift to its column)
+        for below, start in run:
+            brackets = _BELOW.fullmatch(lines[below - 1])
+            assert brackets is not None
+            places.append((len(joined) + 2, below, start - len(joined) - 1))
+            joined += " " + brackets["brackets"]
+        try:
+            again = parse("\n" * (head - 1) + joined + "\n")
+        except NotationError:
+            continue
+        turn = notation.turns[by_line[head]] if head in by_line else None
+        if again.errors or len(again.turns) != (turn is not None) or (
+                turn is not None and len(again.turns[0].moves) != len(turn.moves)):
+            continue
+        if turn is None:
+            notation.setup = _placed(again.setup, places)
+        else:
+            moves = again.turns[0].moves
+            notation.turns[by_line[head]] = replace(again.turns[0], moves=(
+                *moves[:-1], replace(moves[-1], outcomes=_placed(moves[-1].outcomes, places))))
+        read.update(below for below, _ in run)
+    notation.errors[:] = [error for error in notation.errors if error.line not in read]
+    return read
+
+
+def _placed(outcomes: Sequence[Written], places: Sequence[tuple[int, int, int]]) -> tuple[Written, ...]:
+    """Outcomes read from a line joined with the lines of brackets below it, each put back at its own line and column
+    (`places`: the first column of each joined part, its line, the shift to its columns)."""
+    out = []
+    for w in outcomes:
+        at = [(line, shift) for first, line, shift in places if w.column >= first]
+        out.append(Written(w.values, at[-1][0], w.column + at[-1][1]) if at else w)
+    return tuple(out)
 
 
 _NEXT_PLAYER = re.compile(r"[ \t]+")  # where a second turn may begin on a line
