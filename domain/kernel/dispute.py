@@ -669,6 +669,7 @@ class _Checker:
         self.explanations: dict[int, Explanation] = {}  # index of a written turn -> how it was read (the narrowing reads so)
         self.ahead: tuple[Sequence[Turn], int] = ((), 0)  # the file's lines and the one being read (`_unwritten_count`)
         self.unwritten: set[tuple[int, int]] = set()  # (line, column) of moves whose outcomes nobody wrote (`[?]` each)
+        self.bracketed: Finding | None = None  # the first bracket found holding several draws' outcomes (`_split_read`)
 
     # -- the reading the explanations search with (kernel.explain.Reader)
     def fork(self) -> _Checker:
@@ -1501,6 +1502,25 @@ class _Checker:
         except ImpossibleOutcome as exc:
             if self.strict and self.guessed and exc.rule == _TAKEN:  # the guess may have taken it (kernel.explain)
                 return self._past_guess(state, seat, move, command, chance)
+            split = self._split_read(state, seat, move, command, chance, written) if exc.rule == _COUNT else None
+            if split is not None:  # `[Y3 W8 G1 O2 B1 P5]` for six decks' draws: read as six brackets, one finding
+                retry, produced, after, brackets = split
+                whole = brackets[0][0]
+                first = self.bracketed
+                if first is not None and not self.strict and first.line < whole.line and any(
+                        f is first for f in self.findings):  # the table's habit, named once: at its first line
+                    _read_so_too(first, whole.line)
+                    return self._keep(state, seat, move, command, retry, produced, after)
+                said = " ".join(write_outcome(part) for _, parts in brackets for part in parts)
+                held = ", ".join(f"`{write_outcome(w.values or ())}` the outcomes of {len(parts)} draws"
+                                 for w, parts in brackets)
+                found = self.mended_slip(
+                    whole.line, f"line {whole.line}: {'one bracket holds' if len(brackets) == 1 else 'brackets hold'} "
+                    f"{held}; each is written in brackets of its own: read as {said}", state, seat, written=move.text,
+                    column=whole.column, assumed=said)
+                self.mended.add((found.line, found.column))  # read as meant: nothing refused (no gap behind it)
+                self.bracketed = found if not self.strict else self.bracketed
+                return self._keep(state, seat, move, command, retry, produced, after)
             bad = chance.written[chance.failed_at] if chance.failed_at is not None and chance.failed_at < len(chance.written) else None
             stored = exc.stored()
             message = _at(bad.line if bad else move.line, stored["message"])
@@ -1647,12 +1667,7 @@ class _Checker:
         for misspelt in {move.verb, *move.words} & known.keys():
             first = known[misspelt][1]
             if not self.strict and move.line != first.line:
-                also = first.facts.setdefault("read_so_too_at", [])
-                if move.line not in also:
-                    also.append(move.line)
-                    if isinstance(first.message, str):
-                        first.message = (first.message.split("; read so too at line")[0] + "; read so too at line"
-                                         + ("s " if len(also) > 1 else " ") + ", ".join(map(str, also)))
+                _read_so_too(first, move.line)
         return replace(move, verb=verb, words=words)
 
     def _reads(self, guess: Move, seat: int, state: Any) -> list[dict[str, Any]]:
@@ -1707,6 +1722,38 @@ class _Checker:
             if place is not None and bad < len(chance.written) and (unknown.line, unknown.column) == place:
                 unknown.written, unknown.blind = chance.written[bad].values, blind
         return after
+
+    def _split_read(self, state: Any, seat: int, move: Move, command: Command, chance: WrittenChance,
+                    written: Mapping[str, Any]
+                    ) -> tuple[WrittenChance, Sequence[Any], Any, list[tuple[Written, list[tuple[Any, ...]]]]] | None:
+        """Brackets holding the outcomes of several draws (`[Y3 W8 G1 O2 B1 P5]` for the six decks' new cards,
+        `[O O G Y O Y O G]` for two bags) read as that many brackets, each with as many values as its draw asks, where
+        the move then reads with every outcome written: (the chance, what it produced, the state after, each bracket
+        split with its parts), or None. Only draws every reader may see: the parts would say a hidden one's words."""
+        outcomes = list(chance.written)
+        at = chance.failed_at
+        if at is None or at >= len(outcomes) or not outcomes[at].known:
+            return None
+        source = list(range(len(outcomes)))  # each outcome read -> the written bracket it comes from
+        for _ in range(sum(len(w.values or ()) for w in outcomes[at:])):
+            retry = self.chance(outcomes)
+            try:
+                produced, after = self._play(state, command, retry)
+            except ImpossibleOutcome as exc:
+                want, k = exc.stored()["facts"].get("expected_count"), retry.failed_at
+                values = outcomes[k].values or () if k is not None and k < len(outcomes) else ()
+                if exc.rule != _COUNT or k is None or k < at or not isinstance(want, int) or not 0 < want < len(values):
+                    return None
+                line, column = outcomes[k].line, outcomes[k].column
+                outcomes[k:k + 1] = [Written(values[:want], line, column), Written(values[want:], line, column)]
+                source[k:k + 1] = [source[k], source[k]]
+                continue
+            if retry.next < len(outcomes) or any(owner != PUBLIC for owner in self._owners(state, seat, written, retry)):
+                return None
+            split = [(chance.written[i], [o.values or () for o, s in zip(outcomes, source, strict=True) if s == i])
+                     for i in sorted(set(source))]
+            return retry, produced, after, [(whole, parts) for whole, parts in split if len(parts) > 1]
+        return None
 
     def _asked_past(self, state: Any, move: Move, command: Command) -> int:
         """How many outcomes the rules ask of the move past those written (0 where it does not read so)."""
@@ -2030,6 +2077,7 @@ class _RefusedError(Exception):
 
 _TAKEN = "chance/draw/not-there"
 _MISSING = "chance/missing-outcome"
+_COUNT = "chance/draw/count"
 _UNWRITTEN_AT_MOST = 64  # outcomes of one move read as nobody wrote them (Città-Stato's End of Round meets 8)
 """A written item not in what it is drawn from: after an unknown draw, most often one the guess took."""
 
@@ -2811,6 +2859,17 @@ def _outcomes_below(notation: Notation, text: str, seats: Sequence[str]) -> set[
         read.update(below for below, _ in run)
     notation.errors[:] = [error for error in notation.errors if error.line not in read]
     return read
+
+
+def _read_so_too(first: Finding, line: int) -> None:
+    """A slip the table made again (a word misspelt alike, a bracket holding several draws) is named once: its first
+    finding says the later lines read so, and they have none of their own."""
+    also = first.facts.setdefault("read_so_too_at", [])
+    if line not in also:
+        also.append(line)
+        if isinstance(first.message, str):
+            first.message = (first.message.split("; read so too at line")[0] + "; read so too at line"
+                             + ("s " if len(also) > 1 else " ") + ", ".join(map(str, also)))
 
 
 def _placed(outcomes: Sequence[Written], places: Sequence[tuple[int, int, int]]) -> tuple[Written, ...]:
