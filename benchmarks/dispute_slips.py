@@ -25,6 +25,7 @@ Slip kinds (a kind a title's files give no place for is counted as absent, `-` i
 | round-number | a round/year number written one off (`3.` -> `4.`) |
 | unknown | every outcome of one line written `[?]` (several: a battle's rounds, a round's cards): no finding is the goal |
 | outcomes-left-off | the brackets of one move left off (`stay` with the End of Round's draws not written): one finding, each read as `[?]` |
+| one-bracket | the outcomes of one move's several draws written in one bracket (`[Y3 W8 G1 O2 B1 P5]`) |
 
 A word slip the rules would still accept is no slip: each planted `continuation`/`misspelt-word` is
 first checked with the game cut after its line, and drawn again when that piece is clean.
@@ -393,11 +394,28 @@ def plant_outcomes_left_off(lines: list[str], rng: random.Random, where: list[in
     return Planted("outcomes-left-off", out, {i + 1}, i, played=played)
 
 
+def plant_one_bracket(lines: list[str], rng: random.Random, where: list[int]) -> Planted | None:
+    spots = [i for i in where if (line := Line.read(lines[i]))
+             and any(len(re.findall(r"\[[^\]]*\]", b)) > 1 and "?" not in b for _, b in line.moves)]
+    if not spots:
+        return None
+    i = rng.choice(spots)
+    line = Line.read(lines[i])
+    assert line is not None
+    k = max(m for m, (_, b) in enumerate(line.moves) if len(re.findall(r"\[[^\]]*\]", b)) > 1 and "?" not in b)
+    values = " ".join(v.strip() for v in re.findall(r"\[([^\]]*)\]", line.moves[k][1]))
+    line.moves[k] = (line.moves[k][0], f"[{values}]")
+    out = [*lines]
+    out[i] = line.write()
+    return Planted("one-bracket", out, {i + 1}, i)
+
+
 PLANTERS: dict[str, Callable[[list[str], random.Random, list[int]], Planted | None]] = {
     "continuation": plant_continuation, "misspelt-word": plant_misspelt_word, "swapped": plant_swapped,
     "left-out": plant_left_out, "twice": plant_twice, "wrong-player": plant_wrong_player,
     "misspelt-name": plant_misspelt_name, "forgotten-step": plant_forgotten_step,
     "round-number": plant_round_number, "unknown": plant_unknown, "outcomes-left-off": plant_outcomes_left_off,
+    "one-bracket": plant_one_bracket,
 }
 WORD_SLIPS = {"continuation", "misspelt-word"}  # drawn again when the rules accept the changed line
 
@@ -439,7 +457,7 @@ def recovered(played: Played, report: DisputeReport, slips: Sequence[Planted], t
 def _open(played: Played, report: DisputeReport, slip: Planted, slips: Sequence[Planted]) -> bool:
     """What nothing in the file settles is left honestly open: a line of `[?]` with no finding, every outcome the report
     assumed otherwise than played still open; a step nobody wrote named among the readings that fit alike."""
-    if slip.kind in ("unknown", "outcomes-left-off"):  # the latter has its finding: the brackets left off
+    if slip.kind in ("unknown", "outcomes-left-off", "one-bracket"):  # the latter two have their finding
         return (slip.kind != "unknown" or not any(f.line in slip.at for f in report.findings)) and all(
             u.consistent is None or len(u.consistent) > 1 for u in report.unknowns if not _as_played(u, report, slips))
     if slip.kind == "left-out":
@@ -452,7 +470,8 @@ def _recovered_apart(played: Played, report: DisputeReport, slips: Sequence[Plan
     """Two slips, one of them left honestly open (`_open`): the played game cannot be folded. Recovered when the other
     slip is read the same way as in the file without the open one (written as played), and that file's reading is
     the played game."""
-    if not (slip.kind in ("unknown", "outcomes-left-off") or slip.meant is not None) or not _open(played, report, slip, slips):
+    if not (slip.kind in ("unknown", "outcomes-left-off", "one-bracket") or slip.meant is not None) or not _open(
+            played, report, slip, slips):
         return False
     other = next(s for s in slips if s is not slip)
     alone = check_text("\n".join(_undone(text.split("\n"), slip, other)))

@@ -1502,7 +1502,7 @@ class _Checker:
         except ImpossibleOutcome as exc:
             if self.strict and self.guessed and exc.rule == _TAKEN:  # the guess may have taken it (kernel.explain)
                 return self._past_guess(state, seat, move, command, chance)
-            split = self._split_read(state, seat, move, command, chance, written) if exc.rule == _COUNT else None
+            split = self._split_read(state, seat, move, command, chance, written) if exc.rule in (_COUNT, _FACES) else None
             if split is not None:  # `[Y3 W8 G1 O2 B1 P5]` for six decks' draws: read as six brackets, one finding
                 retry, produced, after, brackets = split
                 whole = brackets[0][0]
@@ -1511,13 +1511,15 @@ class _Checker:
                         f is first for f in self.findings):  # the table's habit, named once: at its first line
                     _read_so_too(first, whole.line)
                     return self._keep(state, seat, move, command, retry, produced, after)
-                said = " ".join(write_outcome(part) for _, parts in brackets for part in parts)
+                said = " ".join(write_outcome(part) if part is not None else "[?]" for _, parts in brackets for part in parts)
                 held = ", ".join(f"`{write_outcome(w.values or ())}` the outcomes of {len(parts)} draws"
                                  for w, parts in brackets)
                 found = self.mended_slip(
                     whole.line, f"line {whole.line}: {'one bracket holds' if len(brackets) == 1 else 'brackets hold'} "
                     f"{held}; each is written in brackets of its own: read as {said}", state, seat, written=move.text,
                     column=whole.column, assumed=said)
+                owners = self._owners(state, seat, written, retry)
+                self._hide(found, move, owners, None, next((k for k, o in enumerate(owners) if o != PUBLIC), None))
                 self.mended.add((found.line, found.column))  # read as meant: nothing refused (no gap behind it)
                 self.bracketed = found if not self.strict else self.bracketed
                 return self._keep(state, seat, move, command, retry, produced, after)
@@ -1725,32 +1727,39 @@ class _Checker:
 
     def _split_read(self, state: Any, seat: int, move: Move, command: Command, chance: WrittenChance,
                     written: Mapping[str, Any]
-                    ) -> tuple[WrittenChance, Sequence[Any], Any, list[tuple[Written, list[tuple[Any, ...]]]]] | None:
-        """Brackets holding the outcomes of several draws (`[Y3 W8 G1 O2 B1 P5]` for the six decks' new cards,
-        `[O O G Y O Y O G]` for two bags) read as that many brackets, each with as many values as its draw asks, where
+                    ) -> tuple[WrittenChance, Sequence[Any], Any, list[tuple[Written, list[tuple[Any, ...] | None]]]] | None:
+        """Brackets holding the outcomes of several draws or rolls (`[Y3 W8 G1 O2 B1 P5]` for the six decks' new
+        cards, `[O O G Y O Y O G]` for two bags, `[3 5 2 6]` for two rolls of two dice) read as that many brackets, each with as many values as its draw asks, where
         the move then reads with every outcome written: (the chance, what it produced, the state after, each bracket
-        split with its parts), or None. Only draws every reader may see: the parts would say a hidden one's words."""
+        split with its parts), or None. A part one player alone sees (a card drawn face down) is read as `[?]`, which
+        what follows settles, whatever was written for it: its words are never tried, so whether the bracket reads
+        so tells nobody whether they named a card that was there (each at a column of its own inside the bracket)."""
         outcomes = list(chance.written)
         at = chance.failed_at
         if at is None or at >= len(outcomes) or not outcomes[at].known:
             return None
         source = list(range(len(outcomes)))  # each outcome read -> the written bracket it comes from
+        taken = [0] * len(outcomes)  # each outcome read -> the values of its bracket before its own
         for _ in range(sum(len(w.values or ()) for w in outcomes[at:])):
             retry = self.chance(outcomes)
             try:
                 produced, after = self._play(state, command, retry)
             except ImpossibleOutcome as exc:
-                want, k = exc.stored()["facts"].get("expected_count"), retry.failed_at
+                facts, k = exc.stored()["facts"], retry.failed_at
+                want = facts.get("expected_count") if exc.rule == _COUNT else facts.get("dice") if exc.rule == _FACES else None
                 values = outcomes[k].values or () if k is not None and k < len(outcomes) else ()
-                if exc.rule != _COUNT or k is None or k < at or not isinstance(want, int) or not 0 < want < len(values):
+                if k is None or k < at or not isinstance(want, int) or not 0 < want < len(values):
                     return None
                 line, column = outcomes[k].line, outcomes[k].column
-                outcomes[k:k + 1] = [Written(values[:want], line, column), Written(values[want:], line, column)]
+                hidden = self._owners(state, seat, written, retry, k + 1)[k] != PUBLIC
+                head = Written(None, line, column + 1 + taken[k]) if hidden else Written(values[:want], line, column)
+                outcomes[k:k + 1] = [head, Written(values[want:], line, column)]
                 source[k:k + 1] = [source[k], source[k]]
+                taken[k:k + 1] = [taken[k], taken[k] + want]
                 continue
-            if retry.next < len(outcomes) or any(owner != PUBLIC for owner in self._owners(state, seat, written, retry)):
+            if retry.next < len(outcomes):
                 return None
-            split = [(chance.written[i], [o.values or () for o, s in zip(outcomes, source, strict=True) if s == i])
+            split = [(chance.written[i], [o.values for o, s in zip(outcomes, source, strict=True) if s == i])
                      for i in sorted(set(source))]
             return retry, produced, after, [(whole, parts) for whole, parts in split if len(parts) > 1]
         return None
@@ -2078,6 +2087,7 @@ class _RefusedError(Exception):
 _TAKEN = "chance/draw/not-there"
 _MISSING = "chance/missing-outcome"
 _COUNT = "chance/draw/count"
+_FACES = "chance/roll/impossible-face"  # among others, more dice written than rolled
 _UNWRITTEN_AT_MOST = 64  # outcomes of one move read as nobody wrote them (Città-Stato's End of Round meets 8)
 """A written item not in what it is drawn from: after an unknown draw, most often one the guess took."""
 
@@ -2169,12 +2179,16 @@ class _Reading:
                 self.stop_of[(w.line, w.column)] = k
                 self.rank[(w.line, w.column)] = i
             ends[(move.line, move.column + len(move.text))] = (k, len(move.outcomes))
-        for unknown in checker.unknowns:  # outcomes the rules asked past what a move wrote (`_unwritten_read`)
-            place = (unknown.line, unknown.column)
+        for unknown in checker.unknowns:  # outcomes the rules asked past what a move wrote (`_unwritten_read`), or
+            place = (unknown.line, unknown.column)  # a face-down part of a bracket holding several (`_split_read`)
             for past in range(_UNWRITTEN_AT_MOST if place not in self.stop_of and unknown.column >= 0 else 0):
                 if (unknown.line, unknown.column - past) in ends:
                     step, written = ends[(unknown.line, unknown.column - past)]
                     self.stop_of[place], self.rank[place] = step, written + past
+                    break
+                if past and (unknown.line, unknown.column - past) in self.stop_of:
+                    bracket = (unknown.line, unknown.column - past)
+                    self.stop_of[place], self.rank[place] = self.stop_of[bracket], self.rank[bracket]
                     break
         self.places: dict[tuple[int, int], int] = {}
         for index, done in enumerate(checker.checked):

@@ -166,3 +166,19 @@ def test_a_hidden_guess_that_may_have_taken_a_card_does_not_hide_the_finding() -
     face_down = checker("public", Secret("line 20: palace could not be drawn", 2, "line 20: does not stand"))
     _taken_by_a_guess(face_down, 0)  # the card written is a seat's face-down draw: whether a guess held it stays unsaid
     assert [f.line for f in face_down.findings] == [20] and face_down.unknowns[0].doubts == []
+
+
+def test_a_face_down_card_in_one_bracket_with_a_tally_reads_the_same_whatever_card_was_written() -> None:
+    """`pass [golden_times health culture health]`: the bracket is read as its two draws, the face-down card as `[?]`
+    whatever it names (a card that was there, one that was not, a misspelling, a tally's word): the report a reader
+    without Zoë's token reads is the same for each, so it confirms no guess of her card; the whole report, read by
+    all once the game is over, says the word written."""
+    path = Path(__file__).with_name("la_citta_card_and_tally_in_one_bracket.txt")
+    text = "\n".join(line for line in path.read_text(encoding="utf-8").split("\n") if not line.startswith("[Result "))
+    reports = {card: check_text(text.replace("[golden_times health", f"[{card} health")).to_json()
+               for card in ("golden_times", "cathedral", "hospitol", "rich_harvest")}
+    assert len({_public(r) for r in reports.values()}) == 1
+    for card, report in reports.items():
+        (found,) = reveal(report, ALL)["findings"]
+        assert found["rule"] == "notation/move" and f"`[{card} health culture health]`" in found["message"]
+        assert "read as [?] [health culture health]" in found["message"]
