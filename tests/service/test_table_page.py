@@ -536,18 +536,25 @@ def table_game(client: Any, title: str) -> dict[str, Any]:
     return made
 
 
+def _at_the_table(browser: Any, served: tuple[str, Any]) -> tuple[Any, dict[str, Any], Any, Any, list[str]]:
+    """A La Città game at the table, its deals entered, open on a phone at the first seat's decision: (the API
+    client, the game as made, the page, its decision panel, the page's errors)."""
+    base, client = served
+    errors: list[str] = []
+    made = table_game(client, "la-citta")
+    page = phone(browser, errors)
+    page.goto(f"{base}/records/{made['id']}#table={made['table_key']}")
+    panel = page.locator("#decision")
+    expect(panel).to_have_attribute("data-state", "deciding")
+    return client, made, page, panel, errors
+
+
 def test_a_thumb_s_double_tap_at_the_table_stores_one_choice(browser: Any, served: tuple[str, Any]) -> None:
     """Two taps a moment apart at one spot, as a thumb double-taps: the first stores a choice and the next seat's
     decision is drawn under the thumb before the second lands (the answer is quicker than a double tap); the second
     is dropped, not stored as the next seat's choice. The same tap once the double-tap window is over is a choice."""
-    base, client = served
-    errors: list[str] = []
-    made = table_game(client, "la-citta")
+    client, made, page, panel, errors = _at_the_table(browser, served)
     record = made["id"]
-    page = phone(browser, errors)
-    page.goto(f"{base}/records/{record}#table={made['table_key']}")
-    panel = page.locator("#decision")
-    expect(panel).to_have_attribute("data-state", "deciding")
     page.evaluate("() => { window.taps = []; addEventListener('click', (e) => taps.push(e.timeStamp), true); }")
     gold = page.locator("#decision button.choice.final", has_text="gold").first
     choice = page.locator("#decision button.choice.final").first
@@ -585,14 +592,8 @@ def test_a_press_as_the_panel_is_drawn_again_is_a_choice(browser: Any, served: t
     summary lands). A thumb pressing a choice just then (a slow phone on a table's poor line) lifts from the button
     it pressed: the buttons are kept, and the press is a choice. (CI lost such a tap: the buttons were drawn anew
     between the press and the lift, and the browser made no click of it.)"""
-    base, client = served
-    errors: list[str] = []
-    made = table_game(client, "la-citta")
+    client, made, page, panel, errors = _at_the_table(browser, served)
     record = made["id"]
-    page = phone(browser, errors)
-    page.goto(f"{base}/records/{record}#table={made['table_key']}")
-    panel = page.locator("#decision")
-    expect(panel).to_have_attribute("data-state", "deciding")
     choice = page.locator("#decision button.choice.final").first
     expect(choice).to_be_enabled()
     version, drawn = int(panel.get_attribute("data-version") or -1), int(panel.get_attribute("data-drawn") or 0)
@@ -682,14 +683,8 @@ REDRAWN_ON_GOLD = """async (before) => { const d = document.getElementById("deci
 
 
 def test_a_mis_tap_at_the_table_is_taken_back_and_the_record_shows_it(browser: Any, served: tuple[str, Any]) -> None:
-    base, client = served
-    errors: list[str] = []
-    made = table_game(client, "la-citta")
+    client, made, page, panel, errors = _at_the_table(browser, served)
     record = made["id"]
-    page = phone(browser, errors)
-    page.goto(f"{base}/records/{record}#table={made['table_key']}")
-    panel = page.locator("#decision")
-    expect(panel).to_have_attribute("data-state", "deciding")
     before = client.get(f"/api/records/{record}/legal", headers=auth(made["table_key"])).get_json()
     page.locator("#decision button.choice.final", has_text="gold").first.tap()  # the slip: gold, not a building
     expect(panel).not_to_have_attribute("data-version", str(before["version"]))
