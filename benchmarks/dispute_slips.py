@@ -26,6 +26,7 @@ Slip kinds (a kind a title's files give no place for is counted as absent, `-` i
 | unknown | every outcome of one line written `[?]` (several: a battle's rounds, a round's cards): no finding is the goal |
 | outcomes-left-off | the brackets of one move left off (`stay` with the End of Round's draws not written): one finding, each read as `[?]` |
 | one-bracket | the outcomes of one move's several draws written in one bracket (`[Y3 W8 G1 O2 B1 P5]`) |
+| one-line-late | the brackets of a line's last move written at the end of the next turn line instead (`Zoë: pass`, then `Ada: found L11 L73 [hospital] [culture]`) |
 
 A word slip the rules would still accept is no slip: each planted `continuation`/`misspelt-word` is
 first checked with the game cut after its line, and drawn again when that piece is clean.
@@ -410,14 +411,33 @@ def plant_one_bracket(lines: list[str], rng: random.Random, where: list[int]) ->
     return Planted("one-bracket", out, {i + 1}, i)
 
 
+def plant_one_line_late(lines: list[str], rng: random.Random, where: list[int]) -> Planted | None:
+    """A line's last move with brackets, its brackets left off and written at the end of the next turn line."""
+    spots = [i for i in where if i + 1 < len(lines) and (line := Line.read(lines[i])) and line.moves[-1][1]
+             and Line.read(lines[i + 1]) is not None]
+    if not spots:
+        return None
+    i = rng.choice(spots)
+    line, after = Line.read(lines[i]), Line.read(lines[i + 1])
+    assert line is not None and after is not None
+    words, brackets = line.moves[-1]
+    line.moves[-1] = (words, "")
+    last_words, last_brackets = after.moves[-1]
+    after.moves[-1] = (last_words, f"{last_brackets} {brackets}".strip())
+    out = [*lines]
+    out[i], out[i + 1] = line.write(), after.write()
+    return Planted("one-line-late", out, {i + 1}, i)
+
+
 PLANTERS: dict[str, Callable[[list[str], random.Random, list[int]], Planted | None]] = {
     "continuation": plant_continuation, "misspelt-word": plant_misspelt_word, "swapped": plant_swapped,
     "left-out": plant_left_out, "twice": plant_twice, "wrong-player": plant_wrong_player,
     "misspelt-name": plant_misspelt_name, "forgotten-step": plant_forgotten_step,
     "round-number": plant_round_number, "unknown": plant_unknown, "outcomes-left-off": plant_outcomes_left_off,
-    "one-bracket": plant_one_bracket,
+    "one-bracket": plant_one_bracket, "one-line-late": plant_one_line_late,
 }
-WORD_SLIPS = {"continuation", "misspelt-word"}  # drawn again when the rules accept the changed line
+WORD_SLIPS = {"continuation", "misspelt-word"}
+_READ_AS_UNKNOWN = ("unknown", "outcomes-left-off", "one-bracket", "one-line-late")  # a face-down part: `[?]`  # drawn again when the rules accept the changed line
 
 
 def _refused_at(lines: list[str], index: int) -> bool:
@@ -457,7 +477,7 @@ def recovered(played: Played, report: DisputeReport, slips: Sequence[Planted], t
 def _open(played: Played, report: DisputeReport, slip: Planted, slips: Sequence[Planted]) -> bool:
     """What nothing in the file settles is left honestly open: a line of `[?]` with no finding, every outcome the report
     assumed otherwise than played still open; a step nobody wrote named among the readings that fit alike."""
-    if slip.kind in ("unknown", "outcomes-left-off", "one-bracket"):  # the latter two have their finding
+    if slip.kind in _READ_AS_UNKNOWN:  # all but the first have their finding
         return (slip.kind != "unknown" or not any(f.line in slip.at for f in report.findings)) and all(
             u.consistent is None or len(u.consistent) > 1 for u in report.unknowns if not _as_played(u, report, slips))
     if slip.kind == "left-out":
@@ -470,7 +490,7 @@ def _recovered_apart(played: Played, report: DisputeReport, slips: Sequence[Plan
     """Two slips, one of them left honestly open (`_open`): the played game cannot be folded. Recovered when the other
     slip is read the same way as in the file without the open one (written as played), and that file's reading is
     the played game."""
-    if not (slip.kind in ("unknown", "outcomes-left-off", "one-bracket") or slip.meant is not None) or not _open(
+    if not (slip.kind in _READ_AS_UNKNOWN or slip.meant is not None) or not _open(
             played, report, slip, slips):
         return False
     other = next(s for s in slips if s is not slip)

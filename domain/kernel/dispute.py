@@ -31,7 +31,18 @@ from domain.kernel.chance import Outcome, _within
 from domain.kernel.commands import Command
 from domain.kernel.contract import Game, Pending, fold, play
 from domain.kernel.editions import Edition, EditionError
-from domain.kernel.explain import CHECK_CAP, LOOKAHEAD, TIES, UNWRITTEN, Budget, Explanation, Refusal, Refused, explain
+from domain.kernel.explain import (
+    CHECK_CAP,
+    LOOKAHEAD,
+    TIES,
+    UNWRITTEN,
+    Budget,
+    Explanation,
+    Refusal,
+    Refused,
+    explain,
+    judged_further,
+)
 from domain.kernel.explain import read as read_explained
 from domain.kernel.log import Entry
 from domain.kernel.narrowing import Answer, Asked, Step, candidates_of, draw_sets, rank
@@ -137,6 +148,7 @@ class Unknown:
     alone: str | None = None  # narrowed by itself, the other unknowns as read, because a joint search met this bound
     searched: str | None = None  # found by a search for the claimed result (kernel.toward_result): not proven the only
     seated: bool = False  # its items are seats (a first player: `Words.seat_sources`), written by the players' names
+    face_down: tuple[Any, ...] | None = None  # written so, but one player's: read as `[?]` (`_split_read`, `_written_late`)
 
     def to_json(self, seats: Sequence[str] = ()) -> dict[str, Any]:
         """`seats`: the players' names, for whose alone a hidden outcome is, and for a drawn seat (a seat is never said
@@ -150,6 +162,10 @@ class Unknown:
         if self.written is not None:
             out["written"] = write(self.written)
             said = f"line {self.line}: {what} is written {out['written']}, which could not happen;"
+        elif self.face_down is not None:  # what is written for a card one player alone saw is never tried
+            out["written"] = write(self.face_down)
+            said = (f"line {self.line}: {what} is written {out['written']}, and read as [?] "
+                    "(one player's card: what is written for it is not tried);")
         else:
             said = f"line {self.line}: {what} was not written down;"
         if self.together:
@@ -670,6 +686,11 @@ class _Checker:
         self.ahead: tuple[Sequence[Turn], int] = ((), 0)  # the file's lines and the one being read (`_unwritten_count`)
         self.unwritten: set[tuple[int, int]] = set()  # (line, column) of moves whose outcomes nobody wrote (`[?]` each)
         self.bracketed: Finding | None = None  # the first bracket found holding several draws' outcomes (`_split_read`)
+        # (line, column) of a move -> the move as read: outcomes written a line late moved to the move that asked them,
+        # and taken from the move they were written on (`_written_late`)
+        self.late: dict[tuple[int, int], Move] = {}
+        # (line, column) of an outcome one player alone saw, read as `[?]` whatever was written for it -> as written
+        self.face_down: dict[tuple[int, int], tuple[Any, ...]] = {}
 
     # -- the reading the explanations search with (kernel.explain.Reader)
     def fork(self) -> _Checker:
@@ -1097,7 +1118,8 @@ class _Checker:
             written = chance.written[index]
             self.unknowns.append(Unknown(written.line, written.column, kind, source, move, index, tuple(values),
                                          pool, partial, owner=owners[index] if index < len(owners) else PUBLIC,
-                                         seated=source in self.words.seat_sources))
+                                         seated=source in self.words.seat_sources,
+                                         face_down=self.face_down.get((written.line, written.column))))
 
     # -- what a finding shows while the game is in progress
     def _owners(self, state: Any, seat: int | None, command: Mapping[str, Any] | None, chance: WrittenChance | None,
@@ -1147,6 +1169,7 @@ class _Checker:
         if pending is None:
             pending = self.pending(state)
         place = (move.line, move.column)
+        move = self.late.get(place, move)  # outcomes written a line late, read at the move that asked them
         if place in self.instead:  # a move read, but another stood for it (kernel.explain): what follows says so
             return self._stand_in(state, seat, move, self.instead.pop(place))
         try:
@@ -1540,6 +1563,10 @@ class _Checker:
             named = bad is not None and _names_a_thing(self.edition, bad.values)
             blind = bad is not None and self._hidden_at(state, seat, command, chance) and not (self.unknowns and named)
             unwritten = exc.rule == _MISSING and not left_out  # `stay` written with the End of Round's draws left off
+            late = self._written_late(state, seat, move, command, written) if unwritten and not (
+                self.strict or self.reads_unwritten) else None
+            if late is not None:  # written at the next move: read as this one's, one finding
+                return late
             if blind and isinstance(message, str):
                 message += "; read as a draw nobody wrote down ([?]), which what follows settles"
             elif unwritten and isinstance(message, str):
@@ -1753,6 +1780,8 @@ class _Checker:
                 line, column = outcomes[k].line, outcomes[k].column
                 hidden = self._owners(state, seat, written, retry, k + 1)[k] != PUBLIC
                 head = Written(None, line, column + 1 + taken[k]) if hidden else Written(values[:want], line, column)
+                if hidden:
+                    self.face_down[(head.line, head.column)] = tuple(values[:want])
                 outcomes[k:k + 1] = [head, Written(values[want:], line, column)]
                 source[k:k + 1] = [source[k], source[k]]
                 taken[k:k + 1] = [taken[k], taken[k] + want]
@@ -1763,6 +1792,100 @@ class _Checker:
                      for i in sorted(set(source))]
             return retry, produced, after, [(whole, parts) for whole, parts in split if len(parts) > 1]
         return None
+
+    def _written_late(self, state: Any, seat: int, move: Move, command: Command, written: Mapping[str, Any]
+                      ) -> Any | None:
+        """The outcomes a move asks, left off its line and written with the next move's (`Zoë: pass`, then `Anna
+        Maria: attract L115 culture [golden_times] [health culture health]`; `Ada: stay`, then the End of Round's
+        draws after Dario's `upgrade P B`): taken from the end (or the start) of the next brackets written
+        (`_next_brackets`) where the move then reads with every outcome it asks, and the move they were written on
+        with the rest; one finding, at the move that asked them, and both read as meant (the state after it, or None
+        where the file does not read so). A part one player alone sees (a card drawn face down) is read as `[?]`
+        whatever was written for it, as in `_split_read`: whether the file reads so tells nobody what was written."""
+        spot = self._next_brackets(move, seat)
+        if spot is None:
+            return None
+        turn, later_turn, later_seat, between, there, later = spot
+        place = (move.line, move.column)
+        try:
+            asked, _, _ = self._unwritten_read(state, move, command, move.outcomes)
+        except RuleViolation:
+            return None
+        own = len(move.outcomes)
+        many = len(asked.written) - own
+        if not 0 < many <= len(later.outcomes):
+            return None
+        owners = self._owners(state, seat, written, asked)
+        ends = [("end", later.outcomes[-many:], later.outcomes[:-many])]
+        if many < len(later.outcomes):
+            ends.append(("start", later.outcomes[:many], later.outcomes[many:]))
+        for end, taken, rest in ends:
+            moved = (*move.outcomes, *(w if owners[own + k] == PUBLIC else Written(None, w.line, w.column)
+                                       for k, w in enumerate(taken)))
+            retry = self.chance(moved)
+            try:
+                produced, after = self._play(state, command, retry)
+            except RuleViolation:
+                continue
+            if retry.next < len(moved):
+                continue
+            kept = replace(later, outcomes=tuple(rest))
+            fork = self.fork()
+            fork.guessed = any(w.values is None for w in moved[own:])  # a card its `[?]` took may be written later
+            try:  # the moves up to the one they were written on read, and it with the rest of its brackets
+                ahead = after
+                for other in between:
+                    ahead = fork.move(ahead, seat, other, turn)
+                if later_turn is not turn:
+                    ahead = fork.line_end(ahead, seat, turn)
+                    for other in there:
+                        ahead = fork.move(ahead, later_seat, other, later_turn)
+                fork.move(ahead, later_seat, kept, later_turn)
+            except (Refused, RuleViolation, NotationError, MalformedCommand):
+                continue
+            read = replace(move, outcomes=moved)
+            self.late[place], self.late[(later.line, later.column)] = read, kept
+            self.face_down.update({(w.line, w.column): w.values for k, w in enumerate(taken)
+                                   if owners[own + k] != PUBLIC and w.values is not None})
+            said = " ".join(write_outcome(w.values) if w.values is not None else "[?]" for w in moved[own:])
+            whose = ("the next move" if later_turn is turn and not between else "a later move" if later_turn is turn
+                     else f"{self.seats[later_seat]}'s move" if later_seat != seat else "the next line")
+            found = self.finding(
+                "chance", move.line, _MISSING,
+                f"line {move.line}: the {'more ' if own else ''}{_counted(many, 'outcome') if many > 1 else 'outcome'} "
+                f"the rules ask of `{_bare(move)}` {'is' if many == 1 else 'are'} written on line {later.line}, at the "
+                f"{end} of {whose} ({said}); read as line {move.line}'s",
+                state, seat, written=move.text, column=move.column, assumed=said,
+                facts={"written_at": [later.line, taken[0].column]})
+            self._hide(found, move, self._owners(state, seat, written, retry), None, None)
+            self.mended.add((found.line, found.column))  # read as meant: nothing refused (no gap behind it)
+            return self._keep(state, seat, read, command, retry, produced, after)
+        return None
+
+    def _next_brackets(self, move: Move, seat: int
+                       ) -> tuple[Turn, Turn, int, list[Move], list[Move], Move] | None:
+        """Where the brackets after a move written bare are: the first move after it on its line with brackets, or
+        else the first on the next turn line (its line only): (the move's turn, that move's turn, its seat, the moves
+        before it on the move's line, those before it on its own line, that move), or None."""
+        turns, at = self.ahead
+        if at >= len(turns):
+            return None
+        turn = turns[at]
+        index = next((k for k, m in enumerate(turn.moves) if (m.line, m.column) == (move.line, move.column)), None)
+        if index is None:
+            return None
+        here = turn.moves[index + 1:]
+        between = list(itertools.takewhile(lambda m: not m.outcomes, here))
+        spot: tuple[Turn, Turn, int, list[Move], list[Move], Move] | None = None
+        if len(between) < len(here):
+            spot = turn, turn, seat, between, [], here[len(between)]
+        elif at + 1 < len(turns) and turns[at + 1].moves:
+            later_turn = turns[at + 1]
+            later_seat, following = self.seat_of(later_turn.player), later_turn.moves
+            there = list(itertools.takewhile(lambda m: not m.outcomes and m.line == following[0].line, following))
+            if later_seat is not None and len(there) < len(following) and following[len(there)].line == following[0].line:
+                spot = turn, later_turn, later_seat, between, there, following[len(there)]
+        return None if spot is None or (spot[5].line, spot[5].column) in self.late else spot
 
     def _asked_past(self, state: Any, move: Move, command: Command) -> int:
         """How many outcomes the rules ask of the move past those written (0 where it does not read so)."""
@@ -2175,6 +2298,7 @@ class _Reading:
         ends: dict[tuple[int, int], tuple[int, int]] = {}  # where a move's words end -> (its step, outcomes written)
         for k, (t, m) in enumerate(self.steps):
             move = notation.turns[t].moves[m]
+            move = checker.late.get((move.line, move.column), move)  # outcomes written a line late: their move's
             for i, w in enumerate(move.outcomes):
                 self.stop_of[(w.line, w.column)] = k
                 self.rank[(w.line, w.column)] = i
@@ -2235,7 +2359,7 @@ class _Reading:
         probe.overriding = self.overriding
         probe._readings, probe._parsed, probe._jsons, probe._seats = c._readings, c._parsed, c._jsons, c._seats  # noqa: SLF001
         probe._play = c._play  # noqa: SLF001  (the caches of the checker it probes for)
-        probe.unwritten = c.unwritten
+        probe.unwritten, probe.late = c.unwritten, c.late
         probe.setup_entry = c.setup_entry
         return probe
 
@@ -2387,6 +2511,12 @@ class _Reading:
 
 OPEN_FACTS = frozenset({"source", "kind", "expected_count"})
 """Facts of a finding about a hidden outcome that every reader may still read: where it comes from, how many."""
+
+
+def _bare(move: Move) -> str:
+    """A move's words as written, without the outcomes written after them on its line."""
+    first = next((w.column for w in move.outcomes if w.line == move.line and w.column > move.column), None)
+    return move.text if first is None else move.text[: first - move.column].rstrip()
 
 
 def _public_text(move: Move, owners: Sequence[Owner], words: str | None) -> str:
@@ -3528,6 +3658,11 @@ def _miscounted(checker: _Checker, turns: Sequence[Turn], at: int,
     if far < min(2, len(turns) - at) or (explanation is not None and far < min(explanation.reads, LOOKAHEAD) + (
             explanation.kind not in UNWRITTEN)):  # (as far as what nobody wrote: the table wrote what it played)
         return None
+    if explanation is not None and explanation.kind in UNWRITTEN and min(far, explanation.reads) >= min(
+            LOOKAHEAD, len(turns) - at):  # both read the lookahead: what follows further tells them apart
+        far = judged_further(checker, starts[b][1], turns, b, tried, budget) - (at - b)
+        if judged_further(checker, starts[at][1], turns, at, explanation, budget) > far:
+            return None  # (a step nobody wrote, read on further: `starve L90, starve L132` where a third was left out)
     meant, said = options[tried.option], shown[tried.option]
     left = starts[at][1] if refusal.kind == "order" else refusal.after  # where what was written left the game
     rule, why = checker.broken(left, meant)

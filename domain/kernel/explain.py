@@ -437,6 +437,22 @@ def explain(reader: Reader, state: Any, turns: Sequence[Turn], at: int, refusal:
     return chosen
 
 
+def judged_further(reader: Reader, state: Any, turns: Sequence[Turn], at: int, chosen: Explanation,
+                   budget: Budget, ahead: int = HORIZON) -> int:
+    """How many written lines from `turns[at]` an explanation found there reads, judged `ahead` lines far (as
+    `_refuted_further` judges a cheap reading; on from where it stopped), within the check's budget: two
+    explanations of one slip that both read the whole lookahead are told apart so."""
+    if chosen.reads < 0 or not budget.left():
+        return chosen.reads
+    search = _Search(reader, state, turns, at, budget)
+    try:
+        search.judge(chosen, ahead)
+    finally:
+        budget.used += search.used
+        budget.elapsed += time.process_time() - search.started
+    return chosen.reads
+
+
 def _undetermined(search: _Search, chosen: Explanation) -> None:
     """A turn nobody wrote that several readings fit alike (as far as they were read, and by the claimed result at
     the end), leaving the game in different states: the file does not say which it was. The report says so, and
