@@ -27,6 +27,7 @@ Slip kinds (a kind a title's files give no place for is counted as absent, `-` i
 | outcomes-left-off | the brackets of one move left off (`stay` with the End of Round's draws not written): one finding, each read as `[?]` |
 | one-bracket | the outcomes of one move's several draws written in one bracket (`[Y3 W8 G1 O2 B1 P5]`) |
 | one-line-late | the brackets of a line's last move written at the end of the next turn line instead (`Zoë: pass`, then `Ada: found L11 L73 [hospital] [culture]`) |
+| one-line-early | the brackets of a line's first move written at the end of the turn line above instead (`Ada: pass [palace] [hospital]`, then `Zoë: pass`) |
 
 A word slip the rules would still accept is no slip: each planted `continuation`/`misspelt-word` is
 first checked with the game cut after its line, and drawn again when that piece is clean.
@@ -429,15 +430,33 @@ def plant_one_line_late(lines: list[str], rng: random.Random, where: list[int]) 
     return Planted("one-line-late", out, {i + 1}, i)
 
 
+def plant_one_line_early(lines: list[str], rng: random.Random, where: list[int]) -> Planted | None:
+    """A line whose first move has brackets, its brackets left off and written at the end of the turn line above."""
+    spots = [i for i in where if i > 0 and (line := Line.read(lines[i])) and line.moves[0][1]
+             and Line.read(lines[i - 1]) is not None]
+    if not spots:
+        return None
+    i = rng.choice(spots)
+    line, before = Line.read(lines[i]), Line.read(lines[i - 1])
+    assert line is not None and before is not None
+    words, brackets = line.moves[0]
+    line.moves[0] = (words, "")
+    last_words, last_brackets = before.moves[-1]
+    before.moves[-1] = (last_words, f"{last_brackets} {brackets}".strip())
+    out = [*lines]
+    out[i - 1], out[i] = before.write(), line.write()
+    return Planted("one-line-early", out, {i}, i - 1)
+
+
 PLANTERS: dict[str, Callable[[list[str], random.Random, list[int]], Planted | None]] = {
     "continuation": plant_continuation, "misspelt-word": plant_misspelt_word, "swapped": plant_swapped,
     "left-out": plant_left_out, "twice": plant_twice, "wrong-player": plant_wrong_player,
     "misspelt-name": plant_misspelt_name, "forgotten-step": plant_forgotten_step,
     "round-number": plant_round_number, "unknown": plant_unknown, "outcomes-left-off": plant_outcomes_left_off,
-    "one-bracket": plant_one_bracket, "one-line-late": plant_one_line_late,
+    "one-bracket": plant_one_bracket, "one-line-late": plant_one_line_late, "one-line-early": plant_one_line_early,
 }
 WORD_SLIPS = {"continuation", "misspelt-word"}
-_READ_AS_UNKNOWN = ("unknown", "outcomes-left-off", "one-bracket", "one-line-late")  # a face-down part: `[?]`  # drawn again when the rules accept the changed line
+_READ_AS_UNKNOWN = ("unknown", "outcomes-left-off", "one-bracket", "one-line-late", "one-line-early")  # a face-down part: `[?]`  # drawn again when the rules accept the changed line
 
 
 def _refused_at(lines: list[str], index: int) -> bool:

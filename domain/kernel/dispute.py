@@ -1595,6 +1595,10 @@ class _Checker:
             steps = self.steps.pop((move.line, move.column), None)
             if steps is not None:  # outcomes of steps nobody wrote (kernel.explain): theirs
                 return self._left_steps(state, seat, move, command, chance, produced, after, steps)
+            early = self._written_early(state, seat, move, command, chance, produced, after) if not (
+                self.strict or self.reads_unwritten) else None
+            if early is not None:  # the next line's move's, written a line early: read as its, one finding
+                return early
             if self.refused is None and not self.strict:  # a step left out after it? (kernel.explain)
                 self.refused = Refusal("step", seat, None, (move.line, move.column), after=after,
                                        unused=tuple(chance.unused))
@@ -1860,6 +1864,77 @@ class _Checker:
             self._hide(found, move, self._owners(state, seat, written, retry), None, None)
             self.mended.add((found.line, found.column))  # read as meant: nothing refused (no gap behind it)
             return self._keep(state, seat, read, command, retry, produced, after)
+        return None
+
+    def _written_early(self, state: Any, seat: int, move: Move, command: Command, chance: WrittenChance,
+                       produced: Sequence[Any], after: Any) -> Any | None:
+        """Outcomes written at the end of a line's last move past those it meets, which a move of the next line asks
+        and has not (`Anna Maria: pass [polling_the_people] [master_builder]`, then `D'Angelo: pass`): read as that
+        move's where it then reads with them, this one with its own; one finding, where they are written, and both
+        read as meant (the state after this move, or None where the file does not read so). One player's part (a
+        card drawn face down) is read as `[?]` whatever was written for it, as in `_written_late`."""
+        turns, at = self.ahead
+        if at + 1 >= len(turns) or not turns[at].moves or not turns[at + 1].moves or (
+                turns[at].moves[-1].line, turns[at].moves[-1].column) != (move.line, move.column):
+            return None
+        turn, later_turn = turns[at], turns[at + 1]
+        later_seat = self.seat_of(later_turn.player)
+        if later_seat is None:
+            return None
+        early = tuple(chance.written[chance.next:])
+        moves = [m for m in later_turn.moves if m.line == later_turn.moves[0].line]
+        for j, later in enumerate(moves):
+            if (later.line, later.column) in self.late:
+                continue
+            own = len(later.outcomes)
+            hook = self.words.secret_outcomes  # a title with secrets: as `[?]` first, to learn whose they are
+            meant: tuple[Written, ...] = early if hook is None else tuple(Written(None, w.line, w.column) for w in early)
+            whose: list[Owner] = [PUBLIC] * len(early)  # who alone may read each, as the rules ask them of that move
+            for _ in range(2 if hook is not None else 1):  # (then the public ones as written)
+                fork = self.fork()
+                fork.guessed = any(w.values is None for w in meant)  # a `[?]` here may take what a later line writes
+                try:
+                    ahead = fork.line_end(after, seat, turn)
+                    for other in moves[:j]:
+                        ahead = fork.move(ahead, later_seat, other, later_turn)
+                    fork.move(ahead, later_seat, replace(later, outcomes=(*later.outcomes, *meant)), later_turn)
+                except (Refused, RuleViolation, NotationError, MalformedCommand):
+                    meant = ()
+                    break
+                took = fork.checked[-1] if fork.checked else None
+                if took is None or (took.line, took.column) != (later.line, later.column) or len(
+                        took.entry.outcomes) < own + len(early):
+                    meant = ()
+                    break
+                if hook is None:
+                    break
+                asked = [(o.kind, o.source) for o in took.entry.outcomes]
+                owners = list(hook(took.state, took.seat, self._json(took.command), asked))
+                whose = [owners[own + k] if own + k < len(owners) else PUBLIC for k in range(len(early))]
+                public = tuple(w if whose[k] == PUBLIC else Written(None, w.line, w.column) for k, w in enumerate(early))
+                if public == meant:
+                    break
+                meant = public
+            if not meant:
+                continue
+            read = replace(later, outcomes=(*later.outcomes, *meant))
+            kept = replace(move, outcomes=tuple(chance.written[: chance.next]))
+            self.late[(later.line, later.column)], self.late[(move.line, move.column)] = read, kept
+            self.face_down.update({(w.line, w.column): e.values for w, e in zip(meant, early, strict=True)
+                                   if w.values is None and e.values is not None})
+            said = " ".join(write_outcome(w.values) if w.values is not None else "[?]" for w in meant)
+            found = self.finding(
+                "chance", move.line, "chance/unused-outcome",
+                f"line {move.line}: the {'last ' if chance.next else ''}"
+                f"{_counted(len(meant), 'outcome') if len(meant) > 1 else 'outcome'} written "
+                f"here ({said}) {'is the one' if len(meant) == 1 else 'are the ones'} the rules ask of "
+                f"{self.seats[later_seat]}'s `{_bare(later)}` on line {later.line}; read as that line's",
+                state, seat, written=move.text, column=early[0].column, assumed=said,
+                facts={"read_at": [later.line, later.column]})
+            self._hide(found, move, [*self._owners(state, seat, self._json(command), chance, chance.next), *whose])
+            self.mended.add((found.line, found.column))  # read as meant: nothing refused (no gap behind it)
+            chance.written = chance.written[: chance.next]
+            return self._keep(state, seat, kept, command, chance, produced, after)
         return None
 
     def _next_brackets(self, move: Move, seat: int

@@ -184,21 +184,29 @@ def test_a_face_down_card_in_one_bracket_with_a_tally_reads_the_same_whatever_ca
         assert "read as [?] [health culture health]" in found["message"]
 
 
-def test_a_face_down_card_written_a_line_late_reads_the_same_whatever_card_was_written() -> None:
-    """`Zoë: pass`, her card and the year's tally written at the end of Anna Maria's next line: read as Zoë's, the
-    face-down card as `[?]` whatever it names (a card that was there, one that was not, a misspelling), so the
-    report a reader without Zoë's token reads is the same for each; the whole report, read by all once the game is
-    over, says the word written at the unknown."""
-    path = Path(__file__).with_name("la_citta_year_end_draws_one_line_late.txt")  # no Result: still in progress
-    text = "\n".join("" if line.startswith("[Result ") else line for line in path.read_text(encoding="utf-8").split("\n"))
-    late = "culture [golden_times] [health culture health]"
-    assert text.count(late) == 1
-    reports = {card: check_text(text.replace(late, f"culture [{card}] [health culture health]")).to_json()
-               for card in ("golden_times", "cathedral", "hospitol", "rich_harvest")}
+
+@pytest.mark.parametrize(("stem", "written", "rule", "line", "said"), [
+    ("la_citta_year_end_draws_one_line_late", "culture [{card}] [health culture health]", "chance/missing-outcome", 72,
+     "written on line 73, at the end of Anna Maria's move ([?] [health culture health])"),
+    ("la_citta_card_one_line_early", "pass [polling_the_people] [{card}]", "chance/unused-outcome", 70,
+     "([?]) is the one the rules ask of D'Angelo's `pass` on line 71"),
+], ids=["late", "early"])
+def test_a_face_down_card_written_a_line_off_reads_the_same_whatever_card_was_written(
+        stem: str, written: str, rule: str, line: int, said: str) -> None:
+    """Zoë's card and the year's tally written at the end of Anna Maria's next line; D'Angelo's card at the end of
+    Anna Maria's line above his `pass`: read as the move's that asked them, the face-down card as `[?]` whatever it
+    names (a card that was there, one that was not, a misspelling), so the report a reader without that player's
+    token reads is the same for each; the whole report, read by all once the game is over, says the word written at
+    the unknown."""
+    path = Path(__file__).with_name(f"{stem}.txt")  # no Result: still in progress
+    text = "\n".join("" if row.startswith("[Result ") else row for row in path.read_text(encoding="utf-8").split("\n"))
+    first = "golden_times" if "late" in stem else "master_builder"
+    assert text.count(written.format(card=first)) == 1
+    reports = {card: check_text(text.replace(written.format(card=first), written.format(card=card))).to_json()
+               for card in (first, "cathedral", "hospitol", "rich_harvest")}
     assert len({_public(r) for r in reports.values()}) == 1
     for card, report in reports.items():
         whole = reveal(report, ALL)
         (found,) = whole["findings"]
-        assert found["rule"] == "chance/missing-outcome" and found["line"] == 72
-        assert "written on line 73" in found["message"] and "([?] [health culture health])" in found["message"]
-        assert any(u["line"] == 73 and u.get("written") == f"[{card}]" for u in whole["unknowns"]), whole["unknowns"]
+        assert found["rule"] == rule and found["line"] == line and said in found["message"], found["message"]
+        assert any(u.get("written") == f"[{card}]" for u in whole["unknowns"]), whole["unknowns"]
