@@ -32,6 +32,7 @@ from domain.kernel.commands import Command
 from domain.kernel.contract import Game, Pending, fold, play
 from domain.kernel.editions import Edition, EditionError
 from domain.kernel.explain import (
+    ALTERNATIVES,
     CHECK_CAP,
     LOOKAHEAD,
     TIES,
@@ -625,6 +626,17 @@ def _candidates(kind: str, pool: tuple[Any, ...], assumed: tuple[Any, ...], part
 # ---- the checker -------------------------------------------------------------------------------
 
 
+@dataclass(slots=True)
+class _Steps:
+    """A move of several steps being read (`sail a b c`, `load 2 from 4`): each step's start, to read one otherwise."""
+
+    move: Move
+    turn: Turn
+    commands: Sequence[Command]
+    said: Sequence[Mapping[str, Any]]
+    starts: list[tuple[Any, tuple[int, int, int], Refusal | None]]  # before each step: state, marks, first refusal
+
+
 class _Checker:
     spelled: frozenset[str] = frozenset()  # the words the file's outcomes write more than once (`_respelt`)
     overriding = False  # settled values stand only for outcomes nobody wrote (a probe: for impossible ones too)
@@ -640,6 +652,7 @@ class _Checker:
         self.checked: list[Checked] = []
         self._said: Command | None = None
         self._partway: tuple[tuple[int, int], int, int, str] | None = None  # a count's move past its first (`move`)
+        self._steps: _Steps | None = None  # the move of several steps being read (`move`, `_step_mended`)
         self.claimed: dict[int, int] = {}  # seat -> the total the table wrote down (the narrowing's last judge)
         self.state: Any = None
         self.setup_entry: Entry | None = None
@@ -1278,17 +1291,92 @@ class _Checker:
         quiet = Move(move.verb, move.words, (), move.comments, move.line, move.column, move.text)
         self._stood_in = False
         repeated = all(c == said[0] for c in said)  # `load 3 from 4`: one move written with a count
+        steps = _Steps(move, turn, commands, said, [])  # (several steps of one kind: a path, a list of loads)
         for k, (command, written) in enumerate(zip(commands, said, strict=True)):
             before = len(self.findings)
+            steps.starts.append((state, (len(self.checked), before, len(self.unknowns)), self.refused))
             # past the first of a count (`load 3` where 2 could be): a refusal reads it as those that stood (`_replace`)
             self._partway = (place, k, len(commands), move.text) if repeated and k > 0 else None
+            self._steps = None if (repeated and k > 0) or self.strict else steps
             state = self._decide(state, seat, move if k == len(commands) - 1 else quiet, command, written)
-            self._partway = None
+            self._partway = self._steps = None
             if self._stood_in or any(f.kind in ("rule", "notation") for f in self.findings[before:]):
                 if repeated and k > 0 and not self._stood_in:
                     self._counted[place] = (k, len(commands), move.text)
-                break  # the closest legal move stands for the whole of this one
+                break  # the closest legal move stands for the whole of this one (or the steps read as mended)
         return state
+
+    def _step_mended(self, steps: _Steps, seat: int, rule: str, message: str) -> Any | None:
+        """A move of several steps refused at its last step read so far (`sail barcelona napoli palermo`: the Catalan
+        Sea is not next to the Ligurian Sea; `sail palermo corfu tunis algiers corfu`: the Ionian Sea is not next to
+        the Algerian Sea), where one step is the slip, that one or the one before it: the legal steps closest to what
+        each says are tried in its place, and of those with which the rest of the move stands, the one with which
+        the most of the lines after it read is kept (the refused step's on a tie, the closest first); one finding
+        (the rule the written steps break, and the step read otherwise). The state after the move so read, or None.
+        Hidden words are not tried."""
+        move, commands, said = steps.move, steps.commands, steps.said
+        k = len(steps.starts) - 1
+        counted = len(commands) > 1 and all(c == commands[0] for c in commands)  # `unload 2 to 3`: each step alike
+        best: tuple[int, int, Command] | None = None  # (lines read after it, -which step, the step read instead)
+        for j in (k, k - 1) if k > 0 else (k,):
+            state = steps.starts[j][0]
+            if self._words(said[j]) is not None:
+                continue
+            for option in self.alternatives(state, seat, said[j], ALTERNATIVES, None):
+                if option == commands[j] or option.kind != commands[j].kind or option.seat != seat:
+                    continue
+                rest = ([(option, self._json(option))] * (len(commands) - 1) if counted
+                        else list(zip(commands[j + 1:], said[j + 1:], strict=True)))
+                fork = self.fork()
+                try:
+                    ahead = fork.read_steps(state, seat, move, [(option, self._json(option)), *rest])
+                except (Refused, RuleViolation):
+                    continue
+                reads = self._reads_after(fork, ahead, seat, move, steps.turn)
+                if best is None or (reads, -j) > best[:2]:
+                    best = (reads, -j, option)
+        if best is None:
+            return None
+        j, option = -best[1], best[2]
+        state, marks, refusal = steps.starts[j]
+        del self.checked[marks[0]:], self.findings[marks[1]:], self.unknowns[marks[2]:]
+        self.refused = refusal
+        written, meant = self.say(commands[j], state), self.say(option, state)
+        times = f" ({len(commands)} times, as written)" if counted else ""
+        self.finding("rule", move.line, rule,
+                     f"{message}; `{written}` read as `{meant}`{times}, with which the rest of `{_bare(move)}` stands"
+                     if not counted else f"{message}; `{_bare(move)}` read as `{meant}`{times}",
+                     state, seat, written=move.text, column=move.column, assumed=meant, did_you_mean=[meant])
+        self.mended.add((move.line, move.column))
+        rest = ([(option, self._json(option))] * (len(commands) - 1) if counted
+                else list(zip(commands[j + 1:], said[j + 1:], strict=True)))
+        return self.read_steps(state, seat, move, [(option, self._json(option)), *rest])
+
+    def read_steps(self, state: Any, seat: int, move: Move, steps: Sequence[tuple[Command, Mapping[str, Any]]]) -> Any:
+        """Steps of one move through the rules, the move's outcomes met by the last."""
+        quiet = Move(move.verb, move.words, (), move.comments, move.line, move.column, move.text)
+        for j, (command, written) in enumerate(steps):
+            state = self._decide(state, seat, move if j == len(steps) - 1 else quiet, command, written)
+        return state
+
+    def _reads_after(self, fork: _Checker, state: Any, seat: int, move: Move, turn: Turn) -> int:
+        """How many moves a strict copy reads after `move`: the rest of its line, then the lines after it."""
+        turns, at = self.ahead
+        read = 0
+        try:
+            for other in [m for m in turn.moves if (m.line, m.column) > (move.line, move.column)]:
+                state = fork.move(state, seat, other, turn)
+                read += 1
+            state = fork.line_end(state, seat, turn)
+            for later in turns[at + 1: at + 1 + COUNT_LOOKAHEAD]:
+                who = fork.seat_of(later.player)
+                if who is None:
+                    break
+                state = fork.read_line(state, who, later)
+                read += len(later.moves)
+        except Refused:
+            pass
+        return read
 
     def _unwritten_word(self, state: Any, seat: int, move: Move) -> list[tuple[Command, str]] | None:
         """The seat's legal moves whose words are the move's, a `?` standing for one word or none (`upgrade P ?`:
@@ -1359,25 +1447,12 @@ class _Checker:
 
     def _reads_on(self, state: Any, seat: int, move: Move, turn: Turn) -> int:
         """How many moves a strict reading makes from `move` on: the rest of its line, then the lines after it."""
-        turns, at = self.ahead
         fork = self.fork()
-        read = 0
         try:
             state = fork.move(state, seat, move, turn)
-            read += 1
-            for other in [m for m in turn.moves if m.column > move.column]:
-                state = fork.move(state, seat, other, turn)
-                read += 1
-            state = fork.line_end(state, seat, turn)
-            for later in turns[at + 1: at + 1 + COUNT_LOOKAHEAD]:
-                who = fork.seat_of(later.player)
-                if who is None:
-                    break
-                state = fork.read_line(state, who, later)
-                read += len(later.moves)
         except Refused:
-            pass
-        return read
+            return 0
+        return 1 + self._reads_after(fork, state, seat, move, turn)
 
     def _read_unwritten_count(self, state: Any, seat: int, move: Move, turn: Turn, taken: list[Move], chosen: int
                               ) -> Any:
@@ -2017,6 +2092,12 @@ class _Checker:
             return self._stand_in(state, seat, move, self.forced.pop(place))
         if self.strict and kind is not None:
             raise Refused(rule)
+        steps, self._steps = self._steps, None
+        if steps is not None and kind == "rule" and isinstance(message, str) and place == (steps.move.line, steps.move.column):
+            mended = self._step_mended(steps, seat, rule, message)
+            if mended is not None:  # `sail tunis algiers corfu`: one step of the move misnamed, the rest stands
+                self._stood_in = True
+                return mended
         options = self.alternatives(state, seat, written, 8, move.text)
         shown = [self.say(c, state) for c in options]
         waiting = bool(options) and all(c.seat != seat for c in options)  # an unreadable move out of turn
