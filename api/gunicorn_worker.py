@@ -11,17 +11,22 @@ clients hold them all. This worker bounds that reading, as Apache's mod_reqtimeo
   CRONACA_BODY_MIN_RATE bytes (500) read, so an honest slow upload gets more time; else the app's read of the body
   raises `BodyTimeout`, answered 408 (problem+json) and the connection closed;
 - a write that cannot go on for CRONACA_SEND_TIMEOUT seconds (30) ends the request: a follower whose network
-  vanished lets its thread go even when no TCP reset comes.
+  vanished lets its thread go even when no TCP reset comes;
+- a connection closed gracefully (gunicorn drains what the client still sends, up to 2 s, so that no reset cuts the
+  answer short) is closed by a few threads of its own, not by the main thread: gunicorn 27 lingers there, on the
+  thread that accepts, so slow clients cut at once held up every new connection for seconds (ten, 20 s).
 
 `Procfile`'s `api` line runs it (api/gunicorn_conf.py: `worker_class`); docs/deployment.md says why this worker.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import socket
 import time
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -101,14 +106,28 @@ class DeadlineSocket:
         return getattr(self.sock, name)
 
 
+LINGERERS = 4  # threads that close connections gracefully (each drains its client for up to 2 s)
+
+
 class ReadDeadlineWorker(ThreadWorker):
-    """`gthread` whose pool threads read a request only as long as its deadlines allow (module docstring)."""
+    """`gthread` whose pool threads read a request only as long as its deadlines allow, and whose graceful closes
+    never wait on the thread that accepts (module docstring)."""
 
     def init_process(self) -> None:
         self.deadlines = Deadlines.from_env(os.environ)
+        self.lingering = ThreadPoolExecutor(max_workers=LINGERERS, thread_name_prefix="cronaca-linger")
         super().init_process()
 
+    def _close(self, conn: Any, graceful: bool = False) -> None:
+        """`TConn.close` for gunicorn's main thread: a graceful close handed to the lingering threads."""
+        if graceful:
+            self.lingering.submit(type(conn).close, conn, True)
+        else:
+            type(conn).close(conn, False)
+
     def handle(self, conn: Any) -> Any:
+        if "close" not in vars(conn):
+            conn.close = functools.partial(self._close, conn)
         if not conn.initialized and not conn.data_ready and not conn.wait_for_data(DEFAULT_WORKER_DATA_TIMEOUT):
             return super().handle(conn)  # no byte yet: gunicorn hands the connection back to its poller
         conn.sock.setblocking(True)
