@@ -5,8 +5,9 @@
 // the parts its words are split into, the engine's legal list saying at each step what remains. At the table, the
 // outcomes a choice meets (a draw, a roll) are entered from what is possible (POST .../asks), and the last entry can be
 // taken back. The panel asks the API for everything (GET /legal, POST /commands) and follows the record page's
-// live stream through its "cronaca:announced" (the stream's word) and "cronaca:record" (the new summary) events;
-// record.js knows nothing of it but those events and two hooks.
+// live stream through its "cronaca:announced" (the stream's word), "cronaca:record" (the new summary) and
+// "cronaca:checked" (a check that found nothing new) events; record.js knows nothing of it but those events and two
+// hooks.
 
 import { hashParams } from "./lib/address.js";
 import { api, why } from "./lib/api.js";
@@ -40,6 +41,7 @@ const panel = {
   sending: false,
   asking: /** @type {any} */ (null), // an outcome being entered: {choice, outcomes, ask}
   generation: 0,
+  refused: false, // the credential opens no seat (403): nothing to read again
 };
 
 const credential = () => panel.table || recordPage.token();
@@ -721,7 +723,13 @@ function showWithdrawals() {
 
 // ---- following the game ------------------------------------------------------------------------------
 
-let reading = /** @type {{version: number, promise: Promise<void>} | null} */ (null); // the read of /legal under way
+let reading = /** @type {{version: number, promise: Promise<void>, since: number} | null} */ (null); // the read of /legal under way
+// A read of the decision that failed (a 5xx, a dropped answer) is asked again by itself, sooner first: the seat
+// whose turn it is would otherwise wait for a next move that only it can make.
+const READ_AGAIN_MS = 1000;
+const READ_AGAIN_MOST_MS = 16000;
+const STALE_READ_MS = 20000; // a read under way this long is taken for lost: a check of the record asks again
+const unread = { timer: 0, wait: 0, said: "" }; // the read asked again, the wait before it, the sentence said
 
 /**
  * The decision as the API says it now (a newer ask wins over an older one still on its way). `known`: the record's
@@ -730,24 +738,44 @@ let reading = /** @type {{version: number, promise: Promise<void>} | null} */ (n
  */
 function refresh(known = -1) {
   const promise = read();
-  reading = { version: known, promise };
+  reading = { version: known, promise, since: performance.now() };
   promise.finally(() => { if (reading && reading.promise === promise) reading = null; });
   return promise;
 }
 
 async function read() {
   const mine = ++panel.generation;
+  clearTimeout(unread.timer);
   if (!credential()) return render();
   const answer = await api(`/api/records/${id}/legal`, { token: credential(), cache: "no-store" });
   if (mine !== panel.generation) return;
   if (!answer.ok) {
     panel.legal = null;
-    say(answer.status === 403 ? "This link opens no seat of this record: it shows the game but cannot play it."
-      : `The choices could not be read: ${why(answer)}. The page tries again with the next move.`);
+    panel.refused = answer.status === 403;
     region().hidden = false;
+    if (panel.refused) return say("This link opens no seat of this record: it shows the game but cannot play it.");
+    unread.wait = Math.min(READ_AGAIN_MOST_MS, unread.wait ? unread.wait * 2 : READ_AGAIN_MS);
+    unread.said = `The choices could not be read: ${why(answer)}. The page tries again in a moment.`;
+    say(unread.said);
+    unread.timer = window.setTimeout(() => { if (mine === panel.generation) refresh(); }, unread.wait);
     return;
   }
+  unread.wait = 0;
+  if (unread.said && $("decision-said").textContent === unread.said) say("");
+  unread.said = "";
   return show(answer.body);
+}
+
+/**
+ * A check of the record that found it unchanged (or the page's first summary): the decision is read again when it
+ * is of an older version than the summary, or was not read at all, and no read of it is under way (or one is, for
+ * too long). A read that answered before a move whose word reached the page first (the summary then already holds
+ * the move, and no word of it comes again) would otherwise leave the panel on the decision before it.
+ */
+function behind(version) {
+  if (panel.sending || panel.asking || panel.refused || !credential()) return;
+  if (reading && performance.now() - reading.since < STALE_READ_MS) return;
+  if (!panel.legal || panel.legal.version < version) refresh(version);
 }
 
 /** A decision as the API says it (GET /legal, or the `legal` a command's answer carries): drawn. */
@@ -820,9 +848,11 @@ function start() {
     const table = hashParams().get("table");
     if (table !== panel.table) {
       panel.table = table;
+      panel.refused = false;
       refresh();
     }
   });
+  document.addEventListener("cronaca:checked", (e) => behind(/** @type {CustomEvent} */ (e).detail.version));
   window.addEventListener("online", () => resume().then(() => refresh()));
   // the service answering again after a silence the browser did not see as offline (a restart, a proxy's outage)
   document.addEventListener("cronaca:back", () => resume().then(() => refresh()));

@@ -894,8 +894,14 @@ let refreshAgain = false;
 async function check() {
   const answer = await ask(`/api/records/${id}`, { cache: "no-store", headers: page.etag ? { "If-None-Match": page.etag } : {} });
   outOfTouch(answer);
-  if (answer.status === 304 || !answer.ok) {
-    if (!answer.ok && answer.status === 404) notice("This record is gone: it was deleted while you were reading it.");
+  if (answer.status === 304) {
+    // nothing new, but decision.js compares the version with its decision's: a read of it that failed, or that
+    // answered before a move the summary already holds, is asked again rather than left until the next move
+    document.dispatchEvent(new CustomEvent("cronaca:checked", { detail: { version: page.record.version } }));
+    return;
+  }
+  if (!answer.ok) {
+    if (answer.status === 404) notice("This record is gone: it was deleted while you were reading it.");
     return;
   }
   const before = page.record;
@@ -1216,6 +1222,8 @@ async function main() {
   showPlace(page.at);
   await sayTurn(); // the turn the page opens on: read with the page, the changes after it said
   document.body.dataset.loaded = "all";
+  // the summary read as the page opened, beside the panel's first read: which of them answered first is not known
+  document.dispatchEvent(new CustomEvent("cronaca:checked", { detail: { version: page.record.version } }));
   schedule();
 }
 

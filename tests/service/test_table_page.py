@@ -113,6 +113,10 @@ SETTLED = "async ([before, r, clicks]) => { const d = document.getElementById('d
 # How near the last tap a tap is taken for its double by lib/taps.js (SLOP_PX, 30), with room for the page's whole
 # pixels: a click's clientX is rounded, so taps 30.1 px apart here were 30 px apart there, and dropped (CI).
 NEAR = 34
+# A stretch this long with no page offering a choice fails at once, saying what each page shows (a page whose decision
+# is behind asks again at its next check of the record, every 30 s: that is a slip of the page, not a slow machine).
+STALL_SECONDS = 75
+NOTICE = "() => [document.getElementById('notice').textContent, document.getElementById('decision-said').textContent]"
 LOST_TAPS = 3  # touches the browser made no click of (a late touch end reads as a long press): tapped again, as people do
 
 
@@ -130,7 +134,14 @@ def first_outcomes_until_deciding(page: Any) -> None:
     raise AssertionError("the panel never came to a seat's decision")
 
 
-def tap_until_over(pages: list[Any], seed: int, shots: str | None = None, most: int | None = None) -> int:
+def stalled(looks: dict[Any, list[Any]]) -> str:
+    """What each page shows when none offers a choice: its panel, the step its address holds, the sentences said."""
+    return "; ".join(f"{look[:6]} at {page.url.partition('#')[2].partition('&')[0]} saying {page.evaluate(NOTICE)!r}"
+                     for page, look in looks.items())
+
+
+def tap_until_over(pages: list[Any], seed: int, shots: str | None = None, most: int | None = None,
+                   errors: list[str] | None = None) -> int:
     """Tap offered buttons until the game is over: a page whose panel is deciding (or asks an outcome) at the newest
     version any page shows gets one tap (a touch at its centre, as a finger: nothing may cover it) on one of its
     enabled choices (seeded); after each tap the bot waits in that page for its panel to be drawn again (a tap that
@@ -143,8 +154,11 @@ def tap_until_over(pages: list[Any], seed: int, shots: str | None = None, most: 
     looks = {page: page.evaluate(LOOK, r) for page in pages}
     last: dict[Any, tuple[float, float, float]] = {}  # each page's last tap: where, when
     lost = 0  # taps the browser made no click of
+    moved = time.monotonic()  # when the game last moved on: a page left waiting for nothing is a failure
     while taps < MAX_TAPS:
         assert time.monotonic() < deadline, "the game did not end in ten minutes"
+        assert time.monotonic() < moved + STALL_SECONDS, \
+            f"no page offered a choice for {STALL_SECONDS} s: {stalled(looks)}; page errors {errors}"
         if any(look[0] == "over" for look in looks.values()) or (most is not None and taps >= most):
             return taps
         newest = max(look[1] for look in looks.values())
@@ -183,6 +197,7 @@ def tap_until_over(pages: list[Any], seed: int, shots: str | None = None, most: 
                 time.sleep(max(0.0, last[page][2] + 0.5 - time.monotonic()))
         page.touchscreen.tap(x, y)
         taps += 1
+        moved = time.monotonic()
         r = rng.random()
         looks[page] = after = page.evaluate(SETTLED, [drawn, r, clicks])
         # timed from when the page has handled the tap (a busy machine may deliver it late), not from when it was sent
@@ -251,7 +266,7 @@ def test_a_live_game_is_played_to_its_end_by_tapping(browser: Any, served: tuple
     pages = [phone(browser, errors) for _ in links["seats"]]
     for page, link in zip(pages, links["seats"], strict=True):
         page.goto(link)
-    taps = tap_until_over(pages, seed=31, most=None if title in LIVE_WHOLE else PART_TAPS)
+    taps = tap_until_over(pages, seed=31, most=None if title in LIVE_WHOLE else PART_TAPS, errors=errors)
     if title not in LIVE_WHOLE:  # part of the game: every tap stored, nothing refused
         assert taps == PART_TAPS and client.get(f"/api/records/{links['record']}").get_json()["steps"] > PART_TAPS // 2
         assert not errors, errors
@@ -281,7 +296,8 @@ def test_a_game_at_the_table_is_entered_to_its_end_with_the_outcomes_seen(browse
     page.evaluate("window.__loaded = true")  # gone if the page were loaded again
     for old in SHOTS.glob(f"table-{title}-*.png") if title in TABLE_WHOLE else ():  # the README shows them
         old.unlink()
-    taps = tap_until_over([page], seed=7, shots=f"table-{title}", most=None if title in TABLE_WHOLE else PART_TAPS)
+    taps = tap_until_over([page], seed=7, shots=f"table-{title}", most=None if title in TABLE_WHOLE else PART_TAPS,
+                          errors=errors)
     if title not in TABLE_WHOLE:  # part of the game (its end is played live): every tap stored, no page load
         assert taps == PART_TAPS and client.get(f"/api/records/{links['record']}").get_json()["steps"] > PART_TAPS // 2
         assert page.evaluate("window.__loaded === true") and not errors, errors
@@ -458,6 +474,84 @@ def test_two_pages_at_once_store_one_choice_and_the_other_is_told(browser: Any, 
     expect(second.locator("#decision-said")).to_contain_text("The game moved on before this choice reached it")
     expect(second.locator("#decision")).to_have_attribute("data-version", str(stored))
     assert client.get(f"/api/records/{record}").get_json()["version"] == stored  # nothing more stored
+    assert not errors, errors
+
+
+def deciding_seat(client: Any, made: dict[str, Any]) -> int:
+    return int(client.get(f"/api/records/{made['id']}/legal").get_json()["pending"]["seat"])
+
+
+def move_for(client: Any, made: dict[str, Any], seat: int) -> int:
+    """The seat's first legal choice, sent through the API (another phone at the table); the record's new version."""
+    token = made["seats"][seat]["token"]
+    legal = client.get(f"/api/records/{made['id']}/legal", headers=auth(token)).get_json()
+    sent = client.post(f"/api/records/{made['id']}/commands", headers=auth(token),
+                       json={"command": legal["commands"][0], "version": legal["version"]})
+    assert sent.status_code == 200, sent.get_json()
+    return int(sent.get_json()["version"])
+
+
+def test_a_seat_whose_choices_could_not_be_read_has_them_again_by_itself(browser: Any,
+                                                                        served: tuple[str, Any]) -> None:
+    """The page of the seat whose turn it is cannot read its choices (the service answers 503 twice: a restart, a
+    proxy): it says so, and asks again by itself, without a move that only this seat can make; the choices come."""
+    base, client = served
+    errors: list[str] = []
+    made = started_live(client, "serenissima")
+    seat = deciding_seat(client, made)
+    page = phone(browser, errors)
+    refused: list[str] = []
+
+    def unavailable(route: Any) -> None:
+        if len(refused) < 2:
+            refused.append(route.request.url)
+            route.fulfill(status=503, content_type="application/problem+json",
+                          body='{"title": "Service Unavailable", "status": 503, "detail": "the service is restarting"}')
+        else:
+            route.continue_()
+
+    page.route("**/legal", unavailable)
+    page.goto(f"{base}/records/{made['id']}#token={made['seats'][seat]['token']}")
+    expect(page.locator("#decision-said")).to_contain_text("The choices could not be read: the service is restarting")
+    expect(page.locator("#decision")).to_have_attribute("data-state", "deciding", timeout=15000)
+    expect(page.locator("#decision-said")).to_be_hidden()  # the sentence taken back once the choices came
+    assert len(refused) == 2
+    first_final_choice(page)
+    assert not errors, errors
+
+
+def test_a_decision_read_before_a_move_the_page_holds_is_read_again(browser: Any, served: tuple[str, Any]) -> None:
+    """A seat's page whose reads of its decision answer as before the other seat's move (a slow answer overtaken by
+    the move's word and the new summary) shows the game moved on but still waits; the page's next check of the
+    record, though it finds nothing new, sees the decision is behind and reads it again: this seat's turn. (A
+    live game in CI stood ten minutes at such a page, both pages waiting, checks answering 304.)"""
+    base, client = served
+    errors: list[str] = []
+    made = started_live(client, "la-citta")
+    first = deciding_seat(client, made)
+    other = 1 - first
+    page = phone(browser, errors)
+    before: dict[str, Any] = {}
+
+    def as_before(route: Any) -> None:  # every read answered as the first was: the decision before the move
+        if not before:
+            answer = route.fetch()
+            before.update(headers=answer.headers, body=answer.body())
+        route.fulfill(status=200, headers=before["headers"], body=before["body"])
+
+    page.route("**/legal", as_before)
+    page.goto(f"{base}/records/{made['id']}#token={made['seats'][other]['token']}")
+    expect(page.locator("#decision")).to_have_attribute("data-state", "waiting")
+    waited = page.locator("#decision").get_attribute("data-version")
+    version = move_for(client, made, first)
+    steps = client.get(f"/api/records/{made['id']}").get_json()["steps"]
+    page.wait_for_url(f"**#step={steps}&*")  # the page holds the move (the stream's word, then the summary)
+    assert page.locator("#decision").get_attribute("data-version") == waited  # ...but its decision is the one before
+    page.unroute("**/legal")
+    page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")  # the phone picked up: a check at once
+    expect(page.locator("#decision")).to_have_attribute("data-version", str(version))
+    expect(page.locator("#decision")).to_have_attribute("data-state", "deciding")
+    first_final_choice(page)
     assert not errors, errors
 
 
