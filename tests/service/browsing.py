@@ -75,6 +75,7 @@ class _InFlight:
 
 
 QUIET_SECONDS = 10.0  # how long a server that stops waits for the requests it is answering (a page polling)
+STREAMS_END_SECONDS = 0.5  # ...before it ends the live streams still open
 
 
 @contextmanager
@@ -89,7 +90,13 @@ def _served(app: Flask) -> Iterator[tuple[int, _InFlight]]:
     finally:
         server.shutdown()
         server.server_close()
-        in_flight.wait(QUIET_SECONDS)
+        if not in_flight.wait(STREAMS_END_SECONDS):
+            # a live stream a page left open (the browser is closed after the server) would be answered until
+            # `QUIET_SECONDS`: the app's live channel is closed, which ends every stream it feeds (10 s a module)
+            cronaca = app.extensions.get("cronaca")  # (a bare Flask app serves no streams)
+            if cronaca is not None:
+                cronaca.hub.close()
+            in_flight.wait(QUIET_SECONDS)
 
 
 @contextmanager
