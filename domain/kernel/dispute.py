@@ -3388,8 +3388,8 @@ def _unsure(unknown: Unknown) -> bool:
     among its line's outcomes as the file was read."""
     if unknown.move < 0:
         return False
-    if unknown.column < 0:
-        return unknown.consistent is None and _ran_out(unknown.why)
+    if unknown.column < 0:  # (no `why`: the search never came to it, the check's budget spent before)
+        return unknown.consistent is None and (unknown.why is None or _ran_out(unknown.why))
     return unknown.alone is not None or (unknown.consistent is None and unknown.why != NOT_ON_ITS_LINE)
 
 
@@ -3712,8 +3712,8 @@ def _after_open_turn(checker: _Checker, turns: Sequence[Turn], header: int) -> N
     left out (`doubts` in its explanation), not as findings of their own; a line explained so that the lookahead
     reads after it (lines swapped) stays a finding, and so does a line whose words cannot be read (a word or a name
     misspelt: no reading of the turn before it makes them readable)."""
-    opened = next(((k, e) for k, e in sorted(checker.explanations.items()) if e.kind == "left-out" and e.fits > 1
-                   and e.reads < len(turns) - k), None)
+    opened = next(((k, e) for k, e in sorted(checker.explanations.items()) if e.kind == "left-out"
+                   and e.reads < len(turns) - k and (e.fits > 1 or e.reads <= CASCADE_LINES)), None)
     if opened is None:
         return
     start, turn = opened
@@ -3725,10 +3725,18 @@ def _after_open_turn(checker: _Checker, turns: Sequence[Turn], header: int) -> N
     stands = {turns[k].line for k, e in checker.explanations.items() if k > start and _reads_on(e, k, turns)}
     kept: list[Finding] = []
     doubts: list[int] = []
+    # one reading alone fitted, and not far: the refusals that follow it close on each other (the game read on from a
+    # turn that was not the one played) are its doing, up to the first one far from the one before
+    reach = turn.reads_to_line or line
+    chained = turn.fits <= 1
     for k, found in enumerate(checker.findings):
         if k >= header and (found.kind in _STATE_REFUSED or (found.rule == "notation/move" and (
-                found.line, found.column or 0) not in checker.unreadable)) and found.line > (turn.reads_to_line or line) \
+                found.line, found.column or 0) not in checker.unreadable)) and found.line > reach \
                 and found.line not in stands:
+            if chained and found.line > (doubts[-1] if doubts else reach) + CASCADE_LINES:
+                chained, reach = False, FAR  # far from the last: the table's own slip, and so is every one after it
+                kept.append(found)
+                continue
             doubts.append(found.line)
             continue
         kept.append(found)
@@ -3743,6 +3751,7 @@ def _after_open_turn(checker: _Checker, turns: Sequence[Turn], header: int) -> N
                           f"{shown}) may be that turn's doing: not reported apart")
 
 
+CASCADE_LINES = 2 * LOOKAHEAD  # refusals this close on each other after a turn left out read one way are its doing
 _REFUSED = ("rule", "notation", "order", "chance")  # findings of a line the rules refuse (not the result's)
 _STATE_REFUSED = ("rule", "order", "chance")  # of those, the ones a wrong guess of what came before can cause (and a
 # move's words read but refused for what the game holds: `galley 11 is not under the black token`)

@@ -135,6 +135,35 @@ def test_what_a_turn_left_out_leaves_open_is_said_on_it_not_as_findings() -> Non
     assert len(report.findings) <= 6
 
 
+def test_a_battle_turn_left_out_that_one_reading_fits_leaves_its_cascade_on_it() -> None:
+    """Anna Maria's turn opening round 5 not written (`galley 3 action, load atene, toss wood, sail costantinopoli
+    atene, attack 14 [2] [2 6 6 6]`): one short reading fits the next lines (the battle is beyond the search), and
+    the game read on from it is refused again and again a few lines later, each refusal close on the one before.
+    Those refusals are said on the turn left out, not as findings of their own (the file gave 26 findings)."""
+    report = check_text((HERE / "serenissima_a_battle_turn_left_out.txt").read_text(encoding="utf-8"))
+    moves = [f for f in report.findings if f.kind != "result"]
+    assert [(f.line, f.explanation["kind"]) for f in moves] == [(55, "left-out")], [(f.line, f.rule) for f in moves]
+    (named,) = moves
+    assert "Anna Maria's turn missing before line 55" in named.message and "may be that turn's doing" in named.message
+    assert len(named.explanation["doubts"]) >= 10 and min(named.explanation["doubts"]) > 55
+    assert len(report.findings) <= 2  # and the Result's: the game as read stops before its end
+
+
+def test_the_end_of_round_s_draws_left_out_with_their_turn_are_open_not_refusals() -> None:
+    """Round 3's last turn not written, with the End of Round's nine draws on it (`Bruno: burn G8 future [G5], P,
+    buy P 1 [Y8] [W2] [G6] [O7] [B8] [P10] [O G O O]`): the check's budget is spent before those draws are tried
+    against the lines after them, so the lines refused later (a card taken that the guess did not deal) rest on a
+    guess: they are said on those undetermined draws, and the turn left out is the one finding (the file gave 40)."""
+    report = check_text((HERE / "citta_stato_the_end_of_round_turn_left_out.txt").read_text(encoding="utf-8"))
+    assert [(f.line, f.rule) for f in report.findings] == [(80, "notation/out-of-turn")]
+    assert "Bruno's turn missing before line 80" in report.findings[0].message
+    open_draws = [u for u in report.unknowns if u.line == 80 and u.consistent is None]
+    assert len(open_draws) >= 6
+    doubted = [d for u in open_draws for d in u.doubts]
+    assert any(d.startswith("line 105 ") for d in doubted), doubted
+    assert "undetermined" in open_draws[0].to_json()["message"]
+
+
 def test_a_finding_past_the_budget_puts_few_legal_moves_in_words(monkeypatch: pytest.MonkeyPatch) -> None:
     """Past the whole check's cap each finding still names the closest legal moves, but ranks only
     `READ_LEGAL_SPENT` of them by their words (not `READ_LEGAL`): a file of dozens of slips stays within its time."""
