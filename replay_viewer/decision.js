@@ -756,7 +756,7 @@ async function read() {
     if (panel.refused) return say("This link opens no seat of this record: it shows the game but cannot play it.");
     unread.wait = Math.min(READ_AGAIN_MOST_MS, unread.wait ? unread.wait * 2 : READ_AGAIN_MS);
     unread.said = `The choices could not be read: ${why(answer)}. The page tries again in a moment.`;
-    say(unread.said);
+    if ($("decision-said").textContent !== unread.said) say(unread.said); // (an alert: said again, read aloud again)
     unread.timer = window.setTimeout(() => { if (mine === panel.generation) refresh(); }, unread.wait);
     return;
   }
