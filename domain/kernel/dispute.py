@@ -3723,23 +3723,15 @@ def _after_open_turn(checker: _Checker, turns: Sequence[Turn], header: int) -> N
     if named is None:
         return
     stands = {turns[k].line for k, e in checker.explanations.items() if k > start and _reads_on(e, k, turns)}
-    kept: list[Finding] = []
-    doubts: list[int] = []
-    # one reading alone fitted, and not far: the refusals that follow it close on each other (the game read on from a
-    # turn that was not the one played) are its doing, up to the first one far from the one before
     reach = turn.reads_to_line or line
-    chained = turn.fits <= 1
-    for k, found in enumerate(checker.findings):
-        if k >= header and (found.kind in _STATE_REFUSED or (found.rule == "notation/move" and (
-                found.line, found.column or 0) not in checker.unreadable)) and found.line > reach \
-                and found.line not in stands:
-            if chained and found.line > (doubts[-1] if doubts else reach) + CASCADE_LINES:
-                chained, reach = False, FAR  # far from the last: the table's own slip, and so is every one after it
-                kept.append(found)
-                continue
-            doubts.append(found.line)
-            continue
-        kept.append(found)
+    refused = {k for k, found in enumerate(checker.findings)
+               if k >= header and (found.kind in _STATE_REFUSED or (found.rule == "notation/move" and (
+                   found.line, found.column or 0) not in checker.unreadable)) and found.line > reach
+               and found.line not in stands}
+    near = sorted({f.line for f in checker.findings[header:] if f.kind in _REFUSED and f.line > reach})
+    ours = _its_doing({checker.findings[k].line for k in refused}, near, reach, turn.fits, turn.reads)
+    doubts = [checker.findings[k].line for k in refused if checker.findings[k].line in ours]
+    kept = [found for k, found in enumerate(checker.findings) if k not in refused or found.line not in ours]
     if not doubts:
         return
     checker.findings[:] = kept
@@ -3752,6 +3744,33 @@ def _after_open_turn(checker: _Checker, turns: Sequence[Turn], header: int) -> N
 
 
 CASCADE_LINES = 2 * LOOKAHEAD  # refusals this close on each other after a turn left out read one way are its doing
+
+
+def _its_doing(lines: set[int], near: Sequence[int], reach: int, fits: int, reads: int) -> set[int]:
+    """Of the lines refused after a turn left out (`lines`, past `reach`, the last line its readings read), those that
+    may be the doing of the reading gone on with. A game read on from a turn that was not the one played is refused
+    again and again, each refusal close on the one before (`CASCADE_LINES`; `near`: every line refused after `reach`,
+    in order, whatever the rules said there):
+    - one reading fitted (and read no further than `CASCADE_LINES`): the refusals so chained from `reach` on, up to
+      the first far from the one before (that one, and every one after it, the table's own slips);
+    - several fitted alike, and read far before they were refused: the refusals with another close by; one alone (the
+      readings all stopped at it, and the file read on from it) is the table's slip, not a guess's doing;
+    - several fitted, and read little: every one (the file does not say which was played)."""
+    if fits <= 1:
+        chained: set[int] = set()
+        last = reach
+        for one in near:
+            if one > last + CASCADE_LINES:
+                break
+            chained.add(one)
+            last = one
+        return chained & lines
+    if reads > CASCADE_LINES:
+        return {one for k, one in enumerate(near) if one in lines and (
+            (k > 0 and one - near[k - 1] <= CASCADE_LINES) or (k + 1 < len(near) and near[k + 1] - one <= CASCADE_LINES))}
+    return set(lines)
+
+
 _REFUSED = ("rule", "notation", "order", "chance")  # findings of a line the rules refuse (not the result's)
 _STATE_REFUSED = ("rule", "order", "chance")  # of those, the ones a wrong guess of what came before can cause (and a
 # move's words read but refused for what the game holds: `galley 11 is not under the black token`)
