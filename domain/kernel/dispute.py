@@ -3466,9 +3466,10 @@ def _named_slip(checker: _Checker, found: Finding) -> bool:
         return False
     said = {k: v for k, v in said.items() if k != "doubts"}  # (the lines refused after a turn left out, said on it)
     explanation = next((e for e in checker.explanations.values() if e.to_json() == said), None)
-    # it read all it was judged on, or up to a line refused for what was drawn (the guess of an open unknown's doing)
-    return explanation is not None and (explanation.resume is not None
-                                        or (explanation.stopped or "").startswith("chance/"))
+    # it read all it was judged on (the lookahead, at least), or up to a line refused for what was drawn (the guess of
+    # an open unknown's doing)
+    return explanation is not None and (explanation.resume is not None or explanation.reads >= explanation.consumed
+                                        + LOOKAHEAD or (explanation.stopped or "").startswith("chance/"))
 
 
 FAR = 10**6  # a column past every move of a line
