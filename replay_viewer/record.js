@@ -888,18 +888,19 @@ function inTouch() {
   live.lost = 0;
   if (said) summarise(); // the summary says again that the page follows new moves
 }
+// Nothing new, but decision.js compares the version with its decision's: a read of it that failed, or that answered
+// before a move the summary already holds, is asked again rather than left until the next move.
+function checked() {
+  document.dispatchEvent(new CustomEvent("cronaca:checked", { detail: { version: page.record.version } }));
+}
+
 let refreshing = null; // the check under way; an announcement meanwhile asks for one more after it
 let refreshAgain = false;
 
 async function check() {
   const answer = await ask(`/api/records/${id}`, { cache: "no-store", headers: page.etag ? { "If-None-Match": page.etag } : {} });
   outOfTouch(answer);
-  if (answer.status === 304) {
-    // nothing new, but decision.js compares the version with its decision's: a read of it that failed, or that
-    // answered before a move the summary already holds, is asked again rather than left until the next move
-    document.dispatchEvent(new CustomEvent("cronaca:checked", { detail: { version: page.record.version } }));
-    return;
-  }
+  if (answer.status === 304) return checked();
   if (!answer.ok) {
     if (answer.status === 404) notice("This record is gone: it was deleted while you were reading it.");
     return;
@@ -1222,8 +1223,7 @@ async function main() {
   showPlace(page.at);
   await sayTurn(); // the turn the page opens on: read with the page, the changes after it said
   document.body.dataset.loaded = "all";
-  // the summary read as the page opened, beside the panel's first read: which of them answered first is not known
-  document.dispatchEvent(new CustomEvent("cronaca:checked", { detail: { version: page.record.version } }));
+  checked(); // the summary read as the page opened, beside the panel's first read: which answered first is not known
   schedule();
 }
 

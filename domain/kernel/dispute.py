@@ -1318,6 +1318,13 @@ class _Checker:
         k = len(steps.starts) - 1
         counted = len(commands) > 1 and all(c == commands[0] for c in commands)  # `unload 2 to 3`: each step alike
         best: tuple[int, int, Command] | None = None  # (lines read after it, -which step, the step read instead)
+
+        def as_read(j: int, option: Command) -> list[tuple[Command, Mapping[str, Any]]]:
+            """The move's steps from `j` on, step `j` read as `option` (a counted move: every step)."""
+            rest = ([(option, self._json(option))] * (len(commands) - 1) if counted
+                    else list(zip(commands[j + 1:], said[j + 1:], strict=True)))
+            return [(option, self._json(option)), *rest]
+
         for j in (k, k - 1) if k > 0 else (k,):
             state = steps.starts[j][0]
             if self._words(said[j]) is not None:
@@ -1325,11 +1332,9 @@ class _Checker:
             for option in self.alternatives(state, seat, said[j], ALTERNATIVES, None):
                 if option == commands[j] or option.kind != commands[j].kind or option.seat != seat:
                     continue
-                rest = ([(option, self._json(option))] * (len(commands) - 1) if counted
-                        else list(zip(commands[j + 1:], said[j + 1:], strict=True)))
                 fork = self.fork()
                 try:
-                    ahead = fork.read_steps(state, seat, move, [(option, self._json(option)), *rest])
+                    ahead = fork.read_steps(state, seat, move, as_read(j, option))
                 except (Refused, RuleViolation):
                     continue
                 reads = self._reads_after(fork, ahead, seat, move, steps.turn)
@@ -1348,9 +1353,7 @@ class _Checker:
                      if not counted else f"{message}; `{_bare(move)}` read as `{meant}`{times}",
                      state, seat, written=move.text, column=move.column, assumed=meant, did_you_mean=[meant])
         self.mended.add((move.line, move.column))
-        rest = ([(option, self._json(option))] * (len(commands) - 1) if counted
-                else list(zip(commands[j + 1:], said[j + 1:], strict=True)))
-        return self.read_steps(state, seat, move, [(option, self._json(option)), *rest])
+        return self.read_steps(state, seat, move, as_read(j, option))
 
     def read_steps(self, state: Any, seat: int, move: Move, steps: Sequence[tuple[Command, Mapping[str, Any]]]) -> Any:
         """Steps of one move through the rules, the move's outcomes met by the last."""
@@ -3731,12 +3734,10 @@ def _after_open_turn(checker: _Checker, turns: Sequence[Turn], header: int) -> N
                and found.line not in stands}
     near = sorted({f.line for f in checker.findings[header:] if f.kind in _REFUSED and f.line > reach})
     ours = _its_doing({checker.findings[k].line for k in refused}, near, reach, turn.fits, turn.reads)
-    doubts = [checker.findings[k].line for k in refused if checker.findings[k].line in ours]
-    kept = [found for k, found in enumerate(checker.findings) if k not in refused or found.line not in ours]
-    if not doubts:
+    lines = sorted(ours)  # (`_its_doing` gives refused lines only)
+    if not lines:
         return
-    checker.findings[:] = kept
-    lines = sorted(set(doubts))
+    checker.findings[:] = [found for k, found in enumerate(checker.findings) if k not in refused or found.line not in ours]
     named.explanation = {**named.explanation, "doubts": lines}
     if isinstance(named.message, str):
         shown = ", ".join(map(str, lines[:6])) + (" …" if len(lines) > 6 else "")
