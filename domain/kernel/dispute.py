@@ -3258,7 +3258,7 @@ def _read_all(notation: Notation, game: Game, words: Words, edition: Edition, se
             again.claimed = checker.claimed
             again.apply(answer)
             checker = again
-    unsure = [u.line for u in checker.unknowns if _unsure(u)]  # what is refused after them may be their guesses' doing
+    unsure = [u.line for u in checker.unknowns if _unsure(u, checker.unknowns)]  # what is refused after them may be their guesses' doing
     # an outcome left open only after the first refusal held back cannot have made that one refused: the reading past
     # it (a slip read as written, cards drawn then written as the table saw them) may be what made it impossible;
     # the slips are then read as meant, kept when fewer findings follow
@@ -3384,16 +3384,28 @@ finding after an undetermined unknown (a die count, an outcome left over can fol
 NOT_ON_ITS_LINE = "it is not among the outcomes written on its line as read"
 
 
-def _unsure(unknown: Unknown) -> bool:
+def _unsure(unknown: Unknown, unknowns: Sequence[Unknown]) -> bool:
     """An outcome nobody wrote that the search left open (its budget spent, or narrowed alone): a line refused after
     it may be its guess's doing, not the table's. Not one an explanation put in (a turn left out: its outcomes are
     chosen with the lines after it) unless the narrowing's budget ran out before it was settled, nor one that is not
-    among its line's outcomes as the file was read."""
+    among its line's outcomes as the file was read, nor one narrowed alone to a single value (`_settled_alone`)."""
     if unknown.move < 0:
         return False
     if unknown.column < 0:  # (no `why`: the search never came to it, the check's budget spent before)
         return unknown.consistent is None and (unknown.why is None or _ran_out(unknown.why))
-    return unknown.alone is not None or (unknown.consistent is None and unknown.why != NOT_ON_ITS_LINE)
+    if unknown.alone is not None:
+        return not _settled_alone(unknown, unknowns)
+    return unknown.consistent is None and unknown.why != NOT_ON_ITS_LINE
+
+
+def _settled_alone(unknown: Unknown, unknowns: Sequence[Unknown]) -> bool:
+    """Narrowed alone to one value: each of its other values, the other outcomes as read, was read to the file's end
+    and refused sooner, so no value of it reads past a line refused later (a line of six `[?]` cards, one of each
+    colour: the narrowing's passes settle them one by one, a change of two is a change of each). Not where another
+    outcome nobody wrote comes from the same deck or bag: the two may have been swapped, which no reading of one
+    at a time tries."""
+    return (unknown.consistent is not None and len(unknown.consistent) == 1
+            and not any(other is not unknown and other.source == unknown.source for other in unknowns))
 
 
 def _ran_out(why: str | None) -> bool:
@@ -3490,7 +3502,7 @@ def _doubted(checker: _Checker, header: int, again: set[int] | frozenset[int] = 
     left undetermined, what the rules refused is said on that unknown instead (the guess, not the table, is in doubt).
     Not a line written twice (`again`), nor a hidden outcome written with a word of no card (`misspelt`): those are
     the table's slips whatever was drawn."""
-    unsure = [u for u in checker.unknowns if _unsure(u)]
+    unsure = [u for u in checker.unknowns if _unsure(u, checker.unknowns)]
     if not unsure:
         return
     first = min(unsure, key=lambda u: (u.line, u.column))
@@ -3961,7 +3973,7 @@ def _as_it_was(explanation: Explanation, refusal: Refusal) -> bool:
 def _compare_result(checker: _Checker, claimed: dict[str, int], scores: Mapping[str, Any], finished: bool,
                     notation: Notation, game: Game, state: Any) -> None:
     line = notation.tags["Result"].line
-    unsure = sorted((u for u in checker.unknowns if _unsure(u) or (u.move < 0 and (u.consistent is None or u.alone))),
+    unsure = sorted((u for u in checker.unknowns if _unsure(u, checker.unknowns) or (u.move < 0 and (u.consistent is None or u.alone))),
                     key=lambda u: (u.line, u.column))
     if not finished and unsure:  # the reading stopped short on values the checker guessed: not a finding
         unsure[0].doubts.append("the Result (the game as read stops before its end)")
