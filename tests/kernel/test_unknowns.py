@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 
 from domain import catalog
+from domain.kernel import dispute
+from domain.kernel.dispute import Unknown
 from domain.kernel.selfplay import play_random
 from domain.kernel.violations import ALL, reveal
 from domain.serenissima.edition import tables
@@ -343,3 +345,17 @@ def test_a_whole_line_of_end_of_round_draws_written_unknown(players: int, seed: 
             if unknown.consistent is not None and unknown.alone is None:
                 shown = {tuple(sorted(map(str, v))) for v in unknown.consistent}
                 assert tuple(sorted(truth.split())) in shown, (line, unknown.source, truth, unknown.consistent)
+
+
+def test_an_unknown_narrowed_alone_to_one_card_is_in_doubt_only_beside_another_from_its_deck() -> None:
+    """A line refused after a `[?]` narrowed alone is said on that unknown's doubts only while a guess of it could
+    have made the refusal: not when one card of its colour read furthest of all (every other refused sooner), unless
+    another unknown draws from the same deck (the two may be swapped, which a reading of one at a time never tries)."""
+    why = "the outcomes of one move fall into 15625 combination(s) of classes"
+    yellow = Unknown(24, 23, "draw", "deck:Y", 23, 0, ("Y7",), consistent=[("Y7",)], alone=why)
+    white = Unknown(24, 27, "draw", "deck:W", 23, 1, ("W7",), consistent=[("W7",)], alone=why)
+    assert not dispute._unsure(yellow, [yellow, white])
+    later_yellow = Unknown(41, 30, "draw", "deck:Y", 39, 0, ("Y3",), consistent=[("Y3",)], alone=why)
+    assert dispute._unsure(yellow, [yellow, white, later_yellow])
+    two = Unknown(24, 23, "draw", "deck:Y", 23, 0, ("Y7",), consistent=[("Y7",), ("Y8",)], alone=why)
+    assert dispute._unsure(two, [two, white])
