@@ -48,6 +48,35 @@ const credential = () => panel.table || recordPage.token();
 const names = () => recordPage.names();
 const seatName = (seat) => names()[seat] || `seat ${seat}`;
 const region = () => $("decision");
+
+// Where the panel stands: on a screen wide enough for the board and the move list side by side (viewer.css's #stage,
+// two columns above 900 px) at the head of the move list's column, beside the board, which it then covers no part
+// of; on a narrower one, the bar along the bottom edge, within a thumb's reach (table.css). The one panel is moved
+// between the two places, never drawn twice.
+// Beside the board, the move list under the panel is as tall as the screen leaves it with the page at its top, so
+// that the move just played, at its foot, is in sight with the choices (table.css reads --story-room).
+const WIDE = window.matchMedia("(min-width: 901px)");
+function stand() {
+  const node = region(), stage = $("stage");
+  if (WIDE.matches && node.parentElement !== stage) stage.insertBefore(node, $("story"));
+  else if (!WIDE.matches && node.parentElement === stage) $("status").after(node);
+  room();
+}
+function room() {
+  const stage = $("stage"), node = region();
+  if (node.parentElement !== stage || node.hidden) return stage.style.removeProperty("--story-room");
+  const top = stage.getBoundingClientRect().top + window.scrollY;
+  stage.style.setProperty("--story-room", `${Math.round(window.innerHeight - top - node.offsetHeight - 24)}px`);
+}
+stand();
+WIDE.addEventListener("change", stand);
+window.addEventListener("resize", room);
+const sizes = new ResizeObserver(room); // the panel's height, and what stands above the board (it moves the board)
+sizes.observe(region());
+for (const above of $("stage").parentElement?.children || []) {
+  if (above.id === "stage") break;
+  sizes.observe(above);
+}
 // The panel's and the board's taps: the second tap of a double tap on a choice just stored is dropped (lib/taps.js)
 const taps = guardDoubleTaps([region(), $("board")]);
 

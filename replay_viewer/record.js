@@ -562,7 +562,21 @@ function current(item, on) {
   else if (link) link.removeAttribute("aria-current");
 }
 
+/** Where the move list scrolls to show `item` a third of the way down, or null when it is in view already. */
+function scrollFor(item, box) {
+  if (!item || item.hidden) return null;
+  const top = item.getBoundingClientRect().top - box.getBoundingClientRect().top + box.scrollTop;
+  return top < box.scrollTop || top + item.offsetHeight > box.scrollTop + box.clientHeight
+    ? Math.max(0, top - box.clientHeight / 3) : null;
+}
+
 let marked = null;
+// The list's box changes height (the decision panel drawn above it on a wide screen, the window resized): its
+// current move is kept in view.
+new ResizeObserver(() => {
+  const box = $("moves"), scroll = scrollFor(marked === null ? null : lineNodes.get(marked), box);
+  if (scroll !== null) box.scrollTop = scroll;
+}).observe($("moves"));
 function markLine(n) {
   if (page.line) { // a variation's branch is shown: study.js marks its move and says it
     const old = marked === null ? null : lineNodes.get(marked);
@@ -575,13 +589,7 @@ function markLine(n) {
   if (marked !== at) {
     const item = at === null ? null : lineNodes.get(at);
     const box = $("moves");
-    let scroll = null;
-    if (item && !item.hidden) { // geometry read before anything is written: one layout, not two
-      const top = item.getBoundingClientRect().top - box.getBoundingClientRect().top + box.scrollTop;
-      if (top < box.scrollTop || top + item.offsetHeight > box.scrollTop + box.clientHeight) {
-        scroll = Math.max(0, top - box.clientHeight / 3);
-      }
-    }
+    const scroll = scrollFor(item, box); // geometry read before anything is written: one layout, not two
     const old = marked === null ? null : lineNodes.get(marked);
     if (old) current(old, false);
     marked = at;

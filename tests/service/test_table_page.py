@@ -555,6 +555,40 @@ def test_a_decision_read_before_a_move_the_page_holds_is_read_again(browser: Any
     assert not errors, errors
 
 
+def test_on_a_wide_screen_the_panel_stands_beside_the_board_and_covers_none_of_it(browser: Any,
+                                                                                 served: tuple[str, Any]) -> None:
+    """At 1400 x 900 the board and the move list stand side by side: the decision panel heads the list's column, so no
+    part of the board is under it (a bar pinned along the bottom hid Serenissima's player rows, their ducats and
+    sailors), and the move just played is in sight below it on the first screen. Narrowed to a phone's width, the
+    same panel is the bar along the bottom edge again."""
+    base, client = served
+    made = started_live(client, "serenissima")
+    for _ in range(6):
+        move_for(client, made, deciding_seat(client, made))
+    seat = deciding_seat(client, made)
+    errors: list[str] = []
+    with browsing.opened(browser, errors, viewport={"width": 1400, "height": 900}) as page:
+        page.goto(f"{base}/records/{made['id']}#token={made['seats'][seat]['token']}")
+        panel = page.locator("#decision")
+        expect(panel).to_have_attribute("data-state", "deciding")
+        expect(page.locator("#decision button.choice").first).to_be_visible()
+        board, box = page.locator("#board").bounding_box(), panel.bounding_box()
+        assert board is not None and box is not None
+        assert box["x"] >= board["x"] + board["width"], (board, box)  # beside the board, not over it
+        assert box["y"] < 450, box  # on the first screen, at the head of the column
+        moves = page.locator("#story").bounding_box()
+        assert moves is not None and moves["y"] >= box["y"] + box["height"], (box, moves)
+        played = page.locator("#moves li.current")
+        expect(played).to_have_count(1)
+        last = played.bounding_box()
+        assert last is not None and last["y"] >= 0 and last["y"] + last["height"] <= 900, last
+        page.set_viewport_size(PHONE)
+        expect(page.locator("main > #decision")).to_have_count(1)
+        low = panel.bounding_box()
+        assert low is not None and abs(low["y"] + low["height"] - PHONE["height"]) <= 2, low  # the bottom bar
+    assert not errors, errors
+
+
 def test_the_new_game_form_says_what_is_missing(browser: Any, served: tuple[str, Any]) -> None:
     base, _ = served
     errors: list[str] = []
