@@ -776,6 +776,27 @@ _COMMENT_OR_TYPED = re.compile(r"(\{(?:\\[\s\S]|[^\\}])*\})|[^{]+")
 _ORDINAL_PAREN = re.compile(r"(?m)^([ \t]*\d+)\)(?=[ \t])")  # `12) Ada: ...`, numbered as a word processor does
 
 
+# A remark as people write one in a text file (`# tired`, `// tired`, to the line's end) or on paper (`(tired)`, closed
+# on its line, words inside: a variation's `(` stands alone). After something on its line it is a {comment} on what it
+# follows, one character for one and a `#` remark's closing brace after the line's end, so nothing before it moves; on
+# a line of its own (`# game night at Zoë's`, above the tags too) it is a `%` remark, which nothing reads. Not within
+# a {comment} or a quoted name (`[Event "Game #3"]`: the first two alternatives keep them), nor a remark holding a
+# brace or a backslash (a comment's own characters).
+_REMARK = re.compile(r'\{(?:\\[\s\S]|[^\\}])*\}|"(?:\\.|[^"\\\n])*"|(?P<rest>(?:#|//)[^{}\\\r\n]*)(?=\r?$)'
+                     r'|(?P<aside>\([ \t]*[^()\[\]{}"\\\s][^()\[\]{}"\\\r\n]*\))(?=[^\S\r\n]*(?P<ends>\r?$))?', re.MULTILINE)
+
+
+def _remark(found: re.Match[str]) -> str:
+    text, start = found.string, found.start()
+    alone = not text[text.rfind("\n", 0, start) + 1:start].strip()  # nothing before it on its line
+    rest, aside = found.group("rest"), found.group("aside")
+    if rest is not None:
+        return "%" + rest[1:] if alone else ("{ " + rest[2:] if rest.startswith("//") else "{" + rest[1:]) + "}"
+    if aside is not None:
+        return "%" + aside[1:] if alone and found.group("ends") is not None else "{" + aside[1:-1] + "}"
+    return found.group(0)
+
+
 _PAGE_BREAK = re.compile(r"(?m)^[ \t]*([-=_*~])\1\1[^\n\[\]{}:]*$")  # `---`, `--- page 2 ---`, `=====`
 _CROSSED_OUT = re.compile(r"(?m)^[ \t]*~~[^\n]*~~[ \t]*$")  # `~~Ada: quarry L66 L73~~`: struck through, as Markdown
 
@@ -784,14 +805,17 @@ def as_typed(text: str) -> str:
     """A file as a phone, a word processor or a hand numbering its lines typed it, in the notation's own characters
     (`_TYPED`; a turn numbered `12)` is `12.`); a {comment} stays as written. A line drawn across the page (`---`,
     `--- page 2 ---`, where the pencil copy turned a page) is a blank line: it says nothing of the game; so is a line
-    struck through (`~~Ada: quarry L66 L73~~`, as Markdown and many chat apps strike it): the table took it back."""
+    struck through (`~~Ada: quarry L66 L73~~`, as Markdown and many chat apps strike it): the table took it back. A
+    remark written `# ...`, `// ...` or `(...)` after a move is a {comment} on it (`_REMARK`)."""
     if "\n" in text and _PAGE_BREAK.search(text):
         text = _PAGE_BREAK.sub(lambda m: " " * len(m.group(0)), text)
     if "~~" in text:
         text = _CROSSED_OUT.sub(lambda m: " " * len(m.group(0)), text)
-    if ")" not in text and not any(c in text for c in _TYPED_CHARACTERS):
-        return text
-    return _COMMENT_OR_TYPED.sub(lambda m: m.group(1) or _ORDINAL_PAREN.sub(r"\1.", m.group(0).translate(_TYPED)), text)
+    if ")" in text or any(c in text for c in _TYPED_CHARACTERS):
+        text = _COMMENT_OR_TYPED.sub(lambda m: m.group(1) or _ORDINAL_PAREN.sub(r"\1.", m.group(0).translate(_TYPED)), text)
+    if "#" in text or "//" in text or ")" in text:
+        text = _REMARK.sub(_remark, text)
+    return text
 
 
 def _parse_whole(text: str, max_errors: int = 200) -> Notation:

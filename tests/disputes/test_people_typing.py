@@ -23,7 +23,7 @@ from api import cli
 from domain import catalog
 from domain.kernel import ALL, reveal
 from domain.kernel.dispute import written_apart
-from domain.kernel.notation import NUMBER_WORDS
+from domain.kernel.notation import NUMBER_WORDS, as_typed, parse
 from domain.kernel.selfplay import play_random
 from domain.transcripts import check_text, render_log
 
@@ -515,3 +515,17 @@ def test_a_card_number_misread_is_read_as_the_nearest_number_of_that_colour() ->
     assert found.line == 28 and reveal(found.to_json(), ALL)["assumed"] == "burn Y8 supply"
     assert written_apart("Y9", "Y8") < written_apart("Y9", "Y5") and written_apart("L105", "L104") < \
         written_apart("L105", "L15")
+
+
+def test_remarks_as_people_write_them_are_comments_on_their_moves() -> None:
+    """`(wanted the lake)`, `# lucky draw!`, `// Pietro arrived late` after a move are that move's comment (a record
+    imported from the file shows them at their step); a remark on a line of its own, above the tags too, is read by
+    nothing. A `#` in a quoted name, and a remark inside a {comment}, stay as written."""
+    text = (HERE / "la_citta_remarks_in_every_style.txt").read_text(encoding="utf-8")
+    notation = parse(text)
+    assert notation.errors == []
+    said = {t.line: [c.text for m in t.moves for c in m.comments] for t in notation.turns if any(m.comments for m in t.moves)}
+    assert said == {11: ["wanted the lake"], 16: ["lucky draw!"], 21: ["Pietro arrived late"],
+                    32: ["D'Angelo said he would regret it"]}
+    assert as_typed('[Event "Game #3"]\n1. Ada: pass {a (b) # c}\n') == '[Event "Game #3"]\n1. Ada: pass {a (b) # c}\n'
+    assert as_typed("(\n   Ada: pass\n)\n") == "(\n   Ada: pass\n)\n"  # a variation's parentheses stand alone

@@ -53,7 +53,7 @@ HAND_WRITTEN = [
     # words beyond ASCII, names and values that look like the keyword
     '[Title "toy"]\nSetup\nÉlodie: prendre Città [Setupx]\nAda: Setup\n',
     # errors: a bad character, a tag after the lines, a line cut off, a keyword run into a word, a stray CR
-    '[Title "toy"]\nSetup\nAda: take # 1\n[Late "tag"]\nBruno: take [1\nSetupper: pass\nAda: pa\rss\n',
+    '[Title "toy"]\nSetup\nAda: take @ 1\n[Late "tag"]\nBruno: take [1\nSetupper: pass\nAda: pa\rss\n',
     # an empty file, only a header, only blank lines
     "", '[Title "toy"]\n', "\n\n  \n",
 ]
@@ -80,7 +80,7 @@ def test_a_file_lark_refuses_is_read_whole_and_every_error_is_found() -> None:
     lines = text.split("\n")
     body = [k for k, line in enumerate(lines) if line.strip() and not line.startswith(("[", "Setup"))]
     for k in (body[3], body[10]):
-        lines[k] = lines[k].replace(":", " #", 1)
+        lines[k] = lines[k].replace(":", " @", 1)
     found = parse("\n".join(lines))
     assert [e.line for e in found.errors] == [body[3] + 1, body[10] + 1]
     assert len(found.turns) == len(body) - 2
