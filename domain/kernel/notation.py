@@ -776,25 +776,52 @@ _COMMENT_OR_TYPED = re.compile(r"(\{(?:\\[\s\S]|[^\\}])*\})|[^{]+")
 _ORDINAL_PAREN = re.compile(r"(?m)^([ \t]*\d+)\)(?=[ \t])")  # `12) Ada: ...`, numbered as a word processor does
 
 
-# A remark as people write one in a text file (`# tired`, `// tired`, to the line's end) or on paper (`(tired)`, closed
-# on its line, words inside: a variation's `(` stands alone). After something on its line it is a {comment} on what it
-# follows, one character for one and a `#` remark's closing brace after the line's end, so nothing before it moves; on
-# a line of its own (`# game night at Zoë's`, above the tags too) it is a `%` remark, which nothing reads. Not within
-# a {comment} or a quoted name (`[Event "Game #3"]`: the first two alternatives keep them), nor a remark holding a
-# brace or a backslash (a comment's own characters).
-_REMARK = re.compile(r'\{(?:\\[\s\S]|[^\\}])*\}|"(?:\\.|[^"\\\n])*"|(?P<rest>(?:#|//)[^{}\\\r\n]*)(?=\r?$)'
-                     r'|(?P<aside>\([ \t]*[^()\[\]{}"\\\s][^()\[\]{}"\\\r\n]*\))(?=[^\S\r\n]*(?P<ends>\r?$))?', re.MULTILINE)
+# What people add to a game's lines as they type them, read as meant, one character for one (nothing before a
+# remark's closing brace moves): `{comment}`s and quoted names (`[Event "Game #3"]`) first, kept as written, then
+# * a list's bullet before a line (`- Ada: pass`, `* `, `•`: a phone's notes make every line one): a space;
+# * a heading of a word and a number on a line of its own (`Round 3`, `Anno 2:`): a `%` remark, which nothing reads;
+# * a dash for the colon after a player's name, on a line with no colon (`Ada - pass`, `Anna Maria – pass`): a colon;
+# * a full stop at the end of a turn's line (`Ada: pass.`): a space;
+# * a number sign before a number (`galley #7`): a space;
+# * a remark, `# ...` or `// ...` to the line's end, or `(...)` closed on its line with words inside (a variation's
+#   `(` stands alone): a {comment} on the move it follows; on a line of its own (above the tags too) a `%` remark.
+#   Not one holding a brace or a backslash (a comment's own characters).
+_HABIT = re.compile(
+    r'\{(?:\\[\s\S]|[^\\}])*\}|"(?:\\.|[^"\\\n])*"'
+    r'|^(?P<heading>[ \t]*[^\W\d_]+\.?[ \t]+\d+[ \t]*[:.)\-\u2013]?)(?=[ \t]*\r?$)'
+    r'|^(?P<said>[ \t]*(?:\d+[.)][ \t]*)?[^\W\d][^\n:\[\]{}"#(]*?[ \t]+[-\u2013\u2014])(?=[ \t]+\S)'
+    r'|(?P<stop>\.+)(?=[ \t]*\r?$)'
+    r'|(?P<sign>#)(?=\d)'
+    r'|(?P<rest>(?:#|//)[^{}\\\r\n]*)(?=\r?$)'
+    r'|(?P<aside>\([ \t]*[^()\[\]{}"\\\s][^()\[\]{}"\\\r\n]*\))(?=[^\S\r\n]*(?P<ends>\r?$))?', re.MULTILINE)
 
 
-def _remark(found: re.Match[str]) -> str:
+_BULLET = re.compile(r"^([ \t]*)[-*\u2022\u2013\u00b7](?=[ \t]+\S)", re.MULTILINE)  # read first: a line's start
+_HABITS = ("heading", "said", "stop", "sign", "rest", "aside")
+
+
+def _habit(found: re.Match[str]) -> str:
+    kind = next((k for k in _HABITS if found.group(k) is not None), None)
+    written = found.group(0)
     text, start = found.string, found.start()
-    alone = not text[text.rfind("\n", 0, start) + 1:start].strip()  # nothing before it on its line
-    rest, aside = found.group("rest"), found.group("aside")
-    if rest is not None:
-        return "%" + rest[1:] if alone else ("{ " + rest[2:] if rest.startswith("//") else "{" + rest[1:]) + "}"
-    if aside is not None:
-        return "%" + aside[1:] if alone and found.group("ends") is not None else "{" + aside[1:-1] + "}"
-    return found.group(0)
+    before = text[text.rfind("\n", 0, start) + 1:start]  # the line up to it
+    if kind == "heading":
+        indent = len(written) - len(written.lstrip(" \t"))
+        return written[:indent] + "%" + written[indent + 1:]
+    if kind == "said":  # `Ada - pass`: a dash for the colon, on a line with none
+        line_end = text.find("\n", start)
+        return written[:-1] + ":" if ":" not in text[start:line_end if line_end >= 0 else len(text)] else written
+    if kind == "stop":
+        return written if before.strip().isdigit() else " " * len(written)  # (`3.` alone: a round's number)
+    if kind == "sign":
+        return " "
+    if kind == "rest":
+        return "%" + written[1:] if not before.strip() else (
+            "{ " + written[2:] if written.startswith("//") else "{" + written[1:]) + "}"
+    if kind == "aside":
+        aside = found.group("aside")
+        return "%" + aside[1:] if not before.strip() and found.group("ends") is not None else "{" + aside[1:-1] + "}"
+    return written
 
 
 _PAGE_BREAK = re.compile(r"(?m)^[ \t]*([-=_*~])\1\1[^\n\[\]{}:]*$")  # `---`, `--- page 2 ---`, `=====`
@@ -806,16 +833,17 @@ def as_typed(text: str) -> str:
     (`_TYPED`; a turn numbered `12)` is `12.`); a {comment} stays as written. A line drawn across the page (`---`,
     `--- page 2 ---`, where the pencil copy turned a page) is a blank line: it says nothing of the game; so is a line
     struck through (`~~Ada: quarry L66 L73~~`, as Markdown and many chat apps strike it): the table took it back. A
-    remark written `# ...`, `// ...` or `(...)` after a move is a {comment} on it (`_REMARK`)."""
+    remark written `# ...`, `// ...` or `(...)` after a move is a {comment} on it; a list's bullets, headings (`Round
+    3`), full stops at a line's end and number signs (`#7`) are read as nothing (`_HABIT`)."""
     if "\n" in text and _PAGE_BREAK.search(text):
         text = _PAGE_BREAK.sub(lambda m: " " * len(m.group(0)), text)
     if "~~" in text:
         text = _CROSSED_OUT.sub(lambda m: " " * len(m.group(0)), text)
     if ")" in text or any(c in text for c in _TYPED_CHARACTERS):
         text = _COMMENT_OR_TYPED.sub(lambda m: m.group(1) or _ORDINAL_PAREN.sub(r"\1.", m.group(0).translate(_TYPED)), text)
-    if "#" in text or "//" in text or ")" in text:
-        text = _REMARK.sub(_remark, text)
-    return text
+    if "- " in text or "* " in text or "\u2022" in text or "\u2013" in text or "\u00b7" in text:
+        text = _BULLET.sub(r"\1 ", text)
+    return _HABIT.sub(_habit, text)
 
 
 def _parse_whole(text: str, max_errors: int = 200) -> Notation:

@@ -529,3 +529,16 @@ def test_remarks_as_people_write_them_are_comments_on_their_moves() -> None:
                     32: ["D'Angelo said he would regret it"]}
     assert as_typed('[Event "Game #3"]\n1. Ada: pass {a (b) # c}\n') == '[Event "Game #3"]\n1. Ada: pass {a (b) # c}\n'
     assert as_typed("(\n   Ada: pass\n)\n") == "(\n   Ada: pass\n)\n"  # a variation's parentheses stand alone
+
+
+@pytest.mark.parametrize(("typed", "read"), [
+    ("• Ada: pass\n  - Bruno: pass\n* Carla: pass\n", "  Ada: pass\n    Bruno: pass\n  Carla: pass\n"),  # a list's bullets
+    ("Round 3:\n   Anno 4\n", "%ound 3:\n   %nno 4\n"),  # headings: read by nothing
+    ("3.\n   Ada: found L11 L26.\n", "3.\n   Ada: found L11 L26 \n"),  # a full stop ends a turn; `3.` is a number
+    ("Anna Maria – pass\n2. Ada - galley 1 action, sail napoli - genova\n",
+     "Anna Maria : pass\n2. Ada : galley 1 action, sail napoli - genova\n"),  # a dash for the colon, only there
+    ("Ada: war O - yes\n", "Ada: war O - yes\n"),  # a line with its colon keeps its dashes
+    ("Ada: galley #7 action\n", "Ada: galley  7 action\n"),  # a number sign
+])
+def test_the_habits_of_a_notes_app_are_read_as_meant_column_for_column(typed: str, read: str) -> None:
+    assert as_typed(typed) == read
