@@ -699,6 +699,7 @@ class _Checker:
         self.ahead: tuple[Sequence[Turn], int] = ((), 0)  # the file's lines and the one being read (`_unwritten_count`)
         self.unwritten: set[tuple[int, int]] = set()  # (line, column) of moves whose outcomes nobody wrote (`[?]` each)
         self.bracketed: Finding | None = None  # the first bracket found holding several draws' outcomes (`_split_read`)
+        self.asided: Finding | None = None  # the first move found with its outcomes in parentheses (`_written_aside`)
         # (line, column) of a move -> the move as read: outcomes written a line late moved to the move that asked them,
         # and taken from the move they were written on (`_written_late`)
         self.late: dict[tuple[int, int], Move] = {}
@@ -1641,6 +1642,10 @@ class _Checker:
             named = bad is not None and _names_a_thing(self.edition, bad.values)
             blind = bad is not None and self._hidden_at(state, seat, command, chance) and not (self.unknowns and named)
             unwritten = exc.rule == _MISSING and not left_out  # `stay` written with the End of Round's draws left off
+            aside = self._written_aside(state, seat, move, command, written) if unwritten and not (
+                self.strict or self.reads_unwritten) else None
+            if aside is not None:  # written after it as a remark is, `(Y3 W8 G1)`: read as its brackets, one finding
+                return aside
             late = self._written_late(state, seat, move, command, written) if unwritten and not (
                 self.strict or self.reads_unwritten) else None
             if late is not None:  # written at the next move: read as this one's, one finding
@@ -1873,6 +1878,59 @@ class _Checker:
             split = [(chance.written[i], [o.values for o, s in zip(outcomes, source, strict=True) if s == i])
                      for i in sorted(set(source))]
             return retry, produced, after, [(whole, parts) for whole, parts in split if len(parts) > 1]
+        return None
+
+    def _written_aside(self, state: Any, seat: int, move: Move, command: Command, written: Mapping[str, Any]
+                       ) -> Any | None:
+        """The outcomes a move asks written after it in parentheses or braces, as a remark is (`Ada: stay (Y3 W8 G1
+        O2 B1 P5)`, `war O (B R)`; `notation.as_typed` reads a parenthesis as a comment): each remark's words read as
+        one bracket, or each word as one (six decks' six cards), where the move then reads with every outcome it
+        asks. One finding at the first such line, the later ones read so with none of their own (the table's habit,
+        `_read_so_too`); the state after the move, or None where the file does not read so. A part one player alone
+        sees (a card drawn face down) is read as `[?]` whatever was written for it, as in `_written_late`."""
+        remarks = [c for c in move.comments if c.text and c.glyph is None and not c.markup.shapes and "[" not in c.text]
+        if not remarks:
+            return None
+        try:
+            asked, _, _ = self._unwritten_read(state, move, command, move.outcomes)
+        except RuleViolation:
+            return None
+        own = len(move.outcomes)
+        many = len(asked.written) - own
+        owners = self._owners(state, seat, written, asked)
+        words = [[int(w) if w.isdigit() else w for w in re.split(r"[\s,]+", c.text.strip()) if w] for c in remarks]
+        # the first `many` remarks, one bracket each; or the words of the first remarks, one each (a note may follow)
+        ones = [(w,) for ws in words for w in ws]
+        for taken, brackets in ((many, [tuple(w) for w in words[:many]]),
+                                (next((k + 1 for k in range(len(words)) if sum(map(len, words[:k + 1])) == many), 0),
+                                 ones[:many])):
+            if not 0 < many == len(brackets) or not taken or not all(brackets):
+                continue
+            moved = (*move.outcomes, *(Written(v if owners[own + k] == PUBLIC else None, move.line, move.column)
+                                       for k, v in enumerate(brackets)))
+            retry = self.chance(moved)
+            try:
+                produced, after = self._play(state, command, retry)
+            except RuleViolation:
+                continue
+            if retry.next < len(moved):
+                continue
+            read = replace(move, outcomes=moved, comments=tuple(c for c in move.comments if c not in remarks[:taken]))
+            first = self.asided
+            if first is not None and first.line < move.line and any(f is first for f in self.findings):
+                _read_so_too(first, move.line)
+                return self._keep(state, seat, read, command, retry, produced, after)
+            said = " ".join(write_outcome(w.values) if w.values is not None else "[?]" for w in moved[own:])
+            found = self.mended_slip(
+                move.line, f"line {move.line}: the {_counted(many, 'outcome') if many > 1 else 'outcome'} the rules "
+                f"ask of `{_bare(move)}` {'are' if many > 1 else 'is'} written as a remark is, in parentheses or "
+                f"braces; outcomes are written in brackets: read as {said}", state, seat, written=move.text,
+                column=move.column, assumed=said)
+            self._hide(found, move, self._owners(state, seat, written, retry), None,
+                       next((k for k, o in enumerate(owners) if o != PUBLIC), None))
+            self.mended.add((found.line, found.column))  # read as meant: nothing refused (no gap behind it)
+            self.asided = found if not self.strict else self.asided
+            return self._keep(state, seat, read, command, retry, produced, after)
         return None
 
     def _written_late(self, state: Any, seat: int, move: Move, command: Command, written: Mapping[str, Any]
