@@ -757,12 +757,28 @@ def parse(text: str, max_errors: int = 200) -> Notation:
     that every error is found (`_parse_whole`)."""
     if "\x00" in text:
         raise NotationError("this is not a text file (it holds NUL bytes)", 1, 1)
-    text = as_typed(text)
-    lines = (text if text.endswith("\n") else text + "\n").split("\n")
+    typed = as_typed(text)
+    lines = (typed if typed.endswith("\n") else typed + "\n").split("\n")
     built = _parse_lines(lines[:-1])
-    if built is None:
-        return _parse_whole(text, max_errors)
-    return _gather(built, [])
+    read = _parse_whole(typed, max_errors) if built is None else _gather(built, [])
+    if "Result" not in read.tags:
+        said = _scores_at_the_end(text, read)
+        if said is not None:
+            read.tags["Result"] = said
+    return read
+
+
+def _scores_at_the_end(text: str, read: Notation) -> Tag | None:
+    """The scores a table wrote on a line of its own after every turn (`Final scores: Ada 31, Bruno 27`), as the
+    Result tag would give them, where the file has none: the table's word on how the game ended."""
+    found = list(_SCORES_LINE.finditer(text))
+    if not found:
+        return None
+    last = found[-1]
+    line = text.count("\n", 0, last.start()) + 1
+    if any(turn.line > line for turn in read.turns):
+        return None
+    return Tag("Result", last.group("claimed"), line)
 
 
 # What keyboards and editors put in a file that the notation writes otherwise, one character for one where it
@@ -779,16 +795,26 @@ _ORDINAL_PAREN = re.compile(r"(?m)^([ \t]*\d+)\)(?=[ \t])")  # `12) Ada: ...`, n
 # What people add to a game's lines as they type them, read as meant, one character for one (nothing before a
 # remark's closing brace moves): `{comment}`s and quoted names (`[Event "Game #3"]`) first, kept as written, then
 # * a list's bullet before a line (`- Ada: pass`, `* `, `•`: a phone's notes make every line one): a space;
-# * a heading of a word and a number on a line of its own (`Round 3`, `Anno 2:`): a `%` remark, which nothing reads;
+# * on a line of its own, a heading of a round or a year (`Round 3`, `End of round 3`, `Anno 2:`), the game's end
+#   (`Game over!`) and the scores so far (`Scores: Ada 12, Bruno 9`): a `%` remark, which nothing reads (the last
+#   scores, after every turn, are the Result where no tag gives it: `parse`);
 # * a dash for the colon after a player's name, on a line with no colon (`Ada - pass`, `Anna Maria – pass`): a colon;
 # * a full stop at the end of a turn's line (`Ada: pass.`): a space;
 # * a number sign before a number (`galley #7`): a space;
 # * a remark, `# ...` or `// ...` to the line's end, or `(...)` closed on its line with words inside (a variation's
 #   `(` stands alone): a {comment} on the move it follows; on a line of its own (above the tags too) a `%` remark.
 #   Not one holding a brace or a backslash (a comment's own characters).
+_HEADWORD = r"(?i:round|year|turn|anno|turno|giro|runde|jahr|tour|manche|ronda|a\u00f1o)"
+# the scores a table writes down as it goes (`Scores so far: Ada 12, Bruno 9`), or at the end (`Final scores: ...`)
+_SCORES_SAID = (r"[ \t]*(?i:(?:[^\W\d_]+[ \t]+){0,2}(?:scores?|points|totals?|punti|punteggi|results?|risultat[oi]|vp)"
+                r"(?:[ \t]+[^\W\d_]+){0,3})[ \t]*[:=\-\u2013][ \t]*(?P<claimed>[^\r\n]*\d[^\r\n]*?)[ \t]*(?=\r?$)")
+_SCORES_LINE = re.compile("^" + _SCORES_SAID, re.MULTILINE)
 _HABIT = re.compile(
     r'\{(?:\\[\s\S]|[^\\}])*\}|"(?:\\.|[^"\\\n])*"'
-    r'|^(?P<heading>[ \t]*[^\W\d_]+\.?[ \t]+\d+[ \t]*[:.)\-\u2013]?)(?=[ \t]*\r?$)'
+    r'|^(?P<heading>[ \t]*(?:[^\W\d_]+[ \t]+){0,3}' + _HEADWORD + r'\.?[ \t]*\d+[ \t]*[:.)\-\u2013]?)(?=[ \t]*\r?$)'
+    r'|^(?P<ended>[ \t]*(?i:game[ \t]+over|end[ \t]+of[ \t]+(?:the[ \t]+)?game|the[ \t]+end|fine[ \t]+(?:della[ \t]+)?partita)'
+    r'[ \t]*[.!]*)(?=[ \t]*\r?$)'
+    r'|^(?P<scores>' + _SCORES_SAID + r')'
     r'|^(?P<said>[ \t]*(?:\d+[.)][ \t]*)?[^\W\d][^\n:\[\]{}"#(]*?[ \t]+[-\u2013\u2014])(?=[ \t]+\S)'
     r'|(?P<stop>\.+)(?=[ \t]*\r?$)'
     r'|(?P<sign>#)(?=\d)'
@@ -797,7 +823,7 @@ _HABIT = re.compile(
 
 
 _BULLET = re.compile(r"^([ \t]*)[-*\u2022\u2013\u00b7](?=[ \t]+\S)", re.MULTILINE)  # read first: a line's start
-_HABITS = ("heading", "said", "stop", "sign", "rest", "aside")
+_HABITS = ("heading", "ended", "scores", "said", "stop", "sign", "rest", "aside")
 
 
 def _habit(found: re.Match[str]) -> str:
@@ -805,7 +831,7 @@ def _habit(found: re.Match[str]) -> str:
     written = found.group(0)
     text, start = found.string, found.start()
     before = text[text.rfind("\n", 0, start) + 1:start]  # the line up to it
-    if kind == "heading":
+    if kind in ("heading", "ended", "scores"):
         indent = len(written) - len(written.lstrip(" \t"))
         return written[:indent] + "%" + written[indent + 1:]
     if kind == "said":  # `Ada - pass`: a dash for the colon, on a line with none
@@ -1350,18 +1376,38 @@ def read_result(value: str) -> dict[str, int]:
     """`Ada 45, Bruno 38, "Rossi, Mario" 40` -> {"Ada": 45, "Bruno": 38, "Rossi, Mario": 40}; a colon or `=` after
     a name is read as people write it (`Maria Grazia: 45`), and so is a unit after the score (`Ada 45 pts`, `45VP`)."""
     out: dict[str, int] = {}
-    for part in _split_list(value):
-        part = _SCORE_UNIT.sub("", part.strip())
-        quoted = _leading_string(part)
-        if quoted is not None:  # `"Rossi, Mario" 31`: the name exactly as quoted
-            name, score = quoted
-        else:
-            name, _, score = part.rpartition(" ")
-            name = name.strip().rstrip(":=").strip().strip('"\u201c\u201d')  # `Maria Grazia: 45`, `“Ada” 31`
-        if not name or not score.lstrip("-").isdigit():
-            raise ValueError(f"{part!r} is not a name and a score")
-        out[name] = int(score)
+    for whole in _split_list(value):
+        for part in _pairs(whole):
+            _read_score(part, out)
     return out
+
+
+# `Ada 12 Bruno 9`, `Ada 12; Bruno 9`, `Ada 12 - Bruno 9`: several names and scores in one part of the list
+_PAIR = re.compile(r"[ \t;/&\-\u2013]*(?:(?i:and|e)[ \t]+)?(?P<name>[^\W\d][^;/&\d]*?)[ \t]*[:=]?[ \t]*(?P<score>-?\d+)"
+                   r"(?:[ \t]*(?i:pts|points?|punti|vp)\.?)?(?=[ \t;/&\-\u2013]|$)")
+
+
+def _pairs(part: str) -> list[str]:
+    """A part of the Result's list holding several names and scores written without commas, each alone; a part
+    that does not read so wholly (`Bruno 2 12`: a name with a number) stays one."""
+    found = list(_PAIR.finditer(part.strip()))
+    if len(found) < 2 or "".join(m.group(0) for m in found) != part.strip() or '"' in part:
+        return [part]
+    return [f"{m.group('name').strip()} {m.group('score')}" for m in found]
+
+
+def _read_score(part: str, out: dict[str, int]) -> None:
+    """One name and its score into `out`; a ValueError where the part is not one."""
+    part = _SCORE_UNIT.sub("", part.strip())
+    quoted = _leading_string(part)
+    if quoted is not None:  # `"Rossi, Mario" 31`: the name exactly as quoted
+        name, score = quoted
+    else:
+        name, _, score = part.rpartition(" ")
+        name = name.strip().rstrip(":=").strip().strip('"\u201c\u201d')  # `Maria Grazia: 45`, `“Ada” 31`
+    if not name or not score.lstrip("-").isdigit():
+        raise ValueError(f"{part!r} is not a name and a score")
+    out[name] = int(score)
 
 
 def write_result(names: Sequence[str], totals: Sequence[int]) -> str:

@@ -23,7 +23,7 @@ from api import cli
 from domain import catalog
 from domain.kernel import ALL, reveal
 from domain.kernel.dispute import written_apart
-from domain.kernel.notation import NUMBER_WORDS, as_typed, parse
+from domain.kernel.notation import NUMBER_WORDS, as_typed, parse, read_result
 from domain.kernel.selfplay import play_random
 from domain.transcripts import check_text, render_log
 
@@ -533,7 +533,9 @@ def test_remarks_as_people_write_them_are_comments_on_their_moves() -> None:
 
 @pytest.mark.parametrize(("typed", "read"), [
     ("• Ada: pass\n  - Bruno: pass\n* Carla: pass\n", "  Ada: pass\n    Bruno: pass\n  Carla: pass\n"),  # a list's bullets
-    ("Round 3:\n   Anno 4\n", "%ound 3:\n   %nno 4\n"),  # headings: read by nothing
+    ("Round 3:\n   Anno 4\nEnd of round 4.\nGame over!\n", "%ound 3:\n   %nno 4\n%nd of round 4.\n%ame over!\n"),  # headings
+    ("Scores so far: Ada 12, Bruno 9\n", "%cores so far: Ada 12, Bruno 9\n"),  # the running scores: read by nothing
+    ("Bruno galley 6\ngalley 6\n", "Bruno galley 6\ngalley 6\n"),  # not a heading: a move (its colon forgotten)
     ("3.\n   Ada: found L11 L26.\n", "3.\n   Ada: found L11 L26 \n"),  # a full stop ends a turn; `3.` is a number
     ("Anna Maria – pass\n2. Ada - galley 1 action, sail napoli - genova\n",
      "Anna Maria : pass\n2. Ada : galley 1 action, sail napoli - genova\n"),  # a dash for the colon, only there
@@ -542,3 +544,26 @@ def test_remarks_as_people_write_them_are_comments_on_their_moves() -> None:
 ])
 def test_the_habits_of_a_notes_app_are_read_as_meant_column_for_column(typed: str, read: str) -> None:
     assert as_typed(typed) == read
+
+
+def test_the_scores_written_on_the_last_line_are_the_result_and_are_compared() -> None:
+    """A file with no Result tag whose last line gives the final scores (`Final scores - Chiara 8 D'Angelo 2 ...`) is
+    checked against them as against the tag: a score the rules do not count is a finding at that line."""
+    path = HERE / "la_citta_years_headed_and_scores_written_at_the_end.txt"
+    text = path.read_text(encoding="utf-8")
+    last = len(text.rstrip("\n").split("\n"))
+    assert parse(text).tags["Result"].line == last
+    wrong = check_text(text.replace("Pietro 9\n", "Pietro 19\n"))
+    said = [f for f in wrong.findings if f.kind == "result"]
+    assert [(f.line, f.rule) for f in said] == [(last, "notation/result")] and "Pietro is given 19" in str(said[0].message)
+
+
+@pytest.mark.parametrize(("written", "read"), [
+    ("Zoë D'Angelo 2 Anna Maria 0", {"Zoë D'Angelo": 2, "Anna Maria": 0}),  # no commas
+    ("Ada 12; Bruno 9", {"Ada": 12, "Bruno": 9}),
+    ("Ada 12 - Bruno -3", {"Ada": 12, "Bruno": -3}),
+    ("Ada 12 pts Bruno 9 pts", {"Ada": 12, "Bruno": 9}),
+    ("Bruno 2 12, Ada 9", {"Bruno 2": 12, "Ada": 9}),  # a name with a number keeps it
+])
+def test_a_result_written_without_commas_is_read_name_by_name(written: str, read: dict[str, int]) -> None:
+    assert read_result(written) == read
