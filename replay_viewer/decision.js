@@ -798,13 +798,14 @@ async function read() {
 /**
  * A check of the record that found it unchanged (or the page's first summary): the decision is read again when it
  * is of an older version than the summary, or was not read at all, and no read of it is under way (or one is, for
- * too long). A read that answered before a move whose word reached the page first (the summary then already holds
+ * too long); one read before the page had the summary is drawn again with it ("seat 0 decides" becomes the name). A read that answered before a move whose word reached the page first (the summary then already holds
  * the move, and no word of it comes again) would otherwise leave the panel on the decision before it.
  */
 function behind(version) {
   if (panel.sending || panel.asking || panel.refused || !credential()) return;
   if (reading && performance.now() - reading.since < STALE_READ_MS) return;
   if (!panel.legal || panel.legal.version < version) refresh(version);
+  else if (recordOf() !== drawnWith) render(); // drawn before the page had the summary: the seats' names come with it
 }
 
 /** A decision as the API says it (GET /legal, or the `legal` a command's answer carries): drawn. */

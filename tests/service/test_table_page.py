@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -552,6 +553,29 @@ def test_a_decision_read_before_a_move_the_page_holds_is_read_again(browser: Any
     expect(page.locator("#decision")).to_have_attribute("data-version", str(version))
     expect(page.locator("#decision")).to_have_attribute("data-state", "deciding")
     first_final_choice(page)
+    assert not errors, errors
+
+
+def test_a_decision_read_before_the_record_s_summary_is_drawn_again_with_the_seat_s_name(browser: Any,
+                                                                                          served: tuple[str, Any]) -> None:
+    """The panel's first read can answer before the page has the record's summary, which holds the seats' names: drawn
+    then as "seat 0 decides", it is drawn again with the name once the summary comes (CI saw "seat 0" stay)."""
+    base, client = served
+    made = table_game(client, "la-citta")
+    errors: list[str] = []
+    page = phone(browser, errors)
+    held: list[Any] = []
+    summary = re.compile(rf"/api/records/{made['id']}$")
+    page.route(summary, lambda route: held.append(route))  # the summary waits
+    page.goto(f"{base}/records/{made['id']}#table={made['table_key']}")
+    panel = page.locator("#decision")
+    expect(panel).to_have_attribute("data-state", "deciding")
+    expect(page.locator("#decision-whose")).to_have_text(re.compile(r"^seat \d decides"))
+    for route in held:
+        route.continue_()
+    page.unroute(summary)
+    seat = deciding_seat(client, made)
+    expect(page.locator("#decision-whose")).to_have_text(f"{NAMES[seat]} decides: political turn")
     assert not errors, errors
 
 
