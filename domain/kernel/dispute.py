@@ -3730,9 +3730,10 @@ def _run(notation: Notation, game: Game, words: Words, edition: Edition, seats: 
                 continue
         if first is None or refusal is None:
             if rounds is not None and rounds[1] is not None and rounds[0] != rounds[1]:
+                written_at = turn.ordinal_line or turn.line  # (a heading above the line: `Round 4`)
                 checker.findings.insert(marks[1], Finding(
-                    "notation", turn.line, "notation/round",
-                    f"line {turn.line}: {words.round_word} {rounds[0]} is written here, but the rules are in "
+                    "notation", written_at, "notation/round",
+                    f"line {written_at}: {words.round_word} {rounds[0]} is written here, but the rules are in "
                     f"{words.round_word} {rounds[1]}: read as {words.round_word} {rounds[1]} (the line itself stands)",
                     round=rounds[1], seat=seat, player=seats[seat], assumed=f"{words.round_word} {rounds[1]}"))
             state = after

@@ -208,6 +208,7 @@ class Turn:
     line: int
     column: int
     ordinal: int | None = None
+    ordinal_line: int | None = None  # where its number is written, when on a heading line above it (`Round 3`)
 
 
 @dataclass(frozen=True)
@@ -765,7 +766,22 @@ def parse(text: str, max_errors: int = 200) -> Notation:
         said = _scores_at_the_end(text, read)
         if said is not None:
             read.tags["Result"] = said
+    _headed(text, read.turns)
     return read
+
+
+def _headed(text: str, turns: list[Turn]) -> None:
+    """A round's (a year's) number written as a heading on a line of its own (`Round 3`, `Anno 2:`; not `End of
+    round 3`) is the number of the turn below it where that one has none of its own, as `3.` before it gives: a
+    number written one off is the table's slip, said at the heading's line."""
+    at = 0
+    for found in _HEADED.finditer(text):
+        line = text.count("\n", 0, found.start()) + 1
+        while at < len(turns) and turns[at].line <= line:
+            at += 1
+        if at < len(turns) and turns[at].ordinal is None:
+            turn = turns[at]
+            turns[at] = Turn(turn.player, turn.moves, turn.line, turn.column, int(found.group("number")), line)
 
 
 def _scores_at_the_end(text: str, read: Notation) -> Tag | None:
@@ -805,6 +821,7 @@ _ORDINAL_PAREN = re.compile(r"(?m)^([ \t]*\d+)\)(?=[ \t])")  # `12) Ada: ...`, n
 #   `(` stands alone): a {comment} on the move it follows; on a line of its own (above the tags too) a `%` remark.
 #   Not one holding a brace or a backslash (a comment's own characters).
 _HEADWORD = r"(?i:round|year|turn|anno|turno|giro|runde|jahr|tour|manche|ronda|a\u00f1o)"
+_HEADED = re.compile(r"^[ \t]*" + _HEADWORD + r"\.?[ \t]*(?P<number>\d+)[ \t]*[:.)\-\u2013]?[ \t]*\r?$", re.MULTILINE)  # a heading alone: its number
 # the scores a table writes down as it goes (`Scores so far: Ada 12, Bruno 9`), or at the end (`Final scores: ...`)
 _SCORES_SAID = (r"[ \t]*(?i:(?:[^\W\d_]+[ \t]+){0,2}(?:scores?|points|totals?|punti|punteggi|results?|risultat[oi]|vp)"
                 r"(?:[ \t]+[^\W\d_]+){0,3})[ \t]*[:=\-\u2013][ \t]*(?P<claimed>[^\r\n]*\d[^\r\n]*?)[ \t]*(?=\r?$)")

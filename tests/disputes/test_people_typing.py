@@ -567,3 +567,14 @@ def test_the_scores_written_on_the_last_line_are_the_result_and_are_compared() -
 ])
 def test_a_result_written_without_commas_is_read_name_by_name(written: str, read: dict[str, int]) -> None:
     assert read_result(written) == read
+
+
+def test_a_heading_s_number_one_off_is_the_round_slip_at_the_heading_s_line() -> None:
+    """`Year 5` written above year 4's first line is the number of that line, as `5.` before it would be: one finding,
+    at the heading's line, the game read on as year 4; `End of year 3.` gives no number."""
+    text = (HERE / "la_citta_years_headed_and_scores_written_at_the_end.txt").read_text(encoding="utf-8")
+    lines = text.split("\n")
+    at = lines.index("Year 4")
+    lines[at] = "Year 5"
+    found = [(f.line, f.rule) for f in check_text("\n".join(lines)).findings]
+    assert found == [(35, "notation/out-of-turn"), (at + 1, "notation/round")], found
