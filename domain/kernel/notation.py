@@ -819,7 +819,7 @@ _ORDINAL_PAREN = re.compile(r"(?m)^([ \t]*\d+)\)(?=[ \t])")  # `12) Ada: ...`, n
 # * a number sign before a number (`galley #7`): a space;
 # * a remark, `# ...` or `// ...` to the line's end, or `(...)` closed on its line with words inside (a variation's
 #   `(` stands alone): a {comment} on the move it follows; on a line of its own (above the tags too) a `%` remark.
-#   Not one holding a brace or a backslash (a comment's own characters).
+#   Not one holding a brace or a backslash (a comment's own characters). So are symbols at a line's end (`pass 🎉`).
 _HEADWORD = r"(?i:round|year|turn|anno|turno|giro|runde|jahr|tour|manche|ronda|a\u00f1o)"
 _HEADED = re.compile(r"^[ \t]*" + _HEADWORD + r"\.?[ \t]*(?P<number>\d+)[ \t]*[:.)\-\u2013]?[ \t]*\r?$", re.MULTILINE)  # a heading alone: its number
 # the scores a table writes down as it goes (`Scores so far: Ada 12, Bruno 9`), or at the end (`Final scores: ...`)
@@ -836,11 +836,12 @@ _HABIT = re.compile(
     r'|(?P<stop>\.+)(?=[ \t]*\r?$)'
     r'|(?P<sign>#)(?=\d)'
     r'|(?P<rest>(?:#|//)[^{}\\\r\n]*)(?=\r?$)'
+    r'|(?<=\S)(?P<symbols>[ \t]*[^\w\s\[\]{}()"\':,;!?=%#.\/+\-\\\u2018\u2019\u02bc\u0300-\u036f]+)(?=[ \t]*\r?$)'
     r'|(?P<aside>\([ \t]*[^()\[\]{}"\\\s][^()\[\]{}"\\\r\n]*\))(?=[^\S\r\n]*(?P<ends>\r?$))?', re.MULTILINE)
 
 
 _BULLET = re.compile(r"^([ \t]*)[-*\u2022\u2013\u00b7](?=[ \t]+\S)", re.MULTILINE)  # read first: a line's start
-_HABITS = ("heading", "ended", "scores", "said", "stop", "sign", "rest", "aside")
+_HABITS = ("heading", "ended", "scores", "said", "stop", "sign", "rest", "symbols", "aside")
 
 
 def _habit(found: re.Match[str]) -> str:
@@ -861,6 +862,9 @@ def _habit(found: re.Match[str]) -> str:
     if kind == "rest":
         return "%" + written[1:] if not before.strip() else (
             "{ " + written[2:] if written.startswith("//") else "{" + written[1:]) + "}"
+    if kind == "symbols":  # `pass 🎉`: a remark of its own
+        bare = written.lstrip(" \t")
+        return written[:len(written) - len(bare) - 1] + "{" + bare + "}" if bare != written else "{" + bare + "}"
     if kind == "aside":
         aside = found.group("aside")
         return "%" + aside[1:] if not before.strip() and found.group("ends") is not None else "{" + aside[1:-1] + "}"

@@ -541,6 +541,7 @@ def test_remarks_as_people_write_them_are_comments_on_their_moves() -> None:
      "Anna Maria : pass\n2. Ada : galley 1 action, sail napoli - genova\n"),  # a dash for the colon, only there
     ("Ada: war O - yes\n", "Ada: war O - yes\n"),  # a line with its colon keeps its dashes
     ("Ada: galley #7 action\n", "Ada: galley  7 action\n"),  # a number sign
+    ("Ada: war O [B R] \U0001f62c\n", "Ada: war O [B R]{\U0001f62c}\n"),  # an emoji at the end: a remark
 ])
 def test_the_habits_of_a_notes_app_are_read_as_meant_column_for_column(typed: str, read: str) -> None:
     assert as_typed(typed) == read
