@@ -579,3 +579,45 @@ def test_a_heading_s_number_one_off_is_the_round_slip_at_the_heading_s_line() ->
     lines[at] = "Year 5"
     found = [(f.line, f.rule) for f in check_text("\n".join(lines)).findings]
     assert found == [(35, "notation/out-of-turn"), (at + 1, "notation/round")], found
+
+
+def _as_a_notes_app_types_it(text: str) -> str:
+    """A rendered game as a phone's notes app and a chatty table type it: a remark above the tags, `Round N:` headings
+    for the turn numbers, a bullet before every line, a dash for some colons, full stops, remarks and an emoji after
+    some moves, `Game over!`, and the Result as the last line, without commas, instead of its tag."""
+    result = re.search(r'^\[Result "([^"]*)"\]\n', text, re.M)
+    assert result is not None
+    lines = ["# typed on Zoë's phone", *text[:result.start()].split("\n"), *text[result.end():].rstrip("\n").split("\n")]
+    out: list[str] = []
+    for k, line in enumerate(lines):
+        numbered = re.match(r"^(\d+)\. (.*)$", line)
+        if numbered:
+            out.append(f"Round {numbered.group(1)}:")
+            line = "   " + numbered.group(2)
+        if line.startswith("   ") and line.strip():
+            body = line.strip()
+            if k % 7 == 3 and ": " in body:
+                body = body.replace(": ", " - ", 1)
+            body += ("." if k % 5 == 1 and not body.endswith("]") else " (well played)" if k % 5 == 2
+                     else "  # slow" if k % 5 == 3 else " \U0001f389" if k % 11 == 4 else "")
+            line = "\u2022 " + body
+        out.append(line)
+    return "\n".join([*out, "Game over!", "", "Final scores: " + result.group(1).replace(",", "")]) + "\n"
+
+
+@pytest.mark.parametrize("title", ["citta-stato", "la-citta", "serenissima"])
+def test_a_game_typed_with_every_habit_at_once_reads_clean_and_a_slip_in_it_stays_one_finding(title: str) -> None:
+    game = catalog.game(title)
+    edition = game.default_edition()
+    done = play_random(game, edition, {"players": 3}, f"habits-{title}")
+    text = _as_a_notes_app_types_it(render_log(title, edition, done.entries, ["Zoë", "Anna Maria", "D'Angelo"],
+                                               {"players": 3}, done.scores))
+    report = check_text(text)
+    assert report.findings == [], [(f.line, f.rule, str(f.message)[:120]) for f in report.findings[:4]]
+    assert [s["total"] for s in (report.scores or {})["seats"]] == [s["total"] for s in done.scores["seats"]]
+    lines = text.split("\n")  # a line under the name of the seat that played the line before it: the table's slip
+    at = next(k for k in range(len(lines) // 2, len(lines)) if lines[k].startswith("\u2022 Zoë: ")
+              and lines[k - 1].startswith("\u2022 Anna Maria: "))
+    lines[at] = lines[at].replace("Zoë: ", "Anna Maria: ", 1)
+    found = [(f.line, f.rule) for f in check_text("\n".join(lines)).findings]
+    assert found == [(at + 1, "notation/out-of-turn")], found
