@@ -762,11 +762,12 @@ def parse(text: str, max_errors: int = 200) -> Notation:
     lines = (typed if typed.endswith("\n") else typed + "\n").split("\n")
     built = _parse_lines(lines[:-1])
     read = _parse_whole(typed, max_errors) if built is None else _gather(built, [])
+    plain = _BULLET.sub(r"\1 ", text)  # (`• Round 3`, `- Final scores: ...`: a list's lines too)
     if "Result" not in read.tags:
-        said = _scores_at_the_end(text, read)
+        said = _scores_at_the_end(plain, read)
         if said is not None:
             read.tags["Result"] = said
-    _headed(text, read.turns)
+    _headed(plain, read.turns)
     return read
 
 

@@ -554,6 +554,8 @@ def test_the_scores_written_on_the_last_line_are_the_result_and_are_compared() -
     text = path.read_text(encoding="utf-8")
     last = len(text.rstrip("\n").split("\n"))
     assert parse(text).tags["Result"].line == last
+    listed = parse(text.replace("Final scores", "\u2022 Final scores").replace("\nYear 4\n", "\n- Year 4\n"))
+    assert listed.tags["Result"].line == last and [t.ordinal for t in listed.turns if t.ordinal] == [1, 2, 3, 4, 5, 6]
     wrong = check_text(text.replace("Pietro 9\n", "Pietro 19\n"))
     said = [f for f in wrong.findings if f.kind == "result"]
     assert [(f.line, f.rule) for f in said] == [(last, "notation/result")] and "Pietro is given 19" in str(said[0].message)
