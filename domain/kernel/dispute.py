@@ -2905,12 +2905,16 @@ def _header(notation: Notation, game: Game | None, title: str | None, findings: 
             findings.append(Finding("header", tag_line("Seats"), "notation/seats",
                                     f"line {tag_line('Seats')}: {title} is played by {low} to {high}, not {len(seats)}"))
     claimed = None
-    if notation.tag("Result"):
+    if (notation.tag("Result") or "").strip() not in _NO_RESULT:  # (`[Result "*"]`: PGN's game not ended)
         try:
             claimed = read_result(notation.tag("Result") or "")
         except ValueError as exc:
             findings.append(Finding("header", tag_line("Result"), "notation/result", f"line {tag_line('Result')}: {exc}"))
     return seats, colours, options, claimed
+
+
+_NO_RESULT = frozenset({"", "*", "?", "-", "\u2013", "?-?"})
+"""A Result tag that claims no result, as PGN writes a game not ended (`*`), or a table that left it open."""
 
 
 def _title_as_printed(notation: Notation, titles: Sequence[str]) -> None:

@@ -623,3 +623,12 @@ def test_a_game_typed_with_every_habit_at_once_reads_clean_and_a_slip_in_it_stay
     lines[at] = lines[at].replace("Zoë: ", "Anna Maria: ", 1)
     found = [(f.line, f.rule) for f in check_text("\n".join(lines)).findings]
     assert found == [(at + 1, "notation/out-of-turn")], found
+
+
+@pytest.mark.parametrize("left", ["*", "?", ""])
+def test_a_result_left_open_as_pgn_writes_a_game_not_ended_claims_nothing(left: str) -> None:
+    """`[Result "*"]` (PGN's game not ended), `?` or nothing: no scores claimed, so none compared and no finding;
+    the file's one slip stays one finding."""
+    text = (HERE / "la_citta_result_in_points_and_a_turn_under_the_wrong_name.txt").read_text(encoding="utf-8")
+    text = re.sub(r'^\[Result "[^"]*"\]', f'[Result "{left}"]', text, flags=re.M)
+    assert [(f.line, f.rule) for f in check_text(text).findings] == [(33, "notation/out-of-turn")]
