@@ -1891,13 +1891,7 @@ class _Checker:
         remarks = [c for c in move.comments if c.text and c.glyph is None and not c.markup.shapes and "[" not in c.text]
         if not remarks:
             return None
-        try:
-            asked, _, _ = self._unwritten_read(state, move, command, move.outcomes)
-        except RuleViolation:
-            return None
-        own = len(move.outcomes)
-        many = len(asked.written) - own
-        owners = self._owners(state, seat, written, asked)
+        many, owners = self._asked_and_whose(state, seat, move, command, written)
         words = [[int(w) if w.isdigit() else w for w in re.split(r"[\s,]+", c.text.strip()) if w] for c in remarks]
         # the first `many` remarks, one bracket each; or the words of the first remarks, one each (a note may follow)
         ones = [(w,) for ws in words for w in ws]
@@ -1906,21 +1900,16 @@ class _Checker:
                                  ones[:many])):
             if not 0 < many == len(brackets) or not taken or not all(brackets):
                 continue
-            moved = (*move.outcomes, *(Written(v if owners[own + k] == PUBLIC else None, move.line, move.column)
-                                       for k, v in enumerate(brackets)))
-            retry = self.chance(moved)
-            try:
-                produced, after = self._play(state, command, retry)
-            except RuleViolation:
+            played = self._read_with(state, command, move, owners, [Written(v, move.line, move.column) for v in brackets])
+            if played is None:
                 continue
-            if retry.next < len(moved):
-                continue
+            moved, retry, produced, after = played
             read = replace(move, outcomes=moved, comments=tuple(c for c in move.comments if c not in remarks[:taken]))
             first = self.asided
             if first is not None and first.line < move.line and any(f is first for f in self.findings):
                 _read_so_too(first, move.line)
                 return self._keep(state, seat, read, command, retry, produced, after)
-            said = " ".join(write_outcome(w.values) if w.values is not None else "[?]" for w in moved[own:])
+            said = " ".join(write_outcome(w.values) if w.values is not None else "[?]" for w in moved[len(move.outcomes):])
             found = self.mended_slip(
                 move.line, f"line {move.line}: the {_counted(many, 'outcome') if many > 1 else 'outcome'} the rules "
                 f"ask of `{_bare(move)}` {'are' if many > 1 else 'is'} written as a remark is, in parentheses or "
@@ -1932,6 +1921,21 @@ class _Checker:
             self.asided = found if not self.strict else self.asided
             return self._keep(state, seat, read, command, retry, produced, after)
         return None
+
+    def _read_with(self, state: Any, command: Command, move: Move, owners: Sequence[Owner], taken: Sequence[Written]
+                   ) -> tuple[tuple[Written, ...], WrittenChance, Sequence[Any], Any] | None:
+        """The move played with `taken` (outcomes written elsewhere) after its own, a part one player alone sees read
+        as `[?]` whatever was written for it (whether the file reads so tells nobody what was written): (the outcomes
+        read, the chance, what it produced, the state after), or None where the rules refuse it or leave one unused."""
+        own = len(move.outcomes)
+        moved = (*move.outcomes, *(w if owners[own + k] == PUBLIC else Written(None, w.line, w.column)
+                                   for k, w in enumerate(taken)))
+        retry = self.chance(moved)
+        try:
+            produced, after = self._play(state, command, retry)
+        except RuleViolation:
+            return None
+        return None if retry.next < len(moved) else (moved, retry, produced, after)
 
     def _written_late(self, state: Any, seat: int, move: Move, command: Command, written: Mapping[str, Any]
                       ) -> Any | None:
@@ -1947,28 +1951,18 @@ class _Checker:
             return None
         turn, later_turn, later_seat, between, there, later = spot
         place = (move.line, move.column)
-        try:
-            asked, _, _ = self._unwritten_read(state, move, command, move.outcomes)
-        except RuleViolation:
-            return None
-        own = len(move.outcomes)
-        many = len(asked.written) - own
+        many, owners = self._asked_and_whose(state, seat, move, command, written)
         if not 0 < many <= len(later.outcomes):
             return None
-        owners = self._owners(state, seat, written, asked)
+        own = len(move.outcomes)
         ends = [("end", later.outcomes[-many:], later.outcomes[:-many])]
         if many < len(later.outcomes):
             ends.append(("start", later.outcomes[:many], later.outcomes[many:]))
         for end, taken, rest in ends:
-            moved = (*move.outcomes, *(w if owners[own + k] == PUBLIC else Written(None, w.line, w.column)
-                                       for k, w in enumerate(taken)))
-            retry = self.chance(moved)
-            try:
-                produced, after = self._play(state, command, retry)
-            except RuleViolation:
+            played = self._read_with(state, command, move, owners, taken)
+            if played is None:
                 continue
-            if retry.next < len(moved):
-                continue
+            moved, retry, produced, after = played
             kept = replace(later, outcomes=tuple(rest))
             fork = self.fork()
             fork.guessed = any(w.values is None for w in moved[own:])  # a card its `[?]` took may be written later
@@ -2097,6 +2091,16 @@ class _Checker:
             if later_seat is not None and len(there) < len(following) and following[len(there)].line == following[0].line:
                 spot = turn, later_turn, later_seat, between, there, following[len(there)]
         return None if spot is None or (spot[5].line, spot[5].column) in self.late else spot
+
+    def _asked_and_whose(self, state: Any, seat: int, move: Move, command: Command, written: Mapping[str, Any]
+                         ) -> tuple[int, Sequence[Owner]]:
+        """How many outcomes the rules ask of the move past those written, and who alone may read each of its outcomes
+        (`_owners`); (0, ()) where it does not read so."""
+        try:
+            asked, _, _ = self._unwritten_read(state, move, command, move.outcomes)
+        except RuleViolation:
+            return 0, ()
+        return len(asked.written) - len(move.outcomes), self._owners(state, seat, written, asked)
 
     def _asked_past(self, state: Any, move: Move, command: Command) -> int:
         """How many outcomes the rules ask of the move past those written (0 where it does not read so)."""

@@ -762,7 +762,7 @@ def parse(text: str, max_errors: int = 200) -> Notation:
     lines = (typed if typed.endswith("\n") else typed + "\n").split("\n")
     built = _parse_lines(lines[:-1])
     read = _parse_whole(typed, max_errors) if built is None else _gather(built, [])
-    plain = _BULLET.sub(r"\1 ", text)  # (`• Round 3`, `- Final scores: ...`: a list's lines too)
+    plain = _unbulleted(text)  # (`• Round 3`, `- Final scores: ...`: a list's lines too)
     if "Result" not in read.tags:
         said = _scores_at_the_end(plain, read)
         if said is not None:
@@ -842,12 +842,19 @@ _HABIT = re.compile(
 
 
 _BULLET = re.compile(r"^([ \t]*)[-*\u2022\u2013\u00b7](?=[ \t]+\S)", re.MULTILINE)  # read first: a line's start
+def _unbulleted(text: str) -> str:
+    """`text` with each line's list bullet a space."""
+    return _BULLET.sub(r"\1 ", text) if any(b in text for b in ("- ", "* ", "\u2022", "\u2013", "\u00b7")) else text
+
+
 _HABITS = ("heading", "ended", "scores", "said", "stop", "sign", "rest", "symbols", "aside")
 
 
 def _habit(found: re.Match[str]) -> str:
     kind = next((k for k in _HABITS if found.group(k) is not None), None)
     written = found.group(0)
+    if kind is None:  # a {comment} or a quoted name: as written
+        return written
     text, start = found.string, found.start()
     before = text[text.rfind("\n", 0, start) + 1:start]  # the line up to it
     if kind in ("heading", "ended", "scores"):
@@ -889,9 +896,7 @@ def as_typed(text: str) -> str:
         text = _CROSSED_OUT.sub(lambda m: " " * len(m.group(0)), text)
     if ")" in text or any(c in text for c in _TYPED_CHARACTERS):
         text = _COMMENT_OR_TYPED.sub(lambda m: m.group(1) or _ORDINAL_PAREN.sub(r"\1.", m.group(0).translate(_TYPED)), text)
-    if "- " in text or "* " in text or "\u2022" in text or "\u2013" in text or "\u00b7" in text:
-        text = _BULLET.sub(r"\1 ", text)
-    return _HABIT.sub(_habit, text)
+    return _HABIT.sub(_habit, _unbulleted(text))
 
 
 def _parse_whole(text: str, max_errors: int = 200) -> Notation:
